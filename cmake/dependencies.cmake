@@ -1,0 +1,14 @@
+# Third-party libraries, all from Debian packages (scripts/setup.sh installs them).
+# Imported as SYSTEM so -Werror applies to our code only.
+
+find_package(meshoptimizer CONFIG QUIET)
+if(meshoptimizer_FOUND)
+  add_library(crowd::meshoptimizer INTERFACE IMPORTED)
+  target_link_libraries(crowd::meshoptimizer INTERFACE meshoptimizer::meshoptimizer)
+else()
+  find_path(MESHOPT_INCLUDE meshoptimizer.h REQUIRED)
+  find_library(MESHOPT_LIB meshoptimizer REQUIRED)
+  add_library(crowd::meshoptimizer INTERFACE IMPORTED)
+  target_include_directories(crowd::meshoptimizer SYSTEM INTERFACE ${MESHOPT_INCLUDE})
+  target_link_libraries(crowd::meshoptimizer INTERFACE ${MESHOPT_LIB})
+endif()

@@ -1,0 +1,203 @@
+/* crowdbake/asset.h — the .crowd container: load, validate, and read back what a bake stored.
+ *
+ * A .crowd file holds one baked character: its animation textures (vertex animation texture and,
+ * optionally, a bone-matrix texture), the static per-vertex streams, the LOD index buffers, and a
+ * manifest (clips, strides, LODs, bones, sockets, variant regions). docs/format.md is the byte-level
+ * specification. This layer depends on libc and libm only and is built for wasm as well.
+ *
+ * Loading validates everything before anything is used: magic and version, the section table,
+ * section ranges, order and alignment, every CRC32, every count against its section size (with
+ * overflow checks), every index against what it indexes, every float for finiteness. A file that
+ * passes can be handed to a GPU as it is. Sections are 16-byte aligned so texture and vertex data
+ * are used in place, without copies.
+ *
+ * Conventions: model space is metres, +Y up, characters face +Z. Matrices are 3x4, row-major
+ * (three rows of xyzw), mapping column vectors: p' = M * (p, 1).
+ */
+#ifndef CROWDBAKE_ASSET_H
+#define CROWDBAKE_ASSET_H
+
+#include <stdbool.h>
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CROWD_FORMAT_VERSION 1u
+
+/* How vertex positions are stored in the position texture. */
+typedef enum crowd_position_encoding {
+    /* RGBA16UI texel: xyz as 16-bit unsigned fractions of the bake's bounding box, decoded as
+     * min + (q / 65535) * (max - min). w holds the 8+8-bit octahedral normal (see below). */
+    CROWD_POSITION_U16_BOX = 1,
+    /* RGBA16F texel: xyz as half floats of the box-normalised position in [0, 1]; w unused.
+     * Kept to compare with fp16 bakers; U16_BOX is about 60x more precise for the same bytes. */
+    CROWD_POSITION_F16_BOX = 2,
+} crowd_position_encoding;
+
+/* How vertex normals are stored. */
+typedef enum crowd_normal_encoding {
+    CROWD_NORMAL_OCT16 = 1,        /* RG16UI normal texture: octahedral, 16 bits per axis */
+    CROWD_NORMAL_OCT8_IN_W = 2,    /* no normal texture: 8+8-bit octahedral in the position w */
+    CROWD_NORMAL_OCT_F16 = 3,      /* RG16F normal texture: octahedral as half floats */
+} crowd_normal_encoding;
+
+/* Texel formats, named as the GL sized internal format they upload to. */
+typedef enum crowd_texel_format {
+    CROWD_TEXEL_RGBA16UI = 1,
+    CROWD_TEXEL_RG16UI = 2,
+    CROWD_TEXEL_RGBA16F = 3,
+    CROWD_TEXEL_RG16F = 4,
+    CROWD_TEXEL_RGBA32F = 5,
+} crowd_texel_format;
+
+typedef struct crowd_texture {
+    uint32_t width, height;       /* 0 when the asset has no such texture */
+    crowd_texel_format format;
+    uint32_t texel_bytes;
+    const void *data;             /* width * height texels, row after row, ready for glTexImage2D */
+    uint64_t bytes;
+} crowd_texture;
+
+enum {
+    CROWD_CLIP_LOOP = 1u << 0,     /* the last frame is followed by the first */
+    CROWD_CLIP_LOCOMOTION = 1u << 1, /* the clip travels: stride > 0 */
+};
+
+typedef struct crowd_clip {
+    const char *name;
+    uint32_t first_frame;         /* first row of this clip in the animation textures */
+    uint32_t frame_count;         /* >= 1 */
+    uint32_t flags;               /* CROWD_CLIP_* */
+    float duration;               /* seconds of one cycle */
+    float stride;                 /* metres travelled per cycle at authored speed; 0 in place */
+} crowd_clip;
+
+typedef struct crowd_lod {
+    uint32_t first_index;         /* into crowd_asset.indices */
+    uint32_t index_count;
+    uint32_t triangle_count;
+    float screen_coverage;        /* authored/generated hint: use this level while the character
+                                     covers at least this fraction of the viewport height; 0 = none */
+} crowd_lod;
+
+typedef struct crowd_bone {
+    const char *name;
+    int32_t parent;               /* -1 for a root; otherwise < this bone's index */
+    float bind[12];               /* bone-to-model transform in the bind pose (3x4, row-major) */
+} crowd_bone;
+
+typedef struct crowd_socket {
+    const char *name;             /* "head", "hand_l", ... */
+    uint32_t bone;
+    /* Attachment transform in bind-pose model space. At run time the socket's world transform is
+     * skin(bone, frame) * offset, where skin is the bone texture's matrix for that frame. */
+    float offset[12];
+} crowd_socket;
+
+typedef struct crowd_region {
+    const char *name;             /* "skin", "shirt", "pants", ... */
+    uint32_t palette_first;       /* into crowd_asset.palette */
+    uint32_t palette_count;       /* variant colours to pick from; >= 1 */
+} crowd_region;
+
+enum {
+    CROWD_ASSET_HAS_BONES = 1u << 0,
+    CROWD_ASSET_HAS_TANGENTS = 1u << 1,
+    CROWD_ASSET_HAS_UVS = 1u << 2,
+    CROWD_ASSET_HAS_COLORS = 1u << 3,
+};
+
+typedef enum crowd_source_kind {
+    CROWD_SOURCE_PROCEDURAL = 1,  /* the built-in humanoid; source_name holds its parameters */
+    CROWD_SOURCE_GLTF = 2,        /* source_name is the glTF file the bake read */
+} crowd_source_kind;
+
+typedef struct crowd_asset {
+    uint32_t flags;               /* CROWD_ASSET_* */
+    uint32_t vertex_count;
+    uint32_t frame_count;         /* total frames over all clips (rows of the texture layout) */
+    uint32_t index_count;         /* all LOD levels together */
+    uint32_t bone_count, clip_count, lod_count, socket_count, region_count, palette_count;
+
+    crowd_position_encoding position_encoding;
+    crowd_normal_encoding normal_encoding;
+    float bounds_min[3], bounds_max[3]; /* box of every vertex in every frame: the decode box */
+    float sphere_center_y, sphere_radius; /* sphere around (0, center_y, 0) covering that box
+                                             under any yaw: per-instance culling bound */
+
+    /* Vertex animation textures: texel index = frame * vertex_count + vertex, laid out row after
+     * row in a texture `width` wide. positions, normals and tangents share one layout. */
+    crowd_texture positions, normals, tangents;
+    /* Bone texture: 3 RGBA32F texels (rows of a 3x4 skinning matrix, bind pose to animated pose)
+     * per bone per frame; texel index = (frame * bone_count + bone) * 3 + row. */
+    crowd_texture bones;
+
+    /* Static per-vertex streams (vertex_count entries each). */
+    const float *bind_positions;  /* xyz, bind pose: the bone-mode input */
+    const float *bind_normals;    /* xyz */
+    const float *uvs;             /* uv, or NULL without CROWD_ASSET_HAS_UVS */
+    const uint8_t *colors;        /* rgba8, or NULL without CROWD_ASSET_HAS_COLORS */
+    const uint8_t *regions;       /* region id per vertex, < region_count */
+    const uint16_t *joints;       /* 4 per vertex, < bone_count; NULL without bones */
+    const uint16_t *weights;      /* 4 per vertex, unorm16, summing to 65535; NULL without bones */
+    const uint32_t *indices;      /* every LOD's triangles; each index < vertex_count */
+
+    const crowd_clip *clips;
+    const crowd_lod *lods;        /* lods[0] is full detail; triangle counts never increase */
+    const crowd_bone *bones_info; /* bone_count entries (names and hierarchy) */
+    const crowd_socket *sockets;
+    const crowd_region *regions_info;
+    const uint8_t *palette;       /* rgba8 colours, palette_count of them */
+
+    crowd_source_kind source_kind;
+    const char *source_name;
+    float bake_fps;               /* sampling rate the bake used (0 when fixed frame counts) */
+
+    /* Owned by the loader; release with crowd_asset_free. */
+    void *internal_;
+} crowd_asset;
+
+/* Validates a .crowd image in memory and fills `asset`. The data is borrowed: textures, streams
+ * and names point into it, so it must stay alive and unchanged until crowd_asset_free. The data
+ * must be 16-byte aligned (malloc'd memory is). Costs one pass over the bytes (CRC32 at a few
+ * GB/s) plus one over the indices. On failure `asset` is zeroed and nothing needs freeing. */
+crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size,
+                                     crowd_error *error);
+
+/* Reads a whole .crowd file and validates it as crowd_asset_load_memory does; the asset owns the
+ * bytes. */
+crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_error *error);
+
+/* Releases what the loader allocated (and the file bytes for crowd_asset_load_file). Safe on a
+ * zeroed asset and on one whose load failed. */
+void crowd_asset_free(crowd_asset *asset);
+
+/* Index of the clip / socket / region with this exact name, or -1. */
+int crowd_asset_find_clip(const crowd_asset *asset, const char *name);
+int crowd_asset_find_socket(const crowd_asset *asset, const char *name);
+int crowd_asset_find_region(const crowd_asset *asset, const char *name);
+
+/* Decodes vertex `vertex` of absolute frame `frame` exactly as the vertex shader does (float32
+ * arithmetic, same formulas): position in model space, unit normal. Caller bugs (out-of-range
+ * indices) return CROWD_ERROR_ARGUMENT and leave the outputs untouched. */
+crowd_result crowd_asset_decode_vertex(const crowd_asset *asset, uint32_t frame, uint32_t vertex,
+                                       float position[3], float normal[3]);
+
+/* The 3x4 skinning matrix of `bone` at absolute `frame` from the bone texture. */
+crowd_result crowd_asset_bone_matrix(const crowd_asset *asset, uint32_t frame, uint32_t bone,
+                                     float matrix[12]);
+
+/* Bytes per vertex per frame of the animation textures actually sampled (positions + normals +
+ * tangents), the figure to compare between encodings. */
+uint32_t crowd_asset_vat_bytes_per_vertex_frame(const crowd_asset *asset);
+
+/* Quantum of the position encoding per axis in metres (decode step for U16_BOX; the spacing of
+ * half floats just below 1.0, times the box extent, for F16_BOX). */
+void crowd_asset_position_quantum(const crowd_asset *asset, float quantum[3]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,162 @@
+/* crowdbake/rig.h — the rig model: what a character is before it is baked.
+ *
+ * A crowd_rig is a skinned triangle mesh in its bind pose, a bone hierarchy, and animation clips
+ * that can be sampled at any time. It is what the glTF reader and the procedural humanoid both
+ * produce, and what the baker consumes. Clips are sampled (never evaluated at run time): a rig
+ * carries a sampler callback that returns every bone's local transform at a time t.
+ *
+ * Conventions: metres, +Y up, characters face +Z, matrices column-major 4x4 (glTF's layout),
+ * quaternions (x, y, z, w). Every pointer in a rig is owned by the rig; crowd_rig_free releases it.
+ */
+#ifndef CROWDBAKE_RIG_H
+#define CROWDBAKE_RIG_H
+
+#include <stdbool.h>
+#include "base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A local transform: translation, rotation (unit quaternion x y z w), scale. */
+typedef struct crowd_trs {
+    float translation[3];
+    float rotation[4];
+    float scale[3];
+} crowd_trs;
+
+typedef struct crowd_rig_bone {
+    char *name;
+    int32_t parent;              /* -1 for a root; parents come before their children */
+    crowd_trs rest;              /* local transform where no clip animates this bone */
+    float inverse_bind[16];      /* model space -> bone space in the bind pose */
+} crowd_rig_bone;
+
+typedef struct crowd_rig_clip {
+    char *name;
+    double start;                /* seconds; the clip covers [start, start + duration] */
+    double duration;             /* > 0 */
+    bool loop;                   /* time start + duration equals time start */
+    /* Metres travelled per cycle when known exactly (the procedural gaits): the ground truth the
+     * stride extractor is tested against. NAN when unknown; 0 for an in-place clip. */
+    double stride_truth;
+} crowd_rig_clip;
+
+typedef struct crowd_rig_socket {
+    char *name;                  /* "head", "hand_l", "hand_r", "back", ... */
+    uint32_t bone;
+    float offset[16];            /* socket transform in the bone's space */
+} crowd_rig_socket;
+
+/* A named part of the surface that instances may recolour ("shirt", "pants", "skin", "hair"). */
+typedef struct crowd_rig_region {
+    char *name;
+    uint32_t palette_count;      /* >= 1 */
+    uint8_t (*palette)[4];       /* rgba8 choices; [0] is the default */
+} crowd_rig_region;
+
+typedef struct crowd_rig crowd_rig;
+
+/* Writes the local transform of every bone (bone_count entries) at `time` seconds of `clip` into
+ * `pose`. Bones a clip does not animate get their rest transform. `time` outside the clip is
+ * clamped (or wrapped for looping clips). `morph_weights` receives morph_target_count weights
+ * when the rig has morph targets, and may be NULL otherwise. Must be thread-safe (read-only). */
+typedef void (*crowd_rig_sample_fn)(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose,
+                                    float *morph_weights);
+
+typedef enum crowd_rig_source {
+    CROWD_RIG_PROCEDURAL = 1,
+    CROWD_RIG_GLTF = 2,
+} crowd_rig_source;
+
+struct crowd_rig {
+    /* Mesh, bind pose, model space. */
+    uint32_t vertex_count;
+    uint32_t index_count;        /* triangles: 3 per */
+    float *positions;            /* xyz */
+    float *normals;              /* xyz, unit */
+    float *uvs;                  /* uv, or NULL */
+    uint8_t *colors;             /* rgba8, or NULL */
+    uint8_t *regions;            /* region id per vertex, < region_count */
+    uint32_t *indices;
+
+    /* Skinning: `influence_count` joints and weights per vertex (weights sum to 1). Rigid parts
+     * are bones too: their vertices have a single influence of weight 1. */
+    uint32_t influence_count;
+    uint16_t *joints;
+    float *weights;
+
+    /* Morph targets (blend shapes): position and normal deltas, target-major
+     * (target * vertex_count + vertex) * 3. Count 0 and NULL when absent. */
+    uint32_t morph_target_count;
+    float *morph_positions;
+    float *morph_normals;
+
+    uint32_t bone_count;
+    crowd_rig_bone *bones;
+    uint32_t clip_count;
+    crowd_rig_clip *clips;
+    uint32_t socket_count;
+    crowd_rig_socket *sockets;
+    uint32_t region_count;
+    crowd_rig_region *regions_info;
+
+    crowd_rig_sample_fn sample;
+    void *sampler_data;                   /* owned: freed with sampler_free */
+    void (*sampler_free)(void *sampler_data);
+
+    crowd_rig_source source;
+    char *source_name;                    /* file path, or the procedural parameters */
+};
+
+/* ---- the built-in procedural humanoid -------------------------------------------------------- */
+
+typedef struct crowd_humanoid_desc {
+    /* Tessellation multiplier; 0 means 1.0 (about 2,400 vertices). Range 0.25 .. 4. */
+    float density;
+} crowd_humanoid_desc;
+
+/* Builds the deterministic procedural humanoid: 25 bones, regions skin/shirt/pants/shoes/hair,
+ * sockets head/hand_l/hand_r/back, and six looping clips: idle, walk, jog, run, wave, cheer. The
+ * gaits come from explicit foot trajectories solved with analytic two-bone IK, so each
+ * locomotion clip's stride_truth is exact and a planted foot does not slip. The same desc always
+ * gives the same rig, bit for bit. */
+crowd_result crowd_rig_build_humanoid(const crowd_humanoid_desc *desc, crowd_rig *rig, crowd_error *error);
+
+/* Parameters of the humanoid's gaits (also what the tests check the baked strides against). */
+typedef struct crowd_gait {
+    const char *name;
+    double duration;             /* seconds per cycle (two steps) */
+    double stride;               /* metres the body travels per cycle */
+    double duty;                 /* fraction of the cycle a foot is planted (< 0.5: airborne phase) */
+    double lift;                 /* peak foot lift during swing, metres */
+    double pelvis_height;        /* mean pelvis height, metres */
+    double bob;                  /* pelvis vertical amplitude, metres */
+} crowd_gait;
+
+/* The humanoid's gait table (walk, jog, run) and its length. */
+const crowd_gait *crowd_humanoid_gaits(uint32_t *count);
+
+/* Index of a named humanoid bone ("foot_l", ...) in rigs built by crowd_rig_build_humanoid, or -1. */
+int crowd_rig_find_bone(const crowd_rig *rig, const char *name);
+int crowd_rig_find_clip(const crowd_rig *rig, const char *name);
+
+/* ---- posing ---------------------------------------------------------------------------------- */
+
+/* Model-space matrices of every bone for a local pose (bone_count column-major 4x4 each). */
+void crowd_rig_global_matrices(const crowd_rig *rig, const crowd_trs *pose, float *global);
+
+/* Skinning matrices: global * inverse_bind, bone_count column-major 4x4. */
+void crowd_rig_skin_matrices(const crowd_rig *rig, const float *global, float *skin);
+
+/* Checks a rig's internal consistency (indices in range, weights normalised, parents ordered,
+ * finite data, sampler present). The baker calls it; readers should produce rigs that pass. */
+crowd_result crowd_rig_validate(const crowd_rig *rig, crowd_error *error);
+
+/* Releases everything the rig owns and zeroes it. Safe on a zeroed rig. */
+void crowd_rig_free(crowd_rig *rig);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,440 @@
+/* The bake pipeline: clips -> frames -> skinned floats -> textures, plus LODs and strides.
+ * bake_pack.c turns the result into the container. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bake/bake_job.h"
+#include "bake/encode.h"
+#include "bake/layout.h"
+#include "bake/skin.h"
+#include "common/cbmath.h"
+#include "core/error.h"
+
+static const float default_lod_ratios[] = {1.0f, 0.4f, 0.15f, 0.05f, 0.012f};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void progress(const bake_job *job, float fraction, const char *stage)
+{
+    if (job->desc->progress)
+        job->desc->progress(job->desc->progress_user, fraction, stage);
+}
+
+/* ---- options ---------------------------------------------------------------------------------- */
+
+static crowd_result check_desc(const crowd_bake_desc *d, crowd_error *error)
+{
+    if (!d->rig)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: no rig");
+    if (d->fps != 0.0f && !(d->fps >= 1.0f && d->fps <= 240.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--fps %g outside 1..240", (double)d->fps);
+    if (d->frames > CROWD_MAX_FRAMES_PER_CLIP)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--frames %u outside 1..%u", d->frames,
+                          CROWD_MAX_FRAMES_PER_CLIP);
+    if (d->lod_count > CROWD_MAX_LODS)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--lods %u outside 1..%u", d->lod_count, CROWD_MAX_LODS);
+    if (d->tex_width > CROWD_MAX_TEXTURE_DIM)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--tex-width %u outside 1..%u", d->tex_width,
+                          CROWD_MAX_TEXTURE_DIM);
+    if (d->compact && d->fp16)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--compact and --fp16 cannot be combined");
+    if (d->lod_ratios) {
+        uint32_t n = d->lod_count ? d->lod_count : 5;
+        if (d->lod_ratios[0] != 1.0f)
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--lod-ratios must start with 1 (full detail)");
+        for (uint32_t i = 1; i < n; i++)
+            if (!(d->lod_ratios[i] > 0.0f && d->lod_ratios[i] <= d->lod_ratios[i - 1]))
+                return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                                  "--lod-ratios: ratio %u (%g) must be in (0, %g]", i, (double)d->lod_ratios[i],
+                                  (double)d->lod_ratios[i - 1]);
+    }
+    return CROWD_OK;
+}
+
+static crowd_result select_clips(bake_job *job, crowd_error *error)
+{
+    const crowd_bake_desc *d = job->desc;
+    const crowd_rig *rig = job->rig;
+    uint32_t count = d->clip_names ? d->clip_name_count : rig->clip_count;
+    if (count == 0 || count > CROWD_MAX_CLIPS)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: %u clips selected, need 1..%u", count, CROWD_MAX_CLIPS);
+    job->clips = calloc(count, sizeof *job->clips);
+    if (!job->clips)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory");
+    job->clip_count = count;
+    for (uint32_t i = 0; i < count; i++) {
+        int index = (int)i;
+        if (d->clip_names) {
+            index = crowd_rig_find_clip(rig, d->clip_names[i]);
+            if (index < 0) {
+                char names[256] = "";
+                for (uint32_t c = 0; c < rig->clip_count && strlen(names) < 200; c++) {
+                    strncat(names, c ? ", " : "", sizeof names - strlen(names) - 1);
+                    strncat(names, rig->clips[c].name, sizeof names - strlen(names) - 1);
+                }
+                return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--clips: no clip named \"%s\" (the rig has: %s)",
+                                  d->clip_names[i], names);
+            }
+        }
+        job->clips[i].rig_clip = (uint32_t)index;
+    }
+
+    uint64_t frames = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        const crowd_rig_clip *c = &rig->clips[job->clips[i].rig_clip];
+        uint32_t n;
+        if (c->duration <= 0.0)
+            n = 1;
+        else if (d->frames)
+            n = d->frames;
+        else {
+            double samples = c->duration * job->fps;
+            if (samples > CROWD_MAX_FRAMES_PER_CLIP)
+                return crowd_fail(error, CROWD_ERROR_LIMIT, "clip \"%s\": %.0f frames at %g fps, limit %u", c->name,
+                                  samples, (double)job->fps, CROWD_MAX_FRAMES_PER_CLIP);
+            n = (uint32_t)lround(samples) + (c->loop ? 0 : 1);
+            if (n < 2)
+                n = 2;
+        }
+        job->clips[i].first_frame = (uint32_t)frames;
+        job->clips[i].frame_count = n;
+        frames += n;
+    }
+    if (frames > (uint64_t)CROWD_MAX_CLIPS * CROWD_MAX_FRAMES_PER_CLIP)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "bake: %llu frames in total", (unsigned long long)frames);
+    job->frame_count = (uint32_t)frames;
+    return CROWD_OK;
+}
+
+/* Time of frame f of n: loops sample [start, start + duration) so the last frame is followed by the
+ * first; one-shots include both ends. */
+static double frame_time(const crowd_rig_clip *c, uint32_t f, uint32_t n)
+{
+    if (n <= 1)
+        return c->start;
+    return c->start + c->duration * f / (c->loop ? n : n - 1);
+}
+
+/* ---- sampling and skinning -------------------------------------------------------------------- */
+
+static crowd_result allocate_frames(bake_job *job, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    size_t values = (size_t)job->frame_count * rig->vertex_count * 3;
+    job->positions = malloc(values * sizeof(float));
+    job->normals = malloc(values * sizeof(float));
+    bool ok = job->positions && job->normals;
+    if (job->desc->tangents) {
+        job->tangents = malloc(values * sizeof(float));
+        job->bind_tangents = malloc((size_t)rig->vertex_count * 4 * sizeof(float));
+        ok = ok && job->tangents && job->bind_tangents;
+    }
+    if (job->desc->bones) {
+        job->bone_texels = malloc((size_t)job->frame_count * rig->bone_count * 12 * sizeof(float));
+        ok = ok && job->bone_texels;
+    }
+    if (!ok)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory for %u frames of %u vertices",
+                          job->frame_count, rig->vertex_count);
+    if (job->desc->tangents)
+        return crowd_compute_tangents(rig, job->bind_tangents, error);
+    return CROWD_OK;
+}
+
+static crowd_result skin_all_frames(bake_job *job, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    size_t bones = rig->bone_count;
+    crowd_trs *pose = malloc(bones * sizeof *pose);
+    float *global = malloc(bones * 16 * sizeof(float));
+    float *skin = malloc(bones * 16 * sizeof(float));
+    float *morph = rig->morph_target_count ? calloc(rig->morph_target_count, sizeof(float)) : NULL;
+    crowd_result r = CROWD_OK;
+    if (!pose || !global || !skin || (rig->morph_target_count && !morph)) {
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory");
+        goto done;
+    }
+    size_t frame_values = (size_t)rig->vertex_count * 3;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        const baked_clip *bc = &job->clips[i];
+        const crowd_rig_clip *c = &rig->clips[bc->rig_clip];
+        progress(job, (float)i / (float)job->clip_count, c->name);
+        for (uint32_t f = 0; f < bc->frame_count; f++) {
+            size_t frame = bc->first_frame + f;
+            rig->sample(rig, bc->rig_clip, frame_time(c, f, bc->frame_count), pose, morph);
+            crowd_rig_global_matrices(rig, pose, global);
+            crowd_rig_skin_matrices(rig, global, skin);
+            crowd_skin_frame(rig, skin, morph, job->bind_tangents, job->positions + frame * frame_values,
+                             job->normals + frame * frame_values,
+                             job->tangents ? job->tangents + frame * frame_values : NULL);
+            if (job->bone_texels)
+                for (size_t b = 0; b < bones; b++)
+                    cb_mat4_to_mat34(skin + 16 * b, job->bone_texels + (frame * bones + b) * 12);
+        }
+    }
+done:
+    free(pose);
+    free(global);
+    free(skin);
+    free(morph);
+    return r;
+}
+
+/* Decode box over every vertex of every frame, and the yaw-invariant sphere around the y axis. */
+static void measure_bounds(bake_job *job)
+{
+    size_t count = (size_t)job->frame_count * job->rig->vertex_count;
+    for (int k = 0; k < 3; k++) {
+        job->box_min[k] = INFINITY;
+        job->box_max[k] = -INFINITY;
+    }
+    for (size_t i = 0; i < count; i++)
+        for (int k = 0; k < 3; k++) {
+            float v = job->positions[3 * i + k];
+            job->box_min[k] = fminf(job->box_min[k], v);
+            job->box_max[k] = fmaxf(job->box_max[k], v);
+        }
+    float cy = 0.5f * (job->box_min[1] + job->box_max[1]);
+    double r2 = 0.0;
+    for (size_t i = 0; i < count; i++) {
+        const float *p = job->positions + 3 * i;
+        double dy = p[1] - cy;
+        r2 = fmax(r2, (double)p[0] * p[0] + dy * dy + (double)p[2] * p[2]);
+    }
+    float quantum = 0.0f;
+    for (int k = 0; k < 3; k++)
+        quantum = fmaxf(quantum, job->box_max[k] - job->box_min[k]);
+    job->sphere_center_y = cy;
+    /* widened by the worst decode error so the sphere bounds what the GPU draws, not the floats */
+    job->sphere_radius = (float)sqrt(r2) + quantum * (job->desc->fp16 ? 1.0f / 2048.0f : 1.0f / 65535.0f);
+}
+
+/* ---- textures --------------------------------------------------------------------------------- */
+
+static crowd_result encode_textures(bake_job *job, crowd_error *error)
+{
+    const crowd_bake_desc *d = job->desc;
+    uint64_t texels = (uint64_t)job->frame_count * job->rig->vertex_count;
+    size_t padded = (size_t)job->tex_width * job->tex_height;
+    job->tex_positions = calloc(padded * 4, sizeof(uint16_t));
+    if (!d->compact)
+        job->tex_normals = calloc(padded * 2, sizeof(uint16_t));
+    if (d->tangents)
+        job->tex_tangents = calloc(padded * 2, sizeof(uint16_t));
+    if (!job->tex_positions || (!d->compact && !job->tex_normals) || (d->tangents && !job->tex_tangents))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory for a %u x %u texture",
+                          job->tex_width, job->tex_height);
+
+    if (d->fp16) {
+        crowd_encode_positions_f16(job->positions, texels, job->box_min, job->box_max, job->tex_positions);
+        crowd_encode_normals_f16(job->normals, texels, job->tex_normals);
+    } else {
+        /* The 8+8-bit normal rides in w in both modes: compact mode samples only this texture. */
+        crowd_encode_positions_u16(job->positions, job->normals, texels, job->box_min, job->box_max,
+                                   job->tex_positions);
+        if (!d->compact)
+            crowd_encode_normals_oct16(job->normals, texels, job->tex_normals);
+    }
+    if (d->tangents)
+        crowd_encode_tangents(job->tangents, job->normals, job->bind_tangents, job->rig->vertex_count, texels,
+                              job->tex_tangents);
+
+    if (!d->bones)
+        return CROWD_OK;
+    uint64_t bone_texels = (uint64_t)job->frame_count * job->rig->bone_count * 3;
+    crowd_result r = crowd_layout_texture(bone_texels, d->tex_width ? d->tex_width : 4096, "bone", &job->bone_width,
+                             &job->bone_height, error);
+    if (r != CROWD_OK)
+        return r;
+    size_t bone_padded = (size_t)job->bone_width * job->bone_height;
+    job->tex_bones = calloc(bone_padded * 4, sizeof(float));
+    if (!job->tex_bones)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory for the bone texture");
+    memcpy(job->tex_bones, job->bone_texels, bone_texels * 4 * sizeof(float));
+    return CROWD_OK;
+}
+
+/* ---- bone-mode skin streams: the four largest influences, renormalised to unorm16 ------------- */
+
+static crowd_result build_skin_streams(bake_job *job, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    size_t vc = rig->vertex_count;
+    job->skin_joints = calloc(vc * 4, sizeof(uint16_t));
+    job->skin_weights = calloc(vc * 4, sizeof(uint16_t));
+    if (!job->skin_joints || !job->skin_weights)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory for skin streams");
+    for (size_t v = 0; v < vc; v++) {
+        const uint16_t *joints = rig->joints + v * rig->influence_count;
+        const float *weights = rig->weights + v * rig->influence_count;
+        int best[4] = {-1, -1, -1, -1};
+        for (int slot = 0; slot < 4; slot++) /* selection by weight; ties keep the earlier influence */
+            for (uint32_t k = 0; k < rig->influence_count; k++) {
+                bool taken = false;
+                for (int s = 0; s < slot; s++)
+                    taken |= best[s] == (int)k;
+                if (!taken && (best[slot] < 0 || weights[k] > weights[best[slot]]))
+                    best[slot] = (int)k;
+            }
+        double sum = 0;
+        for (int s = 0; s < 4; s++)
+            sum += best[s] >= 0 ? weights[best[s]] : 0.0;
+        /* Largest-remainder rounding so the four unorm16 weights sum to exactly 65535. */
+        uint32_t q[4], total = 0;
+        double remainder[4];
+        for (int s = 0; s < 4; s++) {
+            double exact = best[s] >= 0 && sum > 0 ? weights[best[s]] / sum * 65535.0 : 0.0;
+            q[s] = (uint32_t)floor(exact);
+            remainder[s] = exact - q[s];
+            total += q[s];
+        }
+        while (total < 65535u) {
+            int pick = 0;
+            for (int s = 1; s < 4; s++)
+                if (remainder[s] > remainder[pick])
+                    pick = s;
+            q[pick]++;
+            remainder[pick] = -1.0;
+            total++;
+        }
+        for (int s = 0; s < 4; s++) {
+            job->skin_joints[4 * v + s] = best[s] >= 0 ? joints[best[s]] : joints[0];
+            job->skin_weights[4 * v + s] = (uint16_t)q[s];
+        }
+    }
+    return CROWD_OK;
+}
+
+static crowd_result measure_strides(bake_job *job, crowd_error *error)
+{
+    size_t frame_values = (size_t)job->rig->vertex_count * 3;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        baked_clip *bc = &job->clips[i];
+        const crowd_rig_clip *c = &job->rig->clips[bc->rig_clip];
+        if (!crowd_extract_stride(job->positions + bc->first_frame * frame_values, job->rig->vertex_count,
+                                  bc->frame_count, c->duration, c->loop, &bc->stride))
+            return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "strides: out of memory");
+    }
+    return CROWD_OK;
+}
+
+/* ---- entry point ------------------------------------------------------------------------------ */
+
+static void free_job(bake_job *job)
+{
+    free(job->clips);
+    free(job->positions);
+    free(job->normals);
+    free(job->tangents);
+    free(job->bind_tangents);
+    free(job->bone_texels);
+    free(job->tex_positions);
+    free(job->tex_normals);
+    free(job->tex_tangents);
+    free(job->tex_bones);
+    free(job->skin_joints);
+    free(job->skin_weights);
+    crowd_lod_chain_free(&job->lods);
+}
+
+static void fill_stats(const bake_job *job, crowd_bake_stats *s)
+{
+    const crowd_rig *rig = job->rig;
+    s->vertex_count = rig->vertex_count;
+    s->triangle_count = rig->index_count / 3;
+    s->bone_count = rig->bone_count;
+    s->clip_count = job->clip_count;
+    s->frame_count = job->frame_count;
+    s->tex_width = job->tex_width;
+    s->tex_height = job->tex_height;
+    s->bone_tex_width = job->bone_width;
+    s->bone_tex_height = job->bone_height;
+    uint64_t texels = (uint64_t)job->tex_width * job->tex_height;
+    s->bytes_positions = texels * 8;
+    s->bytes_normals = job->tex_normals ? texels * 4 : 0;
+    s->bytes_tangents = job->tex_tangents ? texels * 4 : 0;
+    s->bytes_bones = (uint64_t)job->bone_width * job->bone_height * 16;
+    s->bytes_per_vertex_frame = 8u + (job->tex_normals ? 4u : 0u) + (job->tex_tangents ? 4u : 0u);
+    s->lod_count = job->lods.level_count;
+    for (uint32_t l = 0; l < job->lods.level_count; l++)
+        s->lod_triangles[l] = job->lods.levels[l].triangle_count;
+}
+
+crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error)
+{
+    if (!desc || !output)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake: NULL desc or output");
+    memset(output, 0, sizeof *output);
+    crowd_result r = check_desc(desc, error);
+    if (r == CROWD_OK)
+        r = crowd_rig_validate(desc->rig, error);
+    if (r != CROWD_OK)
+        return r;
+
+    double t0 = now_ms();
+    bake_job job = {.desc = desc, .rig = desc->rig, .fps = desc->fps != 0.0f ? desc->fps : 30.0f};
+    crowd_bake_stats *stats = &output->stats;
+    /* The texture layout is checked before any frame is skinned: a bake that cannot fit fails fast. */
+    if ((r = select_clips(&job, error)) ||
+        (r = crowd_layout_texture((uint64_t)job.frame_count * job.rig->vertex_count,
+                                  desc->tex_width ? desc->tex_width : 4096, "animation", &job.tex_width,
+                                  &job.tex_height, error)) ||
+        (r = allocate_frames(&job, error)) || (r = skin_all_frames(&job, error)))
+        goto done;
+    double t1 = now_ms();
+    measure_bounds(&job);
+    progress(&job, 1.0f, "encode");
+    if ((r = encode_textures(&job, error)) || (desc->bones && (r = build_skin_streams(&job, error))))
+        goto done;
+    double t2 = now_ms();
+    progress(&job, 1.0f, "lods");
+    const float *ratios = desc->lod_ratios ? desc->lod_ratios : default_lod_ratios;
+    uint32_t lod_count = desc->lod_count ? desc->lod_count : 5;
+    if (!desc->lod_ratios && lod_count > 5) {
+        r = crowd_fail(error, CROWD_ERROR_ARGUMENT, "--lods %u needs --lod-ratios (defaults exist for up to 5)",
+                       lod_count);
+        goto done;
+    }
+    if ((r = crowd_build_lod_chain(job.rig->positions, job.rig->normals, job.rig->vertex_count, job.rig->indices,
+                                   job.rig->index_count, ratios, lod_count, &job.lods, error)))
+        goto done;
+    double t3 = now_ms();
+    progress(&job, 1.0f, "strides");
+    if ((r = measure_strides(&job, error)))
+        goto done;
+    double t4 = now_ms();
+    if ((r = crowd_bake_pack(&job, &output->bytes, &output->size, error)))
+        goto done;
+    double t5 = now_ms();
+
+    fill_stats(&job, stats);
+    stats->bytes_total = output->size;
+    stats->bytes_other =
+        output->size - stats->bytes_positions - stats->bytes_normals - stats->bytes_tangents - stats->bytes_bones;
+    stats->ms_skin = t1 - t0;
+    stats->ms_encode = t2 - t1;
+    stats->ms_lod = t3 - t2;
+    stats->ms_stride = t4 - t3;
+    stats->ms_pack = t5 - t4;
+    stats->ms_total = t5 - t0;
+done:
+    free_job(&job);
+    if (r != CROWD_OK)
+        crowd_bake_output_free(output);
+    return r;
+}
+
+void crowd_bake_output_free(crowd_bake_output *output)
+{
+    if (!output)
+        return;
+    free(output->bytes);
+    memset(output, 0, sizeof *output);
+}

@@ -1,0 +1,46 @@
+/* Internal: the state of one bake, shared by bake.c (sampling, skinning, encoding, LODs, strides)
+ * and bake_pack.c (writing it all into the container). */
+#ifndef CROWD_BAKE_BAKE_JOB_H
+#define CROWD_BAKE_BAKE_JOB_H
+
+#include "bake/lod.h"
+#include "bake/stride.h"
+#include "crowdbake/bake.h"
+
+typedef struct baked_clip {
+    uint32_t rig_clip;      /* index into rig->clips */
+    uint32_t first_frame;
+    uint32_t frame_count;
+    crowd_stride stride;
+} baked_clip;
+
+typedef struct bake_job {
+    const crowd_bake_desc *desc;
+    const crowd_rig *rig;
+    float fps;
+    uint32_t clip_count;
+    baked_clip *clips;
+    uint32_t frame_count;           /* all clips */
+
+    /* Float frames: frame_count x vertex_count xyz (tangents only with desc->tangents). */
+    float *positions, *normals, *tangents;
+    float *bind_tangents;           /* xyzw per vertex */
+    float *bone_texels;             /* frame_count x bone_count x 12 (3x4 rows), with desc->bones */
+
+    float box_min[3], box_max[3];
+    float sphere_center_y, sphere_radius;
+
+    uint32_t tex_width, tex_height, bone_width, bone_height;
+    uint16_t *tex_positions;        /* RGBA16UI or RGBA16F, tex_width x tex_height */
+    uint16_t *tex_normals;          /* RG16UI or RG16F, NULL in compact mode */
+    uint16_t *tex_tangents;         /* RG16UI, with desc->tangents */
+    float *tex_bones;               /* RGBA32F, bone_width x bone_height */
+
+    uint16_t *skin_joints, *skin_weights; /* 4 per vertex, with desc->bones */
+    crowd_lod_chain lods;
+} bake_job;
+
+/* Packs a finished job into a .crowd image. */
+crowd_result crowd_bake_pack(const bake_job *job, uint8_t **bytes, size_t *size, crowd_error *error);
+
+#endif

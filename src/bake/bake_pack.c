@@ -1,0 +1,220 @@
+/* Writing a finished bake into the .crowd container: the manifest records and every stream, in
+ * the layout docs/format.md specifies (and asset_load.c checks). */
+#include <stdlib.h>
+
+#include "bake/bake_job.h"
+#include "bake/container_write.h"
+#include "common/cbmath.h"
+#include "core/error.h"
+
+/* Manifest tables, encoded little-endian into their own buffers. */
+typedef struct packed_tables {
+    crowd_string_table strings;
+    uint8_t head[CROWD_HEAD_BYTES];
+    uint8_t *clips, *lods, *bones, *sockets, *regions, *palette, *region_ids, *colors;
+} packed_tables;
+
+static void free_tables(packed_tables *t)
+{
+    crowd_string_table_free(&t->strings);
+    free(t->clips);
+    free(t->lods);
+    free(t->bones);
+    free(t->sockets);
+    free(t->regions);
+    free(t->palette);
+    free(t->region_ids);
+    free(t->colors);
+}
+
+static uint32_t flags_of(const bake_job *job)
+{
+    const crowd_bake_desc *d = job->desc;
+    return (d->bones ? CROWD_ASSET_HAS_BONES : 0u) | (d->tangents ? CROWD_ASSET_HAS_TANGENTS : 0u) |
+           (job->rig->uvs ? CROWD_ASSET_HAS_UVS : 0u) | (job->rig->colors ? CROWD_ASSET_HAS_COLORS : 0u);
+}
+
+static uint32_t palette_total(const crowd_rig *rig)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < rig->region_count; g++)
+        n += rig->regions_info[g].palette_count;
+    return n;
+}
+
+static void write_head(const bake_job *job, uint32_t source_name, uint8_t *h)
+{
+    const crowd_rig *rig = job->rig;
+    const crowd_bake_desc *d = job->desc;
+    memset(h, 0, CROWD_HEAD_BYTES);
+    crowd_wr32(h + CROWD_HEAD_FLAGS, flags_of(job));
+    crowd_wr32(h + CROWD_HEAD_VERTEX_COUNT, rig->vertex_count);
+    crowd_wr32(h + CROWD_HEAD_FRAME_COUNT, job->frame_count);
+    crowd_wr32(h + CROWD_HEAD_INDEX_COUNT, job->lods.index_count);
+    crowd_wr32(h + CROWD_HEAD_BONE_COUNT, d->bones ? rig->bone_count : 0);
+    crowd_wr32(h + CROWD_HEAD_CLIP_COUNT, job->clip_count);
+    crowd_wr32(h + CROWD_HEAD_LOD_COUNT, job->lods.level_count);
+    crowd_wr32(h + CROWD_HEAD_SOCKET_COUNT, d->bones ? rig->socket_count : 0);
+    crowd_wr32(h + CROWD_HEAD_REGION_COUNT, rig->region_count);
+    crowd_wr32(h + CROWD_HEAD_PALETTE_COUNT, palette_total(rig));
+    crowd_wr32(h + CROWD_HEAD_POSITION_ENCODING, d->fp16 ? CROWD_POSITION_F16_BOX : CROWD_POSITION_U16_BOX);
+    crowd_wr32(h + CROWD_HEAD_NORMAL_ENCODING,
+               d->fp16 ? CROWD_NORMAL_OCT_F16 : d->compact ? CROWD_NORMAL_OCT8_IN_W : CROWD_NORMAL_OCT16);
+    for (int i = 0; i < 3; i++) {
+        crowd_wrf32(h + CROWD_HEAD_BOUNDS_MIN + 4 * i, job->box_min[i]);
+        crowd_wrf32(h + CROWD_HEAD_BOUNDS_MAX + 4 * i, job->box_max[i]);
+    }
+    crowd_wrf32(h + CROWD_HEAD_SPHERE_CENTER_Y, job->sphere_center_y);
+    crowd_wrf32(h + CROWD_HEAD_SPHERE_RADIUS, job->sphere_radius);
+    crowd_wr32(h + CROWD_HEAD_VAT_WIDTH, job->tex_width);
+    crowd_wr32(h + CROWD_HEAD_VAT_HEIGHT, job->tex_height);
+    crowd_wr32(h + CROWD_HEAD_BONE_TEX_WIDTH, job->bone_width);
+    crowd_wr32(h + CROWD_HEAD_BONE_TEX_HEIGHT, job->bone_height);
+    crowd_wr32(h + CROWD_HEAD_SOURCE_KIND, rig->source == CROWD_RIG_GLTF ? CROWD_SOURCE_GLTF : CROWD_SOURCE_PROCEDURAL);
+    crowd_wr32(h + CROWD_HEAD_SOURCE_NAME, source_name);
+    crowd_wrf32(h + CROWD_HEAD_BAKE_FPS, d->frames ? 0.0f : job->fps);
+}
+
+static void write_matrix(uint8_t *p, const float m[16])
+{
+    float rows[12];
+    cb_mat4_to_mat34(m, rows);
+    for (int k = 0; k < 12; k++)
+        crowd_wrf32(p + 4 * k, rows[k]);
+}
+
+static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    bool bones = job->desc->bones;
+    uint32_t palette_count = palette_total(rig);
+    t->clips = calloc(job->clip_count, CROWD_CLIP_BYTES);
+    t->lods = calloc(job->lods.level_count, CROWD_LOD_BYTES);
+    t->bones = calloc(rig->bone_count, CROWD_BONE_BYTES);
+    t->sockets = calloc(rig->socket_count + 1, CROWD_SOCKET_BYTES);
+    t->regions = calloc(rig->region_count, CROWD_REGION_BYTES);
+    t->palette = calloc(palette_count, 4);
+    t->region_ids = malloc(rig->vertex_count);
+    if (rig->colors)
+        t->colors = malloc((size_t)rig->vertex_count * 4);
+    if (!t->clips || !t->lods || !t->bones || !t->sockets || !t->regions || !t->palette || !t->region_ids ||
+        (rig->colors && !t->colors))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory");
+
+    uint32_t source = crowd_string_table_add(&t->strings, rig->source_name ? rig->source_name : "");
+    bool ok = source != UINT32_MAX;
+    write_head(job, source, t->head);
+
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        const baked_clip *bc = &job->clips[i];
+        const crowd_rig_clip *c = &rig->clips[bc->rig_clip];
+        uint8_t *rec = t->clips + (size_t)i * CROWD_CLIP_BYTES;
+        uint32_t name = crowd_string_table_add(&t->strings, c->name ? c->name : "");
+        ok = ok && name != UINT32_MAX;
+        crowd_wr32(rec, name);
+        crowd_wr32(rec + 4, bc->first_frame);
+        crowd_wr32(rec + 8, bc->frame_count);
+        crowd_wr32(rec + 12, (c->loop ? CROWD_CLIP_LOOP : 0u) | (bc->stride.locomotion ? CROWD_CLIP_LOCOMOTION : 0u));
+        crowd_wrf32(rec + 16, (float)c->duration);
+        crowd_wrf32(rec + 20, (float)bc->stride.stride);
+    }
+    for (uint32_t l = 0; l < job->lods.level_count; l++) {
+        const crowd_lod *lod = &job->lods.levels[l];
+        uint8_t *rec = t->lods + (size_t)l * CROWD_LOD_BYTES;
+        crowd_wr32(rec, lod->first_index);
+        crowd_wr32(rec + 4, lod->index_count);
+        crowd_wr32(rec + 8, lod->triangle_count);
+        crowd_wrf32(rec + 12, lod->screen_coverage);
+    }
+    for (uint32_t b = 0; bones && b < rig->bone_count; b++) {
+        uint8_t *rec = t->bones + (size_t)b * CROWD_BONE_BYTES;
+        float bind[16];
+        if (!cb_mat4_invert(bind, rig->bones[b].inverse_bind))
+            cb_mat4_identity(bind); /* a singular inverse bind only affects this informational field */
+        uint32_t name = crowd_string_table_add(&t->strings, rig->bones[b].name ? rig->bones[b].name : "");
+        ok = ok && name != UINT32_MAX;
+        crowd_wr32(rec, name);
+        crowd_wr32(rec + 4, (uint32_t)rig->bones[b].parent);
+        write_matrix(rec + 8, bind);
+    }
+    for (uint32_t s = 0; bones && s < rig->socket_count; s++) {
+        const crowd_rig_socket *socket = &rig->sockets[s];
+        uint8_t *rec = t->sockets + (size_t)s * CROWD_SOCKET_BYTES;
+        float bind[16], offset[16];
+        if (!cb_mat4_invert(bind, rig->bones[socket->bone].inverse_bind))
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "socket \"%s\": bone %u has a singular inverse bind",
+                              socket->name, socket->bone);
+        cb_mat4_mul(offset, bind, socket->offset); /* bone space -> bind-pose model space */
+        uint32_t name = crowd_string_table_add(&t->strings, socket->name);
+        ok = ok && name != UINT32_MAX;
+        crowd_wr32(rec, name);
+        crowd_wr32(rec + 4, socket->bone);
+        write_matrix(rec + 8, offset);
+    }
+    uint32_t palette_cursor = 0;
+    for (uint32_t g = 0; g < rig->region_count; g++) {
+        const crowd_rig_region *region = &rig->regions_info[g];
+        uint8_t *rec = t->regions + (size_t)g * CROWD_REGION_BYTES;
+        uint32_t name = crowd_string_table_add(&t->strings, region->name ? region->name : "");
+        ok = ok && name != UINT32_MAX;
+        crowd_wr32(rec, name);
+        crowd_wr32(rec + 4, palette_cursor);
+        crowd_wr32(rec + 8, region->palette_count);
+        memcpy(t->palette + 4 * palette_cursor, region->palette, 4 * (size_t)region->palette_count);
+        palette_cursor += region->palette_count;
+    }
+    memcpy(t->region_ids, rig->regions, rig->vertex_count);
+    if (rig->colors)
+        memcpy(t->colors, rig->colors, (size_t)rig->vertex_count * 4);
+    if (!ok)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory for names");
+    return CROWD_OK;
+}
+
+crowd_result crowd_bake_pack(const bake_job *job, uint8_t **bytes, size_t *size, crowd_error *error)
+{
+    packed_tables t = {0};
+    crowd_result r = build_tables(job, &t, error);
+    if (r != CROWD_OK) {
+        free_tables(&t);
+        return r;
+    }
+    const crowd_rig *rig = job->rig;
+    const crowd_bake_desc *d = job->desc;
+    uint64_t vc = rig->vertex_count;
+    uint64_t texels = (uint64_t)job->tex_width * job->tex_height;
+    crowd_container_builder b = {0};
+    crowd_container_add(&b, CROWD_TAG_HEAD, t.head, CROWD_HEAD_BYTES);
+    crowd_container_add(&b, CROWD_TAG_STRS, t.strings.data, t.strings.size);
+    crowd_container_add(&b, CROWD_TAG_CLIP, t.clips, (uint64_t)job->clip_count * CROWD_CLIP_BYTES);
+    crowd_container_add(&b, CROWD_TAG_LODS, t.lods, (uint64_t)job->lods.level_count * CROWD_LOD_BYTES);
+    if (d->bones) {
+        crowd_container_add(&b, CROWD_TAG_BONE, t.bones, (uint64_t)rig->bone_count * CROWD_BONE_BYTES);
+        if (rig->socket_count)
+            crowd_container_add(&b, CROWD_TAG_SOCK, t.sockets, (uint64_t)rig->socket_count * CROWD_SOCKET_BYTES);
+    }
+    crowd_container_add(&b, CROWD_TAG_REGN, t.regions, (uint64_t)rig->region_count * CROWD_REGION_BYTES);
+    crowd_container_add(&b, CROWD_TAG_PALT, t.palette, (uint64_t)palette_total(rig) * 4);
+    crowd_container_add(&b, CROWD_TAG_VPOS, rig->positions, vc * 12);
+    crowd_container_add(&b, CROWD_TAG_VNRM, rig->normals, vc * 12);
+    if (rig->uvs)
+        crowd_container_add(&b, CROWD_TAG_VUV0, rig->uvs, vc * 8);
+    if (rig->colors)
+        crowd_container_add(&b, CROWD_TAG_VCOL, t.colors, vc * 4);
+    crowd_container_add(&b, CROWD_TAG_VREG, t.region_ids, vc);
+    if (d->bones) {
+        crowd_container_add(&b, CROWD_TAG_SJNT, job->skin_joints, vc * 8);
+        crowd_container_add(&b, CROWD_TAG_SWGT, job->skin_weights, vc * 8);
+    }
+    crowd_container_add(&b, CROWD_TAG_INDX, job->lods.indices, (uint64_t)job->lods.index_count * 4);
+    crowd_container_add(&b, CROWD_TAG_TPOS, job->tex_positions, texels * 8);
+    if (job->tex_normals)
+        crowd_container_add(&b, CROWD_TAG_TNRM, job->tex_normals, texels * 4);
+    if (job->tex_tangents)
+        crowd_container_add(&b, CROWD_TAG_TTAN, job->tex_tangents, texels * 4);
+    if (job->tex_bones)
+        crowd_container_add(&b, CROWD_TAG_TBON, job->tex_bones, (uint64_t)job->bone_width * job->bone_height * 16);
+    r = crowd_container_build(&b, bytes, size, error);
+    free_tables(&t);
+    return r;
+}

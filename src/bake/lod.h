@@ -1,0 +1,29 @@
+/* Internal: index-only LOD levels that share the full mesh's vertices (and therefore the one
+ * animation texture: an LOD costs an index buffer, not animation memory). */
+#ifndef CROWD_BAKE_LOD_H
+#define CROWD_BAKE_LOD_H
+
+#include "crowdbake/asset.h"
+
+typedef struct crowd_lod_chain {
+    uint32_t *indices;      /* every level's triangles, concatenated; malloc'd */
+    uint32_t index_count;
+    uint32_t level_count;
+    crowd_lod levels[CROWD_MAX_LODS];
+} crowd_lod_chain;
+
+/* Builds `level_count` levels with about ratios[l] of the triangles each (ratios[0] = 1: the
+ * original triangles, reordered for the vertex cache).
+ *
+ * Each connected component (a body part, a limb) is simplified on its own with meshoptimizer's
+ * edge-collapse simplifier, so separate parts never weld and every part keeps at least a few
+ * triangles; where edge collapse cannot get near the target, the component falls back to
+ * clustering (meshopt_simplifySloppy). Degenerate triangles and triangles whose winding disagrees
+ * with the vertex normals are dropped. Triangle counts never increase from level to level. */
+crowd_result crowd_build_lod_chain(const float *positions, const float *normals, uint32_t vertex_count,
+                                   const uint32_t *indices, uint32_t index_count, const float *ratios,
+                                   uint32_t level_count, crowd_lod_chain *out, crowd_error *error);
+
+void crowd_lod_chain_free(crowd_lod_chain *chain);
+
+#endif

@@ -1,0 +1,235 @@
+/* crowd_verify: the numeric round trip. Everything the GPU will show is decoded here with the
+ * shaders' arithmetic (crowd_asset_decode_vertex, the bone texture) and compared with ground
+ * truth skinned in double precision from the source rig (bake/reference.c). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bake/reference.h"
+#include "bake/stride.h"
+#include "core/error.h"
+#include "core/octahedral.h"
+#include "crowdbake/bake.h"
+
+#define RAD_TO_DEG (180.0 / 3.14159265358979323846)
+/* Float arithmetic in skinning and decoding, well below any encoding's quantum. */
+#define POSITION_SLACK_M 2e-6
+#define NORMAL_SLACK_RAD 2e-5
+#define BONE_BOUND_MM 0.05
+#define STRIDE_TOLERANCE 1e-3
+
+typedef struct verify_state {
+    const crowd_asset *asset;
+    const crowd_rig *rig;
+    crowd_verify_report *report;
+    crowd_reference ref;
+    double *truth_positions, *truth_normals;
+    float *decoded;              /* one clip's decoded positions, for the stride */
+    double position_sum, normal_sum, bone_sum;
+} verify_state;
+
+static void fail(crowd_verify_report *report, const char *fmt, ...) CROWD_PRINTF(2, 3);
+static void fail(crowd_verify_report *report, const char *fmt, ...)
+{
+    if (!report->passed)
+        return; /* keep the first */
+    report->passed = false;
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(report->failure, sizeof report->failure, fmt, args);
+    va_end(args);
+}
+
+static double angle_between(const float a[3], const double b[3])
+{
+    double d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    double la = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
+    double c = d / la;
+    /* acos loses precision near 1; the cross product's length does not */
+    double x[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+    return atan2(sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) / la, c);
+}
+
+static double distance(const float a[3], const double b[3])
+{
+    double dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return sqrt(dx * dx + dy * dy + dz * dz);
+}
+
+static void set_bounds(verify_state *s)
+{
+    const crowd_asset *a = s->asset;
+    crowd_verify_report *r = s->report;
+    float q[3];
+    crowd_asset_position_quantum(a, q);
+    double half2 = 0.0, qmax = 0.0;
+    for (int k = 0; k < 3; k++) {
+        /* Rounding to nearest: half a quantum (u16: one step; f16 in [0, 1]: the 2^-11 ulp below 1). */
+        double per_axis = q[k] / 2.0;
+        half2 += per_axis * per_axis;
+        qmax = fmax(qmax, q[k]);
+    }
+    r->quantum_mm = qmax * 1e3;
+    r->position_bound_mm = (sqrt(half2) + POSITION_SLACK_M) * 1e3;
+    double normal_rad = a->normal_encoding == CROWD_NORMAL_OCT16     ? crowd_oct_error_bound(16)
+                        : a->normal_encoding == CROWD_NORMAL_OCT8_IN_W ? crowd_oct_error_bound(8)
+                                                                        : CROWD_OCT_ERROR_FACTOR * (1.0 / 2048.0);
+    r->normal_bound_deg = (normal_rad + NORMAL_SLACK_RAD) * RAD_TO_DEG;
+
+    bool exact_bones = s->rig->morph_target_count == 0;
+    for (uint32_t v = 0; exact_bones && v < s->rig->vertex_count; v++) {
+        uint32_t nonzero = 0;
+        for (uint32_t k = 0; k < s->rig->influence_count; k++)
+            nonzero += s->rig->weights[(size_t)v * s->rig->influence_count + k] != 0.0f;
+        exact_bones = nonzero <= CROWD_INFLUENCES;
+    }
+    r->bone_bound_mm = exact_bones ? BONE_BOUND_MM : NAN;
+}
+
+/* Bone mode as the shader does it: blend four 3x4 matrices by unorm16 weights, transform. */
+static void bone_skin(const crowd_asset *a, uint32_t frame, uint32_t v, float p[3], float n[3])
+{
+    float m[12] = {0};
+    for (uint32_t k = 0; k < CROWD_INFLUENCES; k++) {
+        float w = a->weights[CROWD_INFLUENCES * v + k] / 65535.0f, b[12];
+        crowd_asset_bone_matrix(a, frame, a->joints[CROWD_INFLUENCES * v + k], b);
+        for (int e = 0; e < 12; e++)
+            m[e] += w * b[e];
+    }
+    const float *bp = a->bind_positions + 3 * v, *bn = a->bind_normals + 3 * v;
+    for (int r = 0; r < 3; r++) {
+        p[r] = m[r * 4] * bp[0] + m[r * 4 + 1] * bp[1] + m[r * 4 + 2] * bp[2] + m[r * 4 + 3];
+        n[r] = m[r * 4] * bn[0] + m[r * 4 + 1] * bn[1] + m[r * 4 + 2] * bn[2];
+    }
+}
+
+static void check_frame(verify_state *s, uint32_t clip, uint32_t frame, float *decoded_frame)
+{
+    const crowd_asset *a = s->asset;
+    crowd_verify_report *r = s->report;
+    crowd_verify_clip *vc = &r->clips[clip];
+    for (uint32_t v = 0; v < a->vertex_count; v++) {
+        const double *tp = s->truth_positions + 3 * v, *tn = s->truth_normals + 3 * v;
+        float p[3], n[3];
+        crowd_asset_decode_vertex(a, frame, v, p, n);
+        memcpy(decoded_frame + 3 * v, p, sizeof p);
+        double dp = distance(p, tp) * 1e3, dn = angle_between(n, tn) * RAD_TO_DEG;
+        s->position_sum += dp;
+        s->normal_sum += dn;
+        r->position_max_mm = fmax(r->position_max_mm, dp);
+        r->normal_max_deg = fmax(r->normal_max_deg, dn);
+        vc->position_max_mm = fmax(vc->position_max_mm, dp);
+        if (r->bones_checked) {
+            bone_skin(a, frame, v, p, n);
+            double bp = distance(p, tp) * 1e3;
+            s->bone_sum += bp;
+            r->bone_position_max_mm = fmax(r->bone_position_max_mm, bp);
+            r->bone_normal_max_deg = fmax(r->bone_normal_max_deg, angle_between(n, tn) * RAD_TO_DEG);
+        }
+    }
+}
+
+static crowd_result check_clip(verify_state *s, uint32_t c, crowd_error *error)
+{
+    const crowd_asset *a = s->asset;
+    const crowd_clip *clip = &a->clips[c];
+    int rig_clip = crowd_rig_find_clip(s->rig, clip->name);
+    if (rig_clip < 0)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "clip \"%s\" is not in the source rig", clip->name);
+    const crowd_rig_clip *rc = &s->rig->clips[rig_clip];
+    crowd_verify_clip *vc = &s->report->clips[c];
+    vc->name = clip->name;
+    vc->manifest_stride = clip->stride;
+    vc->truth = rc->stride_truth;
+
+    size_t frame_values = (size_t)a->vertex_count * 3;
+    for (uint32_t f = 0; f < clip->frame_count; f++) {
+        double t = crowd_reference_frame_time(rc, f, clip->frame_count);
+        crowd_reference_skin(&s->ref, (uint32_t)rig_clip, t, s->truth_positions, s->truth_normals);
+        check_frame(s, c, clip->first_frame + f, s->decoded + f * frame_values);
+    }
+    crowd_stride stride;
+    if (!crowd_extract_stride(s->decoded, a->vertex_count, clip->frame_count, rc->duration, rc->loop, &stride))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "verify: out of memory");
+    vc->decoded_stride = stride.stride;
+    if (isfinite(vc->truth)) {
+        double scale = vc->truth > 0 ? vc->truth : 1.0; /* in-place clips: absolute metres */
+        vc->max_relative_error =
+            fmax(fabs(vc->manifest_stride - vc->truth), fabs(vc->decoded_stride - vc->truth)) / scale;
+        if (vc->max_relative_error > STRIDE_TOLERANCE)
+            fail(s->report, "clip \"%s\": stride %.4f m (decoded %.4f m) vs truth %.4f m", clip->name,
+                 (double)vc->manifest_stride, vc->decoded_stride, vc->truth);
+    }
+    return CROWD_OK;
+}
+
+crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_verify_report *report,
+                          crowd_error *error)
+{
+    if (!asset || !rig || !report)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_verify: NULL argument");
+    memset(report, 0, sizeof *report);
+    if (rig->vertex_count != asset->vertex_count)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "the asset has %u vertices but the source rig has %u",
+                          asset->vertex_count, rig->vertex_count);
+    if (asset->bones.data && rig->bone_count != asset->bone_count)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "the asset has %u bones but the source rig has %u",
+                          asset->bone_count, rig->bone_count);
+
+    verify_state s = {.asset = asset, .rig = rig, .report = report};
+    report->passed = true;
+    report->stride_tolerance = STRIDE_TOLERANCE;
+    report->bones_checked = asset->bones.data != NULL;
+    report->clip_count = asset->clip_count;
+    report->clips = calloc(asset->clip_count, sizeof *report->clips);
+    uint32_t longest = 0;
+    for (uint32_t c = 0; c < asset->clip_count; c++)
+        longest = asset->clips[c].frame_count > longest ? asset->clips[c].frame_count : longest;
+    s.truth_positions = malloc((size_t)asset->vertex_count * 3 * sizeof(double));
+    s.truth_normals = malloc((size_t)asset->vertex_count * 3 * sizeof(double));
+    s.decoded = malloc((size_t)longest * asset->vertex_count * 3 * sizeof(float));
+    crowd_result r = CROWD_OK;
+    if (!report->clips || !s.truth_positions || !s.truth_normals || !s.decoded) {
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "verify: out of memory");
+        goto done;
+    }
+    if ((r = crowd_reference_init(&s.ref, rig, error)) != CROWD_OK)
+        goto done;
+    set_bounds(&s);
+    for (uint32_t c = 0; c < asset->clip_count && r == CROWD_OK; c++)
+        r = check_clip(&s, c, error);
+    if (r != CROWD_OK)
+        goto done;
+
+    report->vertex_frames = (uint64_t)asset->vertex_count * asset->frame_count;
+    report->position_mean_mm = s.position_sum / (double)report->vertex_frames;
+    report->normal_mean_deg = s.normal_sum / (double)report->vertex_frames;
+    report->bone_position_mean_mm = report->bones_checked ? s.bone_sum / (double)report->vertex_frames : 0.0;
+    if (report->position_max_mm > report->position_bound_mm)
+        fail(report, "VAT position error %.4f mm exceeds the bound %.4f mm", report->position_max_mm,
+             report->position_bound_mm);
+    if (report->normal_max_deg > report->normal_bound_deg)
+        fail(report, "VAT normal error %.4f deg exceeds the bound %.4f deg", report->normal_max_deg,
+             report->normal_bound_deg);
+    if (report->bones_checked && isfinite(report->bone_bound_mm) && report->bone_position_max_mm > report->bone_bound_mm)
+        fail(report, "bone-mode position error %.4f mm exceeds the bound %.4f mm", report->bone_position_max_mm,
+             report->bone_bound_mm);
+done:
+    crowd_reference_free(&s.ref);
+    free(s.truth_positions);
+    free(s.truth_normals);
+    free(s.decoded);
+    if (r != CROWD_OK)
+        crowd_verify_report_free(report);
+    return r;
+}
+
+void crowd_verify_report_free(crowd_verify_report *report)
+{
+    if (!report)
+        return;
+    free(report->clips);
+    memset(report, 0, sizeof *report);
+}

@@ -1,0 +1,136 @@
+/* Internal: byte layout of the .crowd container, shared by the loader (crowd_core) and the
+ * writer (crowd_bake). docs/format.md is the prose specification of the same numbers. */
+#ifndef CROWD_CORE_FORMAT_H
+#define CROWD_CORE_FORMAT_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define CROWD_MAGIC "CRWDBAKE"
+#define CROWD_FILE_HEADER_BYTES 32u
+#define CROWD_SECTION_ENTRY_BYTES 32u
+#define CROWD_SECTION_ALIGN 16u
+#define CROWD_MAX_SECTIONS 64u
+
+#define CROWD_TAG(a, b, c, d) \
+    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+
+enum crowd_section_tag {
+    CROWD_TAG_HEAD = CROWD_TAG('H', 'E', 'A', 'D'), /* asset header, CROWD_HEAD_BYTES */
+    CROWD_TAG_STRS = CROWD_TAG('S', 'T', 'R', 'S'), /* NUL-terminated strings */
+    CROWD_TAG_CLIP = CROWD_TAG('C', 'L', 'I', 'P'),
+    CROWD_TAG_LODS = CROWD_TAG('L', 'O', 'D', 'S'),
+    CROWD_TAG_BONE = CROWD_TAG('B', 'O', 'N', 'E'),
+    CROWD_TAG_SOCK = CROWD_TAG('S', 'O', 'C', 'K'),
+    CROWD_TAG_REGN = CROWD_TAG('R', 'E', 'G', 'N'),
+    CROWD_TAG_PALT = CROWD_TAG('P', 'A', 'L', 'T'),
+    CROWD_TAG_VPOS = CROWD_TAG('V', 'P', 'O', 'S'),
+    CROWD_TAG_VNRM = CROWD_TAG('V', 'N', 'R', 'M'),
+    CROWD_TAG_VUV0 = CROWD_TAG('V', 'U', 'V', '0'),
+    CROWD_TAG_VCOL = CROWD_TAG('V', 'C', 'O', 'L'),
+    CROWD_TAG_VREG = CROWD_TAG('V', 'R', 'E', 'G'),
+    CROWD_TAG_SJNT = CROWD_TAG('S', 'J', 'N', 'T'),
+    CROWD_TAG_SWGT = CROWD_TAG('S', 'W', 'G', 'T'),
+    CROWD_TAG_INDX = CROWD_TAG('I', 'N', 'D', 'X'),
+    CROWD_TAG_TPOS = CROWD_TAG('T', 'P', 'O', 'S'),
+    CROWD_TAG_TNRM = CROWD_TAG('T', 'N', 'R', 'M'),
+    CROWD_TAG_TTAN = CROWD_TAG('T', 'T', 'A', 'N'),
+    CROWD_TAG_TBON = CROWD_TAG('T', 'B', 'O', 'N'),
+};
+
+/* Record sizes in bytes. */
+#define CROWD_HEAD_BYTES 128u
+#define CROWD_CLIP_BYTES 24u
+#define CROWD_LOD_BYTES 16u
+#define CROWD_BONE_BYTES 56u
+#define CROWD_SOCKET_BYTES 56u
+#define CROWD_REGION_BYTES 12u
+
+/* Byte offsets inside HEAD. */
+enum crowd_head_field {
+    CROWD_HEAD_FLAGS = 0,
+    CROWD_HEAD_VERTEX_COUNT = 4,
+    CROWD_HEAD_FRAME_COUNT = 8,
+    CROWD_HEAD_INDEX_COUNT = 12,
+    CROWD_HEAD_BONE_COUNT = 16,
+    CROWD_HEAD_CLIP_COUNT = 20,
+    CROWD_HEAD_LOD_COUNT = 24,
+    CROWD_HEAD_SOCKET_COUNT = 28,
+    CROWD_HEAD_REGION_COUNT = 32,
+    CROWD_HEAD_PALETTE_COUNT = 36,
+    CROWD_HEAD_POSITION_ENCODING = 40,
+    CROWD_HEAD_NORMAL_ENCODING = 44,
+    CROWD_HEAD_BOUNDS_MIN = 48,
+    CROWD_HEAD_BOUNDS_MAX = 60,
+    CROWD_HEAD_SPHERE_CENTER_Y = 72,
+    CROWD_HEAD_SPHERE_RADIUS = 76,
+    CROWD_HEAD_VAT_WIDTH = 80,
+    CROWD_HEAD_VAT_HEIGHT = 84,
+    CROWD_HEAD_BONE_TEX_WIDTH = 88,
+    CROWD_HEAD_BONE_TEX_HEIGHT = 92,
+    CROWD_HEAD_SOURCE_KIND = 96,
+    CROWD_HEAD_SOURCE_NAME = 100,
+    CROWD_HEAD_BAKE_FPS = 104,
+    CROWD_HEAD_RESERVED = 108, /* up to CROWD_HEAD_BYTES: zero */
+};
+
+/* Little-endian field access; the container is little-endian on every host. */
+static inline uint16_t crowd_rd16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+static inline uint32_t crowd_rd32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t crowd_rd64(const uint8_t *p)
+{
+    return (uint64_t)crowd_rd32(p) | (uint64_t)crowd_rd32(p + 4) << 32;
+}
+static inline float crowd_rdf32(const uint8_t *p)
+{
+    uint32_t u = crowd_rd32(p);
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static inline void crowd_wr16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+static inline void crowd_wr32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+static inline void crowd_wr64(uint8_t *p, uint64_t v)
+{
+    crowd_wr32(p, (uint32_t)v);
+    crowd_wr32(p + 4, (uint32_t)(v >> 32));
+}
+static inline void crowd_wrf32(uint8_t *p, float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    crowd_wr32(p, u);
+}
+
+static inline uint64_t crowd_align16(uint64_t v)
+{
+    return (v + 15u) & ~(uint64_t)15u;
+}
+
+/* "HEAD" for diagnostics. */
+static inline void crowd_tag_name(uint32_t tag, char out[5])
+{
+    for (int i = 0; i < 4; i++) {
+        char c = (char)(tag >> (8 * i));
+        out[i] = (c >= 32 && c < 127) ? c : '?';
+    }
+    out[4] = '\0';
+}
+
+#endif

@@ -1,0 +1,323 @@
+/* crowd-bake: bake a rig (the built-in humanoid or a glTF file) into a .crowd asset. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowdbake/bake.h"
+#include "tool_support.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: crowd-bake [input.gltf|input.glb] [options]\n"
+            "\n"
+            "Bakes skinned animation into a .crowd asset. Without an input, bakes the built-in\n"
+            "procedural humanoid.\n"
+            "\n"
+            "  --out <file>         output path (default: humanoid.crowd, or <input name>.crowd)\n"
+            "  --fps <n>            samples per second per clip, 1..240 (default 30)\n"
+            "  --frames <n>         fixed frame count per clip, overrides --fps\n"
+            "  --clips a,b,c        bake only these clips, in this order\n"
+            "  --lods <n>           LOD levels including full detail, 1..%u (default 5)\n"
+            "  --lod-ratios a,b,c   triangle ratio per level, first 1 (default 1,0.4,0.15,0.05,0.012)\n"
+            "  --bones              also bake the bone-matrix texture (bone mode, sockets)\n"
+            "  --tangents           also bake per-frame tangents\n"
+            "  --tex-width <n>      animation texture width, 1..%u (default 4096; grows when needed)\n"
+            "  --density <f>        procedural humanoid tessellation, 0.25..4 (default 1)\n"
+            "  --compact            8 bytes per vertex-frame: 8+8-bit normals inside the position texel\n"
+            "  --fp16               half-float positions and normals (for comparison; less precise)\n"
+            "  --time <n>           bake n times and report median timings (nothing is written)\n"
+            "  --quiet              no summary\n"
+            "  --help               this text\n",
+            CROWD_MAX_LODS, CROWD_MAX_TEXTURE_DIM);
+}
+
+typedef struct options {
+    const char *input, *out;
+    crowd_bake_desc desc;
+    float density;
+    char **clip_list;
+    float ratios[CROWD_MAX_LODS];
+    uint32_t ratio_count;
+    uint32_t time_runs;
+    int quiet;
+} options;
+
+static int bad_flag(const char *flag, const char *value, const char *expected)
+{
+    fprintf(stderr, "crowd-bake: %s %s: expected %s\n", flag, value ? value : "(missing)", expected);
+    return 2;
+}
+
+/* Returns 0 on success, 1 after --help, 2 on a bad command line (message printed). */
+static int parse_args(int argc, char **argv, options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define TAKES_VALUE()                                                                                          \
+    do {                                                                                                       \
+        if (!v)                                                                                                \
+            return bad_flag(a, NULL, "a value");                                                               \
+        i++;                                                                                                   \
+    } while (0)
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 1;
+        } else if (!strcmp(a, "--out")) {
+            TAKES_VALUE();
+            o->out = v;
+        } else if (!strcmp(a, "--fps")) {
+            TAKES_VALUE();
+            if (!tool_parse_float(v, 1.0f, 240.0f, &o->desc.fps))
+                return bad_flag(a, v, "a number in 1..240");
+        } else if (!strcmp(a, "--frames")) {
+            TAKES_VALUE();
+            if (!tool_parse_u32(v, 1, CROWD_MAX_FRAMES_PER_CLIP, &o->desc.frames))
+                return bad_flag(a, v, "a whole number in 1..65536");
+        } else if (!strcmp(a, "--clips")) {
+            TAKES_VALUE();
+            o->clip_list = tool_split_list(v, &o->desc.clip_name_count);
+            if (!o->clip_list)
+                return bad_flag(a, v, "comma-separated clip names");
+            o->desc.clip_names = (const char *const *)o->clip_list;
+        } else if (!strcmp(a, "--lods")) {
+            TAKES_VALUE();
+            if (!tool_parse_u32(v, 1, CROWD_MAX_LODS, &o->desc.lod_count))
+                return bad_flag(a, v, "a whole number in 1..8");
+        } else if (!strcmp(a, "--lod-ratios")) {
+            TAKES_VALUE();
+            uint32_t n = 0;
+            char **items = tool_split_list(v, &n);
+            bool ok = items && n <= CROWD_MAX_LODS;
+            for (uint32_t k = 0; ok && k < n; k++)
+                ok = tool_parse_float(items[k], 1e-6f, 1.0f, &o->ratios[k]);
+            free(items);
+            if (!ok)
+                return bad_flag(a, v, "up to 8 comma-separated ratios in (0, 1]");
+            o->ratio_count = n;
+        } else if (!strcmp(a, "--bones")) {
+            o->desc.bones = true;
+        } else if (!strcmp(a, "--tangents")) {
+            o->desc.tangents = true;
+        } else if (!strcmp(a, "--tex-width")) {
+            TAKES_VALUE();
+            if (!tool_parse_u32(v, 1, CROWD_MAX_TEXTURE_DIM, &o->desc.tex_width))
+                return bad_flag(a, v, "a whole number in 1..16384");
+        } else if (!strcmp(a, "--density")) {
+            TAKES_VALUE();
+            if (!tool_parse_float(v, 0.25f, 4.0f, &o->density))
+                return bad_flag(a, v, "a number in 0.25..4");
+        } else if (!strcmp(a, "--compact")) {
+            o->desc.compact = true;
+        } else if (!strcmp(a, "--fp16")) {
+            o->desc.fp16 = true;
+        } else if (!strcmp(a, "--time")) {
+            TAKES_VALUE();
+            if (!tool_parse_u32(v, 1, 1000, &o->time_runs))
+                return bad_flag(a, v, "a run count in 1..1000");
+        } else if (!strcmp(a, "--quiet")) {
+            o->quiet = 1;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "crowd-bake: unknown option %s (see --help)\n", a);
+            return 2;
+        } else if (o->input) {
+            fprintf(stderr, "crowd-bake: more than one input (%s and %s)\n", o->input, a);
+            return 2;
+        } else {
+            o->input = a;
+        }
+#undef TAKES_VALUE
+    }
+    if (o->ratio_count) {
+        if (o->desc.lod_count && o->desc.lod_count != o->ratio_count) {
+            fprintf(stderr, "crowd-bake: --lods %u but --lod-ratios lists %u levels\n", o->desc.lod_count,
+                    o->ratio_count);
+            return 2;
+        }
+        o->desc.lod_count = o->ratio_count;
+        o->desc.lod_ratios = o->ratios;
+    }
+    if (o->input && o->density != 0.0f) {
+        fprintf(stderr, "crowd-bake: --density applies to the procedural humanoid only\n");
+        return 2;
+    }
+    if (o->desc.compact && o->desc.fp16) {
+        fprintf(stderr, "crowd-bake: --compact and --fp16 cannot be combined\n");
+        return 2;
+    }
+    return 0;
+}
+
+typedef struct progress_state {
+    double start;
+    bool shown;
+} progress_state;
+
+/* Shown only when a bake runs long enough for someone to wonder. */
+static void on_progress(void *user, float fraction, const char *stage)
+{
+    progress_state *p = user;
+    if (tool_now_ms() - p->start < 500.0)
+        return;
+    fprintf(stderr, "\rbaking %3.0f%% %-24s", fraction * 100.0, stage);
+    p->shown = true;
+}
+
+static char *default_output(const char *input)
+{
+    const char *base = input ? strrchr(input, '/') : NULL;
+    base = base ? base + 1 : (input ? input : "humanoid");
+    size_t n = strlen(base);
+    const char *dot = strrchr(base, '.');
+    if (dot && dot != base)
+        n = (size_t)(dot - base);
+    char *out = malloc(n + 8);
+    if (out)
+        snprintf(out, n + 8, "%.*s.crowd", (int)n, base);
+    return out;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int run_timing(const options *o)
+{
+    double stages[6][1000];
+    for (uint32_t run = 0; run < o->time_runs; run++) {
+        crowd_rig rig;
+        crowd_error err;
+        double t0 = tool_now_ms();
+        if (tool_load_rig(o->input, o->density, &rig, &err) != CROWD_OK) {
+            fprintf(stderr, "crowd-bake: %s\n", err.message);
+            return 1;
+        }
+        double t1 = tool_now_ms();
+        crowd_bake_desc desc = o->desc;
+        desc.rig = &rig;
+        crowd_bake_output out;
+        crowd_result r = crowd_bake(&desc, &out, &err);
+        crowd_rig_free(&rig);
+        if (r != CROWD_OK) {
+            fprintf(stderr, "crowd-bake: %s\n", err.message);
+            return 1;
+        }
+        stages[0][run] = t1 - t0;
+        stages[1][run] = out.stats.ms_skin;
+        stages[2][run] = out.stats.ms_encode;
+        stages[3][run] = out.stats.ms_lod;
+        stages[4][run] = out.stats.ms_stride + out.stats.ms_pack;
+        stages[5][run] = (t1 - t0) + out.stats.ms_total;
+        crowd_bake_output_free(&out);
+    }
+    printf("bake timing, median of %u runs (ms):\n", o->time_runs);
+    printf("  %-22s %8.2f\n", o->input ? "read input" : "build humanoid", median_of(stages[0], o->time_runs));
+    printf("  %-22s %8.2f\n", "sample + skin", median_of(stages[1], o->time_runs));
+    printf("  %-22s %8.2f\n", "encode textures", median_of(stages[2], o->time_runs));
+    printf("  %-22s %8.2f\n", "LODs", median_of(stages[3], o->time_runs));
+    printf("  %-22s %8.2f\n", "strides + pack", median_of(stages[4], o->time_runs));
+    double best = stages[5][0];
+    for (uint32_t i = 1; i < o->time_runs; i++)
+        best = stages[5][i] < best ? stages[5][i] : best;
+    printf("  %-22s %8.2f   (best %.2f)\n", "total", median_of(stages[5], o->time_runs), best);
+    return 0;
+}
+
+static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const char *path, double read_ms)
+{
+    char b1[32], b2[32];
+    printf("wrote %s (%s)\n", path, tool_bytes(s->bytes_total, b1));
+    printf("  vertices %u, triangles %u, bones %u, clips %u, frames %u\n", s->vertex_count, s->triangle_count,
+           s->bone_count, s->clip_count, s->frame_count);
+    printf("  texture      %u x %u (%llu texels)\n", s->tex_width, s->tex_height,
+           (unsigned long long)s->tex_width * s->tex_height);
+    const char *pos_fmt = a->position_encoding == CROWD_POSITION_F16_BOX ? "RGBA16F" : "RGBA16UI";
+    printf("    positions  %-10s %s\n", tool_bytes(s->bytes_positions, b1), pos_fmt);
+    if (s->bytes_normals)
+        printf("    normals    %-10s %s octahedral\n", tool_bytes(s->bytes_normals, b1),
+               a->normal_encoding == CROWD_NORMAL_OCT_F16 ? "RG16F" : "RG16UI");
+    else
+        printf("    normals    in position w (8+8-bit octahedral)\n");
+    if (s->bytes_tangents)
+        printf("    tangents   %-10s RG16UI octahedral\n", tool_bytes(s->bytes_tangents, b1));
+    if (s->bytes_bones)
+        printf("    bones      %-10s RGBA32F, %u x %u\n", tool_bytes(s->bytes_bones, b1), s->bone_tex_width,
+               s->bone_tex_height);
+    printf("    mesh+meta  %s\n", tool_bytes(s->bytes_other, b2));
+    printf("    per vertex %u bytes/vertex/frame\n", s->bytes_per_vertex_frame);
+    printf("  lods        ");
+    for (uint32_t l = 0; l < s->lod_count; l++)
+        printf("%s%u", l ? " / " : " ", s->lod_triangles[l]);
+    printf(" triangles (one shared texture)\n");
+    printf("  clips        %-10s %6s %8s %10s %9s\n", "name", "frames", "seconds", "stride m", "speed m/s");
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const crowd_clip *clip = &a->clips[c];
+        printf("               %-10s %6u %8.3f %10.4f %9.3f\n", clip->name, clip->frame_count, (double)clip->duration,
+               (double)clip->stride, clip->duration > 0 ? (double)(clip->stride / clip->duration) : 0.0);
+    }
+    printf("  elapsed      %.1f ms (%s %.1f, skin %.1f, encode %.1f, lods %.1f, strides %.1f, pack %.1f)\n",
+           read_ms + s->ms_total, a->source_kind == CROWD_SOURCE_GLTF ? "read" : "build", read_ms, s->ms_skin,
+           s->ms_encode, s->ms_lod, s->ms_stride, s->ms_pack);
+}
+
+int main(int argc, char **argv)
+{
+    options o = {0};
+    int status = parse_args(argc, argv, &o);
+    if (status) {
+        free(o.clip_list);
+        return status == 1 ? 0 : 2;
+    }
+    if (o.time_runs) {
+        status = run_timing(&o);
+        free(o.clip_list);
+        return status;
+    }
+
+    char *out_path = o.out ? NULL : default_output(o.input);
+    const char *path = o.out ? o.out : out_path;
+    crowd_rig rig = {0};
+    crowd_bake_output out = {0};
+    crowd_asset asset = {0};
+    crowd_error err = {0};
+    progress_state prog = {tool_now_ms(), false};
+    status = 1;
+
+    double t0 = tool_now_ms();
+    if (!path || tool_load_rig(o.input, o.density, &rig, &err) != CROWD_OK)
+        goto done;
+    double read_ms = tool_now_ms() - t0;
+    o.desc.rig = &rig;
+    o.desc.progress = on_progress;
+    o.desc.progress_user = &prog;
+    if (crowd_bake(&o.desc, &out, &err) != CROWD_OK)
+        goto done;
+    if (prog.shown)
+        fprintf(stderr, "\r%-40s\r", "");
+    /* Read our own output back through the validating loader before it reaches disk. */
+    if (crowd_asset_load_memory(&asset, out.bytes, out.size, &err) != CROWD_OK)
+        goto done;
+    if (crowd_write_file_atomic(path, out.bytes, out.size, &err) != CROWD_OK)
+        goto done;
+    if (!o.quiet)
+        print_summary(&asset, &out.stats, path, read_ms);
+    status = 0;
+done:
+    if (status)
+        fprintf(stderr, "crowd-bake: %s\n", path ? err.message : "out of memory");
+    crowd_asset_free(&asset);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+    free(out_path);
+    free(o.clip_list);
+    return status;
+}

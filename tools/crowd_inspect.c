@@ -1,0 +1,157 @@
+/* crowd-inspect: a readable (or JSON) account of a .crowd asset: clips and strides, LODs, sockets,
+ * regions, and where the bytes go. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/container_read.h"
+#include "crowdbake/asset.h"
+#include "tool_support.h"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: crowd-inspect <file.crowd> [--json]\n");
+}
+
+static const char *position_encoding_name(crowd_position_encoding e)
+{
+    return e == CROWD_POSITION_F16_BOX ? "fp16 box-normalised (RGBA16F)" : "16-bit box-normalised (RGBA16UI)";
+}
+
+static const char *normal_encoding_name(crowd_normal_encoding e)
+{
+    switch (e) {
+    case CROWD_NORMAL_OCT16:
+        return "octahedral 16+16 (RG16UI)";
+    case CROWD_NORMAL_OCT8_IN_W:
+        return "octahedral 8+8 in position w";
+    case CROWD_NORMAL_OCT_F16:
+        return "octahedral fp16 (RG16F)";
+    }
+    return "?";
+}
+
+static void print_text(const char *path, size_t size, const crowd_asset *a, const crowd_container_view *view)
+{
+    char b[32];
+    printf("%s  %s\n", path, tool_bytes(size, b));
+    printf("source        %s\n", a->source_name);
+    printf("vertices      %u   frames %u   bones %u   bake fps %g\n", a->vertex_count, a->frame_count, a->bone_count,
+           (double)a->bake_fps);
+    printf("positions     %s, %u x %u\n", position_encoding_name(a->position_encoding), a->positions.width,
+           a->positions.height);
+    printf("normals       %s\n", normal_encoding_name(a->normal_encoding));
+    printf("per vertex    %u bytes/vertex/frame%s\n", crowd_asset_vat_bytes_per_vertex_frame(a),
+           a->tangents.data ? " (with tangents)" : "");
+    printf("bounds        (%.3f %.3f %.3f) .. (%.3f %.3f %.3f) m; sphere r=%.3f at y=%.3f\n", (double)a->bounds_min[0],
+           (double)a->bounds_min[1], (double)a->bounds_min[2], (double)a->bounds_max[0], (double)a->bounds_max[1],
+           (double)a->bounds_max[2], (double)a->sphere_radius, (double)a->sphere_center_y);
+
+    printf("\nclips         %-16s %6s %6s %8s %5s %9s %9s\n", "name", "first", "frames", "seconds", "loop", "stride m",
+           "speed m/s");
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const crowd_clip *k = &a->clips[c];
+        double speed = k->duration > 0 ? k->stride / k->duration : 0.0;
+        printf("              %-16s %6u %6u %8.3f %5s %9.4f %9.3f\n", k->name, k->first_frame, k->frame_count,
+               (double)k->duration, (k->flags & CROWD_CLIP_LOOP) ? "yes" : "no", (double)k->stride, speed);
+    }
+    printf("\nlods          %5s %10s %8s\n", "level", "triangles", "of L0");
+    for (uint32_t l = 0; l < a->lod_count; l++)
+        printf("              %5u %10u %7.1f%%\n", l, a->lods[l].triangle_count,
+               100.0 * a->lods[l].triangle_count / a->lods[0].triangle_count);
+    if (a->socket_count) {
+        printf("\nsockets      ");
+        for (uint32_t s = 0; s < a->socket_count; s++)
+            printf(" %s(%s)", a->sockets[s].name, a->bones_info[a->sockets[s].bone].name);
+        printf("\n");
+    }
+    printf("\nregions      ");
+    for (uint32_t g = 0; g < a->region_count; g++)
+        printf(" %s(%u colours)", a->regions_info[g].name, a->regions_info[g].palette_count);
+    printf("\n\nsections      %-6s %12s %7s\n", "tag", "bytes", "share");
+    for (uint32_t i = 0; i < view->count; i++) {
+        char tag[5];
+        crowd_tag_name(view->sections[i].tag, tag);
+        printf("              %-6s %12llu %6.2f%%\n", tag, (unsigned long long)view->sections[i].size,
+               100.0 * (double)view->sections[i].size / (double)size);
+    }
+}
+
+static void print_json(size_t size, const crowd_asset *a, const crowd_container_view *view)
+{
+    printf("{\"bytes\":%zu,\"source\":\"%s\",\"vertices\":%u,\"frames\":%u,\"bones\":%u,", size,
+           a->source_kind == CROWD_SOURCE_GLTF ? "gltf" : "procedural", a->vertex_count, a->frame_count, a->bone_count);
+    printf("\"texture\":[%u,%u],\"bytes_per_vertex_frame\":%u,", a->positions.width, a->positions.height,
+           crowd_asset_vat_bytes_per_vertex_frame(a));
+    printf("\"position_encoding\":%d,\"normal_encoding\":%d,", (int)a->position_encoding, (int)a->normal_encoding);
+    printf("\"clips\":[");
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const crowd_clip *k = &a->clips[c];
+        printf("%s{\"name\":\"%s\",\"first_frame\":%u,\"frames\":%u,\"duration\":%.6g,\"loop\":%s,\"stride\":%.6g}",
+               c ? "," : "", k->name, k->first_frame, k->frame_count, (double)k->duration,
+               (k->flags & CROWD_CLIP_LOOP) ? "true" : "false", (double)k->stride);
+    }
+    printf("],\"lods\":[");
+    for (uint32_t l = 0; l < a->lod_count; l++)
+        printf("%s%u", l ? "," : "", a->lods[l].triangle_count);
+    printf("],\"sockets\":[");
+    for (uint32_t s = 0; s < a->socket_count; s++)
+        printf("%s{\"name\":\"%s\",\"bone\":%u}", s ? "," : "", a->sockets[s].name, a->sockets[s].bone);
+    printf("],\"regions\":[");
+    for (uint32_t g = 0; g < a->region_count; g++)
+        printf("%s{\"name\":\"%s\",\"colours\":%u}", g ? "," : "", a->regions_info[g].name,
+               a->regions_info[g].palette_count);
+    printf("],\"sections\":{");
+    for (uint32_t i = 0; i < view->count; i++) {
+        char tag[5];
+        crowd_tag_name(view->sections[i].tag, tag);
+        printf("%s\"%s\":%llu", i ? "," : "", tag, (unsigned long long)view->sections[i].size);
+    }
+    printf("}}\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "crowd-inspect: unknown option %s\n", argv[i]);
+            return 2;
+        } else if (path) {
+            fprintf(stderr, "crowd-inspect: more than one file\n");
+            return 2;
+        } else {
+            path = argv[i];
+        }
+    }
+    if (!path) {
+        usage(stderr);
+        return 2;
+    }
+    crowd_error err;
+    size_t size = 0;
+    uint8_t *bytes = tool_read_file(path, &size, &err);
+    crowd_asset asset = {0};
+    crowd_container_view view;
+    int status = 1;
+    if (!bytes || crowd_asset_load_memory(&asset, bytes, size, &err) != CROWD_OK ||
+        crowd_container_read(bytes, size, &view, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd-inspect: %s: %s\n", path, err.message);
+        goto done;
+    }
+    if (json)
+        print_json(size, &asset, &view);
+    else
+        print_text(path, size, &asset, &view);
+    status = 0;
+done:
+    crowd_asset_free(&asset);
+    free(bytes);
+    return status;
+}

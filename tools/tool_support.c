@@ -1,0 +1,134 @@
+#include "tool_support.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+
+bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
+{
+    if (!text || !*text || *text == '-' || *text == '+')
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+bool tool_parse_float(const char *text, float min, float max, float *out)
+{
+    if (!text || !*text)
+        return false;
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || *end || !isfinite(v) || v < min || v > max)
+        return false;
+    *out = (float)v;
+    return true;
+}
+
+char **tool_split_list(const char *text, uint32_t *count)
+{
+    *count = 0;
+    if (!text || !*text)
+        return NULL;
+    size_t len = strlen(text);
+    uint32_t items = 1;
+    for (size_t i = 0; i < len; i++)
+        items += text[i] == ',';
+    char **list = malloc((items + 1) * sizeof(char *) + len + 1);
+    if (!list)
+        return NULL;
+    char *copy = (char *)(list + items + 1);
+    memcpy(copy, text, len + 1);
+    uint32_t n = 0;
+    for (char *item = copy;; item++) {
+        char *comma = strchr(item, ',');
+        if (comma)
+            *comma = '\0';
+        if (!*item) {
+            free(list);
+            return NULL;
+        }
+        list[n++] = item;
+        if (!comma)
+            break;
+        item = comma;
+    }
+    list[n] = NULL;
+    *count = n;
+    return list;
+}
+
+crowd_result tool_load_rig(const char *input, float density, crowd_rig *rig, crowd_error *error)
+{
+    if (!input) {
+        crowd_humanoid_desc desc = {.density = density};
+        return crowd_rig_build_humanoid(&desc, rig, error);
+    }
+    return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "%s: glTF input is not available in this build", input);
+}
+
+crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_override, crowd_rig *rig,
+                                  crowd_error *error)
+{
+    if (source_override)
+        return tool_load_rig(source_override, 0.0f, rig, error);
+    if (asset->source_kind == CROWD_SOURCE_PROCEDURAL) {
+        float density = 1.0f;
+        if (sscanf(asset->source_name, "humanoid density=%f", &density) != 1)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "unknown procedural source \"%s\"", asset->source_name);
+        return tool_load_rig(NULL, density, rig, error);
+    }
+    return tool_load_rig(asset->source_name, 0.0f, rig, error);
+}
+
+uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        crowd_fail(error, CROWD_ERROR_IO, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    uint8_t *bytes = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        crowd_fail(error, CROWD_ERROR_IO, "cannot determine the size");
+    } else if (!(bytes = aligned_alloc(16, ((size_t)n + 16) & ~(size_t)15))) {
+        crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for %ld bytes", n);
+    } else if (fread(bytes, 1, (size_t)n, f) != (size_t)n) {
+        crowd_fail(error, CROWD_ERROR_IO, "read failed");
+        free(bytes);
+        bytes = NULL;
+    } else {
+        *size = (size_t)n;
+    }
+    fclose(f);
+    return bytes;
+}
+
+double tool_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+const char *tool_bytes(uint64_t bytes, char buffer[32])
+{
+    if (bytes >= 1024u * 1024u)
+        snprintf(buffer, 32, "%.2f MB", bytes / (1024.0 * 1024.0));
+    else if (bytes >= 1024u)
+        snprintf(buffer, 32, "%.1f KB", bytes / 1024.0);
+    else
+        snprintf(buffer, 32, "%llu B", (unsigned long long)bytes);
+    return buffer;
+}

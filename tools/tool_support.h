@@ -1,0 +1,35 @@
+/* Shared by the command-line tools: argument parsing, loading a rig from a CLI input, timing. */
+#ifndef CROWD_TOOLS_TOOL_SUPPORT_H
+#define CROWD_TOOLS_TOOL_SUPPORT_H
+
+#include <stdbool.h>
+
+#include "crowdbake/asset.h"
+#include "crowdbake/rig.h"
+
+/* Strict number parsing: the whole string must be a number within [min, max]. */
+bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out);
+bool tool_parse_float(const char *text, float min, float max, float *out);
+
+/* Splits "a,b,c" into a NULL-terminated array of strings (one allocation: free() it). Empty items
+ * are an error (returns NULL and sets *count to 0). */
+char **tool_split_list(const char *text, uint32_t *count);
+
+/* Builds the rig a tool works on: the procedural humanoid when `input` is NULL, otherwise the glTF
+ * file at `input`. */
+crowd_result tool_load_rig(const char *input, float density, crowd_rig *rig, crowd_error *error);
+
+/* Rebuilds the rig an asset was baked from (the humanoid with its recorded density, or the glTF
+ * file named in the asset unless `source_override` names another). */
+crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_override, crowd_rig *rig,
+                                  crowd_error *error);
+
+/* Reads a whole file into a 16-byte aligned buffer (free() it), or NULL with the error filled. */
+uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error);
+
+double tool_now_ms(void);
+
+/* Human-readable byte count: "7.80 MB", "338.0 KB". */
+const char *tool_bytes(uint64_t bytes, char buffer[32]);
+
+#endif
