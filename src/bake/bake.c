@@ -122,6 +122,18 @@ static double frame_time(const crowd_rig_clip *c, uint32_t f, uint32_t n)
     return c->start + c->duration * f / (c->loop ? n : n - 1);
 }
 
+/* Texture sizes are settled before any frame is skinned: a bake that cannot fit fails fast. */
+static crowd_result layout_textures(bake_job *job, crowd_error *error)
+{
+    uint32_t width = job->desc->tex_width ? job->desc->tex_width : 4096;
+    crowd_result r = crowd_layout_texture((uint64_t)job->frame_count * job->rig->vertex_count, width, "animation",
+                                          &job->tex_width, &job->tex_height, error);
+    if (r != CROWD_OK || !job->desc->bones)
+        return r;
+    return crowd_layout_texture((uint64_t)job->frame_count * job->rig->bone_count * 3, width, "bone",
+                                &job->bone_width, &job->bone_height, error);
+}
+
 /* ---- sampling and skinning -------------------------------------------------------------------- */
 
 static crowd_result allocate_frames(bake_job *job, crowd_error *error)
@@ -155,9 +167,10 @@ static crowd_result skin_all_frames(bake_job *job, crowd_error *error)
     crowd_trs *pose = malloc(bones * sizeof *pose);
     float *global = malloc(bones * 16 * sizeof(float));
     float *skin = malloc(bones * 16 * sizeof(float));
+    float *rows = malloc(bones * 12 * sizeof(float));
     float *morph = rig->morph_target_count ? calloc(rig->morph_target_count, sizeof(float)) : NULL;
     crowd_result r = CROWD_OK;
-    if (!pose || !global || !skin || (rig->morph_target_count && !morph)) {
+    if (!pose || !global || !skin || !rows || (rig->morph_target_count && !morph)) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory");
         goto done;
     }
@@ -171,18 +184,18 @@ static crowd_result skin_all_frames(bake_job *job, crowd_error *error)
             rig->sample(rig, bc->rig_clip, frame_time(c, f, bc->frame_count), pose, morph);
             crowd_rig_global_matrices(rig, pose, global);
             crowd_rig_skin_matrices(rig, global, skin);
-            crowd_skin_frame(rig, skin, morph, job->bind_tangents, job->positions + frame * frame_values,
+            crowd_skin_frame(rig, skin, rows, morph, job->bind_tangents, job->positions + frame * frame_values,
                              job->normals + frame * frame_values,
                              job->tangents ? job->tangents + frame * frame_values : NULL);
-            if (job->bone_texels)
-                for (size_t b = 0; b < bones; b++)
-                    cb_mat4_to_mat34(skin + 16 * b, job->bone_texels + (frame * bones + b) * 12);
+            if (job->bone_texels) /* crowd_skin_frame left the 3x4 rows in `rows` */
+                memcpy(job->bone_texels + frame * bones * 12, rows, bones * 12 * sizeof(float));
         }
     }
 done:
     free(pose);
     free(global);
     free(skin);
+    free(rows);
     free(morph);
     return r;
 }
@@ -198,15 +211,15 @@ static void measure_bounds(bake_job *job)
     for (size_t i = 0; i < count; i++)
         for (int k = 0; k < 3; k++) {
             float v = job->positions[3 * i + k];
-            job->box_min[k] = fminf(job->box_min[k], v);
-            job->box_max[k] = fmaxf(job->box_max[k], v);
+            job->box_min[k] = v < job->box_min[k] ? v : job->box_min[k];
+            job->box_max[k] = v > job->box_max[k] ? v : job->box_max[k];
         }
     float cy = 0.5f * (job->box_min[1] + job->box_max[1]);
     double r2 = 0.0;
     for (size_t i = 0; i < count; i++) {
         const float *p = job->positions + 3 * i;
-        double dy = p[1] - cy;
-        r2 = fmax(r2, (double)p[0] * p[0] + dy * dy + (double)p[2] * p[2]);
+        double dy = p[1] - cy, d2 = (double)p[0] * p[0] + dy * dy + (double)p[2] * p[2];
+        r2 = d2 > r2 ? d2 : r2;
     }
     float quantum = 0.0f;
     for (int k = 0; k < 3; k++)
@@ -218,47 +231,35 @@ static void measure_bounds(bake_job *job)
 
 /* ---- textures --------------------------------------------------------------------------------- */
 
-static crowd_result encode_textures(bake_job *job, crowd_error *error)
+/* Encodes the float frames into the texture payloads of the image; padding texels become zero. */
+static void encode_textures(const bake_job *job, const packed_image *image)
 {
     const crowd_bake_desc *d = job->desc;
-    uint64_t texels = (uint64_t)job->frame_count * job->rig->vertex_count;
-    size_t padded = (size_t)job->tex_width * job->tex_height;
-    job->tex_positions = calloc(padded * 4, sizeof(uint16_t));
-    if (!d->compact)
-        job->tex_normals = calloc(padded * 2, sizeof(uint16_t));
-    if (d->tangents)
-        job->tex_tangents = calloc(padded * 2, sizeof(uint16_t));
-    if (!job->tex_positions || (!d->compact && !job->tex_normals) || (d->tangents && !job->tex_tangents))
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory for a %u x %u texture",
-                          job->tex_width, job->tex_height);
-
+    size_t texels = (size_t)job->frame_count * job->rig->vertex_count;
+    size_t padding = (size_t)job->tex_width * job->tex_height - texels;
     if (d->fp16) {
-        crowd_encode_positions_f16(job->positions, texels, job->box_min, job->box_max, job->tex_positions);
-        crowd_encode_normals_f16(job->normals, texels, job->tex_normals);
+        crowd_encode_positions_f16(job->positions, texels, job->box_min, job->box_max, image->positions);
+        crowd_encode_normals_f16(job->normals, texels, image->normals);
     } else {
-        /* The 8+8-bit normal rides in w in both modes: compact mode samples only this texture. */
-        crowd_encode_positions_u16(job->positions, job->normals, texels, job->box_min, job->box_max,
-                                   job->tex_positions);
-        if (!d->compact)
-            crowd_encode_normals_oct16(job->normals, texels, job->tex_normals);
+        /* Compact mode: the 8+8-bit normal rides in w and no normal texture is sampled. */
+        crowd_encode_positions_u16(job->positions, d->compact ? job->normals : NULL, texels, job->box_min,
+                                   job->box_max, image->positions);
+        if (image->normals)
+            crowd_encode_normals_oct16(job->normals, texels, image->normals);
     }
-    if (d->tangents)
+    memset(image->positions + 4 * texels, 0, padding * 8);
+    if (image->normals)
+        memset(image->normals + 2 * texels, 0, padding * 4);
+    if (image->tangents) {
         crowd_encode_tangents(job->tangents, job->normals, job->bind_tangents, job->rig->vertex_count, texels,
-                              job->tex_tangents);
-
-    if (!d->bones)
-        return CROWD_OK;
-    uint64_t bone_texels = (uint64_t)job->frame_count * job->rig->bone_count * 3;
-    crowd_result r = crowd_layout_texture(bone_texels, d->tex_width ? d->tex_width : 4096, "bone", &job->bone_width,
-                             &job->bone_height, error);
-    if (r != CROWD_OK)
-        return r;
-    size_t bone_padded = (size_t)job->bone_width * job->bone_height;
-    job->tex_bones = calloc(bone_padded * 4, sizeof(float));
-    if (!job->tex_bones)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory for the bone texture");
-    memcpy(job->tex_bones, job->bone_texels, bone_texels * 4 * sizeof(float));
-    return CROWD_OK;
+                              image->tangents);
+        memset(image->tangents + 2 * texels, 0, padding * 4);
+    }
+    if (image->bones) {
+        size_t values = (size_t)job->frame_count * job->rig->bone_count * 12;
+        memcpy(image->bones, job->bone_texels, values * sizeof(float));
+        memset(image->bones + values, 0, ((size_t)job->bone_width * job->bone_height * 4 - values) * sizeof(float));
+    }
 }
 
 /* ---- bone-mode skin streams: the four largest influences, renormalised to unorm16 ------------- */
@@ -335,10 +336,6 @@ static void free_job(bake_job *job)
     free(job->tangents);
     free(job->bind_tangents);
     free(job->bone_texels);
-    free(job->tex_positions);
-    free(job->tex_normals);
-    free(job->tex_tangents);
-    free(job->tex_bones);
     free(job->skin_joints);
     free(job->skin_weights);
     crowd_lod_chain_free(&job->lods);
@@ -358,10 +355,10 @@ static void fill_stats(const bake_job *job, crowd_bake_stats *s)
     s->bone_tex_height = job->bone_height;
     uint64_t texels = (uint64_t)job->tex_width * job->tex_height;
     s->bytes_positions = texels * 8;
-    s->bytes_normals = job->tex_normals ? texels * 4 : 0;
-    s->bytes_tangents = job->tex_tangents ? texels * 4 : 0;
+    s->bytes_normals = job->desc->compact ? 0 : texels * 4;
+    s->bytes_tangents = job->desc->tangents ? texels * 4 : 0;
     s->bytes_bones = (uint64_t)job->bone_width * job->bone_height * 16;
-    s->bytes_per_vertex_frame = 8u + (job->tex_normals ? 4u : 0u) + (job->tex_tangents ? 4u : 0u);
+    s->bytes_per_vertex_frame = 8u + (job->desc->compact ? 0u : 4u) + (job->desc->tangents ? 4u : 0u);
     s->lod_count = job->lods.level_count;
     for (uint32_t l = 0; l < job->lods.level_count; l++)
         s->lod_triangles[l] = job->lods.levels[l].triangle_count;
@@ -380,21 +377,8 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
 
     double t0 = now_ms();
     bake_job job = {.desc = desc, .rig = desc->rig, .fps = desc->fps != 0.0f ? desc->fps : 30.0f};
+    packed_image image = {0};
     crowd_bake_stats *stats = &output->stats;
-    /* The texture layout is checked before any frame is skinned: a bake that cannot fit fails fast. */
-    if ((r = select_clips(&job, error)) ||
-        (r = crowd_layout_texture((uint64_t)job.frame_count * job.rig->vertex_count,
-                                  desc->tex_width ? desc->tex_width : 4096, "animation", &job.tex_width,
-                                  &job.tex_height, error)) ||
-        (r = allocate_frames(&job, error)) || (r = skin_all_frames(&job, error)))
-        goto done;
-    double t1 = now_ms();
-    measure_bounds(&job);
-    progress(&job, 1.0f, "encode");
-    if ((r = encode_textures(&job, error)) || (desc->bones && (r = build_skin_streams(&job, error))))
-        goto done;
-    double t2 = now_ms();
-    progress(&job, 1.0f, "lods");
     const float *ratios = desc->lod_ratios ? desc->lod_ratios : default_lod_ratios;
     uint32_t lod_count = desc->lod_count ? desc->lod_count : 5;
     if (!desc->lod_ratios && lod_count > 5) {
@@ -402,16 +386,26 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
                        lod_count);
         goto done;
     }
+    if ((r = select_clips(&job, error)) || (r = layout_textures(&job, error)) || (r = allocate_frames(&job, error)) ||
+        (r = skin_all_frames(&job, error)))
+        goto done;
+    measure_bounds(&job);
+    double t1 = now_ms();
+    progress(&job, 1.0f, "lods");
     if ((r = crowd_build_lod_chain(job.rig->positions, job.rig->normals, job.rig->vertex_count, job.rig->indices,
                                    job.rig->index_count, ratios, lod_count, &job.lods, error)))
         goto done;
-    double t3 = now_ms();
+    double t2 = now_ms();
     progress(&job, 1.0f, "strides");
-    if ((r = measure_strides(&job, error)))
+    if ((r = measure_strides(&job, error)) || (desc->bones && (r = build_skin_streams(&job, error))))
         goto done;
+    double t3 = now_ms();
+    progress(&job, 1.0f, "encode");
+    if ((r = crowd_bake_pack_begin(&job, &image, error)))
+        goto done;
+    encode_textures(&job, &image);
     double t4 = now_ms();
-    if ((r = crowd_bake_pack(&job, &output->bytes, &output->size, error)))
-        goto done;
+    crowd_bake_pack_finish(&image, &output->bytes, &output->size);
     double t5 = now_ms();
 
     fill_stats(&job, stats);
@@ -419,12 +413,13 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     stats->bytes_other =
         output->size - stats->bytes_positions - stats->bytes_normals - stats->bytes_tangents - stats->bytes_bones;
     stats->ms_skin = t1 - t0;
-    stats->ms_encode = t2 - t1;
-    stats->ms_lod = t3 - t2;
-    stats->ms_stride = t4 - t3;
+    stats->ms_lod = t2 - t1;
+    stats->ms_stride = t3 - t2;
+    stats->ms_encode = t4 - t3;
     stats->ms_pack = t5 - t4;
     stats->ms_total = t5 - t0;
 done:
+    crowd_bake_pack_abort(&image);
     free_job(&job);
     if (r != CROWD_OK)
         crowd_bake_output_free(output);

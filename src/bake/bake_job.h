@@ -3,6 +3,7 @@
 #ifndef CROWD_BAKE_BAKE_JOB_H
 #define CROWD_BAKE_BAKE_JOB_H
 
+#include "bake/container_write.h"
 #include "bake/lod.h"
 #include "bake/stride.h"
 #include "crowdbake/bake.h"
@@ -31,16 +32,29 @@ typedef struct bake_job {
     float sphere_center_y, sphere_radius;
 
     uint32_t tex_width, tex_height, bone_width, bone_height;
-    uint16_t *tex_positions;        /* RGBA16UI or RGBA16F, tex_width x tex_height */
-    uint16_t *tex_normals;          /* RG16UI or RG16F, NULL in compact mode */
-    uint16_t *tex_tangents;         /* RG16UI, with desc->tangents */
-    float *tex_bones;               /* RGBA32F, bone_width x bone_height */
 
     uint16_t *skin_joints, *skin_weights; /* 4 per vertex, with desc->bones */
     crowd_lod_chain lods;
 } bake_job;
 
-/* Packs a finished job into a .crowd image. */
-crowd_result crowd_bake_pack(const bake_job *job, uint8_t **bytes, size_t *size, crowd_error *error);
+/* The .crowd image under construction. Textures are encoded straight into it (no copy). */
+typedef struct packed_image {
+    crowd_container_builder builder;
+    uint16_t *positions;            /* RGBA16UI or RGBA16F, tex_width x tex_height */
+    uint16_t *normals;              /* RG16UI or RG16F; NULL in compact mode */
+    uint16_t *tangents;             /* RG16UI; NULL without tangents */
+    float *bones;                   /* RGBA32F, bone_width x bone_height; NULL without bones */
+} packed_image;
+
+/* Lays out the container for a job whose frames, LODs, strides and skin streams are done, copies
+ * the manifest and mesh sections in, and returns where the texture payloads go. Every texel of
+ * those payloads (padding included) must then be written before crowd_bake_pack_finish. */
+crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, crowd_error *error);
+
+/* Checksums the image and hands it over (free with free()). */
+void crowd_bake_pack_finish(packed_image *image, uint8_t **bytes, size_t *size);
+
+/* Releases an image that will not be finished. */
+void crowd_bake_pack_abort(packed_image *image);
 
 #endif

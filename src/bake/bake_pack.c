@@ -171,8 +171,9 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     return CROWD_OK;
 }
 
-crowd_result crowd_bake_pack(const bake_job *job, uint8_t **bytes, size_t *size, crowd_error *error)
+crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, crowd_error *error)
 {
+    memset(image, 0, sizeof *image);
     packed_tables t = {0};
     crowd_result r = build_tables(job, &t, error);
     if (r != CROWD_OK) {
@@ -183,38 +184,63 @@ crowd_result crowd_bake_pack(const bake_job *job, uint8_t **bytes, size_t *size,
     const crowd_bake_desc *d = job->desc;
     uint64_t vc = rig->vertex_count;
     uint64_t texels = (uint64_t)job->tex_width * job->tex_height;
-    crowd_container_builder b = {0};
-    crowd_container_add(&b, CROWD_TAG_HEAD, t.head, CROWD_HEAD_BYTES);
-    crowd_container_add(&b, CROWD_TAG_STRS, t.strings.data, t.strings.size);
-    crowd_container_add(&b, CROWD_TAG_CLIP, t.clips, (uint64_t)job->clip_count * CROWD_CLIP_BYTES);
-    crowd_container_add(&b, CROWD_TAG_LODS, t.lods, (uint64_t)job->lods.level_count * CROWD_LOD_BYTES);
+    crowd_container_builder *b = &image->builder;
+    crowd_container_add(b, CROWD_TAG_HEAD, t.head, CROWD_HEAD_BYTES);
+    crowd_container_add(b, CROWD_TAG_STRS, t.strings.data, t.strings.size);
+    crowd_container_add(b, CROWD_TAG_CLIP, t.clips, (uint64_t)job->clip_count * CROWD_CLIP_BYTES);
+    crowd_container_add(b, CROWD_TAG_LODS, t.lods, (uint64_t)job->lods.level_count * CROWD_LOD_BYTES);
     if (d->bones) {
-        crowd_container_add(&b, CROWD_TAG_BONE, t.bones, (uint64_t)rig->bone_count * CROWD_BONE_BYTES);
+        crowd_container_add(b, CROWD_TAG_BONE, t.bones, (uint64_t)rig->bone_count * CROWD_BONE_BYTES);
         if (rig->socket_count)
-            crowd_container_add(&b, CROWD_TAG_SOCK, t.sockets, (uint64_t)rig->socket_count * CROWD_SOCKET_BYTES);
+            crowd_container_add(b, CROWD_TAG_SOCK, t.sockets, (uint64_t)rig->socket_count * CROWD_SOCKET_BYTES);
     }
-    crowd_container_add(&b, CROWD_TAG_REGN, t.regions, (uint64_t)rig->region_count * CROWD_REGION_BYTES);
-    crowd_container_add(&b, CROWD_TAG_PALT, t.palette, (uint64_t)palette_total(rig) * 4);
-    crowd_container_add(&b, CROWD_TAG_VPOS, rig->positions, vc * 12);
-    crowd_container_add(&b, CROWD_TAG_VNRM, rig->normals, vc * 12);
+    crowd_container_add(b, CROWD_TAG_REGN, t.regions, (uint64_t)rig->region_count * CROWD_REGION_BYTES);
+    crowd_container_add(b, CROWD_TAG_PALT, t.palette, (uint64_t)palette_total(rig) * 4);
+    crowd_container_add(b, CROWD_TAG_VPOS, rig->positions, vc * 12);
+    crowd_container_add(b, CROWD_TAG_VNRM, rig->normals, vc * 12);
     if (rig->uvs)
-        crowd_container_add(&b, CROWD_TAG_VUV0, rig->uvs, vc * 8);
+        crowd_container_add(b, CROWD_TAG_VUV0, rig->uvs, vc * 8);
     if (rig->colors)
-        crowd_container_add(&b, CROWD_TAG_VCOL, t.colors, vc * 4);
-    crowd_container_add(&b, CROWD_TAG_VREG, t.region_ids, vc);
+        crowd_container_add(b, CROWD_TAG_VCOL, t.colors, vc * 4);
+    crowd_container_add(b, CROWD_TAG_VREG, t.region_ids, vc);
     if (d->bones) {
-        crowd_container_add(&b, CROWD_TAG_SJNT, job->skin_joints, vc * 8);
-        crowd_container_add(&b, CROWD_TAG_SWGT, job->skin_weights, vc * 8);
+        crowd_container_add(b, CROWD_TAG_SJNT, job->skin_joints, vc * 8);
+        crowd_container_add(b, CROWD_TAG_SWGT, job->skin_weights, vc * 8);
     }
-    crowd_container_add(&b, CROWD_TAG_INDX, job->lods.indices, (uint64_t)job->lods.index_count * 4);
-    crowd_container_add(&b, CROWD_TAG_TPOS, job->tex_positions, texels * 8);
-    if (job->tex_normals)
-        crowd_container_add(&b, CROWD_TAG_TNRM, job->tex_normals, texels * 4);
-    if (job->tex_tangents)
-        crowd_container_add(&b, CROWD_TAG_TTAN, job->tex_tangents, texels * 4);
-    if (job->tex_bones)
-        crowd_container_add(&b, CROWD_TAG_TBON, job->tex_bones, (uint64_t)job->bone_width * job->bone_height * 16);
-    r = crowd_container_build(&b, bytes, size, error);
+    crowd_container_add(b, CROWD_TAG_INDX, job->lods.indices, (uint64_t)job->lods.index_count * 4);
+    uint32_t tpos = b->count, tnrm = 0, ttan = 0, tbon = 0;
+    crowd_container_add(b, CROWD_TAG_TPOS, NULL, texels * 8);
+    if (!d->compact) {
+        tnrm = b->count;
+        crowd_container_add(b, CROWD_TAG_TNRM, NULL, texels * 4);
+    }
+    if (d->tangents) {
+        ttan = b->count;
+        crowd_container_add(b, CROWD_TAG_TTAN, NULL, texels * 4);
+    }
+    if (d->bones) {
+        tbon = b->count;
+        crowd_container_add(b, CROWD_TAG_TBON, NULL, (uint64_t)job->bone_width * job->bone_height * 16);
+    }
+    r = crowd_container_allocate(b, error);
     free_tables(&t);
-    return r;
+    if (r != CROWD_OK)
+        return r;
+    image->positions = crowd_container_payload(b, tpos);
+    image->normals = tnrm ? crowd_container_payload(b, tnrm) : NULL;
+    image->tangents = ttan ? crowd_container_payload(b, ttan) : NULL;
+    image->bones = tbon ? crowd_container_payload(b, tbon) : NULL;
+    return CROWD_OK;
+}
+
+void crowd_bake_pack_finish(packed_image *image, uint8_t **bytes, size_t *size)
+{
+    crowd_container_seal(&image->builder, bytes, size);
+    memset(image, 0, sizeof *image);
+}
+
+void crowd_bake_pack_abort(packed_image *image)
+{
+    free(image->builder.image);
+    memset(image, 0, sizeof *image);
 }

@@ -17,48 +17,69 @@ bool crowd_container_add(crowd_container_builder *builder, uint32_t tag, const v
     return true;
 }
 
-crowd_result crowd_container_build(const crowd_container_builder *builder, uint8_t **bytes, size_t *size,
-                                   crowd_error *error)
+crowd_result crowd_container_allocate(crowd_container_builder *builder, crowd_error *error)
 {
-    *bytes = NULL;
-    *size = 0;
     uint64_t table_end = CROWD_FILE_HEADER_BYTES + (uint64_t)builder->count * CROWD_SECTION_ENTRY_BYTES;
-    uint64_t total = crowd_align16(table_end);
-    for (uint32_t i = 0; i < builder->count; i++)
-        total = crowd_align16(total + builder->sections[i].size);
-    if (total > SIZE_MAX)
+    uint64_t cursor = crowd_align16(table_end);
+    for (uint32_t i = 0; i < builder->count; i++) {
+        builder->sections[i].offset = cursor;
+        cursor = crowd_align16(cursor + builder->sections[i].size);
+    }
+    if (cursor > SIZE_MAX)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "asset of %llu bytes does not fit in memory",
-                          (unsigned long long)total);
-
-    uint8_t *out = aligned_alloc(CROWD_SECTION_ALIGN, (size_t)total);
-    if (!out)
+                          (unsigned long long)cursor);
+    /* calloc-like zeroing matters only for padding, but it is one pass and keeps the image
+     * deterministic whatever a filler forgets */
+    uint8_t *image = aligned_alloc(CROWD_SECTION_ALIGN, (size_t)cursor);
+    if (!image)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for a %llu-byte asset",
-                          (unsigned long long)total);
-    memset(out, 0, (size_t)table_end);
+                          (unsigned long long)cursor);
+    uint64_t filled = 0; /* zero only what no declared section overwrites */
+    for (uint32_t i = 0; i < builder->count; i++) {
+        uint64_t at = builder->sections[i].offset;
+        memset(image + filled, 0, (size_t)(at - filled));
+        if (builder->sections[i].data) {
+            memcpy(image + at, builder->sections[i].data, (size_t)builder->sections[i].size);
+            filled = at + builder->sections[i].size;
+        } else {
+            filled = at; /* the filler writes every byte of its payload */
+        }
+    }
+    memset(image + filled, 0, (size_t)(cursor - filled));
+    builder->image = image;
+    builder->image_size = (size_t)cursor;
+    return CROWD_OK;
+}
+
+void *crowd_container_payload(const crowd_container_builder *builder, uint32_t index)
+{
+    return builder->image + builder->sections[index].offset;
+}
+
+void crowd_container_seal(crowd_container_builder *builder, uint8_t **bytes, size_t *size)
+{
+    uint8_t *out = builder->image;
     memcpy(out, CROWD_MAGIC, 8);
     crowd_wr32(out + 8, 1u);
     crowd_wr32(out + 12, builder->count);
-    crowd_wr64(out + 16, total);
-
-    uint64_t cursor = crowd_align16(table_end);
-    memset(out + table_end, 0, (size_t)(cursor - table_end));
+    crowd_wr64(out + 16, builder->image_size);
+    crowd_wr32(out + 24, 0);
+    crowd_wr32(out + 28, 0);
     for (uint32_t i = 0; i < builder->count; i++) {
         uint8_t *entry = out + CROWD_FILE_HEADER_BYTES + (size_t)i * CROWD_SECTION_ENTRY_BYTES;
-        uint64_t length = builder->sections[i].size;
-        if (length)
-            memcpy(out + cursor, builder->sections[i].data, (size_t)length);
+        uint64_t offset = builder->sections[i].offset, length = builder->sections[i].size;
+        memset(entry, 0, CROWD_SECTION_ENTRY_BYTES);
         crowd_wr32(entry, builder->sections[i].tag);
-        crowd_wr64(entry + 8, cursor);
+        crowd_wr64(entry + 8, offset);
         crowd_wr64(entry + 16, length);
-        crowd_wr32(entry + 24, crowd_crc32(0, out + cursor, (size_t)length));
-        uint64_t end = cursor + length;
-        cursor = crowd_align16(end);
-        memset(out + end, 0, (size_t)(cursor - end));
+        crowd_wr32(entry + 24, crowd_crc32(0, out + offset, (size_t)length));
     }
-    crowd_wr32(out + 24, crowd_crc32(0, out, (size_t)table_end)); /* computed with the field still zero */
+    uint64_t table_end = CROWD_FILE_HEADER_BYTES + (uint64_t)builder->count * CROWD_SECTION_ENTRY_BYTES;
+    crowd_wr32(out + 24, crowd_crc32(0, out, (size_t)table_end)); /* computed with the field zero */
     *bytes = out;
-    *size = (size_t)total;
-    return CROWD_OK;
+    *size = builder->image_size;
+    builder->image = NULL;
+    builder->image_size = 0;
 }
 
 uint32_t crowd_string_table_add(crowd_string_table *table, const char *s)

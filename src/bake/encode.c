@@ -14,7 +14,7 @@ uint16_t crowd_quantize_unorm16(float value, float min, float extent)
         return 0;
     if (q >= 65535.0f)
         return 65535;
-    return (uint16_t)lrintf(q);
+    return (uint16_t)(q + 0.5f); /* round half up: the same half-quantum bound, and no libm call */
 }
 
 void crowd_encode_positions_u16(const float *positions, const float *normals, size_t count, const float box_min[3],
@@ -24,8 +24,11 @@ void crowd_encode_positions_u16(const float *positions, const float *normals, si
     for (size_t i = 0; i < count; i++) {
         const float *p = positions + 3 * i;
         uint16_t *t = texels + 4 * i;
-        for (int k = 0; k < 3; k++)
-            t[k] = crowd_quantize_unorm16(p[k], box_min[k], extent[k]);
+        /* the expression of crowd_quantize_unorm16, inlined: this loop runs per vertex-frame */
+        for (int k = 0; k < 3; k++) {
+            float q = extent[k] > 0.0f ? (p[k] - box_min[k]) / extent[k] * 65535.0f : 0.0f;
+            t[k] = q > 0.0f ? (q < 65535.0f ? (uint16_t)(q + 0.5f) : 65535u) : 0u;
+        }
         t[3] = 0;
         if (normals) {
             uint16_t q[2];
@@ -68,7 +71,11 @@ void crowd_encode_tangents(const float *tangents, const float *normals, const fl
                            uint32_t vertex_count, size_t count, uint16_t *texels)
 {
     for (size_t i = 0; i < count; i++) {
-        const float *n = normals + 3 * i;
+        const float *raw = normals + 3 * i; /* skinned normals are not unit length */
+        float nl = sqrtf(raw[0] * raw[0] + raw[1] * raw[1] + raw[2] * raw[2]);
+        float n[3] = {0.0f, 1.0f, 0.0f};
+        if (nl > 0.0f)
+            n[0] = raw[0] / nl, n[1] = raw[1] / nl, n[2] = raw[2] / nl;
         float t[3] = {tangents[3 * i], tangents[3 * i + 1], tangents[3 * i + 2]};
         float d = t[0] * n[0] + t[1] * n[1] + t[2] * n[2];
         for (int k = 0; k < 3; k++)

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 /* Box-normalised 16-bit positions into RGBA16UI texels. w receives the 8+8-bit octahedral
- * normal (precise rounding) when `normals` is non-NULL, else 0. */
+ * normal (precise rounding) when `normals` is non-NULL (compact mode), else 0. */
 void crowd_encode_positions_u16(const float *positions, const float *normals, size_t count, const float box_min[3],
                                 const float box_max[3], uint16_t *texels);
 
@@ -29,7 +29,7 @@ void crowd_encode_normals_f16(const float *normals, size_t count, uint16_t *texe
 void crowd_encode_tangents(const float *tangents, const float *normals, const float *bind_tangents,
                            uint32_t vertex_count, size_t count, uint16_t *texels);
 
-/* One position component to 16 bits: round((v - min) / extent * 65535), clamped. */
+/* One position component to 16 bits: (v - min) / extent * 65535 rounded half up, clamped. */
 uint16_t crowd_quantize_unorm16(float value, float min, float extent);
 
 #endif

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Row-major 3x4 accumulation of the weighted skinning matrices of one vertex. Zero weights are
- * skipped: most vertices of a typical character have one or two real influences. */
-static void blend_matrix(const crowd_rig *rig, uint32_t v, const float *skin, float m[12])
+/* Weighted sum of a vertex's skinning matrices (3x4 rows). Zero weights are skipped: most
+ * vertices of a typical character have one or two real influences. */
+static void blend_matrix(const crowd_rig *rig, uint32_t v, const float *rows, float m[12])
 {
     memset(m, 0, 12 * sizeof(float));
     const uint16_t *joints = rig->joints + (size_t)v * rig->influence_count;
@@ -17,10 +17,9 @@ static void blend_matrix(const crowd_rig *rig, uint32_t v, const float *skin, fl
         float w = weights[k];
         if (w == 0.0f)
             continue;
-        const float *s = skin + 16 * (size_t)joints[k];
-        for (int r = 0; r < 3; r++)
-            for (int c = 0; c < 4; c++)
-                m[r * 4 + c] += w * s[c * 4 + r];
+        const float *s = rows + 12 * (size_t)joints[k];
+        for (int e = 0; e < 12; e++)
+            m[e] += w * s[e];
     }
 }
 
@@ -39,31 +38,27 @@ static void apply_morphs(const crowd_rig *rig, uint32_t v, const float *morph_we
     }
 }
 
-void crowd_skin_frame(const crowd_rig *rig, const float *skin, const float *morph_weights,
+void crowd_skin_frame(const crowd_rig *rig, const float *skin, float *rows, const float *morph_weights,
                       const float *bind_tangents, float *positions, float *normals, float *tangents)
 {
+    /* Contiguous rows make the per-vertex blend a straight 12-float multiply-add the compiler
+     * vectorises; column-major 4x4s would be strided. */
+    for (uint32_t b = 0; b < rig->bone_count; b++)
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++)
+                rows[12 * b + 4 * r + c] = skin[16 * b + 4 * c + r];
     for (uint32_t v = 0; v < rig->vertex_count; v++) {
         float p[3], n[3], m[12];
         memcpy(p, rig->positions + 3 * (size_t)v, sizeof p);
         memcpy(n, rig->normals + 3 * (size_t)v, sizeof n);
         if (morph_weights && rig->morph_target_count)
             apply_morphs(rig, v, morph_weights, p, n);
-        blend_matrix(rig, v, skin, m);
+        blend_matrix(rig, v, rows, m);
 
         float *op = positions + 3 * (size_t)v, *on = normals + 3 * (size_t)v;
         for (int r = 0; r < 3; r++) {
             op[r] = m[r * 4] * p[0] + m[r * 4 + 1] * p[1] + m[r * 4 + 2] * p[2] + m[r * 4 + 3];
             on[r] = m[r * 4] * n[0] + m[r * 4 + 1] * n[1] + m[r * 4 + 2] * n[2];
-        }
-        float len = sqrtf(on[0] * on[0] + on[1] * on[1] + on[2] * on[2]);
-        if (len > 0.0f) {
-            on[0] /= len;
-            on[1] /= len;
-            on[2] /= len;
-        } else {
-            on[0] = 0.0f;
-            on[1] = 1.0f;
-            on[2] = 0.0f;
         }
         if (tangents) {
             const float *t = bind_tangents + 4 * (size_t)v;

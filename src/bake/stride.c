@@ -10,10 +10,48 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* The k-th smallest value (Hoare's selection, expected linear time); reorders `v`. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = v[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i] = v[j];
+                v[j] = t;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return v[k];
+    }
+    return v[k];
+}
+
 static double median(double *values, size_t count)
 {
-    qsort(values, count, sizeof *values, compare_double);
-    return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
+    double upper = select_kth(values, count, count / 2);
+    if (count % 2)
+        return upper;
+    /* after selection everything below count/2 is <= upper: the lower middle is their maximum */
+    double lower = values[0];
+    for (size_t i = 1; i < count / 2; i++)
+        lower = values[i] > lower ? values[i] : lower;
+    return 0.5 * (lower + upper);
 }
 
 bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t frame_count, double duration,

@@ -22,6 +22,10 @@ static float sign_not_zero(float x)
 void crowd_oct_encode(const float n[3], float square[2])
 {
     float l1 = fabsf(n[0]) + fabsf(n[1]) + fabsf(n[2]);
+    if (!(l1 > 0.0f)) { /* no direction: encode +Z rather than NaN */
+        square[0] = square[1] = 0.0f;
+        return;
+    }
     float x = n[0] / l1, y = n[1] / l1;
     if (n[2] < 0.0f) {
         float fx = (1.0f - fabsf(y)) * sign_not_zero(x);
@@ -71,7 +75,7 @@ static uint16_t quantize_channel(float s, float max)
         return 0;
     if (v >= max)
         return (uint16_t)max;
-    return (uint16_t)lrintf(v);
+    return (uint16_t)(v + 0.5f);
 }
 
 void crowd_oct_quantize(const float n[3], unsigned bits, uint16_t q[2])

@@ -11,7 +11,7 @@
 
 #define CROWD_OCT_ERROR_FACTOR 2.1214f /* sqrt(1.5) * sqrt(3), rounded up */
 
-/* Unit vector -> square coordinates in [-1, 1]^2 (exact up to float rounding). */
+/* Direction (any length; zero gives +Z) -> square coordinates in [-1, 1]^2. */
 void crowd_oct_encode(const float n[3], float square[2]);
 
 /* Square coordinates -> unit vector, with the same operations as the GLSL decode. */
