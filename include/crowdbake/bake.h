@@ -91,7 +91,8 @@ typedef struct crowd_verify_report {
     double bone_bound_mm;         /* NAN when bone mode cannot match exactly (>4 influences, morphs) */
     uint32_t clip_count;
     crowd_verify_clip *clips;     /* owned; crowd_verify_report_free */
-    double stride_tolerance;      /* relative, 1e-3 */
+    double stride_tolerance;      /* relative, 1e-3, for the manifest stride; the stride re-measured
+                                     from decoded frames may also be off by the encoding's error */
     bool passed;
     char failure[256];            /* the first broken bound, when !passed */
 } crowd_verify_report;

@@ -1,6 +1,7 @@
 #include "core/octahedral.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 /* Error bound. In the upper half the decoder forms v = (u1, u2, 1 - |u1| - |u2|) and normalises.
  * A rounding error e = (e1, e2), |ei| <= d/2, changes v by (e1, e2, -(+-e1 +- e2)), whose length is
@@ -11,7 +12,8 @@
 float crowd_oct_error_bound(unsigned bits)
 {
     float step = 2.0f / (float)((1u << bits) - 1u);
-    return CROWD_OCT_ERROR_FACTOR * step;
+    /* + float rounding in the decode (normalisation), which the exact-arithmetic bound ignores */
+    return CROWD_OCT_ERROR_FACTOR * step + 1e-6f;
 }
 
 static float sign_not_zero(float x)
@@ -93,7 +95,11 @@ void crowd_oct_quantize_precise(const float n[3], unsigned bits, uint16_t q[2])
     crowd_oct_encode(n, s);
     float max = quantum_max(bits);
     float base[2] = {floorf((s[0] * 0.5f + 0.5f) * max), floorf((s[1] * 0.5f + 0.5f) * max)};
-    float best_dot = -2.0f;
+    /* Compare candidates by tan^2 of their angle to n, |d x n|^2 / (d . n)^2, in double: it does not
+     * depend on the vectors' lengths (the float decode is not exactly unit), and it resolves the
+     * tiny angles of 16-bit grids where a float dot product cannot. */
+    double best_cross = 1.0, best_dot = 0.0;
+    bool have = false;
     for (int dx = 0; dx <= 1; dx++) {
         for (int dy = 0; dy <= 1; dy++) {
             float cx = fminf(fmaxf(base[0] + (float)dx, 0.0f), max);
@@ -101,12 +107,21 @@ void crowd_oct_quantize_precise(const float n[3], unsigned bits, uint16_t q[2])
             uint16_t candidate[2] = {(uint16_t)cx, (uint16_t)cy};
             float d[3];
             crowd_oct_dequantize(candidate, bits, d);
-            float dot = d[0] * n[0] + d[1] * n[1] + d[2] * n[2];
-            if (dot > best_dot) {
+            double dot = (double)d[0] * n[0] + (double)d[1] * n[1] + (double)d[2] * n[2];
+            double x = (double)d[1] * n[2] - (double)d[2] * n[1], y = (double)d[2] * n[0] - (double)d[0] * n[2],
+                   z = (double)d[0] * n[1] - (double)d[1] * n[0];
+            double cross = x * x + y * y + z * z;
+            if (dot <= 0.0)
+                continue;
+            if (!have || cross * best_dot * best_dot < best_cross * dot * dot) {
+                have = true;
+                best_cross = cross;
                 best_dot = dot;
                 q[0] = candidate[0];
                 q[1] = candidate[1];
             }
         }
     }
+    if (!have)
+        crowd_oct_quantize(n, bits, q);
 }

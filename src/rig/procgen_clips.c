@@ -20,9 +20,9 @@
 /* Gait table: durations, strides and stance fractions chosen so the planted leg never reaches
  * full extension (the IK reach stays below 98% of the leg: see test_procgen). */
 static const crowd_gait gaits[] = {
-    {"walk", 1.05, 1.30, 0.55, 0.10, 0.985, 0.020},
-    {"jog", 0.78, 2.00, 0.40, 0.14, 0.910, 0.030},
-    {"run", 0.70, 2.90, 0.32, 0.22, 0.870, 0.040},
+    {"walk", 1.05, 1.30, 0.55, 0.10, 0.975, 0.020},
+    {"jog", 0.78, 2.00, 0.40, 0.14, 0.900, 0.030},
+    {"run", 0.70, 2.90, 0.32, 0.22, 0.855, 0.035},
 };
 #define GAIT_COUNT (sizeof gaits / sizeof gaits[0])
 
@@ -271,7 +271,13 @@ static void foot_track(const crowd_gait *g, double q, double side_x, double out[
     double s = (q - g->duty) / (1 - g->duty);
     double lift = g->lift * sin(CB_PI * s) * sin(CB_PI * s);
     out[1] = HUMANOID_ANKLE_HEIGHT + lift;
-    out[2] = -half + 2 * half * smoothstep01(s);
+    /* Forward swing that leaves and lands at most of the stance's backwards speed (no skid at
+     * touchdown): smoothstep for the travel plus s(1-s)^6 - (1-s)s^6, whose slope is 1 at both ends
+     * and which fades within a few frames. 60% of the speed keeps the overshoot inside the leg's
+     * reach. */
+    double match = -0.6 * g->stride * (1 - g->duty);
+    double ends = s * pow(1 - s, 6) - (1 - s) * pow(s, 6);
+    out[2] = -half + 2 * half * smoothstep01(s) + match * ends;
     /* Toe down after push-off, toe up before landing. Proportional to the current lift, so the toe
      * (0.2 m ahead of the ankle) and heel never dip below the ground. */
     *orientation = rot_x(3.0 * lift * cos(CB_PI * s));
