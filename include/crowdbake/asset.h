@@ -50,6 +50,7 @@ typedef enum crowd_texel_format {
     CROWD_TEXEL_RGBA16F = 3,
     CROWD_TEXEL_RG16F = 4,
     CROWD_TEXEL_RGBA32F = 5,
+    CROWD_TEXEL_RGBA8 = 6,
 } crowd_texel_format;
 
 typedef struct crowd_texture {
@@ -96,10 +97,15 @@ typedef struct crowd_socket {
     float offset[12];
 } crowd_socket;
 
+enum {
+    CROWD_REGION_TEXTURED = 1u << 0, /* multiply the colour by the albedo texture at the vertex UVs */
+};
+
 typedef struct crowd_region {
-    const char *name;             /* "skin", "shirt", "pants", ... */
+    const char *name;             /* "skin", "shirt", "pants", ... or a glTF material's name */
     uint32_t palette_first;       /* into crowd_asset.palette */
-    uint32_t palette_count;       /* variant colours to pick from; >= 1 */
+    uint32_t palette_count;       /* variant colours to pick from; >= 1; [0] is the authored colour */
+    uint32_t flags;               /* CROWD_REGION_* */
 } crowd_region;
 
 enum {
@@ -107,6 +113,7 @@ enum {
     CROWD_ASSET_HAS_TANGENTS = 1u << 1,
     CROWD_ASSET_HAS_UVS = 1u << 2,
     CROWD_ASSET_HAS_COLORS = 1u << 3,
+    CROWD_ASSET_HAS_ALBEDO = 1u << 4, /* an RGBA8 base-colour texture (needs UVs) */
 };
 
 typedef enum crowd_source_kind {
@@ -133,6 +140,9 @@ typedef struct crowd_asset {
     /* Bone texture: 3 RGBA32F texels (rows of a 3x4 skinning matrix, bind pose to animated pose)
      * per bone per frame; texel index = (frame * bone_count + bone) * 3 + row. */
     crowd_texture bones;
+    /* Base-colour texture (sRGB RGBA8), sampled at the vertex UVs by regions flagged
+     * CROWD_REGION_TEXTURED. Zero size without CROWD_ASSET_HAS_ALBEDO. */
+    crowd_texture albedo;
 
     /* Static per-vertex streams (vertex_count entries each). */
     const float *bind_positions;  /* xyz, bind pose: the bone-mode input */

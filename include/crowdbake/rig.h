@@ -52,7 +52,8 @@ typedef struct crowd_rig_socket {
 typedef struct crowd_rig_region {
     char *name;
     uint32_t palette_count;      /* >= 1 */
-    uint8_t (*palette)[4];       /* rgba8 choices; [0] is the default */
+    uint8_t (*palette)[4];       /* rgba8 choices; [0] is the default (a glTF base colour factor) */
+    bool textured;               /* multiplied by the rig's albedo texture at the vertex UVs */
 } crowd_rig_region;
 
 typedef struct crowd_rig crowd_rig;
@@ -100,6 +101,19 @@ struct crowd_rig {
     crowd_rig_socket *sockets;
     uint32_t region_count;
     crowd_rig_region *regions_info;
+
+    /* Base-colour texture (sRGB rgba8, albedo_width x albedo_height), or NULL. Needs uvs. */
+    uint32_t albedo_width, albedo_height;
+    uint8_t *albedo;
+
+    /* Authored levels of detail (glTF MSFT_lod), used by the baker instead of generated ones when
+     * lod_level_count > 0. Level l is lod_index_count[l] indices from lod_first_index[l] in
+     * lod_indices, referencing this rig's vertices; level 0 is normally `indices` again. */
+    uint32_t lod_level_count;
+    uint32_t *lod_indices;
+    uint32_t lod_first_index[CROWD_MAX_LODS];
+    uint32_t lod_index_count[CROWD_MAX_LODS];
+    float lod_screen_coverage[CROWD_MAX_LODS];
 
     crowd_rig_sample_fn sample;
     void *sampler_data;                   /* owned: freed with sampler_free */

@@ -392,8 +392,15 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     measure_bounds(&job);
     double t1 = now_ms();
     progress(&job, 1.0f, "lods");
-    if ((r = crowd_build_lod_chain(job.rig->positions, job.rig->normals, job.rig->vertex_count, job.rig->indices,
-                                   job.rig->index_count, ratios, lod_count, &job.lods, error)))
+    const crowd_rig *rig = job.rig;
+    if (rig->lod_level_count)
+        r = crowd_lod_chain_from_authored(rig->lod_indices, rig->lod_first_index, rig->lod_index_count,
+                                          rig->lod_screen_coverage, rig->lod_level_count, rig->vertex_count, &job.lods,
+                                          error);
+    else
+        r = crowd_build_lod_chain(rig->positions, rig->normals, rig->vertex_count, rig->indices, rig->index_count,
+                                  ratios, lod_count, &job.lods, error);
+    if (r != CROWD_OK)
         goto done;
     double t2 = now_ms();
     progress(&job, 1.0f, "strides");

@@ -31,7 +31,8 @@ static uint32_t flags_of(const bake_job *job)
 {
     const crowd_bake_desc *d = job->desc;
     return (d->bones ? CROWD_ASSET_HAS_BONES : 0u) | (d->tangents ? CROWD_ASSET_HAS_TANGENTS : 0u) |
-           (job->rig->uvs ? CROWD_ASSET_HAS_UVS : 0u) | (job->rig->colors ? CROWD_ASSET_HAS_COLORS : 0u);
+           (job->rig->uvs ? CROWD_ASSET_HAS_UVS : 0u) | (job->rig->colors ? CROWD_ASSET_HAS_COLORS : 0u) |
+           (job->rig->albedo ? CROWD_ASSET_HAS_ALBEDO : 0u);
 }
 
 static uint32_t palette_total(const crowd_rig *rig)
@@ -73,6 +74,8 @@ static void write_head(const bake_job *job, uint32_t source_name, uint8_t *h)
     crowd_wr32(h + CROWD_HEAD_SOURCE_KIND, rig->source == CROWD_RIG_GLTF ? CROWD_SOURCE_GLTF : CROWD_SOURCE_PROCEDURAL);
     crowd_wr32(h + CROWD_HEAD_SOURCE_NAME, source_name);
     crowd_wrf32(h + CROWD_HEAD_BAKE_FPS, d->frames ? 0.0f : job->fps);
+    crowd_wr32(h + CROWD_HEAD_ALBEDO_WIDTH, rig->albedo ? rig->albedo_width : 0);
+    crowd_wr32(h + CROWD_HEAD_ALBEDO_HEIGHT, rig->albedo ? rig->albedo_height : 0);
 }
 
 static void write_matrix(uint8_t *p, const float m[16])
@@ -160,6 +163,7 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
         crowd_wr32(rec, name);
         crowd_wr32(rec + 4, palette_cursor);
         crowd_wr32(rec + 8, region->palette_count);
+        crowd_wr32(rec + 12, region->textured ? CROWD_REGION_TEXTURED : 0u);
         memcpy(t->palette + 4 * palette_cursor, region->palette, 4 * (size_t)region->palette_count);
         palette_cursor += region->palette_count;
     }
@@ -218,6 +222,8 @@ crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, cro
         ttan = b->count;
         crowd_container_add(b, CROWD_TAG_TTAN, NULL, texels * 4);
     }
+    if (rig->albedo)
+        crowd_container_add(b, CROWD_TAG_TALB, rig->albedo, (uint64_t)rig->albedo_width * rig->albedo_height * 4);
     if (d->bones) {
         tbon = b->count;
         crowd_container_add(b, CROWD_TAG_TBON, NULL, (uint64_t)job->bone_width * job->bone_height * 16);

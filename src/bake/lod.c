@@ -234,6 +234,39 @@ done:
     return r;
 }
 
+crowd_result crowd_lod_chain_from_authored(const uint32_t *indices, const uint32_t *firsts, const uint32_t *counts,
+                                           const float *coverage, uint32_t level_count, uint32_t vertex_count,
+                                           crowd_lod_chain *out, crowd_error *error)
+{
+    memset(out, 0, sizeof *out);
+    if (level_count == 0 || level_count > CROWD_MAX_LODS)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "LOD count %u outside 1..%u", level_count, CROWD_MAX_LODS);
+    uint64_t total = 0;
+    for (uint32_t l = 0; l < level_count; l++)
+        total += counts[l];
+    if (total > CROWD_MAX_INDICES)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "authored LODs hold %llu indices", (unsigned long long)total);
+    out->indices = malloc(sizeof(uint32_t) * (total ? total : 1));
+    if (!out->indices)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
+    uint32_t cursor = 0;
+    for (uint32_t l = 0; l < level_count; l++) {
+        uint32_t n = counts[l];
+        /* authored levels may grow where an author asks for it; the runtime relies on monotonic counts */
+        if (l > 0 && n > out->levels[l - 1].index_count) {
+            crowd_lod_chain_free(out);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "authored LOD %u has more triangles (%u) than level %u (%u)",
+                              l, n / 3, l - 1, out->levels[l - 1].index_count / 3);
+        }
+        meshopt_optimizeVertexCache(out->indices + cursor, indices + firsts[l], n, vertex_count);
+        out->levels[l] = (crowd_lod){cursor, n, n / 3, coverage ? coverage[l] : 0.0f};
+        cursor += n;
+    }
+    out->index_count = cursor;
+    out->level_count = level_count;
+    return CROWD_OK;
+}
+
 void crowd_lod_chain_free(crowd_lod_chain *chain)
 {
     if (!chain)

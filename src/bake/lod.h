@@ -24,6 +24,12 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
                                    const uint32_t *indices, uint32_t index_count, const float *ratios,
                                    uint32_t level_count, crowd_lod_chain *out, crowd_error *error);
 
+/* Takes authored levels (glTF MSFT_lod) as they are, reordered for the vertex cache. Level l is
+ * counts[l] indices from firsts[l] in `indices`; `coverage` may be NULL. */
+crowd_result crowd_lod_chain_from_authored(const uint32_t *indices, const uint32_t *firsts, const uint32_t *counts,
+                                           const float *coverage, uint32_t level_count, uint32_t vertex_count,
+                                           crowd_lod_chain *out, crowd_error *error);
+
 void crowd_lod_chain_free(crowd_lod_chain *chain);
 
 #endif

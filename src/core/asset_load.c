@@ -93,8 +93,11 @@ static crowd_result check_count(loader *ld, const char *what, uint32_t value, ui
     return CROWD_OK;
 }
 
-static crowd_result load_head(loader *ld, crowd_asset *a, uint32_t *vat_w, uint32_t *vat_h,
-                              uint32_t *bone_w, uint32_t *bone_h)
+typedef struct texture_dims {
+    uint32_t vat_w, vat_h, bone_w, bone_h, albedo_w, albedo_h;
+} texture_dims;
+
+static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
 {
     const uint8_t *h;
     crowd_result r = expect_section(ld, CROWD_TAG_HEAD, true, 1, CROWD_HEAD_BYTES, &h);
@@ -119,10 +122,12 @@ static crowd_result load_head(loader *ld, crowd_asset *a, uint32_t *vat_w, uint3
     }
     a->sphere_center_y = crowd_rdf32(h + CROWD_HEAD_SPHERE_CENTER_Y);
     a->sphere_radius = crowd_rdf32(h + CROWD_HEAD_SPHERE_RADIUS);
-    *vat_w = crowd_rd32(h + CROWD_HEAD_VAT_WIDTH);
-    *vat_h = crowd_rd32(h + CROWD_HEAD_VAT_HEIGHT);
-    *bone_w = crowd_rd32(h + CROWD_HEAD_BONE_TEX_WIDTH);
-    *bone_h = crowd_rd32(h + CROWD_HEAD_BONE_TEX_HEIGHT);
+    dims->vat_w = crowd_rd32(h + CROWD_HEAD_VAT_WIDTH);
+    dims->vat_h = crowd_rd32(h + CROWD_HEAD_VAT_HEIGHT);
+    dims->bone_w = crowd_rd32(h + CROWD_HEAD_BONE_TEX_WIDTH);
+    dims->bone_h = crowd_rd32(h + CROWD_HEAD_BONE_TEX_HEIGHT);
+    dims->albedo_w = crowd_rd32(h + CROWD_HEAD_ALBEDO_WIDTH);
+    dims->albedo_h = crowd_rd32(h + CROWD_HEAD_ALBEDO_HEIGHT);
     a->source_kind = (crowd_source_kind)crowd_rd32(h + CROWD_HEAD_SOURCE_KIND);
     a->bake_fps = crowd_rdf32(h + CROWD_HEAD_BAKE_FPS);
 
@@ -131,11 +136,13 @@ static crowd_result load_head(loader *ld, crowd_asset *a, uint32_t *vat_w, uint3
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: reserved byte %u is not zero", i);
 
     const uint32_t known_flags = CROWD_ASSET_HAS_BONES | CROWD_ASSET_HAS_TANGENTS | CROWD_ASSET_HAS_UVS |
-                                 CROWD_ASSET_HAS_COLORS;
+                                 CROWD_ASSET_HAS_COLORS | CROWD_ASSET_HAS_ALBEDO;
     if (a->flags & ~known_flags)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unknown flags 0x%x",
                           a->flags & ~known_flags);
     bool bones = a->flags & CROWD_ASSET_HAS_BONES;
+    if ((a->flags & CROWD_ASSET_HAS_ALBEDO) && !(a->flags & CROWD_ASSET_HAS_UVS))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: an albedo texture without UVs");
     if ((r = check_count(ld, "vertex_count", a->vertex_count, 1, CROWD_MAX_VERTICES)) ||
         (r = check_count(ld, "index_count", a->index_count, 3, CROWD_MAX_INDICES)) ||
         (r = check_count(ld, "clip_count", a->clip_count, 1, CROWD_MAX_CLIPS)) ||
@@ -184,6 +191,7 @@ static uint32_t texel_bytes_of(crowd_texel_format format)
         return 8;
     case CROWD_TEXEL_RG16UI:
     case CROWD_TEXEL_RG16F:
+    case CROWD_TEXEL_RGBA8:
         return 4;
     case CROWD_TEXEL_RGBA32F:
         return 16;
@@ -219,9 +227,9 @@ static crowd_result load_texture(loader *ld, uint32_t tag, bool present, uint32_
     return CROWD_OK;
 }
 
-static crowd_result load_textures(loader *ld, crowd_asset *a, uint32_t vat_w, uint32_t vat_h, uint32_t bone_w,
-                                  uint32_t bone_h)
+static crowd_result load_textures(loader *ld, crowd_asset *a, const texture_dims *d)
 {
+    uint32_t vat_w = d->vat_w, vat_h = d->vat_h, bone_w = d->bone_w, bone_h = d->bone_h;
     uint64_t vat_texels = (uint64_t)a->vertex_count * a->frame_count;
     bool f16 = a->position_encoding == CROWD_POSITION_F16_BOX;
     bool normal_texture = a->normal_encoding != CROWD_NORMAL_OCT8_IN_W;
@@ -237,7 +245,12 @@ static crowd_result load_textures(loader *ld, crowd_asset *a, uint32_t vat_w, ui
     uint64_t bone_texels = (uint64_t)a->frame_count * a->bone_count * 3u;
     if (!bones && (bone_w || bone_h))
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bone texture size without bones");
-    return load_texture(ld, CROWD_TAG_TBON, bones, bone_w, bone_h, bone_texels, CROWD_TEXEL_RGBA32F, &a->bones);
+    if ((r = load_texture(ld, CROWD_TAG_TBON, bones, bone_w, bone_h, bone_texels, CROWD_TEXEL_RGBA32F, &a->bones)))
+        return r;
+    bool albedo = a->flags & CROWD_ASSET_HAS_ALBEDO;
+    if (!albedo && (d->albedo_w || d->albedo_h))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: albedo size without an albedo texture");
+    return load_texture(ld, CROWD_TAG_TALB, albedo, d->albedo_w, d->albedo_h, 1, CROWD_TEXEL_RGBA8, &a->albedo);
 }
 
 /* ---- per-vertex streams and indices ---------------------------------------------------------- */
@@ -448,6 +461,12 @@ static crowd_result load_regions(loader *ld, crowd_asset *a, crowd_region *regio
             return r;
         g->palette_first = crowd_rd32(rec + 4);
         g->palette_count = crowd_rd32(rec + 8);
+        g->flags = crowd_rd32(rec + 12);
+        if (g->flags & ~(uint32_t)CROWD_REGION_TEXTURED)
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "regions[%u]: unknown flags 0x%x", i, g->flags);
+        if ((g->flags & CROWD_REGION_TEXTURED) && !(a->flags & CROWD_ASSET_HAS_ALBEDO))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "regions[%u] \"%s\": textured, but the asset has no albedo texture", i, g->name);
         if (g->palette_count == 0 || (uint64_t)g->palette_first + g->palette_count > a->palette_count)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "regions[%u] \"%s\": palette %u + %u outside the %u colours", i, g->name,
@@ -491,19 +510,19 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_asset_load_memory: data must be 16-byte aligned");
 
     loader ld = {.error = error};
-    uint32_t vat_w, vat_h, bone_w, bone_h;
+    texture_dims dims;
     asset_storage *s = NULL;
     crowd_result r = crowd_container_read(data, size, &ld.view, error);
     if (r == CROWD_OK)
         r = load_strings(&ld);
     if (r == CROWD_OK)
-        r = load_head(&ld, asset, &vat_w, &vat_h, &bone_w, &bone_h);
+        r = load_head(&ld, asset, &dims);
     if (r == CROWD_OK)
         r = allocate_storage(asset, error);
     if (r != CROWD_OK)
         goto fail;
     s = asset->internal_;
-    if ((r = load_textures(&ld, asset, vat_w, vat_h, bone_w, bone_h)) || (r = load_streams(&ld, asset)) ||
+    if ((r = load_textures(&ld, asset, &dims)) || (r = load_streams(&ld, asset)) ||
         (r = load_clips(&ld, asset, s->clips)) || (r = load_lods(&ld, asset, s->lods)) ||
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
         (r = load_regions(&ld, asset, s->regions)))

@@ -36,6 +36,7 @@ enum crowd_section_tag {
     CROWD_TAG_TNRM = CROWD_TAG('T', 'N', 'R', 'M'),
     CROWD_TAG_TTAN = CROWD_TAG('T', 'T', 'A', 'N'),
     CROWD_TAG_TBON = CROWD_TAG('T', 'B', 'O', 'N'),
+    CROWD_TAG_TALB = CROWD_TAG('T', 'A', 'L', 'B'),
 };
 
 /* Record sizes in bytes. */
@@ -44,7 +45,7 @@ enum crowd_section_tag {
 #define CROWD_LOD_BYTES 16u
 #define CROWD_BONE_BYTES 56u
 #define CROWD_SOCKET_BYTES 56u
-#define CROWD_REGION_BYTES 12u
+#define CROWD_REGION_BYTES 16u
 
 /* Byte offsets inside HEAD. */
 enum crowd_head_field {
@@ -71,7 +72,9 @@ enum crowd_head_field {
     CROWD_HEAD_SOURCE_KIND = 96,
     CROWD_HEAD_SOURCE_NAME = 100,
     CROWD_HEAD_BAKE_FPS = 104,
-    CROWD_HEAD_RESERVED = 108, /* up to CROWD_HEAD_BYTES: zero */
+    CROWD_HEAD_ALBEDO_WIDTH = 108,
+    CROWD_HEAD_ALBEDO_HEIGHT = 112,
+    CROWD_HEAD_RESERVED = 116, /* up to CROWD_HEAD_BYTES: zero */
 };
 
 /* Little-endian field access; the container is little-endian on every host. */

@@ -90,13 +90,32 @@ crowd_result crowd_rig_validate(const crowd_rig *rig, crowd_error *error)
         if (rig->sockets[s].bone >= rig->bone_count)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: socket \"%s\" bone %u out of range",
                               rig->sockets[s].name, rig->sockets[s].bone);
+    if (rig->albedo && (!rig->uvs || rig->albedo_width == 0 || rig->albedo_height == 0 ||
+                        rig->albedo_width > CROWD_MAX_TEXTURE_DIM || rig->albedo_height > CROWD_MAX_TEXTURE_DIM))
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: albedo texture %u x %u without UVs or too large",
+                          rig->albedo_width, rig->albedo_height);
+    if (rig->lod_level_count > CROWD_MAX_LODS)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "rig: %u authored LOD levels, limit %u", rig->lod_level_count,
+                          CROWD_MAX_LODS);
+    for (uint32_t l = 0; l < rig->lod_level_count; l++) {
+        if (rig->lod_index_count[l] == 0 || rig->lod_index_count[l] % 3)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: authored LOD %u has %u indices", l,
+                              rig->lod_index_count[l]);
+        for (uint32_t i = 0; i < rig->lod_index_count[l]; i++)
+            if (rig->lod_indices[rig->lod_first_index[l] + i] >= rig->vertex_count)
+                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: authored LOD %u index out of range", l);
+    }
     if (rig->region_count == 0 || rig->region_count > CROWD_MAX_REGIONS)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "rig: %u regions outside 1..%u", rig->region_count,
                           CROWD_MAX_REGIONS);
-    for (uint32_t g = 0; g < rig->region_count; g++)
+    for (uint32_t g = 0; g < rig->region_count; g++) {
         if (rig->regions_info[g].palette_count == 0)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: region \"%s\" has no colours",
                               rig->regions_info[g].name);
+        if (rig->regions_info[g].textured && !rig->albedo)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: region \"%s\" is textured but there is no albedo",
+                              rig->regions_info[g].name);
+    }
     return CROWD_OK;
 }
 
@@ -114,6 +133,8 @@ void crowd_rig_free(crowd_rig *rig)
     free(rig->weights);
     free(rig->morph_positions);
     free(rig->morph_normals);
+    free(rig->albedo);
+    free(rig->lod_indices);
     for (uint32_t b = 0; rig->bones && b < rig->bone_count; b++)
         free(rig->bones[b].name);
     free(rig->bones);
