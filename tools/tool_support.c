@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "crowdbake/bake.h"
 
 bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 {
@@ -113,6 +114,23 @@ uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
     }
     fclose(f);
     return bytes;
+}
+
+crowd_result tool_bake_humanoid(uint8_t **bytes, size_t *size, crowd_error *error)
+{
+    crowd_rig rig;
+    crowd_result r = tool_load_rig(NULL, 0.0f, &rig, error);
+    if (r != CROWD_OK)
+        return r;
+    crowd_bake_desc desc = {.rig = &rig, .bones = true};
+    crowd_bake_output out;
+    r = crowd_bake(&desc, &out, error);
+    crowd_rig_free(&rig);
+    if (r != CROWD_OK)
+        return r;
+    *bytes = out.bytes;
+    *size = out.size;
+    return CROWD_OK;
 }
 
 double tool_now_ms(void)

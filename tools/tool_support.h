@@ -27,6 +27,10 @@ crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_o
 /* Reads a whole file into a 16-byte aligned buffer (free() it), or NULL with the error filled. */
 uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error);
 
+/* Bakes the built-in humanoid with the bone texture (the tools' default asset) into memory; free()
+ * the bytes. */
+crowd_result tool_bake_humanoid(uint8_t **bytes, size_t *size, crowd_error *error);
+
 double tool_now_ms(void);
 
 /* Human-readable byte count: "7.80 MB", "338.0 KB". */

@@ -1,0 +1,423 @@
+/* The crowd's public API: creation, settings, and the per-instance setters. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "crowd/crowd_internal.h"
+
+#define CROWD_MAX_CAPACITY (1u << 22)
+
+static const float default_lod_distances[] = {6.0f, 14.0f, 34.0f, 80.0f};
+static const float default_coverage[] = {0.25f, 0.10f, 0.04f, 0.015f, 0.0f};
+
+uint32_t crowd_pack_variant(const crowd_variant *v)
+{
+    uint32_t word = 0;
+    for (int r = 0; r < 6; r++)
+        word |= (uint32_t)(v->region_choice[r] & 15u) << (4 * r);
+    return word | (uint32_t)v->accessories << 24;
+}
+
+static uint32_t pack_rgb(const uint8_t rgb[3])
+{
+    return (uint32_t)rgb[0] | (uint32_t)rgb[1] << 8 | (uint32_t)rgb[2] << 16 | 0xFF000000u;
+}
+
+/* ---- settings --------------------------------------------------------------------------------- */
+
+static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *error)
+{
+    *out = *in;
+    const crowd_asset *a = in->asset;
+    if (!a || !a->positions.data)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: desc.asset must be a loaded asset");
+    if (!out->capacity)
+        out->capacity = 10000;
+    if (out->capacity > CROWD_MAX_CAPACITY)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: capacity %u above %u", out->capacity, CROWD_MAX_CAPACITY);
+    if (out->world_size == 0.0f)
+        out->world_size = 420.0f;
+    if (out->chunk_size == 0.0f)
+        out->chunk_size = 24.0f;
+    if (!(out->world_size > 0.0f && out->world_size < 1e6f) || !(out->chunk_size > 0.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: world_size %g / chunk_size %g must be positive",
+                          (double)out->world_size, (double)out->chunk_size);
+    if ((double)out->world_size / out->chunk_size > 4096.0)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: more than 4096 chunks per side (world %g, chunk %g)",
+                          (double)out->world_size, (double)out->chunk_size);
+    if (out->lod_policy != CROWD_LOD_DISTANCE && out->lod_policy != CROWD_LOD_SCREEN_COVERAGE)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: unknown LOD policy %d", (int)out->lod_policy);
+    if (out->lod_pivot != CROWD_PIVOT_CENTRE && out->lod_pivot != CROWD_PIVOT_NEAR_EDGE)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: unknown LOD pivot %d", (int)out->lod_pivot);
+
+    bool distances_given = false, coverage_given = false;
+    for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
+        distances_given |= out->lod_distances[l] != 0.0f;
+    for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
+        coverage_given |= out->screen_coverage[l] != 0.0f;
+    if (!distances_given)
+        for (uint32_t l = 0; l < 4; l++)
+            out->lod_distances[l] = default_lod_distances[l];
+    if (!coverage_given) {
+        bool hints = false;
+        for (uint32_t l = 1; l < a->lod_count; l++)
+            hints |= a->lods[l].screen_coverage > 0.0f;
+        for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
+            out->screen_coverage[l] = hints ? (l < a->lod_count ? a->lods[l].screen_coverage : 0.0f)
+                                            : (l < 5 ? default_coverage[l] : 0.0f);
+    }
+    for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
+        if (!(out->lod_distances[l] >= 0.0f) || (l && out->lod_distances[l] != 0.0f &&
+                                                 out->lod_distances[l] < out->lod_distances[l - 1]))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_distances must be increasing");
+    if (out->lod_bias == 0.0f)
+        out->lod_bias = 1.0f;
+    if (out->hysteresis == 0.0f)
+        out->hysteresis = 0.1f;
+    if (!(out->lod_bias > 0.0f) || !(out->hysteresis >= 0.0f && out->hysteresis < 1.0f) || !(out->min_coverage >= 0.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_bias > 0, hysteresis in [0, 1), min_coverage >= 0");
+    if (out->shadow_max_lod == 0)
+        out->shadow_max_lod = 2;
+    if (out->cross_fade_max_lod == 0)
+        out->cross_fade_max_lod = 1;
+    if (out->far_pool == 0)
+        out->far_pool = 1;
+    if (out->shadows == 0)
+        out->shadows = 1;
+    return CROWD_OK;
+}
+
+const crowd_desc *crowd_settings(const crowd *c)
+{
+    return &c->desc;
+}
+
+crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *error)
+{
+    if (!c || !desc)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_configure: NULL");
+    crowd_desc resolved;
+    crowd_result r = resolve(desc, &resolved, error);
+    if (r != CROWD_OK)
+        return r;
+    if (resolved.asset != c->desc.asset || resolved.capacity != c->desc.capacity ||
+        resolved.world_size != c->desc.world_size || resolved.chunk_size != c->desc.chunk_size)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_configure: asset, capacity, world and chunk size are fixed at creation");
+    c->desc = resolved;
+    return CROWD_OK;
+}
+
+/* ---- creation --------------------------------------------------------------------------------- */
+
+void crowd_destroy(crowd *c)
+{
+    if (!c)
+        return;
+    free(c->records);
+    free(c->records_back);
+    free(c->agents);
+    free(c->agents_back);
+    free(c->index_of_slot);
+    free(c->index_back);
+    free(c->dirty);
+    free(c->dirty_back);
+    free(c->lod_of_slot);
+    free(c->lod_back);
+    free(c->slot_of_index);
+    free(c->cell_of_slot);
+    free(c->cell_back);
+    free(c->rank_of_slot);
+    free(c->budget_order);
+    free(c->coverage_of_slot);
+    free(c->cells);
+    free(c->rank_start);
+    free(c->rank_cursor);
+    free(c->draws);
+    free(c->uploads);
+    free(c);
+}
+
+crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *error)
+{
+    if (!desc || !out)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_create: NULL desc or out");
+    *out = NULL;
+    crowd *c = calloc(1, sizeof *c);
+    if (!c)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory");
+    crowd_result r = resolve(desc, &c->desc, error);
+    if (r != CROWD_OK) {
+        free(c);
+        return r;
+    }
+    c->asset = c->desc.asset;
+    c->capacity = c->desc.capacity;
+    c->stride_matching = true;
+    c->world_min = -0.5f * c->desc.world_size;
+    c->grid_dim = (uint32_t)ceil((double)c->desc.world_size / c->desc.chunk_size);
+    if (c->grid_dim == 0)
+        c->grid_dim = 1;
+    c->cell_size = c->desc.world_size / (float)c->grid_dim;
+    c->cell_count = c->grid_dim * c->grid_dim;
+    /* ranks: distance policy needs one per cell + parked; coverage needs (levels + 1) per cell + parked */
+    c->rank_count = (CROWD_MAX_LODS + 1) * c->cell_count + 1;
+    c->draw_capacity = CROWD_MAX_LODS + c->cell_count + 1;
+    c->upload_capacity = 1024;
+
+    size_t n = c->capacity;
+    c->records = malloc(n * sizeof *c->records);
+    c->records_back = malloc(n * sizeof *c->records);
+    c->agents = calloc(n, sizeof *c->agents);
+    c->agents_back = calloc(n, sizeof *c->agents);
+    c->index_of_slot = malloc(n * sizeof(uint32_t));
+    c->index_back = malloc(n * sizeof(uint32_t));
+    c->dirty = calloc(n, 1);
+    c->dirty_back = calloc(n, 1);
+    c->lod_of_slot = calloc(n, 1);
+    c->lod_back = calloc(n, 1);
+    c->slot_of_index = malloc(n * sizeof(uint32_t));
+    c->cell_of_slot = malloc(n * sizeof(uint32_t));
+    c->cell_back = malloc(n * sizeof(uint32_t));
+    c->rank_of_slot = malloc(n * sizeof(uint32_t));
+    c->budget_order = malloc(n * sizeof(uint32_t));
+    c->coverage_of_slot = malloc(n * sizeof(float));
+    c->cells = calloc(c->cell_count, sizeof *c->cells);
+    c->rank_start = calloc((size_t)c->rank_count + 1, sizeof(uint32_t));
+    c->rank_cursor = calloc((size_t)c->rank_count, sizeof(uint32_t));
+    c->draws = malloc(c->draw_capacity * sizeof *c->draws);
+    c->uploads = malloc(c->upload_capacity * sizeof *c->uploads);
+    if (!c->records || !c->records_back || !c->agents || !c->agents_back || !c->index_of_slot || !c->index_back ||
+        !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index || !c->cell_of_slot || !c->cell_back ||
+        !c->rank_of_slot || !c->budget_order || !c->coverage_of_slot || !c->cells || !c->rank_start || !c->rank_cursor || !c->draws ||
+        !c->uploads) {
+        crowd_destroy(c);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory for %u instances", c->capacity);
+    }
+    *out = c;
+    return CROWD_OK;
+}
+
+/* ---- instances -------------------------------------------------------------------------------- */
+
+void crowd_mark_dirty(crowd *c, uint32_t slot)
+{
+    c->dirty[slot] = 1;
+}
+
+uint32_t crowd_slot_of(crowd *c, uint32_t index)
+{
+    if (c->index_map_stale) { /* the sort moved records: one pass rebuilds index -> slot */
+        for (uint32_t s = 0; s < c->slots; s++)
+            c->slot_of_index[c->index_of_slot[s]] = s;
+        c->index_map_stale = false;
+    }
+    return c->slot_of_index[index];
+}
+
+static float authored_rate(const crowd_asset *a, uint32_t clip)
+{
+    float d = a->clips[clip].duration;
+    return d > 0.0f ? 1.0f / d : 0.0f;
+}
+
+static void default_record(const crowd *c, crowd_record *r)
+{
+    memset(r, 0, sizeof *r);
+    r->rate_a = r->rate_b = authored_rate(c->asset, 0);
+    r->scale = 1.0f;
+    r->tint = 0xFFFFFFFFu;
+}
+
+crowd_result crowd_set_count(crowd *c, uint32_t count)
+{
+    if (!c || count > c->capacity)
+        return CROWD_ERROR_ARGUMENT;
+    crowd_slot_of(c, 0); /* the map must be current before slots are added or parked */
+    while (c->slots < count) { /* brand-new instances take fresh slots */
+        uint32_t slot = c->slots++;
+        c->cell_of_slot[slot] = CROWD_PARKED_CELL;
+        default_record(c, &c->records[slot]);
+        memset(&c->agents[slot], 0, sizeof c->agents[slot]);
+        c->index_of_slot[slot] = slot;
+        c->slot_of_index[slot] = slot;
+        c->dirty[slot] = 1;
+        c->lod_of_slot[slot] = 0;
+    }
+    /* revived or parked instances change which draws they are in: their slots re-upload */
+    uint32_t lo = count < c->count ? count : c->count, hi = count < c->count ? c->count : count;
+    for (uint32_t i = lo; i < hi; i++)
+        c->dirty[c->slot_of_index[i]] = 1;
+    c->count = count;
+    c->binned = false;
+    return CROWD_OK;
+}
+
+uint32_t crowd_count(const crowd *c)
+{
+    return c ? c->count : 0;
+}
+
+static crowd_record *record_of(crowd *c, uint32_t index)
+{
+    uint32_t slot = crowd_slot_of(c, index);
+    c->dirty[slot] = 1;
+    return &c->records[slot];
+}
+
+crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, float z, float yaw)
+{
+    if (!c || index >= c->count || !isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(yaw))
+        return CROWD_ERROR_ARGUMENT;
+    crowd_record *r = record_of(c, index);
+    r->position[0] = x;
+    r->position[1] = y;
+    r->position[2] = z;
+    r->yaw = yaw;
+    c->binned = false;
+    return CROWD_OK;
+}
+
+crowd_result crowd_set_scale(crowd *c, uint32_t index, float scale)
+{
+    if (!c || index >= c->count || !(scale > 0.0f && scale < 1000.0f))
+        return CROWD_ERROR_ARGUMENT;
+    record_of(c, index)->scale = scale;
+    c->binned = false;
+    return CROWD_OK;
+}
+
+crowd_result crowd_set_variant(crowd *c, uint32_t index, const crowd_variant *v)
+{
+    if (!c || !v || index >= c->count)
+        return CROWD_ERROR_ARGUMENT;
+    crowd_record *r = record_of(c, index);
+    r->tint = pack_rgb(v->tint);
+    r->variant = crowd_pack_variant(v);
+    return CROWD_OK;
+}
+
+/* Phase offset that keeps fract(offset + t * rate) continuous when the rate changes at time t. */
+static float continuous_offset(double time, float offset, float old_rate, float new_rate)
+{
+    double phase = offset + time * ((double)old_rate - new_rate);
+    return (float)(phase - floor(phase));
+}
+
+void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds)
+{
+    crowd_record *r = &c->records[slot];
+    c->dirty[slot] = 1;
+    if (r->fade_rate > 0.0f)
+        crowd_fold_fade(r); /* a fade in progress lands on its target first */
+    if ((uint32_t)r->clip_a == clip) {
+        r->offset_a = continuous_offset(c->time, r->offset_a, r->rate_a, rate);
+        r->rate_a = rate;
+        r->offset_b = r->offset_a;
+        r->rate_b = rate;
+        return;
+    }
+    /* the new clip starts from its beginning now */
+    double phase = -c->time * rate;
+    float offset = (float)(phase - floor(phase));
+    r->clip_b = (float)clip;
+    r->rate_b = rate;
+    r->offset_b = offset;
+    if (fade_seconds == 0.0f) {
+        crowd_fold_fade(r);
+        return;
+    }
+    r->fade_start = (float)c->time;
+    r->fade_rate = 1.0f / fade_seconds; /* the next binning pass folds it once it has run */
+}
+
+crowd_result crowd_play(crowd *c, uint32_t index, uint32_t clip, float rate, float fade_seconds)
+{
+    if (!c || index >= c->count || clip >= c->asset->clip_count || !isfinite(rate) || !(fade_seconds >= 0.0f) ||
+        fade_seconds > 60.0f)
+        return CROWD_ERROR_ARGUMENT;
+    crowd_play_slot(c, crowd_slot_of(c, index), clip, rate, fade_seconds);
+    return CROWD_OK;
+}
+
+float crowd_stride_rate(const crowd *c, uint32_t clip, float speed)
+{
+    float stride = c->asset->clips[clip].stride;
+    if (!c->stride_matching || !(stride > 0.0f))
+        return authored_rate(c->asset, clip);
+    return speed / stride;
+}
+
+void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
+{
+    crowd_record *r = &c->records[slot];
+    bool fading = r->fade_rate > 0.0f; /* the clip that will be showing: B while fading, else A */
+    float *rate_field = fading ? &r->rate_b : &r->rate_a;
+    float *offset_field = fading ? &r->offset_b : &r->offset_a;
+    if (*rate_field == rate)
+        return; /* nothing to write: the slot stays clean */
+    *offset_field = continuous_offset(c->time, *offset_field, *rate_field, rate);
+    *rate_field = rate;
+    if (!fading) {
+        r->rate_b = rate;
+        r->offset_b = r->offset_a;
+    }
+    c->dirty[slot] = 1;
+}
+
+crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
+{
+    if (!c || index >= c->count || !(speed >= 0.0f) || !isfinite(speed))
+        return CROWD_ERROR_ARGUMENT;
+    uint32_t slot = crowd_slot_of(c, index);
+    const crowd_record *r = &c->records[slot];
+    uint32_t clip = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
+    if (!(c->asset->clips[clip].stride > 0.0f))
+        return CROWD_ERROR_ARGUMENT;
+    crowd_set_rate_slot(c, slot, crowd_stride_rate(c, clip, speed));
+    return CROWD_OK;
+}
+
+void crowd_set_stride_matching(crowd *c, bool on)
+{
+    if (c)
+        c->stride_matching = on;
+}
+
+crowd_result crowd_remove(crowd *c, uint32_t index)
+{
+    if (!c || index >= c->count)
+        return CROWD_ERROR_ARGUMENT;
+    uint32_t last = c->count - 1;
+    uint32_t removed_slot = crowd_slot_of(c, index), last_slot = crowd_slot_of(c, last);
+    c->slot_of_index[index] = last_slot;
+    c->slot_of_index[last] = removed_slot;
+    c->index_of_slot[last_slot] = index;
+    c->index_of_slot[removed_slot] = last;
+    c->dirty[removed_slot] = 1;
+    c->count = last;
+    c->binned = false;
+    return CROWD_OK;
+}
+
+crowd_result crowd_get(const crowd *c, uint32_t index, crowd_record *record)
+{
+    if (!c || !record || index >= c->count)
+        return CROWD_ERROR_ARGUMENT;
+    *record = c->records[crowd_slot_of((crowd *)c, index)];
+    return CROWD_OK;
+}
+
+float crowd_time(const crowd *c)
+{
+    return c ? (float)c->time : 0.0f;
+}
+
+uint32_t crowd_index_of_slot(const crowd *c, uint32_t slot)
+{
+    if (!c || slot >= c->slots)
+        return UINT32_MAX;
+    uint32_t index = c->index_of_slot[slot];
+    return index < c->count ? index : UINT32_MAX;
+}

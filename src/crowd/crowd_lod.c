@@ -1,0 +1,236 @@
+/* Culling and level of detail: frustum planes, per-chunk classification (distance policy, far
+ * pool), and per-instance screen coverage with hysteresis and a global vertex budget. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "crowd/crowd_internal.h"
+
+void crowd_frustum_planes(const float v[16], const float p[16], float planes[6][4])
+{
+    float m[16]; /* clip = p * v, column-major */
+    for (int col = 0; col < 4; col++)
+        for (int row = 0; row < 4; row++)
+            m[col * 4 + row] = p[row] * v[col * 4] + p[4 + row] * v[col * 4 + 1] + p[8 + row] * v[col * 4 + 2] +
+                               p[12 + row] * v[col * 4 + 3];
+    /* Gribb & Hartmann: each plane is row 3 plus or minus row 0, 1, 2 (GL clip space). */
+    for (int i = 0; i < 6; i++) {
+        int axis = i / 2;
+        float sign = (i % 2) ? -1.0f : 1.0f;
+        float len = 0.0f;
+        for (int k = 0; k < 4; k++)
+            planes[i][k] = m[k * 4 + 3] + sign * m[k * 4 + axis];
+        len = sqrtf(planes[i][0] * planes[i][0] + planes[i][1] * planes[i][1] + planes[i][2] * planes[i][2]);
+        if (len > 0.0f)
+            for (int k = 0; k < 4; k++)
+                planes[i][k] /= len;
+    }
+}
+
+void crowd_camera_from_view(const crowd_view *view, crowd_camera *camera)
+{
+    crowd_frustum_planes(view->view, view->projection, camera->planes);
+    /* camera position = -R^T t for view = [R | t] */
+    const float *v = view->view;
+    for (int i = 0; i < 3; i++)
+        camera->position[i] = -(v[i * 4] * v[12] + v[i * 4 + 1] * v[13] + v[i * 4 + 2] * v[14]);
+    camera->projection_scale = view->projection[5];
+    camera->perspective = view->projection[11] < -0.5f;
+}
+
+bool crowd_sphere_visible(const crowd_camera *camera, const float c[3], float radius)
+{
+    for (int i = 0; i < 6; i++) {
+        const float *p = camera->planes[i];
+        if (p[0] * c[0] + p[1] * c[1] + p[2] * c[2] + p[3] < -radius)
+            return false;
+    }
+    return true;
+}
+
+float crowd_instance_radius(const crowd *c, float scale)
+{
+    return c->asset->sphere_radius * scale;
+}
+
+static void cell_sphere(const crowd *c, const crowd_cell *cell, float centre[3], float *radius)
+{
+    float r2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        centre[k] = 0.5f * (cell->min[k] + cell->max[k]);
+        float h = 0.5f * (cell->max[k] - cell->min[k]);
+        r2 += h * h;
+    }
+    centre[1] += c->asset->sphere_center_y * cell->max_scale;
+    *radius = sqrtf(r2) + crowd_instance_radius(c, cell->max_scale);
+}
+
+/* Distance from the camera to a chunk: its centre, or the nearest point of its bounds. */
+static float chunk_distance(const crowd *c, const crowd_cell *cell, const float centre[3], const float *eye)
+{
+    if (c->desc.lod_pivot == CROWD_PIVOT_CENTRE) {
+        float d[3] = {centre[0] - eye[0], centre[1] - eye[1], centre[2] - eye[2]};
+        return sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    }
+    float pad = crowd_instance_radius(c, cell->max_scale), d2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        float lo = cell->min[k] - pad, hi = cell->max[k] + pad;
+        if (k == 1)
+            lo += c->asset->sphere_center_y * cell->max_scale, hi += c->asset->sphere_center_y * cell->max_scale;
+        float e = eye[k] < lo ? lo - eye[k] : eye[k] > hi ? eye[k] - hi : 0.0f;
+        d2 += e * e;
+    }
+    return sqrtf(d2);
+}
+
+static uint32_t distance_level(const crowd *c, float distance)
+{
+    uint32_t last = c->asset->lod_count - 1, level = 0;
+    float d = distance / c->desc.lod_bias;
+    while (level < last && c->desc.lod_distances[level] > 0.0f && d >= c->desc.lod_distances[level])
+        level++;
+    return level;
+}
+
+/* Distance policy: visibility, LOD and sort rank per chunk. Ranks order the record array: visible
+ * chunks that draw alone, then the far pool (one draw), then culled chunks, then parked slots. */
+void crowd_classify_cells(crowd *c, const crowd_camera *camera)
+{
+    uint32_t last = c->asset->lod_count - 1;
+    bool pool = c->desc.far_pool > 0 && c->desc.lod_policy == CROWD_LOD_DISTANCE;
+    for (uint32_t i = 0; i < c->cell_count; i++) {
+        crowd_cell *cell = &c->cells[i];
+        if (!cell->count)
+            continue;
+        float centre[3], radius;
+        cell_sphere(c, cell, centre, &radius);
+        cell->visible = crowd_sphere_visible(camera, centre, radius);
+        cell->lod = distance_level(c, chunk_distance(c, cell, centre, camera->position));
+        cell->pooled = pool && cell->visible && cell->lod == last;
+    }
+    uint32_t rank = 0;
+    for (int group = 0; group < 3; group++)
+        for (uint32_t i = 0; i < c->cell_count; i++) {
+            crowd_cell *cell = &c->cells[i];
+            if (!cell->count)
+                continue;
+            int g = !cell->visible ? 2 : cell->pooled ? 1 : 0;
+            if (g == group)
+                cell->rank = rank++;
+        }
+}
+
+/* ---- screen coverage -------------------------------------------------------------------------- */
+
+static float coverage_of(const crowd *c, const crowd_camera *camera, const crowd_record *r, float centre[3],
+                         float *radius)
+{
+    centre[0] = r->position[0];
+    centre[1] = r->position[1] + c->asset->sphere_center_y * r->scale;
+    centre[2] = r->position[2];
+    *radius = crowd_instance_radius(c, r->scale);
+    if (!camera->perspective)
+        return *radius * camera->projection_scale;
+    float d[3] = {centre[0] - camera->position[0], centre[1] - camera->position[1], centre[2] - camera->position[2]};
+    float dist = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    return dist > *radius ? *radius * camera->projection_scale / dist : 1e9f;
+}
+
+/* The preferred level for `coverage`, with a dead band around each threshold on the side of the
+ * previous level so small camera moves do not flip levels back and forth. */
+static uint32_t coverage_level(const crowd *c, float coverage, uint32_t previous)
+{
+    uint32_t last = c->asset->lod_count - 1;
+    float h = c->desc.hysteresis;
+    for (uint32_t l = 0; l < last; l++) {
+        float threshold = c->desc.screen_coverage[l] * (l < previous ? 1.0f + h : 1.0f - h);
+        if (coverage * c->desc.lod_bias >= threshold)
+            return l;
+    }
+    return last;
+}
+
+typedef struct budget_item {
+    float coverage;
+    uint32_t index;
+    uint32_t slot;
+} budget_item;
+
+static int compare_budget(const void *a, const void *b)
+{
+    const budget_item *x = a, *y = b;
+    if (x->coverage != y->coverage)
+        return x->coverage < y->coverage ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index); /* stable: insertion (index) order */
+}
+
+/* Smallest coverage first, each demoted as far as it goes before the next is touched, until the
+ * total fits. Never hides anyone: an impossible budget leaves everyone at the last level. */
+static void apply_budget(crowd *c, uint32_t visible_count, uint64_t total)
+{
+    const crowd_asset *a = c->asset;
+    uint32_t last = a->lod_count - 1;
+    budget_item *items = (budget_item *)(void *)c->records_back; /* scratch: sized for capacity records */
+    uint32_t n = 0;
+    for (uint32_t s = 0; s < c->slots && n < visible_count; s++)
+        if (c->cell_of_slot[s] != CROWD_PARKED_CELL && c->coverage_of_slot[s] >= 0.0f)
+            items[n++] = (budget_item){c->coverage_of_slot[s], c->index_of_slot[s], s};
+    qsort(items, n, sizeof *items, compare_budget);
+    uint64_t budget = c->desc.vertex_budget;
+    for (uint32_t i = 0; i < n && total > budget; i++) {
+        uint8_t *level = &c->lod_back[items[i].slot]; /* lod_back holds this frame's choice */
+        while (*level < last && total > budget) {
+            total -= a->lods[*level].index_count;
+            (*level)++;
+            total += a->lods[*level].index_count;
+        }
+    }
+    c->frame.stats.budget_satisfied = total <= budget;
+}
+
+/* Coverage policy: per-instance culling and LOD. Writes rank_of_slot, the levels into lod_back
+ * (the preferred level, before budget demotion, goes to lod_of_slot for next frame's hysteresis)
+ * and returns how many instances are visible. */
+uint32_t crowd_assign_coverage_lods(crowd *c, const crowd_camera *camera)
+{
+    const crowd_asset *a = c->asset;
+    uint32_t last = a->lod_count - 1, visible = 0;
+    uint32_t culled_base = CROWD_MAX_LODS * c->cell_count, parked = c->rank_count - 1;
+    uint64_t total = 0;
+    for (uint32_t s = 0; s < c->slots; s++) {
+        uint32_t cell = c->cell_of_slot[s];
+        c->coverage_of_slot[s] = -1.0f;
+        if (cell == CROWD_PARKED_CELL) {
+            c->rank_of_slot[s] = parked;
+            continue;
+        }
+        bool seen = c->cells[cell].visible;
+        float centre[3], radius, coverage = 0.0f;
+        if (seen) {
+            coverage = coverage_of(c, camera, &c->records[s], centre, &radius);
+            seen = coverage >= c->desc.min_coverage && crowd_sphere_visible(camera, centre, radius);
+        }
+        if (!seen) {
+            c->rank_of_slot[s] = culled_base + cell;
+            continue;
+        }
+        uint32_t level = coverage_level(c, coverage, c->lod_of_slot[s]);
+        c->lod_of_slot[s] = (uint8_t)level;
+        c->lod_back[s] = (uint8_t)level;
+        c->coverage_of_slot[s] = coverage;
+        total += a->lods[level].index_count;
+        visible++;
+    }
+    c->frame.stats.budget_satisfied = true;
+    c->frame.stats.demoted = 0;
+    if (c->desc.vertex_budget && total > c->desc.vertex_budget)
+        apply_budget(c, visible, total);
+    for (uint32_t s = 0; s < c->slots; s++) {
+        if (c->coverage_of_slot[s] < 0.0f)
+            continue;
+        uint32_t level = c->lod_back[s] > last ? last : c->lod_back[s];
+        c->frame.stats.demoted += level > c->lod_of_slot[s];
+        c->rank_of_slot[s] = level * c->cell_count + c->cell_of_slot[s];
+    }
+    return visible;
+}

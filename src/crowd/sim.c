@@ -1,0 +1,379 @@
+/* The crowd simulation: agents, gaits and the step. One pass over the crowd's slots in memory
+ * order: desired velocity (sim_steer.c), separation push (sim_separation.c), obstacles, then
+ * speed -> gait -> stride-matched rate. Agents slower than 1 mm/s are not rewritten. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "crowd/sim_internal.h"
+
+#define FADE_SECONDS 0.25f
+#define IDLE_ENTER 0.25f  /* m/s: below this an agent stands */
+#define IDLE_LEAVE 0.45f
+
+static const char *const scenario_names[CROWD_SCENARIO_COUNT] = {"wander", "stampede", "parade", "mill", "gather"};
+
+const char *crowd_scenario_name(crowd_scenario s)
+{
+    return (unsigned)s < CROWD_SCENARIO_COUNT ? scenario_names[s] : "unknown";
+}
+
+uint32_t sim_random(uint32_t *state)
+{
+    uint32_t x = *state ? *state : 0x6B43A9B5u;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return *state = x;
+}
+
+float sim_uniform(uint32_t *state)
+{
+    return (float)(sim_random(state) >> 8) * (1.0f / 16777216.0f);
+}
+
+uint32_t sim_hash(uint32_t a, uint32_t b)
+{
+    uint32_t h = a * 0x9E3779B1u ^ (b + 0x7F4A7C15u + (a << 6) + (a >> 2));
+    h ^= h >> 16; /* murmur3's finaliser */
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    return h ^ (h >> 16);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* atan2 to about 1e-3 rad without a libm call: the yaw of every moving agent, every step. */
+static float fast_atan2(float y, float x)
+{
+    float ax = fabsf(x), ay = fabsf(y);
+    float a = fminf(ax, ay) / (fmaxf(ax, ay) + 1e-20f), s = a * a;
+    float r = ((-0.0464964749f * s + 0.15931422f) * s - 0.327622764f) * s * a + a;
+    if (ay > ax)
+        r = 1.57079637f - r;
+    if (x < 0.0f)
+        r = 3.14159274f - r;
+    return y < 0.0f ? -r : r;
+}
+
+/* ---- gaits ------------------------------------------------------------------------------------ */
+
+static int find_clip(const crowd_asset *a, const char *name)
+{
+    return crowd_asset_find_clip(a, name);
+}
+
+/* Idle, then the locomotion clips from slowest to fastest: by name where the asset uses the
+ * humanoid's names, otherwise every clip with a stride, sorted by natural speed. */
+static void build_gaits(crowd_sim *sim)
+{
+    const crowd_asset *a = sim->crowd->asset;
+    int idle = find_clip(a, "idle");
+    if (idle < 0)
+        for (uint32_t c = 0; c < a->clip_count && idle < 0; c++)
+            if (!(a->clips[c].stride > 0.0f))
+                idle = (int)c;
+    sim->gait_count = 0;
+    uint32_t idle_clip = idle >= 0 ? (uint32_t)idle : 0;
+    float idle_duration = a->clips[idle_clip].duration;
+    sim->gaits[sim->gait_count++] = (sim_gait){idle_clip, 0.0f, 0.0f, idle_duration > 0 ? 1.0f / idle_duration : 0.0f};
+    for (uint32_t c = 0; c < a->clip_count && sim->gait_count < SIM_MAX_GAITS; c++) {
+        if (!(a->clips[c].stride > 0.0f) || !(a->clips[c].duration > 0.0f))
+            continue;
+        sim_gait g = {c, a->clips[c].stride / a->clips[c].duration, 1.0f / a->clips[c].stride,
+                      1.0f / a->clips[c].duration};
+        uint32_t at = sim->gait_count++;
+        while (at > 1 && sim->gaits[at - 1].speed > g.speed) { /* insertion sort by speed */
+            sim->gaits[at] = sim->gaits[at - 1];
+            at--;
+        }
+        sim->gaits[at] = g;
+    }
+    sim->cheer_clip = find_clip(a, "cheer");
+}
+
+/* The gait for a speed: idle below a threshold (with hysteresis), else the locomotion clip whose
+ * natural speed is nearest (switching at the midpoints). */
+static uint32_t gait_for_speed(const crowd_sim *sim, uint32_t current, float speed)
+{
+    if (sim->gait_count <= 1)
+        return 0;
+    if (speed < (current == 0 ? IDLE_LEAVE : IDLE_ENTER))
+        return 0;
+    uint32_t g = 1;
+    while (g + 1 < sim->gait_count && speed > 0.5f * (sim->gaits[g].speed + sim->gaits[g + 1].speed))
+        g++;
+    return g;
+}
+
+/* ---- lifetime --------------------------------------------------------------------------------- */
+
+crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd_error *error)
+{
+    if (!desc || !out || !desc->crowd)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: NULL desc, out or crowd");
+    if ((unsigned)desc->scenario >= CROWD_SCENARIO_COUNT || desc->obstacle_count > SIM_MAX_OBSTACLES ||
+        (desc->obstacle_count && !desc->obstacles))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: bad scenario or obstacles");
+    for (uint32_t o = 0; o < desc->obstacle_count; o++) {
+        const crowd_obstacle *ob = &desc->obstacles[o];
+        if (!isfinite(ob->x) || !isfinite(ob->z) || !(ob->radius > 0.0f && ob->radius < 1e4f))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "obstacles[%u]: bad position or radius", o);
+    }
+    crowd_sim *sim = calloc(1, sizeof *sim);
+    if (!sim)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory");
+    sim->crowd = desc->crowd;
+    sim->desc = *desc;
+    if (!sim->desc.separation_limit)
+        sim->desc.separation_limit = 40000;
+    if (sim->desc.separation_radius == 0.0f)
+        sim->desc.separation_radius = 0.7f;
+    sim->desc.obstacles = NULL;
+    sim->spawn_rng = desc->seed * 2654435761u + 12345u;
+    crowd *c = sim->crowd;
+    uint32_t cap = c->capacity;
+    sim->fine_size = fmaxf(sim->desc.separation_radius, c->desc.world_size / 2048.0f);
+    sim->fine_dim = (uint32_t)ceilf(c->desc.world_size / sim->fine_size);
+    sim->obstacle_count = desc->obstacle_count;
+    sim->obstacles = malloc(sizeof *sim->obstacles * (desc->obstacle_count + 1));
+    sim->fine_start = malloc(sizeof(uint32_t) * ((size_t)sim->fine_dim * sim->fine_dim + 2));
+    sim->fine_cell_of_slot = malloc(sizeof(uint32_t) * cap);
+    sim->fine_sorted = malloc(sizeof(uint32_t) * cap);
+    sim->fine_position = malloc(2 * sizeof(float) * cap);
+    sim->push = calloc(2 * (size_t)cap, sizeof(float));
+    crowd_result r = CROWD_OK;
+    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of_slot || !sim->fine_sorted || !sim->fine_position ||
+        !sim->push)
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
+    if (r == CROWD_OK) {
+        if (desc->obstacle_count)
+            memcpy(sim->obstacles, desc->obstacles, sizeof *sim->obstacles * desc->obstacle_count);
+        r = sim_build_obstacle_grid(sim, error);
+    }
+    if (r != CROWD_OK) {
+        crowd_sim_destroy(sim);
+        return r;
+    }
+    build_gaits(sim);
+    *out = sim;
+    return CROWD_OK;
+}
+
+void crowd_sim_destroy(crowd_sim *sim)
+{
+    if (!sim)
+        return;
+    free(sim->obstacles);
+    free(sim->chunk_obstacle_start);
+    free(sim->obstacle_ids);
+    free(sim->fine_start);
+    free(sim->fine_cell_of_slot);
+    free(sim->fine_sorted);
+    free(sim->fine_position);
+    free(sim->push);
+    free(sim);
+}
+
+void crowd_sim_set_scenario(crowd_sim *sim, crowd_scenario scenario)
+{
+    if (!sim || (unsigned)scenario >= CROWD_SCENARIO_COUNT)
+        return;
+    sim->desc.scenario = scenario;
+    for (uint32_t s = 0; s < sim->crowd->slots; s++)
+        sim->crowd->agents[s].cruise = 0xFF; /* re-decide under the new scenario */
+}
+
+void crowd_sim_set_separation(crowd_sim *sim, int mode)
+{
+    if (sim)
+        sim->desc.separation = mode;
+}
+
+const crowd_sim_stats *crowd_sim_get_stats(const crowd_sim *sim)
+{
+    return sim ? &sim->stats : NULL;
+}
+
+static bool inside_obstacle(const crowd_sim *sim, float x, float z, float margin)
+{
+    for (uint32_t o = 0; o < sim->obstacle_count; o++) {
+        float ex = x - sim->obstacles[o].x, ez = z - sim->obstacles[o].z, r = sim->obstacles[o].radius + margin;
+        if (ex * ex + ez * ez < r * r)
+            return true;
+    }
+    return false;
+}
+
+/* A random colour that reads well on a shirt: bright hues, varied lightness. */
+static void random_shirt(uint32_t *rng, uint8_t rgb[3])
+{
+    float h = sim_uniform(rng) * 6.0f, v = 0.45f + 0.5f * sim_uniform(rng), s = 0.35f + 0.6f * sim_uniform(rng);
+    int i = (int)h;
+    float f = h - (float)i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
+    float c[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
+    for (int k = 0; k < 3; k++)
+        rgb[k] = (uint8_t)(c[i % 6][k] * 255.0f);
+}
+
+crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
+{
+    if (!sim)
+        return CROWD_ERROR_ARGUMENT;
+    crowd *c = sim->crowd;
+    crowd_result r = crowd_set_count(c, count);
+    if (r != CROWD_OK)
+        return r;
+    float half = -c->world_min - 2.0f;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t *rng = &sim->spawn_rng;
+        float x = 0.0f, z = 0.0f;
+        for (int attempt = 0; attempt < 32; attempt++) {
+            x = (sim_uniform(rng) * 2.0f - 1.0f) * half;
+            z = (sim_uniform(rng) * 2.0f - 1.0f) * half;
+            if (!inside_obstacle(sim, x, z, 1.0f))
+                break;
+        }
+        float yaw = sim_uniform(rng) * 6.2831853f;
+        crowd_set_transform(c, i, x, 0.0f, z, yaw);
+        crowd_set_scale(c, i, 0.92f + 0.16f * sim_uniform(rng));
+        crowd_variant v = {{0, 0, 0}, {0}, 0};
+        random_shirt(rng, v.tint);
+        for (int k = 0; k < 6; k++)
+            v.region_choice[k] = (uint8_t)(sim_random(rng) & 15u);
+        float hat = sim_uniform(rng);
+        v.accessories = (uint8_t)((hat < 0.3f ? 1u : 0u) | (hat > 0.88f ? 2u : 0u));
+        crowd_set_variant(c, i, &v);
+        uint32_t slot = crowd_slot_of(c, i);
+        crowd_agent *a = &c->agents[slot];
+        memset(a, 0, sizeof *a);
+        a->direction[0] = (int16_t)(sinf(yaw) * 32767.0f);
+        a->direction[1] = (int16_t)(cosf(yaw) * 32767.0f);
+        a->lane = (uint8_t)(sim_random(rng) & 0xFFu);
+        a->cruise = 0xFF; /* decide on the first step */
+        /* start idle at a random phase so the crowd is not in lockstep */
+        crowd_play_slot(c, slot, sim->gaits[0].clip, crowd_stride_rate(c, sim->gaits[0].clip, 0.0f), 0.0f);
+        c->records[slot].offset_a = c->records[slot].offset_b = sim_uniform(rng);
+    }
+    return CROWD_OK;
+}
+
+/* ---- the step --------------------------------------------------------------------------------- */
+
+static uint32_t chunk_of(const crowd *c, float inv_cell, const float *p)
+{
+    int last = (int)c->grid_dim - 1;
+    int x = (int)((p[0] - c->world_min) * inv_cell), z = (int)((p[2] - c->world_min) * inv_cell);
+    x = x < 0 ? 0 : x > last ? last : x;
+    z = z < 0 ? 0 : z > last ? last : z;
+    return (uint32_t)z * c->grid_dim + (uint32_t)x;
+}
+
+/* Plays the gait that suits the speed, at the stride-matched rate. Speeds settle exponentially and
+ * would change the rate (and rewrite the record) every step; below 0.2 % the mismatch is a foot
+ * sliding 2.6 mm/s at a walk, so such changes are skipped. */
+static void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float speed, bool arrived)
+{
+    crowd *c = sim->crowd;
+    if (sim->gait_count == 0)
+        return;
+    uint32_t gait = gait_for_speed(sim, a->gait, speed);
+    const sim_gait *g = &sim->gaits[gait];
+    uint32_t clip = g->clip;
+    float rate = c->stride_matching && g->rate_per_speed > 0.0f ? speed * g->rate_per_speed : g->authored_rate;
+    if (arrived && gait == 0 && sim->cheer_clip >= 0) {
+        clip = (uint32_t)sim->cheer_clip;
+        rate = crowd_stride_rate(c, clip, 0.0f);
+    }
+    const crowd_record *r = &c->records[slot];
+    bool fading = r->fade_rate > 0.0f;
+    uint32_t showing = (uint32_t)(fading ? r->clip_b : r->clip_a);
+    if (showing != clip) {
+        crowd_play_slot(c, slot, clip, rate, FADE_SECONDS);
+    } else {
+        float current = fading ? r->rate_b : r->rate_a;
+        if (fabsf(rate - current) > 0.002f * current)
+            crowd_set_rate_slot(c, slot, rate);
+    }
+    a->gait = (uint8_t)gait;
+}
+
+void crowd_sim_step(crowd_sim *sim, float dt)
+{
+    if (!sim || !(dt > 0.0f) || !isfinite(dt))
+        return;
+    double t0 = now_ms();
+    crowd *c = sim->crowd;
+    sim->ticks = (uint32_t)(c->time * 20.0 + dt * 20.0) - (uint32_t)(c->time * 20.0);
+    bool separate = sim->desc.separation > 0 ||
+                    (sim->desc.separation == 0 && c->count <= sim->desc.separation_limit);
+    sim->stats.separation_active = separate;
+    if (separate)
+        sim_separation(sim);
+    double t1 = now_ms();
+
+    const float blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f, world = c->desc.world_size, half = 0.5f * world;
+    const bool wraps = sim->desc.scenario == CROWD_SCENARIO_STAMPEDE;
+    const bool gather = sim->desc.scenario == CROWD_SCENARIO_GATHER;
+    uint32_t rewritten = 0;
+    /* The crowd's binning rides along: this pass touches every record anyway, and the crowd's
+     * update then skips its own pass over the slots. */
+    crowd_binner bin;
+    crowd_bin_begin(c, &bin);
+    for (uint32_t s = 0; s < c->slots; s++) {
+        if (c->index_of_slot[s] >= c->count) {
+            crowd_bin_slot(&bin, s);
+            continue;
+        }
+        crowd_record *r = &c->records[s];
+        crowd_agent *a = &c->agents[s];
+        float desired[2];
+        sim_desired_velocity(sim, s, dt, desired);
+        float *v = a->velocity;
+        v[0] += (desired[0] - v[0]) * blend;
+        v[1] += (desired[1] - v[1]) * blend;
+        if (separate) {
+            v[0] += sim->push[2 * s] * 1.5f;
+            v[1] += sim->push[2 * s + 1] * 1.5f;
+        }
+        float p[3] = {r->position[0] + v[0] * dt, r->position[1], r->position[2] + v[1] * dt};
+        if (sim->obstacle_count) {
+            uint32_t chunk = chunk_of(c, bin.inv_cell, p);
+            if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1])
+                sim_avoid_obstacles(sim, chunk, p, v);
+        }
+        float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
+        if (speed < 0.001f) { /* standing still: leave the record (and the upload) alone */
+            v[0] = v[1] = 0.0f;
+            if (a->gait != 0 || (gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
+                update_gait(sim, s, a, 0.0f, gather);
+            crowd_bin_slot(&bin, s);
+            continue;
+        }
+        if (wraps && p[0] > half)
+            p[0] -= world;
+        p[0] = p[0] < -half ? -half : p[0] > half ? half : p[0];
+        p[2] = p[2] < -half ? -half : p[2] > half ? half : p[2];
+        r->position[0] = p[0];
+        r->position[2] = p[2];
+        if (speed > 0.05f)
+            r->yaw = fast_atan2(v[0], v[1]);
+        c->dirty[s] = 1;
+        update_gait(sim, s, a, speed, gather && speed < IDLE_ENTER);
+        crowd_bin_slot(&bin, s);
+        rewritten++;
+    }
+    crowd_bin_end(&bin);
+    sim->stats.rewritten = rewritten;
+    double t2 = now_ms();
+    sim->stats.ms_separation = t1 - t0;
+    sim->stats.ms_step = t2 - t0;
+}

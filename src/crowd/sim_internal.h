@@ -1,0 +1,65 @@
+/* Internal: the simulation's state, shared by sim.c (agents, gaits, the step), sim_steer.c
+ * (scenarios, obstacles) and sim_separation.c (the fine neighbour grid). */
+#ifndef CROWD_SIM_INTERNAL_H
+#define CROWD_SIM_INTERNAL_H
+
+#include "crowd/crowd_internal.h"
+
+#define SIM_MAX_GAITS 8
+#define SIM_MAX_OBSTACLES 1024u
+#define SIM_BODY_RADIUS 0.3f
+
+typedef struct sim_gait {
+    uint32_t clip;
+    float speed;                /* natural speed (stride / duration), m/s; 0 for idle */
+    float rate_per_speed;       /* cycles per metre (1 / stride), 0 for clips without a stride */
+    float authored_rate;        /* 1 / duration */
+} sim_gait;
+
+struct crowd_sim {
+    crowd *crowd;
+    crowd_sim_desc desc;        /* resolved */
+    crowd_obstacle *obstacles;
+    uint32_t obstacle_count;
+    /* obstacles near each chunk (crowd grid), as ranges into obstacle_ids */
+    uint32_t *chunk_obstacle_start; /* cell_count + 1 */
+    uint32_t *obstacle_ids;
+
+    sim_gait gaits[SIM_MAX_GAITS]; /* [0] idle, then locomotion by speed */
+    uint32_t gait_count;
+    int cheer_clip;             /* -1 when the asset has none */
+
+    /* separation scratch, per slot and per fine cell */
+    uint32_t fine_dim;
+    float fine_size;
+    uint32_t *fine_start;       /* fine_dim^2 + 1 */
+    uint32_t *fine_cell_of_slot;
+    uint32_t *fine_sorted;      /* slots in fine-cell order */
+    float *fine_position;       /* their (x, z), in the same order */
+    float *push;                /* 2 per slot, zero for parked slots */
+
+    uint32_t spawn_rng;
+    uint32_t ticks;             /* twentieths of a second elapsed in this step (decision timers) */
+    uint32_t decisions;         /* counter mixed into decision hashes */
+    crowd_sim_stats stats;
+};
+
+/* sim_steer.c */
+void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float dt, float out[2]);
+void sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2]);
+crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error);
+float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
+
+/* sim_separation.c */
+void sim_separation(crowd_sim *sim);
+
+/* sim.c */
+uint32_t sim_random(uint32_t *state);
+float sim_uniform(uint32_t *state); /* [0, 1) */
+uint32_t sim_hash(uint32_t a, uint32_t b);   /* well-mixed 32 bits of two words */
+static inline float sim_hash_unit(uint32_t h) /* [0, 1) */
+{
+    return (float)(h >> 8) * (1.0f / 16777216.0f);
+}
+
+#endif

@@ -1,0 +1,205 @@
+/* Where each agent wants to go: the five scenarios, the world's edge, and round obstacles. All per
+ * agent per step, so no trigonometry here except on rare decisions. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "crowd/sim_internal.h"
+
+#define PI_F 3.14159265f
+
+float sim_gait_speed(const crowd_sim *sim, uint32_t gait)
+{
+    if (sim->gait_count == 0)
+        return 1.3f;
+    return sim->gaits[gait < sim->gait_count ? gait : sim->gait_count - 1].speed;
+}
+
+/* A gait's natural speed by name of the role it plays: 1 walk, 2 jog, 3 run (or the nearest). */
+static float role_speed(const crowd_sim *sim, uint32_t role)
+{
+    if (sim->gait_count <= 1)
+        return role ? 1.3f * (float)role : 0.0f;
+    uint32_t g = role < sim->gait_count ? role : sim->gait_count - 1;
+    return sim->gaits[g].speed;
+}
+
+static void set_direction(crowd_agent *a, float x, float z)
+{
+    a->direction[0] = (int16_t)(x * 32767.0f);
+    a->direction[1] = (int16_t)(z * 32767.0f);
+}
+
+/* Each agent re-decides every 2-6 s. The countdown is in twentieths of a second, advanced by the
+ * step's whole ticks, so it fits in a byte. */
+static void wander(crowd_sim *sim, uint32_t slot, float dt, float out[2])
+{
+    (void)dt;
+    crowd *c = sim->crowd;
+    const crowd_record *r = &c->records[slot];
+    crowd_agent *a = &c->agents[slot];
+    if (a->timer > sim->ticks && a->cruise != 0xFF) {
+        a->timer = (uint8_t)(a->timer - sim->ticks);
+    } else { /* a new whim: the only trigonometry in the step */
+        uint32_t w = sim_hash(c->index_of_slot[slot], sim->decisions++ ^ sim->desc.seed);
+        float turn = (sim_hash_unit(w) - 0.5f) * PI_F, cs = cosf(turn), sn = sinf(turn);
+        float x = a->direction[0] / 32767.0f, z = a->direction[1] / 32767.0f;
+        set_direction(a, cs * x + sn * z, -sn * x + cs * z);
+        float pick = sim_hash_unit(sim_hash(w, 1u));
+        uint32_t role = pick < 0.12f ? 0 : pick < 0.78f ? 1 : pick < 0.92f ? 2 : 3;
+        float cruise = role_speed(sim, role) * (0.85f + 0.3f * sim_hash_unit(sim_hash(w, 2u)));
+        a->cruise = (uint8_t)(cruise * 20.0f < 254.0f ? cruise * 20.0f : 254.0f);
+        a->timer = (uint8_t)(40 + sim_hash(w, 3u) % 80); /* 2..6 s */
+    }
+    /* near the edge, head back in */
+    float half = -c->world_min - 8.0f;
+    if (fabsf(r->position[0]) > half || fabsf(r->position[2]) > half) {
+        float len = sqrtf(r->position[0] * r->position[0] + r->position[2] * r->position[2]) + 1e-6f;
+        set_direction(a, -r->position[0] / len, -r->position[2] / len);
+    }
+    float cruise = a->cruise * (1.0f / 20.0f), scale = cruise / 32767.0f;
+    out[0] = a->direction[0] * scale;
+    out[1] = a->direction[1] * scale;
+}
+
+static void stampede(crowd_sim *sim, uint32_t slot, float out[2])
+{
+    crowd_agent *a = &sim->crowd->agents[slot];
+    if (a->cruise == 0xFF || a->cruise < 2) {
+        float jitter = sim_hash_unit(sim_hash(sim->crowd->index_of_slot[slot], sim->desc.seed + 3u));
+        a->cruise = (uint8_t)(role_speed(sim, 3) * (0.9f + 0.2f * jitter) * 20.0f);
+    }
+    out[0] = a->cruise * (1.0f / 20.0f);
+    out[1] = 0.0f;
+}
+
+/* Around the centre: parade walks lanes at fixed radii, the mill jogs a vortex at any radius. */
+static void circle(crowd_sim *sim, uint32_t slot, bool lanes, float out[2])
+{
+    const crowd_record *r = &sim->crowd->records[slot];
+    const crowd_agent *a = &sim->crowd->agents[slot];
+    float x = r->position[0], z = r->position[2];
+    float d = sqrtf(x * x + z * z) + 1e-6f;
+    float tx = -z / d, tz = x / d; /* counter-clockwise tangent */
+    float outer = -sim->crowd->world_min - 10.0f;
+    float target = lanes ? 20.0f + 2.5f * (float)(a->lane % 24) : (d < 8.0f ? 8.0f : d > outer ? outer : d);
+    float pull = (target - d) * 0.5f; /* radial correction towards the lane */
+    pull = pull < -1.0f ? -1.0f : pull > 1.0f ? 1.0f : pull;
+    float speed = lanes ? role_speed(sim, 1) : role_speed(sim, 2);
+    out[0] = (tx + pull * x / d) * speed;
+    out[1] = (tz + pull * z / d) * speed;
+}
+
+static void gather(crowd_sim *sim, uint32_t slot, float out[2])
+{
+    const crowd_record *r = &sim->crowd->records[slot];
+    float x = r->position[0], z = r->position[2];
+    float d = sqrtf(x * x + z * z) + 1e-6f;
+    /* a plaza big enough for everyone at ~1.2 m^2 each */
+    float plaza = sqrtf((float)sim->crowd->count * 1.2f / PI_F);
+    float t = (d - plaza) / 6.0f;
+    float speed = role_speed(sim, 1) * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
+    out[0] = -x / d * speed;
+    out[1] = -z / d * speed;
+}
+
+void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float dt, float out[2])
+{
+    switch (sim->desc.scenario) {
+    case CROWD_SCENARIO_STAMPEDE:
+        stampede(sim, slot, out);
+        break;
+    case CROWD_SCENARIO_PARADE:
+        circle(sim, slot, true, out);
+        break;
+    case CROWD_SCENARIO_MILL:
+        circle(sim, slot, false, out);
+        break;
+    case CROWD_SCENARIO_GATHER:
+        gather(sim, slot, out);
+        break;
+    default:
+        wander(sim, slot, dt, out);
+        break;
+    }
+}
+
+/* Steers around obstacles ahead and never lets a body overlap one. */
+void sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2])
+{
+    for (uint32_t k = sim->chunk_obstacle_start[cell]; k < sim->chunk_obstacle_start[cell + 1]; k++) {
+        const crowd_obstacle *o = &sim->obstacles[sim->obstacle_ids[k]];
+        float ex = position[0] - o->x, ez = position[2] - o->z;
+        float d = sqrtf(ex * ex + ez * ez) + 1e-6f, clearance = d - o->radius - SIM_BODY_RADIUS;
+        if (clearance > 2.5f)
+            continue;
+        float nx = ex / d, nz = ez / d;
+        if (clearance < 0.0f) { /* inside: out to the surface */
+            position[0] -= nx * clearance;
+            position[2] -= nz * clearance;
+        }
+        float toward = -(velocity[0] * nx + velocity[1] * nz);
+        if (toward <= 0.0f)
+            continue; /* moving away */
+        /* turn along the surface, harder the closer: slide to the side the velocity already leans */
+        float side = velocity[0] * -nz + velocity[1] * nx >= 0.0f ? 1.0f : -1.0f;
+        float w = clearance < 0.0f ? 1.0f : (2.5f - clearance) / 2.5f;
+        velocity[0] += (nx * toward + -nz * side * toward) * w;
+        velocity[1] += (nz * toward + nx * side * toward) * w;
+    }
+}
+
+/* The chunks (crowd grid) an obstacle's reach overlaps, as an inclusive cell rectangle. */
+static void obstacle_cells(const crowd *c, const crowd_obstacle *o, int range[4])
+{
+    float reach = o->radius + SIM_BODY_RADIUS + 2.5f;
+    float lo[2] = {o->x - reach, o->z - reach}, hi[2] = {o->x + reach, o->z + reach};
+    int last = (int)c->grid_dim - 1;
+    for (int k = 0; k < 2; k++) {
+        int a = (int)floorf((lo[k] - c->world_min) / c->cell_size), b = (int)floorf((hi[k] - c->world_min) / c->cell_size);
+        range[2 * k] = a < 0 ? 0 : a > last ? last : a;
+        range[2 * k + 1] = b < 0 ? 0 : b > last ? last : b;
+    }
+}
+
+crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error)
+{
+    const crowd *c = sim->crowd;
+    uint32_t cells = c->cell_count;
+    uint32_t *start = calloc(cells + 1, sizeof(uint32_t)), *fill = malloc(sizeof(uint32_t) * (cells + 1));
+    uint32_t *ids = NULL;
+    if (!start || !fill)
+        goto oom;
+    for (uint32_t o = 0; o < sim->obstacle_count; o++) { /* count per chunk */
+        int r[4];
+        obstacle_cells(c, &sim->obstacles[o], r);
+        for (int z = r[2]; z <= r[3]; z++)
+            for (int x = r[0]; x <= r[1]; x++)
+                start[(uint32_t)z * c->grid_dim + (uint32_t)x + 1]++;
+    }
+    for (uint32_t i = 0; i < cells; i++)
+        start[i + 1] += start[i];
+    ids = malloc(sizeof(uint32_t) * (start[cells] ? start[cells] : 1));
+    if (!ids)
+        goto oom;
+    memcpy(fill, start, sizeof(uint32_t) * (cells + 1));
+    for (uint32_t o = 0; o < sim->obstacle_count; o++) { /* fill */
+        int r[4];
+        obstacle_cells(c, &sim->obstacles[o], r);
+        for (int z = r[2]; z <= r[3]; z++)
+            for (int x = r[0]; x <= r[1]; x++)
+                ids[fill[(uint32_t)z * c->grid_dim + (uint32_t)x]++] = o;
+    }
+    free(fill);
+    free(sim->chunk_obstacle_start);
+    free(sim->obstacle_ids);
+    sim->chunk_obstacle_start = start;
+    sim->obstacle_ids = ids;
+    return CROWD_OK;
+oom:
+    free(start);
+    free(fill);
+    free(ids);
+    return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for the obstacle grid");
+}

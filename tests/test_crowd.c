@@ -1,0 +1,444 @@
+/* The crowd runtime without a GPU: culling against a brute-force reference, LOD choice, the far
+ * pool, fades folding into clip A, removal, dirty tracking, misuse, and the simulation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "common/camera.h"
+#include "crowdbake/crowd.h"
+#include "test_support.h"
+
+static crowd_bake_output baked;
+static crowd_asset asset;
+
+static void view_at(crowd_view *v, float ex, float ey, float ez, float tx, float ty, float tz)
+{
+    const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz}, up[3] = {0, 1, 0};
+    cb_look_at(v->view, eye, target, up);
+    cb_perspective(v->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    v->viewport_height = 1080.0f;
+}
+
+static crowd *make_crowd(uint32_t capacity, float chunk)
+{
+    crowd_desc d = {.asset = &asset, .capacity = capacity, .world_size = 420.0f, .chunk_size = chunk};
+    crowd *c = NULL;
+    crowd_error err;
+    if (crowd_create(&d, &c, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd_create: %s\n", err.message);
+        exit(1);
+    }
+    return c;
+}
+
+/* Deterministic scatter of n instances over the world. */
+static void scatter(crowd *c, uint32_t n, uint64_t seed)
+{
+    crowd_set_count(c, n);
+    for (uint32_t i = 0; i < n; i++) {
+        float x = (float)(test_uniform(&seed) * 400.0 - 200.0), z = (float)(test_uniform(&seed) * 400.0 - 200.0);
+        crowd_set_transform(c, i, x, 0.0f, z, (float)test_uniform(&seed) * 6.28f);
+    }
+}
+
+/* Which instances were submitted, by index. */
+static void submitted_set(crowd *c, const crowd_frame *f, uint8_t *out, uint32_t n)
+{
+    memset(out, 0, n);
+    for (uint32_t d = 0; d < f->draw_count; d++)
+        for (uint32_t s = f->draws[d].first; s < f->draws[d].first + f->draws[d].count; s++) {
+            uint32_t index = crowd_index_of_slot(c, s);
+            if (index < n)
+                out[index]++;
+        }
+}
+
+/* Chunk culling never drops an instance a brute-force per-instance frustum test sees, and never
+ * submits one twice; instances behind the camera are not submitted. */
+static void culling_matches_brute_force(void)
+{
+    const uint32_t n = 20000;
+    crowd *c = make_crowd(n, 24.0f);
+    scatter(c, n, 11);
+    uint8_t *seen = malloc(n);
+    crowd_view views[4];
+    view_at(&views[0], 28, 16, 44, 0, 1.2f, 0);
+    view_at(&views[1], 0, 1.7f, 0, 100, 1.7f, 0);     /* eye level inside the crowd */
+    view_at(&views[2], -150, 60, -150, 0, 0, 0);
+    view_at(&views[3], 0, 300, 1, 0, 0, 0);           /* looking straight down */
+    for (int v = 0; v < 4; v++) {
+        const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &views[v]);
+        submitted_set(c, f, seen, n);
+        float planes[6][4];
+        crowd_frustum_planes(views[v].view, views[v].projection, planes);
+        int missed = 0, twice = 0, behind = 0, visible = 0;
+        float eye[3];
+        for (int i = 0; i < 3; i++) /* camera position from the view matrix */
+            eye[i] = -(views[v].view[i * 4] * views[v].view[12] + views[v].view[i * 4 + 1] * views[v].view[13] +
+                       views[v].view[i * 4 + 2] * views[v].view[14]);
+        float forward[3] = {-views[v].view[2], -views[v].view[6], -views[v].view[10]};
+        for (uint32_t i = 0; i < n; i++) {
+            crowd_record r;
+            crowd_get(c, i, &r);
+            float centre[3] = {r.position[0], r.position[1] + asset.sphere_center_y * r.scale, r.position[2]};
+            float radius = asset.sphere_radius * r.scale;
+            bool in = true;
+            for (int p = 0; p < 6; p++)
+                in &= planes[p][0] * centre[0] + planes[p][1] * centre[1] + planes[p][2] * centre[2] + planes[p][3] >=
+                      -radius;
+            visible += in;
+            missed += in && !seen[i];
+            twice += seen[i] > 1;
+            float along = (centre[0] - eye[0]) * forward[0] + (centre[1] - eye[1]) * forward[1] +
+                          (centre[2] - eye[2]) * forward[2];
+            behind += seen[i] && along < -radius - 50.0f; /* well behind: outside any chunk reaching forward */
+        }
+        CHECKF(missed == 0, "view %d: %d visible instances not submitted", v, missed);
+        CHECKF(twice == 0, "view %d: %d instances submitted twice", v, twice);
+        CHECKF(behind == 0, "view %d: %d instances far behind the camera submitted", v, behind);
+        CHECKF(f->stats.submitted >= (uint32_t)visible && f->stats.submitted < n, "view %d: %u submitted, %d visible",
+               v, f->stats.submitted, visible);
+        CHECK(crowd_count_visible(c, &views[v]) == (uint32_t)visible);
+    }
+    free(seen);
+    crowd_destroy(c);
+}
+
+/* Known camera, known layout: instances on a line along -z at known distances. */
+static void lod_histogram_for_a_known_camera(void)
+{
+    crowd *c = make_crowd(64, 4.0f);
+    crowd_set_count(c, 50);
+    for (uint32_t i = 0; i < 50; i++) /* one instance every 2 m from 2 to 100 m in front of the camera */
+        crowd_set_transform(c, i, 0.0f, 0.0f, -2.0f - 2.0f * (float)i, 0.0f);
+    crowd_view v;
+    view_at(&v, 0, 1.0f, 0, 0, 1.0f, -10);
+    const crowd_frame *f = crowd_update(c, 0.0f, &v);
+    /* Expected, from first principles: 4 m chunks (the world is 420 m, so 105 of them, 4 m each,
+     * from -210); each chunk's pivot is the centre of its instances' box, raised to the asset's
+     * sphere centre; level = how many of 6 / 14 / 34 / 80 m that pivot lies beyond. */
+    uint32_t expected_level[50], expected[CROWD_MAX_LODS] = {0};
+    for (uint32_t i = 0; i < 50; i++) {
+        float z = -2.0f - 2.0f * (float)i;
+        int chunk = (int)floorf((z + 210.0f) / 4.0f);
+        float lo = 1e9f, hi = -1e9f;
+        for (uint32_t j = 0; j < 50; j++) {
+            float zj = -2.0f - 2.0f * (float)j;
+            if ((int)floorf((zj + 210.0f) / 4.0f) == chunk) {
+                lo = fminf(lo, zj);
+                hi = fmaxf(hi, zj);
+            }
+        }
+        float cz = 0.5f * (lo + hi), cy = asset.sphere_center_y - 1.0f;
+        float distance = sqrtf(cz * cz + cy * cy);
+        const float limits[4] = {6, 14, 34, 80};
+        uint32_t level = 0;
+        while (level < 4 && distance >= limits[level])
+            level++;
+        expected_level[i] = level;
+        expected[level]++;
+    }
+    uint32_t level_of[50] = {0};
+    for (uint32_t d = 0; d < f->draw_count; d++)
+        for (uint32_t s = f->draws[d].first; s < f->draws[d].first + f->draws[d].count; s++)
+            level_of[crowd_index_of_slot(c, s)] = f->draws[d].lod;
+    for (uint32_t l = 0; l < asset.lod_count; l++)
+        CHECKF(f->stats.lod_histogram[l] == expected[l], "LOD %u: %u instances, expected %u", l,
+               f->stats.lod_histogram[l], expected[l]);
+    for (uint32_t i = 0; i < 50; i++)
+        CHECKF(level_of[i] == expected_level[i], "instance %u at level %u, expected %u", i, level_of[i],
+               expected_level[i]);
+    /* bias 2: distances halve, detail goes up */
+    crowd_desc d = *crowd_settings(c);
+    d.lod_bias = 2.0f;
+    REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
+    f = crowd_update(c, 0.0f, &v);
+    uint32_t fine_after = f->stats.lod_histogram[0] + f->stats.lod_histogram[1];
+    d.lod_bias = 1.0f;
+    crowd_configure(c, &d, NULL);
+    f = crowd_update(c, 0.0f, &v);
+    CHECK(fine_after > f->stats.lod_histogram[0] + f->stats.lod_histogram[1]);
+    /* near-edge pivot is never coarser than centre pivot */
+    d.lod_pivot = CROWD_PIVOT_NEAR_EDGE;
+    crowd_configure(c, &d, NULL);
+    const crowd_frame *edge = crowd_update(c, 0.0f, &v);
+    CHECK(edge->stats.triangles >= f->stats.triangles);
+    crowd_destroy(c);
+}
+
+
+/* The far pool merges last-level chunks into one draw without changing what is submitted;
+ * chunk_size >= world collapses everything into one draw. */
+static void far_pool_and_single_chunk(void)
+{
+    const uint32_t n = 5000;
+    crowd *c = make_crowd(n, 24.0f);
+    scatter(c, n, 5);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    const crowd_frame *f = crowd_update(c, 0.0f, &v);
+    uint32_t pooled_draws = f->stats.draws, pooled_submitted = f->stats.submitted;
+    uint32_t pools = 0;
+    for (uint32_t d = 0; d < f->draw_count; d++)
+        pools += (f->draws[d].flags & CROWD_DRAW_POOL) != 0;
+    CHECK(pools == 1);
+    crowd_desc d = *crowd_settings(c);
+    d.far_pool = -1;
+    crowd_configure(c, &d, NULL);
+    f = crowd_update(c, 0.0f, &v);
+    CHECKF(f->stats.draws > pooled_draws + 5, "pool: %u draws, no pool: %u", pooled_draws, f->stats.draws);
+    CHECK(f->stats.submitted == pooled_submitted);
+    crowd_destroy(c);
+
+    c = make_crowd(n, 1000.0f);
+    scatter(c, n, 5);
+    f = crowd_update(c, 0.0f, &v);
+    CHECK(f->stats.draws == 1 && f->stats.chunks_total == 1);
+    crowd_destroy(c);
+}
+
+/* A settled crowd uploads nothing; moving one instance uploads little; far chunks drop shadows. */
+static void dirty_tracking_and_flags(void)
+{
+    const uint32_t n = 2000;
+    crowd *c = make_crowd(n, 24.0f);
+    scatter(c, n, 9);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    const crowd_frame *f = crowd_update(c, 0.1f, &v);
+    CHECK(f->stats.bytes_uploaded == (uint64_t)n * sizeof(crowd_record));
+    f = crowd_update(c, 0.1f, &v);
+    CHECKF(f->stats.bytes_uploaded == 0 && f->upload_count == 0, "settled crowd uploaded %llu bytes",
+           (unsigned long long)f->stats.bytes_uploaded);
+    crowd_record r;
+    crowd_get(c, 17, &r);
+    crowd_set_transform(c, 17, r.position[0] + 0.01f, 0.0f, r.position[2], r.yaw);
+    f = crowd_update(c, 0.1f, &v);
+    CHECKF(f->stats.bytes_uploaded > 0 && f->stats.bytes_uploaded <= 32 * sizeof(crowd_record), "%llu bytes",
+           (unsigned long long)f->stats.bytes_uploaded);
+    for (uint32_t d = 0; d < f->draw_count; d++) {
+        bool shadow = f->draws[d].flags & CROWD_DRAW_SHADOW, fade = f->draws[d].flags & CROWD_DRAW_CROSS_FADE;
+        CHECK(shadow == (f->draws[d].lod <= 2));
+        CHECK(fade == (f->draws[d].lod <= 1));
+    }
+    /* an upload range always lies inside the slots in use */
+    for (uint32_t u = 0; u < f->upload_count; u++)
+        CHECK(f->uploads[u].first + f->uploads[u].count <= f->record_count);
+    crowd_destroy(c);
+}
+
+/* A finished fade is folded into clip A (far LODs read only A); rate changes keep the phase. */
+static void fades_fold_and_phase_continuity(void)
+{
+    crowd *c = make_crowd(8, 24.0f);
+    crowd_set_count(c, 3);
+    int walk = crowd_asset_find_clip(&asset, "walk"), idle = crowd_asset_find_clip(&asset, "idle");
+    REQUIRE(walk >= 0 && idle >= 0);
+    crowd_view v;
+    view_at(&v, 0, 2, 10, 0, 1, 0);
+    crowd_update(c, 0.5f, &v);
+    CHECK(crowd_play(c, 1, (uint32_t)walk, 1.0f, 0.3f) == CROWD_OK);
+    crowd_record r;
+    crowd_get(c, 1, &r);
+    CHECK((int)r.clip_b == walk && r.fade_rate > 3.0f && r.fade_rate < 3.5f);
+    crowd_update(c, 0.2f, &v);
+    crowd_get(c, 1, &r);
+    CHECK(r.fade_rate > 0.0f); /* still fading */
+    const crowd_frame *f = crowd_update(c, 0.2f, &v);
+    crowd_get(c, 1, &r);
+    CHECKF((int)r.clip_a == walk && r.fade_rate == 0.0f, "clip_a %g fade_rate %g", (double)r.clip_a,
+           (double)r.fade_rate);
+    CHECK(f->stats.fades_active == 0);
+
+    /* phase-continuous speed change: fract(offset + t * rate) is the same just before and after */
+    crowd_update(c, 1.234f, &v);
+    crowd_get(c, 1, &r);
+    double t = crowd_time(c), before = r.offset_a + t * r.rate_a;
+    CHECK(crowd_set_speed(c, 1, 1.7f) == CROWD_OK);
+    crowd_get(c, 1, &r);
+    double after = r.offset_a + t * r.rate_a;
+    double diff = fabs((before - floor(before)) - (after - floor(after)));
+    CHECKF(diff < 1e-4 || diff > 1.0 - 1e-4, "phase jumped by %g", diff);
+    CHECKF(fabsf(r.rate_a - 1.7f / asset.clips[walk].stride) < 1e-5f, "rate %g", (double)r.rate_a);
+    crowd_set_stride_matching(c, false);
+    crowd_set_speed(c, 1, 3.0f);
+    crowd_get(c, 1, &r);
+    CHECK(fabsf(r.rate_a - 1.0f / asset.clips[walk].duration) < 1e-5f);
+    CHECK(crowd_set_speed(c, 0, 1.0f) == CROWD_ERROR_ARGUMENT); /* idle has no stride */
+    (void)idle;
+    crowd_destroy(c);
+}
+
+/* remove swaps the last instance in; set_count parks and revives with state intact; misuse is
+ * refused without changing anything. */
+static void remove_count_and_misuse(void)
+{
+    crowd *c = make_crowd(10, 24.0f);
+    crowd_set_count(c, 5);
+    for (uint32_t i = 0; i < 5; i++)
+        crowd_set_transform(c, i, (float)i, 0, 0, 0);
+    crowd_view v;
+    view_at(&v, 0, 2, 10, 0, 1, 0);
+    crowd_update(c, 0.1f, &v);
+    CHECK(crowd_remove(c, 1) == CROWD_OK && crowd_count(c) == 4);
+    crowd_record r;
+    crowd_get(c, 1, &r);
+    CHECK(r.position[0] == 4.0f); /* the last one moved into index 1 */
+    crowd_update(c, 0.1f, &v);
+    CHECK(crowd_set_count(c, 5) == CROWD_OK);
+    crowd_get(c, 4, &r);
+    CHECK(r.position[0] == 1.0f); /* the removed one is revived where it was */
+    crowd_set_count(c, 2);
+    crowd_update(c, 0.1f, &v);
+    crowd_set_count(c, 5);
+    crowd_get(c, 3, &r);
+    CHECK(r.position[0] == 3.0f);
+    const crowd_frame *f = crowd_update(c, 0.1f, &v);
+    CHECK(f->stats.simulated == 5);
+
+    CHECK(crowd_set_transform(c, 5, 0, 0, 0, 0) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_set_transform(c, 0, NAN, 0, 0, 0) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_play(c, 0, 99, 1.0f, 0.2f) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_play(c, 9, 0, 1.0f, 0.2f) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_set_scale(c, 0, -1.0f) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_set_count(c, 11) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_remove(c, 7) == CROWD_ERROR_ARGUMENT);
+    crowd_get(c, 0, &r);
+    CHECK(r.position[0] == 0.0f && crowd_count(c) == 5);
+
+    crowd_desc bad = {.asset = &asset, .capacity = 1u << 30};
+    crowd *nope = NULL;
+    crowd_error err;
+    CHECK(crowd_create(&bad, &nope, &err) == CROWD_ERROR_ARGUMENT && !nope);
+    bad = (crowd_desc){.asset = NULL};
+    CHECK(crowd_create(&bad, &nope, &err) == CROWD_ERROR_ARGUMENT);
+    crowd_destroy(c);
+}
+
+/* Screen-coverage LOD: per instance, with a budget that demotes the smallest first and never
+ * hides anyone. */
+static void coverage_lod_and_budget(void)
+{
+    const uint32_t n = 400;
+    crowd_desc d = {.asset = &asset, .capacity = n, .chunk_size = 24.0f, .lod_policy = CROWD_LOD_SCREEN_COVERAGE};
+    crowd *c = NULL;
+    REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
+    crowd_set_count(c, n);
+    for (uint32_t i = 0; i < n; i++) /* a line of instances from 3 m to 200 m ahead */
+        crowd_set_transform(c, i, 0.0f, 0.0f, -3.0f - 0.5f * (float)i, 0.0f);
+    crowd_view v;
+    view_at(&v, 0, 1.5f, 0, 0, 1.5f, -10);
+    const crowd_frame *f = crowd_update(c, 0.0f, &v);
+    uint64_t unlimited = 0;
+    for (uint32_t l = 0; l < asset.lod_count; l++)
+        unlimited += (uint64_t)f->stats.lod_histogram[l] * asset.lods[l].index_count;
+    CHECK(f->stats.submitted == n && f->stats.budget_satisfied && f->stats.demoted == 0);
+    CHECK(f->stats.lod_histogram[0] > 0 && f->stats.lod_histogram[asset.lod_count - 1] > 0);
+
+    crowd_desc b = *crowd_settings(c);
+    b.vertex_budget = (uint32_t)(unlimited / 2);
+    crowd_configure(c, &b, NULL);
+    f = crowd_update(c, 0.0f, &v);
+    uint64_t used = 0;
+    for (uint32_t l = 0; l < asset.lod_count; l++)
+        used += (uint64_t)f->stats.lod_histogram[l] * asset.lods[l].index_count;
+    CHECKF(used <= b.vertex_budget && f->stats.budget_satisfied, "used %llu of %u", (unsigned long long)used,
+           b.vertex_budget);
+    CHECK(f->stats.submitted == n && f->stats.demoted > 0);
+    /* the nearest instance keeps full detail: the smallest are demoted first */
+    uint32_t level_of_nearest = 99;
+    for (uint32_t dr = 0; dr < f->draw_count; dr++)
+        for (uint32_t s = f->draws[dr].first; s < f->draws[dr].first + f->draws[dr].count; s++)
+            if (crowd_index_of_slot(c, s) == 0)
+                level_of_nearest = f->draws[dr].lod;
+    CHECK(level_of_nearest == 0);
+
+    b.vertex_budget = 10; /* impossible: everyone at the last level, nobody hidden */
+    crowd_configure(c, &b, NULL);
+    f = crowd_update(c, 0.0f, &v);
+    CHECK(!f->stats.budget_satisfied && f->stats.submitted == n);
+    CHECK(f->stats.lod_histogram[asset.lod_count - 1] == n);
+    crowd_destroy(c);
+}
+
+/* The simulation: deterministic, agents move at gait speeds, stride-matched rates, obstacles
+ * respected, every scenario runs. */
+static void simulation(void)
+{
+    crowd_obstacle obstacles[3] = {{0, 0, 3}, {20, 20, 2}, {-30, 10, 4}};
+    for (int scenario = 0; scenario < CROWD_SCENARIO_COUNT; scenario++) {
+        crowd *c = make_crowd(2000, 24.0f);
+        crowd_sim *sim = NULL;
+        crowd_sim_desc sd = {.crowd = c, .scenario = (crowd_scenario)scenario, .obstacles = obstacles,
+                             .obstacle_count = 3, .seed = 1};
+        REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
+        REQUIRE(crowd_sim_spawn(sim, 2000) == CROWD_OK);
+        crowd_view v;
+        view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+        for (int f = 0; f < 180; f++) {
+            crowd_sim_step(sim, 1.0f / 60.0f);
+            crowd_update(c, 1.0f / 60.0f, &v);
+        }
+        int inside = 0, moving = 0, mismatched = 0;
+        for (uint32_t i = 0; i < 2000; i++) {
+            crowd_record r;
+            crowd_get(c, i, &r);
+            for (int o = 0; o < 3; o++) {
+                float ex = r.position[0] - obstacles[o].x, ez = r.position[2] - obstacles[o].z;
+                inside += sqrtf(ex * ex + ez * ez) < obstacles[o].radius - 0.05f;
+            }
+            uint32_t clip = (uint32_t)r.clip_a;
+            if (r.fade_rate == 0.0f && asset.clips[clip].stride > 0.0f) {
+                moving++;
+                /* stride matching: rate * stride is a plausible speed for that gait */
+                float speed = r.rate_a * asset.clips[clip].stride;
+                mismatched += !(speed > 0.2f && speed < 8.0f);
+            }
+        }
+        CHECKF(inside == 0, "%s: %d agents inside obstacles", crowd_scenario_name((crowd_scenario)scenario), inside);
+        CHECKF(moving > 100 || scenario == CROWD_SCENARIO_GATHER, "%s: only %d agents moving",
+               crowd_scenario_name((crowd_scenario)scenario), moving);
+        CHECK(mismatched == 0);
+        crowd_sim_destroy(sim);
+        crowd_destroy(c);
+    }
+    /* determinism: same seed, same crowd */
+    crowd_record a[2];
+    for (int run = 0; run < 2; run++) {
+        crowd *c = make_crowd(500, 24.0f);
+        crowd_sim *sim = NULL;
+        crowd_sim_desc sd = {.crowd = c, .seed = 3};
+        crowd_sim_create(&sd, &sim, NULL);
+        crowd_sim_spawn(sim, 500);
+        crowd_view v;
+        view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+        for (int f = 0; f < 60; f++) {
+            crowd_sim_step(sim, 1.0f / 60.0f);
+            crowd_update(c, 1.0f / 60.0f, &v);
+        }
+        crowd_get(c, 123, &a[run]);
+        crowd_sim_destroy(sim);
+        crowd_destroy(c);
+    }
+    CHECK(!memcmp(&a[0], &a[1], sizeof a[0]));
+}
+
+int main(void)
+{
+    crowd_bake_desc desc = {.bones = true};
+    baked = bake_or_die(humanoid(), desc);
+    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, NULL) != CROWD_OK)
+        return 1;
+    RUN_TEST(culling_matches_brute_force);
+    RUN_TEST(lod_histogram_for_a_known_camera);
+    RUN_TEST(far_pool_and_single_chunk);
+    RUN_TEST(dirty_tracking_and_flags);
+    RUN_TEST(fades_fold_and_phase_continuity);
+    RUN_TEST(remove_count_and_misuse);
+    RUN_TEST(coverage_lod_and_budget);
+    RUN_TEST(simulation);
+    crowd_asset_free(&asset);
+    crowd_bake_output_free(&baked);
+    TEST_MAIN_END();
+}

@@ -1,0 +1,272 @@
+/* crowd-bench: the runtime's CPU cost per frame, no renderer. The scene reproduces the seed
+ * toolkit's benchmark so numbers compare: world 420 m, chunks 24 m, camera at (28, 16, 44) looking
+ * at (0, 1.2, 0), 58 deg vertical fov at 16:9, near 0.3, far 900, LOD distances 6/14/34/80 m,
+ * 26 round obstacles (radius 1.9 m) on a spiral, wander scenario, separation on up to 40,000
+ * agents, dt 1/60, 15 warm-up frames, medians of 60 frames. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/camera.h"
+#include "crowdbake/crowd.h"
+#include "tool_support.h"
+
+#define WARMUP 15
+#define DEFAULT_FRAMES 60
+
+typedef struct bench_row {
+    uint32_t count;
+    bool separation;
+    double sim, separation_ms, chunk_lod, gather, output, total, best, memcpy_ms;
+    double mb_uploaded, triangles, draws, submitted;
+    uint32_t lod[CROWD_MAX_LODS];
+} bench_row;
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--json]\n"
+                 "\n"
+                 "Runtime CPU cost per frame (simulation, chunk grid + LOD, gather, total) on the seed's\n"
+                 "benchmark scene, medians over the frames. Without an asset, bakes the humanoid first.\n");
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void bench_view(crowd_view *view)
+{
+    const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
+    cb_look_at(view->view, eye, target, up);
+    cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    view->viewport_height = 1080.0f;
+}
+
+static void spiral_obstacles(crowd_obstacle *o)
+{
+    for (int i = 0; i < 26; i++) {
+        float angle = 0.9f * (float)i, radius = 10.0f + 6.5f * (float)i;
+        o[i] = (crowd_obstacle){radius * cosf(angle), radius * sinf(angle), 1.9f};
+    }
+}
+
+/* A plain memcpy of the bytes the gather writes (the records), best of several. */
+static double memcpy_ms(size_t bytes)
+{
+    uint8_t *a = malloc(bytes), *b = malloc(bytes);
+    double best = 1e9;
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return NAN;
+    }
+    memset(a, 1, bytes);
+    memset(b, 2, bytes);
+    for (int i = 0; i < 15; i++) {
+        double t0 = tool_now_ms();
+        memcpy(b, a, bytes);
+        double t = tool_now_ms() - t0;
+        best = t < best ? t : best;
+        a[i] = b[bytes - 1 - (size_t)i]; /* keep the copies observable */
+    }
+    free(a);
+    free(b);
+    return best;
+}
+
+static int run_count(const crowd_asset *asset, uint32_t count, int separation, uint32_t frames, bench_row *row)
+{
+    crowd_desc desc = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f};
+    crowd *c = NULL;
+    crowd_sim *sim = NULL;
+    crowd_error err;
+    crowd_obstacle obstacles[26];
+    spiral_obstacles(obstacles);
+    if (crowd_create(&desc, &c, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd-bench: %s\n", err.message);
+        return 1;
+    }
+    crowd_sim_desc sd = {.crowd = c, .scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles,
+                         .obstacle_count = 26, .separation = separation, .seed = 7};
+    if (crowd_sim_create(&sd, &sim, &err) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK) {
+        fprintf(stderr, "crowd-bench: %s\n", err.message);
+        crowd_sim_destroy(sim);
+        crowd_destroy(c);
+        return 1;
+    }
+    crowd_view view;
+    bench_view(&view);
+    double *t_sim = calloc(frames, sizeof(double)), *t_sep = calloc(frames, sizeof(double));
+    double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));
+    double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));
+    double *up = calloc(frames, sizeof(double));
+    memset(row, 0, sizeof *row);
+    row->count = count;
+    row->best = 1e9;
+    for (uint32_t f = 0; f < WARMUP + frames; f++) {
+        double t0 = tool_now_ms();
+        crowd_sim_step(sim, 1.0f / 60.0f);
+        const crowd_frame *frame = crowd_update(c, 1.0f / 60.0f, &view);
+        double total = tool_now_ms() - t0;
+        if (f < WARMUP)
+            continue;
+        uint32_t i = f - WARMUP;
+        const crowd_sim_stats *ss = crowd_sim_get_stats(sim);
+        const crowd_stats *st = &frame->stats;
+        t_sim[i] = ss->ms_step;
+        t_sep[i] = ss->ms_separation;
+        t_lod[i] = st->ms_bin + st->ms_lod;
+        t_gather[i] = st->ms_gather;
+        t_out[i] = st->ms_output;
+        t_total[i] = total;
+        up[i] = st->bytes_uploaded / (1024.0 * 1024.0);
+        row->best = total < row->best ? total : row->best;
+        if (i == frames - 1) {
+            row->triangles = (double)st->triangles;
+            row->draws = st->draws;
+            row->submitted = st->submitted;
+            memcpy(row->lod, st->lod_histogram, sizeof row->lod);
+            row->separation = ss->separation_active;
+        }
+    }
+    row->sim = median(t_sim, frames);
+    row->separation_ms = median(t_sep, frames);
+    row->chunk_lod = median(t_lod, frames);
+    row->gather = median(t_gather, frames);
+    row->output = median(t_out, frames);
+    row->total = median(t_total, frames);
+    row->mb_uploaded = median(up, frames);
+    row->memcpy_ms = memcpy_ms((size_t)count * sizeof(crowd_record));
+    free(t_sim);
+    free(t_sep);
+    free(t_lod);
+    free(t_gather);
+    free(t_out);
+    free(t_total);
+    free(up);
+    crowd_sim_destroy(sim);
+    crowd_destroy(c);
+    return 0;
+}
+
+static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
+{
+    printf("crowd-bench: medians of frames after %d warm-up, ms per frame (single thread)\n", WARMUP);
+    printf("%9s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "sep", "sim",
+           "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles",
+           "MB up");
+    printf("\n");
+    for (uint32_t i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        printf("%9u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2fM %6.2f ", r->count,
+               r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output, r->total,
+               r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms, r->triangles / 1e6,
+               r->mb_uploaded);
+        for (uint32_t l = 0; l < a->lod_count; l++)
+            printf(" L%u:%u", l, r->lod[l]);
+        printf("\n");
+    }
+}
+
+static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
+{
+    printf("{\"warmup\":%d,\"rows\":[", WARMUP);
+    for (uint32_t i = 0; i < n; i++) {
+        const bench_row *r = &rows[i];
+        printf("%s{\"instances\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_lod_ms\":%.4f,"
+               "\"gather_ms\":%.4f,\"output_ms\":%.4f,\"total_ms\":%.4f,\"best_ms\":%.4f,\"ns_per_instance\":%.2f,"
+               "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,\"triangles\":%.0f,"
+               "\"draws\":%.0f,\"submitted\":%.0f,\"lods\":[",
+               i ? "," : "", r->count, r->separation ? "true" : "false", r->sim, r->separation_ms, r->chunk_lod,
+               r->gather, r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms,
+               r->gather / r->memcpy_ms, r->mb_uploaded, r->triangles, r->draws, r->submitted);
+        for (uint32_t l = 0; l < a->lod_count; l++)
+            printf("%s%u", l ? "," : "", r->lod[l]);
+        printf("]}");
+    }
+    printf("]}\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *asset_path = NULL, *counts_text = "1000,10000,25000,50000,100000,250000,1000000";
+    uint32_t frames = DEFAULT_FRAMES;
+    bool json = false;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--json")) {
+            json = true;
+        } else if (!strcmp(argv[i], "--counts") && i + 1 < argc) {
+            counts_text = argv[++i];
+        } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
+            if (!tool_parse_u32(argv[++i], 45, 100000, &frames)) {
+                fprintf(stderr, "crowd-bench: --frames needs 45..100000\n");
+                return 2;
+            }
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "crowd-bench: unknown option %s (see --help)\n", argv[i]);
+            return 2;
+        } else {
+            asset_path = argv[i];
+        }
+    }
+    uint32_t n = 0;
+    char **items = tool_split_list(counts_text, &n);
+    uint32_t counts[32];
+    bool ok = items && n <= 31;
+    for (uint32_t i = 0; ok && i < n; i++)
+        ok = tool_parse_u32(items[i], 1, 4000000, &counts[i]);
+    free(items);
+    if (!ok) {
+        fprintf(stderr, "crowd-bench: --counts needs up to 31 comma-separated counts in 1..4000000\n");
+        return 2;
+    }
+
+    crowd_asset asset;
+    crowd_error err;
+    crowd_result r;
+    uint8_t *baked = NULL;
+    size_t baked_size = 0;
+    if (asset_path) {
+        r = crowd_asset_load_file(&asset, asset_path, &err);
+    } else {
+        r = tool_bake_humanoid(&baked, &baked_size, &err);
+        if (r == CROWD_OK)
+            r = crowd_asset_load_memory(&asset, baked, baked_size, &err);
+    }
+    if (r != CROWD_OK) {
+        fprintf(stderr, "crowd-bench: %s\n", err.message);
+        free(baked);
+        return 1;
+    }
+    bench_row rows[33];
+    uint32_t row_count = 0;
+    int status = 0;
+    for (uint32_t i = 0; i < n && !status; i++)
+        status = run_count(&asset, counts[i], 0, frames, &rows[row_count++]);
+    bool has_100k = false;
+    for (uint32_t i = 0; i < n; i++)
+        has_100k |= counts[i] == 100000;
+    if (!status && has_100k) /* the seed could not afford separation at 100k; we report it */
+        status = run_count(&asset, 100000, 1, frames, &rows[row_count++]);
+    if (!status) {
+        if (json)
+            print_json(&asset, rows, row_count);
+        else
+            print_table(&asset, rows, row_count);
+    }
+    crowd_asset_free(&asset);
+    free(baked);
+    return status;
+}
