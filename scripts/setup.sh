@@ -8,6 +8,7 @@ debian_packages=(
   build-essential cmake pkg-config
   clang libclang-rt-14-dev          # sanitizers, libFuzzer
   libmeshoptimizer-dev libcjson-dev libstb-dev
+  libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri   # GL through EGL surfaceless (llvmpipe)
 )
 
 missing=()

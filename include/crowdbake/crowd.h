@@ -171,6 +171,10 @@ crowd_result crowd_set_variant(crowd *crowd, uint32_t index, const crowd_variant
  * (0: cut). Playing the clip that already plays only changes its rate, phase-continuously. */
 crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
 
+/* Puts the playing clip at `phase` (0..1 of its cycle) now; the rate is unchanged. Useful to desync
+ * a crowd at spawn, or to pose an instance exactly on a baked frame. */
+crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase);
+
 /* Sets the ground speed of a locomotion clip: rate = speed / stride, changed phase-continuously so
  * planted feet do not jump. With stride matching off (crowd_set_stride_matching) the clip plays at
  * its authored rate whatever the speed (the skating baseline). Errors for clips without a stride. */

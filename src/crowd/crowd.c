@@ -341,6 +341,18 @@ crowd_result crowd_play(crowd *c, uint32_t index, uint32_t clip, float rate, flo
     return CROWD_OK;
 }
 
+crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
+{
+    if (!c || index >= c->count || !(phase >= 0.0f && phase <= 1.0f))
+        return CROWD_ERROR_ARGUMENT;
+    crowd_record *r = record_of(c, index);
+    double offset = phase - c->time * (double)r->rate_a;
+    r->offset_a = (float)(offset - floor(offset));
+    if (r->fade_rate == 0.0f)
+        r->offset_b = r->offset_a;
+    return CROWD_OK;
+}
+
 float crowd_stride_rate(const crowd *c, uint32_t clip, float speed)
 {
     float stride = c->asset->clips[clip].stride;

@@ -1,0 +1,15 @@
+# Turns GLSL files into C string constants: cmake -DOUT=file.c -DINPUTS="a.vert,b.frag" -P embed_glsl.cmake
+# Each file name a.vert becomes `const char crowd_glsl_a_vert[]`.
+string(REPLACE "," ";" INPUTS "${INPUTS}")
+set(content "/* Generated from src/gl/glsl by cmake/embed_glsl.cmake. Do not edit. */\n")
+foreach(input ${INPUTS})
+  get_filename_component(name ${input} NAME)
+  string(REPLACE "." "_" symbol ${name})
+  file(READ ${input} text)
+  string(REPLACE "\\" "\\\\" text "${text}")
+  string(REPLACE "\"" "\\\"" text "${text}")
+  string(REPLACE "\n" "\\n\"\n\"" text "${text}")
+  string(APPEND content "const char crowd_glsl_${symbol}[] =\n\"${text}\";\n")
+endforeach()
+file(WRITE ${OUT}.tmp "${content}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

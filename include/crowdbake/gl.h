@@ -1,0 +1,128 @@
+/* crowdbake/gl.h — drawing a crowd_frame with OpenGL 3.3+ core, OpenGL ES 3.0 or WebGL2.
+ *
+ * The renderer owns the GPU copies of one asset (animation textures, bone texture, LOD index
+ * buffers, palette) and of one crowd's record array, and draws the draws of a crowd_frame: the
+ * colour pass (lit, shadowed, fogged, in the asset's regions' colours or textures) and the shadow
+ * depth pass, both with exactly the same vertex animation. Shaders are GLSL ES 3.00 (desktop GL gets
+ * the same source with a #version 330 header), so WebGL2 and desktop draw the same pixels.
+ *
+ * Every function expects the caller's GL context to be current. Nothing here creates windows or
+ * contexts. GL errors and shader compile/link failures come back as CROWD_ERROR_GL with the
+ * driver's log in the message.
+ *
+ * Two animation modes on the same asset, switchable at any time: VAT (4 texel fetches per vertex,
+ * 8 while cross-fading) and bone (the bone texture and 4 influences per vertex; needs a --bones
+ * bake). Attachments (caps, balloons, swords) ride on sockets and need the bone texture. */
+#ifndef CROWDBAKE_GL_H
+#define CROWDBAKE_GL_H
+
+#include <stdbool.h>
+#include "crowd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum crowd_gl_mode {
+    CROWD_GL_VAT = 0,
+    CROWD_GL_BONES = 1,
+} crowd_gl_mode;
+
+typedef struct crowd_gl_desc {
+    const crowd_asset *asset;       /* required; borrowed for the renderer's lifetime */
+    uint32_t capacity;              /* records the GPU buffer holds; 0 = 10,000 */
+    crowd_gl_mode mode;
+    uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
+    /* Region whose colour is the record's tint instead of a palette choice; -1 tints every region
+     * (multiplying its colour), 0 = default: the region named "shirt" if there is one, else -1. */
+    int tint_region;
+    bool es;                        /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
+} crowd_gl_desc;
+
+/* Light and atmosphere for a frame. Directions are unit vectors in world space. */
+typedef struct crowd_gl_scene {
+    float view[16], projection[16]; /* the camera, column-major */
+    float sun_direction[3];         /* towards the sun */
+    float sun_color[3];             /* linear */
+    float sky_color[3], ground_color[3]; /* hemisphere ambient, linear */
+    float fog_color[3];
+    float fog_density;              /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
+    bool shadows;                   /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
+    bool flat_color;                /* every character white: geometry and light only (comparisons) */
+} crowd_gl_scene;
+
+typedef struct crowd_gl_attachment_desc {
+    const float *positions;         /* xyz, in the socket's space (metres) */
+    const float *normals;           /* xyz */
+    uint32_t vertex_count;
+    const uint32_t *indices;
+    uint32_t index_count;
+    const char *socket;             /* a socket name of the asset ("head") */
+    uint8_t color[4];               /* sRGB */
+    uint32_t accessory_bit;         /* worn by instances whose variant has this accessory bit (0..7) */
+    uint32_t max_lod;               /* chunks past this LOD do not draw it */
+} crowd_gl_attachment_desc;
+
+/* A static mesh drawn instanced with the crowd's lighting, shadows and fog (props, obstacles). */
+typedef struct crowd_gl_prop {
+    float position[3];
+    float yaw;
+    float scale[3];
+    uint8_t color[4];               /* sRGB */
+} crowd_gl_prop;
+
+typedef struct crowd_gl_stats {
+    uint32_t draws, shadow_draws;   /* GL draw calls issued in the last colour / shadow pass */
+    uint64_t triangles, shadow_triangles;
+    uint64_t bytes_uploaded;        /* by the last crowd_gl_upload */
+} crowd_gl_stats;
+
+typedef struct crowd_gl_renderer crowd_gl_renderer;
+
+crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error);
+void crowd_gl_destroy(crowd_gl_renderer *renderer);
+
+/* Switches between VAT and bone playback; bone mode needs a --bones bake. */
+crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
+crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
+
+/* Copies the frame's changed record ranges to the GPU (nothing when the crowd did not change).
+ * The first upload after creation sends everything. */
+crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
+
+/* Adds an attachment mesh; returns its index. */
+crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, const crowd_gl_attachment_desc *desc,
+                                     uint32_t *index, crowd_error *error);
+
+/* Props: a mesh (positions, normals, indices) drawn at each of `count` placements; replaces any
+ * previous props. The ground plane is a prop too (a flat box). */
+crowd_result crowd_gl_set_props(crowd_gl_renderer *renderer, const float *positions, const float *normals,
+                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
+                                const crowd_gl_prop *props, uint32_t count, crowd_error *error);
+
+/* A square ground plane of `size` metres centred on the origin, receiving shadows. */
+void crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
+
+/* Fits a light's view-projection around a sphere (centre, radius) seen from `sun_direction`,
+ * snapped to shadow-map texels so a moving camera does not make shadow edges shimmer. */
+void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const float sun_direction[3], const float centre[3],
+                         float radius, float light_view_projection[16]);
+
+/* Renders the shadow map: every draw flagged CROWD_DRAW_SHADOW (and props) from the light. Leaves the
+ * framebuffer binding and viewport as they were. */
+void crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
+                             const float light_view_projection[16]);
+
+/* Draws ground, props, the crowd and its attachments into the current framebuffer (depth test on).
+ * `time` is frame->time. */
+void crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene);
+
+const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
+
+/* Reports a pending GL error as CROWD_ERROR_GL naming `where`. */
+crowd_result crowd_gl_check(const char *where, crowd_error *error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,227 @@
+/* The passes: the shadow map (depth only, from the light) and the colour pass. The crowd's draws
+ * come from the frame; every pass uses exactly the vertex animation of the colour pass. */
+#include <math.h>
+#include <string.h>
+
+#include "common/camera.h"
+#include "gl/renderer_internal.h"
+
+static void mat4_mul(float out[16], const float a[16], const float b[16])
+{
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++)
+            out[c * 4 + r] = a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
+}
+
+/* Binds every texture to its fixed unit and tells the program which unit each sampler uses. The
+ * shadow pass leaves the shadow map's unit empty: it is the render target then. */
+static void bind_textures(const crowd_gl_renderer *r, const crowd_program *p, bool shadow_pass)
+{
+    static const struct {
+        crowd_uniform uniform;
+        int unit;
+    } samplers[] = {{U_CLIPS, UNIT_CLIPS},     {U_VAT_POSITIONS, UNIT_VAT_POSITIONS}, {U_VAT_NORMALS, UNIT_VAT_NORMALS},
+                    {U_BONES, UNIT_BONES},     {U_PALETTE, UNIT_PALETTE},             {U_REGIONS, UNIT_REGIONS},
+                    {U_SHADOW_MAP, UNIT_SHADOW_MAP}, {U_ALBEDO, UNIT_ALBEDO}};
+    GLuint textures[8] = {r->tex_clips, r->tex_positions, r->tex_normals, r->tex_bones,
+                          r->tex_palette, r->tex_regions, shadow_pass ? 0 : r->shadow_depth, r->tex_albedo};
+    for (int i = 0; i < 8; i++) {
+        glActiveTexture(GL_TEXTURE0 + (GLenum)i);
+        glBindTexture(GL_TEXTURE_2D, textures[i]);
+    }
+    for (size_t i = 0; i < sizeof samplers / sizeof samplers[0]; i++)
+        glUniform1i(p->uniforms[samplers[i].uniform], samplers[i].unit);
+}
+
+/* Uniforms that describe the asset and the time, shared by crowd and attachment programs. */
+static void asset_uniforms(const crowd_gl_renderer *r, const crowd_program *p, float time)
+{
+    const crowd_asset *a = r->asset;
+    const GLint *u = p->uniforms;
+    glUniform1f(u[U_TIME], time);
+    glUniform1i(u[U_VERTEX_COUNT], (GLint)a->vertex_count);
+    glUniform1i(u[U_VAT_WIDTH], (GLint)a->positions.width);
+    glUniform1i(u[U_BONE_WIDTH], (GLint)a->bones.width);
+    glUniform1i(u[U_BONE_COUNT], (GLint)a->bone_count);
+    float scale[3];
+    for (int k = 0; k < 3; k++) {
+        float extent = a->bounds_max[k] - a->bounds_min[k];
+        /* the same expression as crowd_asset_decode_vertex: verify measures what is drawn */
+        scale[k] = a->position_encoding == CROWD_POSITION_F16_BOX ? extent : extent / 65535.0f;
+    }
+    glUniform3fv(u[U_BOX_MIN], 1, a->bounds_min);
+    glUniform3fv(u[U_BOX_SCALE], 1, scale);
+    glUniform1i(u[U_TINT_REGION], r->tint_region);
+}
+
+static void lighting_uniforms(const crowd_gl_renderer *r, const crowd_program *p, const crowd_gl_scene *s)
+{
+    const GLint *u = p->uniforms;
+    float camera[3];
+    for (int i = 0; i < 3; i++) /* -R^T t of the view matrix */
+        camera[i] = -(s->view[i * 4] * s->view[12] + s->view[i * 4 + 1] * s->view[13] + s->view[i * 4 + 2] * s->view[14]);
+    glUniform3fv(u[U_CAMERA], 1, camera);
+    glUniform3fv(u[U_SUN_DIRECTION], 1, s->sun_direction);
+    glUniform3fv(u[U_SUN_COLOR], 1, s->sun_color);
+    glUniform3fv(u[U_SKY_COLOR], 1, s->sky_color);
+    glUniform3fv(u[U_GROUND_COLOR], 1, s->ground_color);
+    glUniform3fv(u[U_FOG_COLOR], 1, s->fog_color);
+    glUniform1f(u[U_FOG_DENSITY], s->fog_density);
+    glUniform1i(u[U_SHADOWS], s->shadows ? 1 : 0);
+    glUniform2f(u[U_SHADOW_TEXEL], 1.0f / (float)r->shadow_size, 1.0f / (float)r->shadow_size);
+    glUniformMatrix4fv(u[U_LIGHT_VIEW_PROJECTION], 1, GL_FALSE, r->light_view_projection);
+    glUniform1i(u[U_FLAT], s->flat_color ? 1 : 0);
+}
+
+static void draw_batch(const crowd_gl_batch *b)
+{
+    if (!b->count)
+        return;
+    glBindVertexArray(b->vao);
+    glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)b->index_count, GL_UNSIGNED_INT, NULL, (GLsizei)b->count);
+}
+
+/* The crowd's draws with one program family; `shadow` selects the depth programs and the draws
+ * flagged to cast. Counts what it issues. */
+static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16], bool shadow,
+                       const crowd_gl_scene *scene)
+{
+    const crowd_asset *a = r->asset;
+    int bones = r->mode == CROWD_GL_BONES;
+    uint32_t *draws = shadow ? &r->stats.shadow_draws : &r->stats.draws;
+    uint64_t *triangles = shadow ? &r->stats.shadow_triangles : &r->stats.triangles;
+    for (int fade = 0; fade < 2; fade++) {
+        const crowd_program *p = &r->crowd[bones][fade][shadow];
+        bool used = false;
+        for (uint32_t d = 0; d < f->draw_count; d++) {
+            const crowd_draw *draw = &f->draws[d];
+            if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || ((draw->flags & CROWD_DRAW_CROSS_FADE) != 0) != fade)
+                continue;
+            if (!used) {
+                glUseProgram(p->id);
+                bind_textures(r, p, shadow);
+                asset_uniforms(r, p, f->time);
+                glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
+                if (!shadow)
+                    lighting_uniforms(r, p, scene);
+                glBindVertexArray(r->vao);
+                if (!a->colors)
+                    glVertexAttrib4f(2, 1.0f, 1.0f, 1.0f, 1.0f); /* generic value: white vertex colours */
+                used = true;
+            }
+            const crowd_lod *lod = &a->lods[draw->lod];
+            crowd_gl_bind_instances(r, draw->first);
+            glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)lod->index_count, GL_UNSIGNED_INT,
+                                    (const void *)((uintptr_t)lod->first_index * 4u), (GLsizei)draw->count);
+            (*draws)++;
+            *triangles += (uint64_t)lod->triangle_count * draw->count;
+        }
+    }
+    for (uint32_t i = 0; i < r->attachment_count; i++) {
+        const crowd_gl_attachment *at = &r->attachments[i];
+        const crowd_program *p = &r->attachment[shadow];
+        bool used = false;
+        for (uint32_t d = 0; d < f->draw_count; d++) {
+            const crowd_draw *draw = &f->draws[d];
+            if (draw->lod > at->max_lod || (shadow && !(draw->flags & CROWD_DRAW_SHADOW)))
+                continue;
+            if (!used) {
+                glUseProgram(p->id);
+                bind_textures(r, p, shadow);
+                asset_uniforms(r, p, f->time);
+                glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
+                glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
+                glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
+                glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);
+                if (!shadow) {
+                    lighting_uniforms(r, p, scene);
+                    glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
+                }
+                glBindVertexArray(at->vao);
+                used = true;
+            }
+            crowd_gl_bind_instances(r, draw->first);
+            glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)at->index_count, GL_UNSIGNED_INT, NULL,
+                                    (GLsizei)draw->count);
+            (*draws)++;
+            *triangles += (uint64_t)at->index_count / 3 * draw->count;
+        }
+    }
+}
+
+static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bool shadow, const crowd_gl_scene *scene)
+{
+    const crowd_program *p = &r->prop[shadow];
+    glUseProgram(p->id);
+    bind_textures(r, p, shadow);
+    glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
+    if (!shadow)
+        lighting_uniforms(r, p, scene);
+    draw_batch(&r->props);
+    if (!shadow) /* the ground receives shadows but casts none */
+        draw_batch(&r->ground);
+}
+
+void crowd_gl_fit_shadow(const crowd_gl_renderer *r, const float dir[3], const float centre[3], float radius,
+                         float out[16])
+{
+    float eye[3] = {centre[0] + dir[0] * radius * 2.0f, centre[1] + dir[1] * radius * 2.0f,
+                    centre[2] + dir[2] * radius * 2.0f};
+    float up[3] = {0.0f, 1.0f, 0.0f};
+    if (fabsf(dir[1]) > 0.99f)
+        up[1] = 0.0f, up[2] = 1.0f;
+    float view[16], projection[16];
+    cb_look_at(view, eye, centre, up);
+    /* Snap the box to whole texels in light space: the same world point always lands on the same
+     * texel as the centre follows the camera, so shadow edges do not crawl. */
+    float texel = 2.0f * radius / (float)(r ? r->shadow_size : 2048);
+    float cx = view[0] * centre[0] + view[4] * centre[1] + view[8] * centre[2] + view[12];
+    float cy = view[1] * centre[0] + view[5] * centre[1] + view[9] * centre[2] + view[13];
+    float sx = floorf(cx / texel) * texel - cx, sy = floorf(cy / texel) * texel - cy;
+    cb_orthographic(projection, -radius + sx + cx, radius + sx + cx, -radius + sy + cy, radius + sy + cy, 0.1f,
+                    radius * 4.0f);
+    mat4_mul(out, projection, view);
+}
+
+void crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f, const float light_view_projection[16])
+{
+    if (!r || !f)
+        return;
+    memcpy(r->light_view_projection, light_view_projection, sizeof r->light_view_projection);
+    GLint previous_fbo = 0, viewport[4];
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous_fbo);
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
+    glViewport(0, 0, (GLsizei)r->shadow_size, (GLsizei)r->shadow_size);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    glEnable(GL_DEPTH_TEST);
+    glEnable(GL_CULL_FACE);
+    glCullFace(GL_BACK);
+    glEnable(GL_POLYGON_OFFSET_FILL);
+    glPolygonOffset(1.5f, 2.0f);
+    r->stats.shadow_draws = 0;
+    r->stats.shadow_triangles = 0;
+    draw_crowd(r, f, light_view_projection, true, NULL);
+    draw_props(r, light_view_projection, true, NULL);
+    glDisable(GL_POLYGON_OFFSET_FILL);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)previous_fbo);
+    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    glBindVertexArray(0);
+}
+
+void crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
+{
+    if (!r || !f || !scene)
+        return;
+    float view_projection[16];
+    mat4_mul(view_projection, scene->projection, scene->view);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glEnable(GL_CULL_FACE);
+    glCullFace(GL_BACK);
+    r->stats.draws = 0;
+    r->stats.triangles = 0;
+    draw_props(r, view_projection, false, scene);
+    draw_crowd(r, f, view_projection, false, scene);
+    glBindVertexArray(0);
+}

@@ -1,0 +1,84 @@
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 8) in vec4 i_transform;
+layout(location = 9) in vec4 i_clip_a;
+layout(location = 10) in vec4 i_clip_b;
+layout(location = 11) in uvec4 i_look;
+
+uniform mat4 u_view_projection;
+uniform float u_time;
+uniform highp sampler2D u_clips;
+uniform highp sampler2D u_bones;
+uniform int u_bone_width;
+uniform int u_bone_count;
+uniform int u_bone;                // the socket's bone
+uniform mat4 u_offset;             // socket offset in bind-pose model space
+uniform uint u_accessory_bit;
+#ifndef DEPTH_ONLY
+uniform vec3 u_color;              // linear
+uniform mat4 u_light_view_projection;
+out vec3 v_normal;
+out vec3 v_world;
+out vec3 v_base;
+out vec2 v_uv;
+flat out float v_textured;
+out vec4 v_shadow;
+#endif
+
+vec4 bone_texel(int i)
+{
+    return texelFetch(u_bones, ivec2(i % u_bone_width, i / u_bone_width), 0);
+}
+
+// The socket bone's matrix at a clip's phase, frames blended.
+void bone_rows(float clip, float offset, float rate, out vec4 r0, out vec4 r1, out vec4 r2)
+{
+    vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
+    int n = int(c.y);
+    bool loops = c.z > 0.5;
+    float f = fract(offset + u_time * rate) * float(loops ? n : max(n - 1, 0));
+    int f0 = min(int(f), n - 1);
+    int f1 = loops ? (f0 + 1 == n ? 0 : f0 + 1) : min(f0 + 1, n - 1);
+    float t = f - float(f0);
+    int a = ((int(c.x) + f0) * u_bone_count + u_bone) * 3, b = ((int(c.x) + f1) * u_bone_count + u_bone) * 3;
+    r0 = mix(bone_texel(a), bone_texel(b), t);
+    r1 = mix(bone_texel(a + 1), bone_texel(b + 1), t);
+    r2 = mix(bone_texel(a + 2), bone_texel(b + 2), t);
+}
+
+void main()
+{
+    if ((i_look.y >> (24u + u_accessory_bit) & 1u) == 0u) {
+        gl_Position = vec4(0.0, 0.0, 0.0, 1.0); // not worn: a degenerate triangle, nothing drawn
+#ifndef DEPTH_ONLY
+        v_normal = vec3(0.0, 1.0, 0.0); v_world = vec3(0.0); v_base = vec3(0.0); v_uv = vec2(0.0);
+        v_textured = 0.0; v_shadow = vec4(0.0);
+#endif
+        return;
+    }
+    vec4 local = u_offset * vec4(a_position, 1.0);
+    vec3 nl = mat3(u_offset) * a_normal;
+    vec4 r0, r1, r2;
+    bone_rows(i_clip_a.x, i_clip_a.y, i_clip_a.z, r0, r1, r2);
+    float rate = uintBitsToFloat(i_look.z);
+    if (rate > 0.0) {
+        vec4 s0, s1, s2;
+        bone_rows(i_clip_b.x, i_clip_b.y, i_clip_b.z, s0, s1, s2);
+        float w = clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0);
+        r0 = mix(r0, s0, w); r1 = mix(r1, s1, w); r2 = mix(r2, s2, w);
+    }
+    vec3 p = vec3(dot(r0, local), dot(r1, local), dot(r2, local));
+    vec3 n = vec3(dot(r0.xyz, nl), dot(r1.xyz, nl), dot(r2.xyz, nl));
+    float s = sin(i_transform.w), c = cos(i_transform.w);
+    p *= i_clip_a.w;
+    vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + i_transform.xyz;
+    gl_Position = u_view_projection * vec4(world, 1.0);
+#ifndef DEPTH_ONLY
+    v_world = world;
+    v_normal = vec3(c * n.x + s * n.z, n.y, -s * n.x + c * n.z);
+    v_base = u_color;
+    v_uv = vec2(0.0);
+    v_textured = 0.0;
+    v_shadow = u_light_view_projection * vec4(world, 1.0);
+#endif
+}

@@ -1,0 +1,198 @@
+layout(location = 0) in uint a_region;
+layout(location = 1) in vec2 a_uv;
+layout(location = 2) in vec4 a_color;
+layout(location = 3) in vec3 a_bind_position;
+layout(location = 4) in vec3 a_bind_normal;
+layout(location = 5) in uvec4 a_joints;
+layout(location = 6) in vec4 a_weights;
+layout(location = 8) in vec4 i_transform;   // x y z yaw
+layout(location = 9) in vec4 i_clip_a;      // clip, phase offset, rate, scale
+layout(location = 10) in vec4 i_clip_b;     // clip, phase offset, rate, fade start
+layout(location = 11) in uvec4 i_look;      // tint rgba8, variant, fade rate bits, reserved
+
+uniform mat4 u_view_projection;
+uniform float u_time;
+uniform highp sampler2D u_clips;            // per clip: first frame, frame count, loop, 0
+uniform int u_vertex_count;
+
+#ifdef BONES
+uniform highp sampler2D u_bones;
+uniform int u_bone_width;
+uniform int u_bone_count;
+#else
+#ifdef POS_F16
+uniform highp sampler2D u_vat_positions;
+#else
+uniform highp usampler2D u_vat_positions;
+#endif
+#if defined(NORMAL_F16)
+uniform highp sampler2D u_vat_normals;
+#elif !defined(NORMAL_W8)
+uniform highp usampler2D u_vat_normals;
+#endif
+uniform int u_vat_width;
+uniform vec3 u_box_min;
+uniform vec3 u_box_scale;                   // extent / 65535 (u16) or extent (f16)
+#endif
+
+#ifndef DEPTH_ONLY
+uniform highp sampler2D u_palette;          // row = region, column = colour choice (sRGB rgba8)
+uniform highp sampler2D u_regions;          // per region: palette size, textured (RGBA32F, 1 row)
+uniform int u_tint_region;                  // -1: the tint multiplies every region
+uniform int u_flat;                         // 1: white, untextured (geometry comparisons)
+uniform mat4 u_light_view_projection;
+out vec3 v_normal;
+out vec3 v_world;
+out vec3 v_base;
+out vec2 v_uv;
+flat out float v_textured;
+out vec4 v_shadow;
+#endif
+
+struct ClipSample { int row0; int row1; float t; };
+
+ClipSample clip_sample(float clip, float offset, float rate)
+{
+    vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
+    int n = int(c.y);
+    float phase = fract(offset + u_time * rate);
+    bool loops = c.z > 0.5;
+    float f = phase * float(loops ? n : max(n - 1, 0));
+    int f0 = min(int(f), n - 1);
+    int f1 = loops ? (f0 + 1 == n ? 0 : f0 + 1) : min(f0 + 1, n - 1);
+    ClipSample s;
+    s.row0 = int(c.x) + f0;
+    s.row1 = int(c.x) + f1;
+    s.t = f - float(f0);
+    return s;
+}
+
+vec3 oct_decode(vec2 s)
+{
+    vec3 n = vec3(s, 1.0 - abs(s.x) - abs(s.y));
+    float t = max(-n.z, 0.0);
+    n.x += n.x >= 0.0 ? -t : t;
+    n.y += n.y >= 0.0 ? -t : t;
+    return normalize(n);
+}
+
+#ifdef BONES
+vec4 bone_texel(int i)
+{
+    return texelFetch(u_bones, ivec2(i % u_bone_width, i / u_bone_width), 0);
+}
+
+// The blended 3x4 skinning matrix of this vertex at one frame.
+void skin_rows(int frame, out vec4 r0, out vec4 r1, out vec4 r2)
+{
+    r0 = vec4(0.0); r1 = vec4(0.0); r2 = vec4(0.0);
+    for (int k = 0; k < 4; k++) {
+        float w = a_weights[k];
+        int base = (frame * u_bone_count + int(a_joints[k])) * 3;
+        r0 += w * bone_texel(base);
+        r1 += w * bone_texel(base + 1);
+        r2 += w * bone_texel(base + 2);
+    }
+}
+
+void pose(ClipSample s, out vec3 p, out vec3 n)
+{
+    vec4 a0, a1, a2, b0, b1, b2;
+    skin_rows(s.row0, a0, a1, a2);
+    skin_rows(s.row1, b0, b1, b2);
+    vec4 r0 = mix(a0, b0, s.t), r1 = mix(a1, b1, s.t), r2 = mix(a2, b2, s.t);
+    vec4 q = vec4(a_bind_position, 1.0);
+    p = vec3(dot(r0, q), dot(r1, q), dot(r2, q));
+    n = vec3(dot(r0.xyz, a_bind_normal), dot(r1.xyz, a_bind_normal), dot(r2.xyz, a_bind_normal));
+}
+#else
+ivec2 vat_coord(int frame)
+{
+    int i = frame * u_vertex_count + gl_VertexID;
+    return ivec2(i % u_vat_width, i / u_vat_width);
+}
+
+void vat_fetch(int frame, out vec3 p, out vec3 n)
+{
+    ivec2 c = vat_coord(frame);
+#ifdef POS_F16
+    vec4 q = texelFetch(u_vat_positions, c, 0);
+    p = u_box_min + q.xyz * u_box_scale;
+#else
+    uvec4 q = texelFetch(u_vat_positions, c, 0);
+    p = u_box_min + vec3(q.xyz) * u_box_scale;
+#endif
+#if defined(NORMAL_W8)
+    n = oct_decode(vec2(float(q.w & 255u), float(q.w >> 8u)) / 255.0 * 2.0 - 1.0);
+#elif defined(NORMAL_F16)
+    n = oct_decode(texelFetch(u_vat_normals, c, 0).xy);
+#else
+    n = oct_decode(vec2(texelFetch(u_vat_normals, c, 0).xy) / 65535.0 * 2.0 - 1.0);
+#endif
+}
+
+void pose(ClipSample s, out vec3 p, out vec3 n)
+{
+    vec3 p0, n0, p1, n1;
+    vat_fetch(s.row0, p0, n0);
+    vat_fetch(s.row1, p1, n1);
+    p = mix(p0, p1, s.t);
+    n = mix(n0, n1, s.t);
+}
+#endif
+
+void animated(out vec3 p, out vec3 n)
+{
+    pose(clip_sample(i_clip_a.x, i_clip_a.y, i_clip_a.z), p, n);
+#ifdef CROSS_FADE
+    float rate = uintBitsToFloat(i_look.z);
+    if (rate > 0.0) {
+        float w = clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0);
+        vec3 pb, nb;
+        pose(clip_sample(i_clip_b.x, i_clip_b.y, i_clip_b.z), pb, nb);
+        p = mix(p, pb, w);
+        n = mix(n, nb, w);
+    }
+#endif
+}
+
+vec3 place(vec3 p)
+{
+    float s = sin(i_transform.w), c = cos(i_transform.w);
+    p *= i_clip_a.w;
+    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + i_transform.xyz;
+}
+
+vec3 turn(vec3 n)
+{
+    float s = sin(i_transform.w), c = cos(i_transform.w);
+    return vec3(c * n.x + s * n.z, n.y, -s * n.x + c * n.z);
+}
+
+vec3 srgb_to_linear(vec3 c)
+{
+    return pow(c, vec3(2.2));
+}
+
+void main()
+{
+    vec3 p, n;
+    animated(p, n);
+    vec3 world = place(p);
+    gl_Position = u_view_projection * vec4(world, 1.0);
+#ifndef DEPTH_ONLY
+    v_world = world;
+    v_normal = turn(n);
+    int region = int(a_region);
+    uint variant = i_look.y;
+    vec4 info = texelFetch(u_regions, ivec2(region, 0), 0);
+    int choice = region < 6 ? int((variant >> uint(4 * region)) & 15u) : 0;
+    vec3 palette = texelFetch(u_palette, ivec2(choice % max(int(info.x), 1), region), 0).rgb;
+    vec3 tint = vec3(float(i_look.x & 255u), float((i_look.x >> 8u) & 255u), float((i_look.x >> 16u) & 255u)) / 255.0;
+    vec3 base = region == u_tint_region ? tint : (u_tint_region < 0 ? palette * tint : palette);
+    v_base = u_flat != 0 ? vec3(1.0) : srgb_to_linear(base) * a_color.rgb;
+    v_uv = a_uv;
+    v_textured = u_flat != 0 ? 0.0 : info.y;
+    v_shadow = u_light_view_projection * vec4(world, 1.0);
+#endif
+}

@@ -1,0 +1,116 @@
+#include "gl/program.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "gl/shaders.h"
+
+static const char *const uniform_names[U_COUNT] = {
+    [U_VIEW_PROJECTION] = "u_view_projection",
+    [U_TIME] = "u_time",
+    [U_CLIPS] = "u_clips",
+    [U_VERTEX_COUNT] = "u_vertex_count",
+    [U_BONES] = "u_bones",
+    [U_BONE_WIDTH] = "u_bone_width",
+    [U_BONE_COUNT] = "u_bone_count",
+    [U_VAT_POSITIONS] = "u_vat_positions",
+    [U_VAT_NORMALS] = "u_vat_normals",
+    [U_VAT_WIDTH] = "u_vat_width",
+    [U_BOX_MIN] = "u_box_min",
+    [U_BOX_SCALE] = "u_box_scale",
+    [U_PALETTE] = "u_palette",
+    [U_REGIONS] = "u_regions",
+    [U_TINT_REGION] = "u_tint_region",
+    [U_LIGHT_VIEW_PROJECTION] = "u_light_view_projection",
+    [U_CAMERA] = "u_camera",
+    [U_SUN_DIRECTION] = "u_sun_direction",
+    [U_SUN_COLOR] = "u_sun_color",
+    [U_SKY_COLOR] = "u_sky_color",
+    [U_GROUND_COLOR] = "u_ground_color",
+    [U_FOG_COLOR] = "u_fog_color",
+    [U_FOG_DENSITY] = "u_fog_density",
+    [U_SHADOWS] = "u_shadows",
+    [U_SHADOW_MAP] = "u_shadow_map",
+    [U_SHADOW_TEXEL] = "u_shadow_texel",
+    [U_ALBEDO] = "u_albedo",
+    [U_BONE] = "u_bone",
+    [U_OFFSET] = "u_offset",
+    [U_ACCESSORY_BIT] = "u_accessory_bit",
+    [U_COLOR] = "u_color",
+    [U_FLAT] = "u_flat",
+};
+
+/* "A\nB\n" -> "#define A\n#define B\n" */
+static void append_defines(char *out, size_t size, const char *defines)
+{
+    while (defines && *defines) {
+        const char *end = strchr(defines, '\n');
+        size_t n = end ? (size_t)(end - defines) : strlen(defines);
+        size_t used = strlen(out);
+        snprintf(out + used, size - used, "#define %.*s\n", (int)n, defines);
+        defines += n + (end ? 1 : 0);
+    }
+}
+
+static GLuint compile(GLenum stage, const char *name, bool es, const char *defines, const char *body,
+                      crowd_error *error)
+{
+    char preamble[1024];
+    snprintf(preamble, sizeof preamble, "%s", es ? CROWD_GLSL_ES_HEADER : CROWD_GLSL_DESKTOP_HEADER);
+    append_defines(preamble, sizeof preamble, defines);
+    const char *sources[2] = {preamble, body};
+    GLuint shader = glCreateShader(stage);
+    glShaderSource(shader, 2, sources, NULL);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (ok)
+        return shader;
+    char log[400] = "";
+    glGetShaderInfoLog(shader, sizeof log, NULL, log);
+    glDeleteShader(shader);
+    crowd_fail(error, CROWD_ERROR_GL, "%s %s shader does not compile: %s", name,
+               stage == GL_VERTEX_SHADER ? "vertex" : "fragment", log);
+    return 0;
+}
+
+crowd_result crowd_program_build(crowd_program *program, const char *name, bool es, const char *defines,
+                                 const char *vertex, const char *fragment, crowd_error *error)
+{
+    memset(program, 0, sizeof *program);
+    GLuint vs = compile(GL_VERTEX_SHADER, name, es, defines, vertex, error);
+    if (!vs)
+        return CROWD_ERROR_GL;
+    GLuint fs = compile(GL_FRAGMENT_SHADER, name, es, defines, fragment, error);
+    if (!fs) {
+        glDeleteShader(vs);
+        return CROWD_ERROR_GL;
+    }
+    GLuint id = glCreateProgram();
+    glAttachShader(id, vs);
+    glAttachShader(id, fs);
+    glLinkProgram(id);
+    glDeleteShader(vs);
+    glDeleteShader(fs);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(id, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char log[400] = "";
+        glGetProgramInfoLog(id, sizeof log, NULL, log);
+        glDeleteProgram(id);
+        return crowd_fail(error, CROWD_ERROR_GL, "%s program does not link: %s", name, log);
+    }
+    program->id = id;
+    for (int u = 0; u < U_COUNT; u++)
+        program->uniforms[u] = glGetUniformLocation(id, uniform_names[u]);
+    return CROWD_OK;
+}
+
+void crowd_program_release(crowd_program *program)
+{
+    if (program->id)
+        glDeleteProgram(program->id);
+    memset(program, 0, sizeof *program);
+}

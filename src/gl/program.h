@@ -1,0 +1,59 @@
+/* Internal: compiling and linking programs, with the driver's log in the error. */
+#ifndef CROWD_GL_PROGRAM_H
+#define CROWD_GL_PROGRAM_H
+
+#include <stdbool.h>
+
+#include "crowdbake/base.h"
+#include "gl/gl_api.h"
+
+/* Uniforms every program may have; absent ones have location -1 (GL ignores those). */
+typedef enum crowd_uniform {
+    U_VIEW_PROJECTION,
+    U_TIME,
+    U_CLIPS,
+    U_VERTEX_COUNT,
+    U_BONES,
+    U_BONE_WIDTH,
+    U_BONE_COUNT,
+    U_VAT_POSITIONS,
+    U_VAT_NORMALS,
+    U_VAT_WIDTH,
+    U_BOX_MIN,
+    U_BOX_SCALE,
+    U_PALETTE,
+    U_REGIONS,
+    U_TINT_REGION,
+    U_LIGHT_VIEW_PROJECTION,
+    U_CAMERA,
+    U_SUN_DIRECTION,
+    U_SUN_COLOR,
+    U_SKY_COLOR,
+    U_GROUND_COLOR,
+    U_FOG_COLOR,
+    U_FOG_DENSITY,
+    U_SHADOWS,
+    U_SHADOW_MAP,
+    U_SHADOW_TEXEL,
+    U_ALBEDO,
+    U_BONE,
+    U_OFFSET,
+    U_ACCESSORY_BIT,
+    U_COLOR,
+    U_FLAT,
+    U_COUNT
+} crowd_uniform;
+
+typedef struct crowd_program {
+    GLuint id;
+    GLint uniforms[U_COUNT];
+} crowd_program;
+
+/* Compiles `vertex` and `fragment` (bodies without #version) behind the right header and the
+ * given #define lines ("BONES\nCROSS_FADE\n" style, may be NULL), links, and looks up uniforms.
+ * `name` is for messages. */
+crowd_result crowd_program_build(crowd_program *program, const char *name, bool es, const char *defines,
+                                 const char *vertex, const char *fragment, crowd_error *error);
+void crowd_program_release(crowd_program *program);
+
+#endif

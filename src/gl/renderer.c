@@ -1,0 +1,496 @@
+/* The renderer's lifetime: programs, the asset's textures and buffers, the instance buffer,
+ * attachments, props and the ground. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "gl/renderer_internal.h"
+#include "gl/shaders.h"
+
+crowd_result crowd_gl_check(const char *where, crowd_error *error)
+{
+    GLenum e = glGetError();
+    if (e == GL_NO_ERROR)
+        return CROWD_OK;
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    return crowd_fail(error, CROWD_ERROR_GL, "%s: GL error 0x%04x", where, (unsigned)e);
+}
+
+/* ---- textures --------------------------------------------------------------------------------- */
+
+static GLuint data_texture(GLenum internal, uint32_t w, uint32_t h, GLenum format, GLenum type, const void *data)
+{
+    GLuint t;
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_2D, t);
+    /* integer textures are incomplete with LINEAR filtering; texelFetch needs no filtering anyway */
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, (GLsizei)w, (GLsizei)h, 0, format, type, data);
+    return t;
+}
+
+static crowd_result create_textures(crowd_gl_renderer *r, crowd_error *error)
+{
+    const crowd_asset *a = r->asset;
+    GLint max_size = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
+    if ((GLint)a->positions.width > max_size || (GLint)a->positions.height > max_size ||
+        (GLint)a->bones.width > max_size || (GLint)a->bones.height > max_size)
+        return crowd_fail(error, CROWD_ERROR_GL, "the asset's %u x %u texture exceeds this GPU's limit of %d",
+                          a->positions.width, a->positions.height, max_size);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+
+    float *clips = calloc(4 * (size_t)a->clip_count, sizeof(float));
+    uint32_t palette_width = 1;
+    for (uint32_t g = 0; g < a->region_count; g++)
+        palette_width = a->regions_info[g].palette_count > palette_width ? a->regions_info[g].palette_count : palette_width;
+    uint8_t *palette = calloc(4 * (size_t)palette_width * a->region_count, 1);
+    float *regions = calloc(4 * (size_t)a->region_count, sizeof(float));
+    if (!clips || !palette || !regions) {
+        free(clips);
+        free(palette);
+        free(regions);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "renderer: out of memory");
+    }
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        clips[4 * c] = (float)a->clips[c].first_frame;
+        clips[4 * c + 1] = (float)a->clips[c].frame_count;
+        clips[4 * c + 2] = (a->clips[c].flags & CROWD_CLIP_LOOP) ? 1.0f : 0.0f;
+    }
+    for (uint32_t g = 0; g < a->region_count; g++) {
+        const crowd_region *region = &a->regions_info[g];
+        memcpy(palette + 4 * (size_t)g * palette_width, a->palette + 4 * (size_t)region->palette_first,
+               4 * (size_t)region->palette_count);
+        regions[4 * g] = (float)region->palette_count;
+        regions[4 * g + 1] = (region->flags & CROWD_REGION_TEXTURED) ? 1.0f : 0.0f;
+    }
+    r->tex_clips = data_texture(GL_RGBA32F, a->clip_count, 1, GL_RGBA, GL_FLOAT, clips);
+    r->tex_palette = data_texture(GL_RGBA8, palette_width, a->region_count, GL_RGBA, GL_UNSIGNED_BYTE, palette);
+    r->tex_regions = data_texture(GL_RGBA32F, a->region_count, 1, GL_RGBA, GL_FLOAT, regions);
+    free(clips);
+    free(palette);
+    free(regions);
+
+    bool f16 = a->position_encoding == CROWD_POSITION_F16_BOX;
+    const crowd_texture *p = &a->positions, *n = &a->normals;
+    r->tex_positions = f16 ? data_texture(GL_RGBA16F, p->width, p->height, GL_RGBA, GL_HALF_FLOAT, p->data)
+                           : data_texture(GL_RGBA16UI, p->width, p->height, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT, p->data);
+    if (n->data)
+        r->tex_normals = f16 ? data_texture(GL_RG16F, n->width, n->height, GL_RG, GL_HALF_FLOAT, n->data)
+                             : data_texture(GL_RG16UI, n->width, n->height, GL_RG_INTEGER, GL_UNSIGNED_SHORT, n->data);
+    if (a->bones.data)
+        r->tex_bones = data_texture(GL_RGBA32F, a->bones.width, a->bones.height, GL_RGBA, GL_FLOAT, a->bones.data);
+
+    static const uint8_t white[4] = {255, 255, 255, 255};
+    glGenTextures(1, &r->tex_albedo);
+    glBindTexture(GL_TEXTURE_2D, r->tex_albedo);
+    if (a->albedo.data)
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, (GLsizei)a->albedo.width, (GLsizei)a->albedo.height, 0, GL_RGBA,
+                     GL_UNSIGNED_BYTE, a->albedo.data);
+    else
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_SRGB8_ALPHA8, 1, 1, 0, GL_RGBA, GL_UNSIGNED_BYTE, white);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    return crowd_gl_check("renderer textures", error);
+}
+
+static crowd_result create_shadow_map(crowd_gl_renderer *r, crowd_error *error)
+{
+    uint32_t size = r->shadow_size;
+    glGenTextures(1, &r->shadow_depth);
+    glBindTexture(GL_TEXTURE_2D, r->shadow_depth);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, (GLsizei)size, (GLsizei)size, 0, GL_DEPTH_COMPONENT,
+                 GL_UNSIGNED_INT, NULL);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR); /* hardware 2x2 PCF */
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    GLint previous = 0; /* leave the caller's framebuffer bound */
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous);
+    glGenFramebuffers(1, &r->shadow_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, r->shadow_depth, 0);
+    GLenum none = GL_NONE;
+    glDrawBuffers(1, &none);
+    glReadBuffer(GL_NONE);
+    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)previous);
+    if (status != GL_FRAMEBUFFER_COMPLETE)
+        return crowd_fail(error, CROWD_ERROR_GL, "shadow framebuffer incomplete (0x%04x)", (unsigned)status);
+    return crowd_gl_check("shadow map", error);
+}
+
+/* ---- buffers ---------------------------------------------------------------------------------- */
+
+static GLuint buffer(GLenum target, size_t bytes, const void *data, GLenum usage)
+{
+    GLuint b;
+    glGenBuffers(1, &b);
+    glBindBuffer(target, b);
+    glBufferData(target, (GLsizeiptr)bytes, data, usage);
+    return b;
+}
+
+static void float_attribute(GLuint location, GLuint vbo, GLint size, GLenum type, bool normalized)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glEnableVertexAttribArray(location);
+    glVertexAttribPointer(location, size, type, normalized ? GL_TRUE : GL_FALSE, 0, NULL);
+}
+
+static void integer_attribute(GLuint location, GLuint vbo, GLint size, GLenum type)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, vbo);
+    glEnableVertexAttribArray(location);
+    glVertexAttribIPointer(location, size, type, 0, NULL);
+}
+
+static void instance_attributes_enable(void)
+{
+    for (GLuint loc = 8; loc <= 11; loc++) {
+        glEnableVertexAttribArray(loc);
+        glVertexAttribDivisor(loc, 1);
+    }
+}
+
+void crowd_gl_bind_instances(const crowd_gl_renderer *r, uint32_t first)
+{
+    /* WebGL2 has no base instance: the attributes themselves start at the draw's first record */
+    uintptr_t base = (uintptr_t)first * sizeof(crowd_record);
+    glBindBuffer(GL_ARRAY_BUFFER, r->instances);
+    for (GLuint k = 0; k < 3; k++)
+        glVertexAttribPointer(8 + k, 4, GL_FLOAT, GL_FALSE, sizeof(crowd_record), (const void *)(base + 16 * k));
+    /* tint, variant and fade rate keep their exact bits through an integer attribute */
+    glVertexAttribIPointer(11, 4, GL_UNSIGNED_INT, sizeof(crowd_record), (const void *)(base + 48));
+}
+
+static void create_crowd_buffers(crowd_gl_renderer *r)
+{
+    const crowd_asset *a = r->asset;
+    size_t vc = a->vertex_count;
+    glGenVertexArrays(1, &r->vao);
+    glBindVertexArray(r->vao);
+    r->vbo_region = buffer(GL_ARRAY_BUFFER, vc, a->regions, GL_STATIC_DRAW);
+    integer_attribute(0, r->vbo_region, 1, GL_UNSIGNED_BYTE);
+    if (a->uvs) {
+        r->vbo_uv = buffer(GL_ARRAY_BUFFER, vc * 8, a->uvs, GL_STATIC_DRAW);
+        float_attribute(1, r->vbo_uv, 2, GL_FLOAT, false);
+    }
+    if (a->colors) {
+        r->vbo_color = buffer(GL_ARRAY_BUFFER, vc * 4, a->colors, GL_STATIC_DRAW);
+        float_attribute(2, r->vbo_color, 4, GL_UNSIGNED_BYTE, true);
+    }
+    r->vbo_position = buffer(GL_ARRAY_BUFFER, vc * 12, a->bind_positions, GL_STATIC_DRAW);
+    float_attribute(3, r->vbo_position, 3, GL_FLOAT, false);
+    r->vbo_normal = buffer(GL_ARRAY_BUFFER, vc * 12, a->bind_normals, GL_STATIC_DRAW);
+    float_attribute(4, r->vbo_normal, 3, GL_FLOAT, false);
+    if (a->joints) {
+        r->vbo_joints = buffer(GL_ARRAY_BUFFER, vc * 8, a->joints, GL_STATIC_DRAW);
+        integer_attribute(5, r->vbo_joints, 4, GL_UNSIGNED_SHORT);
+        r->vbo_weights = buffer(GL_ARRAY_BUFFER, vc * 8, a->weights, GL_STATIC_DRAW);
+        float_attribute(6, r->vbo_weights, 4, GL_UNSIGNED_SHORT, true);
+    }
+    r->ibo = buffer(GL_ELEMENT_ARRAY_BUFFER, (size_t)a->index_count * 4, a->indices, GL_STATIC_DRAW);
+    r->instances = buffer(GL_ARRAY_BUFFER, (size_t)r->capacity * sizeof(crowd_record), NULL, GL_DYNAMIC_DRAW);
+    instance_attributes_enable();
+    crowd_gl_bind_instances(r, 0);
+    glBindVertexArray(0);
+}
+
+/* ---- programs --------------------------------------------------------------------------------- */
+
+static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
+{
+    const crowd_asset *a = r->asset;
+    bool es = r->desc.es;
+    char encoding[64] = "";
+    if (a->position_encoding == CROWD_POSITION_F16_BOX)
+        strcat(encoding, "POS_F16\n");
+    if (a->normal_encoding == CROWD_NORMAL_OCT8_IN_W)
+        strcat(encoding, "NORMAL_W8\n");
+    if (a->normal_encoding == CROWD_NORMAL_OCT_F16)
+        strcat(encoding, "NORMAL_F16\n");
+    crowd_result result = CROWD_OK;
+    for (int bones = 0; bones < 2 && result == CROWD_OK; bones++) {
+        if (bones && !a->bones.data)
+            break;
+        for (int fade = 0; fade < 2 && result == CROWD_OK; fade++)
+            for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
+                char defines[160], name[64];
+                snprintf(defines, sizeof defines, "%s%s%s%s", encoding, bones ? "BONES\n" : "",
+                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : "");
+                snprintf(name, sizeof name, "crowd (%s%s%s)", bones ? "bones" : "vat", fade ? ", cross-fade" : "",
+                         depth ? ", depth" : "");
+                result = crowd_program_build(&r->crowd[bones][fade][depth], name, es, defines, crowd_glsl_crowd_vert,
+                                             depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+            }
+    }
+    for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
+        const char *defines = depth ? "DEPTH_ONLY\n" : NULL;
+        if (a->bones.data)
+            result = crowd_program_build(&r->attachment[depth], "attachment", es, defines, crowd_glsl_attachment_vert,
+                                         depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+        if (result == CROWD_OK)
+            result = crowd_program_build(&r->prop[depth], "prop", es, defines, crowd_glsl_prop_vert,
+                                         depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+    }
+    return result;
+}
+
+/* ---- lifetime --------------------------------------------------------------------------------- */
+
+static int default_tint_region(const crowd_asset *a, int requested)
+{
+    if (requested != 0)
+        return requested < 0 ? -1 : requested;
+    int shirt = crowd_asset_find_region(a, "shirt");
+    return shirt >= 0 ? shirt : -1;
+}
+
+crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error)
+{
+    if (!desc || !out || !desc->asset)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: NULL desc, out or asset");
+    *out = NULL;
+    if (desc->mode == CROWD_GL_BONES && !desc->asset->bones.data)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bone mode needs an asset baked with --bones");
+    crowd_gl_renderer *r = calloc(1, sizeof *r);
+    if (!r)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "renderer: out of memory");
+    r->desc = *desc;
+    r->asset = desc->asset;
+    r->mode = desc->mode;
+    r->capacity = desc->capacity ? desc->capacity : 10000;
+    r->shadow_size = desc->shadow_map_size ? desc->shadow_map_size : 2048;
+    r->tint_region = default_tint_region(desc->asset, desc->tint_region);
+    while (glGetError() != GL_NO_ERROR) { /* start clean: errors from before are not ours */
+    }
+    crowd_result result = create_textures(r, error);
+    if (result == CROWD_OK)
+        result = create_shadow_map(r, error);
+    if (result == CROWD_OK) {
+        create_crowd_buffers(r);
+        result = crowd_gl_check("renderer buffers", error);
+    }
+    if (result == CROWD_OK)
+        result = build_programs(r, error);
+    if (result != CROWD_OK) {
+        crowd_gl_destroy(r);
+        return result;
+    }
+    *out = r;
+    return CROWD_OK;
+}
+
+static void release_batch(crowd_gl_batch *b)
+{
+    glDeleteVertexArrays(1, &b->vao);
+    GLuint buffers[4] = {b->positions, b->normals, b->indices, b->instances};
+    glDeleteBuffers(4, buffers);
+    memset(b, 0, sizeof *b);
+}
+
+void crowd_gl_destroy(crowd_gl_renderer *r)
+{
+    if (!r)
+        return;
+    for (int b = 0; b < 2; b++)
+        for (int f = 0; f < 2; f++)
+            for (int d = 0; d < 2; d++)
+                crowd_program_release(&r->crowd[b][f][d]);
+    for (int d = 0; d < 2; d++) {
+        crowd_program_release(&r->attachment[d]);
+        crowd_program_release(&r->prop[d]);
+    }
+    GLuint textures[8] = {r->tex_clips, r->tex_positions, r->tex_normals, r->tex_bones,
+                          r->tex_palette, r->tex_regions, r->tex_albedo, r->shadow_depth};
+    glDeleteTextures(8, textures);
+    glDeleteFramebuffers(1, &r->shadow_fbo);
+    GLuint buffers[10] = {r->vbo_region, r->vbo_uv, r->vbo_color, r->vbo_position, r->vbo_normal,
+                          r->vbo_joints, r->vbo_weights, r->ibo, r->instances, 0};
+    glDeleteBuffers(9, buffers);
+    glDeleteVertexArrays(1, &r->vao);
+    for (uint32_t i = 0; i < r->attachment_count; i++) {
+        crowd_gl_attachment *at = &r->attachments[i];
+        GLuint ab[3] = {at->positions, at->normals, at->indices};
+        glDeleteBuffers(3, ab);
+        glDeleteVertexArrays(1, &at->vao);
+    }
+    release_batch(&r->props);
+    release_batch(&r->ground);
+    free(r);
+}
+
+crowd_result crowd_gl_set_mode(crowd_gl_renderer *r, crowd_gl_mode mode)
+{
+    if (!r || (mode != CROWD_GL_VAT && mode != CROWD_GL_BONES) || (mode == CROWD_GL_BONES && !r->asset->bones.data))
+        return CROWD_ERROR_ARGUMENT;
+    r->mode = mode;
+    return CROWD_OK;
+}
+
+crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *r)
+{
+    return r ? r->mode : CROWD_GL_VAT;
+}
+
+const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *r)
+{
+    return r ? &r->stats : NULL;
+}
+
+crowd_result crowd_gl_upload(crowd_gl_renderer *r, const crowd_frame *frame, crowd_error *error)
+{
+    if (!r || !frame)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_upload: NULL");
+    if (frame->record_count > r->capacity)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "the frame has %u records, the renderer holds %u",
+                          frame->record_count, r->capacity);
+    glBindBuffer(GL_ARRAY_BUFFER, r->instances);
+    uint64_t bytes = 0;
+    if (!r->uploaded) { /* the first upload sends everything */
+        bytes = (uint64_t)frame->record_count * sizeof(crowd_record);
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, frame->records);
+        r->uploaded = true;
+    } else {
+        for (uint32_t i = 0; i < frame->upload_count; i++) {
+            const crowd_range *u = &frame->uploads[i];
+            size_t offset = (size_t)u->first * sizeof(crowd_record), size = (size_t)u->count * sizeof(crowd_record);
+            glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)offset, (GLsizeiptr)size, frame->records + u->first);
+            bytes += size;
+        }
+    }
+    r->stats.bytes_uploaded = bytes;
+    return crowd_gl_check("instance upload", error);
+}
+
+/* ---- attachments and props -------------------------------------------------------------------- */
+
+static void mat34_to_mat4(const float m[12], float out[16])
+{
+    for (int row = 0; row < 3; row++)
+        for (int col = 0; col < 4; col++)
+            out[col * 4 + row] = m[row * 4 + col];
+    out[3] = out[7] = out[11] = 0.0f;
+    out[15] = 1.0f;
+}
+
+static float srgb_to_linear(uint8_t c)
+{
+    return powf(c / 255.0f, 2.2f);
+}
+
+crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attachment_desc *d, uint32_t *index,
+                                     crowd_error *error)
+{
+    if (!r || !d || !d->positions || !d->normals || !d->indices || !d->vertex_count || !d->index_count ||
+        d->index_count % 3 || d->accessory_bit > 7)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: incomplete mesh or accessory bit > 7");
+    if (!r->asset->bones.data)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachments need an asset baked with --bones");
+    if (r->attachment_count == CROWD_GL_MAX_ATTACHMENTS)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "at most %d attachments", CROWD_GL_MAX_ATTACHMENTS);
+    int socket = crowd_asset_find_socket(r->asset, d->socket);
+    if (socket < 0)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: the asset has no socket \"%s\"",
+                          d->socket ? d->socket : "(null)");
+    for (uint32_t i = 0; i < d->index_count; i++)
+        if (d->indices[i] >= d->vertex_count)
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: index %u out of range", i);
+    crowd_gl_attachment *at = &r->attachments[r->attachment_count];
+    memset(at, 0, sizeof *at);
+    at->bone = r->asset->sockets[socket].bone;
+    mat34_to_mat4(r->asset->sockets[socket].offset, at->offset);
+    for (int k = 0; k < 3; k++)
+        at->color[k] = srgb_to_linear(d->color[k]);
+    at->accessory_bit = d->accessory_bit;
+    at->max_lod = d->max_lod;
+    at->index_count = d->index_count;
+    glGenVertexArrays(1, &at->vao);
+    glBindVertexArray(at->vao);
+    at->positions = buffer(GL_ARRAY_BUFFER, (size_t)d->vertex_count * 12, d->positions, GL_STATIC_DRAW);
+    float_attribute(0, at->positions, 3, GL_FLOAT, false);
+    at->normals = buffer(GL_ARRAY_BUFFER, (size_t)d->vertex_count * 12, d->normals, GL_STATIC_DRAW);
+    float_attribute(1, at->normals, 3, GL_FLOAT, false);
+    at->indices = buffer(GL_ELEMENT_ARRAY_BUFFER, (size_t)d->index_count * 4, d->indices, GL_STATIC_DRAW);
+    instance_attributes_enable();
+    crowd_gl_bind_instances(r, 0);
+    glBindVertexArray(0);
+    crowd_result result = crowd_gl_check("attachment", error);
+    if (result != CROWD_OK)
+        return result;
+    if (index)
+        *index = r->attachment_count;
+    r->attachment_count++;
+    return CROWD_OK;
+}
+
+/* Instance layout of a batch: position + yaw, scale + pad, colour (normalised rgba8 as floats). */
+static crowd_result fill_batch(crowd_gl_batch *b, const float *positions, const float *normals, uint32_t vertex_count,
+                               const uint32_t *indices, uint32_t index_count, const crowd_gl_prop *props,
+                               uint32_t count, crowd_error *error)
+{
+    release_batch(b);
+    float *instances = malloc(sizeof(float) * 12 * (count ? count : 1));
+    if (!instances)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "props: out of memory");
+    for (uint32_t i = 0; i < count; i++) {
+        float *v = instances + 12 * i;
+        const crowd_gl_prop *p = &props[i];
+        v[0] = p->position[0], v[1] = p->position[1], v[2] = p->position[2], v[3] = p->yaw;
+        v[4] = p->scale[0], v[5] = p->scale[1], v[6] = p->scale[2], v[7] = 0.0f;
+        for (int k = 0; k < 4; k++)
+            v[8 + k] = p->color[k] / 255.0f;
+    }
+    glGenVertexArrays(1, &b->vao);
+    glBindVertexArray(b->vao);
+    b->positions = buffer(GL_ARRAY_BUFFER, (size_t)vertex_count * 12, positions, GL_STATIC_DRAW);
+    float_attribute(0, b->positions, 3, GL_FLOAT, false);
+    b->normals = buffer(GL_ARRAY_BUFFER, (size_t)vertex_count * 12, normals, GL_STATIC_DRAW);
+    float_attribute(1, b->normals, 3, GL_FLOAT, false);
+    b->indices = buffer(GL_ELEMENT_ARRAY_BUFFER, (size_t)index_count * 4, indices, GL_STATIC_DRAW);
+    b->instances = buffer(GL_ARRAY_BUFFER, sizeof(float) * 12 * (count ? count : 1), instances, GL_STATIC_DRAW);
+    for (GLuint k = 0; k < 3; k++) {
+        glEnableVertexAttribArray(8 + k);
+        glVertexAttribDivisor(8 + k, 1);
+        glVertexAttribPointer(8 + k, 4, GL_FLOAT, GL_FALSE, 48, (const void *)(uintptr_t)(16 * k));
+    }
+    glBindVertexArray(0);
+    free(instances);
+    b->index_count = index_count;
+    b->count = count;
+    return crowd_gl_check("props", error);
+}
+
+crowd_result crowd_gl_set_props(crowd_gl_renderer *r, const float *positions, const float *normals,
+                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
+                                const crowd_gl_prop *props, uint32_t count, crowd_error *error)
+{
+    if (!r || (count && (!positions || !normals || !indices || !props || !vertex_count || index_count % 3)))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_set_props: incomplete mesh");
+    for (uint32_t i = 0; i < index_count; i++)
+        if (indices[i] >= vertex_count)
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "props: index %u out of range", i);
+    return fill_batch(&r->props, positions, normals, vertex_count, indices, index_count, props, count, error);
+}
+
+void crowd_gl_set_ground(crowd_gl_renderer *r, float size, const uint8_t color[4])
+{
+    if (!r)
+        return;
+    static const float positions[12] = {-0.5f, 0, -0.5f, 0.5f, 0, -0.5f, 0.5f, 0, 0.5f, -0.5f, 0, 0.5f};
+    static const float normals[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
+    static const uint32_t indices[6] = {0, 2, 1, 0, 3, 2};
+    crowd_gl_prop ground = {{0, 0, 0}, 0, {size, 1, size}, {color[0], color[1], color[2], color[3]}};
+    fill_batch(&r->ground, positions, normals, 4, indices, 6, &ground, size > 0 ? 1 : 0, NULL);
+}

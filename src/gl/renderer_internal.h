@@ -1,0 +1,69 @@
+/* Internal: the renderer's GL objects, shared by renderer.c (creation, uploads, props) and
+ * draw.c (the passes). */
+#ifndef CROWD_GL_RENDERER_INTERNAL_H
+#define CROWD_GL_RENDERER_INTERNAL_H
+
+#include "crowdbake/gl.h"
+#include "gl/program.h"
+
+/* Texture units, fixed for every program so no two sampler types ever share one. */
+enum crowd_texture_unit {
+    UNIT_CLIPS,
+    UNIT_VAT_POSITIONS,
+    UNIT_VAT_NORMALS,
+    UNIT_BONES,
+    UNIT_PALETTE,
+    UNIT_REGIONS,
+    UNIT_SHADOW_MAP,
+    UNIT_ALBEDO,
+};
+
+#define CROWD_GL_MAX_ATTACHMENTS 8
+
+typedef struct crowd_gl_attachment {
+    GLuint vao, positions, normals, indices;
+    uint32_t index_count;
+    uint32_t bone;
+    float offset[16];               /* socket offset (bind-pose model space), column-major */
+    float color[3];                 /* linear */
+    uint32_t accessory_bit, max_lod;
+} crowd_gl_attachment;
+
+/* A static mesh and its instances (props, the ground). */
+typedef struct crowd_gl_batch {
+    GLuint vao, positions, normals, indices, instances;
+    uint32_t index_count, count;
+} crowd_gl_batch;
+
+struct crowd_gl_renderer {
+    crowd_gl_desc desc;
+    const crowd_asset *asset;
+    crowd_gl_mode mode;
+    int tint_region;
+
+    crowd_program crowd[2][2][2];   /* [bones][cross-fade][depth only] */
+    crowd_program attachment[2];    /* [depth only] */
+    crowd_program prop[2];          /* [depth only] */
+
+    GLuint tex_clips, tex_positions, tex_normals, tex_bones, tex_palette, tex_regions, tex_albedo;
+    GLuint shadow_depth, shadow_fbo;
+    uint32_t shadow_size;
+    float light_view_projection[16];
+
+    GLuint vao;
+    GLuint vbo_region, vbo_uv, vbo_color, vbo_position, vbo_normal, vbo_joints, vbo_weights, ibo;
+    GLuint instances;
+    uint32_t capacity;
+    bool uploaded;
+
+    crowd_gl_attachment attachments[CROWD_GL_MAX_ATTACHMENTS];
+    uint32_t attachment_count;
+    crowd_gl_batch props, ground;
+
+    crowd_gl_stats stats;
+};
+
+/* renderer.c: points the instance attributes (locations 8..11) at record `first`. */
+void crowd_gl_bind_instances(const crowd_gl_renderer *r, uint32_t first);
+
+#endif

@@ -1,0 +1,416 @@
+/* The renderer on a real GL driver (Mesa llvmpipe through EGL, no display): pixels, not "it ran".
+ * Screenshots land in the working directory's shots/ (build/tests/shots) for people to look at. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bake/reference.h"
+#include "check.h"
+#include "common/camera.h"
+#include "crowdbake/gl.h"
+#include "gl/gl_api.h"
+#include "gl_context.h"
+#include "test_support.h"
+
+#define W 480
+#define H 320
+
+static crowd_bake_output baked;
+static crowd_asset asset;
+static tool_gl gl;
+static uint8_t *pixels, *pixels2, *pixels3;
+
+static void look(float view[16], float projection[16], float ex, float ey, float ez, float tx, float ty, float tz)
+{
+    const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz}, up[3] = {0, 1, 0};
+    cb_look_at(view, eye, target, up);
+    cb_perspective(projection, 50.0f * 3.14159265f / 180.0f, (float)W / H, 0.1f, 500.0f);
+}
+
+static crowd_gl_scene default_scene(void)
+{
+    crowd_gl_scene s = {0};
+    float l = sqrtf(0.3f * 0.3f + 0.85f * 0.85f + 0.45f * 0.45f);
+    s.sun_direction[0] = 0.3f / l, s.sun_direction[1] = 0.85f / l, s.sun_direction[2] = 0.45f / l;
+    for (int k = 0; k < 3; k++) {
+        s.sun_color[k] = 2.0f;
+        s.sky_color[k] = k == 2 ? 0.55f : 0.42f;
+        s.ground_color[k] = 0.16f;
+        s.fog_color[k] = k == 2 ? 0.85f : 0.75f;
+    }
+    s.fog_density = 0.002f;
+    s.shadows = true;
+    return s;
+}
+
+/* Renders one frame of `c` with `r` into `out` (top-down RGB). */
+static void render(crowd *c, crowd_gl_renderer *r, crowd_gl_scene *scene, float dt, uint8_t *out)
+{
+    crowd_view view = {.viewport_height = H};
+    memcpy(view.view, scene->view, sizeof view.view);
+    memcpy(view.projection, scene->projection, sizeof view.projection);
+    const crowd_frame *f = crowd_update(c, dt, &view);
+    REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+    float light[16], centre[3] = {0, 0, 0};
+    crowd_gl_fit_shadow(r, scene->sun_direction, centre, 30.0f, light);
+    if (scene->shadows)
+        crowd_gl_render_shadows(r, f, light);
+    glClearColor(0.9f, 0.92f, 0.95f, 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    crowd_gl_draw(r, f, scene);
+    crowd_error gl_error;
+    CHECKF(crowd_gl_check("frame", &gl_error) == CROWD_OK, "%s", gl_error.message);
+    tool_gl_read_rgb(&gl, out);
+}
+
+static void save(const char *name, const uint8_t *rgb)
+{
+    char path[256];
+    mkdir("shots", 0755);
+    snprintf(path, sizeof path, "shots/%s.png", name);
+    tool_write_png(path, rgb, W, H, NULL);
+}
+
+static bool is_background(const uint8_t *p)
+{
+    return abs(p[0] - 230) < 6 && abs(p[1] - 235) < 6 && abs(p[2] - 242) < 6;
+}
+
+typedef struct diff {
+    double mean;        /* mean absolute difference per channel, 0..255 */
+    uint32_t over;      /* pixels with any channel off by more than the tolerance */
+} diff;
+
+static diff compare(const uint8_t *a, const uint8_t *b, int tolerance)
+{
+    diff d = {0, 0};
+    for (int i = 0; i < W * H; i++) {
+        int worst = 0;
+        for (int k = 0; k < 3; k++) {
+            int e = abs(a[3 * i + k] - b[3 * i + k]);
+            d.mean += e;
+            worst = e > worst ? e : worst;
+        }
+        d.over += worst > tolerance;
+    }
+    d.mean /= 3.0 * W * H;
+    return d;
+}
+
+static crowd *make_crowd(uint32_t n)
+{
+    crowd_desc d = {.asset = &asset, .capacity = n ? n : 1, .world_size = 200.0f, .chunk_size = 8.0f};
+    crowd *c = NULL;
+    if (crowd_create(&d, &c, NULL) != CROWD_OK)
+        exit(1);
+    crowd_set_count(c, n);
+    return c;
+}
+
+static crowd_gl_renderer *make_renderer(uint32_t capacity)
+{
+    crowd_gl_desc d = {.asset = &asset, .capacity = capacity, .es = gl.es, .shadow_map_size = 1024};
+    crowd_gl_renderer *r = NULL;
+    crowd_error err;
+    if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd_gl_create: %s\n", err.message);
+        exit(1);
+    }
+    uint8_t ground[4] = {120, 130, 110, 255};
+    crowd_gl_set_ground(r, 200.0f, ground);
+    return r;
+}
+
+/* A 10 x 10 block of walkers in varied colours. */
+static void block(crowd *c, uint32_t n, int clip)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        crowd_set_transform(c, i, -9.0f + 2.0f * (float)(i % 10), 0.0f, -2.0f * (float)(i / 10), 0.3f * (float)i);
+        crowd_variant v = {{(uint8_t)(40 * i), (uint8_t)(200 - 13 * i), (uint8_t)(90 + 31 * i)}, {0}, 0};
+        for (int k = 0; k < 6; k++)
+            v.region_choice[k] = (uint8_t)(i + k);
+        crowd_set_variant(c, i, &v);
+        crowd_play(c, i, (uint32_t)clip, 1.0f / asset.clips[clip].duration, 0.0f);
+        crowd_set_phase(c, i, (float)(i % 7) / 7.0f);
+    }
+}
+
+static void frame_is_not_blank(void)
+{
+    crowd *c = make_crowd(100);
+    crowd_gl_renderer *r = make_renderer(100);
+    block(c, 100, crowd_asset_find_clip(&asset, "walk"));
+    crowd_gl_scene s = default_scene();
+    look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
+    render(c, r, &s, 0.0f, pixels);
+    save("crowd", pixels);
+    uint32_t covered = 0, colours = 0;
+    static uint8_t seen[1 << 15];
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < W * H; i++) {
+        covered += !is_background(pixels + 3 * i);
+        uint32_t key = (uint32_t)(pixels[3 * i] >> 3) << 10 | (uint32_t)(pixels[3 * i + 1] >> 3) << 5 | (pixels[3 * i + 2] >> 3);
+        colours += !seen[key];
+        seen[key] = 1;
+    }
+    CHECKF(covered > W * H / 3, "only %u pixels drawn", covered);
+    CHECKF(colours > 200, "only %u distinct colours", colours);
+    const crowd_gl_stats *st = crowd_gl_get_stats(r);
+    CHECK(st->draws > 0 && st->shadow_draws > 0 && st->triangles > 0);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+/* The same crowd through VAT and through the bone texture: the same image within a few levels. */
+static void vat_and_bone_modes_agree(void)
+{
+    crowd *c = make_crowd(100);
+    crowd_gl_renderer *r = make_renderer(100);
+    block(c, 100, crowd_asset_find_clip(&asset, "run"));
+    crowd_gl_scene s = default_scene();
+    look(s.view, s.projection, 0, 5, 12, 0, 0.8f, -8);
+    render(c, r, &s, 0.0f, pixels);
+    REQUIRE(crowd_gl_set_mode(r, CROWD_GL_BONES) == CROWD_OK);
+    render(c, r, &s, 0.0f, pixels2);
+    save("mode_vat", pixels);
+    save("mode_bones", pixels2);
+    diff d = compare(pixels, pixels2, 24);
+    CHECKF(d.mean < 0.5 && d.over < W * H / 500, "VAT vs bones: mean %.3f, %u pixels off", d.mean, d.over);
+    printf("     VAT vs bone mode: mean difference %.3f levels, %u of %d pixels beyond 24\n", d.mean, d.over, W * H);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+/* Three characters posed exactly on baked frames, drawn from the VAT, against the same three
+ * skinned on the CPU (double precision, every influence) and drawn as plain meshes. */
+static void vat_matches_cpu_skinning(void)
+{
+    const crowd_rig *rig = humanoid();
+    crowd *c = make_crowd(3);
+    crowd_gl_renderer *r = make_renderer(3);
+    const char *clips[3] = {"walk", "wave", "run"};
+    const uint32_t frame_of[3] = {5, 13, 9};
+    const float x_of[3] = {-1.3f, 0.0f, 1.3f}, yaw_of[3] = {0.4f, 0.0f, -0.5f};
+    uint32_t vc = rig->vertex_count, ic = rig->index_count;
+    float *positions = malloc(sizeof(float) * 9 * vc), *normals = malloc(sizeof(float) * 9 * vc);
+    uint32_t *indices = malloc(sizeof(uint32_t) * 3 * ic);
+    double *p = malloc(sizeof(double) * 3 * vc), *n = malloc(sizeof(double) * 3 * vc);
+    crowd_reference ref;
+    REQUIRE(positions && normals && indices && p && n && crowd_reference_init(&ref, rig, NULL) == CROWD_OK);
+    for (int k = 0; k < 3; k++) {
+        int clip = crowd_asset_find_clip(&asset, clips[k]), rig_clip = crowd_rig_find_clip(rig, clips[k]);
+        const crowd_clip *cl = &asset.clips[clip];
+        crowd_set_transform(c, (uint32_t)k, x_of[k], 0.0f, 0.0f, yaw_of[k]);
+        crowd_play(c, (uint32_t)k, (uint32_t)clip, 1.0f / cl->duration, 0.0f);
+        crowd_set_phase(c, (uint32_t)k, (float)frame_of[k] / (float)cl->frame_count);
+        crowd_reference_skin(&ref, (uint32_t)rig_clip,
+                             crowd_reference_frame_time(&rig->clips[rig_clip], frame_of[k], cl->frame_count), p, n);
+        float s = sinf(yaw_of[k]), co = cosf(yaw_of[k]);
+        for (uint32_t v = 0; v < vc; v++) {
+            float *q = positions + 3 * (k * vc + v), *m = normals + 3 * (k * vc + v);
+            q[0] = (float)(co * p[3 * v] + s * p[3 * v + 2]) + x_of[k];
+            q[1] = (float)p[3 * v + 1];
+            q[2] = (float)(-s * p[3 * v] + co * p[3 * v + 2]);
+            m[0] = (float)(co * n[3 * v] + s * n[3 * v + 2]);
+            m[1] = (float)n[3 * v + 1];
+            m[2] = (float)(-s * n[3 * v] + co * n[3 * v + 2]);
+        }
+        for (uint32_t i = 0; i < ic; i++)
+            indices[k * ic + i] = rig->indices[i] + (uint32_t)k * vc;
+    }
+    crowd_gl_scene s = default_scene();
+    s.flat_color = true;
+    s.fog_density = 0.0f;
+    look(s.view, s.projection, 0, 1.3f, 4.2f, 0, 1.0f, 0);
+    render(c, r, &s, 0.0f, pixels);
+    /* the reference: the same bodies as a static white prop, no crowd */
+    crowd_gl_prop origin = {{0, 0, 0}, 0, {1, 1, 1}, {255, 255, 255, 255}};
+    REQUIRE(crowd_gl_set_props(r, positions, normals, 3 * vc, indices, 3 * ic, &origin, 1, NULL) == CROWD_OK);
+    crowd_set_count(c, 0);
+    render(c, r, &s, 0.0f, pixels2);
+    save("vat_vs_cpu_vat", pixels);
+    save("vat_vs_cpu_reference", pixels2);
+    uint32_t drawn = 0, mismatched = 0;
+    for (int i = 0; i < W * H; i++) {
+        bool a = !is_background(pixels + 3 * i), b = !is_background(pixels2 + 3 * i);
+        drawn += a || b;
+        mismatched += a != b;
+    }
+    diff d = compare(pixels, pixels2, 24);
+    CHECKF(drawn > 10000, "only %u pixels of characters", drawn);
+    CHECKF(mismatched < drawn / 200, "silhouettes differ in %u of %u pixels", mismatched, drawn);
+    CHECKF(d.over < drawn / 100, "%u pixels differ by more than 24 levels", d.over);
+    printf("     VAT vs CPU skinning: silhouettes differ in %u of %u pixels, %u pixels beyond 24 levels, mean %.3f\n",
+           mismatched, drawn, d.over, d.mean);
+    crowd_reference_free(&ref);
+    free(positions);
+    free(normals);
+    free(indices);
+    free(p);
+    free(n);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+/* The shadow pass issues draws and darkens the ground; with shadows off nothing is darker. */
+static void shadows_darken_the_ground(void)
+{
+    crowd *c = make_crowd(100);
+    crowd_gl_renderer *r = make_renderer(100);
+    block(c, 100, crowd_asset_find_clip(&asset, "idle"));
+    crowd_gl_scene s = default_scene();
+    look(s.view, s.projection, 0, 14, 10, 0, 0, -8);
+    render(c, r, &s, 0.0f, pixels);
+    uint32_t shadow_draws = crowd_gl_get_stats(r)->shadow_draws;
+    s.shadows = false;
+    render(c, r, &s, 0.0f, pixels2);
+    save("shadows_on", pixels);
+    save("shadows_off", pixels2);
+    uint32_t darker = 0, lighter = 0;
+    for (int i = 0; i < W * H; i++) {
+        int on = pixels[3 * i] + pixels[3 * i + 1] + pixels[3 * i + 2];
+        int off = pixels2[3 * i] + pixels2[3 * i + 1] + pixels2[3 * i + 2];
+        darker += on < off - 30;
+        lighter += on > off + 3;
+    }
+    CHECKF(shadow_draws > 0, "no shadow draws");
+    CHECKF(darker > W * H / 50, "only %u pixels darkened by shadows", darker);
+    CHECKF(lighter == 0, "%u pixels got lighter with shadows on", lighter);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+/* Half-way through a walk -> run cross-fade the pose is neither the walk nor the run. */
+static void cross_fade_halfway(void)
+{
+    int walk = crowd_asset_find_clip(&asset, "walk"), run = crowd_asset_find_clip(&asset, "run");
+    crowd_gl_scene s = default_scene();
+    s.flat_color = true;
+    look(s.view, s.projection, 3, 1.2f, 0, 0, 1.0f, 0);
+    uint8_t *images[3] = {pixels, pixels2, pixels3};
+    for (int k = 0; k < 3; k++) {
+        crowd *c = make_crowd(1);
+        crowd_gl_renderer *r = make_renderer(1);
+        crowd_set_transform(c, 0, 0, 0, 0, 0);
+        crowd_play(c, 0, (uint32_t)walk, 1.0f / asset.clips[walk].duration, 0.0f);
+        crowd_set_phase(c, 0, 0.25f);
+        crowd_view v = {.viewport_height = H};
+        memcpy(v.view, s.view, sizeof v.view);
+        memcpy(v.projection, s.projection, sizeof v.projection);
+        crowd_update(c, 0.0f, &v);
+        if (k == 1) /* fading over 1 s, seen half-way */
+            crowd_play(c, 0, (uint32_t)run, 1.0f / asset.clips[run].duration, 1.0f);
+        if (k == 2) /* the run alone, started at the same moment */
+            crowd_play(c, 0, (uint32_t)run, 1.0f / asset.clips[run].duration, 0.0f);
+        render(c, r, &s, 0.5f, images[k]);
+        crowd_gl_destroy(r);
+        crowd_destroy(c);
+    }
+    save("fade_walk", pixels);
+    save("fade_halfway", pixels2);
+    save("fade_run", pixels3);
+    diff to_walk = compare(pixels2, pixels, 40), to_run = compare(pixels2, pixels3, 40);
+    CHECKF(to_walk.over > 300 && to_run.over > 300, "half-way differs from walk in %u and from run in %u pixels",
+           to_walk.over, to_run.over);
+}
+
+/* A red cap on the "head" socket sits on top of the head, and only instances wearing it show it. */
+static void attachments_sit_on_the_head(void)
+{
+    crowd *c = make_crowd(2);
+    crowd_gl_renderer *r = make_renderer(2);
+    static const float cap_p[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f, 0, 0.12f, 0};
+    static const float cap_n[] = {-0.6f, 0.5f, -0.6f, 0.6f, 0.5f, -0.6f, 0.6f, 0.5f, 0.6f, -0.6f, 0.5f, 0.6f, 0, 1, 0};
+    static const uint32_t cap_i[] = {0, 2, 1, 0, 3, 2, 0, 4, 3, 3, 4, 2, 2, 4, 1, 1, 4, 0};
+    crowd_gl_attachment_desc cap = {cap_p, cap_n, 5, cap_i, 18, "head", {255, 0, 0, 255}, 0, 4};
+    REQUIRE(crowd_gl_add_attachment(r, &cap, NULL, NULL) == CROWD_OK);
+    crowd_variant wearing = {{255, 255, 255}, {0}, 1}, bare = {{255, 255, 255}, {0}, 0};
+    crowd_set_transform(c, 0, -0.8f, 0, 0, 0);
+    crowd_set_transform(c, 1, 0.8f, 0, 0, 0);
+    crowd_set_variant(c, 0, &wearing);
+    crowd_set_variant(c, 1, &bare);
+    int wave = crowd_asset_find_clip(&asset, "cheer");
+    for (uint32_t i = 0; i < 2; i++)
+        crowd_play(c, i, (uint32_t)wave, 1.0f / asset.clips[wave].duration, 0.0f);
+    crowd_gl_scene s = default_scene();
+    s.flat_color = true;
+    s.shadows = false;
+    look(s.view, s.projection, 0, 1.7f, 4, 0, 1.2f, 0);
+    render(c, r, &s, 0.3f, pixels);
+    save("attachment", pixels);
+    /* Where the head socket is: its bone's matrix at this frame (cheer, 0.3 s of 1.2 s = frame 9)
+     * applied to the socket offset, placed at the instance, projected. */
+    int socket = crowd_asset_find_socket(&asset, "head");
+    REQUIRE(socket >= 0);
+    const crowd_clip *cheer = &asset.clips[wave];
+    uint32_t frame = cheer->first_frame + (uint32_t)lroundf(0.3f / cheer->duration * (float)cheer->frame_count);
+    float m[12];
+    REQUIRE(crowd_asset_bone_matrix(&asset, frame, asset.sockets[socket].bone, m) == CROWD_OK);
+    const float *o = asset.sockets[socket].offset;
+    float world[4] = {0, 0, 0, 1};
+    for (int row = 0; row < 3; row++)
+        world[row] = m[row * 4] * o[3] + m[row * 4 + 1] * o[7] + m[row * 4 + 2] * o[11] + m[row * 4 + 3];
+    world[0] -= 0.8f;
+    float clip[4] = {0, 0, 0, 0}, vp[16];
+    for (int col = 0; col < 4; col++)
+        for (int row = 0; row < 4; row++)
+            vp[col * 4 + row] = s.projection[row] * s.view[col * 4] + s.projection[4 + row] * s.view[col * 4 + 1] +
+                                s.projection[8 + row] * s.view[col * 4 + 2] + s.projection[12 + row] * s.view[col * 4 + 3];
+    for (int row = 0; row < 4; row++)
+        clip[row] = vp[row] * world[0] + vp[4 + row] * world[1] + vp[8 + row] * world[2] + vp[12 + row];
+    float socket_x = (clip[0] / clip[3] * 0.5f + 0.5f) * W, socket_y = (0.5f - clip[1] / clip[3] * 0.5f) * H;
+
+    int red_left = 0, red_right = 0, red_max_y = -1;
+    double red_x = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            const uint8_t *q = pixels + 3 * (y * W + x);
+            if (!(q[0] > 120 && q[1] < 60 && q[2] < 60))
+                continue;
+            red_left += x < W / 2;
+            red_right += x >= W / 2;
+            red_x += x;
+            red_max_y = y > red_max_y ? y : red_max_y;
+        }
+    CHECKF(red_left > 20, "no cap on the instance wearing it (%d red pixels)", red_left);
+    CHECKF(red_right == 0, "%d red pixels on the instance not wearing it", red_right);
+    red_x /= red_left ? red_left : 1;
+    /* the cap is centred on the socket and its brim (the lowest red row) sits at the socket */
+    CHECKF(fabs(red_x - socket_x) < 4.0 && fabsf((float)red_max_y - socket_y) < 4.0f,
+           "cap centre x %.1f, brim row %d; socket at (%.1f, %.1f)", red_x, red_max_y, (double)socket_x,
+           (double)socket_y);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+int main(int argc, char **argv)
+{
+    bool desktop = argc > 1 && !strcmp(argv[1], "--desktop");
+    crowd_error err;
+    if (tool_gl_create(&gl, W, H, !desktop, &err) != CROWD_OK) {
+        fprintf(stderr, "GL context: %s\n", err.message);
+        return 1;
+    }
+    printf("     %s on %s\n", desktop ? "OpenGL 3.3 core" : "OpenGL ES 3.0", gl.renderer);
+    crowd_bake_desc desc = {.bones = true};
+    baked = bake_or_die(humanoid(), desc);
+    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) != CROWD_OK)
+        return 1;
+    pixels = malloc(3 * W * H);
+    pixels2 = malloc(3 * W * H);
+    pixels3 = malloc(3 * W * H);
+    RUN_TEST(frame_is_not_blank);
+    RUN_TEST(vat_and_bone_modes_agree);
+    RUN_TEST(vat_matches_cpu_skinning);
+    RUN_TEST(shadows_darken_the_ground);
+    RUN_TEST(cross_fade_halfway);
+    RUN_TEST(attachments_sit_on_the_head);
+    free(pixels);
+    free(pixels2);
+    free(pixels3);
+    crowd_asset_free(&asset);
+    crowd_bake_output_free(&baked);
+    tool_gl_destroy(&gl);
+    TEST_MAIN_END();
+}
