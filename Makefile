@@ -38,12 +38,13 @@ $(BUILD)/humanoid.crowd: build
 run: build $(BUILD)/humanoid.crowd
 	@$(BUILD)/crowd-bake --bones --out $(BUILD)/humanoid.crowd
 	@echo
-	@$(BUILD)/crowd-inspect $(BUILD)/humanoid.crowd
-	@echo
 	@$(BUILD)/crowd-verify $(BUILD)/humanoid.crowd
+	@mkdir -p $(BUILD)/shots
+	@$(BUILD)/crowd-shot $(BUILD)/humanoid.crowd --out $(BUILD)/shots/crowd.png --count 20000
 
 bench: build
 	@$(BUILD)/crowd-bake --bones --time 21
+	@$(BUILD)/crowd-bench
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -62,4 +62,15 @@ echo "not a crowd file at all" > "$work/text.crowd"
 expect 1 "not a .crowd file" -- "$bin/crowd-verify" "$work/text.crowd"
 expect 1 "cannot open" -- "$bin/crowd-inspect" "$work/missing.crowd"
 
+# crowd-shot: a PNG from the default scene, headless; bad flags refused
+if [[ -x "$bin/crowd-shot" ]]; then
+  expect 0 "wrote" -- "$bin/crowd-shot" --out "$work/shot.png" --size 320x180 --count 300 --seconds 0.5
+  [[ $(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' \n') == "89504e470d0a1a0a" ]] || fail "shot.png is not a PNG"
+  expect 2 "bad value" -- "$bin/crowd-shot" --size 3x3
+  expect 2 "bad value" -- "$bin/crowd-shot" --scenario tango
+  expect 1 "cut short" -- "$bin/crowd-shot" "$work/cut.crowd" --out "$work/never.png"
+  [[ -e "$work/never.png" ]] && fail "a failed shot left a file"
+  expect 0 "instances" -- "$bin/crowd-bench" --counts 1000 --frames 45
+fi
+
 if [[ $failures -eq 0 ]]; then echo "ok   test_cli"; else echo "$failures failures"; exit 1; fi

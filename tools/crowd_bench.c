@@ -10,6 +10,7 @@
 
 #include "common/camera.h"
 #include "crowdbake/crowd.h"
+#include "scene/scene.h"
 #include "tool_support.h"
 
 #define WARMUP 15
@@ -51,14 +52,6 @@ static void bench_view(crowd_view *view)
     view->viewport_height = 1080.0f;
 }
 
-static void spiral_obstacles(crowd_obstacle *o)
-{
-    for (int i = 0; i < 26; i++) {
-        float angle = 0.9f * (float)i, radius = 10.0f + 6.5f * (float)i;
-        o[i] = (crowd_obstacle){radius * cosf(angle), radius * sinf(angle), 1.9f};
-    }
-}
-
 /* A plain memcpy of the bytes the gather writes (the records), best of several. */
 static double memcpy_ms(size_t bytes)
 {
@@ -89,14 +82,14 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_error err;
-    crowd_obstacle obstacles[26];
-    spiral_obstacles(obstacles);
+    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
+    crowd_scene_obstacles(obstacles);
     if (crowd_create(&desc, &c, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         return 1;
     }
     crowd_sim_desc sd = {.crowd = c, .scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles,
-                         .obstacle_count = 26, .separation = separation, .seed = 7};
+                         .obstacle_count = CROWD_SCENE_OBSTACLES, .separation = separation, .seed = 7};
     if (crowd_sim_create(&sd, &sim, &err) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK) {
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         crowd_sim_destroy(sim);

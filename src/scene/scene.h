@@ -1,0 +1,34 @@
+/* Internal: the showcase scene shared by crowd-shot, crowd-bench's renderer runs and the demo:
+ * the seed benchmark's obstacles, props and ground, caps and balloons on sockets, and a sunny
+ * default light. Not part of the public API; engines bring their own scenes. */
+#ifndef CROWD_SCENE_SCENE_H
+#define CROWD_SCENE_SCENE_H
+
+#include <math.h>
+
+#include "crowdbake/gl.h"
+
+#define CROWD_SCENE_OBSTACLES 26
+
+/* The seed benchmark's 26 round obstacles (radius 1.9 m) on a spiral. Inline so the renderer-free
+ * benchmark shares it without linking GL. */
+static inline void crowd_scene_obstacles(crowd_obstacle out[CROWD_SCENE_OBSTACLES])
+{
+    for (int i = 0; i < CROWD_SCENE_OBSTACLES; i++) {
+        float angle = 0.9f * (float)i, radius = 10.0f + 6.5f * (float)i;
+        out[i] = (crowd_obstacle){radius * cosf(angle), radius * sinf(angle), 1.9f};
+    }
+}
+
+/* Ground, pillars on the obstacles, and (when the asset has a bone texture and a head / hand_r
+ * socket) a cap on accessory bit 0 and a balloon on bit 1. */
+crowd_result crowd_scene_setup(crowd_gl_renderer *renderer, const crowd_asset *asset, const crowd_obstacle *obstacles,
+                               uint32_t obstacle_count, float world_size, crowd_error *error);
+
+/* Afternoon sun, sky ambient, light haze. */
+void crowd_scene_lighting(crowd_gl_scene *scene, float fog_density);
+
+/* The sky colour matching the fog (sRGB, for glClearColor). */
+void crowd_scene_sky(float rgb[3]);
+
+#endif
