@@ -258,9 +258,19 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         a->direction[0] = (int16_t)(sinf(yaw) * 32767.0f);
         a->direction[1] = (int16_t)(cosf(yaw) * 32767.0f);
         a->lane = (uint8_t)(sim_random(rng) & 0xFFu);
-        a->cruise = 0xFF; /* decide on the first step */
-        /* start idle at a random phase so the crowd is not in lockstep */
-        crowd_play_slot(c, slot, sim->gaits[0].clip, crowd_stride_rate(c, sim->gaits[0].clip, 0.0f), 0.0f);
+        a->cruise = 0xFF; /* decide now */
+        /* Already under way: the scenario's velocity and its gait from the first frame, at a random
+         * phase so the crowd is not in lockstep. */
+        float desired[2];
+        sim_desired_velocity(sim, slot, 0.0f, desired);
+        a->velocity[0] = desired[0];
+        a->velocity[1] = desired[1];
+        float speed = sqrtf(desired[0] * desired[0] + desired[1] * desired[1]);
+        a->gait = (uint8_t)gait_for_speed(sim, 0, speed);
+        uint32_t clip = sim->gaits[a->gait].clip;
+        crowd_play_slot(c, slot, clip, crowd_stride_rate(c, clip, speed), 0.0f);
+        if (speed > 0.05f)
+            c->records[slot].yaw = fast_atan2(desired[0], desired[1]);
         c->records[slot].offset_a = c->records[slot].offset_b = sim_uniform(rng);
     }
     return CROWD_OK;
@@ -338,17 +348,35 @@ void crowd_sim_step(crowd_sim *sim, float dt)
         float desired[2];
         sim_desired_velocity(sim, s, dt, desired);
         float *v = a->velocity;
-        v[0] += (desired[0] - v[0]) * blend;
-        v[1] += (desired[1] - v[1]) * blend;
-        if (separate) {
-            v[0] += sim->push[2 * s] * 1.5f;
-            v[1] += sim->push[2 * s + 1] * 1.5f;
+        bool pushed = separate && (sim->push[2 * s] != 0.0f || sim->push[2 * s + 1] != 0.0f);
+        bool steady = !pushed && !wraps && v[0] == desired[0] && v[1] == desired[1];
+        if (!steady) {
+            v[0] += (desired[0] - v[0]) * blend;
+            v[1] += (desired[1] - v[1]) * blend;
+            if (fabsf(desired[0] - v[0]) + fabsf(desired[1] - v[1]) < 2e-3f) { /* arrived at cruise: snap */
+                v[0] = desired[0];
+                v[1] = desired[1];
+            }
+            if (pushed) {
+                v[0] += sim->push[2 * s] * 1.5f;
+                v[1] += sim->push[2 * s + 1] * 1.5f;
+            }
         }
         float p[3] = {r->position[0] + v[0] * dt, r->position[1], r->position[2] + v[1] * dt};
         if (sim->obstacle_count) {
             uint32_t chunk = chunk_of(c, bin.inv_cell, p);
             if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1])
-                sim_avoid_obstacles(sim, chunk, p, v);
+                steady &= !sim_avoid_obstacles(sim, chunk, p, v);
+        }
+        if (steady && (v[0] != 0.0f || v[1] != 0.0f)) {
+            /* Walking a straight line at cruise speed, the common case: heading, speed, gait and
+             * rate are what they were; only the position moves. */
+            r->position[0] = p[0];
+            r->position[2] = p[2];
+            c->dirty[s] = 1;
+            crowd_bin_slot(&bin, s);
+            rewritten++;
+            continue;
         }
         float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
         if (speed < 0.001f) { /* standing still: leave the record (and the upload) alone */

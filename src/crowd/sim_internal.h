@@ -46,7 +46,7 @@ struct crowd_sim {
 
 /* sim_steer.c */
 void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float dt, float out[2]);
-void sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2]);
+bool sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2]);
 crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error);
 float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
 

@@ -125,9 +125,11 @@ void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float dt, float out[2])
     }
 }
 
-/* Steers around obstacles ahead and never lets a body overlap one. */
-void sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2])
+/* Steers around obstacles ahead and never lets a body overlap one. Returns whether it changed the
+ * position or velocity (most agents in a chunk with an obstacle are nowhere near it). */
+bool sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2])
 {
+    bool changed = false;
     for (uint32_t k = sim->chunk_obstacle_start[cell]; k < sim->chunk_obstacle_start[cell + 1]; k++) {
         const crowd_obstacle *o = &sim->obstacles[sim->obstacle_ids[k]];
         float ex = position[0] - o->x, ez = position[2] - o->z;
@@ -138,16 +140,19 @@ void sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3],
         if (clearance < 0.0f) { /* inside: out to the surface */
             position[0] -= nx * clearance;
             position[2] -= nz * clearance;
+            changed = true;
         }
         float toward = -(velocity[0] * nx + velocity[1] * nz);
         if (toward <= 0.0f)
             continue; /* moving away */
+        changed = true;
         /* turn along the surface, harder the closer: slide to the side the velocity already leans */
         float side = velocity[0] * -nz + velocity[1] * nx >= 0.0f ? 1.0f : -1.0f;
         float w = clearance < 0.0f ? 1.0f : (2.5f - clearance) / 2.5f;
         velocity[0] += (nx * toward + -nz * side * toward) * w;
         velocity[1] += (nz * toward + nx * side * toward) * w;
     }
+    return changed;
 }
 
 /* The chunks (crowd grid) an obstacle's reach overlaps, as an inclusive cell rectangle. */
