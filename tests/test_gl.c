@@ -108,9 +108,10 @@ static crowd *make_crowd(uint32_t n)
     return c;
 }
 
-static crowd_gl_renderer *make_renderer(uint32_t capacity)
+/* The GPU buffer holds what the crowd's record array can span (slack included). */
+static crowd_gl_renderer *make_renderer(const crowd *c)
 {
-    crowd_gl_desc d = {.asset = &asset, .capacity = capacity, .es = gl.es, .shadow_map_size = 1024};
+    crowd_gl_desc d = {.asset = &asset, .capacity = crowd_record_capacity(c), .es = gl.es, .shadow_map_size = 1024};
     crowd_gl_renderer *r = NULL;
     crowd_error err;
     if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
@@ -139,7 +140,7 @@ static void block(crowd *c, uint32_t n, int clip)
 static void frame_is_not_blank(void)
 {
     crowd *c = make_crowd(100);
-    crowd_gl_renderer *r = make_renderer(100);
+    crowd_gl_renderer *r = make_renderer(c);
     block(c, 100, crowd_asset_find_clip(&asset, "walk"));
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
@@ -166,7 +167,7 @@ static void frame_is_not_blank(void)
 static void vat_and_bone_modes_agree(void)
 {
     crowd *c = make_crowd(100);
-    crowd_gl_renderer *r = make_renderer(100);
+    crowd_gl_renderer *r = make_renderer(c);
     block(c, 100, crowd_asset_find_clip(&asset, "run"));
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 5, 12, 0, 0.8f, -8);
@@ -188,7 +189,7 @@ static void vat_matches_cpu_skinning(void)
 {
     const crowd_rig *rig = humanoid();
     crowd *c = make_crowd(3);
-    crowd_gl_renderer *r = make_renderer(3);
+    crowd_gl_renderer *r = make_renderer(c);
     const char *clips[3] = {"walk", "wave", "run"};
     const uint32_t frame_of[3] = {5, 13, 9};
     const float x_of[3] = {-1.3f, 0.0f, 1.3f}, yaw_of[3] = {0.4f, 0.0f, -0.5f};
@@ -257,7 +258,7 @@ static void vat_matches_cpu_skinning(void)
 static void shadows_darken_the_ground(void)
 {
     crowd *c = make_crowd(100);
-    crowd_gl_renderer *r = make_renderer(100);
+    crowd_gl_renderer *r = make_renderer(c);
     block(c, 100, crowd_asset_find_clip(&asset, "idle"));
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 14, 10, 0, 0, -8);
@@ -291,7 +292,7 @@ static void cross_fade_halfway(void)
     uint8_t *images[3] = {pixels, pixels2, pixels3};
     for (int k = 0; k < 3; k++) {
         crowd *c = make_crowd(1);
-        crowd_gl_renderer *r = make_renderer(1);
+        crowd_gl_renderer *r = make_renderer(c);
         crowd_set_transform(c, 0, 0, 0, 0, 0);
         crowd_play(c, 0, (uint32_t)walk, 1.0f / asset.clips[walk].duration, 0.0f);
         crowd_set_phase(c, 0, 0.25f);
@@ -319,7 +320,7 @@ static void cross_fade_halfway(void)
 static void attachments_sit_on_the_head(void)
 {
     crowd *c = make_crowd(2);
-    crowd_gl_renderer *r = make_renderer(2);
+    crowd_gl_renderer *r = make_renderer(c);
     static const float cap_p[] = {-0.1f, 0, -0.1f, 0.1f, 0, -0.1f, 0.1f, 0, 0.1f, -0.1f, 0, 0.1f, 0, 0.12f, 0};
     static const float cap_n[] = {-0.6f, 0.5f, -0.6f, 0.6f, 0.5f, -0.6f, 0.6f, 0.5f, 0.6f, -0.6f, 0.5f, 0.6f, 0, 1, 0};
     static const uint32_t cap_i[] = {0, 2, 1, 0, 3, 2, 0, 4, 3, 3, 4, 2, 2, 4, 1, 1, 4, 0};

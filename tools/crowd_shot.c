@@ -124,9 +124,10 @@ int main(int argc, char **argv)
     uint32_t capacity = o.count ? o.count : 1;
     crowd_desc cd = {.asset = &asset, .capacity = capacity};
     crowd_sim_desc sd = {.scenario = o.scenario, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 1};
-    crowd_gl_desc gd = {.asset = &asset, .capacity = capacity, .mode = o.mode, .es = !o.desktop};
+    crowd_gl_desc gd = {.asset = &asset, .mode = o.mode, .es = !o.desktop};
     if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.crowd = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
-        crowd_sim_spawn(sim, o.count) != CROWD_OK || crowd_gl_create(&gd, &r, &err) != CROWD_OK ||
+        crowd_sim_spawn(sim, o.count) != CROWD_OK ||
+        (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
         crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f,
                           &err) != CROWD_OK)
         goto done;

@@ -6,15 +6,18 @@
  * and returns a crowd_frame: the draws to issue and the byte ranges of the record array to upload.
  * The renderer (crowdbake/gl.h) is one consumer of that plain data; an engine can be another.
  *
- * Records live in draw order. Every update re-sorts them with a counting sort keyed by draw bucket
- * (one per visible chunk, one for the far pool, ...), so each draw is one contiguous range and the
- * "gather" that builds per-chunk instance buffers is a sequential copy. Callers never see slots:
- * instances are addressed by a dense index 0..count-1 that stays put while records move.
+ * Records live in draw order: each chunk drawn on its own has a region of the record array, and the
+ * far pool (every last-level chunk) shares one, so each draw is one contiguous range. A region keeps
+ * some slack after its records: an instance that walks into another chunk moves alone (O(instances
+ * that changed chunk) per update, not a copy of every record); the whole array is laid out afresh
+ * only when a region runs out of room nearby or the camera changes which chunks draw together. The
+ * coverage policy (per-instance levels) re-sorts by level whenever the order breaks. Callers never
+ * see slots: instances are addressed by a dense index 0..count-1 that stays put while records move.
  *
  * Animation phase is not uploaded: the shader computes fract(phase_offset + time * rate), so a
  * crowd that is not changing uploads nothing and keeps animating.
  *
- * Memory: everything is reserved by crowd_create (about 200 bytes per instance of capacity plus
+ * Memory: everything is reserved by crowd_create (about 215 bytes per instance of capacity plus
  * per-chunk tables); crowd_update and the setters allocate nothing.
  *
  * Errors: misuse (index out of range, unknown clip, bad values) returns CROWD_ERROR_ARGUMENT and
@@ -138,7 +141,8 @@ typedef struct crowd_frame {
     const crowd_draw *draws;
     uint32_t draw_count;
     const crowd_record *records;  /* the whole record array, in slot order */
-    uint32_t record_count;        /* slots in use (drawn or not) */
+    uint32_t record_count;        /* slots in use (drawn or not, slack included); at most
+                                     crowd_record_capacity() */
     const crowd_range *uploads;   /* slot ranges whose bytes changed since the previous update */
     uint32_t upload_count;
     float time;                   /* the shader's time uniform */
@@ -200,7 +204,13 @@ uint32_t crowd_count_visible(crowd *crowd, const crowd_view *view);
  * instance's phase adjusted so nothing visible changes). */
 float crowd_time(const crowd *crowd);
 
-/* The instance index stored in a slot of the last frame (for picking/hit tests), or UINT32_MAX. */
+/* The most records a frame's record array can span: the capacity plus the slack that lets instances
+ * change chunk without re-sorting the array (about capacity / 8 + 1024). Size GPU instance buffers
+ * with this, not with the capacity. */
+uint32_t crowd_record_capacity(const crowd *crowd);
+
+/* The instance index stored in a slot of the last frame (for picking/hit tests), or UINT32_MAX
+ * (slack slots and parked instances). */
 uint32_t crowd_index_of_slot(const crowd *crowd, uint32_t slot);
 
 /* Frustum planes (a x + b y + c z + d >= 0 inside) from projection * view; normalised. */

@@ -30,7 +30,8 @@ typedef enum crowd_gl_mode {
 
 typedef struct crowd_gl_desc {
     const crowd_asset *asset;       /* required; borrowed for the renderer's lifetime */
-    uint32_t capacity;              /* records the GPU buffer holds; 0 = 10,000 */
+    uint32_t capacity;              /* records the GPU buffer holds; 0 = 10,000. For a crowd, use
+                                       crowd_record_capacity(crowd) (more than its capacity) */
     crowd_gl_mode mode;
     uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
     /* Region whose colour is the record's tint instead of a palette choice; -1 tints every region

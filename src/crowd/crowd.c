@@ -105,6 +105,10 @@ crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *erro
         resolved.world_size != c->desc.world_size || resolved.chunk_size != c->desc.chunk_size)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "crowd_configure: asset, capacity, world and chunk size are fixed at creation");
+    if (resolved.lod_policy != c->desc.lod_policy) { /* the other policy orders slots its own way */
+        c->layout_valid = false;
+        c->binned = false;
+    }
     c->desc = resolved;
     return CROWD_OK;
 }
@@ -134,6 +138,9 @@ void crowd_destroy(crowd *c)
     free(c->cells);
     free(c->rank_start);
     free(c->rank_cursor);
+    free(c->regions);
+    free(c->region_of_cell);
+    free(c->movers);
     free(c->draws);
     free(c->uploads);
     free(c);
@@ -165,8 +172,10 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->rank_count = (CROWD_MAX_LODS + 1) * c->cell_count + 1;
     c->draw_capacity = CROWD_MAX_LODS + c->cell_count + 1;
     c->upload_capacity = 1024;
+    c->slot_capacity = c->capacity + c->capacity / 8 + 1024; /* room for the regions' slack */
+    c->mover_capacity = c->slot_capacity / 16 + 64;
 
-    size_t n = c->capacity;
+    size_t n = c->slot_capacity;
     c->records = malloc(n * sizeof *c->records);
     c->records_back = malloc(n * sizeof *c->records);
     c->agents = calloc(n, sizeof *c->agents);
@@ -177,7 +186,7 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->dirty_back = calloc(n, 1);
     c->lod_of_slot = calloc(n, 1);
     c->lod_back = calloc(n, 1);
-    c->slot_of_index = malloc(n * sizeof(uint32_t));
+    c->slot_of_index = malloc((size_t)c->capacity * sizeof(uint32_t));
     c->cell_of_slot = malloc(n * sizeof(uint32_t));
     c->cell_back = malloc(n * sizeof(uint32_t));
     c->rank_of_slot = malloc(n * sizeof(uint32_t));
@@ -188,7 +197,11 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->rank_cursor = calloc((size_t)c->rank_count, sizeof(uint32_t));
     c->draws = malloc(c->draw_capacity * sizeof *c->draws);
     c->uploads = malloc(c->upload_capacity * sizeof *c->uploads);
-    if (!c->records || !c->records_back || !c->agents || !c->agents_back || !c->index_of_slot || !c->index_back ||
+    c->regions = malloc(((size_t)c->cell_count + 3) * sizeof *c->regions);
+    c->region_of_cell = malloc((size_t)c->cell_count * sizeof(uint32_t));
+    c->movers = malloc((size_t)c->mover_capacity * sizeof *c->movers);
+    if (!c->regions || !c->region_of_cell || !c->movers ||
+        !c->records || !c->records_back || !c->agents || !c->agents_back || !c->index_of_slot || !c->index_back ||
         !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index || !c->cell_of_slot || !c->cell_back ||
         !c->rank_of_slot || !c->budget_order || !c->coverage_of_slot || !c->cells || !c->rank_start || !c->rank_cursor || !c->draws ||
         !c->uploads) {
@@ -206,11 +219,20 @@ void crowd_mark_dirty(crowd *c, uint32_t slot)
     c->dirty[slot] = 1;
 }
 
+/* A setter wrote a slot outside the simulation's pass: its region's dirty flag is not set, so the
+ * next upload scan looks everywhere (still cheap: clean bytes are skipped word by word). */
+static void touch(crowd *c, uint32_t slot)
+{
+    c->dirty[slot] = 1;
+    c->dirty_unbinned = true;
+}
+
 uint32_t crowd_slot_of(crowd *c, uint32_t index)
 {
-    if (c->index_map_stale) { /* the sort moved records: one pass rebuilds index -> slot */
+    if (c->index_map_stale) { /* a sort moved records: one pass rebuilds index -> slot */
         for (uint32_t s = 0; s < c->slots; s++)
-            c->slot_of_index[c->index_of_slot[s]] = s;
+            if (c->index_of_slot[s] != CROWD_HOLE)
+                c->slot_of_index[c->index_of_slot[s]] = s;
         c->index_map_stale = false;
     }
     return c->slot_of_index[index];
@@ -234,14 +256,18 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
 {
     if (!c || count > c->capacity)
         return CROWD_ERROR_ARGUMENT;
+    if (count == c->count)
+        return CROWD_OK;
     crowd_slot_of(c, 0); /* the map must be current before slots are added or parked */
-    while (c->slots < count) { /* brand-new instances take fresh slots */
-        uint32_t slot = c->slots++;
+    if (count > c->instances && c->slots + (count - c->instances) > c->slot_capacity)
+        crowd_compact_slots(c); /* region slack gives way to new instances */
+    while (c->instances < count) { /* brand-new instances take fresh slots */
+        uint32_t slot = c->slots++, index = c->instances++;
         c->cell_of_slot[slot] = CROWD_PARKED_CELL;
         default_record(c, &c->records[slot]);
         memset(&c->agents[slot], 0, sizeof c->agents[slot]);
-        c->index_of_slot[slot] = slot;
-        c->slot_of_index[slot] = slot;
+        c->index_of_slot[slot] = index;
+        c->slot_of_index[index] = slot;
         c->dirty[slot] = 1;
         c->lod_of_slot[slot] = 0;
     }
@@ -251,6 +277,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         c->dirty[c->slot_of_index[i]] = 1;
     c->count = count;
     c->binned = false;
+    c->layout_valid = false; /* parked and revived instances change region: lay out afresh */
     return CROWD_OK;
 }
 
@@ -262,7 +289,7 @@ uint32_t crowd_count(const crowd *c)
 static crowd_record *record_of(crowd *c, uint32_t index)
 {
     uint32_t slot = crowd_slot_of(c, index);
-    c->dirty[slot] = 1;
+    touch(c, slot);
     return &c->records[slot];
 }
 
@@ -337,7 +364,9 @@ crowd_result crowd_play(crowd *c, uint32_t index, uint32_t clip, float rate, flo
     if (!c || index >= c->count || clip >= c->asset->clip_count || !isfinite(rate) || !(fade_seconds >= 0.0f) ||
         fade_seconds > 60.0f)
         return CROWD_ERROR_ARGUMENT;
-    crowd_play_slot(c, crowd_slot_of(c, index), clip, rate, fade_seconds);
+    uint32_t slot = crowd_slot_of(c, index);
+    crowd_play_slot(c, slot, clip, rate, fade_seconds);
+    touch(c, slot);
     return CROWD_OK;
 }
 
@@ -388,6 +417,7 @@ crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
     if (!(c->asset->clips[clip].stride > 0.0f))
         return CROWD_ERROR_ARGUMENT;
     crowd_set_rate_slot(c, slot, crowd_stride_rate(c, clip, speed));
+    c->dirty_unbinned |= c->dirty[slot] != 0;
     return CROWD_OK;
 }
 
@@ -410,6 +440,8 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
     c->dirty[removed_slot] = 1;
     c->count = last;
     c->binned = false;
+    if (c->layout_valid) /* out of its chunk's region now, so no draw or pass over live slots sees it */
+        crowd_park_slot(c, removed_slot);
     return CROWD_OK;
 }
 
@@ -424,6 +456,11 @@ crowd_result crowd_get(const crowd *c, uint32_t index, crowd_record *record)
 float crowd_time(const crowd *c)
 {
     return c ? (float)c->time : 0.0f;
+}
+
+uint32_t crowd_record_capacity(const crowd *c)
+{
+    return c ? c->slot_capacity : 0;
 }
 
 uint32_t crowd_index_of_slot(const crowd *c, uint32_t slot)

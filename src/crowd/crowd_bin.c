@@ -19,15 +19,22 @@ void crowd_bin_begin(crowd *c, crowd_binner *b)
         cell->min[0] = cell->min[1] = cell->min[2] = INFINITY;
         cell->max[0] = cell->max[1] = cell->max[2] = -INFINITY;
         cell->max_scale = 0.0f;
-        cell->dirty = false;
         cell->visible = cell->pooled = false;
     }
+    c->mover_count = 0;
+    c->movers_overflow = false;
     *b = (crowd_binner){.c = c, .inv_cell = 1.0f / c->cell_size, .origin = c->world_min,
-                        .last = (int)c->grid_dim - 1, .run_id = CROWD_PARKED_CELL};
+                        .last = (int)c->grid_dim - 1, .run_id = CROWD_PARKED_CELL, .region = CROWD_NO_REGION};
 }
 
-/* Records are mostly in chunk order (the last update sorted them), so stats accumulate in
- * registers over runs of one chunk and reach memory once per run. */
+/* Region mode: the slots that follow belong to `region`. */
+void crowd_bin_region(crowd_binner *b, uint32_t region)
+{
+    crowd_bin_flush(b);
+    b->run_id = CROWD_PARKED_CELL; /* the next slot starts a run and checks its region */
+    b->region = region;
+}
+
 void crowd_bin_flush(crowd_binner *b)
 {
     if (!b->run_n)
@@ -39,15 +46,35 @@ void crowd_bin_flush(crowd_binner *b)
         cell->max[k] = b->hi[k] > cell->max[k] ? b->hi[k] : cell->max[k];
     }
     cell->max_scale = b->scale > cell->max_scale ? b->scale : cell->max_scale;
-    cell->dirty |= b->run_dirty;
+    if (b->region != CROWD_NO_REGION)
+        b->c->regions[b->region].dirty |= b->run_dirty; /* the slots' region, not the chunk's */
     b->run_n = 0;
     b->run_dirty = false;
+}
+
+void crowd_bin_start_run(crowd_binner *b, uint32_t id, const crowd_record *r)
+{
+    crowd_bin_flush(b);
+    b->run_id = id;
+    for (int k = 0; k < 3; k++)
+        b->lo[k] = b->hi[k] = r->position[k];
+    b->scale = r->scale;
+    b->run_moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
+}
+
+void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id)
+{
+    crowd *c = b->c;
+    if (c->mover_count == c->mover_capacity) {
+        c->movers_overflow = true;
+        return;
+    }
+    c->movers[c->mover_count++] = (crowd_mover){s, id, b->region};
 }
 
 void crowd_bin_end(crowd_binner *b)
 {
     crowd_bin_flush(b);
     b->c->fades_active = b->fades;
-    b->c->order_may_hold = !b->moved;
     b->c->binned = true;
 }

@@ -1,12 +1,13 @@
 /* Internal: the crowd's state, shared by the runtime's source files (crowd.c API, crowd_update.c
- * grid/sort/draws, crowd_lod.c culling and LOD, crowd_fade.c fades, sim*.c the simulation). */
+ * update/draws/uploads, crowd_layout.c the region layout, crowd_bin.c binning, crowd_lod.c culling
+ * and LOD, sim*.c the simulation). */
 #ifndef CROWD_CROWD_INTERNAL_H
 #define CROWD_CROWD_INTERNAL_H
 
 #include "crowdbake/crowd.h"
 
-/* Simulation state per slot, permuted with the records so the simulation walks memory in order.
- * 16 bytes: the sort moves it every frame, so every byte here costs. Random choices come from a
+/* Simulation state per slot, moved with the records so the simulation walks memory in order.
+ * 16 bytes: the simulation reads it for every agent every step, so every byte here costs. Random choices come from a
  * hash of the instance index and a decision counter, so no generator state is stored. */
 typedef struct crowd_agent {
     float velocity[2];      /* x, z, m/s */
@@ -23,35 +24,53 @@ typedef struct crowd_cell {
     float min[3], max[3];   /* instance positions */
     float max_scale;
     uint32_t lod;
-    uint32_t rank;          /* sort rank (distance policy) */
-    uint32_t previous_rank; /* last update's rank: unchanged ranks and chunks = no sort needed */
     bool visible;
     bool pooled;
-    bool dirty;             /* a member's record changed */
 } crowd_cell;
 
 #define CROWD_PARKED_CELL UINT32_MAX
+#define CROWD_HOLE UINT32_MAX   /* index_of_slot of a slot no instance owns (region slack) */
+#define CROWD_NO_REGION UINT32_MAX
+
+/* Distance policy: the record array is cut into regions, one per chunk that draws on its own (or is
+ * culled), one for the far pool (all its chunks: one draw), one for parked instances and a free
+ * tail. A region owns slots [start, start + capacity); its live records are packed at its start and
+ * the rest is slack, so an instance that changes chunk moves alone (swap-remove, append) instead of
+ * the whole array being re-sorted. Regions lie in memory in the order of the regions array and
+ * tile [0, slot_capacity) without gaps. */
+typedef struct crowd_slot_region {
+    uint32_t start, count, capacity;
+    bool dirty;             /* a live slot was written or moved since the last update's uploads */
+} crowd_slot_region;
+
+/* An instance whose chunk now belongs to another region (found by binning, moved by the update). */
+typedef struct crowd_mover {
+    uint32_t slot, cell, from; /* cell: the new chunk, or CROWD_PARKED_CELL; from: its region now */
+} crowd_mover;
 
 struct crowd {
     crowd_desc desc;        /* resolved */
     const crowd_asset *asset;
-    uint32_t capacity, count, slots;   /* slots in use = live + parked */
+    uint32_t capacity, count;
+    uint32_t instances;     /* indices in use: live (count) + parked */
+    uint32_t slots;         /* slots in use: the end of the last region with instances, holes included */
+    uint32_t slot_capacity; /* capacity plus room for region slack */
     bool stride_matching;
 
-    /* Slot-ordered arrays, double-buffered for the counting sort. */
+    /* Slot-ordered arrays, double-buffered: the back buffers receive full re-layouts and serve as
+     * scratch for movers. */
     crowd_record *records, *records_back;
     crowd_agent *agents, *agents_back;
-    uint32_t *index_of_slot, *index_back;
-    uint8_t *dirty, *dirty_back;       /* record changed since the last update */
+    uint32_t *index_of_slot, *index_back; /* CROWD_HOLE for slack */
+    uint8_t *dirty, *dirty_back;       /* record changed since the last update (only ever set on live or
+                                          parked slots, never on holes) */
     uint8_t *lod_of_slot, *lod_back;   /* coverage policy: the level chosen last time (hysteresis) */
     uint32_t *slot_of_index;           /* per index; rebuilt on demand after a sort (index_map_stale) */
     bool index_map_stale;
-    uint32_t *cell_of_slot, *cell_back; /* the chunk (or CROWD_PARKED_CELL) of each slot, kept in slot
-                                          order across updates: a slot whose chunk did not change tells
-                                          the next update the order may still be sorted */
+    uint32_t *cell_of_slot, *cell_back; /* coverage policy (and any update without a valid region
+                                          layout): the chunk (or CROWD_PARKED_CELL) of each slot */
     bool binned;                       /* this frame's binning is done (the simulation did it) */
-    bool order_may_hold;               /* binning saw no slot change chunk */
-    uint32_t *rank_of_slot;            /* scratch: sort rank this update */
+    uint32_t *rank_of_slot;            /* scratch: sort rank this update (coverage policy) */
     uint32_t *budget_order;            /* scratch: slots sorted for budget demotion */
     float *coverage_of_slot;           /* scratch: projected coverage */
 
@@ -64,6 +83,18 @@ struct crowd {
     uint32_t *rank_start;              /* rank_count + 1: first slot of each rank after the sort */
     uint32_t *rank_cursor;             /* scratch for the scatter */
 
+    /* Region layout (distance policy; crowd_layout.c). */
+    bool layout_valid;                 /* false: slots are in no particular order, the next update lays
+                                          them out afresh */
+    crowd_slot_region *regions;        /* cell_count + 3 */
+    uint32_t region_count, pool_region, parked_region, tail_region;
+    uint32_t *region_of_cell;          /* the region of each chunk's instances (pool_region if pooled) */
+    crowd_mover *movers;
+    uint32_t mover_count, mover_capacity;
+    bool movers_overflow;              /* more movers than mover_capacity: lay out afresh instead */
+    uint32_t layouts;                  /* full re-layouts so far (tests, benchmarks) */
+    bool dirty_unbinned;               /* a setter marked a slot after binning: scan every region */
+
     /* Output. */
     crowd_draw *draws;
     uint32_t draw_capacity;
@@ -75,10 +106,14 @@ struct crowd {
     uint32_t fades_active;
 };
 
-/* Binning slots into chunks (crowd_bin.c): one pass over every slot that also folds finished
+/* Binning slots into chunks (crowd_bin.c): one pass over every live slot that also folds finished
  * cross-fades into clip A (LODs past cross_fade_max_lod draw clip A only: without folding, a
  * walker that faded to idle long ago would walk again when its chunk dropped to a far LOD).
- * crowd_update bins unless the simulation already did it in its own pass over the slots. */
+ * crowd_update bins unless the simulation already did it in its own pass over the slots.
+ *
+ * With a valid region layout the pass walks regions (crowd_bin_region) and lists movers: slots
+ * whose chunk belongs to another region. Without one it walks every slot and records each slot's
+ * chunk in cell_of_slot. */
 typedef struct crowd_binner {
     crowd *c;
     float inv_cell, origin;
@@ -86,52 +121,80 @@ typedef struct crowd_binner {
     uint32_t run_id, run_n;
     float lo[3], hi[3], scale;
     bool run_dirty;
-    bool moved;                        /* some slot changed chunk: the order needs a sort */
+    bool run_moves;                    /* the run's chunk belongs to another region than the walk's */
+    uint32_t region;                   /* the region being walked, or CROWD_NO_REGION */
     uint32_t fades;
 } crowd_binner;
 
 void crowd_bin_begin(crowd *c, crowd_binner *b);
+void crowd_bin_region(crowd_binner *b, uint32_t region);
 void crowd_bin_flush(crowd_binner *b);
+void crowd_bin_start_run(crowd_binner *b, uint32_t id, const crowd_record *r);
+void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id);
 void crowd_bin_end(crowd_binner *b);
 void crowd_fold_fade(crowd_record *r);
 
+/* The chunk under a position; instances outside the world join the border chunks. */
+static inline uint32_t crowd_chunk_at(const crowd_binner *b, const float *p)
+{
+    int x = (int)((p[0] - b->origin) * b->inv_cell), z = (int)((p[2] - b->origin) * b->inv_cell);
+    x = x < 0 ? 0 : x > b->last ? b->last : x;
+    z = z < 0 ? 0 : z > b->last ? b->last : z;
+    return (uint32_t)z * (uint32_t)(b->last + 1) + (uint32_t)x;
+}
+
+/* Folds a finished fade into clip A; counts running ones. */
+static inline void crowd_bin_fade(crowd_binner *b, crowd_record *r, uint32_t s)
+{
+    if (r->fade_rate > 0.0f) {
+        if ((float)b->c->time - r->fade_start >= 1.0f / r->fade_rate) {
+            crowd_fold_fade(r);
+            b->c->dirty[s] = 1;
+        } else {
+            b->fades++;
+        }
+    }
+}
+
+/* Adds live slot s, whose record r sits in chunk id, to its chunk's stats. Records are mostly in
+ * chunk order, so stats accumulate in registers over runs of one chunk. */
+static inline void crowd_bin_add(crowd_binner *b, uint32_t s, const crowd_record *r, uint32_t id)
+{
+    if (id != b->run_id)
+        crowd_bin_start_run(b, id, r);
+    b->run_n++;
+    for (int k = 0; k < 3; k++) {
+        float v = r->position[k];
+        b->lo[k] = v < b->lo[k] ? v : b->lo[k];
+        b->hi[k] = v > b->hi[k] ? v : b->hi[k];
+    }
+    b->scale = r->scale > b->scale ? r->scale : b->scale;
+    b->run_dirty |= b->c->dirty[s] != 0;
+    if (b->run_moves)
+        crowd_bin_mover(b, s, id);
+}
+
+/* Slot mode (no valid layout): any slot, live or parked; records its chunk. */
 static inline void crowd_bin_slot(crowd_binner *b, uint32_t s)
 {
     crowd *c = b->c;
-    uint32_t previous = c->cell_of_slot[s], id = CROWD_PARKED_CELL;
+    uint32_t id = CROWD_PARKED_CELL;
     if (c->index_of_slot[s] < c->count) {
         crowd_record *r = &c->records[s];
-        if (r->fade_rate > 0.0f) {
-            if ((float)c->time - r->fade_start >= 1.0f / r->fade_rate) {
-                crowd_fold_fade(r);
-                c->dirty[s] = 1;
-            } else {
-                b->fades++;
-            }
-        }
-        int x = (int)((r->position[0] - b->origin) * b->inv_cell), z = (int)((r->position[2] - b->origin) * b->inv_cell);
-        x = x < 0 ? 0 : x > b->last ? b->last : x; /* instances outside the world join the border chunks */
-        z = z < 0 ? 0 : z > b->last ? b->last : z;
-        id = (uint32_t)z * c->grid_dim + (uint32_t)x;
-        if (id != b->run_id) {
-            crowd_bin_flush(b);
-            b->run_id = id;
-            for (int k = 0; k < 3; k++)
-                b->lo[k] = b->hi[k] = r->position[k];
-            b->scale = r->scale;
-        }
-        b->run_n++;
-        for (int k = 0; k < 3; k++) {
-            float v = r->position[k];
-            b->lo[k] = v < b->lo[k] ? v : b->lo[k];
-            b->hi[k] = v > b->hi[k] ? v : b->hi[k];
-        }
-        b->scale = r->scale > b->scale ? r->scale : b->scale;
-        b->run_dirty |= c->dirty[s] != 0;
+        crowd_bin_fade(b, r, s);
+        id = crowd_chunk_at(b, r->position);
+        crowd_bin_add(b, s, r, id);
     }
-    b->moved |= id != previous;
     c->cell_of_slot[s] = id;
 }
+
+/* crowd_layout.c: the region layout. */
+void crowd_layout_regions(crowd *c);           /* full re-layout (counting sort), slack re-spread */
+bool crowd_layout_holds(const crowd *c);       /* every chunk is in a region of its draw group */
+bool crowd_apply_movers(crowd *c);             /* false: too many, lay out afresh */
+void crowd_park_slot(crowd *c, uint32_t slot); /* a live region's slot -> the parked region */
+void crowd_compact_slots(crowd *c);            /* drops holes, order kept; the layout is lost */
+void crowd_move_slot(crowd *c, uint32_t from, uint32_t to); /* all per-slot state; `from` is left as is */
 
 /* crowd_lod.c */
 typedef struct crowd_camera {

@@ -92,8 +92,8 @@ static uint32_t distance_level(const crowd *c, float distance)
     return level;
 }
 
-/* Distance policy: visibility, LOD and sort rank per chunk. Ranks order the record array: visible
- * chunks that draw alone, then the far pool (one draw), then culled chunks, then parked slots. */
+/* Visibility and distance LOD per chunk; pooled = visible at the last level, so it joins the far
+ * pool's single draw (distance policy only). */
 void crowd_classify_cells(crowd *c, const crowd_camera *camera)
 {
     uint32_t last = c->asset->lod_count - 1;
@@ -108,16 +108,6 @@ void crowd_classify_cells(crowd *c, const crowd_camera *camera)
         cell->lod = distance_level(c, chunk_distance(c, cell, centre, camera->position));
         cell->pooled = pool && cell->visible && cell->lod == last;
     }
-    uint32_t rank = 0;
-    for (int group = 0; group < 3; group++)
-        for (uint32_t i = 0; i < c->cell_count; i++) {
-            crowd_cell *cell = &c->cells[i];
-            if (!cell->count)
-                continue;
-            int g = !cell->visible ? 2 : cell->pooled ? 1 : 0;
-            if (g == group)
-                cell->rank = rank++;
-        }
 }
 
 /* ---- screen coverage -------------------------------------------------------------------------- */

@@ -1,5 +1,6 @@
 /* One update: time, the chunk grid (binning, which also folds finished fades), culling and LOD,
- * the counting sort that keeps records in draw order, upload ranges, draws and stats. */
+ * keeping records in draw order (region moves or a re-layout for the distance policy, a counting
+ * sort for the coverage policy), upload ranges, draws and stats. */
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -20,6 +21,8 @@ static double now_ms(void)
 static void rebase_time(crowd *c)
 {
     for (uint32_t s = 0; s < c->slots; s++) {
+        if (c->index_of_slot[s] == CROWD_HOLE)
+            continue;
         crowd_record *r = &c->records[s];
         double a = r->offset_a + REBASE_BY * (double)r->rate_a, b = r->offset_b + REBASE_BY * (double)r->rate_b;
         r->offset_a = (float)(a - floor(a));
@@ -30,37 +33,34 @@ static void rebase_time(crowd *c)
     c->time -= REBASE_BY;
 }
 
+/* Region mode walks the live regions only (own regions and the pool come before parked). */
 static void bin_all(crowd *c)
 {
     crowd_binner b;
     crowd_bin_begin(c, &b);
-    for (uint32_t s = 0; s < c->slots; s++)
-        crowd_bin_slot(&b, s);
+    if (c->layout_valid) {
+        for (uint32_t g = 0; g < c->parked_region; g++) {
+            const crowd_slot_region *region = &c->regions[g];
+            if (!region->count)
+                continue;
+            crowd_bin_region(&b, g);
+            for (uint32_t s = region->start; s < region->start + region->count; s++) {
+                crowd_record *r = &c->records[s];
+                crowd_bin_fade(&b, r, s);
+                crowd_bin_add(&b, s, r, crowd_chunk_at(&b, r->position));
+            }
+        }
+    } else {
+        for (uint32_t s = 0; s < c->slots; s++)
+            crowd_bin_slot(&b, s);
+    }
     crowd_bin_end(&b);
 }
 
-/* Distance policy: rank starts straight from the chunk counts (ranks are per chunk), and whether
- * the previous order still holds (no slot changed chunk and no chunk changed rank). */
-static bool distance_ranks(crowd *c)
-{
-    uint32_t *start = c->rank_start;
-    bool same = c->order_may_hold;
-    memset(start, 0, sizeof(uint32_t) * (c->rank_count + 1));
-    for (uint32_t i = 0; i < c->cell_count; i++) {
-        crowd_cell *cell = &c->cells[i];
-        if (!cell->count)
-            continue;
-        start[cell->rank + 1] = cell->count;
-        same &= cell->rank == cell->previous_rank;
-        cell->previous_rank = cell->rank;
-    }
-    start[c->rank_count] = c->slots - c->count; /* the parked rank is the last */
-    for (uint32_t r = 0; r < c->rank_count; r++)
-        start[r + 1] += start[r];
-    return same;
-}
+/* ---- coverage policy: a counting sort by (level, chunk) whenever the order breaks ------------- */
 
-/* Coverage policy: ranks are per slot; count them, and check whether slots are already in order. */
+/* Ranks are per slot; count them, and check whether slots are already in order (holes left by
+ * the distance policy's regions are dropped by the sort, so any hole means unsorted). */
 static bool coverage_ranks(crowd *c)
 {
     uint32_t *start = c->rank_start, previous = 0;
@@ -68,6 +68,10 @@ static bool coverage_ranks(crowd *c)
     memset(start, 0, sizeof(uint32_t) * (c->rank_count + 1));
     for (uint32_t s = 0; s < c->slots; s++) {
         uint32_t rank = c->rank_of_slot[s];
+        if (c->index_of_slot[s] == CROWD_HOLE) {
+            sorted = false;
+            continue;
+        }
         start[rank + 1]++;
         sorted &= rank >= previous;
         previous = rank;
@@ -77,30 +81,23 @@ static bool coverage_ranks(crowd *c)
     return sorted;
 }
 
-static uint32_t rank_of(const crowd *c, uint32_t s, bool distance)
+/* Stable counting sort of the slot arrays by rank into the back buffers, then swap. A slot's
+ * bytes changed for the renderer when it moved or was written: that is its new dirty flag. */
+static void sort_slots(crowd *c)
 {
-    if (!distance)
-        return c->rank_of_slot[s];
-    uint32_t cell = c->cell_of_slot[s];
-    return cell == CROWD_PARKED_CELL ? c->rank_count - 1 : c->cells[cell].rank;
-}
-
-/* Stable counting sort of the slot arrays by rank into the back buffers, then swap: the gather
- * that puts every chunk's instances in one contiguous range. A slot's bytes changed for the
- * renderer when it moved or was written: that is its new dirty flag. */
-static void sort_slots(crowd *c, bool distance)
-{
-    uint32_t *next = c->rank_cursor;
+    uint32_t *next = c->rank_cursor, n = 0;
     memcpy(next, c->rank_start, sizeof(uint32_t) * c->rank_count);
     for (uint32_t s = 0; s < c->slots; s++) {
-        uint32_t d = next[rank_of(c, s, distance)]++;
+        if (c->index_of_slot[s] == CROWD_HOLE)
+            continue;
+        uint32_t d = next[c->rank_of_slot[s]]++;
         c->records_back[d] = c->records[s];
         c->agents_back[d] = c->agents[s];
         c->index_back[d] = c->index_of_slot[s];
         c->cell_back[d] = c->cell_of_slot[s];
         c->dirty_back[d] = (uint8_t)(c->dirty[s] | (d != s));
-        if (!distance)
-            c->lod_back[d] = c->lod_of_slot[s];
+        c->lod_back[d] = c->lod_of_slot[s];
+        n++;
     }
 #define SWAP(a, b)                                                                                    \
     do {                                                                                              \
@@ -113,48 +110,93 @@ static void sort_slots(crowd *c, bool distance)
     SWAP(c->index_of_slot, c->index_back);
     SWAP(c->cell_of_slot, c->cell_back);
     SWAP(c->dirty, c->dirty_back);
-    if (!distance)
-        SWAP(c->lod_of_slot, c->lod_back);
+    SWAP(c->lod_of_slot, c->lod_back);
 #undef SWAP
+    c->slots = n;
     c->index_map_stale = true; /* rebuilt when someone asks by index, not on every frame */
 }
 
-/* Dirty slots -> a short list of ranges (runs merged across small gaps; one range if too many). */
+/* Distance policy: instances that changed chunk move one by one; a changed draw group (the
+ * camera moved), too many movers or no layout yet means a full re-layout. */
+static void place_instances(crowd *c)
+{
+    if (!c->layout_valid || !crowd_layout_holds(c) || !crowd_apply_movers(c))
+        crowd_layout_regions(c);
+}
+
+/* ---- upload ranges ---------------------------------------------------------------------------- */
+
+typedef struct upload_list {
+    uint32_t n;
+    bool full;                         /* out of ranges: the last one runs to the end */
+} upload_list;
+
+static void add_upload(crowd *c, upload_list *u, uint32_t first, uint32_t end)
+{
+    if (u->full)
+        return;
+    if (u->n == c->upload_capacity) { /* too fragmented: one range to the end */
+        c->uploads[u->n - 1].count = c->slots - c->uploads[u->n - 1].first;
+        u->full = true;
+        return;
+    }
+    c->uploads[u->n++] = (crowd_range){first, end - first};
+}
+
+/* Dirty slots of [first, end) -> ranges, then the flags cleared. The scan reads eight flags at a
+ * time (no call per run: a walking crowd has a standing agent every few slots); a range ends at
+ * two clean words (16 slots or more of clean gap), and its ends are trimmed to dirty slots. */
+static void scan_dirty(crowd *c, upload_list *u, uint32_t first, uint32_t end)
+{
+    const uint8_t *d = c->dirty;
+    uint32_t run = UINT32_MAX, run_end = 0; /* the open range: [run, run_end) */
+    for (uint32_t s = first; s < end; s += 8) {
+        uint32_t n = end - s < 8 ? end - s : 8;
+        uint64_t w = 0;
+        memcpy(&w, d + s, n);
+        if (!w) {
+            if (run != UINT32_MAX && s >= run_end + 8) { /* this word and the last one clean */
+                while (!d[run_end - 1])
+                    run_end--;
+                add_upload(c, u, run, run_end);
+                run = UINT32_MAX;
+            }
+            continue;
+        }
+        if (run == UINT32_MAX)
+            for (run = s; !d[run]; run++)
+                ;
+        run_end = s + n;
+    }
+    if (run != UINT32_MAX) {
+        while (!d[run_end - 1])
+            run_end--;
+        add_upload(c, u, run, run_end);
+    }
+    memset(c->dirty + first, 0, end - first);
+}
+
+/* With regions, only regions where something was written or moved are scanned (a settled chunk
+ * costs nothing), and ranges never span two regions' slack. */
 static void build_uploads(crowd *c)
 {
-    const uint32_t gap = 16;
-    uint32_t n = 0, s = 0;
-    uint64_t bytes = 0;
-    while (s < c->slots) {
-        const uint8_t *hit = memchr(c->dirty + s, 1, c->slots - s);
-        if (!hit)
-            break;
-        uint32_t first = (uint32_t)(hit - c->dirty), end = first;
-        while (end < c->slots) {
-            if (c->dirty[end]) {
-                end++;
-                continue;
-            }
-            uint32_t probe = end;
-            while (probe < c->slots && probe - end < gap && !c->dirty[probe])
-                probe++;
-            if (probe < c->slots && probe - end < gap)
-                end = probe;
-            else
-                break;
+    upload_list u = {0, false};
+    if (c->layout_valid) {
+        for (uint32_t g = 0; g < c->tail_region; g++) {
+            crowd_slot_region *r = &c->regions[g];
+            if (r->dirty || c->dirty_unbinned)
+                scan_dirty(c, &u, r->start, r->start + r->count);
+            r->dirty = false;
         }
-        if (n == c->upload_capacity) { /* too fragmented: one range to the end */
-            c->uploads[n - 1].count = c->slots - c->uploads[n - 1].first;
-            break;
-        }
-        c->uploads[n++] = (crowd_range){first, end - first};
-        s = end;
+    } else {
+        scan_dirty(c, &u, 0, c->slots);
     }
-    for (uint32_t i = 0; i < n; i++)
+    c->dirty_unbinned = false;
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < u.n; i++)
         bytes += (uint64_t)c->uploads[i].count * sizeof(crowd_record);
-    memset(c->dirty, 0, c->slots);
     c->frame.uploads = c->uploads;
-    c->frame.upload_count = n;
+    c->frame.upload_count = u.n;
     c->frame.stats.bytes_uploaded = bytes;
 }
 
@@ -186,25 +228,21 @@ static void add_draw(crowd *c, uint32_t lod, uint32_t first, uint32_t count, uin
     }
 }
 
-/* Draws from the sorted layout: each visible chunk alone (in rank order), the far pool as one. */
+/* Draws from the regions: each visible chunk that is not pooled alone, the far pool as one. */
 static void build_draws_distance(crowd *c)
 {
-    uint32_t pool_first = UINT32_MAX, pool_end = 0;
     for (uint32_t i = 0; i < c->cell_count; i++) {
         const crowd_cell *cell = &c->cells[i];
         if (!cell->count || !cell->visible)
             continue;
         c->frame.stats.chunks_visible++;
-        uint32_t first = c->rank_start[cell->rank], count = c->rank_start[cell->rank + 1] - first;
         if (!cell->pooled) {
-            add_draw(c, cell->lod, first, count, 0);
-            continue;
+            const crowd_slot_region *r = &c->regions[c->region_of_cell[i]];
+            add_draw(c, cell->lod, r->start, r->count, 0);
         }
-        pool_first = first < pool_first ? first : pool_first; /* pooled ranks are consecutive */
-        pool_end = first + count > pool_end ? first + count : pool_end;
     }
-    if (pool_first != UINT32_MAX)
-        add_draw(c, c->asset->lod_count - 1, pool_first, pool_end - pool_first, CROWD_DRAW_POOL);
+    const crowd_slot_region *pool = &c->regions[c->pool_region];
+    add_draw(c, c->asset->lod_count - 1, pool->start, pool->count, CROWD_DRAW_POOL);
 }
 
 /* Coverage policy: one draw per level; level l owns ranks [l * cells, (l + 1) * cells). */
@@ -235,6 +273,8 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     c->frame.stats.budget_satisfied = true;
     c->frame.draw_count = 0;
     bool distance = c->desc.lod_policy == CROWD_LOD_DISTANCE;
+    if (!distance)
+        c->layout_valid = false;
 
     double t0 = now_ms();
     if (!c->binned)
@@ -244,10 +284,12 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     crowd_classify_cells(c, &camera);
     if (!distance)
         crowd_assign_coverage_lods(c, &camera);
-    bool sorted = distance ? distance_ranks(c) : coverage_ranks(c);
+    bool sorted = distance || coverage_ranks(c);
     double t2 = now_ms();
-    if (!sorted)
-        sort_slots(c, distance);
+    if (distance)
+        place_instances(c);
+    else if (!sorted)
+        sort_slots(c);
     double t3 = now_ms();
     if (distance)
         build_draws_distance(c);

@@ -140,7 +140,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->desc.obstacles = NULL;
     sim->spawn_rng = desc->seed * 2654435761u + 12345u;
     crowd *c = sim->crowd;
-    uint32_t cap = c->capacity;
+    uint32_t cap = c->slot_capacity; /* per slot, slack included */
     sim->fine_size = fmaxf(sim->desc.separation_radius, c->desc.world_size / 2048.0f);
     sim->fine_dim = (uint32_t)ceilf(c->desc.world_size / sim->fine_size);
     sim->obstacle_count = desc->obstacle_count;
@@ -278,15 +278,6 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
 
 /* ---- the step --------------------------------------------------------------------------------- */
 
-static uint32_t chunk_of(const crowd *c, float inv_cell, const float *p)
-{
-    int last = (int)c->grid_dim - 1;
-    int x = (int)((p[0] - c->world_min) * inv_cell), z = (int)((p[2] - c->world_min) * inv_cell);
-    x = x < 0 ? 0 : x > last ? last : x;
-    z = z < 0 ? 0 : z > last ? last : z;
-    return (uint32_t)z * c->grid_dim + (uint32_t)x;
-}
-
 /* Plays the gait that suits the speed, at the stride-matched rate. Speeds settle exponentially and
  * would change the rate (and rewrite the record) every step; below 0.2 % the mismatch is a foot
  * sliding 2.6 mm/s at a walk, so such changes are skipped. */
@@ -316,6 +307,92 @@ static void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float spe
     a->gait = (uint8_t)gait;
 }
 
+/* What every agent's step shares. */
+typedef struct step_params {
+    float dt, blend, world, half;
+    bool separate, wraps, gather;
+    uint32_t rewritten;
+} step_params;
+
+/* Bins the agent's final record: the crowd's update then skips its own pass over the slots. */
+static inline void bin_agent(crowd_binner *bin, uint32_t s, crowd_record *r, uint32_t chunk)
+{
+    crowd_bin_fade(bin, r, s);
+    crowd_bin_add(bin, s, r, chunk);
+    if (bin->region == CROWD_NO_REGION)
+        bin->c->cell_of_slot[s] = chunk;
+}
+
+/* Everything but a straight walk at cruise speed: standing, turning, pushed, avoiding, wrapping.
+ * Returns whether the record changed. */
+static bool step_changing(crowd_sim *sim, const step_params *k, uint32_t s, const float p_in[3])
+{
+    crowd *c = sim->crowd;
+    crowd_record *r = &c->records[s];
+    crowd_agent *a = &c->agents[s];
+    float *v = a->velocity, p[3] = {p_in[0], p_in[1], p_in[2]};
+    float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
+    if (speed < 0.001f) { /* standing still: leave the record (and the upload) alone */
+        v[0] = v[1] = 0.0f;
+        if (a->gait != 0 ||
+            (k->gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
+            update_gait(sim, s, a, 0.0f, k->gather);
+        return false;
+    }
+    if (k->wraps && p[0] > k->half)
+        p[0] -= k->world;
+    p[0] = p[0] < -k->half ? -k->half : p[0] > k->half ? k->half : p[0];
+    p[2] = p[2] < -k->half ? -k->half : p[2] > k->half ? k->half : p[2];
+    r->position[0] = p[0];
+    r->position[2] = p[2];
+    if (speed > 0.05f)
+        r->yaw = fast_atan2(v[0], v[1]);
+    c->dirty[s] = 1;
+    update_gait(sim, s, a, speed, k->gather && speed < IDLE_ENTER);
+    return true;
+}
+
+/* One agent: desired velocity (sim_steer.c), separation push, obstacles, then either the steady
+ * fast path (only the position moves) or step_changing. */
+static inline void step_agent(crowd_sim *sim, step_params *k, crowd_binner *bin, uint32_t s)
+{
+    crowd *c = sim->crowd;
+    crowd_record *r = &c->records[s];
+    crowd_agent *a = &c->agents[s];
+    float desired[2], *v = a->velocity;
+    sim_desired_velocity(sim, s, k->dt, desired);
+    bool pushed = k->separate && (sim->push[2 * s] != 0.0f || sim->push[2 * s + 1] != 0.0f);
+    bool steady = !pushed && !k->wraps && v[0] == desired[0] && v[1] == desired[1];
+    if (!steady) {
+        v[0] += (desired[0] - v[0]) * k->blend;
+        v[1] += (desired[1] - v[1]) * k->blend;
+        if (fabsf(desired[0] - v[0]) + fabsf(desired[1] - v[1]) < 2e-3f) { /* arrived at cruise: snap */
+            v[0] = desired[0];
+            v[1] = desired[1];
+        }
+        if (pushed) {
+            v[0] += sim->push[2 * s] * 1.5f;
+            v[1] += sim->push[2 * s + 1] * 1.5f;
+        }
+    }
+    float p[3] = {r->position[0] + v[0] * k->dt, r->position[1], r->position[2] + v[1] * k->dt};
+    uint32_t chunk = crowd_chunk_at(bin, p);
+    if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1])
+        steady &= !sim_avoid_obstacles(sim, chunk, p, v);
+    if (steady && (v[0] != 0.0f || v[1] != 0.0f)) {
+        /* Walking a straight line at cruise speed, the common case: heading, speed, gait and
+         * rate are what they were; only the position moves. */
+        r->position[0] = p[0];
+        r->position[2] = p[2];
+        c->dirty[s] = 1;
+        k->rewritten++;
+    } else {
+        k->rewritten += step_changing(sim, k, s, p);
+        chunk = crowd_chunk_at(bin, r->position);
+    }
+    bin_agent(bin, s, r, chunk);
+}
+
 void crowd_sim_step(crowd_sim *sim, float dt)
 {
     if (!sim || !(dt > 0.0f) || !isfinite(dt))
@@ -330,77 +407,33 @@ void crowd_sim_step(crowd_sim *sim, float dt)
         sim_separation(sim);
     double t1 = now_ms();
 
-    const float blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f, world = c->desc.world_size, half = 0.5f * world;
-    const bool wraps = sim->desc.scenario == CROWD_SCENARIO_STAMPEDE;
-    const bool gather = sim->desc.scenario == CROWD_SCENARIO_GATHER;
-    uint32_t rewritten = 0;
-    /* The crowd's binning rides along: this pass touches every record anyway, and the crowd's
-     * update then skips its own pass over the slots. */
+    step_params k = {.dt = dt, .blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f, .world = c->desc.world_size,
+                     .half = 0.5f * c->desc.world_size, .separate = separate,
+                     .wraps = sim->desc.scenario == CROWD_SCENARIO_STAMPEDE,
+                     .gather = sim->desc.scenario == CROWD_SCENARIO_GATHER};
+    /* The crowd's binning rides along: this pass touches every record anyway. With a region
+     * layout it walks the live regions only; without one, every slot. */
     crowd_binner bin;
     crowd_bin_begin(c, &bin);
-    for (uint32_t s = 0; s < c->slots; s++) {
-        if (c->index_of_slot[s] >= c->count) {
-            crowd_bin_slot(&bin, s);
-            continue;
+    if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE) {
+        for (uint32_t g = 0; g < c->parked_region; g++) {
+            const crowd_slot_region *region = &c->regions[g];
+            if (!region->count)
+                continue;
+            crowd_bin_region(&bin, g);
+            for (uint32_t s = region->start; s < region->start + region->count; s++)
+                step_agent(sim, &k, &bin, s);
         }
-        crowd_record *r = &c->records[s];
-        crowd_agent *a = &c->agents[s];
-        float desired[2];
-        sim_desired_velocity(sim, s, dt, desired);
-        float *v = a->velocity;
-        bool pushed = separate && (sim->push[2 * s] != 0.0f || sim->push[2 * s + 1] != 0.0f);
-        bool steady = !pushed && !wraps && v[0] == desired[0] && v[1] == desired[1];
-        if (!steady) {
-            v[0] += (desired[0] - v[0]) * blend;
-            v[1] += (desired[1] - v[1]) * blend;
-            if (fabsf(desired[0] - v[0]) + fabsf(desired[1] - v[1]) < 2e-3f) { /* arrived at cruise: snap */
-                v[0] = desired[0];
-                v[1] = desired[1];
-            }
-            if (pushed) {
-                v[0] += sim->push[2 * s] * 1.5f;
-                v[1] += sim->push[2 * s + 1] * 1.5f;
-            }
+    } else {
+        for (uint32_t s = 0; s < c->slots; s++) {
+            if (c->index_of_slot[s] < c->count)
+                step_agent(sim, &k, &bin, s);
+            else
+                crowd_bin_slot(&bin, s);
         }
-        float p[3] = {r->position[0] + v[0] * dt, r->position[1], r->position[2] + v[1] * dt};
-        if (sim->obstacle_count) {
-            uint32_t chunk = chunk_of(c, bin.inv_cell, p);
-            if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1])
-                steady &= !sim_avoid_obstacles(sim, chunk, p, v);
-        }
-        if (steady && (v[0] != 0.0f || v[1] != 0.0f)) {
-            /* Walking a straight line at cruise speed, the common case: heading, speed, gait and
-             * rate are what they were; only the position moves. */
-            r->position[0] = p[0];
-            r->position[2] = p[2];
-            c->dirty[s] = 1;
-            crowd_bin_slot(&bin, s);
-            rewritten++;
-            continue;
-        }
-        float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
-        if (speed < 0.001f) { /* standing still: leave the record (and the upload) alone */
-            v[0] = v[1] = 0.0f;
-            if (a->gait != 0 || (gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
-                update_gait(sim, s, a, 0.0f, gather);
-            crowd_bin_slot(&bin, s);
-            continue;
-        }
-        if (wraps && p[0] > half)
-            p[0] -= world;
-        p[0] = p[0] < -half ? -half : p[0] > half ? half : p[0];
-        p[2] = p[2] < -half ? -half : p[2] > half ? half : p[2];
-        r->position[0] = p[0];
-        r->position[2] = p[2];
-        if (speed > 0.05f)
-            r->yaw = fast_atan2(v[0], v[1]);
-        c->dirty[s] = 1;
-        update_gait(sim, s, a, speed, gather && speed < IDLE_ENTER);
-        crowd_bin_slot(&bin, s);
-        rewritten++;
     }
     crowd_bin_end(&bin);
-    sim->stats.rewritten = rewritten;
+    sim->stats.rewritten = k.rewritten;
     double t2 = now_ms();
     sim->stats.ms_separation = t1 - t0;
     sim->stats.ms_step = t2 - t0;

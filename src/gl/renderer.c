@@ -354,7 +354,8 @@ crowd_result crowd_gl_upload(crowd_gl_renderer *r, const crowd_frame *frame, cro
     if (!r || !frame)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_upload: NULL");
     if (frame->record_count > r->capacity)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "the frame has %u records, the renderer holds %u",
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "the frame has %u records, the renderer holds %u (size it with crowd_record_capacity)",
                           frame->record_count, r->capacity);
     glBindBuffer(GL_ARRAY_BUFFER, r->instances);
     uint64_t bytes = 0;
