@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "common/camera.h"
+#include "crowd/crowd_internal.h" /* white box: re-layout counts */
 #include "crowdbake/crowd.h"
 #include "test_support.h"
 
@@ -424,6 +425,159 @@ static void simulation(void)
     CHECK(!memcmp(&a[0], &a[1], sizeof a[0]));
 }
 
+
+/* ---- the region layout under motion ------------------------------------------------------------ */
+
+/* A renderer's view of the crowd: a GPU buffer updated only through upload ranges. */
+typedef struct mirror {
+    crowd_record *gpu;
+    uint8_t *seen;
+    uint32_t n;         /* instances (indices) tracked */
+    bool uploaded;
+} mirror;
+
+static mirror mirror_make(const crowd *c, uint32_t n)
+{
+    mirror m = {calloc(crowd_record_capacity(c), sizeof(crowd_record)), calloc(n, 1), n, false};
+    if (!m.gpu || !m.seen)
+        exit(1);
+    return m;
+}
+
+static void mirror_free(mirror *m)
+{
+    free(m->gpu);
+    free(m->seen);
+}
+
+/* Applies the frame's uploads like crowd_gl_upload, then checks what the draws would show: every
+ * drawn slot holds a live instance (never slack), its bytes on the "GPU" are the frame's, crowd_get
+ * agrees, no instance is drawn twice, and the stats add up. Returns the failures found. */
+static int mirror_check(crowd *c, const crowd_frame *f, mirror *m)
+{
+    int bad_upload = 0, bad_slot = 0, twice = 0, bad_get = 0;
+    CHECK(f->record_count <= crowd_record_capacity(c));
+    if (!m->uploaded) {
+        memcpy(m->gpu, f->records, (size_t)f->record_count * sizeof(crowd_record));
+        m->uploaded = true;
+    }
+    for (uint32_t u = 0; u < f->upload_count; u++) {
+        CHECK(f->uploads[u].first + f->uploads[u].count <= f->record_count);
+        memcpy(m->gpu + f->uploads[u].first, f->records + f->uploads[u].first,
+               (size_t)f->uploads[u].count * sizeof(crowd_record));
+    }
+    memset(m->seen, 0, m->n);
+    uint32_t drawn = 0, histogram = 0;
+    for (uint32_t d = 0; d < f->draw_count; d++) {
+        drawn += f->draws[d].count;
+        for (uint32_t s = f->draws[d].first; s < f->draws[d].first + f->draws[d].count; s++) {
+            uint32_t index = crowd_index_of_slot(c, s);
+            if (index >= m->n) {
+                bad_slot++;
+                continue;
+            }
+            bad_upload += memcmp(&m->gpu[s], &f->records[s], sizeof(crowd_record)) != 0;
+            twice += m->seen[index]++ > 0;
+            crowd_record r;
+            crowd_get(c, index, &r);
+            bad_get += memcmp(&r, &f->records[s], sizeof r) != 0;
+        }
+    }
+    for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
+        histogram += f->stats.lod_histogram[l];
+    CHECKF(!bad_slot && !bad_upload && !twice && !bad_get,
+           "%d drawn slots without an instance, %d stale on the GPU, %d drawn twice, %d disagree with crowd_get",
+           bad_slot, bad_upload, twice, bad_get);
+    CHECK(drawn == f->stats.submitted && histogram == drawn);
+    return bad_slot + bad_upload + twice + bad_get;
+}
+
+/* Every instance whose own sphere meets the frustum was drawn (chunk culling is conservative). */
+static int missed_visible(crowd *c, const crowd_view *v, const mirror *m)
+{
+    float planes[6][4];
+    crowd_frustum_planes(v->view, v->projection, planes);
+    int missed = 0;
+    for (uint32_t i = 0; i < crowd_count(c); i++) {
+        crowd_record r;
+        crowd_get(c, i, &r);
+        float centre[3] = {r.position[0], r.position[1] + asset.sphere_center_y * r.scale, r.position[2]};
+        bool in = true;
+        for (int p = 0; p < 6; p++)
+            in &= planes[p][0] * centre[0] + planes[p][1] * centre[1] + planes[p][2] * centre[2] + planes[p][3] >=
+                  -asset.sphere_radius * r.scale;
+        missed += in && !m->seen[i];
+    }
+    return missed;
+}
+
+/* Walking crowds keep the renderer's copy exact and re-layout rarely under a still camera; a
+ * stampede over small chunks (many movers, wrapping round the world) and a gathering crowd (chunks
+ * filling up, so regions overflow and borrow slack) keep every invariant; so do removals, count
+ * changes, a moving camera and a switch to the coverage policy and back. */
+static void regions_under_motion(void)
+{
+    const struct {
+        crowd_scenario scenario;
+        float chunk;
+        uint32_t n;
+    } runs[] = {{CROWD_SCENARIO_WANDER, 24.0f, 8000}, {CROWD_SCENARIO_STAMPEDE, 8.0f, 6000},
+                {CROWD_SCENARIO_GATHER, 12.0f, 6000}};
+    for (uint32_t run = 0; run < sizeof runs / sizeof runs[0]; run++) {
+        crowd *c = make_crowd(runs[run].n, runs[run].chunk);
+        crowd_sim *sim = NULL;
+        crowd_sim_desc sd = {.crowd = c, .scenario = runs[run].scenario, .seed = 5 + run};
+        REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
+        REQUIRE(crowd_sim_spawn(sim, runs[run].n) == CROWD_OK);
+        mirror m = mirror_make(c, runs[run].n);
+        crowd_view v;
+        view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+        int failures = 0, missed = 0;
+        uint32_t layouts = 0, grows = 0, regroups = 0;
+        for (int frame = 0; frame < 150 && !failures; frame++) {
+            crowd_sim_step(sim, 1.0f / 60.0f);
+            const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &v);
+            failures += mirror_check(c, f, &m);
+            missed += missed_visible(c, &v, &m);
+            if (frame == 10) { /* the first frames lay out and spread slack */
+                layouts = c->layouts;
+                grows = c->grows;
+                regroups = c->regroups;
+            }
+        }
+        const char *name = crowd_scenario_name(runs[run].scenario);
+        layouts = c->layouts - layouts, grows = c->grows - grows, regroups = c->regroups - regroups;
+        CHECKF(missed == 0, "%s: %d visible instances not drawn", name, missed);
+        CHECKF(layouts == 0, "%s, still camera: %u re-layouts in 140 frames", name, layouts);
+        if (runs[run].scenario == CROWD_SCENARIO_GATHER) /* chunks fill up: regions borrow slack */
+            CHECKF(grows > 10, "%s: regions grew %u times", name, grows);
+        if (runs[run].scenario == CROWD_SCENARIO_STAMPEDE) /* a sparse far field: chunks join the pool */
+            CHECKF(regroups > 10, "%s: %u chunks changed group", name, regroups);
+
+        /* removals (parked at once), a count change, a camera that moves every frame, coverage */
+        uint64_t seed = 77;
+        for (int frame = 0; frame < 60 && !failures; frame++) {
+            if (frame % 3 == 0 && crowd_count(c) > 10)
+                crowd_remove(c, (uint32_t)(test_uniform(&seed) * crowd_count(c)));
+            if (frame == 20)
+                crowd_set_count(c, crowd_count(c) + 5);
+            if (frame >= 30)
+                view_at(&v, 28.0f + (float)frame, 16, 44, 0, 1.2f, 0);
+            crowd_desc d = *crowd_settings(c);
+            d.lod_policy = frame >= 45 && frame < 50 ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE;
+            crowd_configure(c, &d, NULL);
+            crowd_sim_step(sim, 1.0f / 60.0f);
+            const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &v);
+            failures += mirror_check(c, f, &m);
+            missed += missed_visible(c, &v, &m);
+        }
+        CHECKF(missed == 0, "%s: %d visible instances not drawn", crowd_scenario_name(runs[run].scenario), missed);
+        mirror_free(&m);
+        crowd_sim_destroy(sim);
+        crowd_destroy(c);
+    }
+}
+
 int main(void)
 {
     crowd_bake_desc desc = {.bones = true};
@@ -438,6 +592,7 @@ int main(void)
     RUN_TEST(remove_count_and_misuse);
     RUN_TEST(coverage_lod_and_budget);
     RUN_TEST(simulation);
+    RUN_TEST(regions_under_motion);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

@@ -32,9 +32,9 @@ typedef struct crowd_cell {
 #define CROWD_HOLE UINT32_MAX   /* index_of_slot of a slot no instance owns (region slack) */
 #define CROWD_NO_REGION UINT32_MAX
 
-/* Distance policy: the record array is cut into regions, one per chunk that draws on its own (or is
- * culled), one for the far pool (all its chunks: one draw), one for parked instances and a free
- * tail. A region owns slots [start, start + capacity); its live records are packed at its start and
+/* Distance policy: the record array is cut into regions, one per chunk (region i is chunk i's; it
+ * holds the chunk's instances unless the chunk is in the far pool), one for the far pool (all its
+ * chunks: one draw), one for parked instances and a free tail. A region owns slots [start, start + capacity); its live records are packed at its start and
  * the rest is slack, so an instance that changes chunk moves alone (swap-remove, append) instead of
  * the whole array being re-sorted. Regions lie in memory in the order of the regions array and
  * tile [0, slot_capacity) without gaps. */
@@ -92,7 +92,8 @@ struct crowd {
     crowd_mover *movers;
     uint32_t mover_count, mover_capacity;
     bool movers_overflow;              /* more movers than mover_capacity: lay out afresh instead */
-    uint32_t layouts;                  /* full re-layouts so far (tests, benchmarks) */
+    uint32_t layouts, grows, regroups; /* full re-layouts, regions grown, chunks changing group so
+                                          far (tests, benchmarks) */
     bool dirty_unbinned;               /* a setter marked a slot after binning: scan every region */
 
     /* Output. */
@@ -190,7 +191,7 @@ static inline void crowd_bin_slot(crowd_binner *b, uint32_t s)
 
 /* crowd_layout.c: the region layout. */
 void crowd_layout_regions(crowd *c);           /* full re-layout (counting sort), slack re-spread */
-bool crowd_layout_holds(const crowd *c);       /* every chunk is in a region of its draw group */
+bool crowd_regroup_chunks(crowd *c);          /* chunks joining or leaving the pool -> movers */
 bool crowd_apply_movers(crowd *c);             /* false: too many, lay out afresh */
 void crowd_park_slot(crowd *c, uint32_t slot); /* a live region's slot -> the parked region */
 void crowd_compact_slots(crowd *c);            /* drops holes, order kept; the layout is lost */

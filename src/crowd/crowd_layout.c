@@ -6,6 +6,7 @@
  * Slot moves use the back buffers as scratch: a mover is saved there, swap-removed from its
  * region, then appended to its new region, which grows into its neighbours' slack if it is full
  * (packed-memory-array style: each region in between shifts by moving at most `need` records). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "crowd/crowd_internal.h"
@@ -125,6 +126,7 @@ static void grow_region(crowd *c, uint32_t g)
             shift_region(c, q, need, false);
     c->regions[g].capacity += need;
     c->slots = c->regions[c->tail_region].start;
+    c->grows++;
 }
 
 static void region_append(crowd *c, uint32_t g, uint32_t k)
@@ -177,14 +179,74 @@ void crowd_park_slot(crowd *c, uint32_t slot)
     region_append(c, c->parked_region, 0);
 }
 
-/* Every non-empty chunk is where its draw group needs it: pooled chunks in the pool region, the
- * others (drawn alone or culled) in their own. A chunk drawn alone or culled can switch between
- * the two without any move. */
-bool crowd_layout_holds(const crowd *c)
+/* ---- chunks changing draw group ---------------------------------------------------------------- */
+
+static int compare_movers(const void *a, const void *b)
 {
-    for (uint32_t i = 0; i < c->cell_count; i++)
-        if (c->cells[i].count && c->cells[i].pooled != (c->region_of_cell[i] == c->pool_region))
+    uint32_t x = ((const crowd_mover *)a)->slot, y = ((const crowd_mover *)b)->slot;
+    return (x > y) - (x < y);
+}
+
+/* Lists as movers every slot of region g whose chunk now belongs elsewhere. */
+static bool rescan_region(crowd *c, uint32_t g)
+{
+    crowd_binner b = {.inv_cell = 1.0f / c->cell_size, .origin = c->world_min, .last = (int)c->grid_dim - 1};
+    const crowd_slot_region *r = &c->regions[g];
+    for (uint32_t s = r->start; s < r->start + r->count; s++) {
+        uint32_t cell = crowd_chunk_at(&b, c->records[s].position);
+        if (c->region_of_cell[cell] == g)
+            continue;
+        if (c->mover_count == c->mover_capacity)
             return false;
+        c->movers[c->mover_count++] = (crowd_mover){s, cell, g};
+    }
+    return true;
+}
+
+/* Movers from the binning, minus those of the rescanned regions (the scan finds them again). */
+static void drop_movers_from(crowd *c, const uint32_t *regions, uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t k = 0; k < c->mover_count; k++) {
+        bool rescanned = false;
+        for (uint32_t i = 0; i < n; i++)
+            rescanned |= c->movers[k].from == regions[i];
+        if (!rescanned)
+            c->movers[kept++] = c->movers[k];
+    }
+    c->mover_count = kept;
+}
+
+/* A chunk that joins the far pool (it moved past the last LOD distance, or walked into the far
+ * field from empty) or leaves it (culled, or closer) moves its instances as movers: its own
+ * region's, or those found by one scan of the pool region. Many chunks changing at once (the
+ * camera moved) means a full re-layout is cheaper: returns false. */
+bool crowd_regroup_chunks(crowd *c)
+{
+    const uint32_t most = 16;
+    uint32_t rescan[16 + 1], n = 0;
+    bool pool_leavers = false;
+    for (uint32_t i = 0; i < c->cell_count; i++) {
+        bool in_pool = c->region_of_cell[i] == c->pool_region;
+        if (!c->cells[i].count || c->cells[i].pooled == in_pool)
+            continue;
+        if (n == most)
+            return false;
+        c->region_of_cell[i] = c->cells[i].pooled ? c->pool_region : i; /* a chunk's own region is its id */
+        c->regroups++;
+        if (c->cells[i].pooled)
+            rescan[n++] = i;
+        pool_leavers |= !c->cells[i].pooled;
+    }
+    if (pool_leavers)
+        rescan[n++] = c->pool_region;
+    if (!n)
+        return true;
+    drop_movers_from(c, rescan, n);
+    for (uint32_t i = 0; i < n; i++)
+        if (!rescan_region(c, rescan[i]))
+            return false;
+    qsort(c->movers, c->mover_count, sizeof *c->movers, compare_movers); /* crowd_apply_movers needs slot order */
     return true;
 }
 
@@ -214,29 +276,26 @@ static uint32_t count_slots(crowd *c)
     return parked;
 }
 
-/* Region ids, counts and capacities: own regions for every chunk not pooled (empty ones too, so an
- * instance walking into an empty chunk has a region to go to), then the pool, parked and the tail. */
+/* Region ids, counts and capacities: region i is chunk i's own (every chunk has one, so a chunk
+ * that leaves the pool or gets its first instance has a place), then the pool, parked and the
+ * tail. A pooled chunk's own region stays empty. */
 static void plan_regions(crowd *c, uint32_t parked)
 {
     const uint32_t *per_cell = c->rank_start;
-    uint32_t g = 0, pooled = 0;
+    uint32_t pooled = 0;
+    c->pool_region = c->cell_count;
+    c->parked_region = c->cell_count + 1;
+    c->tail_region = c->cell_count + 2;
+    c->region_count = c->cell_count + 3;
     for (uint32_t i = 0; i < c->cell_count; i++) {
         bool pool = per_cell[i] && c->cells[i].pooled;
-        c->region_of_cell[i] = pool ? CROWD_NO_REGION : g;
-        if (!pool)
-            c->regions[g++] = (crowd_slot_region){0, per_cell[i], 0, true};
+        c->region_of_cell[i] = pool ? c->pool_region : i;
+        c->regions[i] = (crowd_slot_region){0, pool ? 0 : per_cell[i], 0, true};
         pooled += pool ? per_cell[i] : 0;
     }
-    c->pool_region = g;
-    c->regions[g++] = (crowd_slot_region){0, pooled, 0, true};
-    c->parked_region = g;
-    c->regions[g++] = (crowd_slot_region){0, parked, 0, true};
-    c->tail_region = g;
-    c->regions[g++] = (crowd_slot_region){0, 0, 0, true};
-    c->region_count = g;
-    for (uint32_t i = 0; i < c->cell_count; i++)
-        if (c->region_of_cell[i] == CROWD_NO_REGION)
-            c->region_of_cell[i] = c->pool_region;
+    c->regions[c->pool_region] = (crowd_slot_region){0, pooled, 0, true};
+    c->regions[c->parked_region] = (crowd_slot_region){0, parked, 0, true};
+    c->regions[c->tail_region] = (crowd_slot_region){0, 0, 0, true};
 
     uint64_t wanted = 0, spare = c->slot_capacity - (uint64_t)(c->count + parked);
     for (uint32_t r = 0; r < c->tail_region; r++)

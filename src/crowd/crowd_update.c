@@ -116,11 +116,12 @@ static void sort_slots(crowd *c)
     c->index_map_stale = true; /* rebuilt when someone asks by index, not on every frame */
 }
 
-/* Distance policy: instances that changed chunk move one by one; a changed draw group (the
- * camera moved), too many movers or no layout yet means a full re-layout. */
+/* Distance policy: instances that changed chunk move one by one, and so do the instances of the
+ * few chunks that joined or left the far pool; many chunks changing group (the camera moved), too
+ * many movers or no layout yet means a full re-layout. */
 static void place_instances(crowd *c)
 {
-    if (!c->layout_valid || !crowd_layout_holds(c) || !crowd_apply_movers(c))
+    if (!c->layout_valid || !crowd_regroup_chunks(c) || !crowd_apply_movers(c))
         crowd_layout_regions(c);
 }
 
