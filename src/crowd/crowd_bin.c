@@ -23,43 +23,40 @@ void crowd_bin_begin(crowd *c, crowd_binner *b)
     }
     c->mover_count = 0;
     c->movers_overflow = false;
-    *b = (crowd_binner){.c = c, .inv_cell = 1.0f / c->cell_size, .origin = c->world_min,
-                        .last = (int)c->grid_dim - 1, .run_id = CROWD_PARKED_CELL, .region = CROWD_NO_REGION};
+    *b = (crowd_binner){.c = c, .grid = crowd_grid_of(c), .region = CROWD_NO_REGION, .run = {.id = CROWD_PARKED_CELL}};
 }
 
 /* Region mode: the slots that follow belong to `region`. */
 void crowd_bin_region(crowd_binner *b, uint32_t region)
 {
-    crowd_bin_flush(b);
-    b->run_id = CROWD_PARKED_CELL; /* the next slot starts a run and checks its region */
+    crowd_bin_close(b, b->run);
+    b->run = (crowd_run){.id = CROWD_PARKED_CELL}; /* the next slot opens a run and checks its region */
     b->region = region;
 }
 
-void crowd_bin_flush(crowd_binner *b)
+void crowd_bin_close(crowd_binner *b, crowd_run run)
 {
-    if (!b->run_n)
+    if (!run.n)
         return;
-    crowd_cell *cell = &b->c->cells[b->run_id];
-    cell->count += b->run_n;
+    crowd_cell *cell = &b->c->cells[run.id];
+    cell->count += run.n;
     for (int k = 0; k < 3; k++) {
-        cell->min[k] = b->lo[k] < cell->min[k] ? b->lo[k] : cell->min[k];
-        cell->max[k] = b->hi[k] > cell->max[k] ? b->hi[k] : cell->max[k];
+        cell->min[k] = run.lo[k] < cell->min[k] ? run.lo[k] : cell->min[k];
+        cell->max[k] = run.hi[k] > cell->max[k] ? run.hi[k] : cell->max[k];
     }
-    cell->max_scale = b->scale > cell->max_scale ? b->scale : cell->max_scale;
+    cell->max_scale = run.scale > cell->max_scale ? run.scale : cell->max_scale;
     if (b->region != CROWD_NO_REGION)
-        b->c->regions[b->region].dirty |= b->run_dirty; /* the slots' region, not the chunk's */
-    b->run_n = 0;
-    b->run_dirty = false;
+        b->c->regions[b->region].dirty |= run.dirty; /* the slots' region, not the chunk's */
 }
 
-void crowd_bin_start_run(crowd_binner *b, uint32_t id, const crowd_record *r)
+crowd_run crowd_bin_switch(crowd_binner *b, crowd_run run, uint32_t id, const crowd_record *r)
 {
-    crowd_bin_flush(b);
-    b->run_id = id;
+    crowd_bin_close(b, run);
+    crowd_run next = {.id = id, .scale = r->scale};
     for (int k = 0; k < 3; k++)
-        b->lo[k] = b->hi[k] = r->position[k];
-    b->scale = r->scale;
-    b->run_moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
+        next.lo[k] = next.hi[k] = r->position[k];
+    next.moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
+    return next;
 }
 
 void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id)
@@ -74,7 +71,7 @@ void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id)
 
 void crowd_bin_end(crowd_binner *b)
 {
-    crowd_bin_flush(b);
+    crowd_bin_close(b, b->run);
     b->c->fades_active = b->fades;
     b->c->binned = true;
 }

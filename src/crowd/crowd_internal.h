@@ -15,7 +15,8 @@ typedef struct crowd_agent {
     uint8_t cruise;         /* desired speed in twentieths of a m/s */
     uint8_t gait;           /* index into the sim's gait table */
     uint8_t lane;           /* parade lane */
-    uint8_t timer;          /* twentieths of a second until the next wander decision */
+    uint8_t due;            /* the sim's tick (twentieths of a second, mod 256) of the next wander
+                               decision: a deadline, not a countdown, so waiting writes nothing */
 } crowd_agent;
 
 /* Per chunk, rebuilt every update. */
@@ -115,33 +116,50 @@ struct crowd {
  * With a valid region layout the pass walks regions (crowd_bin_region) and lists movers: slots
  * whose chunk belongs to another region. Without one it walks every slot and records each slot's
  * chunk in cell_of_slot. */
+/* A run of slots in one chunk: stats accumulate here and reach the chunk once per run. Hot loops
+ * keep it in a local variable (out-of-line helpers take and return it by value) so it stays in
+ * registers: behind a pointer, every store to a record or a flag byte would force it to memory. */
+typedef struct crowd_run {
+    uint32_t id, n;
+    float lo[3], hi[3], scale;
+    bool dirty;
+    bool moves;                        /* the chunk belongs to another region than the walk's */
+} crowd_run;
+
+/* Position -> chunk (a copy in a local keeps it in registers in hot loops). */
+typedef struct crowd_grid_map {
+    float origin, inv_cell;
+    int last;
+} crowd_grid_map;
+
 typedef struct crowd_binner {
     crowd *c;
-    float inv_cell, origin;
-    int last;
-    uint32_t run_id, run_n;
-    float lo[3], hi[3], scale;
-    bool run_dirty;
-    bool run_moves;                    /* the run's chunk belongs to another region than the walk's */
+    crowd_grid_map grid;
     uint32_t region;                   /* the region being walked, or CROWD_NO_REGION */
     uint32_t fades;
+    crowd_run run;                     /* the run of crowd_bin_add */
 } crowd_binner;
 
 void crowd_bin_begin(crowd *c, crowd_binner *b);
 void crowd_bin_region(crowd_binner *b, uint32_t region);
-void crowd_bin_flush(crowd_binner *b);
-void crowd_bin_start_run(crowd_binner *b, uint32_t id, const crowd_record *r);
+crowd_run crowd_bin_switch(crowd_binner *b, crowd_run run, uint32_t id, const crowd_record *r); /* close, open */
+void crowd_bin_close(crowd_binner *b, crowd_run run);
 void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id);
 void crowd_bin_end(crowd_binner *b);
 void crowd_fold_fade(crowd_record *r);
 
-/* The chunk under a position; instances outside the world join the border chunks. */
-static inline uint32_t crowd_chunk_at(const crowd_binner *b, const float *p)
+static inline crowd_grid_map crowd_grid_of(const crowd *c)
 {
-    int x = (int)((p[0] - b->origin) * b->inv_cell), z = (int)((p[2] - b->origin) * b->inv_cell);
-    x = x < 0 ? 0 : x > b->last ? b->last : x;
-    z = z < 0 ? 0 : z > b->last ? b->last : z;
-    return (uint32_t)z * (uint32_t)(b->last + 1) + (uint32_t)x;
+    return (crowd_grid_map){c->world_min, 1.0f / c->cell_size, (int)c->grid_dim - 1};
+}
+
+/* The chunk under a position; instances outside the world join the border chunks. */
+static inline uint32_t crowd_chunk_at(const crowd_grid_map *g, const float *p)
+{
+    int x = (int)((p[0] - g->origin) * g->inv_cell), z = (int)((p[2] - g->origin) * g->inv_cell);
+    x = x < 0 ? 0 : x > g->last ? g->last : x;
+    z = z < 0 ? 0 : z > g->last ? g->last : z;
+    return (uint32_t)z * (uint32_t)(g->last + 1) + (uint32_t)x;
 }
 
 /* Folds a finished fade into clip A; counts running ones. */
@@ -157,21 +175,26 @@ static inline void crowd_bin_fade(crowd_binner *b, crowd_record *r, uint32_t s)
     }
 }
 
-/* Adds live slot s, whose record r sits in chunk id, to its chunk's stats. Records are mostly in
- * chunk order, so stats accumulate in registers over runs of one chunk. */
-static inline void crowd_bin_add(crowd_binner *b, uint32_t s, const crowd_record *r, uint32_t id)
+static inline void crowd_run_add(crowd_run *run, const crowd_record *r, bool dirty)
 {
-    if (id != b->run_id)
-        crowd_bin_start_run(b, id, r);
-    b->run_n++;
+    run->n++;
     for (int k = 0; k < 3; k++) {
         float v = r->position[k];
-        b->lo[k] = v < b->lo[k] ? v : b->lo[k];
-        b->hi[k] = v > b->hi[k] ? v : b->hi[k];
+        run->lo[k] = v < run->lo[k] ? v : run->lo[k];
+        run->hi[k] = v > run->hi[k] ? v : run->hi[k];
     }
-    b->scale = r->scale > b->scale ? r->scale : b->scale;
-    b->run_dirty |= b->c->dirty[s] != 0;
-    if (b->run_moves)
+    run->scale = r->scale > run->scale ? r->scale : run->scale;
+    run->dirty |= dirty;
+}
+
+/* Adds live slot s, whose record r sits in chunk id, to its chunk's stats. Records are mostly in
+ * chunk order, so runs are long. */
+static inline void crowd_bin_add(crowd_binner *b, uint32_t s, const crowd_record *r, uint32_t id)
+{
+    if (id != b->run.id)
+        b->run = crowd_bin_switch(b, b->run, id, r);
+    crowd_run_add(&b->run, r, b->c->dirty[s] != 0);
+    if (b->run.moves)
         crowd_bin_mover(b, s, id);
 }
 
@@ -183,7 +206,7 @@ static inline void crowd_bin_slot(crowd_binner *b, uint32_t s)
     if (c->index_of_slot[s] < c->count) {
         crowd_record *r = &c->records[s];
         crowd_bin_fade(b, r, s);
-        id = crowd_chunk_at(b, r->position);
+        id = crowd_chunk_at(&b->grid, r->position);
         crowd_bin_add(b, s, r, id);
     }
     c->cell_of_slot[s] = id;

@@ -190,10 +190,10 @@ static int compare_movers(const void *a, const void *b)
 /* Lists as movers every slot of region g whose chunk now belongs elsewhere. */
 static bool rescan_region(crowd *c, uint32_t g)
 {
-    crowd_binner b = {.inv_cell = 1.0f / c->cell_size, .origin = c->world_min, .last = (int)c->grid_dim - 1};
+    crowd_grid_map grid = crowd_grid_of(c);
     const crowd_slot_region *r = &c->regions[g];
     for (uint32_t s = r->start; s < r->start + r->count; s++) {
-        uint32_t cell = crowd_chunk_at(&b, c->records[s].position);
+        uint32_t cell = crowd_chunk_at(&grid, c->records[s].position);
         if (c->region_of_cell[cell] == g)
             continue;
         if (c->mover_count == c->mover_capacity)
@@ -259,13 +259,13 @@ bool crowd_regroup_chunks(crowd *c)
  * binning, so a slot array in any state lays out safely). Returns the parked count. */
 static uint32_t count_slots(crowd *c)
 {
-    crowd_binner b = {.inv_cell = 1.0f / c->cell_size, .origin = c->world_min, .last = (int)c->grid_dim - 1};
+    crowd_grid_map grid = crowd_grid_of(c);
     uint32_t *per_cell = c->rank_start, parked = 0;
     memset(per_cell, 0, sizeof(uint32_t) * c->cell_count);
     for (uint32_t s = 0; s < c->slots; s++) {
         uint32_t index = c->index_of_slot[s], cell = HOLE_CELL;
         if (index < c->count) {
-            cell = crowd_chunk_at(&b, c->records[s].position);
+            cell = crowd_chunk_at(&grid, c->records[s].position);
             per_cell[cell]++;
         } else if (index != CROWD_HOLE) {
             cell = CROWD_PARKED_CELL;

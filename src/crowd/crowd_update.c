@@ -47,7 +47,7 @@ static void bin_all(crowd *c)
             for (uint32_t s = region->start; s < region->start + region->count; s++) {
                 crowd_record *r = &c->records[s];
                 crowd_bin_fade(&b, r, s);
-                crowd_bin_add(&b, s, r, crowd_chunk_at(&b, r->position));
+                crowd_bin_add(&b, s, r, crowd_chunk_at(&b.grid, r->position));
             }
         }
     } else {

@@ -149,10 +149,11 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_cell_of_slot = malloc(sizeof(uint32_t) * cap);
     sim->fine_sorted = malloc(sizeof(uint32_t) * cap);
     sim->fine_position = malloc(2 * sizeof(float) * cap);
+    sim->fine_push = malloc(2 * sizeof(float) * cap);
     sim->push = calloc(2 * (size_t)cap, sizeof(float));
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of_slot || !sim->fine_sorted || !sim->fine_position ||
-        !sim->push)
+        !sim->fine_push || !sim->push)
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
     if (r == CROWD_OK) {
         if (desc->obstacle_count)
@@ -179,6 +180,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     free(sim->fine_cell_of_slot);
     free(sim->fine_sorted);
     free(sim->fine_position);
+    free(sim->fine_push);
     free(sim->push);
     free(sim);
 }
@@ -233,6 +235,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
     if (r != CROWD_OK)
         return r;
     float half = -c->world_min - 2.0f;
+    sim->tick = (uint32_t)(c->time * 20.0); /* decision deadlines count from now */
     for (uint32_t i = 0; i < count; i++) {
         uint32_t *rng = &sim->spawn_rng;
         float x = 0.0f, z = 0.0f;
@@ -262,7 +265,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         /* Already under way: the scenario's velocity and its gait from the first frame, at a random
          * phase so the crowd is not in lockstep. */
         float desired[2];
-        sim_desired_velocity(sim, slot, 0.0f, desired);
+        sim_desired_velocity(sim, slot, desired);
         a->velocity[0] = desired[0];
         a->velocity[1] = desired[1];
         float speed = sqrtf(desired[0] * desired[0] + desired[1] * desired[1]);
@@ -307,25 +310,15 @@ static void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float spe
     a->gait = (uint8_t)gait;
 }
 
-/* What every agent's step shares. */
+/* What every agent's step shares; passed by value so hot loops keep it in registers. */
 typedef struct step_params {
     float dt, blend, world, half;
     bool separate, wraps, gather;
-    uint32_t rewritten;
 } step_params;
-
-/* Bins the agent's final record: the crowd's update then skips its own pass over the slots. */
-static inline void bin_agent(crowd_binner *bin, uint32_t s, crowd_record *r, uint32_t chunk)
-{
-    crowd_bin_fade(bin, r, s);
-    crowd_bin_add(bin, s, r, chunk);
-    if (bin->region == CROWD_NO_REGION)
-        bin->c->cell_of_slot[s] = chunk;
-}
 
 /* Everything but a straight walk at cruise speed: standing, turning, pushed, avoiding, wrapping.
  * Returns whether the record changed. */
-static bool step_changing(crowd_sim *sim, const step_params *k, uint32_t s, const float p_in[3])
+static bool step_changing(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3])
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
@@ -335,48 +328,48 @@ static bool step_changing(crowd_sim *sim, const step_params *k, uint32_t s, cons
     if (speed < 0.001f) { /* standing still: leave the record (and the upload) alone */
         v[0] = v[1] = 0.0f;
         if (a->gait != 0 ||
-            (k->gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
-            update_gait(sim, s, a, 0.0f, k->gather);
+            (k.gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
+            update_gait(sim, s, a, 0.0f, k.gather);
         return false;
     }
-    if (k->wraps && p[0] > k->half)
-        p[0] -= k->world;
-    p[0] = p[0] < -k->half ? -k->half : p[0] > k->half ? k->half : p[0];
-    p[2] = p[2] < -k->half ? -k->half : p[2] > k->half ? k->half : p[2];
+    if (k.wraps && p[0] > k.half)
+        p[0] -= k.world;
+    p[0] = p[0] < -k.half ? -k.half : p[0] > k.half ? k.half : p[0];
+    p[2] = p[2] < -k.half ? -k.half : p[2] > k.half ? k.half : p[2];
     r->position[0] = p[0];
     r->position[2] = p[2];
     if (speed > 0.05f)
         r->yaw = fast_atan2(v[0], v[1]);
     c->dirty[s] = 1;
-    update_gait(sim, s, a, speed, k->gather && speed < IDLE_ENTER);
+    update_gait(sim, s, a, speed, k.gather && speed < IDLE_ENTER);
     return true;
 }
 
-/* One agent: desired velocity (sim_steer.c), separation push, obstacles, then either the steady
- * fast path (only the position moves) or step_changing. */
-static inline void step_agent(crowd_sim *sim, step_params *k, crowd_binner *bin, uint32_t s)
+/* One agent, given its desired velocity (sim_steer.c): separation push, obstacles, then either
+ * the steady fast path (only the position moves) or step_changing. Returns its chunk. */
+static inline uint32_t step_agent(crowd_sim *sim, step_params k, const crowd_grid_map *grid, uint32_t s,
+                                  const float desired[2], uint32_t *rewritten)
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
-    crowd_agent *a = &c->agents[s];
-    float desired[2], *v = a->velocity;
-    sim_desired_velocity(sim, s, k->dt, desired);
-    bool pushed = k->separate && (sim->push[2 * s] != 0.0f || sim->push[2 * s + 1] != 0.0f);
-    bool steady = !pushed && !k->wraps && v[0] == desired[0] && v[1] == desired[1];
+    float *v = c->agents[s].velocity;
+    const float *push = sim->push + 2 * s;
+    bool pushed = k.separate && (push[0] != 0.0f || push[1] != 0.0f);
+    bool steady = !pushed && !k.wraps && v[0] == desired[0] && v[1] == desired[1];
     if (!steady) {
-        v[0] += (desired[0] - v[0]) * k->blend;
-        v[1] += (desired[1] - v[1]) * k->blend;
+        v[0] += (desired[0] - v[0]) * k.blend;
+        v[1] += (desired[1] - v[1]) * k.blend;
         if (fabsf(desired[0] - v[0]) + fabsf(desired[1] - v[1]) < 2e-3f) { /* arrived at cruise: snap */
             v[0] = desired[0];
             v[1] = desired[1];
         }
         if (pushed) {
-            v[0] += sim->push[2 * s] * 1.5f;
-            v[1] += sim->push[2 * s + 1] * 1.5f;
+            v[0] += push[0] * 1.5f;
+            v[1] += push[1] * 1.5f;
         }
     }
-    float p[3] = {r->position[0] + v[0] * k->dt, r->position[1], r->position[2] + v[1] * k->dt};
-    uint32_t chunk = crowd_chunk_at(bin, p);
+    float p[3] = {r->position[0] + v[0] * k.dt, r->position[1], r->position[2] + v[1] * k.dt};
+    uint32_t chunk = crowd_chunk_at(grid, p);
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1])
         steady &= !sim_avoid_obstacles(sim, chunk, p, v);
     if (steady && (v[0] != 0.0f || v[1] != 0.0f)) {
@@ -385,12 +378,60 @@ static inline void step_agent(crowd_sim *sim, step_params *k, crowd_binner *bin,
         r->position[0] = p[0];
         r->position[2] = p[2];
         c->dirty[s] = 1;
-        k->rewritten++;
-    } else {
-        k->rewritten += step_changing(sim, k, s, p);
-        chunk = crowd_chunk_at(bin, r->position);
+        (*rewritten)++;
+        return chunk;
     }
-    bin_agent(bin, s, r, chunk);
+    *rewritten += step_changing(sim, k, s, p);
+    return crowd_chunk_at(grid, r->position);
+}
+
+#define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
+
+/* Region mode: slots [first, end) are all live. The chunk stats run in a local (see crowd_run). */
+static uint32_t step_live(crowd_sim *sim, step_params k, crowd_binner *bin, uint32_t first, uint32_t end)
+{
+    crowd *c = sim->crowd;
+    const crowd_grid_map grid = bin->grid;
+    float desired[2 * STEP_BATCH];
+    crowd_run run = {.id = CROWD_PARKED_CELL};
+    uint32_t rewritten = 0;
+    for (uint32_t base = first; base < end; base += STEP_BATCH) {
+        uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
+        sim_desired_velocities(sim, base, n, desired);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t s = base + i, chunk = step_agent(sim, k, &grid, s, desired + 2 * i, &rewritten);
+            crowd_record *r = &c->records[s];
+            crowd_bin_fade(bin, r, s);
+            if (chunk != run.id)
+                run = crowd_bin_switch(bin, run, chunk, r);
+            crowd_run_add(&run, r, c->dirty[s] != 0);
+            if (run.moves)
+                crowd_bin_mover(bin, s, chunk);
+        }
+    }
+    crowd_bin_close(bin, run);
+    return rewritten;
+}
+
+/* Slot mode (no region layout): every slot, parked ones binned as such. */
+static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin)
+{
+    crowd *c = sim->crowd;
+    const crowd_grid_map grid = bin->grid;
+    uint32_t rewritten = 0;
+    for (uint32_t s = 0; s < c->slots; s++) {
+        if (c->index_of_slot[s] >= c->count) {
+            crowd_bin_slot(bin, s);
+            continue;
+        }
+        float desired[2];
+        sim_desired_velocity(sim, s, desired);
+        uint32_t chunk = step_agent(sim, k, &grid, s, desired, &rewritten);
+        crowd_bin_fade(bin, &c->records[s], s);
+        crowd_bin_add(bin, s, &c->records[s], chunk);
+        c->cell_of_slot[s] = chunk;
+    }
+    return rewritten;
 }
 
 void crowd_sim_step(crowd_sim *sim, float dt)
@@ -399,7 +440,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
         return;
     double t0 = now_ms();
     crowd *c = sim->crowd;
-    sim->ticks = (uint32_t)(c->time * 20.0 + dt * 20.0) - (uint32_t)(c->time * 20.0);
+    sim->tick = (uint32_t)(c->time * 20.0 + dt * 20.0);
     bool separate = sim->desc.separation > 0 ||
                     (sim->desc.separation == 0 && c->count <= sim->desc.separation_limit);
     sim->stats.separation_active = separate;
@@ -415,25 +456,20 @@ void crowd_sim_step(crowd_sim *sim, float dt)
      * layout it walks the live regions only; without one, every slot. */
     crowd_binner bin;
     crowd_bin_begin(c, &bin);
+    uint32_t rewritten = 0;
     if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE) {
         for (uint32_t g = 0; g < c->parked_region; g++) {
             const crowd_slot_region *region = &c->regions[g];
             if (!region->count)
                 continue;
             crowd_bin_region(&bin, g);
-            for (uint32_t s = region->start; s < region->start + region->count; s++)
-                step_agent(sim, &k, &bin, s);
+            rewritten += step_live(sim, k, &bin, region->start, region->start + region->count);
         }
     } else {
-        for (uint32_t s = 0; s < c->slots; s++) {
-            if (c->index_of_slot[s] < c->count)
-                step_agent(sim, &k, &bin, s);
-            else
-                crowd_bin_slot(&bin, s);
-        }
+        rewritten = step_slots(sim, k, &bin);
     }
     crowd_bin_end(&bin);
-    sim->stats.rewritten = k.rewritten;
+    sim->stats.rewritten = rewritten;
     double t2 = now_ms();
     sim->stats.ms_separation = t1 - t0;
     sim->stats.ms_step = t2 - t0;

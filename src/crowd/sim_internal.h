@@ -36,16 +36,18 @@ struct crowd_sim {
     uint32_t *fine_cell_of_slot;
     uint32_t *fine_sorted;      /* slots in fine-cell order */
     float *fine_position;       /* their (x, z), in the same order */
+    float *fine_push;           /* their push, in the same order */
     float *push;                /* 2 per slot, zero for parked slots */
 
     uint32_t spawn_rng;
-    uint32_t ticks;             /* twentieths of a second elapsed in this step (decision timers) */
+    uint32_t tick;              /* this step's time in twentieths of a second (decision deadlines) */
     uint32_t decisions;         /* counter mixed into decision hashes */
     crowd_sim_stats stats;
 };
 
 /* sim_steer.c */
-void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float dt, float out[2]);
+void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float out[2]);
+void sim_desired_velocities(crowd_sim *sim, uint32_t first, uint32_t n, float *out); /* 2 per slot */
 bool sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2]);
 crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error);
 float sim_gait_speed(const crowd_sim *sim, uint32_t gait);

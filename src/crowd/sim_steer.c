@@ -31,17 +31,15 @@ static void set_direction(crowd_agent *a, float x, float z)
     a->direction[1] = (int16_t)(z * 32767.0f);
 }
 
-/* Each agent re-decides every 2-6 s. The countdown is in twentieths of a second, advanced by the
- * step's whole ticks, so it fits in a byte. */
-static void wander(crowd_sim *sim, uint32_t slot, float dt, float out[2])
+/* Each agent re-decides every 2-6 s, when the step's tick reaches its deadline (kept mod 256:
+ * deadlines are at most 120 ticks ahead, so the byte difference tick - due is under 128 exactly
+ * when the deadline has come). */
+static inline void wander(crowd_sim *sim, uint32_t slot, float out[2])
 {
-    (void)dt;
     crowd *c = sim->crowd;
     const crowd_record *r = &c->records[slot];
     crowd_agent *a = &c->agents[slot];
-    if (a->timer > sim->ticks && a->cruise != 0xFF) {
-        a->timer = (uint8_t)(a->timer - sim->ticks);
-    } else { /* a new whim: the only trigonometry in the step */
+    if ((uint8_t)(sim->tick - a->due) < 128 || a->cruise == 0xFF) { /* a whim: the step's only trigonometry */
         uint32_t w = sim_hash(c->index_of_slot[slot], sim->decisions++ ^ sim->desc.seed);
         float turn = (sim_hash_unit(w) - 0.5f) * PI_F, cs = cosf(turn), sn = sinf(turn);
         float x = a->direction[0] / 32767.0f, z = a->direction[1] / 32767.0f;
@@ -50,7 +48,7 @@ static void wander(crowd_sim *sim, uint32_t slot, float dt, float out[2])
         uint32_t role = pick < 0.12f ? 0 : pick < 0.78f ? 1 : pick < 0.92f ? 2 : 3;
         float cruise = role_speed(sim, role) * (0.85f + 0.3f * sim_hash_unit(sim_hash(w, 2u)));
         a->cruise = (uint8_t)(cruise * 20.0f < 254.0f ? cruise * 20.0f : 254.0f);
-        a->timer = (uint8_t)(40 + sim_hash(w, 3u) % 80); /* 2..6 s */
+        a->due = (uint8_t)(sim->tick + 40 + sim_hash(w, 3u) % 80); /* 2..6 s */
     }
     /* near the edge, head back in */
     float half = -c->world_min - 8.0f;
@@ -63,7 +61,7 @@ static void wander(crowd_sim *sim, uint32_t slot, float dt, float out[2])
     out[1] = a->direction[1] * scale;
 }
 
-static void stampede(crowd_sim *sim, uint32_t slot, float out[2])
+static inline void stampede(crowd_sim *sim, uint32_t slot, float out[2])
 {
     crowd_agent *a = &sim->crowd->agents[slot];
     if (a->cruise == 0xFF || a->cruise < 2) {
@@ -75,7 +73,7 @@ static void stampede(crowd_sim *sim, uint32_t slot, float out[2])
 }
 
 /* Around the centre: parade walks lanes at fixed radii, the mill jogs a vortex at any radius. */
-static void circle(crowd_sim *sim, uint32_t slot, bool lanes, float out[2])
+static inline void circle(crowd_sim *sim, uint32_t slot, bool lanes, float out[2])
 {
     const crowd_record *r = &sim->crowd->records[slot];
     const crowd_agent *a = &sim->crowd->agents[slot];
@@ -91,7 +89,7 @@ static void circle(crowd_sim *sim, uint32_t slot, bool lanes, float out[2])
     out[1] = (tz + pull * z / d) * speed;
 }
 
-static void gather(crowd_sim *sim, uint32_t slot, float out[2])
+static inline void gather(crowd_sim *sim, uint32_t slot, float out[2])
 {
     const crowd_record *r = &sim->crowd->records[slot];
     float x = r->position[0], z = r->position[2];
@@ -104,9 +102,9 @@ static void gather(crowd_sim *sim, uint32_t slot, float out[2])
     out[1] = -z / d * speed;
 }
 
-void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float dt, float out[2])
+static inline void desired_velocity(crowd_sim *sim, crowd_scenario scenario, uint32_t slot, float out[2])
 {
-    switch (sim->desc.scenario) {
+    switch (scenario) {
     case CROWD_SCENARIO_STAMPEDE:
         stampede(sim, slot, out);
         break;
@@ -120,9 +118,37 @@ void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float dt, float out[2])
         gather(sim, slot, out);
         break;
     default:
-        wander(sim, slot, dt, out);
+        wander(sim, slot, out);
         break;
     }
+}
+
+void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float out[2])
+{
+    desired_velocity(sim, sim->desc.scenario, slot, out);
+}
+
+/* A batch of consecutive slots, the scenario dispatched once: the per-agent loop is then a tight
+ * one with the scenario's code inline. */
+void sim_desired_velocities(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
+{
+#define BATCH(scenario)                                                                               \
+    for (uint32_t i = 0; i < n; i++)                                                                  \
+        desired_velocity(sim, scenario, first + i, out + 2 * i);                                      \
+    break
+    switch (sim->desc.scenario) {
+    case CROWD_SCENARIO_STAMPEDE:
+        BATCH(CROWD_SCENARIO_STAMPEDE);
+    case CROWD_SCENARIO_PARADE:
+        BATCH(CROWD_SCENARIO_PARADE);
+    case CROWD_SCENARIO_MILL:
+        BATCH(CROWD_SCENARIO_MILL);
+    case CROWD_SCENARIO_GATHER:
+        BATCH(CROWD_SCENARIO_GATHER);
+    default:
+        BATCH(CROWD_SCENARIO_WANDER);
+    }
+#undef BATCH
 }
 
 /* Steers around obstacles ahead and never lets a body overlap one. Returns whether it changed the
