@@ -126,6 +126,16 @@ typedef struct crowd_run {
     bool moves;                        /* the chunk belongs to another region than the walk's */
 } crowd_run;
 
+/* Asks for memory that a pass will read soon. */
+static inline void crowd_prefetch(const void *p)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
 /* Position -> chunk (a copy in a local keeps it in registers in hot loops). */
 typedef struct crowd_grid_map {
     float origin, inv_cell;

@@ -52,10 +52,10 @@ static double now_ms(void)
 }
 
 /* atan2 to about 1e-3 rad without a libm call: the yaw of every moving agent, every step. */
-static float fast_atan2(float y, float x)
+static inline float fast_atan2(float y, float x)
 {
-    float ax = fabsf(x), ay = fabsf(y);
-    float a = fminf(ax, ay) / (fmaxf(ax, ay) + 1e-20f), s = a * a;
+    float ax = fabsf(x), ay = fabsf(y); /* finite: plain compares, not fminf's NaN-aware libm call */
+    float a = (ax < ay ? ax : ay) / ((ax < ay ? ay : ax) + 1e-20f), s = a * a;
     float r = ((-0.0464964749f * s + 0.15931422f) * s - 0.327622764f) * s * a + a;
     if (ay > ax)
         r = 1.57079637f - r;
@@ -97,19 +97,21 @@ static void build_gaits(crowd_sim *sim)
         }
         sim->gaits[at] = g;
     }
+    for (uint32_t g = 1; g + 1 < sim->gait_count; g++) /* the midpoints between natural speeds */
+        sim->gait_switch[g] = 0.5f * (sim->gaits[g].speed + sim->gaits[g + 1].speed);
     sim->cheer_clip = find_clip(a, "cheer");
 }
 
 /* The gait for a speed: idle below a threshold (with hysteresis), else the locomotion clip whose
  * natural speed is nearest (switching at the midpoints). */
-static uint32_t gait_for_speed(const crowd_sim *sim, uint32_t current, float speed)
+static inline uint32_t gait_for_speed(const crowd_sim *sim, uint32_t current, float speed)
 {
     if (sim->gait_count <= 1)
         return 0;
     if (speed < (current == 0 ? IDLE_LEAVE : IDLE_ENTER))
         return 0;
     uint32_t g = 1;
-    while (g + 1 < sim->gait_count && speed > 0.5f * (sim->gaits[g].speed + sim->gaits[g + 1].speed))
+    while (g + 1 < sim->gait_count && speed > sim->gait_switch[g])
         g++;
     return g;
 }
@@ -284,7 +286,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
 /* Plays the gait that suits the speed, at the stride-matched rate. Speeds settle exponentially and
  * would change the rate (and rewrite the record) every step; below 0.2 % the mismatch is a foot
  * sliding 2.6 mm/s at a walk, so such changes are skipped. */
-static void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float speed, bool arrived)
+static inline void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float speed, bool arrived)
 {
     crowd *c = sim->crowd;
     if (sim->gait_count == 0)
@@ -316,15 +318,14 @@ typedef struct step_params {
     bool separate, wraps, gather;
 } step_params;
 
-/* Everything but a straight walk at cruise speed: standing, turning, pushed, avoiding, wrapping.
+/* The rare cases, out of line: standing still, wrapping round the world, held at its edge.
  * Returns whether the record changed. */
-static bool step_changing(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3])
+static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed)
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     float *v = a->velocity, p[3] = {p_in[0], p_in[1], p_in[2]};
-    float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
     if (speed < 0.001f) { /* standing still: leave the record (and the upload) alone */
         v[0] = v[1] = 0.0f;
         if (a->gait != 0 ||
@@ -345,14 +346,17 @@ static bool step_changing(crowd_sim *sim, step_params k, uint32_t s, const float
     return true;
 }
 
-/* One agent, given its desired velocity (sim_steer.c): separation push, obstacles, then either
- * the steady fast path (only the position moves) or step_changing. Returns its chunk. */
+/* One agent, given its desired velocity (sim_steer.c): separation push, obstacles, then the
+ * steady path (walking a straight line at cruise speed: only the position moves), the changing
+ * one (turning, speeding up, pushed: heading, gait and rate follow the velocity) or step_rare.
+ * Returns the agent's chunk. */
 static inline uint32_t step_agent(crowd_sim *sim, step_params k, const crowd_grid_map *grid, uint32_t s,
                                   const float desired[2], uint32_t *rewritten)
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
-    float *v = c->agents[s].velocity;
+    crowd_agent *a = &c->agents[s];
+    float *v = a->velocity;
     const float *push = sim->push + 2 * s;
     bool pushed = k.separate && (push[0] != 0.0f || push[1] != 0.0f);
     bool steady = !pushed && !k.wraps && v[0] == desired[0] && v[1] == desired[1];
@@ -370,19 +374,31 @@ static inline uint32_t step_agent(crowd_sim *sim, step_params k, const crowd_gri
     }
     float p[3] = {r->position[0] + v[0] * k.dt, r->position[1], r->position[2] + v[1] * k.dt};
     uint32_t chunk = crowd_chunk_at(grid, p);
-    if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1])
-        steady &= !sim_avoid_obstacles(sim, chunk, p, v);
+    if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
+        sim_avoid_obstacles(sim, chunk, p, v)) {
+        steady = false;
+        chunk = crowd_chunk_at(grid, p); /* it may have been pushed out of an obstacle */
+    }
     if (steady && (v[0] != 0.0f || v[1] != 0.0f)) {
-        /* Walking a straight line at cruise speed, the common case: heading, speed, gait and
-         * rate are what they were; only the position moves. */
         r->position[0] = p[0];
         r->position[2] = p[2];
         c->dirty[s] = 1;
         (*rewritten)++;
         return chunk;
     }
-    *rewritten += step_changing(sim, k, s, p);
-    return crowd_chunk_at(grid, r->position);
+    float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
+    if (speed < 0.001f || k.wraps || !(fabsf(p[0]) < k.half && fabsf(p[2]) < k.half)) {
+        *rewritten += step_rare(sim, k, s, p, speed);
+        return crowd_chunk_at(grid, r->position);
+    }
+    r->position[0] = p[0];
+    r->position[2] = p[2];
+    if (speed > 0.05f)
+        r->yaw = fast_atan2(v[0], v[1]);
+    c->dirty[s] = 1;
+    (*rewritten)++;
+    update_gait(sim, s, a, speed, k.gather && speed < IDLE_ENTER);
+    return chunk;
 }
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
@@ -399,6 +415,12 @@ static uint32_t step_live(crowd_sim *sim, step_params k, crowd_binner *bin, uint
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
         sim_desired_velocities(sim, base, n, desired);
         for (uint32_t i = 0; i < n; i++) {
+            /* the next batch, a record (one cache line) per agent: at a million agents the
+             * walk is otherwise bound by memory latency */
+            uint32_t ahead = base + i + STEP_BATCH < c->slot_capacity ? base + i + STEP_BATCH : c->slot_capacity - 1;
+            crowd_prefetch(&c->records[ahead]);
+            if (i % 4 == 0)
+                crowd_prefetch(&c->agents[ahead]);
             uint32_t s = base + i, chunk = step_agent(sim, k, &grid, s, desired + 2 * i, &rewritten);
             crowd_record *r = &c->records[s];
             crowd_bin_fade(bin, r, s);

@@ -26,6 +26,7 @@ struct crowd_sim {
     uint32_t *obstacle_ids;
 
     sim_gait gaits[SIM_MAX_GAITS]; /* [0] idle, then locomotion by speed */
+    float gait_switch[SIM_MAX_GAITS]; /* [g]: above this speed gait g + 1 suits better (g >= 1) */
     uint32_t gait_count;
     int cheer_clip;             /* -1 when the asset has none */
 
