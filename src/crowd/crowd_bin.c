@@ -29,34 +29,25 @@ void crowd_bin_begin(crowd *c, crowd_binner *b)
 /* Region mode: the slots that follow belong to `region`. */
 void crowd_bin_region(crowd_binner *b, uint32_t region)
 {
-    crowd_bin_close(b, b->run);
+    crowd_bin_close(b, &b->run);
     b->run = (crowd_run){.id = CROWD_PARKED_CELL}; /* the next slot opens a run and checks its region */
     b->region = region;
 }
 
-void crowd_bin_close(crowd_binner *b, crowd_run run)
+void crowd_bin_close(crowd_binner *b, const crowd_run *run)
 {
-    if (!run.n)
+    if (!run->n)
         return;
-    crowd_cell *cell = &b->c->cells[run.id];
-    cell->count += run.n;
+    crowd_cell *cell = &b->c->cells[run->id];
+    cell->count += run->n;
+    const float lo[3] = {run->lo_x, run->lo_y, run->lo_z}, hi[3] = {run->hi_x, run->hi_y, run->hi_z};
     for (int k = 0; k < 3; k++) {
-        cell->min[k] = run.lo[k] < cell->min[k] ? run.lo[k] : cell->min[k];
-        cell->max[k] = run.hi[k] > cell->max[k] ? run.hi[k] : cell->max[k];
+        cell->min[k] = lo[k] < cell->min[k] ? lo[k] : cell->min[k];
+        cell->max[k] = hi[k] > cell->max[k] ? hi[k] : cell->max[k];
     }
-    cell->max_scale = run.scale > cell->max_scale ? run.scale : cell->max_scale;
+    cell->max_scale = run->scale > cell->max_scale ? run->scale : cell->max_scale;
     if (b->region != CROWD_NO_REGION)
-        b->c->regions[b->region].dirty |= run.dirty; /* the slots' region, not the chunk's */
-}
-
-crowd_run crowd_bin_switch(crowd_binner *b, crowd_run run, uint32_t id, const crowd_record *r)
-{
-    crowd_bin_close(b, run);
-    crowd_run next = {.id = id, .scale = r->scale};
-    for (int k = 0; k < 3; k++)
-        next.lo[k] = next.hi[k] = r->position[k];
-    next.moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
-    return next;
+        b->c->regions[b->region].dirty |= run->dirty; /* the slots' region, not the chunk's */
 }
 
 void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id)
@@ -71,7 +62,7 @@ void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id)
 
 void crowd_bin_end(crowd_binner *b)
 {
-    crowd_bin_close(b, b->run);
+    crowd_bin_close(b, &b->run);
     b->c->fades_active = b->fades;
     b->c->binned = true;
 }

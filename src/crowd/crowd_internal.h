@@ -117,11 +117,11 @@ struct crowd {
  * whose chunk belongs to another region. Without one it walks every slot and records each slot's
  * chunk in cell_of_slot. */
 /* A run of slots in one chunk: stats accumulate here and reach the chunk once per run. Hot loops
- * keep it in a local variable (out-of-line helpers take and return it by value) so it stays in
- * registers: behind a pointer, every store to a record or a flag byte would force it to memory. */
+ * keep it in a local variable whose address is never taken (crowd_bin_close gets a copy's) so it
+ * stays in registers: in memory, every store to a record or a flag byte would force it back. */
 typedef struct crowd_run {
     uint32_t id, n;
-    float lo[3], hi[3], scale;
+    float lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, scale; /* named, not arrays: kept in registers */
     bool dirty;
     bool moves;                        /* the chunk belongs to another region than the walk's */
 } crowd_run;
@@ -152,8 +152,7 @@ typedef struct crowd_binner {
 
 void crowd_bin_begin(crowd *c, crowd_binner *b);
 void crowd_bin_region(crowd_binner *b, uint32_t region);
-crowd_run crowd_bin_switch(crowd_binner *b, crowd_run run, uint32_t id, const crowd_record *r); /* close, open */
-void crowd_bin_close(crowd_binner *b, crowd_run run);
+void crowd_bin_close(crowd_binner *b, const crowd_run *run);
 void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id);
 void crowd_bin_end(crowd_binner *b);
 void crowd_fold_fade(crowd_record *r);
@@ -185,14 +184,25 @@ static inline void crowd_bin_fade(crowd_binner *b, crowd_record *r, uint32_t s)
     }
 }
 
+/* A run starting at record r, in chunk id. */
+static inline crowd_run crowd_run_open(const crowd_binner *b, uint32_t id, const crowd_record *r)
+{
+    const float *p = r->position;
+    crowd_run run = {id, 0, p[0], p[1], p[2], p[0], p[1], p[2], r->scale, false, false};
+    run.moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
+    return run;
+}
+
 static inline void crowd_run_add(crowd_run *run, const crowd_record *r, bool dirty)
 {
+    const float *p = r->position;
     run->n++;
-    for (int k = 0; k < 3; k++) {
-        float v = r->position[k];
-        run->lo[k] = v < run->lo[k] ? v : run->lo[k];
-        run->hi[k] = v > run->hi[k] ? v : run->hi[k];
-    }
+    run->lo_x = p[0] < run->lo_x ? p[0] : run->lo_x;
+    run->lo_y = p[1] < run->lo_y ? p[1] : run->lo_y;
+    run->lo_z = p[2] < run->lo_z ? p[2] : run->lo_z;
+    run->hi_x = p[0] > run->hi_x ? p[0] : run->hi_x;
+    run->hi_y = p[1] > run->hi_y ? p[1] : run->hi_y;
+    run->hi_z = p[2] > run->hi_z ? p[2] : run->hi_z;
     run->scale = r->scale > run->scale ? r->scale : run->scale;
     run->dirty |= dirty;
 }
@@ -201,8 +211,10 @@ static inline void crowd_run_add(crowd_run *run, const crowd_record *r, bool dir
  * chunk order, so runs are long. */
 static inline void crowd_bin_add(crowd_binner *b, uint32_t s, const crowd_record *r, uint32_t id)
 {
-    if (id != b->run.id)
-        b->run = crowd_bin_switch(b, b->run, id, r);
+    if (id != b->run.id) {
+        crowd_bin_close(b, &b->run);
+        b->run = crowd_run_open(b, id, r);
+    }
     crowd_run_add(&b->run, r, b->c->dirty[s] != 0);
     if (b->run.moves)
         crowd_bin_mover(b, s, id);

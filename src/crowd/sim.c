@@ -167,6 +167,8 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         return r;
     }
     build_gaits(sim);
+    for (uint32_t b = 0; b < 256; b++) /* the division the wander step would do per agent */
+        sim->cruise_scale[b] = (float)b * (1.0f / 20.0f) / 32767.0f;
     *out = sim;
     return CROWD_OK;
 }
@@ -346,23 +348,61 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
     return true;
 }
 
-/* One agent, given its desired velocity (sim_steer.c): separation push, obstacles, then the
- * steady path (walking a straight line at cruise speed: only the position moves), the changing
- * one (turning, speeding up, pushed: heading, gait and rate follow the velocity) or step_rare.
- * Returns the agent's chunk. */
-static inline uint32_t step_agent(crowd_sim *sim, step_params k, const crowd_grid_map *grid, uint32_t s,
-                                  const float desired[2], uint32_t *rewritten)
+/* What stepping one agent did: its chunk now, and whether its record changed. */
+typedef struct step_result {
+    uint32_t chunk;
+    bool wrote;
+} step_result;
+
+/* After the velocity is settled and obstacles are avoided (p is the new position): the steady
+ * path (walking a straight line at cruise speed: only the position moves), the changing one
+ * (turning, speeding up, pushed: heading, gait and rate follow the velocity) or step_rare. */
+static step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3], uint32_t chunk,
+                             bool steady)
 {
     crowd *c = sim->crowd;
+    const crowd_grid_map grid = crowd_grid_of(c);
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
-    float *v = a->velocity;
+    const float *v = a->velocity;
+    if (steady) {
+        if (v[0] != 0.0f || v[1] != 0.0f) {
+            r->position[0] = p[0];
+            r->position[2] = p[2];
+            c->dirty[s] = 1;
+            return (step_result){chunk, true};
+        }
+        if (a->gait == 0 && !k->gather) /* standing, and showing it already: nothing to write */
+            return (step_result){chunk, false};
+    }
+    float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
+    if (speed < 0.001f || k->wraps || !(fabsf(p[0]) < k->half && fabsf(p[2]) < k->half)) {
+        bool wrote = step_rare(sim, *k, s, p, speed);
+        return (step_result){crowd_chunk_at(&grid, r->position), wrote};
+    }
+    r->position[0] = p[0];
+    r->position[2] = p[2];
+    if (speed > 0.05f)
+        r->yaw = fast_atan2(v[0], v[1]);
+    c->dirty[s] = 1;
+    update_gait(sim, s, a, speed, k->gather && speed < IDLE_ENTER);
+    return (step_result){chunk, true};
+}
+
+/* One agent, given its desired velocity (sim_steer.c): separation push, obstacles, step_move.
+ * step_live takes the steady cases inline and calls this for the rest. */
+static step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s, const float desired[2])
+{
+    crowd *c = sim->crowd;
+    const crowd_grid_map grid = crowd_grid_of(c);
+    crowd_record *r = &c->records[s];
+    float *v = c->agents[s].velocity;
     const float *push = sim->push + 2 * s;
-    bool pushed = k.separate && (push[0] != 0.0f || push[1] != 0.0f);
-    bool steady = !pushed && !k.wraps && v[0] == desired[0] && v[1] == desired[1];
+    bool pushed = k->separate && (push[0] != 0.0f || push[1] != 0.0f);
+    bool steady = !pushed && !k->wraps && v[0] == desired[0] && v[1] == desired[1];
     if (!steady) {
-        v[0] += (desired[0] - v[0]) * k.blend;
-        v[1] += (desired[1] - v[1]) * k.blend;
+        v[0] += (desired[0] - v[0]) * k->blend;
+        v[1] += (desired[1] - v[1]) * k->blend;
         if (fabsf(desired[0] - v[0]) + fabsf(desired[1] - v[1]) < 2e-3f) { /* arrived at cruise: snap */
             v[0] = desired[0];
             v[1] = desired[1];
@@ -372,42 +412,35 @@ static inline uint32_t step_agent(crowd_sim *sim, step_params k, const crowd_gri
             v[1] += push[1] * 1.5f;
         }
     }
-    float p[3] = {r->position[0] + v[0] * k.dt, r->position[1], r->position[2] + v[1] * k.dt};
-    uint32_t chunk = crowd_chunk_at(grid, p);
+    float p[3] = {r->position[0] + v[0] * k->dt, r->position[1], r->position[2] + v[1] * k->dt};
+    uint32_t chunk = crowd_chunk_at(&grid, p);
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
         sim_avoid_obstacles(sim, chunk, p, v)) {
         steady = false;
-        chunk = crowd_chunk_at(grid, p); /* it may have been pushed out of an obstacle */
+        chunk = crowd_chunk_at(&grid, p); /* it may have been pushed out of an obstacle */
     }
-    if (steady && (v[0] != 0.0f || v[1] != 0.0f)) {
-        r->position[0] = p[0];
-        r->position[2] = p[2];
-        c->dirty[s] = 1;
-        (*rewritten)++;
-        return chunk;
-    }
-    float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
-    if (speed < 0.001f || k.wraps || !(fabsf(p[0]) < k.half && fabsf(p[2]) < k.half)) {
-        *rewritten += step_rare(sim, k, s, p, speed);
-        return crowd_chunk_at(grid, r->position);
-    }
-    r->position[0] = p[0];
-    r->position[2] = p[2];
-    if (speed > 0.05f)
-        r->yaw = fast_atan2(v[0], v[1]);
-    c->dirty[s] = 1;
-    (*rewritten)++;
-    update_gait(sim, s, a, speed, k.gather && speed < IDLE_ENTER);
-    return chunk;
+    return step_move(sim, k, s, p, chunk, steady);
 }
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
 
-/* Region mode: slots [first, end) are all live. The chunk stats run in a local (see crowd_run). */
-static uint32_t step_live(crowd_sim *sim, step_params k, crowd_binner *bin, uint32_t first, uint32_t end)
+/* Region mode: slots [first, end) are all live. The two steady cases (walking at cruise speed,
+ * standing settled) away from obstacles are inline here, the same as step_agent would do them,
+ * with every array and setting in a local: a store to a record or a flag byte may alias anything
+ * reached through a pointer, so the compiler would reload it all per agent. The chunk stats run
+ * in a local too (see crowd_run). */
+static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, uint32_t first, uint32_t end)
 {
     crowd *c = sim->crowd;
+    crowd_record *const records = c->records;
+    crowd_agent *const agents = c->agents;
+    uint8_t *const dirty = c->dirty;
+    const float *const push = sim->push;
+    const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
+    const uint32_t slot_capacity = c->slot_capacity;
+    const float dt = k->dt;
+    const bool separate = k->separate, plain = !k->wraps && !k->gather;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     uint32_t rewritten = 0;
@@ -415,23 +448,48 @@ static uint32_t step_live(crowd_sim *sim, step_params k, crowd_binner *bin, uint
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
         sim_desired_velocities(sim, base, n, desired);
         for (uint32_t i = 0; i < n; i++) {
-            /* the next batch, a record (one cache line) per agent: at a million agents the
-             * walk is otherwise bound by memory latency */
-            uint32_t ahead = base + i + STEP_BATCH < c->slot_capacity ? base + i + STEP_BATCH : c->slot_capacity - 1;
-            crowd_prefetch(&c->records[ahead]);
+            uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
+            /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
+             * agents the walk is otherwise bound by memory latency (the next batch's desired
+             * velocities stalled on the first load of each record). */
+            crowd_prefetch(&records[ahead]);
             if (i % 4 == 0)
-                crowd_prefetch(&c->agents[ahead]);
-            uint32_t s = base + i, chunk = step_agent(sim, k, &grid, s, desired + 2 * i, &rewritten);
-            crowd_record *r = &c->records[s];
+                crowd_prefetch(&agents[ahead]);
+            crowd_record *r = &records[s];
+            float *v = agents[s].velocity;
+            bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1] &&
+                          !(separate && (push[2 * s] != 0.0f || push[2 * s + 1] != 0.0f));
+            bool walking = v[0] != 0.0f || v[1] != 0.0f;
+            float p[3] = {r->position[0] + v[0] * dt, r->position[1], r->position[2] + v[1] * dt};
+            uint32_t chunk = crowd_chunk_at(&grid, p);
+            if (steady && (walking || agents[s].gait == 0)) {
+                if (obstacles[chunk] != obstacles[chunk + 1] && sim_avoid_obstacles(sim, chunk, p, v)) {
+                    step_result moved = step_move(sim, k, s, p, crowd_chunk_at(&grid, p), false);
+                    chunk = moved.chunk;
+                    rewritten += moved.wrote;
+                } else if (walking) {
+                    r->position[0] = p[0];
+                    r->position[2] = p[2];
+                    dirty[s] = 1;
+                    rewritten++;
+                }
+            } else {
+                step_result moved = step_agent(sim, k, s, desired + 2 * i);
+                chunk = moved.chunk;
+                rewritten += moved.wrote;
+            }
             crowd_bin_fade(bin, r, s);
-            if (chunk != run.id)
-                run = crowd_bin_switch(bin, run, chunk, r);
-            crowd_run_add(&run, r, c->dirty[s] != 0);
+            if (chunk != run.id) {
+                crowd_run closing = run;
+                crowd_bin_close(bin, &closing);
+                run = crowd_run_open(bin, chunk, r);
+            }
+            crowd_run_add(&run, r, dirty[s] != 0);
             if (run.moves)
                 crowd_bin_mover(bin, s, chunk);
         }
     }
-    crowd_bin_close(bin, run);
+    crowd_bin_close(bin, &run);
     return rewritten;
 }
 
@@ -439,7 +497,6 @@ static uint32_t step_live(crowd_sim *sim, step_params k, crowd_binner *bin, uint
 static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin)
 {
     crowd *c = sim->crowd;
-    const crowd_grid_map grid = bin->grid;
     uint32_t rewritten = 0;
     for (uint32_t s = 0; s < c->slots; s++) {
         if (c->index_of_slot[s] >= c->count) {
@@ -448,10 +505,11 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin)
         }
         float desired[2];
         sim_desired_velocity(sim, s, desired);
-        uint32_t chunk = step_agent(sim, k, &grid, s, desired, &rewritten);
+        step_result moved = step_agent(sim, &k, s, desired);
+        rewritten += moved.wrote;
         crowd_bin_fade(bin, &c->records[s], s);
-        crowd_bin_add(bin, s, &c->records[s], chunk);
-        c->cell_of_slot[s] = chunk;
+        crowd_bin_add(bin, s, &c->records[s], moved.chunk);
+        c->cell_of_slot[s] = moved.chunk;
     }
     return rewritten;
 }
@@ -485,7 +543,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
             if (!region->count)
                 continue;
             crowd_bin_region(&bin, g);
-            rewritten += step_live(sim, k, &bin, region->start, region->start + region->count);
+            rewritten += step_live(sim, &k, &bin, region->start, region->start + region->count);
         }
     } else {
         rewritten = step_slots(sim, k, &bin);

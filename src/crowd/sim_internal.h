@@ -27,6 +27,7 @@ struct crowd_sim {
 
     sim_gait gaits[SIM_MAX_GAITS]; /* [0] idle, then locomotion by speed */
     float gait_switch[SIM_MAX_GAITS]; /* [g]: above this speed gait g + 1 suits better (g >= 1) */
+    float cruise_scale[256];    /* agent cruise byte -> m/s per unit of its int16 direction */
     uint32_t gait_count;
     int cheer_clip;             /* -1 when the asset has none */
 

@@ -31,34 +31,57 @@ static void set_direction(crowd_agent *a, float x, float z)
     a->direction[1] = (int16_t)(z * 32767.0f);
 }
 
-/* Each agent re-decides every 2-6 s, when the step's tick reaches its deadline (kept mod 256:
- * deadlines are at most 120 ticks ahead, so the byte difference tick - due is under 128 exactly
- * when the deadline has come). */
-static inline void wander(crowd_sim *sim, uint32_t slot, float out[2])
+/* A new whim, every 2-6 s: the step's only trigonometry. */
+static void wander_decide(crowd_sim *sim, uint32_t slot)
 {
     crowd *c = sim->crowd;
-    const crowd_record *r = &c->records[slot];
     crowd_agent *a = &c->agents[slot];
-    if ((uint8_t)(sim->tick - a->due) < 128 || a->cruise == 0xFF) { /* a whim: the step's only trigonometry */
-        uint32_t w = sim_hash(c->index_of_slot[slot], sim->decisions++ ^ sim->desc.seed);
-        float turn = (sim_hash_unit(w) - 0.5f) * PI_F, cs = cosf(turn), sn = sinf(turn);
-        float x = a->direction[0] / 32767.0f, z = a->direction[1] / 32767.0f;
-        set_direction(a, cs * x + sn * z, -sn * x + cs * z);
-        float pick = sim_hash_unit(sim_hash(w, 1u));
-        uint32_t role = pick < 0.12f ? 0 : pick < 0.78f ? 1 : pick < 0.92f ? 2 : 3;
-        float cruise = role_speed(sim, role) * (0.85f + 0.3f * sim_hash_unit(sim_hash(w, 2u)));
-        a->cruise = (uint8_t)(cruise * 20.0f < 254.0f ? cruise * 20.0f : 254.0f);
-        a->due = (uint8_t)(sim->tick + 40 + sim_hash(w, 3u) % 80); /* 2..6 s */
+    uint32_t w = sim_hash(c->index_of_slot[slot], sim->decisions++ ^ sim->desc.seed);
+    float turn = (sim_hash_unit(w) - 0.5f) * PI_F, cs = cosf(turn), sn = sinf(turn);
+    float x = a->direction[0] / 32767.0f, z = a->direction[1] / 32767.0f;
+    set_direction(a, cs * x + sn * z, -sn * x + cs * z);
+    float pick = sim_hash_unit(sim_hash(w, 1u));
+    uint32_t role = pick < 0.12f ? 0 : pick < 0.78f ? 1 : pick < 0.92f ? 2 : 3;
+    float cruise = role_speed(sim, role) * (0.85f + 0.3f * sim_hash_unit(sim_hash(w, 2u)));
+    a->cruise = (uint8_t)(cruise * 20.0f < 254.0f ? cruise * 20.0f : 254.0f);
+    a->due = (uint8_t)(sim->tick + 40 + sim_hash(w, 3u) % 80); /* 2..6 s */
+}
+
+/* Near the edge, head back in. */
+static void head_back(crowd_agent *a, const float *p)
+{
+    float len = sqrtf(p[0] * p[0] + p[2] * p[2]) + 1e-6f;
+    set_direction(a, -p[0] / len, -p[2] / len);
+}
+
+/* Each agent re-decides when the step's tick reaches its deadline (kept mod 256: deadlines are at
+ * most 120 ticks ahead, so the byte difference tick - due is under 128 exactly when the deadline
+ * has come). A batch at a time with everything in locals: the desired-velocity stores would
+ * otherwise make the compiler reload every setting per agent. */
+static void wander_batch(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
+{
+    crowd *c = sim->crowd;
+    const crowd_record *const records = c->records;
+    crowd_agent *const agents = c->agents;
+    const float half = -c->world_min - 8.0f, *const scale_of = sim->cruise_scale;
+    const uint8_t tick = (uint8_t)sim->tick;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t s = first + i;
+        crowd_agent *a = &agents[s];
+        const float *p = records[s].position;
+        if ((uint8_t)(tick - a->due) < 128 || a->cruise == 0xFF)
+            wander_decide(sim, s);
+        if (fabsf(p[0]) > half || fabsf(p[2]) > half)
+            head_back(a, p);
+        float scale = scale_of[a->cruise];
+        out[2 * i] = a->direction[0] * scale;
+        out[2 * i + 1] = a->direction[1] * scale;
     }
-    /* near the edge, head back in */
-    float half = -c->world_min - 8.0f;
-    if (fabsf(r->position[0]) > half || fabsf(r->position[2]) > half) {
-        float len = sqrtf(r->position[0] * r->position[0] + r->position[2] * r->position[2]) + 1e-6f;
-        set_direction(a, -r->position[0] / len, -r->position[2] / len);
-    }
-    float cruise = a->cruise * (1.0f / 20.0f), scale = cruise / 32767.0f;
-    out[0] = a->direction[0] * scale;
-    out[1] = a->direction[1] * scale;
+}
+
+static void wander(crowd_sim *sim, uint32_t slot, float out[2])
+{
+    wander_batch(sim, slot, 1, out);
 }
 
 static inline void stampede(crowd_sim *sim, uint32_t slot, float out[2])
@@ -146,7 +169,7 @@ void sim_desired_velocities(crowd_sim *sim, uint32_t first, uint32_t n, float *o
     case CROWD_SCENARIO_GATHER:
         BATCH(CROWD_SCENARIO_GATHER);
     default:
-        BATCH(CROWD_SCENARIO_WANDER);
+        wander_batch(sim, first, n, out);
     }
 #undef BATCH
 }
