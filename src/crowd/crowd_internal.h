@@ -126,6 +126,14 @@ typedef struct crowd_run {
     bool moves;                        /* the chunk belongs to another region than the walk's */
 } crowd_run;
 
+/* For the few per-agent helpers whose inlining decides the simulation's speed (compilers
+ * otherwise weigh their size against the loop's and go either way from one edit to the next). */
+#if defined(__GNUC__) || defined(__clang__)
+#define CROWD_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define CROWD_ALWAYS_INLINE inline
+#endif
+
 /* Asks for memory that a pass will read soon. */
 static inline void crowd_prefetch(const void *p)
 {

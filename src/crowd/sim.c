@@ -288,7 +288,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
 /* Plays the gait that suits the speed, at the stride-matched rate. Speeds settle exponentially and
  * would change the rate (and rewrite the record) every step; below 0.2 % the mismatch is a foot
  * sliding 2.6 mm/s at a walk, so such changes are skipped. */
-static inline void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float speed, bool arrived)
+static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float speed, bool arrived)
 {
     crowd *c = sim->crowd;
     if (sim->gait_count == 0)
@@ -357,7 +357,7 @@ typedef struct step_result {
 /* After the velocity is settled and obstacles are avoided (p is the new position): the steady
  * path (walking a straight line at cruise speed: only the position moves), the changing one
  * (turning, speeding up, pushed: heading, gait and rate follow the velocity) or step_rare. */
-static step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3], uint32_t chunk,
+static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3], uint32_t chunk,
                              bool steady)
 {
     crowd *c = sim->crowd;
@@ -391,7 +391,7 @@ static step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, c
 
 /* One agent, given its desired velocity (sim_steer.c): separation push, obstacles, step_move.
  * step_live takes the steady cases inline and calls this for the rest. */
-static step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s, const float desired[2])
+static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s, const float desired[2])
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
