@@ -123,6 +123,8 @@ void crowd_destroy(crowd *c)
     free(c->records_back);
     free(c->agents);
     free(c->agents_back);
+    free(c->drift);
+    free(c->drift_back);
     free(c->index_of_slot);
     free(c->index_back);
     free(c->dirty);
@@ -180,6 +182,8 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->records_back = malloc(n * sizeof *c->records);
     c->agents = calloc(n, sizeof *c->agents);
     c->agents_back = calloc(n, sizeof *c->agents);
+    c->drift = calloc(n, sizeof *c->drift);
+    c->drift_back = calloc(n, sizeof *c->drift);
     c->index_of_slot = malloc(n * sizeof(uint32_t));
     c->index_back = malloc(n * sizeof(uint32_t));
     c->dirty = calloc(n, 1);
@@ -201,7 +205,7 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->region_of_cell = malloc((size_t)c->cell_count * sizeof(uint32_t));
     c->movers = malloc((size_t)c->mover_capacity * sizeof *c->movers);
     if (!c->regions || !c->region_of_cell || !c->movers ||
-        !c->records || !c->records_back || !c->agents || !c->agents_back || !c->index_of_slot || !c->index_back ||
+        !c->records || !c->records_back || !c->agents || !c->agents_back || !c->drift || !c->drift_back || !c->index_of_slot || !c->index_back ||
         !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index || !c->cell_of_slot || !c->cell_back ||
         !c->rank_of_slot || !c->budget_order || !c->coverage_of_slot || !c->cells || !c->rank_start || !c->rank_cursor || !c->draws ||
         !c->uploads) {
@@ -266,6 +270,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         c->cell_of_slot[slot] = CROWD_PARKED_CELL;
         default_record(c, &c->records[slot]);
         memset(&c->agents[slot], 0, sizeof c->agents[slot]);
+        c->drift[slot] = (crowd_drift){0.0f, 0.0f};
         c->index_of_slot[slot] = index;
         c->slot_of_index[index] = slot;
         c->dirty[slot] = 1;

@@ -22,6 +22,7 @@ void crowd_move_slot(crowd *c, uint32_t from, uint32_t to)
 {
     c->records[to] = c->records[from];
     c->agents[to] = c->agents[from];
+    c->drift[to] = c->drift[from];
     c->index_of_slot[to] = c->index_of_slot[from];
     c->lod_of_slot[to] = c->lod_of_slot[from];
     c->dirty[to] = 1; /* its bytes changed for the renderer */
@@ -40,6 +41,7 @@ static void save_slot(crowd *c, uint32_t s, uint32_t k)
 {
     c->records_back[k] = c->records[s];
     c->agents_back[k] = c->agents[s];
+    c->drift_back[k] = c->drift[s];
     c->index_back[k] = c->index_of_slot[s];
     c->lod_back[k] = c->lod_of_slot[s];
 }
@@ -48,6 +50,7 @@ static void restore_slot(crowd *c, uint32_t k, uint32_t s)
 {
     c->records[s] = c->records_back[k];
     c->agents[s] = c->agents_back[k];
+    c->drift[s] = c->drift_back[k];
     c->index_of_slot[s] = c->index_back[k];
     c->lod_of_slot[s] = c->lod_back[k];
     c->dirty[s] = 1;
@@ -340,6 +343,7 @@ static void scatter_slots(crowd *c)
         uint32_t d = cell == CROWD_PARKED_CELL ? parked++ : cursor[cell]++;
         c->records_back[d] = c->records[s];
         c->agents_back[d] = c->agents[s];
+        c->drift_back[d] = c->drift[s];
         c->index_back[d] = c->index_of_slot[s];
         c->lod_back[d] = c->lod_of_slot[s];
         c->dirty_back[d] = (uint8_t)(c->dirty[s] | (d != s));
@@ -359,6 +363,7 @@ static void scatter_slots(crowd *c)
     } while (0)
     SWAP(c->records, c->records_back);
     SWAP(c->agents, c->agents_back);
+    SWAP(c->drift, c->drift_back);
     SWAP(c->index_of_slot, c->index_back);
     SWAP(c->dirty, c->dirty_back);
     SWAP(c->lod_of_slot, c->lod_back);

@@ -93,6 +93,7 @@ static void sort_slots(crowd *c)
         uint32_t d = next[c->rank_of_slot[s]]++;
         c->records_back[d] = c->records[s];
         c->agents_back[d] = c->agents[s];
+        c->drift_back[d] = c->drift[s];
         c->index_back[d] = c->index_of_slot[s];
         c->cell_back[d] = c->cell_of_slot[s];
         c->dirty_back[d] = (uint8_t)(c->dirty[s] | (d != s));
@@ -107,6 +108,7 @@ static void sort_slots(crowd *c)
     } while (0)
     SWAP(c->records, c->records_back);
     SWAP(c->agents, c->agents_back);
+    SWAP(c->drift, c->drift_back);
     SWAP(c->index_of_slot, c->index_back);
     SWAP(c->cell_of_slot, c->cell_back);
     SWAP(c->dirty, c->dirty_back);

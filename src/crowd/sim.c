@@ -322,18 +322,19 @@ typedef struct step_params {
 
 /* The rare cases, out of line: standing still, wrapping round the world, held at its edge.
  * Returns whether the record changed. */
-static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed)
+static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed, bool drifting)
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     float *v = a->velocity, p[3] = {p_in[0], p_in[1], p_in[2]};
-    if (speed < 0.001f) { /* standing still: leave the record (and the upload) alone */
+    if (speed < 0.001f) { /* standing still: only a drift moves it */
         v[0] = v[1] = 0.0f;
         if (a->gait != 0 ||
             (k.gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
             update_gait(sim, s, a, 0.0f, k.gather);
-        return false;
+        if (!drifting)
+            return false; /* leave the record (and the upload) alone */
     }
     if (k.wraps && p[0] > k.half)
         p[0] -= k.world;
@@ -341,10 +342,35 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
     p[2] = p[2] < -k.half ? -k.half : p[2] > k.half ? k.half : p[2];
     r->position[0] = p[0];
     r->position[2] = p[2];
+    c->dirty[s] = 1;
+    if (speed < 0.001f)
+        return true;
     if (speed > 0.05f)
         r->yaw = fast_atan2(v[0], v[1]);
-    c->dirty[s] = 1;
     update_gait(sim, s, a, speed, k.gather && speed < IDLE_ENTER);
+    return true;
+}
+
+/* Separation pushes go into a drift velocity of their own that decays at the steering blend rate:
+ * steering plus drift moves exactly as one velocity blended towards the desired one with pushes
+ * added, but only steering turns the agent and sets its gait and rate. A jostled agent keeps
+ * facing where it walks (and stays on the steady path: only its position changes) instead of
+ * twitching its heading and gait every step. Returns whether the agent drifts this step. */
+static CROWD_ALWAYS_INLINE bool update_drift(crowd_drift *d, const float *push, bool pushed, float blend,
+                                             float out[2])
+{
+    if (!pushed && d->x == 0.0f && d->z == 0.0f)
+        return false;
+    float x = d->x - d->x * blend, z = d->z - d->z * blend;
+    if (pushed) {
+        x += push[0] * 1.5f;
+        z += push[1] * 1.5f;
+    }
+    if (fabsf(x) + fabsf(z) < 2e-3f) /* settled, like the steering snap */
+        x = z = 0.0f;
+    *d = (crowd_drift){x, z};
+    out[0] = x;
+    out[1] = z;
     return true;
 }
 
@@ -355,18 +381,19 @@ typedef struct step_result {
 } step_result;
 
 /* After the velocity is settled and obstacles are avoided (p is the new position): the steady
- * path (walking a straight line at cruise speed: only the position moves), the changing one
- * (turning, speeding up, pushed: heading, gait and rate follow the velocity) or step_rare. */
-static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3], uint32_t chunk,
-                             bool steady)
+ * path (walking a straight line at cruise speed, or drifting: only the position moves), the
+ * changing one (turning, speeding up: heading, gait and rate follow the steering) or step_rare. */
+static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3],
+                                                 uint32_t chunk, bool steady, bool drifting)
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     const float *v = a->velocity;
-    if (steady) {
-        if (v[0] != 0.0f || v[1] != 0.0f) {
+    bool inside = fabsf(p[0]) < k->half && fabsf(p[2]) < k->half;
+    if (steady && (inside || !drifting)) { /* steady walkers never reach the edge; drift may */
+        if (v[0] != 0.0f || v[1] != 0.0f || drifting) {
             r->position[0] = p[0];
             r->position[2] = p[2];
             c->dirty[s] = 1;
@@ -376,8 +403,8 @@ static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_para
             return (step_result){chunk, false};
     }
     float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
-    if (speed < 0.001f || k->wraps || !(fabsf(p[0]) < k->half && fabsf(p[2]) < k->half)) {
-        bool wrote = step_rare(sim, *k, s, p, speed);
+    if (speed < 0.001f || k->wraps || !inside) {
+        bool wrote = step_rare(sim, *k, s, p, speed, drifting);
         return (step_result){crowd_chunk_at(&grid, r->position), wrote};
     }
     r->position[0] = p[0];
@@ -389,17 +416,18 @@ static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_para
     return (step_result){chunk, true};
 }
 
-/* One agent, given its desired velocity (sim_steer.c): separation push, obstacles, step_move.
- * step_live takes the steady cases inline and calls this for the rest. */
-static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s, const float desired[2])
+/* One agent, its drift updated (zero unless drifting), given its desired velocity (sim_steer.c):
+ * steering, obstacles, step_move. step_live takes the steady cases inline and calls this for the
+ * rest. */
+static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s,
+                                                  const float desired[2], bool drifting, const float drift[2])
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
     crowd_record *r = &c->records[s];
-    float *v = c->agents[s].velocity;
-    const float *push = sim->push + 2 * s;
-    bool pushed = k->separate && (push[0] != 0.0f || push[1] != 0.0f);
-    bool steady = !pushed && !k->wraps && v[0] == desired[0] && v[1] == desired[1];
+    crowd_agent *a = &c->agents[s];
+    float *v = a->velocity;
+    bool steady = !k->wraps && v[0] == desired[0] && v[1] == desired[1];
     if (!steady) {
         v[0] += (desired[0] - v[0]) * k->blend;
         v[1] += (desired[1] - v[1]) * k->blend;
@@ -407,39 +435,37 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
             v[0] = desired[0];
             v[1] = desired[1];
         }
-        if (pushed) {
-            v[0] += push[0] * 1.5f;
-            v[1] += push[1] * 1.5f;
-        }
     }
-    float p[3] = {r->position[0] + v[0] * k->dt, r->position[1], r->position[2] + v[1] * k->dt};
+    float p[3] = {r->position[0] + (v[0] + drift[0]) * k->dt, r->position[1],
+                  r->position[2] + (v[1] + drift[1]) * k->dt};
     uint32_t chunk = crowd_chunk_at(&grid, p);
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
         sim_avoid_obstacles(sim, chunk, p, v)) {
         steady = false;
         chunk = crowd_chunk_at(&grid, p); /* it may have been pushed out of an obstacle */
     }
-    return step_move(sim, k, s, p, chunk, steady);
+    return step_move(sim, k, s, p, chunk, steady, drifting);
 }
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
 
-/* Region mode: slots [first, end) are all live. The two steady cases (walking at cruise speed,
- * standing settled) away from obstacles are inline here, the same as step_agent would do them,
- * with every array and setting in a local: a store to a record or a flag byte may alias anything
- * reached through a pointer, so the compiler would reload it all per agent. The chunk stats run
- * in a local too (see crowd_run). */
+/* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed or
+ * drifting, standing settled) are inline here, the same as step_agent would do them, with every
+ * array and setting in a local: a store to a record or a flag byte may alias anything reached
+ * through a pointer, so the compiler would reload it all per agent. The chunk stats run in a
+ * local too (see crowd_run). */
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, uint32_t first, uint32_t end)
 {
     crowd *c = sim->crowd;
     crowd_record *const records = c->records;
     crowd_agent *const agents = c->agents;
+    crowd_drift *const drifts = c->drift;
     uint8_t *const dirty = c->dirty;
     const float *const push = sim->push;
     const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
     const uint32_t slot_capacity = c->slot_capacity;
-    const float dt = k->dt;
+    const float dt = k->dt, blend = k->blend, half = k->half;
     const bool separate = k->separate, plain = !k->wraps && !k->gather;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
@@ -456,25 +482,29 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             if (i % 4 == 0)
                 crowd_prefetch(&agents[ahead]);
             crowd_record *r = &records[s];
-            float *v = agents[s].velocity;
-            bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1] &&
-                          !(separate && (push[2 * s] != 0.0f || push[2 * s + 1] != 0.0f));
-            bool walking = v[0] != 0.0f || v[1] != 0.0f;
-            float p[3] = {r->position[0] + v[0] * dt, r->position[1], r->position[2] + v[1] * dt};
+            crowd_agent *a = &agents[s];
+            float *v = a->velocity;
+            float drift[2] = {0.0f, 0.0f};
+            bool drifting = separate && update_drift(&drifts[s], push + 2 * s,
+                                                     push[2 * s] != 0.0f || push[2 * s + 1] != 0.0f, blend, drift);
+            bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
+            bool moving = v[0] != 0.0f || v[1] != 0.0f || drifting;
+            float p[3] = {r->position[0] + (v[0] + drift[0]) * dt, r->position[1],
+                          r->position[2] + (v[1] + drift[1]) * dt};
             uint32_t chunk = crowd_chunk_at(&grid, p);
-            if (steady && (walking || agents[s].gait == 0)) {
+            if (steady && (moving ? fabsf(p[0]) < half && fabsf(p[2]) < half : a->gait == 0)) {
                 if (obstacles[chunk] != obstacles[chunk + 1] && sim_avoid_obstacles(sim, chunk, p, v)) {
-                    step_result moved = step_move(sim, k, s, p, crowd_chunk_at(&grid, p), false);
+                    step_result moved = step_move(sim, k, s, p, crowd_chunk_at(&grid, p), false, drifting);
                     chunk = moved.chunk;
                     rewritten += moved.wrote;
-                } else if (walking) {
+                } else if (moving) {
                     r->position[0] = p[0];
                     r->position[2] = p[2];
                     dirty[s] = 1;
                     rewritten++;
                 }
             } else {
-                step_result moved = step_agent(sim, k, s, desired + 2 * i);
+                step_result moved = step_agent(sim, k, s, desired + 2 * i, drifting, drift);
                 chunk = moved.chunk;
                 rewritten += moved.wrote;
             }
@@ -505,7 +535,11 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin)
         }
         float desired[2];
         sim_desired_velocity(sim, s, desired);
-        step_result moved = step_agent(sim, &k, s, desired);
+        const float *push = sim->push + 2 * s;
+        float drift[2] = {0.0f, 0.0f};
+        bool drifting = k.separate && update_drift(&c->drift[s], push, push[0] != 0.0f || push[1] != 0.0f,
+                                                   k.blend, drift);
+        step_result moved = step_agent(sim, &k, s, desired, drifting, drift);
         rewritten += moved.wrote;
         crowd_bin_fade(bin, &c->records[s], s);
         crowd_bin_add(bin, s, &c->records[s], moved.chunk);
@@ -526,6 +560,9 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     sim->stats.separation_active = separate;
     if (separate)
         sim_separation(sim);
+    else if (sim->drifts) /* steps without separation never read drift: leave none behind */
+        memset(c->drift, 0, sizeof *c->drift * c->slots);
+    sim->drifts = separate;
     double t1 = now_ms();
 
     step_params k = {.dt = dt, .blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f, .world = c->desc.world_size,

@@ -42,6 +42,7 @@ struct crowd_sim {
     float *push;                /* 2 per slot, zero for parked slots */
 
     uint32_t spawn_rng;
+    bool drifts;                /* the last step separated: agents may have drift */
     uint32_t tick;              /* this step's time in twentieths of a second (decision deadlines) */
     uint32_t decisions;         /* counter mixed into decision hashes */
     crowd_sim_stats stats;
