@@ -150,11 +150,12 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_start = malloc(sizeof(uint32_t) * ((size_t)sim->fine_dim * sim->fine_dim + 2));
     sim->fine_cell_of_slot = malloc(sizeof(uint32_t) * cap);
     sim->fine_sorted = malloc(sizeof(uint32_t) * cap);
+    sim->fine_slots = malloc(sizeof(uint32_t) * cap);
     sim->fine_position = malloc(2 * sizeof(float) * cap);
     sim->fine_push = malloc(2 * sizeof(float) * cap);
     sim->push = calloc(2 * (size_t)cap, sizeof(float));
     crowd_result r = CROWD_OK;
-    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of_slot || !sim->fine_sorted || !sim->fine_position ||
+    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of_slot || !sim->fine_sorted || !sim->fine_slots || !sim->fine_position ||
         !sim->fine_push || !sim->push)
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
     if (r == CROWD_OK) {
@@ -183,6 +184,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     free(sim->fine_start);
     free(sim->fine_cell_of_slot);
     free(sim->fine_sorted);
+    free(sim->fine_slots);
     free(sim->fine_position);
     free(sim->fine_push);
     free(sim->push);

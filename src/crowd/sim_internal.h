@@ -34,8 +34,9 @@ struct crowd_sim {
     /* separation scratch, per slot and per fine cell */
     uint32_t fine_dim;
     float fine_size;
-    uint32_t *fine_start;       /* fine_dim^2 + 1 */
-    uint32_t *fine_cell_of_slot;
+    uint32_t *fine_start;       /* fine_dim^2 + 2 */
+    uint32_t *fine_cell_of_slot; /* the fine cell of each of fine_slots (scratch) */
+    uint32_t *fine_slots;       /* live slots in slot order (scratch) */
     uint32_t *fine_sorted;      /* slots in fine-cell order */
     float *fine_position;       /* their (x, z), in the same order */
     float *fine_push;           /* their push, in the same order */

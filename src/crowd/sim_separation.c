@@ -18,37 +18,57 @@ static inline uint32_t fine_x(const fine_grid *g, float v)
     return (uint32_t)(x < 0 ? 0 : x > g->last ? g->last : x);
 }
 
-/* Live agents into fine-cell order: their slots and (x, z), so the pair loop reads two small
- * arrays in order instead of 64-byte records scattered over the store. Returns how many. */
-static uint32_t sort_agents(crowd_sim *sim, const fine_grid *g)
+/* Live agent m (in slot order): its slot, fine cell and (x, z) into compact arrays, counted per
+ * cell. */
+static inline void gather_agent(crowd_sim *sim, const fine_grid *g, uint32_t m, uint32_t s, uint32_t *count)
+{
+    const float *p = sim->crowd->records[s].position;
+    uint32_t cell = fine_x(g, p[2]) * g->dim + fine_x(g, p[0]);
+    sim->fine_slots[m] = s;
+    sim->fine_cell_of_slot[m] = cell;
+    sim->fine_push[2 * m] = p[0]; /* scratch until the pairs need it */
+    sim->fine_push[2 * m + 1] = p[2];
+    count[cell + 1]++;
+}
+
+/* The live agents in slot order (walking the live regions when there is a layout). */
+static uint32_t gather_agents(crowd_sim *sim, const fine_grid *g, uint32_t *count)
 {
     crowd *c = sim->crowd;
-    uint32_t cells = g->dim * g->dim, *start = sim->fine_start, *cell_of = sim->fine_cell_of_slot;
-    memset(start, 0, sizeof(uint32_t) * (cells + 1));
-    for (uint32_t s = 0; s < c->slots; s++) {
-        uint32_t cell = UINT32_MAX;
-        if (c->index_of_slot[s] < c->count) {
-            const float *p = c->records[s].position;
-            cell = fine_x(g, p[2]) * g->dim + fine_x(g, p[0]);
-            start[cell + 1]++;
-        }
-        cell_of[s] = cell;
+    uint32_t m = 0;
+    if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE) {
+        for (uint32_t r = 0; r < c->parked_region; r++)
+            for (uint32_t s = c->regions[r].start; s < c->regions[r].start + c->regions[r].count; s++)
+                gather_agent(sim, g, m++, s, count);
+    } else {
+        for (uint32_t s = 0; s < c->slots; s++)
+            if (c->index_of_slot[s] < c->count)
+                gather_agent(sim, g, m++, s, count);
     }
+    return m;
+}
+
+/* Live agents into fine-cell order: their slots and (x, z), so the pair loop reads two small
+ * arrays in order instead of 64-byte records scattered over the store. The counting sort fills
+ * each cell from its end backwards, which leaves count[c + 1] at cell c's start: start = count + 1
+ * needs no pass to shift the starts back. Returns how many. */
+static uint32_t sort_agents(crowd_sim *sim, const fine_grid *g)
+{
+    uint32_t cells = g->dim * g->dim, *count = sim->fine_start;
+    memset(count, 0, sizeof(uint32_t) * (cells + 2));
+    uint32_t live = gather_agents(sim, g, count);
     for (uint32_t i = 0; i < cells; i++)
-        start[i + 1] += start[i];
+        count[i + 1] += count[i];
+    const float *xz = sim->fine_push;
     float *pos = sim->fine_position;
-    for (uint32_t s = 0; s < c->slots; s++) {
-        if (cell_of[s] == UINT32_MAX)
-            continue;
-        uint32_t k = start[cell_of[s]]++;
-        sim->fine_sorted[k] = s;
-        pos[2 * k] = c->records[s].position[0];
-        pos[2 * k + 1] = c->records[s].position[2];
+    for (uint32_t m = live; m-- > 0;) {
+        uint32_t k = --count[sim->fine_cell_of_slot[m] + 1];
+        sim->fine_sorted[k] = sim->fine_slots[m];
+        pos[2 * k] = xz[2 * m];
+        pos[2 * k + 1] = xz[2 * m + 1];
     }
-    for (uint32_t i = cells; i > 0; i--) /* the scatter advanced each start to the next one's */
-        start[i] = start[i - 1];
-    start[0] = 0;
-    return start[cells];
+    count[cells + 1] = live;
+    return live;
 }
 
 /* The push between agents k < j (sorted order), added to both: each pair is evaluated once.
@@ -75,7 +95,7 @@ static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t
 static void push_pairs(crowd_sim *sim, const fine_grid *g, uint32_t live)
 {
     const float radius = sim->desc.separation_radius, r2 = radius * radius;
-    const uint32_t *start = sim->fine_start;
+    const uint32_t *start = sim->fine_start + 1; /* see sort_agents */
     const float *pos = sim->fine_position;
     float *push = sim->fine_push;
     memset(push, 0, sizeof(float) * 2 * live);
