@@ -148,15 +148,15 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->obstacle_count = desc->obstacle_count;
     sim->obstacles = malloc(sizeof *sim->obstacles * (desc->obstacle_count + 1));
     sim->fine_start = malloc(sizeof(uint32_t) * ((size_t)sim->fine_dim * sim->fine_dim + 2));
-    sim->fine_cell_of_slot = malloc(sizeof(uint32_t) * cap);
+    sim->fine_cell_of = malloc(sizeof(uint32_t) * cap);
+    sim->fine_gathered = malloc(2 * sizeof(float) * cap);
     sim->fine_sorted = malloc(sizeof(uint32_t) * cap);
     sim->fine_slots = malloc(sizeof(uint32_t) * cap);
     sim->fine_position = malloc(2 * sizeof(float) * cap);
     sim->fine_push = malloc(2 * sizeof(float) * cap);
-    sim->push = calloc(2 * (size_t)cap, sizeof(float));
     crowd_result r = CROWD_OK;
-    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of_slot || !sim->fine_sorted || !sim->fine_slots || !sim->fine_position ||
-        !sim->fine_push || !sim->push)
+    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted ||
+        !sim->fine_slots || !sim->fine_position || !sim->fine_push)
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
     if (r == CROWD_OK) {
         if (desc->obstacle_count)
@@ -182,12 +182,12 @@ void crowd_sim_destroy(crowd_sim *sim)
     free(sim->chunk_obstacle_start);
     free(sim->obstacle_ids);
     free(sim->fine_start);
-    free(sim->fine_cell_of_slot);
+    free(sim->fine_cell_of);
+    free(sim->fine_gathered);
     free(sim->fine_sorted);
     free(sim->fine_slots);
     free(sim->fine_position);
     free(sim->fine_push);
-    free(sim->push);
     free(sim);
 }
 
@@ -357,23 +357,13 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
  * steering plus drift moves exactly as one velocity blended towards the desired one with pushes
  * added, but only steering turns the agent and sets its gait and rate. A jostled agent keeps
  * facing where it walks (and stays on the steady path: only its position changes) instead of
- * twitching its heading and gait every step. Returns whether the agent drifts this step. */
-static CROWD_ALWAYS_INLINE bool update_drift(crowd_drift *d, const float *push, bool pushed, float blend,
-                                             float out[2])
+ * twitching its heading and gait every step. The step moves by the drift, then decays it; the
+ * separation pass at the end of the step adds the new pushes. */
+static CROWD_ALWAYS_INLINE crowd_drift decay_drift(crowd_drift d, float blend)
 {
-    if (!pushed && d->x == 0.0f && d->z == 0.0f)
-        return false;
-    float x = d->x - d->x * blend, z = d->z - d->z * blend;
-    if (pushed) {
-        x += push[0] * 1.5f;
-        z += push[1] * 1.5f;
-    }
-    if (fabsf(x) + fabsf(z) < 2e-3f) /* settled, like the steering snap */
-        x = z = 0.0f;
-    *d = (crowd_drift){x, z};
-    out[0] = x;
-    out[1] = z;
-    return true;
+    float x = d.x - d.x * blend, z = d.z - d.z * blend;
+    bool settled = fabsf(x) + fabsf(z) < 2e-3f; /* like the steering snap */
+    return (crowd_drift){settled ? 0.0f : x, settled ? 0.0f : z};
 }
 
 /* What stepping one agent did: its chunk now, and whether its record changed. */
@@ -422,7 +412,7 @@ static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_para
  * steering, obstacles, step_move. step_live takes the steady cases inline and calls this for the
  * rest. */
 static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s,
-                                                  const float desired[2], bool drifting, const float drift[2])
+                                                  const float desired[2], bool drifting, crowd_drift drift)
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
@@ -438,8 +428,8 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
             v[1] = desired[1];
         }
     }
-    float p[3] = {r->position[0] + (v[0] + drift[0]) * k->dt, r->position[1],
-                  r->position[2] + (v[1] + drift[1]) * k->dt};
+    float p[3] = {r->position[0] + (v[0] + drift.x) * k->dt, r->position[1],
+                  r->position[2] + (v[1] + drift.z) * k->dt};
     uint32_t chunk = crowd_chunk_at(&grid, p);
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
         sim_avoid_obstacles(sim, chunk, p, v)) {
@@ -456,14 +446,14 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
  * array and setting in a local: a store to a record or a flag byte may alias anything reached
  * through a pointer, so the compiler would reload it all per agent. The chunk stats run in a
  * local too (see crowd_run). */
-static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, uint32_t first, uint32_t end)
+static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
+                          uint32_t first, uint32_t end)
 {
     crowd *c = sim->crowd;
     crowd_record *const records = c->records;
     crowd_agent *const agents = c->agents;
     crowd_drift *const drifts = c->drift;
     uint8_t *const dirty = c->dirty;
-    const float *const push = sim->push;
     const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
     const uint32_t slot_capacity = c->slot_capacity;
@@ -471,6 +461,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const bool separate = k->separate, plain = !k->wraps && !k->gather;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
+    sim_gatherer gather = separate ? *gatherer : (sim_gatherer){0};
     uint32_t rewritten = 0;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
@@ -486,13 +477,12 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             crowd_record *r = &records[s];
             crowd_agent *a = &agents[s];
             float *v = a->velocity;
-            float drift[2] = {0.0f, 0.0f};
-            bool drifting = separate && update_drift(&drifts[s], push + 2 * s,
-                                                     push[2 * s] != 0.0f || push[2 * s + 1] != 0.0f, blend, drift);
+            crowd_drift drift = separate ? drifts[s] : (crowd_drift){0.0f, 0.0f};
+            bool drifting = drift.x != 0.0f || drift.z != 0.0f;
             bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
             bool moving = v[0] != 0.0f || v[1] != 0.0f || drifting;
-            float p[3] = {r->position[0] + (v[0] + drift[0]) * dt, r->position[1],
-                          r->position[2] + (v[1] + drift[1]) * dt};
+            float p[3] = {r->position[0] + (v[0] + drift.x) * dt, r->position[1],
+                          r->position[2] + (v[1] + drift.z) * dt};
             uint32_t chunk = crowd_chunk_at(&grid, p);
             if (steady && (moving ? fabsf(p[0]) < half && fabsf(p[2]) < half : a->gait == 0)) {
                 if (obstacles[chunk] != obstacles[chunk + 1] && sim_avoid_obstacles(sim, chunk, p, v)) {
@@ -510,6 +500,10 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 chunk = moved.chunk;
                 rewritten += moved.wrote;
             }
+            if (separate) {
+                drifts[s] = decay_drift(drift, blend);
+                sim_gather(&gather, s, r->position);
+            }
             crowd_bin_fade(bin, r, s);
             if (chunk != run.id) {
                 crowd_run closing = run;
@@ -522,11 +516,13 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
         }
     }
     crowd_bin_close(bin, &run);
+    if (separate)
+        *gatherer = gather;
     return rewritten;
 }
 
 /* Slot mode (no region layout): every slot, parked ones binned as such. */
-static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin)
+static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim_gatherer *gather)
 {
     crowd *c = sim->crowd;
     uint32_t rewritten = 0;
@@ -537,11 +533,12 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin)
         }
         float desired[2];
         sim_desired_velocity(sim, s, desired);
-        const float *push = sim->push + 2 * s;
-        float drift[2] = {0.0f, 0.0f};
-        bool drifting = k.separate && update_drift(&c->drift[s], push, push[0] != 0.0f || push[1] != 0.0f,
-                                                   k.blend, drift);
-        step_result moved = step_agent(sim, &k, s, desired, drifting, drift);
+        crowd_drift drift = k.separate ? c->drift[s] : (crowd_drift){0.0f, 0.0f};
+        step_result moved = step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift);
+        if (k.separate) {
+            c->drift[s] = decay_drift(drift, k.blend);
+            sim_gather(gather, s, c->records[s].position);
+        }
         rewritten += moved.wrote;
         crowd_bin_fade(bin, &c->records[s], s);
         crowd_bin_add(bin, s, &c->records[s], moved.chunk);
@@ -560,21 +557,19 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     bool separate = sim->desc.separation > 0 ||
                     (sim->desc.separation == 0 && c->count <= sim->desc.separation_limit);
     sim->stats.separation_active = separate;
-    if (separate)
-        sim_separation(sim);
-    else if (sim->drifts) /* steps without separation never read drift: leave none behind */
+    if (!separate && sim->drifts) /* steps without separation never read drift: leave none behind */
         memset(c->drift, 0, sizeof *c->drift * c->slots);
     sim->drifts = separate;
-    double t1 = now_ms();
 
     step_params k = {.dt = dt, .blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f, .world = c->desc.world_size,
                      .half = 0.5f * c->desc.world_size, .separate = separate,
                      .wraps = sim->desc.scenario == CROWD_SCENARIO_STAMPEDE,
                      .gather = sim->desc.scenario == CROWD_SCENARIO_GATHER};
-    /* The crowd's binning rides along: this pass touches every record anyway. With a region
-     * layout it walks the live regions only; without one, every slot. */
+    /* The crowd's binning and the separation's gathering ride along: this pass touches every
+     * record anyway. With a region layout it walks the live regions only; without one, every slot. */
     crowd_binner bin;
     crowd_bin_begin(c, &bin);
+    sim_gatherer gather = separate ? sim_gather_begin(sim) : (sim_gatherer){0};
     uint32_t rewritten = 0;
     if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE) {
         for (uint32_t g = 0; g < c->parked_region; g++) {
@@ -582,14 +577,17 @@ void crowd_sim_step(crowd_sim *sim, float dt)
             if (!region->count)
                 continue;
             crowd_bin_region(&bin, g);
-            rewritten += step_live(sim, &k, &bin, region->start, region->start + region->count);
+            rewritten += step_live(sim, &k, &bin, &gather, region->start, region->start + region->count);
         }
     } else {
-        rewritten = step_slots(sim, k, &bin);
+        rewritten = step_slots(sim, k, &bin, &gather);
     }
     crowd_bin_end(&bin);
     sim->stats.rewritten = rewritten;
+    double t1 = now_ms();
+    if (separate) /* pushes from where everyone is now, for the next step to move by */
+        sim_separation(sim, &gather);
     double t2 = now_ms();
-    sim->stats.ms_separation = t1 - t0;
+    sim->stats.ms_separation = t2 - t1;
     sim->stats.ms_step = t2 - t0;
 }

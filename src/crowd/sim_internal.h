@@ -31,16 +31,16 @@ struct crowd_sim {
     uint32_t gait_count;
     int cheer_clip;             /* -1 when the asset has none */
 
-    /* separation scratch, per slot and per fine cell */
+    /* separation scratch: the fine grid, and live agents as gathered and as sorted */
     uint32_t fine_dim;
     float fine_size;
     uint32_t *fine_start;       /* fine_dim^2 + 2 */
-    uint32_t *fine_cell_of_slot; /* the fine cell of each of fine_slots (scratch) */
-    uint32_t *fine_slots;       /* live slots in slot order (scratch) */
+    uint32_t *fine_cell_of;     /* gathered: fine cell */
+    uint32_t *fine_slots;       /* gathered: slot */
+    float *fine_gathered;       /* gathered: (x, z) */
     uint32_t *fine_sorted;      /* slots in fine-cell order */
     float *fine_position;       /* their (x, z), in the same order */
     float *fine_push;           /* their push, in the same order */
-    float *push;                /* 2 per slot, zero for parked slots */
 
     uint32_t spawn_rng;
     bool drifts;                /* the last step separated: agents may have drift */
@@ -56,8 +56,35 @@ bool sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3],
 crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error);
 float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
 
-/* sim_separation.c */
-void sim_separation(crowd_sim *sim);
+/* sim_separation.c: the step gathers live agents as it writes their positions (a local copy of
+ * this in the hot loop stays in registers), then sim_separation pushes them apart. */
+typedef struct sim_gatherer {
+    float origin, inv;          /* the fine grid */
+    int last;
+    uint32_t dim, n;            /* n: gathered so far */
+    uint32_t *count, *cell, *slot;
+    float *xz;
+} sim_gatherer;
+
+sim_gatherer sim_gather_begin(crowd_sim *sim);
+void sim_separation(crowd_sim *sim, const sim_gatherer *g);
+
+static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
+{
+    int x = (int)((v - g->origin) * g->inv);
+    return (uint32_t)(x < 0 ? 0 : x > g->last ? g->last : x);
+}
+
+/* Live agent in slot s, now at p, into the gathered arrays and its fine cell's count. */
+static inline void sim_gather(sim_gatherer *g, uint32_t s, const float *p)
+{
+    uint32_t cell = sim_fine_index(g, p[2]) * g->dim + sim_fine_index(g, p[0]), m = g->n++;
+    g->slot[m] = s;
+    g->cell[m] = cell;
+    g->xz[2 * m] = p[0];
+    g->xz[2 * m + 1] = p[2];
+    g->count[cell + 1]++;
+}
 
 /* sim.c */
 uint32_t sim_random(uint32_t *state);

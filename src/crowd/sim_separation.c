@@ -1,74 +1,40 @@
-/* Neighbour separation: agents within `separation_radius` push each other apart. A fine grid
- * with cells one radius wide (counting-sorted every step) limits each agent to the 3 x 3 cells
- * around it. The result is a velocity correction per slot in sim->push. */
+/* Neighbour separation: agents within `separation_radius` push each other apart. It runs at the
+ * end of a step, on the positions the step has just written: the step gathers each live agent's
+ * slot, fine cell and (x, z) as it goes (sim_gather, inline in sim_internal.h), so this pass never
+ * reads a record. A fine grid with cells one radius wide (counting-sorted every step) limits each
+ * agent to the cells around it. The push goes into the agent's drift (crowd_drift, 1.5 m/s per
+ * unit), which the next step moves it by and decays: the same order as a push computed at the
+ * start of that step. */
 #include <math.h>
 #include <string.h>
 
 #include "crowd/sim_internal.h"
 
-typedef struct fine_grid {
-    float origin, inv;
-    int last;
-    uint32_t dim;
-} fine_grid;
-
-static inline uint32_t fine_x(const fine_grid *g, float v)
+sim_gatherer sim_gather_begin(crowd_sim *sim)
 {
-    int x = (int)((v - g->origin) * g->inv);
-    return (uint32_t)(x < 0 ? 0 : x > g->last ? g->last : x);
+    uint32_t cells = sim->fine_dim * sim->fine_dim;
+    memset(sim->fine_start, 0, sizeof(uint32_t) * (cells + 2));
+    return (sim_gatherer){sim->crowd->world_min, 1.0f / sim->fine_size, (int)sim->fine_dim - 1, sim->fine_dim, 0,
+                          sim->fine_start, sim->fine_cell_of, sim->fine_slots, sim->fine_gathered};
 }
 
-/* Live agent m (in slot order): its slot, fine cell and (x, z) into compact arrays, counted per
- * cell. */
-static inline void gather_agent(crowd_sim *sim, const fine_grid *g, uint32_t m, uint32_t s, uint32_t *count)
+/* Gathered agents into fine-cell order: their slots and (x, z), so the pair loop reads two small
+ * arrays in order. The counting sort fills each cell from its end backwards, which leaves
+ * count[c + 1] at cell c's start: start = count + 1 needs no pass to shift the starts back. */
+static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
 {
-    const float *p = sim->crowd->records[s].position;
-    uint32_t cell = fine_x(g, p[2]) * g->dim + fine_x(g, p[0]);
-    sim->fine_slots[m] = s;
-    sim->fine_cell_of_slot[m] = cell;
-    sim->fine_push[2 * m] = p[0]; /* scratch until the pairs need it */
-    sim->fine_push[2 * m + 1] = p[2];
-    count[cell + 1]++;
-}
-
-/* The live agents in slot order (walking the live regions when there is a layout). */
-static uint32_t gather_agents(crowd_sim *sim, const fine_grid *g, uint32_t *count)
-{
-    crowd *c = sim->crowd;
-    uint32_t m = 0;
-    if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE) {
-        for (uint32_t r = 0; r < c->parked_region; r++)
-            for (uint32_t s = c->regions[r].start; s < c->regions[r].start + c->regions[r].count; s++)
-                gather_agent(sim, g, m++, s, count);
-    } else {
-        for (uint32_t s = 0; s < c->slots; s++)
-            if (c->index_of_slot[s] < c->count)
-                gather_agent(sim, g, m++, s, count);
-    }
-    return m;
-}
-
-/* Live agents into fine-cell order: their slots and (x, z), so the pair loop reads two small
- * arrays in order instead of 64-byte records scattered over the store. The counting sort fills
- * each cell from its end backwards, which leaves count[c + 1] at cell c's start: start = count + 1
- * needs no pass to shift the starts back. Returns how many. */
-static uint32_t sort_agents(crowd_sim *sim, const fine_grid *g)
-{
-    uint32_t cells = g->dim * g->dim, *count = sim->fine_start;
-    memset(count, 0, sizeof(uint32_t) * (cells + 2));
-    uint32_t live = gather_agents(sim, g, count);
+    uint32_t cells = g->dim * g->dim, *count = g->count;
     for (uint32_t i = 0; i < cells; i++)
         count[i + 1] += count[i];
-    const float *xz = sim->fine_push;
+    const float *xz = g->xz;
     float *pos = sim->fine_position;
-    for (uint32_t m = live; m-- > 0;) {
-        uint32_t k = --count[sim->fine_cell_of_slot[m] + 1];
-        sim->fine_sorted[k] = sim->fine_slots[m];
+    for (uint32_t m = g->n; m-- > 0;) {
+        uint32_t k = --count[g->cell[m] + 1];
+        sim->fine_sorted[k] = g->slot[m];
         pos[2 * k] = xz[2 * m];
         pos[2 * k + 1] = xz[2 * m + 1];
     }
-    count[cells + 1] = live;
-    return live;
+    count[cells + 1] = g->n;
 }
 
 /* The push between agents k < j (sorted order), added to both: each pair is evaluated once.
@@ -92,15 +58,15 @@ static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t
 /* Each agent meets the agents after it in its own row (its cell and the next: the sorted order
  * makes that one range) and those in the three cells of the row below: every neighbouring pair
  * exactly once. */
-static void push_pairs(crowd_sim *sim, const fine_grid *g, uint32_t live)
+static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
 {
     const float radius = sim->desc.separation_radius, r2 = radius * radius;
-    const uint32_t *start = sim->fine_start + 1; /* see sort_agents */
+    const uint32_t *start = g->count + 1; /* see sort_agents */
     const float *pos = sim->fine_position;
     float *push = sim->fine_push;
-    memset(push, 0, sizeof(float) * 2 * live);
-    for (uint32_t k = 0; k < live; k++) {
-        uint32_t cx = fine_x(g, pos[2 * k]), cz = fine_x(g, pos[2 * k + 1]), row = cz * g->dim;
+    memset(push, 0, sizeof(float) * 2 * g->n);
+    for (uint32_t k = 0; k < g->n; k++) {
+        uint32_t cx = sim_fine_index(g, pos[2 * k]), cz = sim_fine_index(g, pos[2 * k + 1]), row = cz * g->dim;
         uint32_t x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < g->dim ? cx + 1 : cx;
         float fx = 0.0f, fz = 0.0f;
         for (uint32_t j = k + 1; j < start[row + x1 + 1]; j++)
@@ -113,14 +79,14 @@ static void push_pairs(crowd_sim *sim, const fine_grid *g, uint32_t live)
     }
 }
 
-void sim_separation(crowd_sim *sim)
+void sim_separation(crowd_sim *sim, const sim_gatherer *g)
 {
-    fine_grid g = {sim->crowd->world_min, 1.0f / sim->fine_size, (int)sim->fine_dim - 1, sim->fine_dim};
-    uint32_t live = sort_agents(sim, &g);
-    push_pairs(sim, &g, live);
-    for (uint32_t k = 0; k < live; k++) {
-        uint32_t slot = sim->fine_sorted[k];
-        sim->push[2 * slot] = sim->fine_push[2 * k];
-        sim->push[2 * slot + 1] = sim->fine_push[2 * k + 1];
+    sort_agents(sim, g);
+    push_pairs(sim, g);
+    crowd_drift *drift = sim->crowd->drift;
+    for (uint32_t k = 0; k < g->n; k++) {
+        crowd_drift *d = &drift[sim->fine_sorted[k]];
+        d->x += sim->fine_push[2 * k] * 1.5f;
+        d->z += sim->fine_push[2 * k + 1] * 1.5f;
     }
 }
