@@ -1,17 +1,29 @@
 # The user's vocabulary. Every target first installs whatever is missing (scripts/setup.sh,
 # idempotent and quick when nothing is), then builds out of tree.
 #
-#   make run     build, bake the built-in humanoid, show it
-#   make test    build (Release and ASan+UBSan) and run every test
-#   make bench   build and run the benchmarks
-#   make clean   remove the build trees
+#   make run         build, bake the built-in humanoid, open the demo (headless run without a display)
+#   make test        build (Release, ASan+UBSan, web) and run every test
+#   make bench       build and run the benchmarks
+#   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base)
+#   make web-single  one self-contained HTML file in dist-single/
+#   make serve       build the web demo and serve dist/ on 127.0.0.1
+#   make clean       remove the build trees
 
 JOBS ?= 2
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+WEB_BUILD ?= build-web
 CMAKE ?= cmake
+PORT ?= 8080
+BASE ?=
+# Debian's Emscripten needs Debian's acorn on the module path
+EMENV = NODE_PATH=/usr/share/nodejs
+comma := ,
+empty :=
+space := $(empty) $(empty)
+ASSETS = $(subst $(space),$(comma),$(strip $(BUILD)/humanoid.crowd $(wildcard $(BUILD)/assets/*.crowd)))
 
-.PHONY: all setup build build-asan test run bench clean
+.PHONY: all setup build build-asan build-web test test-web run bench web web-single serve clean
 
 all: build
 
@@ -26,25 +38,52 @@ build-asan: setup
 	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON > /dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
-# Release suite first (everything), then the core and baker tests again under ASan + UBSan.
+# Release suite first (everything), then the core and baker tests again under ASan + UBSan, then
+# the web build in Chromium.
 test: build build-asan
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -L 'core|bake'
+	@$(MAKE) --no-print-directory test-web
+
+build-web: setup
+	@$(EMENV) emcmake $(CMAKE) -S . -B $(WEB_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@$(EMENV) $(CMAKE) --build $(WEB_BUILD) -j $(JOBS)
+
+web: build-web $(BUILD)/humanoid.crowd
+	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) $(if $(BASE),--base $(BASE))
+
+web-single: build-web $(BUILD)/humanoid.crowd
+	@node web/build.mjs --web $(WEB_BUILD) --out dist-single --assets $(ASSETS) --single
+
+serve: web
+	@node web/serve.mjs dist $(PORT)
+
+# Chromium (SwiftShader WebGL2) on the site from a subdirectory, an absolute-base build without the
+# trailing slash, and the single file from file://.
+test-web: web web-single
+	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ > /dev/null
+	@node web/smoke.mjs --dist dist --single dist-single/index.html --abs $(BUILD)/dist-abs --shots $(BUILD)/shots/web
 
 $(BUILD)/humanoid.crowd: build
 	@$(BUILD)/crowd-bake --bones --out $@ --quiet
 
+# With a display: the demo in a window. Without one: say so, render a scripted run headless through
+# EGL (screenshots in build/shots) and point at the browser version.
 run: build $(BUILD)/humanoid.crowd
-	@$(BUILD)/crowd-bake --bones --out $(BUILD)/humanoid.crowd
-	@echo
-	@$(BUILD)/crowd-verify $(BUILD)/humanoid.crowd
-	@mkdir -p $(BUILD)/shots
-	@$(BUILD)/crowd-shot $(BUILD)/humanoid.crowd --out $(BUILD)/shots/crowd.png --count 20000
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ -x $(BUILD)/crowd-demo ]; then \
+		$(BUILD)/crowd-demo $(BUILD)/humanoid.crowd $(wildcard $(BUILD)/assets/*.crowd); \
+	else \
+		echo "No display found (DISPLAY and WAYLAND_DISPLAY are empty): rendering a scripted run headless instead."; \
+		mkdir -p $(BUILD)/shots; \
+		$(BUILD)/crowd-demo-headless $(BUILD)/humanoid.crowd $(wildcard $(BUILD)/assets/*.crowd) \
+			--out-dir $(BUILD)/shots --count 20000 --frames 20 && \
+		echo "For the interactive demo in a browser: make serve"; \
+	fi
 
 bench: build
 	@$(BUILD)/crowd-bake --bones --time 21
 	@$(BUILD)/crowd-bench
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(WEB_BUILD) dist dist-single

@@ -1,6 +1,21 @@
 # Third-party libraries, all from Debian packages (scripts/setup.sh installs them).
 # Imported as SYSTEM so -Werror applies to our code only.
 
+# stb (header-only, Debian libstb-dev). The web build's sysroot does not see /usr/include, so it
+# gets a directory holding just a link to the stb headers.
+add_library(crowd::stb INTERFACE IMPORTED)
+if(EMSCRIPTEN)
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/stb_include)
+  file(CREATE_LINK /usr/include/stb ${CMAKE_BINARY_DIR}/stb_include/stb SYMBOLIC)
+  target_include_directories(crowd::stb SYSTEM INTERFACE ${CMAKE_BINARY_DIR}/stb_include)
+endif()
+
+if(EMSCRIPTEN)
+  # WebGL2 comes with Emscripten; nothing else is needed by the web build
+  add_library(crowd::gl INTERFACE IMPORTED)
+  return()
+endif()
+
 find_package(meshoptimizer CONFIG QUIET)
 if(meshoptimizer_FOUND)
   add_library(crowd::meshoptimizer INTERFACE IMPORTED)

@@ -86,6 +86,10 @@ void crowd_gl_destroy(crowd_gl_renderer *renderer);
 crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
 crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
 
+/* Turns the two-clip path off (every draw uses clip A alone, fades snap) or back on. On by default;
+ * which draws may use it is the crowd's cross_fade_max_lod. */
+void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
+
 /* Copies the frame's changed record ranges to the GPU (nothing when the crowd did not change).
  * The first upload after creation sends everything. */
 crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);

@@ -95,7 +95,8 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
         bool used = false;
         for (uint32_t d = 0; d < f->draw_count; d++) {
             const crowd_draw *draw = &f->draws[d];
-            if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || ((draw->flags & CROWD_DRAW_CROSS_FADE) != 0) != fade)
+            bool wants_fade = r->cross_fade && (draw->flags & CROWD_DRAW_CROSS_FADE);
+            if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || wants_fade != (fade != 0))
                 continue;
             if (!used) {
                 glUseProgram(p->id);
