@@ -35,7 +35,7 @@ build: setup
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 build-asan: setup
-	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON > /dev/null
+	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON -DCROWD_GL=OFF > /dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
 # Release suite first (everything), then the core and baker tests again under ASan + UBSan, then

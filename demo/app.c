@@ -290,7 +290,7 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
         break;
     }
     if (r != CROWD_OK) {
-        snprintf(app->error, sizeof app->error, "%s: %s", info->name, err.message[0] ? err.message : "refused");
+        snprintf(app->error, sizeof app->error, "%s: %.200s", info->name, err.message[0] ? err.message : "refused");
         app->settings[s] = previous;
     }
     return r;
