@@ -532,6 +532,12 @@ const char *demo_benchmark_report(const demo_app *app)
     return app ? demo_bench_report(&app->bench) : "";
 }
 
+void demo_look_at(demo_app *app, const float eye[3], const float target[3])
+{
+    demo_camera_look_at(&app->camera, eye, target);
+    app->settings[DEMO_CAMERA] = CAMERA_WALK;
+}
+
 void demo_app_pose_camera(demo_app *app, float yaw, float pitch, float distance)
 {
     app->camera.mode = CAMERA_ORBIT;

@@ -77,6 +77,9 @@ bool demo_key(demo_app *app, int key, bool shift);
  * bound framebuffer (width x height pixels). */
 void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input);
 
+/* Puts the walk camera at `eye` looking at `target` (scripted shots, tests). */
+void demo_look_at(demo_app *app, const float eye[3], const float target[3]);
+
 /* Starts the scripted benchmark (fixed camera path, fixed counts); the report prints to stdout
  * when done and stays in the HUD. */
 void demo_start_benchmark(demo_app *app);

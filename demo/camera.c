@@ -83,6 +83,16 @@ void demo_camera_update(demo_camera *c, const demo_input *in, float seconds, flo
     }
 }
 
+void demo_camera_look_at(demo_camera *c, const float eye[3], const float target[3])
+{
+    float d[3] = {target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]};
+    c->mode = CAMERA_WALK;
+    for (int i = 0; i < 3; i++)
+        c->walk_position[i] = eye[i];
+    c->walk_yaw = atan2f(d[0], d[2]);
+    c->walk_pitch = atan2f(d[1], sqrtf(d[0] * d[0] + d[2] * d[2]));
+}
+
 void demo_camera_matrices(const demo_camera *c, float aspect, float view[16], float projection[16])
 {
     const float up[3] = {0, 1, 0};

@@ -20,6 +20,9 @@ void demo_camera_init(demo_camera *camera);
 /* Applies input and time, then computes eye and target. `world` bounds the walk. */
 void demo_camera_update(demo_camera *camera, const demo_input *input, float seconds, float world);
 
+/* Switches to the walk camera at `eye`, turned towards `target`. */
+void demo_camera_look_at(demo_camera *camera, const float eye[3], const float target[3]);
+
 /* View and projection for a viewport aspect ratio. */
 void demo_camera_matrices(const demo_camera *camera, float aspect, float view[16], float projection[16]);
 

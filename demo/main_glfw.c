@@ -214,6 +214,12 @@ EXPORT void web_key(int key)
     demo_key(app, key, false);
 }
 
+EXPORT void web_look_at(float ex, float ey, float ez, float tx, float ty, float tz)
+{
+    const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz};
+    demo_look_at(app, eye, target);
+}
+
 int main(void)
 {
     return 0; /* the page calls web_start once the assets are in */

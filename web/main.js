@@ -93,6 +93,7 @@
       benchmarkReport: () => Module.ccall('web_benchmark_report', 'string', [], []),
       measureUpdate: (count, frames) => Module.ccall('web_measure_update', 'number', ['number', 'number'], [count, frames]),
       key: (code) => Module.ccall('web_key', null, ['number'], [code]),
+      lookAt: (eye, target) => Module.ccall('web_look_at', null, Array(6).fill('number'), [...eye, ...target]),
     };
     api.panel = buildPanel(api);
     const rawSet = api.set;
