@@ -57,18 +57,28 @@ static void hermite(const gltf_sampler *s, uint32_t k, double u, double dt, floa
         out[i] = (float)(h00 * v0[i] + h10 * dt * b0[i] + h01 * v1[i] + h11 * dt * a1[i]);
 }
 
+/* Unit to float precision already (every key of a well-formed file): left bit-exact. */
 static void normalize_quat(float *q)
 {
     double len = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] + (double)q[2] * q[2] + (double)q[3] * q[3]);
+    if (fabs(len - 1.0) <= 4e-7)
+        return;
     for (int i = 0; i < 4; i++)
         q[i] = len > 0 ? (float)(q[i] / len) : (i == 3);
+}
+
+/* A time within float resolution of a key is that key: key times are floats, frame times are
+ * doubles, and a frame meant to land on a key must get the key's value exactly. */
+static bool on_key(double t, float key)
+{
+    return fabs(t - key) <= 2e-7 * fmax(1.0, fabs(t));
 }
 
 void gltf_sampler_eval(const gltf_sampler *s, double t, bool rotation, float *out)
 {
     uint32_t n = s->key_count;
-    if (n == 1 || t <= s->times[0] || t >= s->times[n - 1]) {
-        uint32_t k = (n == 1 || t <= s->times[0]) ? 0 : n - 1;
+    if (n == 1 || t <= s->times[0] || t >= s->times[n - 1] || on_key(t, s->times[0]) || on_key(t, s->times[n - 1])) {
+        uint32_t k = (n == 1 || t <= s->times[0] || on_key(t, s->times[0])) ? 0 : n - 1;
         memcpy(out, key_value(s, k), s->width * sizeof(float));
         if (rotation)
             normalize_quat(out);
@@ -84,7 +94,9 @@ void gltf_sampler_eval(const gltf_sampler *s, double t, bool rotation, float *ou
     }
     double dt = (double)s->times[hi] - s->times[lo], u = (t - s->times[lo]) / dt;
     const float *a = key_value(s, lo), *b = key_value(s, hi);
-    if (s->interpolation == GLTF_STEP) {
+    if (on_key(t, s->times[lo]) || on_key(t, s->times[hi])) {
+        memcpy(out, on_key(t, s->times[lo]) ? a : b, s->width * sizeof(float));
+    } else if (s->interpolation == GLTF_STEP) {
         memcpy(out, a, s->width * sizeof(float));
     } else if (s->interpolation == GLTF_CUBICSPLINE) {
         hermite(s, lo, u, dt, out);
@@ -304,6 +316,13 @@ static crowd_result parse_animation(gltf_doc *doc, uint32_t i, const cJSON *json
     }
     if (an->start > an->end)
         an->start = an->end = 0.0;
+    /* Key times are floats: 1.05 s is stored as 1.0499999523. Rounded to the microsecond (far
+     * above float resolution at these magnitudes), authored durations come back exactly, so
+     * frame counts (round(duration x fps)) match the clip the file was made from. */
+    if (an->end < 1e3) {
+        an->start = round(an->start * 1e6) / 1e6;
+        an->end = round(an->end * 1e6) / 1e6;
+    }
     return CROWD_OK;
 }
 

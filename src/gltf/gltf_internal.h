@@ -173,6 +173,8 @@ crowd_result gltf_read_uints(const gltf_doc *doc, uint32_t index, uint32_t *out,
 crowd_result gltf_parse_nodes(gltf_doc *doc, crowd_error *error);
 crowd_result gltf_parse_skins(gltf_doc *doc, crowd_error *error);
 crowd_result gltf_parse_scene(gltf_doc *doc, crowd_error *error);
+/* A column-major 4x4 affine matrix as TRS; refuses shear (`path` names it in the message). */
+crowd_result gltf_decompose(const float m[16], crowd_trs *trs, const char *path, crowd_error *error);
 /* Model-space rest transform of a node (the product of its ancestors' local transforms). */
 void gltf_node_world_rest(const gltf_doc *doc, uint32_t node, float out[16]);
 

@@ -68,6 +68,12 @@ static bool shows(const mesh_plan *m, const gltf_instance *in, uint32_t level)
 
 /* ---- pass 1: the plan ------------------------------------------------------------------------ */
 
+static bool same_json(const cJSON *a, const cJSON *b, const char *key)
+{
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, key), *y = cJSON_GetObjectItemCaseSensitive(b, key);
+    return (!x && !y) || (x && y && cJSON_Compare(x, y, true));
+}
+
 static crowd_result plan_primitive(gltf_builder *b, mesh_plan *m, uint32_t instance, uint32_t index,
                                    const cJSON *prim, crowd_error *error)
 {
@@ -100,15 +106,18 @@ static crowd_result plan_primitive(gltf_builder *b, mesh_plan *m, uint32_t insta
     snprintf(key, sizeof key, "TEXCOORD_%u", p->texcoord);
     m->uvs |= attribute(p, key) != NULL;
     m->colors |= attribute(p, "COLOR_0") != NULL;
-    /* primitives of one mesh often share their vertex accessors: share the vertices too */
-    for (uint32_t q = 0; !p->flat && q < m->prim_count && p->shares < 0; q++) {
+    /* Primitives of one mesh often share their vertex accessors (one per material): share the
+     * vertices too. Compared with the instance's last distinct primitive only, so planning stays
+     * linear; exporters write such primitives one after another. */
+    for (uint32_t q = m->prim_count; !p->flat && q-- > 0;) {
         const prim_plan *o = &m->prims[q];
-        if (o->instance == instance && !o->flat && o->shares < 0 && o->mode >= 4 &&
-            cJSON_Compare(cJSON_GetObjectItemCaseSensitive(o->json, "attributes"),
-                          cJSON_GetObjectItemCaseSensitive(prim, "attributes"), true) &&
-            cJSON_Compare(cJSON_GetObjectItemCaseSensitive(o->json, "targets"),
-                          cJSON_GetObjectItemCaseSensitive(prim, "targets"), true))
+        if (o->instance != instance)
+            break;
+        if (o->shares >= 0 || o->mode < 4)
+            continue;
+        if (!o->flat && same_json(o->json, prim, "attributes") && same_json(o->json, prim, "targets"))
             p->shares = (int32_t)q;
+        break;
     }
     if (p->shares < 0) {
         p->vertex_base = (uint32_t)(m->vertices < UINT32_MAX ? m->vertices : UINT32_MAX);
@@ -146,6 +155,31 @@ static crowd_result plan_targets(gltf_builder *b, crowd_error *error)
     return CROWD_OK;
 }
 
+/* Regions follow material order (then the material-less "default"), whatever order primitives
+ * use them in, so a written file reads back with the same region ids. */
+static crowd_result order_regions(gltf_builder *b, crowd_error *error)
+{
+    const gltf_doc *doc = b->doc;
+    bool *used = calloc(doc->material_count + 2, sizeof *used);
+    if (!used)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "materials: out of memory");
+    for (uint32_t i = 0; i < b->instance_count; i++) {
+        const cJSON *prim;
+        cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(doc->meshes[doc->nodes[b->instances[i].node].mesh].json,
+                                                                  "primitives"))
+        {
+            const cJSON *material = cJSON_GetObjectItemCaseSensitive(prim, "material");
+            used[material ? (uint32_t)material->valuedouble : doc->material_count] = true;
+        }
+    }
+    crowd_result r = CROWD_OK;
+    for (uint32_t m = 0; m <= doc->material_count && r == CROWD_OK; m++)
+        if (used[m] && gltf_region_of(b, m < doc->material_count ? (int32_t)m : -1, error) < 0)
+            r = error ? error->code : CROWD_ERROR_LIMIT;
+    free(used);
+    return r;
+}
+
 static crowd_result make_plan(gltf_builder *b, mesh_plan *m, crowd_error *error)
 {
     const gltf_doc *doc = b->doc;
@@ -162,7 +196,7 @@ static crowd_result make_plan(gltf_builder *b, mesh_plan *m, crowd_error *error)
     for (uint32_t i = 0; i < b->instance_count; i++)
         if (b->instances[i].level > m->top_level[b->instances[i].base_node])
             m->top_level[b->instances[i].base_node] = b->instances[i].level;
-    crowd_result r = CROWD_OK;
+    crowd_result r = order_regions(b, error);
     for (uint32_t i = 0; i < b->instance_count && r == CROWD_OK; i++) {
         const cJSON *prim;
         uint32_t k = 0;
@@ -310,12 +344,13 @@ static void make_placement(const gltf_builder *b, const gltf_instance *in, place
     pl->n[6] = m[1] * m[6] - m[2] * m[5], pl->n[7] = m[2] * m[4] - m[0] * m[6], pl->n[8] = m[0] * m[5] - m[1] * m[4];
 }
 
+/* Normals already unit to float precision stay bit-exact (skinned meshes: identity placement). */
 static void transform_normal(const float n9[9], const float in[3], float out[3], bool normalize)
 {
     for (int r = 0; r < 3; r++)
         out[r] = n9[r] * in[0] + n9[3 + r] * in[1] + n9[6 + r] * in[2];
     float len = sqrtf(out[0] * out[0] + out[1] * out[1] + out[2] * out[2]);
-    if (normalize) {
+    if (normalize && fabsf(len - 1.0f) > 1e-6f) {
         if (len > 1e-20f)
             for (int k = 0; k < 3; k++)
                 out[k] /= len;

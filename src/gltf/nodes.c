@@ -15,7 +15,7 @@
 
 /* Nodes given as matrices are decomposed once; the rig stores TRS. A matrix with shear (or a
  * projective row) cannot be a TRS and is refused rather than silently changed. */
-static crowd_result decompose(const float m[16], crowd_trs *trs, const char *path, crowd_error *error)
+crowd_result gltf_decompose(const float m[16], crowd_trs *trs, const char *path, crowd_error *error)
 {
     if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.matrix: last row is not 0 0 0 1", path);
@@ -69,7 +69,7 @@ static crowd_result parse_transform(gltf_node *n, const cJSON *json, const char 
     if (n->has_matrix && (has_t || has_r || has_s))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: has both a matrix and translation/rotation/scale", path);
     if (n->has_matrix)
-        return decompose(matrix, &n->trs, path, error);
+        return gltf_decompose(matrix, &n->trs, path, error);
     float *q = n->trs.rotation;
     float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(len > 0.5f && len < 1.5f))

@@ -7,3 +7,8 @@
 #define STBI_NO_STDIO
 #define STBI_MAX_DIMENSIONS 16384
 #include <stb_image.h>
+
+/* The writer embeds the albedo as PNG. */
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_WRITE_NO_STDIO
+#include <stb_image_write.h>
