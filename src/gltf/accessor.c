@@ -299,17 +299,25 @@ crowd_result gltf_read_uints(const gltf_doc *doc, uint32_t index, uint32_t *out,
     return read_any(doc, index, out, sizeof(uint32_t), store_uint, path, error);
 }
 
+bool gltf_accessor_has_bytes(const gltf_doc *doc, uint32_t index)
+{
+    const gltf_accessor *a = &doc->accessors[index];
+    if (a->view < 0 && !a->sparse_count)
+        return false; /* implicit zeros */
+    bool present = a->view < 0 || doc->buffers[doc->views[a->view].buffer].data;
+    if (a->sparse_count)
+        present = present && doc->buffers[doc->views[a->sparse_index_view].buffer].data &&
+                  doc->buffers[doc->views[a->sparse_value_view].buffer].data;
+    return present;
+}
+
 /* ---- data checks of every accessor --------------------------------------------------------------
  * Non-finite floats are refused wherever they are (they would poison any bake). Declared min/max
  * that disagree with the data are only warned about: the baker never trusts them. */
 static crowd_result check_data(gltf_doc *doc, uint32_t index, const char *path, crowd_error *error)
 {
     const gltf_accessor *a = &doc->accessors[index];
-    bool readable = a->view < 0 || doc->buffers[doc->views[a->view].buffer].data;
-    if (a->sparse_count)
-        readable = readable && doc->buffers[doc->views[a->sparse_index_view].buffer].data &&
-                   doc->buffers[doc->views[a->sparse_value_view].buffer].data;
-    if (!readable || (a->view < 0 && !a->sparse_count))
+    if (!gltf_accessor_has_bytes(doc, index))
         return CROWD_OK; /* zeros, or no bytes to check (any use of them fails with a message) */
     size_t n = (size_t)a->count * a->components;
     /* Accessors may overlap, so checking each could cost more than the file's size many times

@@ -127,7 +127,9 @@ static crowd_result read_input(gltf_doc *doc, gltf_sampler *s, uint32_t input, c
     if (!(s->times = malloc((size_t)a->count * sizeof(float))))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     crowd_result r = gltf_read_floats(doc, input, s->times, path, error);
-    for (uint32_t k = 0; r == CROWD_OK && k < s->key_count; k++) {
+    /* implicit zeros: checked only if a channel the character uses needs them (clips.c) */
+    s->implicit_times = !gltf_accessor_has_bytes(doc, input);
+    for (uint32_t k = 0; r == CROWD_OK && !s->implicit_times && k < s->key_count; k++) {
         if (!(s->times[k] >= 0.0f))
             r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.input[%u]: time %g is negative or not a number", path, k,
                            (double)s->times[k]);

@@ -27,7 +27,7 @@ static int base64_value(unsigned char c)
     return -1;
 }
 
-/* Strict: only the alphabet, '=' padding only at the end, no stray bits. */
+/* Strict: only the (standard or URL-safe) alphabet, at most two '=' of padding at the end. */
 static crowd_result base64_decode(const char *text, const char *path, uint8_t **out, size_t *size,
                                   crowd_error *error)
 {
@@ -228,6 +228,9 @@ static crowd_result parse_view(gltf_doc *doc, uint32_t i, const cJSON *json, cro
     if (stride % 4)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.byteStride: %llu is not a multiple of 4", path,
                           (unsigned long long)stride);
+    if (stride > length)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.byteStride: %llu is larger than the view (%llu bytes)",
+                          path, (unsigned long long)stride, (unsigned long long)length);
     const gltf_buffer *b = &doc->buffers[buffer];
     if (offset > b->size || length > b->size - offset)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA,

@@ -95,11 +95,18 @@ static uint32_t bind_channel(const gltf_builder *b, const node_links *links, con
 }
 
 static crowd_result bind_clip(const gltf_builder *b, const node_links *links, const gltf_animation *an,
-                              clip_bindings *out, crowd_error *error)
+                              uint32_t index, clip_bindings *out, crowd_error *error)
 {
     uint32_t n = 0;
-    for (uint32_t c = 0; c < an->channel_count; c++)
-        n += bind_channel(b, links, &an->channels[c], NULL, NULL);
+    for (uint32_t c = 0; c < an->channel_count; c++) {
+        uint32_t used = bind_channel(b, links, &an->channels[c], NULL, NULL);
+        const gltf_sampler *s = &an->samplers[an->channels[c].sampler];
+        if (used && s->implicit_times && s->key_count > 1)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "animations[%u].samplers[%u].input: %u key times are implicit zeros (no bufferView)", index,
+                              an->channels[c].sampler, s->key_count);
+        n += used;
+    }
     if (n && !(out->items = malloc(n * sizeof *out->items)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     for (uint32_t c = 0; c < an->channel_count; c++)
@@ -270,7 +277,7 @@ crowd_result gltf_build_clips(gltf_builder *b, crowd_error *error)
         r = name_clip(rig, c, an->name, error);
         rig->clip_count = c + 1;
         if (r == CROWD_OK)
-            r = bind_clip(b, &links, an, &s->clips[c], error);
+            r = bind_clip(b, &links, an, c, &s->clips[c], error);
     }
     free(links.next);
     free(links.instance);

@@ -14,6 +14,7 @@ typedef struct gltf_sampler {
     uint32_t output;             /* accessor, while reading */
     uint32_t key_count;
     uint32_t width;              /* values per key: 3, 4, or the node's morph target count */
+    bool implicit_times;         /* input accessor without bytes (zeros): unusable beyond one key */
     float *times;                /* key_count, strictly increasing, >= 0 */
     float *values;               /* key_count x width (x3 for CUBICSPLINE: in-tangent, value, out-tangent) */
 } gltf_sampler;

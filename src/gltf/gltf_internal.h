@@ -108,7 +108,8 @@ typedef struct gltf_node {
 typedef struct gltf_skin {
     uint32_t joint_count;
     uint32_t *joints;
-    float *inverse_binds;        /* joint_count column-major 4x4 */
+    int32_t ibm_accessor;        /* -1: identities */
+    float *inverse_binds;        /* joint_count column-major 4x4; NULL until read (gltf_skin_binds) */
 } gltf_skin;
 
 typedef struct gltf_mesh {
@@ -165,6 +166,12 @@ crowd_result gltf_parse_accessors(gltf_doc *doc, crowd_error *error);
  * count x components values (matrix padding removed). `path` names the referencing property. */
 crowd_result gltf_read_floats(const gltf_doc *doc, uint32_t index, float *out, const char *path,
                               crowd_error *error);
+/* Whether the accessor's values come from bytes present in the file. False for implicit zeros
+ * (no bufferView, no sparse) and for views into a buffer without data. The document phase
+ * checks only such bytes; values that are implicit or absent are checked where the character
+ * uses them (inverse binds, key times), so a file is refused only for data it really holds or
+ * really needs. */
+bool gltf_accessor_has_bytes(const gltf_doc *doc, uint32_t index);
 /* Reads an integer accessor (indices, joints): count x components values. */
 crowd_result gltf_read_uints(const gltf_doc *doc, uint32_t index, uint32_t *out, const char *path,
                              crowd_error *error);
@@ -175,6 +182,9 @@ crowd_result gltf_parse_skins(gltf_doc *doc, crowd_error *error);
 crowd_result gltf_parse_scene(gltf_doc *doc, crowd_error *error);
 /* A column-major 4x4 affine matrix as TRS; refuses shear (`path` names it in the message). */
 crowd_result gltf_decompose(const float m[16], crowd_trs *trs, const char *path, crowd_error *error);
+/* Reads and checks a skin's inverse bind matrices (at document time when the file holds their
+ * bytes, else when the character uses the skin). */
+crowd_result gltf_skin_binds(const gltf_doc *doc, uint32_t skin, crowd_error *error);
 /* Model-space rest transform of a node (the product of its ancestors' local transforms). */
 void gltf_node_world_rest(const gltf_doc *doc, uint32_t node, float out[16]);
 

@@ -230,7 +230,7 @@ static crowd_result check_vertex(const uint32_t *joints, const float *weights, u
                                   path, s, v, joints[i], joint_count);
             sum += weights[i];
         }
-    *off += fabs(sum - 1.0) > 0.01;
+    *off += sum != 0.0 && fabs(sum - 1.0) > 0.01;
     return CROWD_OK;
 }
 

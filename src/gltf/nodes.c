@@ -210,33 +210,24 @@ static int32_t root_of(const gltf_doc *doc, uint32_t node)
     return n;
 }
 
-static crowd_result read_inverse_binds(gltf_doc *doc, gltf_skin *s, const cJSON *json, const char *path,
-                                       crowd_error *error)
+crowd_result gltf_skin_binds(const gltf_doc *doc, uint32_t index, crowd_error *error)
 {
-    int32_t ibm = -1;
-    crowd_result r = gj_index(json, "inverseBindMatrices", path, false, doc->accessor_count, "accessors", &ibm, error);
-    if (r != CROWD_OK)
-        return r;
-    if (!(s->inverse_binds = malloc((size_t)s->joint_count * 16 * sizeof(float))))
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-    for (uint32_t j = 0; ibm < 0 && j < s->joint_count; j++)
-        cb_mat4_identity(s->inverse_binds + 16 * j); /* the spec's default */
-    if (ibm < 0)
+    gltf_skin *s = &doc->skins[index];
+    if (s->inverse_binds)
         return CROWD_OK;
-    const gltf_accessor *a = &doc->accessors[ibm];
     char sub[96];
-    snprintf(sub, sizeof sub, "%s.inverseBindMatrices", path);
-    if (a->components != 16 || a->component != 5126)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: accessors[%d] must be MAT4 floats", sub, ibm);
-    if (a->count < s->joint_count)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: %u matrices for %u joints", sub, a->count,
-                          s->joint_count);
-    if (a->view >= 0 && doc->views[a->view].stride)
-        gltf_warn(doc, "%s: bufferViews[%d] has a byteStride (not allowed for matrices; read anyway)", sub, a->view);
+    snprintf(sub, sizeof sub, "skins[%u].inverseBindMatrices", index);
+    if (!(s->inverse_binds = malloc((size_t)s->joint_count * 16 * sizeof(float))))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", sub);
+    for (uint32_t j = 0; s->ibm_accessor < 0 && j < s->joint_count; j++)
+        cb_mat4_identity(s->inverse_binds + 16 * j); /* the spec's default */
+    if (s->ibm_accessor < 0)
+        return CROWD_OK;
+    const gltf_accessor *a = &doc->accessors[s->ibm_accessor];
     float *all = malloc((size_t)a->count * 16 * sizeof(float));
     if (!all)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", sub);
-    r = gltf_read_floats(doc, (uint32_t)ibm, all, sub, error);
+    crowd_result r = gltf_read_floats(doc, (uint32_t)s->ibm_accessor, all, sub, error);
     if (r == CROWD_OK)
         memcpy(s->inverse_binds, all, (size_t)s->joint_count * 16 * sizeof(float));
     free(all);
@@ -247,6 +238,27 @@ static crowd_result read_inverse_binds(gltf_doc *doc, gltf_skin *s, const cJSON 
                            j);
     }
     return r;
+}
+
+static crowd_result check_inverse_binds(gltf_doc *doc, uint32_t index, const cJSON *json, const char *path,
+                                        crowd_error *error)
+{
+    gltf_skin *s = &doc->skins[index];
+    crowd_result r =
+        gj_index(json, "inverseBindMatrices", path, false, doc->accessor_count, "accessors", &s->ibm_accessor, error);
+    if (r != CROWD_OK || s->ibm_accessor < 0)
+        return r;
+    const gltf_accessor *a = &doc->accessors[s->ibm_accessor];
+    char sub[96];
+    snprintf(sub, sizeof sub, "%s.inverseBindMatrices", path);
+    if (a->components != 16 || a->component != 5126)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: accessors[%d] must be MAT4 floats", sub, s->ibm_accessor);
+    if (a->count < s->joint_count)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: %u matrices for %u joints", sub, a->count,
+                          s->joint_count);
+    if (a->view >= 0 && doc->views[a->view].stride)
+        gltf_warn(doc, "%s: bufferViews[%d] has a byteStride (not allowed for matrices; read anyway)", sub, a->view);
+    return gltf_accessor_has_bytes(doc, (uint32_t)s->ibm_accessor) ? gltf_skin_binds(doc, index, error) : CROWD_OK;
 }
 
 static crowd_result parse_skin(gltf_doc *doc, uint32_t i, const cJSON *json, crowd_error *error)
@@ -288,7 +300,7 @@ static crowd_result parse_skin(gltf_doc *doc, uint32_t i, const cJSON *json, cro
         gltf_warn(doc, "%s: joints do not have a common root (harmless: each joint's world transform is used)", sub);
     if (!skeleton_ok)
         gltf_warn(doc, "%s.skeleton: node %d is not an ancestor of every joint (ignored)", path, skeleton);
-    return read_inverse_binds(doc, s, json, path, error);
+    return check_inverse_binds(doc, i, json, path, error);
 }
 
 crowd_result gltf_parse_skins(gltf_doc *doc, crowd_error *error)

@@ -110,6 +110,16 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
         json = doc->glb.json;
         json_size = doc->glb.json_size;
     }
+    if (json_size >= 3 && json[0] == 0xEF && json[1] == 0xBB && json[2] == 0xBF) {
+        /* the spec forbids a byte order mark; it cannot change what the document says */
+        gltf_warn(doc, "JSON: starts with a UTF-8 byte order mark (ignored)");
+        json += 3;
+        json_size -= 3;
+    } else if (!doc->is_glb && (json_size == 0 || (json[0] != '{' && json[0] != ' ' && json[0] != '\t' &&
+                                                   json[0] != '\n' && json[0] != '\r'))) {
+        return crowd_fail(error, CROWD_ERROR_BAD_MAGIC, "%s: neither a .glb (magic \"glTF\") nor a JSON glTF document",
+                          json_size ? "file" : "empty file");
+    }
     if (json_size > CROWD_GLTF_MAX_JSON_BYTES)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "JSON: %zu bytes, limit %u", json_size, CROWD_GLTF_MAX_JSON_BYTES);
     const char *end = NULL;

@@ -142,6 +142,12 @@ static bool belongs(const gltf_builder *b, const int32_t *attached, uint32_t nod
 static crowd_result add_instance(gltf_builder *b, uint32_t node, uint32_t base, uint32_t level, crowd_error *error)
 {
     const gltf_node *n = &b->doc->nodes[node];
+    for (uint32_t j = 0; n->skin >= 0 && level == 0 && j < b->doc->skins[n->skin].joint_count; j++)
+        if (!b->doc->nodes[b->doc->skins[n->skin].joints[j]].in_scene) {
+            gltf_warn(b->doc, "nodes[%u]: skinned mesh in the scene, but joint node %u of skins[%d] is not (harmless: "
+                      "joint transforms are defined anyway)", node, b->doc->skins[n->skin].joints[j], n->skin);
+            break;
+        }
     if (n->mesh < 0)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "nodes[%u].extensions.MSFT_lod: LOD node %u has no mesh", base,
                           node);
@@ -292,6 +298,9 @@ static crowd_result bind_skins(gltf_builder *b, bool *has_skin_bind, int32_t *ne
         if (!b->skin_selected[s])
             continue;
         const gltf_skin *skin = &doc->skins[s];
+        crowd_result r = gltf_skin_binds(doc, s, error);
+        if (r != CROWD_OK)
+            return r;
         if (!(b->skin_bones[s] = malloc(skin->joint_count * sizeof(uint32_t))))
             return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "skins: out of memory");
         for (uint32_t j = 0; j < skin->joint_count; j++) {
@@ -304,7 +313,7 @@ static crowd_result bind_skins(gltf_builder *b, bool *has_skin_bind, int32_t *ne
             if (bone < 0) {
                 char suffix[32];
                 snprintf(suffix, sizeof suffix, " (skin %u)", s);
-                crowd_result r = add_bone(b, node, rig->bones[b->node_bone[node]].parent, suffix, error);
+                r = add_bone(b, node, rig->bones[b->node_bone[node]].parent, suffix, error);
                 if (r != CROWD_OK)
                     return r;
                 bone = (int32_t)rig->bone_count - 1;
