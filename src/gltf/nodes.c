@@ -371,7 +371,7 @@ crowd_result gltf_parse_scene(gltf_doc *doc, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "scenes: out of memory");
     doc->scene_root_count = count;
     uint32_t k = 0;
-    if (scene_nodes) {
+    if (scene_count) { /* the chosen scene's nodes (none when it lists none) */
         const cJSON *item;
         strncat(path, ".nodes", sizeof path - strlen(path) - 1);
         cJSON_ArrayForEach(item, scene_nodes)

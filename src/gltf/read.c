@@ -115,7 +115,7 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
         gltf_warn(doc, "JSON: starts with a UTF-8 byte order mark (ignored)");
         json += 3;
         json_size -= 3;
-    } else if (!doc->is_glb && (json_size == 0 || (json[0] != '{' && json[0] != ' ' && json[0] != '\t' &&
+    } else if (!doc->is_glb && (json_size == 0 || (json[0] != '{' && json[0] != '[' && json[0] != ' ' && json[0] != '\t' &&
                                                    json[0] != '\n' && json[0] != '\r'))) {
         return crowd_fail(error, CROWD_ERROR_BAD_MAGIC, "%s: neither a .glb (magic \"glTF\") nor a JSON glTF document",
                           json_size ? "file" : "empty file");
