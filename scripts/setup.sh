@@ -9,6 +9,10 @@ debian_packages=(
   clang libclang-rt-14-dev          # sanitizers, libFuzzer
   libmeshoptimizer-dev libcjson-dev libstb-dev
 )
+# node and npm: the glTF export checks (glTF-Validator, three.js). A machine that already has a
+# node (from another source) keeps it.
+command -v node > /dev/null || debian_packages+=(nodejs)
+command -v npm > /dev/null || debian_packages+=(npm)
 
 missing=()
 for pkg in "${debian_packages[@]}"; do
@@ -22,4 +26,12 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# npm devDependencies (package.json, pinned by package-lock.json): installed when node_modules is
+# missing or older than the lockfile.
+cd "$(dirname "$0")/.."
+if [[ ! -d node_modules || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
 fi

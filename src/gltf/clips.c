@@ -107,7 +107,9 @@ static crowd_result bind_clip(const gltf_builder *b, const node_links *links, co
                               an->channels[c].sampler, s->key_count);
         n += used;
     }
-    if (n && !(out->items = malloc(n * sizeof *out->items)))
+    if (!n)
+        return CROWD_OK; /* a clip that moves nothing of this character */
+    if (!(out->items = malloc(n * sizeof *out->items)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     for (uint32_t c = 0; c < an->channel_count; c++)
         out->count += bind_channel(b, links, &an->channels[c], &an->samplers[an->channels[c].sampler],
