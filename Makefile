@@ -16,7 +16,7 @@ CMAKE ?= cmake
 FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=tests/fuzz/gltf.dict \
 	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
 
-.PHONY: all setup build build-asan build-fuzz test fuzz fuzz-smoke run bench clean
+.PHONY: all setup build build-asan build-fuzz test fuzz fuzz-smoke run bench bench-gltf clean
 
 all: build
 
@@ -67,6 +67,12 @@ run: build $(BUILD)/humanoid.crowd
 
 bench: build
 	@$(BUILD)/crowd-bake --bones --time 21
+
+# glTF: read + bake medians for Fox and RobotExpressive, and reading cost against file size
+bench-gltf: build
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --bones --time 21
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/RobotExpressive.glb --bones --time 21
+	@$(BUILD)/tests/gltf_read_bench
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

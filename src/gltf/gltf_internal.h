@@ -117,6 +117,7 @@ typedef struct gltf_mesh {
     uint32_t primitive_count;
     uint32_t target_count;       /* equal for every primitive */
     float *weights;              /* mesh.weights or NULL */
+    uint32_t skin_checked;       /* smallest joint count its influences were proven valid for; 0: none */
 } gltf_mesh;
 
 typedef struct gltf_doc {

@@ -307,8 +307,14 @@ static crowd_result read_influences(const gltf_doc *doc, const prim_plan *p, sou
     return r;
 }
 
+/* A primitive that shares an earlier one's vertices needs only its triangles: reading the shared
+ * attributes again for every such primitive would cost primitives x vertices. */
 static crowd_result read_source(const gltf_doc *doc, const prim_plan *p, source *s, crowd_error *error)
 {
+    if (p->shares >= 0) {
+        s->n = p->source_vertices;
+        return read_triangles(doc, p, s, error);
+    }
     char key[32];
     snprintf(key, sizeof key, "TEXCOORD_%u", p->texcoord);
     const cJSON *color = attribute(p, "COLOR_0");

@@ -264,14 +264,20 @@ static crowd_result check_influences(const gltf_doc *doc, const cJSON *attribute
     return r;
 }
 
+/* Each mesh's influences are checked once per distinct attribute set (primitives often share
+ * them) and once for the smallest skin that uses it (valid there means valid for larger skins),
+ * so many nodes instancing one mesh, or many primitives sharing vertices, cost one pass. */
 crowd_result gltf_check_skinned_nodes(gltf_doc *doc, crowd_error *error)
 {
     for (uint32_t n = 0; n < doc->node_count; n++) {
         const gltf_node *node = &doc->nodes[n];
         if (node->skin < 0)
             continue;
-        const gltf_mesh *mesh = &doc->meshes[node->mesh];
-        const cJSON *prims = cJSON_GetObjectItemCaseSensitive(mesh->json, "primitives"), *prim;
+        gltf_mesh *mesh = &doc->meshes[node->mesh];
+        uint32_t joint_count = doc->skins[node->skin].joint_count;
+        if (mesh->skin_checked && joint_count >= mesh->skin_checked)
+            continue;
+        const cJSON *prims = cJSON_GetObjectItemCaseSensitive(mesh->json, "primitives"), *prim, *previous = NULL;
         uint32_t p = 0;
         cJSON_ArrayForEach(prim, prims)
         {
@@ -282,10 +288,14 @@ crowd_result gltf_check_skinned_nodes(gltf_doc *doc, crowd_error *error)
             if (!sets)
                 return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "nodes[%u].skin: %s has no JOINTS_0 to skin with", n,
                                   path);
-            crowd_result r = check_influences(doc, attributes, sets, doc->skins[node->skin].joint_count, path, error);
+            if (previous && cJSON_Compare(previous, attributes, true))
+                continue;
+            crowd_result r = check_influences(doc, attributes, sets, joint_count, path, error);
             if (r != CROWD_OK)
                 return r;
+            previous = attributes;
         }
+        mesh->skin_checked = joint_count;
     }
     return CROWD_OK;
 }
