@@ -19,7 +19,8 @@ static char *fixture(const uint8_t *extra, size_t extra_size, const char *const 
 {
     uint8_t bin[GLTF_FIXTURE_BYTES + 256];
     gltf_fixture_bin(bin);
-    memcpy(bin + GLTF_FIXTURE_BYTES, extra, extra_size);
+    if (extra_size)
+        memcpy(bin + GLTF_FIXTURE_BYTES, extra, extra_size);
     char *json = gltf_fixture_json(bin, GLTF_FIXTURE_BYTES + extra_size);
     for (int e = 0; e < edit_count; e++) {
         char *next = replace_once(json, edits[e][0], edits[e][1]);
@@ -285,6 +286,7 @@ static void several_skins(void)
     /* the two skins share their joints: either selects the whole robot, 19 primitives */
     CHECK(a.vertex_count == b.vertex_count && a.index_count == b.index_count && a.clip_count == 14);
     CHECK(a.morph_target_count == 3);
+    crowd_rig_free(&b);
     desc.skin = 2;
     CHECK(crowd_gltf_read_file(ASSETS "RobotExpressive.glb", &desc, &b, &err) == CROWD_ERROR_ARGUMENT &&
           strstr(err.message, "2 skins"));
