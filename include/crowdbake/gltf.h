@@ -47,9 +47,16 @@
  *   - Refused by name: KHR_draco_mesh_compression, EXT_meshopt_compression, KHR_texture_basisu
  *     (used or required), and any other required extension this reader does not implement.
  *
- * Warnings (the document is baked, a message goes to desc->warn): quaternion keyframes that are
- * not unit length (they are normalised), accessor min/max that disagree with the data, skipped
- * point/line primitives, a second base-colour image, undecodable images, KHR_texture_transform.
+ * Warnings (the document is baked, a message goes to desc->warn), each for a problem that cannot
+ * change a bake: quaternion keyframes that are not unit length (normalised), weights that do not
+ * sum to 1 (renormalised) or are all zero (the vertex follows its first joint), accessor min/max
+ * that disagree with the data (bounds are recomputed), animation inputs without min/max, a UTF-8
+ * byte order mark, a byteStride on inverse bind matrices, skin joints without a common root or
+ * outside the scene, a skeleton that is not their ancestor, a scene listing a non-root node,
+ * skipped point/line primitives, a second base-colour image, undecodable images, and
+ * KHR_texture_transform (ignored). Implicit data (accessors without a bufferView, buffers without
+ * bytes) is checked where the character uses it, so a file is refused only for data it holds or
+ * needs.
  *
  * WRITING. crowd_gltf_write_glb writes any rig as a self-contained .glb: one mesh (a primitive
  * per run of triangles of one region), one skin over every bone with inverse bind matrices,

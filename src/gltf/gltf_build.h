@@ -33,9 +33,6 @@ typedef struct gltf_builder {
     uint32_t instance_count, level_count;
     float screen_coverage[CROWD_MAX_LODS];
     int32_t *material_region;    /* material -> region, or -1 until used */
-    int32_t default_region;
-    int32_t albedo_image;
-    float *default_weights;      /* rig morph targets */
 } gltf_builder;
 
 crowd_result gltf_material_info(const gltf_doc *doc, uint32_t material, gltf_material *info, crowd_error *error);

@@ -210,7 +210,6 @@ void gltf_builder_free(gltf_builder *b)
     free(b->bone_node);
     free(b->instances);
     free(b->material_region);
-    free(b->default_weights);
 }
 
 static crowd_result build(gltf_builder *b, const char *name, crowd_error *error)
@@ -242,7 +241,7 @@ crowd_result crowd_gltf_read_memory(const void *data, size_t size, const char *n
         crowd_error_prefix(error, "%s: ", name);
         return r;
     }
-    gltf_builder b = {.doc = &doc, .rig = rig, .albedo_image = -1};
+    gltf_builder b = {.doc = &doc, .rig = rig};
     r = build(&b, name, error);
     gltf_builder_free(&b);
     gltf_doc_close(&doc);

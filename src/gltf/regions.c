@@ -49,7 +49,7 @@ static crowd_result add_region(gltf_builder *b, const char *name, const float co
 
 /* Extra palette entries written by crowd_gltf_write (material extras.crowdbake_palette: rgba8
  * arrays); anything malformed there is ignored, it is only a convenience. */
-static void read_palette(gltf_builder *b, const cJSON *material, crowd_rig_region *g)
+static void read_palette(const cJSON *material, crowd_rig_region *g)
 {
     const cJSON *extras = cJSON_GetObjectItemCaseSensitive(material, "extras");
     const cJSON *palette = extras ? cJSON_GetObjectItemCaseSensitive(extras, "crowdbake_palette") : NULL, *entry;
@@ -75,7 +75,6 @@ static void read_palette(gltf_builder *b, const cJSON *material, crowd_rig_regio
     free(g->palette);
     g->palette = colors;
     g->palette_count = k;
-    (void)b;
 }
 
 int32_t gltf_region_of(gltf_builder *b, int32_t material, crowd_error *error)
@@ -100,7 +99,7 @@ int32_t gltf_region_of(gltf_builder *b, int32_t material, crowd_error *error)
     if (add_region(b, info.name ? info.name : fallback, info.color, error) != CROWD_OK)
         return -1;
     if (material >= 0)
-        read_palette(b, cJSON_GetArrayItem(doc->materials, material), &b->rig->regions_info[b->rig->region_count - 1]);
+        read_palette(cJSON_GetArrayItem(doc->materials, material), &b->rig->regions_info[b->rig->region_count - 1]);
     *slot = (int32_t)b->rig->region_count - 1;
     return *slot;
 }
