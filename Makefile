@@ -47,7 +47,7 @@ test: build build-asan build-fuzz
 
 fuzz-smoke: build-fuzz
 	@mkdir -p $(FUZZ_BUILD)/corpus
-	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 \
+	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -seed=1 -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 \
 		|| { tail -60 $(FUZZ_BUILD)/fuzz-smoke.log; echo "fuzz: FAILED (log: $(FUZZ_BUILD)/fuzz-smoke.log)"; exit 1; }
 	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-smoke.log | sed 's/^/fuzz: 45 s, /'
 
