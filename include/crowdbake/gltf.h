@@ -79,6 +79,7 @@ extern "C" {
 #define CROWD_GLTF_MAX_ARRAY 1000000u            /* entries in any top-level array */
 #define CROWD_GLTF_MAX_NODES 65536u
 #define CROWD_GLTF_MAX_MORPH_TARGETS 256u        /* over all baked meshes */
+#define CROWD_GLTF_MAX_INFLUENCES 32u            /* joints per vertex: 8 JOINTS_n/WEIGHTS_n sets */
 #define CROWD_GLTF_MAX_MORPH_FLOATS (1u << 27)   /* morph targets x vertices x 6 */
 #define CROWD_GLTF_MAX_KEYS (1u << 24)           /* keyframes in one sampler */
 #define CROWD_GLTF_MAX_IMAGE_PIXELS (1u << 26)

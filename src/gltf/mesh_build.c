@@ -125,8 +125,12 @@ static crowd_result plan_primitive(gltf_builder *b, mesh_plan *m, uint32_t insta
     }
     for (uint32_t l = 0; l < b->level_count; l++)
         m->level_indices[l] += shows(m, in, l) ? 3ull * p->triangles : 0;
-    if (in->skin >= 0 && 4 * joint_sets(p) > b->rig->influence_count)
-        b->rig->influence_count = 4 * joint_sets(p);
+    uint32_t influences = in->skin >= 0 ? 4 * joint_sets(p) : 1;
+    if (influences > CROWD_GLTF_MAX_INFLUENCES)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "%s.attributes: %u joints per vertex, limit %u", p->path, influences,
+                          CROWD_GLTF_MAX_INFLUENCES);
+    if (influences > b->rig->influence_count)
+        b->rig->influence_count = influences;
     m->prim_count++;
     return CROWD_OK;
 }

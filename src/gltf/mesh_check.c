@@ -31,11 +31,14 @@ static bool attribute_ok(const char *name, const gltf_accessor *a)
     return true; /* application-specific "_NAME" attributes are not ours to judge */
 }
 
-/* Counts consecutive JOINTS_n / WEIGHTS_n sets (0, 1, ...). */
+/* Counts consecutive JOINTS_n / WEIGHTS_n sets (0, 1, ...), one past the limit at most, so a
+ * hostile attribute list cannot make this quadratic. */
 static uint32_t count_sets(const cJSON *attributes, const char *prefix)
 {
     uint32_t n = 0;
     for (;; n++) {
+        if (n > CROWD_GLTF_MAX_INFLUENCES / 4)
+            return n;
         char key[32];
         snprintf(key, sizeof key, "%s%u", prefix, n);
         if (!cJSON_GetObjectItemCaseSensitive(attributes, key))
@@ -144,6 +147,9 @@ static crowd_result check_primitive(const gltf_doc *doc, const cJSON *prim, cons
     if (!cJSON_GetObjectItemCaseSensitive(attributes, "POSITION"))
         return crowd_fail(error, CROWD_ERROR_MISSING, "%s.POSITION: required but absent", sub);
     uint32_t joint_sets = count_sets(attributes, "JOINTS_"), weight_sets = count_sets(attributes, "WEIGHTS_");
+    if (4 * joint_sets > CROWD_GLTF_MAX_INFLUENCES)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "%s: %u JOINTS_n sets, limit %u", sub, joint_sets,
+                          CROWD_GLTF_MAX_INFLUENCES / 4);
     if (joint_sets != weight_sets)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: %u JOINTS_n sets but %u WEIGHTS_n sets", sub, joint_sets,
                           weight_sets);
