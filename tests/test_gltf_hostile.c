@@ -349,6 +349,18 @@ static void absurd_structures(void)
                        "\"type\":\"MAT4\"}]}";
     CHECK(read_bytes((const uint8_t *)huge, strlen(huge), &rig, &err) == CROWD_ERROR_LIMIT &&
           strstr(err.message, "accessors[0].count"));
+    /* 200,000 materials and 20,000 primitives sharing their vertices: linear work, or this test
+     * runs into its ctest timeout (each lookup used to walk a list) */
+    o = snprintf(json, cap, "{\"asset\":{\"version\":\"2.0\"},\"materials\":[");
+    for (int m = 0; m < 200000 && (size_t)o + 64 < cap; m++)
+        o += snprintf(json + o, cap - (size_t)o, "%s{}", m ? "," : "");
+    o += snprintf(json + o, cap - (size_t)o, "],\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":[");
+    for (int p = 0; p < 20000 && (size_t)o + 128 < cap; p++)
+        o += snprintf(json + o, cap - (size_t)o, "%s{\"attributes\":{\"POSITION\":0,\"NORMAL\":0}}", p ? "," : "");
+    o += snprintf(json + o, cap - (size_t)o, "]}],\"accessors\":[{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}]}");
+    crowd_result r = read_bytes((const uint8_t *)json, (size_t)o, &rig, &err);
+    CHECKF(r == CROWD_OK && rig.vertex_count == 3 && rig.index_count == 60000, "%s", err.message);
+    crowd_rig_free(&rig);
     free(json);
 }
 

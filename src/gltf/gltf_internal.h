@@ -46,6 +46,11 @@ crowd_result gj_bool(const cJSON *parent, const char *key, const char *path, boo
 crowd_result gj_string(const cJSON *parent, const char *key, const char *path, bool required, const char **out,
                        crowd_error *error);
 
+/* Equal JSON values, objects compared member by member in order (linear, unlike cJSON_Compare's
+ * per-key lookups); used to find primitives that share their attribute accessors. Values that
+ * are equal but listed in another order count as different: sharing is only an optimisation. */
+bool gj_same_shape(const cJSON *a, const cJSON *b);
+
 /* ---- glb.c -------------------------------------------------------------------------------------- */
 
 typedef struct gltf_glb {
@@ -136,7 +141,7 @@ typedef struct gltf_doc {
     gltf_node *nodes;
     gltf_skin *skins;
     gltf_mesh *meshes;
-    const cJSON *materials, *textures, *images;
+    const cJSON **materials, **textures, **images; /* the arrays' items, for O(1) lookup */
     gltf_animation *anims;       /* animation_count; moved to the rig's sampler when built */
     uint64_t checked_values, check_budget; /* see accessor.c check_data */
     uint32_t *scene_roots;

@@ -1,6 +1,7 @@
 /* Typed access to the cJSON tree. Every problem is reported with the JSON path of the value, so a
  * user can find it in the file: "accessors[3].count: -2 is not a whole number in 1..4294967295". */
 #include <math.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
@@ -153,4 +154,23 @@ crowd_result gj_string(const cJSON *parent, const char *key, const char *path, b
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.%s: expected a string", path, key);
     *out = v->valuestring;
     return CROWD_OK;
+}
+
+bool gj_same_shape(const cJSON *a, const cJSON *b)
+{
+    if (!a || !b)
+        return a == b;
+    if ((a->type & 0xff) != (b->type & 0xff))
+        return false;
+    if (cJSON_IsNumber(a))
+        return a->valuedouble == b->valuedouble;
+    if (!cJSON_IsObject(a) && !cJSON_IsArray(a))
+        return cJSON_Compare(a, b, true);
+    const cJSON *x = a->child, *y = b->child;
+    for (; x && y; x = x->next, y = y->next) {
+        bool keys = cJSON_IsArray(a) || (x->string && y->string && !strcmp(x->string, y->string));
+        if (!keys || !gj_same_shape(x, y))
+            return false;
+    }
+    return !x && !y;
 }

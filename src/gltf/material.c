@@ -25,7 +25,7 @@ crowd_result gltf_material_info(const gltf_doc *doc, uint32_t m, gltf_material *
 {
     char path[80];
     snprintf(path, sizeof path, "materials[%u]", m);
-    const cJSON *json = cJSON_GetArrayItem(doc->materials, (int)m), *texture = NULL, *source;
+    const cJSON *json = doc->materials[m], *texture = NULL, *source;
     bool sg = false, present;
     *info = (gltf_material){.color = {1, 1, 1, 1}, .image = -1};
     if (!cJSON_IsObject(json))
@@ -54,7 +54,7 @@ crowd_result gltf_material_info(const gltf_doc *doc, uint32_t m, gltf_material *
         (r = gj_uint(texture, "texCoord", path, false, 0, 7, &texcoord, error)))
         return r;
     info->texcoord = (uint32_t)texcoord;
-    const cJSON *tex = cJSON_GetArrayItem(doc->textures, index);
+    const cJSON *tex = doc->textures[index];
     snprintf(path, sizeof path, "textures[%d]", index);
     if (!cJSON_IsObject(tex))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: expected an object", path);
@@ -65,7 +65,7 @@ static crowd_result check_image(const gltf_doc *doc, uint32_t i, crowd_error *er
 {
     char path[48];
     snprintf(path, sizeof path, "images[%u]", i);
-    const cJSON *json = cJSON_GetArrayItem(doc->images, (int)i);
+    const cJSON *json = doc->images[i];
     const char *uri = NULL, *mime = NULL;
     int32_t view = -1;
     crowd_result r;
@@ -104,7 +104,7 @@ crowd_result gltf_decode_image(const gltf_doc *doc, uint32_t i, uint8_t **rgba, 
 {
     char path[48];
     snprintf(path, sizeof path, "images[%u]", i);
-    const cJSON *json = cJSON_GetArrayItem(doc->images, (int)i);
+    const cJSON *json = doc->images[i];
     const char *uri = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(json, "uri"));
     const uint8_t *bytes = NULL;
     uint8_t *owned = NULL;

@@ -70,8 +70,7 @@ static bool shows(const mesh_plan *m, const gltf_instance *in, uint32_t level)
 
 static bool same_json(const cJSON *a, const cJSON *b, const char *key)
 {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, key), *y = cJSON_GetObjectItemCaseSensitive(b, key);
-    return (!x && !y) || (x && y && cJSON_Compare(x, y, true));
+    return gj_same_shape(cJSON_GetObjectItemCaseSensitive(a, key), cJSON_GetObjectItemCaseSensitive(b, key));
 }
 
 static crowd_result plan_primitive(gltf_builder *b, mesh_plan *m, uint32_t instance, uint32_t index,

@@ -294,7 +294,7 @@ crowd_result gltf_check_skinned_nodes(gltf_doc *doc, crowd_error *error)
             if (!sets)
                 return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "nodes[%u].skin: %s has no JOINTS_0 to skin with", n,
                                   path);
-            if (previous && cJSON_Compare(previous, attributes, true))
+            if (previous && gj_same_shape(previous, attributes))
                 continue;
             crowd_result r = check_influences(doc, attributes, sets, joint_count, path, error);
             if (r != CROWD_OK)

@@ -136,18 +136,39 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
     return CROWD_OK;
 }
 
+/* The items of an array, indexable in O(1): cJSON_GetArrayItem walks a list, and a lookup per
+ * primitive or per material would make reading quadratic. */
+static crowd_result index_items(const cJSON *array, uint32_t count, const cJSON ***out, crowd_error *error)
+{
+    *out = NULL;
+    if (!count)
+        return CROWD_OK;
+    if (!(*out = malloc(count * sizeof **out)))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for %u entries", count);
+    uint32_t i = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, array)
+    {
+        (*out)[i++] = item;
+    }
+    return CROWD_OK;
+}
+
 /* Array sizes that later parses check indices against, before those arrays are read. */
 static crowd_result count_arrays(gltf_doc *doc, crowd_error *error)
 {
-    const cJSON *a;
+    const cJSON *a, *materials, *textures, *images;
     crowd_result r;
     if ((r = gj_array(doc->root, "meshes", "root", false, CROWD_GLTF_MAX_ARRAY, &a, &doc->mesh_count, error)) ||
         (r = gj_array(doc->root, "skins", "root", false, CROWD_GLTF_MAX_ARRAY, &a, &doc->skin_count, error)) ||
-        (r = gj_array(doc->root, "materials", "root", false, CROWD_GLTF_MAX_ARRAY, &doc->materials,
-                      &doc->material_count, error)) ||
-        (r = gj_array(doc->root, "textures", "root", false, CROWD_GLTF_MAX_ARRAY, &doc->textures, &doc->texture_count,
+        (r = gj_array(doc->root, "materials", "root", false, CROWD_GLTF_MAX_ARRAY, &materials, &doc->material_count,
                       error)) ||
-        (r = gj_array(doc->root, "images", "root", false, CROWD_GLTF_MAX_ARRAY, &doc->images, &doc->image_count, error)))
+        (r = gj_array(doc->root, "textures", "root", false, CROWD_GLTF_MAX_ARRAY, &textures, &doc->texture_count,
+                      error)) ||
+        (r = gj_array(doc->root, "images", "root", false, CROWD_GLTF_MAX_ARRAY, &images, &doc->image_count, error)) ||
+        (r = index_items(materials, doc->material_count, &doc->materials, error)) ||
+        (r = index_items(textures, doc->texture_count, &doc->textures, error)) ||
+        (r = index_items(images, doc->image_count, &doc->images, error)))
         return r;
     return CROWD_OK;
 }
@@ -196,6 +217,9 @@ void gltf_doc_close(gltf_doc *doc)
     free(doc->skins);
     free(doc->meshes);
     free(doc->scene_roots);
+    free(doc->materials);
+    free(doc->textures);
+    free(doc->images);
     cJSON_Delete(doc->root);
     memset(doc, 0, sizeof *doc);
 }

@@ -99,7 +99,7 @@ int32_t gltf_region_of(gltf_builder *b, int32_t material, crowd_error *error)
     if (add_region(b, info.name ? info.name : fallback, info.color, error) != CROWD_OK)
         return -1;
     if (material >= 0)
-        read_palette(cJSON_GetArrayItem(doc->materials, material), &b->rig->regions_info[b->rig->region_count - 1]);
+        read_palette(doc->materials[material], &b->rig->regions_info[b->rig->region_count - 1]);
     *slot = (int32_t)b->rig->region_count - 1;
     return *slot;
 }
