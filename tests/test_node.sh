@@ -22,6 +22,9 @@ done
 node "$root/tests/node/check_export.mjs" "$work/humanoid.glb" 25 idle,walk,jog,run,wave,cheer || fail "humanoid export"
 "$bin/crowd-export" "$assets/gltf/Fox.glb" --out "$work/fox.glb" > /dev/null 2>&1 || fail "crowd-export of Fox.glb"
 node "$root/tests/node/check_export.mjs" "$work/fox.glb" 25 Survey,Walk,Run || fail "Fox re-export"
+# several root bones (rigid parts side by side): the writer gives them a common root
+"$bin/crowd-export" "$assets/gltf/BoxAnimated.glb" --out "$work/box.glb" > /dev/null 2>&1 || fail "crowd-export of BoxAnimated.glb"
+node "$root/tests/node/check_export.mjs" "$work/box.glb" 4 "animation 0" || fail "BoxAnimated re-export"
 node "$root/tests/node/three_reference.mjs" "$helper" "$assets/gltf" || fail "three.js disagrees with the reader"
 
 if [[ $failures -eq 0 ]]; then echo "ok   test_node"; else echo "$failures failures"; exit 1; fi

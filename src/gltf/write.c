@@ -122,13 +122,18 @@ static void write_nodes(gltf_writer *w, crowd_error *error)
     cJSON *nodes = gltf_write_add(w, w->root, "nodes", cJSON_CreateArray());
     cJSON *scene = gltf_write_add(w, cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(w->root, "scenes"), 0),
                                   "nodes", cJSON_CreateArray());
+    uint32_t roots = 0;
+    for (uint32_t b = 0; b < rig->bone_count; b++)
+        roots += rig->bones[b].parent < 0;
+    /* glTF wants a skin's joints under one common root: several root bones get a parent node */
+    int group = roots > 1 ? (int)(rig->bone_count + rig->socket_count) : -1;
     for (uint32_t b = 0; b < rig->bone_count && !w->failed; b++) {
         cJSON *node = gltf_write_add(w, nodes, NULL, cJSON_CreateObject());
         gltf_write_add(w, node, "name", cJSON_CreateString(rig->bones[b].name));
         add_trs(w, node, &rig->bones[b].rest);
         if (rig->bones[b].parent >= 0)
             add_child(w, nodes, rig->bones[b].parent, (int)b);
-        else
+        else if (group < 0)
             gltf_write_add(w, scene, NULL, cJSON_CreateNumber(b));
     }
     for (uint32_t s = 0; s < rig->socket_count && !w->failed; s++) {
@@ -143,6 +148,14 @@ static void write_nodes(gltf_writer *w, crowd_error *error)
         cJSON *extras = gltf_write_add(w, node, "extras", cJSON_CreateObject());
         gltf_write_add(w, extras, "crowdbake_socket", cJSON_CreateTrue());
         add_child(w, nodes, (int)rig->sockets[s].bone, cJSON_GetArraySize(nodes) - 1);
+    }
+    if (group >= 0) {
+        cJSON *node = gltf_write_add(w, nodes, NULL, cJSON_CreateObject());
+        gltf_write_add(w, node, "name", cJSON_CreateString("roots"));
+        for (uint32_t b = 0; b < rig->bone_count; b++)
+            if (rig->bones[b].parent < 0)
+                add_child(w, nodes, group, (int)b);
+        gltf_write_add(w, scene, NULL, cJSON_CreateNumber(group));
     }
     w->mesh_node = (uint32_t)cJSON_GetArraySize(nodes);
     cJSON *mesh_node = gltf_write_add(w, nodes, NULL, cJSON_CreateObject());
