@@ -26,7 +26,8 @@
  *   - Morph targets of every mesh instance become rig targets (deltas in bind space), driven by
  *     the node's default weights (node.weights, else mesh.weights, else 0) and `weights` channels.
  *   - Primitives: TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN (converted); POINTS and LINES are
- *     skipped with a warning. Primitives sharing the same attribute accessors share vertices.
+ *     skipped with a warning. Consecutive primitives of a mesh with the same attribute accessors
+ *     (one per material, as exporters write them) share vertices.
  *     Missing normals are computed flat (each triangle gets its own three vertices), as the spec
  *     asks.
  *   - Materials become regions (name, palette[0] = baseColorFactor in sRGB rgba8, `textured`
@@ -39,7 +40,9 @@
  *     CUBICSPLINE (Hermite with tangents scaled by the key interval, as the spec says) are
  *     evaluated exactly at each baked frame. A clip loops when its last pose equals its first
  *     (every bone within 1 % of the bind mesh's size, morph weights within 0.01); one-shots
- *     sample both ends. Clip names are made unique ("Walk", "Walk_2").
+ *     sample both ends. Clip names are made unique ("Walk", "Walk_2"). Start and end are rounded
+ *     to the microsecond, so a 1.05 s clip stored as float 1.0499999523 stays 1.05 s. A file
+ *     without animations bakes one clip, "rest", of a single frame.
  *   - MSFT_lod on a mesh node (with MSFT_screencoverage in the node's extras) becomes the rig's
  *     authored LOD levels; the lower levels' vertices join the rig (they share the texture).
  *   - Sockets: crowd_gltf_desc.sockets maps a socket name to a node name; nodes written by
