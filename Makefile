@@ -7,12 +7,15 @@
 #   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base)
 #   make web-single  one self-contained HTML file in dist-single/
 #   make serve       build the web demo and serve dist/ on 127.0.0.1
+#   make fuzz        fuzz the glTF reader (libFuzzer, clang) for FUZZ_TIME seconds (default 600)
 #   make clean       remove the build trees
 
 JOBS ?= 2
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 WEB_BUILD ?= build-web
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 600
 CMAKE ?= cmake
 PORT ?= 8080
 BASE ?=
@@ -22,8 +25,11 @@ comma := ,
 empty :=
 space := $(empty) $(empty)
 ASSETS = $(subst $(space),$(comma),$(strip $(BUILD)/humanoid.crowd $(wildcard $(BUILD)/assets/*.crowd)))
+FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=tests/fuzz/gltf.dict \
+	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
 
-.PHONY: all setup build build-asan build-web test test-web run bench web web-single serve clean
+.PHONY: all setup build build-asan build-web build-fuzz test test-web fuzz fuzz-smoke run bench bench-gltf \
+	web web-single serve clean
 
 all: build
 
@@ -38,13 +44,30 @@ build-asan: setup
 	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON -DCROWD_GL=OFF > /dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
+# The glTF reader's libFuzzer target, in its own tree: it needs clang and instruments everything.
+build-fuzz: setup
+	@$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCROWD_FUZZ=ON \
+		-DCROWD_TOOLS=OFF -DCROWD_TESTS=OFF -DCROWD_GL=OFF > /dev/null
+	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_gltf
+
 # Release suite first (everything), then the core and baker tests again under ASan + UBSan, then
-# the web build in Chromium.
-test: build build-asan
+# 45 seconds of fuzzing the glTF reader, then the web build in Chromium.
+test: build build-asan build-fuzz
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -L 'core|bake'
+	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory test-web
+
+fuzz-smoke: build-fuzz
+	@mkdir -p $(FUZZ_BUILD)/corpus
+	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -seed=1 -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 \
+		|| { tail -60 $(FUZZ_BUILD)/fuzz-smoke.log; echo "fuzz: FAILED (log: $(FUZZ_BUILD)/fuzz-smoke.log)"; exit 1; }
+	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-smoke.log | sed 's/^/fuzz: 45 s, /'
+
+fuzz: build-fuzz
+	@mkdir -p $(FUZZ_BUILD)/corpus
+	$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -max_total_time=$(FUZZ_TIME)
 
 build-web: setup
 	@$(EMENV) emcmake $(CMAKE) -S . -B $(WEB_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
@@ -85,5 +108,11 @@ bench: build
 	@$(BUILD)/crowd-bake --bones --time 21
 	@$(BUILD)/crowd-bench
 
+# glTF: read + bake medians for Fox and RobotExpressive, and reading cost against file size
+bench-gltf: build
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --bones --time 21
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/RobotExpressive.glb --bones --time 21
+	@$(BUILD)/tests/gltf_read_bench
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(WEB_BUILD) dist dist-single
+	rm -rf $(BUILD) $(ASAN_BUILD) $(WEB_BUILD) $(FUZZ_BUILD) dist dist-single

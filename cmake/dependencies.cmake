@@ -28,7 +28,18 @@ else()
   target_link_libraries(crowd::meshoptimizer INTERFACE ${MESHOPT_LIB})
 endif()
 
-if(CROWD_GL AND NOT EMSCRIPTEN)
+# cJSON (Debian libcjson-dev): the glTF reader's JSON parser.
+find_path(CJSON_INCLUDE cjson/cJSON.h REQUIRED)
+find_library(CJSON_LIB cjson REQUIRED)
+add_library(crowd::cjson INTERFACE IMPORTED)
+target_include_directories(crowd::cjson SYSTEM INTERFACE ${CJSON_INCLUDE})
+target_link_libraries(crowd::cjson INTERFACE ${CJSON_LIB})
+
+# stb (Debian libstb-dev): the glTF reader includes "stb_image.h"; the demo and tools <stb/...>.
+find_path(STB_INCLUDE stb_image.h PATH_SUFFIXES stb REQUIRED)
+target_include_directories(crowd::stb SYSTEM INTERFACE ${STB_INCLUDE})
+
+if(CROWD_GL)
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy)
   add_library(crowd::gl INTERFACE IMPORTED)

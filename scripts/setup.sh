@@ -15,7 +15,8 @@ debian_packages=(
   emscripten node-acorn                                   # the web build (WebGL2)
   chromium                                                # the browser smoke test (SwiftShader)
 )
-# Node.js and npm: any recent install will do (Debian's packages when there is none).
+# Node.js and npm (the web demo's panel and browser test, the glTF export checks): any recent
+# install will do; Debian's packages when there is none.
 command -v node > /dev/null || debian_packages+=(nodejs)
 command -v npm > /dev/null || debian_packages+=(npm)
 
