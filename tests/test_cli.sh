@@ -33,13 +33,16 @@ expect 0 "PASS" -- "$bin/crowd-verify" "$work/c.crowd"
 expect 0 "" -- "$bin/crowd-bake" --frames 12 --fps 24 --density 0.5 --tangents --fp16 --out "$work/f.crowd" --quiet
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/f.crowd"
 expect 0 "median of 3" -- "$bin/crowd-bake" --time 3
+expect 0 "" -- "$bin/crowd-bake" --scale 0.01 --bones --frames 8 --out "$work/s.crowd" --quiet
+expect 0 '"unit_scale":0.00999999978' -- "$bin/crowd-inspect" "$work/s.crowd" --json
+expect 0 "PASS" -- "$bin/crowd-verify" "$work/s.crowd"
 cmp -s <("$bin/crowd-bake" --bones --out "$work/h2.crowd" --quiet; cat "$work/h2.crowd") "$work/h.crowd" \
   || fail "two bakes differ"
 expect 0 "usage" -- "$bin/crowd-bake" --help
 
 # bad command lines: status 2, a message, nothing written
 for args in "--fps" "--fps 0" "--fps abc" "--frames -3" "--lods 9" "--lod-ratios 1,2" "--tex-width 0" \
-            "--density 9" "--bogus" "--compact --fp16" "--lods 2 --lod-ratios 1,0.5,0.2" "a.glb b.glb"; do
+            "--density 9" "--scale 0" "--scale -1" "--bogus" "--compact --fp16" "--lods 2 --lod-ratios 1,0.5,0.2" "a.glb b.glb"; do
   # shellcheck disable=SC2086
   expect 2 "crowd-bake" -- "$bin/crowd-bake" $args --out "$work/bad.crowd"
   [[ -e "$work/bad.crowd" ]] && fail "bad flags '$args' left a file"

@@ -23,6 +23,7 @@ static void usage(FILE *out)
             "  --bones              also bake the bone-matrix texture (bone mode, sockets)\n"
             "  --tangents           also bake per-frame tangents\n"
             "  --tex-width <n>      animation texture width, 1..%u (default 4096; grows when needed)\n"
+            "  --scale <f>          multiply every length by f, 0.0001..10000 (0.01: centimetres to metres)\n"
             "  --density <f>        procedural humanoid tessellation, 0.25..4 (default 1)\n"
             "  --skin <n>           glTF: bake the character of skin n (default: the animated skinned mesh's)\n"
             "  --socket name=node   glTF: a socket named `name` at the node named `node` (repeatable)\n"
@@ -75,6 +76,10 @@ static int parse_args(int argc, char **argv, options *o)
             TAKES_VALUE();
             if (!tool_parse_float(v, 1.0f, 240.0f, &o->desc.fps))
                 return bad_flag(a, v, "a number in 1..240");
+        } else if (!strcmp(a, "--scale")) {
+            TAKES_VALUE();
+            if (!tool_parse_float(v, 1e-4f, 1e4f, &o->desc.scale))
+                return bad_flag(a, v, "a number in 0.0001..10000");
         } else if (!strcmp(a, "--frames")) {
             TAKES_VALUE();
             if (!tool_parse_u32(v, 1, CROWD_MAX_FRAMES_PER_CLIP, &o->desc.frames))

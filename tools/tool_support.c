@@ -166,3 +166,17 @@ const char *tool_bytes(uint64_t bytes, char buffer[32])
         snprintf(buffer, 32, "%llu B", (unsigned long long)bytes);
     return buffer;
 }
+
+void tool_json_string(const char *text)
+{
+    putchar('"');
+    for (; *text; text++) {
+        if (*text == '"' || *text == '\\')
+            printf("\\%c", *text);
+        else if ((unsigned char)*text < 32)
+            printf("\\u%04x", (unsigned)(unsigned char)*text);
+        else
+            putchar(*text);
+    }
+    putchar('"');
+}

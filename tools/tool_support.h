@@ -35,6 +35,10 @@ crowd_result tool_bake_humanoid(uint8_t **bytes, size_t *size, crowd_error *erro
 
 double tool_now_ms(void);
 
+/* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped (names
+ * in assets come from glTF files and may hold anything). */
+void tool_json_string(const char *text);
+
 /* Human-readable byte count: "7.80 MB", "338.0 KB". */
 const char *tool_bytes(uint64_t bytes, char buffer[32]);
 

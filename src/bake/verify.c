@@ -155,12 +155,14 @@ static crowd_result check_clip(verify_state *s, uint32_t c, crowd_error *error)
     crowd_verify_clip *vc = &s->report->clips[c];
     vc->name = clip->name;
     vc->manifest_stride = clip->stride;
-    vc->truth = rc->stride_truth;
+    vc->truth = rc->stride_truth * a->unit_scale;
 
     size_t frame_values = (size_t)a->vertex_count * 3;
     for (uint32_t f = 0; f < clip->frame_count; f++) {
         double t = crowd_reference_frame_time(rc, f, clip->frame_count);
         crowd_reference_skin(&s->ref, (uint32_t)rig_clip, t, s->truth_positions, s->truth_normals);
+        for (size_t k = 0; a->unit_scale != 1.0f && k < frame_values; k++)
+            s->truth_positions[k] *= a->unit_scale;
         check_frame(s, c, clip->first_frame + f, s->decoded + f * frame_values);
     }
     crowd_stride stride;
