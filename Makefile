@@ -24,7 +24,10 @@ EMENV = NODE_PATH=/usr/share/nodejs
 comma := ,
 empty :=
 space := $(empty) $(empty)
-ASSETS = $(subst $(space),$(comma),$(strip $(BUILD)/humanoid.crowd $(wildcard $(BUILD)/assets/*.crowd)))
+# The demo's assets: the built-in humanoid, and the Fox (CC-BY 4.0, ../shared/assets) baked from
+# glTF, centimetres made metres.
+DEMO_ASSETS = $(BUILD)/humanoid.crowd $(BUILD)/assets/fox.crowd
+ASSETS = $(subst $(space),$(comma),$(DEMO_ASSETS))
 FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=tests/fuzz/gltf.dict \
 	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
 
@@ -73,10 +76,10 @@ build-web: setup
 	@$(EMENV) emcmake $(CMAKE) -S . -B $(WEB_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
 	@$(EMENV) $(CMAKE) --build $(WEB_BUILD) -j $(JOBS)
 
-web: build-web $(BUILD)/humanoid.crowd
+web: build-web $(DEMO_ASSETS)
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) $(if $(BASE),--base $(BASE))
 
-web-single: build-web $(BUILD)/humanoid.crowd
+web-single: build-web $(DEMO_ASSETS)
 	@node web/build.mjs --web $(WEB_BUILD) --out dist-single --assets $(ASSETS) --single
 
 serve: web
@@ -91,15 +94,19 @@ test-web: web web-single
 $(BUILD)/humanoid.crowd: build
 	@$(BUILD)/crowd-bake --bones --out $@ --quiet
 
+$(BUILD)/assets/fox.crowd: build
+	@mkdir -p $(dir $@)
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet
+
 # With a display: the demo in a window. Without one: say so, render a scripted run headless through
 # EGL (screenshots in build/shots) and point at the browser version.
-run: build $(BUILD)/humanoid.crowd
+run: build $(DEMO_ASSETS)
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ -x $(BUILD)/crowd-demo ]; then \
-		$(BUILD)/crowd-demo $(BUILD)/humanoid.crowd $(wildcard $(BUILD)/assets/*.crowd); \
+		$(BUILD)/crowd-demo $(DEMO_ASSETS); \
 	else \
 		echo "No display found (DISPLAY and WAYLAND_DISPLAY are empty): rendering a scripted run headless instead."; \
 		mkdir -p $(BUILD)/shots; \
-		$(BUILD)/crowd-demo-headless $(BUILD)/humanoid.crowd $(wildcard $(BUILD)/assets/*.crowd) \
+		$(BUILD)/crowd-demo-headless $(DEMO_ASSETS) \
 			--out-dir $(BUILD)/shots --count 20000 --frames 20 && \
 		echo "For the interactive demo in a browser: make serve"; \
 	fi

@@ -123,6 +123,21 @@ async function scenariosAndCameras(page) {
   await set(page, 'mode', 0);
 }
 
+// Every packaged asset (the humanoid, the Fox from glTF) switches in, draws, and names itself.
+async function assets(page) {
+  const names = await page.evaluate(() => window.crowd.assetNames);
+  check(names.length >= 2, `only ${names.length} asset(s) packaged: ${names.join(', ')}`);
+  for (let i = names.length - 1; i >= 0; i--) {
+    await set(page, 'asset', i);
+    await frames(page, 4);
+    const status = await page.evaluate(() => window.crowd.status());
+    check(status.split('\n')[0].includes(names[i]), `asset ${names[i]} not reported: ${status.split('\n')[0]}`);
+    check(!status.includes('\n! '), `asset ${names[i]}: ${status}`);
+    judge(await shot(page, 'asset_' + names[i].replace(/\W+/g, '_')), names[i]);
+  }
+  console.log(`assets: ${names.join(', ')} each switched in and drew`);
+}
+
 // With the crowd paused, the only difference between these two frames is the shadow pass.
 async function shadows(page) {
   await set(page, 'hud', 0); // the HUD's numbers would differ between the two frames
@@ -175,6 +190,7 @@ async function main() {
     judge(await shot(page, 'site'), 'site');
     await everySetting(page);
     await scenariosAndCameras(page);
+    await assets(page);
     await shadows(page);
     for (const count of [10000, 100000]) {
       const ms = await page.evaluate((n) => window.crowd.measureUpdate(n, n > 50000 ? 30 : 60), count);

@@ -33,8 +33,9 @@ typedef struct crowd_gl_desc {
     uint32_t capacity;              /* records the GPU buffer holds; 0 = 10,000 */
     crowd_gl_mode mode;
     uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
-    /* Region whose colour is the record's tint instead of a palette choice; -1 tints every region
-     * (multiplying its colour), 0 = default: the region named "shirt" if there is one, else -1. */
+    /* Region whose colour is the record's tint instead of a palette choice; -1 washes every region
+     * with 40 % of the tint (a multiply, so textures stay readable), 0 = default: the region named
+     * "shirt" if there is one, else -1. */
     int tint_region;
     bool es;                        /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
 } crowd_gl_desc;
