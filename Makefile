@@ -1,17 +1,38 @@
 # The user's vocabulary. Every target first installs whatever is missing (scripts/setup.sh,
 # idempotent and quick when nothing is), then builds out of tree.
 #
-#   make run     build, bake the built-in humanoid, show it
-#   make test    build (Release and ASan+UBSan) and run every test
-#   make bench   build and run the benchmarks
-#   make clean   remove the build trees
+#   make run         build, bake the built-in humanoid, open the demo (headless run without a display)
+#   make test        build (Release, ASan+UBSan, web) and run every test
+#   make bench       build and run the benchmarks
+#   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base)
+#   make web-single  one self-contained HTML file in dist-single/
+#   make serve       build the web demo and serve dist/ on 127.0.0.1
+#   make fuzz        fuzz the glTF reader (libFuzzer, clang) for FUZZ_TIME seconds (default 600)
+#   make clean       remove the build trees
 
 JOBS ?= 2
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+WEB_BUILD ?= build-web
+FUZZ_BUILD ?= build-fuzz
+FUZZ_TIME ?= 600
 CMAKE ?= cmake
+PORT ?= 8080
+BASE ?=
+# Debian's Emscripten needs Debian's acorn on the module path
+EMENV = NODE_PATH=/usr/share/nodejs
+comma := ,
+empty :=
+space := $(empty) $(empty)
+# The demo's assets: the built-in humanoid, and the Fox (CC-BY 4.0, ../shared/assets) baked from
+# glTF, centimetres made metres.
+DEMO_ASSETS = $(BUILD)/humanoid.crowd $(BUILD)/assets/fox.crowd
+ASSETS = $(subst $(space),$(comma),$(DEMO_ASSETS))
+FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=tests/fuzz/gltf.dict \
+	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
 
-.PHONY: all setup build build-asan test run bench clean
+.PHONY: all setup build build-asan build-web build-fuzz test test-web fuzz fuzz-smoke run bench bench-gltf \
+	web web-single serve clean
 
 all: build
 
@@ -23,28 +44,82 @@ build: setup
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 build-asan: setup
-	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON > /dev/null
+	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON -DCROWD_GL=OFF > /dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
-# Release suite first (everything), then the core and baker tests again under ASan + UBSan.
-test: build build-asan
+# The glTF reader's libFuzzer target, in its own tree: it needs clang and instruments everything.
+build-fuzz: setup
+	@$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCROWD_FUZZ=ON \
+		-DCROWD_TOOLS=OFF -DCROWD_TESTS=OFF -DCROWD_GL=OFF > /dev/null
+	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_gltf
+
+# Release suite first (everything), then the core and baker tests again under ASan + UBSan, then
+# 45 seconds of fuzzing the glTF reader, then the web build in Chromium.
+test: build build-asan build-fuzz
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -L 'core|bake'
+	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory test-web
+
+fuzz-smoke: build-fuzz
+	@mkdir -p $(FUZZ_BUILD)/corpus
+	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -seed=1 -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 \
+		|| { tail -60 $(FUZZ_BUILD)/fuzz-smoke.log; echo "fuzz: FAILED (log: $(FUZZ_BUILD)/fuzz-smoke.log)"; exit 1; }
+	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-smoke.log | sed 's/^/fuzz: 45 s, /'
+
+fuzz: build-fuzz
+	@mkdir -p $(FUZZ_BUILD)/corpus
+	$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -max_total_time=$(FUZZ_TIME)
+
+build-web: setup
+	@$(EMENV) emcmake $(CMAKE) -S . -B $(WEB_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@$(EMENV) $(CMAKE) --build $(WEB_BUILD) -j $(JOBS)
+
+web: build-web $(DEMO_ASSETS)
+	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) $(if $(BASE),--base $(BASE))
+
+web-single: build-web $(DEMO_ASSETS)
+	@node web/build.mjs --web $(WEB_BUILD) --out dist-single --assets $(ASSETS) --single
+
+serve: web
+	@node web/serve.mjs dist $(PORT)
+
+# Chromium (SwiftShader WebGL2) on the site from a subdirectory, an absolute-base build without the
+# trailing slash, and the single file from file://.
+test-web: web web-single
+	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ > /dev/null
+	@node web/smoke.mjs --dist dist --single dist-single/index.html --abs $(BUILD)/dist-abs --shots $(BUILD)/shots/web
 
 $(BUILD)/humanoid.crowd: build
 	@$(BUILD)/crowd-bake --bones --out $@ --quiet
 
-run: build $(BUILD)/humanoid.crowd
-	@$(BUILD)/crowd-bake --bones --out $(BUILD)/humanoid.crowd
-	@echo
-	@$(BUILD)/crowd-verify $(BUILD)/humanoid.crowd
-	@mkdir -p $(BUILD)/shots
-	@$(BUILD)/crowd-shot $(BUILD)/humanoid.crowd --out $(BUILD)/shots/crowd.png --count 20000
+$(BUILD)/assets/fox.crowd: build
+	@mkdir -p $(dir $@)
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet
+
+# With a display: the demo in a window. Without one: say so, render a scripted run headless through
+# EGL (screenshots in build/shots) and point at the browser version.
+run: build $(DEMO_ASSETS)
+	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ -x $(BUILD)/crowd-demo ]; then \
+		$(BUILD)/crowd-demo $(DEMO_ASSETS); \
+	else \
+		echo "No display found (DISPLAY and WAYLAND_DISPLAY are empty): rendering a scripted run headless instead."; \
+		mkdir -p $(BUILD)/shots; \
+		$(BUILD)/crowd-demo-headless $(DEMO_ASSETS) \
+			--out-dir $(BUILD)/shots --count 20000 --frames 20 && \
+		echo "For the interactive demo in a browser: make serve"; \
+	fi
 
 bench: build
 	@$(BUILD)/crowd-bake --bones --time 21
 	@$(BUILD)/crowd-bench
 
+# glTF: read + bake medians for Fox and RobotExpressive, and reading cost against file size
+bench-gltf: build
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --bones --time 21
+	@$(BUILD)/crowd-bake ../shared/assets/gltf/RobotExpressive.glb --bones --time 21
+	@$(BUILD)/tests/gltf_read_bench
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(WEB_BUILD) $(FUZZ_BUILD) dist dist-single

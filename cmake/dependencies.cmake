@@ -1,6 +1,21 @@
 # Third-party libraries, all from Debian packages (scripts/setup.sh installs them).
 # Imported as SYSTEM so -Werror applies to our code only.
 
+# stb (header-only, Debian libstb-dev). The web build's sysroot does not see /usr/include, so it
+# gets a directory holding just a link to the stb headers.
+add_library(crowd::stb INTERFACE IMPORTED)
+if(EMSCRIPTEN)
+  file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/stb_include)
+  file(CREATE_LINK /usr/include/stb ${CMAKE_BINARY_DIR}/stb_include/stb SYMBOLIC)
+  target_include_directories(crowd::stb SYSTEM INTERFACE ${CMAKE_BINARY_DIR}/stb_include)
+endif()
+
+if(EMSCRIPTEN)
+  # WebGL2 comes with Emscripten; nothing else is needed by the web build
+  add_library(crowd::gl INTERFACE IMPORTED)
+  return()
+endif()
+
 find_package(meshoptimizer CONFIG QUIET)
 if(meshoptimizer_FOUND)
   add_library(crowd::meshoptimizer INTERFACE IMPORTED)
@@ -13,7 +28,18 @@ else()
   target_link_libraries(crowd::meshoptimizer INTERFACE ${MESHOPT_LIB})
 endif()
 
-if(CROWD_GL AND NOT EMSCRIPTEN)
+# cJSON (Debian libcjson-dev): the glTF reader's JSON parser.
+find_path(CJSON_INCLUDE cjson/cJSON.h REQUIRED)
+find_library(CJSON_LIB cjson REQUIRED)
+add_library(crowd::cjson INTERFACE IMPORTED)
+target_include_directories(crowd::cjson SYSTEM INTERFACE ${CJSON_INCLUDE})
+target_link_libraries(crowd::cjson INTERFACE ${CJSON_LIB})
+
+# stb (Debian libstb-dev): the glTF reader includes "stb_image.h"; the demo and tools <stb/...>.
+find_path(STB_INCLUDE stb_image.h PATH_SUFFIXES stb REQUIRED)
+target_include_directories(crowd::stb SYSTEM INTERFACE ${STB_INCLUDE})
+
+if(CROWD_GL)
   find_package(PkgConfig REQUIRED)
   pkg_check_modules(EPOXY REQUIRED IMPORTED_TARGET epoxy)
   add_library(crowd::gl INTERFACE IMPORTED)

@@ -1,15 +1,24 @@
 #!/usr/bin/env bash
-# Installs whatever the build and the tests need and is not there yet.
-# Idempotent and quiet when nothing is missing: `make` calls it before every target.
-# Everything comes from Debian packages (and, for the web tests, npm); nothing is downloaded by hand.
+# Installs whatever the build and the tests need and is not there yet: Debian packages (apt-get,
+# with sudo when not root) and the npm packages of package.json. Idempotent and quiet when nothing
+# is missing: `make` calls it before every target. Nothing is downloaded by hand, no browser is
+# downloaded by npm (the browser tests drive Debian's Chromium).
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 debian_packages=(
   build-essential cmake pkg-config
-  clang libclang-rt-14-dev          # sanitizers, libFuzzer
+  clang libclang-rt-14-dev                                # sanitizers, libFuzzer
   libmeshoptimizer-dev libcjson-dev libstb-dev
-  libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri   # GL through EGL surfaceless (llvmpipe)
+  libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri    # GL through EGL surfaceless (llvmpipe)
+  libglfw3-dev                                            # the native demo's window
+  emscripten node-acorn                                   # the web build (WebGL2)
+  chromium                                                # the browser smoke test (SwiftShader)
 )
+# Node.js and npm (the web demo's panel and browser test, the glTF export checks): any recent
+# install will do; Debian's packages when there is none.
+command -v node > /dev/null || debian_packages+=(nodejs)
+command -v npm > /dev/null || debian_packages+=(npm)
 
 missing=()
 for pkg in "${debian_packages[@]}"; do
@@ -23,4 +32,10 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo[@]}" apt-get update -qq
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# npm packages, exactly as locked; again only when package-lock.json changed since the last install.
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  echo "setup: npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
 fi

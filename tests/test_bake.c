@@ -101,7 +101,8 @@ static uint32_t find(uint32_t *parent, uint32_t v)
 
 /* LODs: five levels, monotonic, the last <= 60 triangles; every index in range; no degenerate or
  * zero-area triangle; winding kept (face normal agrees with the vertex normals); no triangle joins
- * two parts that were separate in the full mesh (limbs never weld). */
+ * two parts that were separate in the full mesh (limbs never weld; vertices at one position are
+ * one point of the surface). */
 static void lod_topology(void)
 {
     const crowd_asset *a = &default_asset;
@@ -113,6 +114,10 @@ static void lod_topology(void)
     REQUIRE(parent);
     for (uint32_t v = 0; v < a->vertex_count; v++)
         parent[v] = v;
+    for (uint32_t v = 0; v < a->vertex_count; v++)
+        for (uint32_t w = 0; w < v; w++)
+            if (!memcmp(a->bind_positions + 3 * v, a->bind_positions + 3 * w, 3 * sizeof(float)))
+                parent[find(parent, v)] = find(parent, w);
     for (uint32_t i = 0; i < rig->index_count; i += 3) {
         uint32_t r0 = find(parent, rig->indices[i]);
         parent[find(parent, rig->indices[i + 1])] = r0;
@@ -267,6 +272,47 @@ static void verify_bounds(void)
     free(copy);
 }
 
+/* --scale 0.01 (a centimetre asset made metres, here run backwards on the humanoid): every length
+ * in the asset shrinks by exactly the factor, the rest stays, and the scaled asset still passes
+ * verify against its unscaled rig, in both VAT and bone mode. */
+static void unit_scale(void)
+{
+    const float s = 0.01f;
+    crowd_bake_output out = bake_or_die(humanoid(), (crowd_bake_desc){.bones = true, .scale = s});
+    crowd_asset a;
+    crowd_error err;
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    const crowd_asset *d = &default_asset;
+    CHECK(a.unit_scale == s && d->unit_scale == 1.0f);
+    double worst = 0.0;
+    for (int k = 0; k < 3; k++) {
+        worst = fmax(worst, fabs(a.bounds_min[k] - s * d->bounds_min[k]));
+        worst = fmax(worst, fabs(a.bounds_max[k] - s * d->bounds_max[k]));
+    }
+    for (uint32_t v = 0; v < a.vertex_count * 3; v++)
+        worst = fmax(worst, fabs(a.bind_positions[v] - s * d->bind_positions[v]));
+    CHECKF(worst < 1e-7, "lengths off by %g m", worst);
+    CHECK(fabs(a.sphere_radius - s * d->sphere_radius) < 1e-6 * d->sphere_radius + 1e-7);
+    for (uint32_t c = 0; c < a.clip_count; c++)
+        CHECKF(fabsf(a.clips[c].stride - s * d->clips[c].stride) <= 1e-5f * d->clips[c].stride + 1e-9f,
+               "clip %s: stride %g vs %g", a.clips[c].name, (double)a.clips[c].stride, (double)d->clips[c].stride);
+    REQUIRE(a.socket_count == d->socket_count && a.socket_count > 0);
+    for (uint32_t k = 0; k < a.socket_count; k++)
+        for (int e = 0; e < 12; e++) {
+            float want = (e % 4 == 3) ? s * d->sockets[k].offset[e] : d->sockets[k].offset[e];
+            CHECK(fabsf(a.sockets[k].offset[e] - want) < 1e-6f);
+        }
+    crowd_verify_report r;
+    REQUIRE(crowd_verify(&a, humanoid(), &r, &err) == CROWD_OK);
+    CHECKF(r.passed, "%s", r.failure);
+    CHECK(r.bones_checked);
+    printf("     scale 0.01: VAT max %.5f mm (bound %.5f), bone max %.5f mm\n", r.position_max_mm,
+           r.position_bound_mm, r.bone_position_max_mm);
+    crowd_verify_report_free(&r);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+}
+
 /* Bad bake options come back as errors, not crashes. */
 static void bad_options_are_refused(void)
 {
@@ -284,6 +330,10 @@ static void bad_options_are_refused(void)
     CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_ARGUMENT);
     d = (crowd_bake_desc){.rig = humanoid(), .frames = 65536, .tex_width = 1};
     CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_LIMIT); /* 2358 x 6 x 65536 texels > 16384^2 */
+    d = (crowd_bake_desc){.rig = humanoid(), .scale = -1.0f};
+    CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "--scale"));
+    d = (crowd_bake_desc){.rig = humanoid(), .scale = NAN};
+    CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_ARGUMENT);
     d = (crowd_bake_desc){0};
     CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_ARGUMENT);
     CHECK(out.bytes == NULL);
@@ -293,6 +343,7 @@ int main(void)
 {
     load_default();
     RUN_TEST(strides_match_truth);
+    RUN_TEST(unit_scale);
     RUN_TEST(stride_extractor_synthetic);
     RUN_TEST(lod_topology);
     RUN_TEST(clips_tile_the_texture);

@@ -184,6 +184,8 @@ static void distinct_errors(void)
     EXPECT(load_edited(h + CROWD_HEAD_BOUNDS_MIN, 0x7FC00000u, 4, &err_), CROWD_ERROR_INVALID_DATA); /* NaN */
     EXPECT(load_edited(h + CROWD_HEAD_VAT_WIDTH, 100000, 4, &err_), CROWD_ERROR_LIMIT);
     EXPECT(load_edited(h + CROWD_HEAD_SOURCE_NAME, 1u << 30, 4, &err_), CROWD_ERROR_INVALID_DATA);
+    EXPECT(load_edited(h + CROWD_HEAD_UNIT_SCALE, 0, 4, &err_), CROWD_ERROR_INVALID_DATA);
+    EXPECT(load_edited(h + CROWD_HEAD_UNIT_SCALE, 0x7FC00000u, 4, &err_), CROWD_ERROR_INVALID_DATA); /* NaN */
     EXPECT(load_edited(h + CROWD_HEAD_RESERVED, 1, 1, &err_), CROWD_ERROR_INVALID_DATA);
 
     size_t indx = crowd_rd64(tiny.bytes + entry_of(CROWD_TAG_INDX) + 8);

@@ -189,3 +189,106 @@ double test_uniform(uint64_t *state)
 {
     return (double)(test_rand(state) >> 11) / 9007199254740992.0;
 }
+
+/* ---- glTF fixtures ------------------------------------------------------------------------------ */
+
+static void put_floats(uint8_t *at, const float *v, size_t n)
+{
+    memcpy(at, v, n * sizeof(float)); /* the test machines are little-endian, like glTF */
+}
+
+void gltf_fixture_bin(uint8_t bin[GLTF_FIXTURE_BYTES])
+{
+    memset(bin, 0, GLTF_FIXTURE_BYTES);
+    const float positions[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    const float normals[] = {0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+    const uint8_t joints[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const float weights[] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+    const uint16_t indices[] = {0, 1, 2, 2, 1, 3};
+    const float ibm[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
+    const float times[] = {0, 1, 2};
+    const float translations[] = {0, 1, 0, 0, 2, 0, 0, 1, 0};
+    const float s = 0.70710678f;
+    const float rotations[] = {0, 0, 0, 1, 0, 0, s, s, 0, 0, 0, 1};
+    put_floats(bin + 0, positions, 12);
+    put_floats(bin + 48, normals, 12);
+    memcpy(bin + 96, joints, sizeof joints);
+    put_floats(bin + 112, weights, 16);
+    memcpy(bin + 176, indices, sizeof indices);
+    put_floats(bin + 192, ibm, 32);
+    put_floats(bin + 320, times, 3);
+    put_floats(bin + 332, translations, 9);
+    put_floats(bin + 368, rotations, 12);
+}
+
+static char *base64(const uint8_t *bytes, size_t size)
+{
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc((size + 2) / 3 * 4 + 1), *o = out;
+    for (size_t i = 0; i < size; i += 3) {
+        uint32_t v = (uint32_t)bytes[i] << 16 | (i + 1 < size ? (uint32_t)bytes[i + 1] << 8 : 0) |
+                     (i + 2 < size ? bytes[i + 2] : 0);
+        *o++ = alphabet[v >> 18 & 63];
+        *o++ = alphabet[v >> 12 & 63];
+        *o++ = i + 1 < size ? alphabet[v >> 6 & 63] : '=';
+        *o++ = i + 2 < size ? alphabet[v & 63] : '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+char *gltf_fixture_json(const uint8_t *bin, size_t size)
+{
+    char *data = base64(bin, size);
+    const char *format =
+        "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,2]}],"
+        "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"joint1\",\"translation\":[0,1,0]},"
+        "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}],"
+        "\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,\"JOINTS_0\":2,\"WEIGHTS_0\":3},"
+        "\"indices\":4}]}],"
+        "\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":5}],"
+        "\"animations\":[{\"name\":\"move\",\"samplers\":[{\"input\":6,\"output\":7},{\"input\":6,\"output\":8}],"
+        "\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}},"
+        "{\"sampler\":1,\"target\":{\"node\":1,\"path\":\"rotation\"}}]}],"
+        "\"accessors\":["
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+        "{\"bufferView\":0,\"byteOffset\":48,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},"
+        "{\"bufferView\":0,\"byteOffset\":96,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\"},"
+        "{\"bufferView\":0,\"byteOffset\":112,\"componentType\":5126,\"count\":4,\"type\":\"VEC4\"},"
+        "{\"bufferView\":0,\"byteOffset\":176,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
+        "{\"bufferView\":0,\"byteOffset\":192,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},"
+        "{\"bufferView\":0,\"byteOffset\":320,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\",\"min\":[0],\"max\":[2]},"
+        "{\"bufferView\":0,\"byteOffset\":332,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+        "{\"bufferView\":0,\"byteOffset\":368,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
+        "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu}],"
+        "\"buffers\":[{\"byteLength\":%zu,\"uri\":\"data:application/octet-stream;base64,%s\"}]}";
+    size_t n = strlen(format) + strlen(data) + 64;
+    char *json = malloc(n);
+    snprintf(json, n, format, size, size, data);
+    free(data);
+    return json;
+}
+
+char *replace_once(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    if (!at)
+        return NULL;
+    size_t head = (size_t)(at - text), n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)head, text, to, at + strlen(from));
+    return out;
+}
+
+static void count_warning(void *user, const char *message)
+{
+    (void)message;
+    if (user)
+        ++*(int *)user;
+}
+
+crowd_result read_gltf_text(const char *text, crowd_rig *rig, crowd_error *error, int *warnings)
+{
+    crowd_gltf_desc desc = {.warn = count_warning, .warn_user = warnings};
+    return crowd_gltf_read_memory(text, strlen(text), "fixture.gltf", NULL, &desc, rig, error);
+}

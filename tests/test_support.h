@@ -4,6 +4,7 @@
 
 #include "crowdbake/asset.h"
 #include "crowdbake/bake.h"
+#include "crowdbake/gltf.h"
 #include "crowdbake/rig.h"
 
 /* A two-bone bending strip (a few dozen vertices, one 1-second looping clip "bend") with an exact
@@ -31,3 +32,26 @@ uint64_t test_rand(uint64_t *state);
 double test_uniform(uint64_t *state); /* [0, 1) */
 
 #endif
+
+/* ---- glTF fixtures ------------------------------------------------------------------------------
+ * A small skinned quad as a .gltf with its buffer in a base64 data URI, built in memory so tests
+ * can damage any byte or any JSON value. Buffer (GLTF_FIXTURE_BYTES bytes, one bufferView):
+ *   accessor 0 POSITION  @0    4 x VEC3 float      quad (0,0,0) (1,0,0) (0,1,0) (1,1,0)
+ *   accessor 1 NORMAL    @48   4 x VEC3 float      +z
+ *   accessor 2 JOINTS_0  @96   4 x VEC4 u8         bottom row joint 0, top row joint 1
+ *   accessor 3 WEIGHTS_0 @112  4 x VEC4 float      (1,0,0,0)
+ *   accessor 4 indices   @176  6 x u16
+ *   accessor 5 IBM       @192  2 x MAT4            identity, translate(0,-1,0)
+ *   accessor 6 times     @320  3 x float           0, 1, 2
+ *   accessor 7 T output  @332  3 x VEC3            (0,1,0) (0,2,0) (0,1,0)
+ *   accessor 8 R output  @368  3 x VEC4            identity, 90 deg about z, identity
+ * Nodes: 0 "root" (children [1]), 1 "joint1" at (0,1,0), 2 "mesh" (mesh 0, skin 0). One
+ * animation "move" (LINEAR) drives joint1's translation and rotation. */
+#define GLTF_FIXTURE_BYTES 416u
+void gltf_fixture_bin(uint8_t bin[GLTF_FIXTURE_BYTES]);
+/* The .gltf text for `bin` (malloc'ed, NUL-terminated). */
+char *gltf_fixture_json(const uint8_t *bin, size_t size);
+/* A copy of `text` with the first occurrence of `from` replaced by `to` (NULL when absent). */
+char *replace_once(const char *text, const char *from, const char *to);
+/* Reads a glTF from memory (no external files); warnings are counted into *warnings when given. */
+crowd_result read_gltf_text(const char *text, crowd_rig *rig, crowd_error *error, int *warnings);

@@ -23,7 +23,10 @@ static void usage(FILE *out)
             "  --bones              also bake the bone-matrix texture (bone mode, sockets)\n"
             "  --tangents           also bake per-frame tangents\n"
             "  --tex-width <n>      animation texture width, 1..%u (default 4096; grows when needed)\n"
+            "  --scale <f>          multiply every length by f, 0.0001..10000 (0.01: centimetres to metres)\n"
             "  --density <f>        procedural humanoid tessellation, 0.25..4 (default 1)\n"
+            "  --skin <n>           glTF: bake the character of skin n (default: the animated skinned mesh's)\n"
+            "  --socket name=node   glTF: a socket named `name` at the node named `node` (repeatable)\n"
             "  --compact            8 bytes per vertex-frame: 8+8-bit normals inside the position texel\n"
             "  --fp16               half-float positions and normals (for comparison; less precise)\n"
             "  --time <n>           bake n times and report median timings (nothing is written)\n"
@@ -41,6 +44,8 @@ typedef struct options {
     uint32_t ratio_count;
     uint32_t time_runs;
     int quiet;
+    crowd_gltf_desc gltf;
+    crowd_gltf_socket sockets[CROWD_MAX_SOCKETS];
 } options;
 
 static int bad_flag(const char *flag, const char *value, const char *expected)
@@ -71,6 +76,10 @@ static int parse_args(int argc, char **argv, options *o)
             TAKES_VALUE();
             if (!tool_parse_float(v, 1.0f, 240.0f, &o->desc.fps))
                 return bad_flag(a, v, "a number in 1..240");
+        } else if (!strcmp(a, "--scale")) {
+            TAKES_VALUE();
+            if (!tool_parse_float(v, 1e-4f, 1e4f, &o->desc.scale))
+                return bad_flag(a, v, "a number in 0.0001..10000");
         } else if (!strcmp(a, "--frames")) {
             TAKES_VALUE();
             if (!tool_parse_u32(v, 1, CROWD_MAX_FRAMES_PER_CLIP, &o->desc.frames))
@@ -108,6 +117,20 @@ static int parse_args(int argc, char **argv, options *o)
             TAKES_VALUE();
             if (!tool_parse_float(v, 0.25f, 4.0f, &o->density))
                 return bad_flag(a, v, "a number in 0.25..4");
+        } else if (!strcmp(a, "--skin")) {
+            TAKES_VALUE();
+            if (!tool_parse_u32(v, 0, UINT32_MAX, &o->gltf.skin))
+                return bad_flag(a, v, "a skin index");
+            o->gltf.select_skin = true;
+        } else if (!strcmp(a, "--socket")) {
+            TAKES_VALUE();
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v || !eq[1] || o->gltf.socket_count == CROWD_MAX_SOCKETS)
+                return bad_flag(a, v, "name=node");
+            /* the name is the text before '=': argv is ours to cut */
+            ((char *)eq)[0] = '\0';
+            o->sockets[o->gltf.socket_count++] = (crowd_gltf_socket){v, eq + 1};
+            o->gltf.sockets = o->sockets;
         } else if (!strcmp(a, "--compact")) {
             o->desc.compact = true;
         } else if (!strcmp(a, "--fp16")) {
@@ -140,6 +163,10 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (o->input && o->density != 0.0f) {
         fprintf(stderr, "crowd-bake: --density applies to the procedural humanoid only\n");
+        return 2;
+    }
+    if (!o->input && (o->gltf.select_skin || o->gltf.socket_count)) {
+        fprintf(stderr, "crowd-bake: --skin and --socket apply to glTF input only\n");
         return 2;
     }
     if (o->desc.compact && o->desc.fp16) {
@@ -190,14 +217,22 @@ static double median_of(double *v, uint32_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+static void silent(void *user, const char *message)
+{
+    (void)user, (void)message;
+}
+
 static int run_timing(const options *o)
 {
     double stages[6][1000];
     for (uint32_t run = 0; run < o->time_runs; run++) {
         crowd_rig rig;
         crowd_error err;
+        crowd_gltf_desc gltf = o->gltf;
+        if (run) /* the first run shows the file's warnings */
+            gltf.warn = silent;
         double t0 = tool_now_ms();
-        if (tool_load_rig(o->input, o->density, &rig, &err) != CROWD_OK) {
+        if (tool_load_rig(o->input, o->density, &gltf, &rig, &err) != CROWD_OK) {
             fprintf(stderr, "crowd-bake: %s\n", err.message);
             return 1;
         }
@@ -293,7 +328,7 @@ int main(int argc, char **argv)
     status = 1;
 
     double t0 = tool_now_ms();
-    if (!path || tool_load_rig(o.input, o.density, &rig, &err) != CROWD_OK)
+    if (!path || tool_load_rig(o.input, o.density, &o.gltf, &rig, &err) != CROWD_OK)
         goto done;
     double read_ms = tool_now_ms() - t0;
     o.desc.rig = &rig;

@@ -36,8 +36,8 @@ static void print_text(const char *path, size_t size, const crowd_asset *a, cons
     char b[32];
     printf("%s  %s\n", path, tool_bytes(size, b));
     printf("source        %s\n", a->source_name);
-    printf("vertices      %u   frames %u   bones %u   bake fps %g\n", a->vertex_count, a->frame_count, a->bone_count,
-           (double)a->bake_fps);
+    printf("vertices      %u   frames %u   bones %u   bake fps %g   unit scale %g\n", a->vertex_count, a->frame_count,
+           a->bone_count, (double)a->bake_fps, (double)a->unit_scale);
     printf("positions     %s, %u x %u\n", position_encoding_name(a->position_encoding), a->positions.width,
            a->positions.height);
     printf("normals       %s\n", normal_encoding_name(a->normal_encoding));
@@ -83,24 +83,31 @@ static void print_json(size_t size, const crowd_asset *a, const crowd_container_
            a->source_kind == CROWD_SOURCE_GLTF ? "gltf" : "procedural", a->vertex_count, a->frame_count, a->bone_count);
     printf("\"texture\":[%u,%u],\"bytes_per_vertex_frame\":%u,", a->positions.width, a->positions.height,
            crowd_asset_vat_bytes_per_vertex_frame(a));
-    printf("\"position_encoding\":%d,\"normal_encoding\":%d,", (int)a->position_encoding, (int)a->normal_encoding);
+    printf("\"position_encoding\":%d,\"normal_encoding\":%d,\"unit_scale\":%.9g,", (int)a->position_encoding,
+           (int)a->normal_encoding, (double)a->unit_scale);
     printf("\"clips\":[");
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const crowd_clip *k = &a->clips[c];
-        printf("%s{\"name\":\"%s\",\"first_frame\":%u,\"frames\":%u,\"duration\":%.6g,\"loop\":%s,\"stride\":%.6g}",
-               c ? "," : "", k->name, k->first_frame, k->frame_count, (double)k->duration,
-               (k->flags & CROWD_CLIP_LOOP) ? "true" : "false", (double)k->stride);
+        printf("%s{\"name\":", c ? "," : "");
+        tool_json_string(k->name);
+        printf(",\"first_frame\":%u,\"frames\":%u,\"duration\":%.6g,\"loop\":%s,\"stride\":%.6g}", k->first_frame,
+               k->frame_count, (double)k->duration, (k->flags & CROWD_CLIP_LOOP) ? "true" : "false", (double)k->stride);
     }
     printf("],\"lods\":[");
     for (uint32_t l = 0; l < a->lod_count; l++)
         printf("%s%u", l ? "," : "", a->lods[l].triangle_count);
     printf("],\"sockets\":[");
-    for (uint32_t s = 0; s < a->socket_count; s++)
-        printf("%s{\"name\":\"%s\",\"bone\":%u}", s ? "," : "", a->sockets[s].name, a->sockets[s].bone);
+    for (uint32_t s = 0; s < a->socket_count; s++) {
+        printf("%s{\"name\":", s ? "," : "");
+        tool_json_string(a->sockets[s].name);
+        printf(",\"bone\":%u}", a->sockets[s].bone);
+    }
     printf("],\"regions\":[");
-    for (uint32_t g = 0; g < a->region_count; g++)
-        printf("%s{\"name\":\"%s\",\"colours\":%u}", g ? "," : "", a->regions_info[g].name,
-               a->regions_info[g].palette_count);
+    for (uint32_t g = 0; g < a->region_count; g++) {
+        printf("%s{\"name\":", g ? "," : "");
+        tool_json_string(a->regions_info[g].name);
+        printf(",\"colours\":%u}", a->regions_info[g].palette_count);
+    }
     printf("],\"sections\":{");
     for (uint32_t i = 0; i < view->count; i++) {
         char tag[5];

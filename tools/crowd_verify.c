@@ -55,20 +55,6 @@ static void print_text(const char *path, const crowd_asset *a, const crowd_verif
     printf("%s%s\n", r->passed ? "PASS: every bound holds" : "FAIL: ", r->passed ? "" : r->failure);
 }
 
-static void json_string(const char *s)
-{
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            printf("\\%c", *s);
-        else if ((unsigned char)*s < 32)
-            printf("\\u%04x", *s);
-        else
-            putchar(*s);
-    }
-    putchar('"');
-}
-
 static void json_number(double v)
 {
     if (isfinite(v))
@@ -80,7 +66,7 @@ static void json_number(double v)
 static void print_json(const crowd_asset *a, const crowd_verify_report *r)
 {
     printf("{\"passed\":%s,\"failure\":", r->passed ? "true" : "false");
-    json_string(r->failure);
+    tool_json_string(r->failure);
     printf(",\"vertex_frames\":%llu,\"vertices\":%u,\"frames\":%u", (unsigned long long)r->vertex_frames,
            a->vertex_count, a->frame_count);
     printf(",\"position_max_mm\":");
@@ -109,7 +95,7 @@ static void print_json(const crowd_asset *a, const crowd_verify_report *r)
     for (uint32_t c = 0; c < r->clip_count; c++) {
         const crowd_verify_clip *vc = &r->clips[c];
         printf("%s{\"name\":", c ? "," : "");
-        json_string(vc->name);
+        tool_json_string(vc->name);
         printf(",\"stride\":");
         json_number(vc->manifest_stride);
         printf(",\"decoded_stride\":");

@@ -8,18 +8,8 @@
 
 #include "core/error.h"
 
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STBI_WRITE_NO_STDIO
-#if defined(__GNUC__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-prototypes"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#endif
+/* stb_image_write's implementation is compiled once, in crowd_bake (src/gltf/stb_image_impl.c). */
 #include <stb/stb_image_write.h>
-#if defined(__GNUC__)
-#pragma GCC diagnostic pop
-#endif
 
 crowd_result tool_gl_create(tool_gl *gl, int width, int height, bool es, crowd_error *error)
 {

@@ -69,27 +69,43 @@ char **tool_split_list(const char *text, uint32_t *count)
     return list;
 }
 
-crowd_result tool_load_rig(const char *input, float density, crowd_rig *rig, crowd_error *error)
+static void print_warning(void *user, const char *message)
+{
+    fprintf(stderr, "%s: warning: %s\n", user ? (const char *)user : "crowdbake", message);
+}
+
+crowd_result tool_load_rig(const char *input, float density, const crowd_gltf_desc *gltf, crowd_rig *rig,
+                           crowd_error *error)
 {
     if (!input) {
         crowd_humanoid_desc desc = {.density = density};
         return crowd_rig_build_humanoid(&desc, rig, error);
     }
-    return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "%s: glTF input is not available in this build", input);
+    crowd_gltf_desc desc = gltf ? *gltf : (crowd_gltf_desc){0};
+    if (!desc.warn)
+        desc.warn = print_warning;
+    return crowd_gltf_read_file(input, &desc, rig, error);
+}
+
+static void ignore_warning(void *user, const char *message)
+{
+    (void)user, (void)message;
 }
 
 crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_override, crowd_rig *rig,
                                   crowd_error *error)
 {
+    /* the bake already showed the source's warnings */
+    crowd_gltf_desc quiet = {.warn = ignore_warning};
     if (source_override)
-        return tool_load_rig(source_override, 0.0f, rig, error);
+        return tool_load_rig(source_override, 0.0f, &quiet, rig, error);
     if (asset->source_kind == CROWD_SOURCE_PROCEDURAL) {
         float density = 1.0f;
         if (sscanf(asset->source_name, "humanoid density=%f", &density) != 1)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "unknown procedural source \"%s\"", asset->source_name);
-        return tool_load_rig(NULL, density, rig, error);
+        return tool_load_rig(NULL, density, NULL, rig, error);
     }
-    return tool_load_rig(asset->source_name, 0.0f, rig, error);
+    return tool_load_rig(asset->source_name, 0.0f, &quiet, rig, error);
 }
 
 uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
@@ -119,7 +135,7 @@ uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
 crowd_result tool_bake_humanoid(uint8_t **bytes, size_t *size, crowd_error *error)
 {
     crowd_rig rig;
-    crowd_result r = tool_load_rig(NULL, 0.0f, &rig, error);
+    crowd_result r = tool_load_rig(NULL, 0.0f, NULL, &rig, error);
     if (r != CROWD_OK)
         return r;
     crowd_bake_desc desc = {.rig = &rig, .bones = true};
@@ -149,4 +165,18 @@ const char *tool_bytes(uint64_t bytes, char buffer[32])
     else
         snprintf(buffer, 32, "%llu B", (unsigned long long)bytes);
     return buffer;
+}
+
+void tool_json_string(const char *text)
+{
+    putchar('"');
+    for (; *text; text++) {
+        if (*text == '"' || *text == '\\')
+            printf("\\%c", *text);
+        else if ((unsigned char)*text < 32)
+            printf("\\u%04x", (unsigned)(unsigned char)*text);
+        else
+            putchar(*text);
+    }
+    putchar('"');
 }

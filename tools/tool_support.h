@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "crowdbake/asset.h"
+#include "crowdbake/gltf.h"
 #include "crowdbake/rig.h"
 
 /* Strict number parsing: the whole string must be a number within [min, max]. */
@@ -16,8 +17,9 @@ bool tool_parse_float(const char *text, float min, float max, float *out);
 char **tool_split_list(const char *text, uint32_t *count);
 
 /* Builds the rig a tool works on: the procedural humanoid when `input` is NULL, otherwise the glTF
- * file at `input`. */
-crowd_result tool_load_rig(const char *input, float density, crowd_rig *rig, crowd_error *error);
+ * file at `input` read with `gltf` (NULL: defaults; warnings go to stderr unless it sets warn). */
+crowd_result tool_load_rig(const char *input, float density, const crowd_gltf_desc *gltf, crowd_rig *rig,
+                           crowd_error *error);
 
 /* Rebuilds the rig an asset was baked from (the humanoid with its recorded density, or the glTF
  * file named in the asset unless `source_override` names another). */
@@ -32,6 +34,10 @@ uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error);
 crowd_result tool_bake_humanoid(uint8_t **bytes, size_t *size, crowd_error *error);
 
 double tool_now_ms(void);
+
+/* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped (names
+ * in assets come from glTF files and may hold anything). */
+void tool_json_string(const char *text);
 
 /* Human-readable byte count: "7.80 MB", "338.0 KB". */
 const char *tool_bytes(uint64_t bytes, char buffer[32]);

@@ -164,6 +164,8 @@ typedef struct crowd_asset {
     crowd_source_kind source_kind;
     const char *source_name;
     float bake_fps;               /* sampling rate the bake used (0 when fixed frame counts) */
+    float unit_scale;             /* source units -> asset units the bake applied (crowd-bake --scale);
+                                     everything in the asset is already scaled */
 
     /* Owned by the loader; release with crowd_asset_free. */
     void *internal_;

@@ -38,6 +38,9 @@ typedef struct crowd_bake_desc {
                                          the position texel's w */
     bool fp16;                        /* half-float positions and normals (12 bytes, ~60x coarser);
                                          for comparison with fp16 bakers */
+    float scale;                      /* unit scale applied to everything the bake measures (positions,
+                                         bone translations, sockets, bounds, strides): 0.01 turns a
+                                         centimetre asset into metres. 0 = 1. Range 0.0001..10000 */
     uint32_t tex_width;               /* animation texture width; 0 = 4096. Doubled automatically
                                          while the height would exceed CROWD_MAX_TEXTURE_DIM */
     crowd_bake_progress_fn progress;  /* optional */

@@ -34,8 +34,9 @@ typedef struct crowd_gl_desc {
                                        crowd_record_capacity(crowd) (more than its capacity) */
     crowd_gl_mode mode;
     uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
-    /* Region whose colour is the record's tint instead of a palette choice; -1 tints every region
-     * (multiplying its colour), 0 = default: the region named "shirt" if there is one, else -1. */
+    /* Region whose colour is the record's tint instead of a palette choice; -1 washes every region
+     * with 40 % of the tint (a multiply, so textures stay readable), 0 = default: the region named
+     * "shirt" if there is one, else -1. */
     int tint_region;
     bool es;                        /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
 } crowd_gl_desc;
@@ -86,6 +87,10 @@ void crowd_gl_destroy(crowd_gl_renderer *renderer);
 /* Switches between VAT and bone playback; bone mode needs a --bones bake. */
 crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
 crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
+
+/* Turns the two-clip path off (every draw uses clip A alone, fades snap) or back on. On by default;
+ * which draws may use it is the crowd's cross_fade_max_lod. */
+void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
 
 /* Copies the frame's changed record ranges to the GPU (nothing when the crowd did not change).
  * The first upload after creation sends everything. */

@@ -43,6 +43,8 @@ static crowd_result check_desc(const crowd_bake_desc *d, crowd_error *error)
     if (d->tex_width > CROWD_MAX_TEXTURE_DIM)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--tex-width %u outside 1..%u", d->tex_width,
                           CROWD_MAX_TEXTURE_DIM);
+    if (d->scale != 0.0f && !(d->scale >= 1e-4f && d->scale <= 1e4f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--scale %g outside 0.0001..10000", (double)d->scale);
     if (d->compact && d->fp16)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--compact and --fp16 cannot be combined");
     if (d->lod_ratios) {
@@ -184,11 +186,20 @@ static crowd_result skin_all_frames(bake_job *job, crowd_error *error)
             rig->sample(rig, bc->rig_clip, frame_time(c, f, bc->frame_count), pose, morph);
             crowd_rig_global_matrices(rig, pose, global);
             crowd_rig_skin_matrices(rig, global, skin);
-            crowd_skin_frame(rig, skin, rows, morph, job->bind_tangents, job->positions + frame * frame_values,
-                             job->normals + frame * frame_values,
+            float *positions = job->positions + frame * frame_values;
+            crowd_skin_frame(rig, skin, rows, morph, job->bind_tangents, positions, job->normals + frame * frame_values,
                              job->tangents ? job->tangents + frame * frame_values : NULL);
-            if (job->bone_texels) /* crowd_skin_frame left the 3x4 rows in `rows` */
-                memcpy(job->bone_texels + frame * bones * 12, rows, bones * 12 * sizeof(float));
+            if (job->unit_scale != 1.0f)
+                for (size_t k = 0; k < frame_values; k++)
+                    positions[k] *= job->unit_scale;
+            if (job->bone_texels) { /* crowd_skin_frame left the 3x4 rows in `rows` */
+                float *out = job->bone_texels + frame * bones * 12;
+                memcpy(out, rows, bones * 12 * sizeof(float));
+                /* S M S^-1 for a uniform S: the linear part stays, the translation scales, so the
+                 * bone texture applied to the scaled bind pose gives the scaled skinned pose. */
+                for (size_t row = 0; job->unit_scale != 1.0f && row < bones * 3; row++)
+                    out[4 * row + 3] *= job->unit_scale;
+            }
         }
     }
 done:
@@ -376,7 +387,10 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
         return r;
 
     double t0 = now_ms();
-    bake_job job = {.desc = desc, .rig = desc->rig, .fps = desc->fps != 0.0f ? desc->fps : 30.0f};
+    bake_job job = {.desc = desc,
+                    .rig = desc->rig,
+                    .fps = desc->fps != 0.0f ? desc->fps : 30.0f,
+                    .unit_scale = desc->scale != 0.0f ? desc->scale : 1.0f};
     packed_image image = {0};
     crowd_bake_stats *stats = &output->stats;
     const float *ratios = desc->lod_ratios ? desc->lod_ratios : default_lod_ratios;

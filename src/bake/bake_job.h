@@ -19,6 +19,7 @@ typedef struct bake_job {
     const crowd_bake_desc *desc;
     const crowd_rig *rig;
     float fps;
+    float unit_scale;               /* desc->scale, 1 when unset */
     uint32_t clip_count;
     baked_clip *clips;
     uint32_t frame_count;           /* all clips */

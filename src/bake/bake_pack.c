@@ -12,6 +12,7 @@ typedef struct packed_tables {
     crowd_string_table strings;
     uint8_t head[CROWD_HEAD_BYTES];
     uint8_t *clips, *lods, *bones, *sockets, *regions, *palette, *region_ids, *colors;
+    float *scaled_positions;        /* the bind pose times the unit scale; NULL when it is 1 */
 } packed_tables;
 
 static void free_tables(packed_tables *t)
@@ -25,6 +26,7 @@ static void free_tables(packed_tables *t)
     free(t->palette);
     free(t->region_ids);
     free(t->colors);
+    free(t->scaled_positions);
 }
 
 static uint32_t flags_of(const bake_job *job)
@@ -74,14 +76,20 @@ static void write_head(const bake_job *job, uint32_t source_name, uint8_t *h)
     crowd_wr32(h + CROWD_HEAD_SOURCE_KIND, rig->source == CROWD_RIG_GLTF ? CROWD_SOURCE_GLTF : CROWD_SOURCE_PROCEDURAL);
     crowd_wr32(h + CROWD_HEAD_SOURCE_NAME, source_name);
     crowd_wrf32(h + CROWD_HEAD_BAKE_FPS, d->frames ? 0.0f : job->fps);
+    crowd_wrf32(h + CROWD_HEAD_UNIT_SCALE, job->unit_scale);
     crowd_wr32(h + CROWD_HEAD_ALBEDO_WIDTH, rig->albedo ? rig->albedo_width : 0);
     crowd_wr32(h + CROWD_HEAD_ALBEDO_HEIGHT, rig->albedo ? rig->albedo_height : 0);
 }
 
-static void write_matrix(uint8_t *p, const float m[16])
+/* A 3x4 affine matrix whose translation is multiplied by the bake's unit scale (the linear part of
+ * S M S^-1 is unchanged for a uniform S). */
+static void write_matrix(uint8_t *p, const float m[16], float unit_scale)
 {
     float rows[12];
     cb_mat4_to_mat34(m, rows);
+    rows[3] *= unit_scale;
+    rows[7] *= unit_scale;
+    rows[11] *= unit_scale;
     for (int k = 0; k < 12; k++)
         crowd_wrf32(p + 4 * k, rows[k]);
 }
@@ -100,9 +108,14 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     t->region_ids = malloc(rig->vertex_count);
     if (rig->colors)
         t->colors = malloc((size_t)rig->vertex_count * 4);
+    bool scaled = job->unit_scale != 1.0f;
+    if (scaled)
+        t->scaled_positions = malloc((size_t)rig->vertex_count * 3 * sizeof(float));
     if (!t->clips || !t->lods || !t->bones || !t->sockets || !t->regions || !t->palette || !t->region_ids ||
-        (rig->colors && !t->colors))
+        (rig->colors && !t->colors) || (scaled && !t->scaled_positions))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory");
+    for (size_t k = 0; scaled && k < (size_t)rig->vertex_count * 3; k++)
+        t->scaled_positions[k] = rig->positions[k] * job->unit_scale;
 
     uint32_t source = crowd_string_table_add(&t->strings, rig->source_name ? rig->source_name : "");
     bool ok = source != UINT32_MAX;
@@ -138,7 +151,7 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
         ok = ok && name != UINT32_MAX;
         crowd_wr32(rec, name);
         crowd_wr32(rec + 4, (uint32_t)rig->bones[b].parent);
-        write_matrix(rec + 8, bind);
+        write_matrix(rec + 8, bind, job->unit_scale);
     }
     for (uint32_t s = 0; bones && s < rig->socket_count; s++) {
         const crowd_rig_socket *socket = &rig->sockets[s];
@@ -152,7 +165,7 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
         ok = ok && name != UINT32_MAX;
         crowd_wr32(rec, name);
         crowd_wr32(rec + 4, socket->bone);
-        write_matrix(rec + 8, offset);
+        write_matrix(rec + 8, offset, job->unit_scale);
     }
     uint32_t palette_cursor = 0;
     for (uint32_t g = 0; g < rig->region_count; g++) {
@@ -200,7 +213,7 @@ crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, cro
     }
     crowd_container_add(b, CROWD_TAG_REGN, t.regions, (uint64_t)rig->region_count * CROWD_REGION_BYTES);
     crowd_container_add(b, CROWD_TAG_PALT, t.palette, (uint64_t)palette_total(rig) * 4);
-    crowd_container_add(b, CROWD_TAG_VPOS, rig->positions, vc * 12);
+    crowd_container_add(b, CROWD_TAG_VPOS, t.scaled_positions ? t.scaled_positions : rig->positions, vc * 12);
     crowd_container_add(b, CROWD_TAG_VNRM, rig->normals, vc * 12);
     if (rig->uvs)
         crowd_container_add(b, CROWD_TAG_VUV0, rig->uvs, vc * 8);

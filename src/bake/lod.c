@@ -63,19 +63,28 @@ typedef struct component_work {
     uint32_t local_vertex_count;
     float *local_positions;
     uint32_t *scratch;         /* simplifier output */
+    const uint32_t *next_twin; /* next vertex at the same position (a ring through the group) */
 } component_work;
 
-static bool triangle_ok(const float *positions, const float *normals, uint32_t a, uint32_t b, uint32_t c)
+static void face_normal(const float *positions, uint32_t a, uint32_t b, uint32_t c, double n[3])
 {
-    if (a == b || b == c || a == c)
-        return false;
     const float *p0 = positions + 3 * a, *p1 = positions + 3 * b, *p2 = positions + 3 * c;
     double e1[3], e2[3];
     for (int k = 0; k < 3; k++) {
         e1[k] = (double)p1[k] - p0[k];
         e2[k] = (double)p2[k] - p0[k];
     }
-    double n[3] = {e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2], e1[0] * e2[1] - e1[1] * e2[0]};
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+}
+
+static bool triangle_ok(const float *positions, const float *normals, uint32_t a, uint32_t b, uint32_t c)
+{
+    if (a == b || b == c || a == c)
+        return false;
+    double n[3];
+    face_normal(positions, a, b, c, n);
     double area2 = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
     if (area2 < 1e-12)
         return false;
@@ -83,6 +92,26 @@ static bool triangle_ok(const float *positions, const float *normals, uint32_t a
     for (int k = 0; k < 3; k++)
         vn[k] = (double)normals[3 * a + k] + normals[3 * b + k] + normals[3 * c + k];
     return n[0] * vn[0] + n[1] * vn[1] + n[2] * vn[2] > 0.0;
+}
+
+/* The simplifier works on position-welded vertices, so a kept corner names one vertex of its
+ * position group; picks the group member whose normal best matches the face (the right side of a
+ * hard edge, the right facet of a flat-shaded mesh), lowest id on ties. */
+static uint32_t best_twin(const uint32_t *next_twin, const float *normals, uint32_t v, const double face[3])
+{
+    uint32_t best = v;
+    double best_dot = -INFINITY;
+    uint32_t m = v;
+    do {
+        const float *n = normals + 3 * m;
+        double d = n[0] * face[0] + n[1] * face[1] + n[2] * face[2];
+        if (d > best_dot || (d == best_dot && m < best)) {
+            best_dot = d;
+            best = m;
+        }
+        m = next_twin[m];
+    } while (m != v);
+    return best;
 }
 
 /* Simplifies one component towards `target_indices`; appends the kept triangles (global ids)
@@ -108,6 +137,11 @@ static uint32_t simplify_component(const component_work *cw, const float *positi
     for (size_t i = 0; i + 2 < count; i += 3) {
         uint32_t a = cw->local_to_global[cw->scratch[i]], b = cw->local_to_global[cw->scratch[i + 1]],
                  c = cw->local_to_global[cw->scratch[i + 2]];
+        double face[3];
+        face_normal(positions, a, b, c, face);
+        a = best_twin(cw->next_twin, normals, a, face);
+        b = best_twin(cw->next_twin, normals, b, face);
+        c = best_twin(cw->next_twin, normals, c, face);
         if (!triangle_ok(positions, normals, a, b, c))
             continue;
         out[kept++] = a;
@@ -154,7 +188,10 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
     uint32_t *global_to_local = malloc(sizeof(uint32_t) * vertex_count);
     uint32_t *tri_component = malloc(sizeof(uint32_t) * (triangle_count + 1));
     uint32_t *tri_order = malloc(sizeof(uint32_t) * (triangle_count + 1));
+    uint32_t *welded = malloc(sizeof(uint32_t) * index_count);
+    uint32_t *next_twin = malloc(sizeof(uint32_t) * vertex_count);
     component_work cw = {
+        .next_twin = next_twin,
         .local_indices = malloc(sizeof(uint32_t) * index_count),
         .local_to_global = malloc(sizeof(uint32_t) * vertex_count),
         .local_positions = malloc(sizeof(float) * 3 * vertex_count),
@@ -163,13 +200,28 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
     /* worst case: every level keeps every triangle */
     out->indices = malloc(sizeof(uint32_t) * (size_t)index_count * level_count);
     uint32_t *offsets = NULL;
-    if (!parent || !global_to_local || !tri_component || !tri_order || !cw.local_indices || !cw.local_to_global ||
-        !cw.local_positions || !cw.scratch || !out->indices) {
+    if (!parent || !global_to_local || !tri_component || !tri_order || !welded || !next_twin || !cw.local_indices ||
+        !cw.local_to_global || !cw.local_positions || !cw.scratch || !out->indices) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory for %u triangles", triangle_count);
         goto done;
     }
 
-    uint32_t components = label_components(indices, triangle_count, vertex_count, parent, tri_component);
+    /* Simplify over position-welded vertices: UV, normal and material seams split vertices that
+     * are one point of the surface, and a flat-shaded mesh shares no vertex at all; unwelded, each
+     * side of a seam would be a separate part that cannot collapse. Parts that only touch are not
+     * welded (their vertices differ), so limbs still simplify on their own. */
+    meshopt_generateShadowIndexBuffer(welded, indices, index_count, positions, vertex_count, 3 * sizeof(float),
+                                      3 * sizeof(float));
+    for (uint32_t v = 0; v < vertex_count; v++)
+        next_twin[v] = v;
+    for (uint32_t i = 0; i < index_count; i++) {
+        uint32_t v = indices[i], head = welded[i];
+        if (v != head && next_twin[v] == v) { /* not yet in its group's ring: insert after the head */
+            next_twin[v] = next_twin[head];
+            next_twin[head] = v;
+        }
+    }
+    uint32_t components = label_components(welded, triangle_count, vertex_count, parent, tri_component);
     offsets = calloc((size_t)components + 1, sizeof(uint32_t));
     if (components == UINT32_MAX || !offsets) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
@@ -197,7 +249,7 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
             level_indices = index_count;
         } else {
             for (uint32_t c = 0; c < components; c++) {
-                gather_component(positions, indices, tri_order, offsets[c], offsets[c + 1], global_to_local, &cw);
+                gather_component(positions, welded, tri_order, offsets[c], offsets[c + 1], global_to_local, &cw);
                 uint32_t target = (uint32_t)lround(ratios[level] * (double)cw.local_index_count / 3.0) * 3u;
                 if (target < 12)
                     target = 12; /* a closed part needs four triangles */
@@ -224,6 +276,8 @@ done:
     free(global_to_local);
     free(tri_component);
     free(tri_order);
+    free(welded);
+    free(next_twin);
     free(offsets);
     free(cw.local_indices);
     free(cw.local_to_global);

@@ -15,9 +15,11 @@ typedef struct crowd_lod_chain {
 /* Builds `level_count` levels with about ratios[l] of the triangles each (ratios[0] = 1: the
  * original triangles, reordered for the vertex cache).
  *
- * Each connected component (a body part, a limb) is simplified on its own with meshoptimizer's
- * edge-collapse simplifier, so separate parts never weld and every part keeps at least a few
- * triangles; where edge collapse cannot get near the target, the component falls back to
+ * Vertices at the same position are welded first (seams and flat shading split vertices of one
+ * surface point), then each connected component of the welded mesh (a body part, a limb) is
+ * simplified on its own with meshoptimizer's edge-collapse simplifier, so separate parts never
+ * weld and every part keeps at least a few triangles; each kept corner then takes the twin whose
+ * normal best matches its face; where edge collapse cannot get near the target, the component falls back to
  * clustering (meshopt_simplifySloppy). Degenerate triangles and triangles whose winding disagrees
  * with the vertex normals are dropped. Triangle counts never increase from level to level. */
 crowd_result crowd_build_lod_chain(const float *positions, const float *normals, uint32_t vertex_count,

@@ -5,7 +5,15 @@
  * (a low percentile of the per-frame lowest points) at that frame and the next. The horizontal velocities of
  * contact vertices are collected over the whole clip; their per-axis median is the planted
  * velocity. The median, rather than an integral, ignores swing frames that brush the ground and
- * gives the right answer for gaits with an airborne phase. stride = |velocity| * duration. */
+ * gives the right answer for gaits with an airborne phase. stride = |velocity| * duration.
+ *
+ * Authored clips do not always plant both feet at one height (RobotExpressive's Walking sinks the
+ * left foot 2 % of its height below the right): when the global ground finds no consistent
+ * travel, contact is taken per frame instead (vertices near that frame's own lowest point, in
+ * frames whose lowest point is within 5 % of the height of the ground). Either way a clip counts as
+ * locomotion only when it travels more than 2 % of the height per cycle, from at least 8 contact
+ * samples, at least half of which move within 50 % of the median velocity: feet that plant and
+ * slide together, which a fall or a punch does not do. */
 #ifndef CROWD_BAKE_STRIDE_H
 #define CROWD_BAKE_STRIDE_H
 

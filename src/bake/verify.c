@@ -91,7 +91,14 @@ static void set_bounds(verify_state *s)
             nonzero += s->rig->weights[(size_t)v * s->rig->influence_count + k] != 0.0f;
         exact_bones = nonzero <= CROWD_INFLUENCES;
     }
-    r->bone_bound_mm = exact_bones ? BONE_BOUND_MM : NAN;
+    /* unorm16 weights: each of the 4 is off by up to half a step, moving the vertex by that much of
+     * the distance between its bones' transforms of it, which grows with the model: 0.05 mm holds
+     * at human scale, and a larger model (Fox.glb is 100 units tall) gets the same relative bound. */
+    double extent = 0.0;
+    for (int k = 0; k < 3; k++)
+        extent = fmax(extent, (double)a->bounds_max[k] - a->bounds_min[k]);
+    double weight_step = 4.0 * 0.5 / 65535.0 * extent * 1e3;
+    r->bone_bound_mm = exact_bones ? fmax(BONE_BOUND_MM, weight_step) : NAN;
 }
 
 /* Bone mode as the shader does it: blend four 3x4 matrices by unorm16 weights, transform. */
@@ -148,12 +155,14 @@ static crowd_result check_clip(verify_state *s, uint32_t c, crowd_error *error)
     crowd_verify_clip *vc = &s->report->clips[c];
     vc->name = clip->name;
     vc->manifest_stride = clip->stride;
-    vc->truth = rc->stride_truth;
+    vc->truth = rc->stride_truth * a->unit_scale;
 
     size_t frame_values = (size_t)a->vertex_count * 3;
     for (uint32_t f = 0; f < clip->frame_count; f++) {
         double t = crowd_reference_frame_time(rc, f, clip->frame_count);
         crowd_reference_skin(&s->ref, (uint32_t)rig_clip, t, s->truth_positions, s->truth_normals);
+        for (size_t k = 0; a->unit_scale != 1.0f && k < frame_values; k++)
+            s->truth_positions[k] *= a->unit_scale;
         check_frame(s, c, clip->first_frame + f, s->decoded + f * frame_values);
     }
     crowd_stride stride;

@@ -130,6 +130,7 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
     dims->albedo_h = crowd_rd32(h + CROWD_HEAD_ALBEDO_HEIGHT);
     a->source_kind = (crowd_source_kind)crowd_rd32(h + CROWD_HEAD_SOURCE_KIND);
     a->bake_fps = crowd_rdf32(h + CROWD_HEAD_BAKE_FPS);
+    a->unit_scale = crowd_rdf32(h + CROWD_HEAD_UNIT_SCALE);
 
     for (uint32_t i = CROWD_HEAD_RESERVED; i < CROWD_HEAD_BYTES; i++)
         if (h[i] != 0)
@@ -172,6 +173,9 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
     if (!finite3(a->bounds_min) || !finite3(a->bounds_max) || !isfinite(a->sphere_center_y) ||
         !isfinite(a->sphere_radius) || a->sphere_radius < 0.0f || !isfinite(a->bake_fps) || a->bake_fps < 0.0f)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bounds, sphere or fps not finite");
+    if (!(a->unit_scale >= 1e-4f && a->unit_scale <= 1e4f))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unit_scale %g outside 0.0001..10000",
+                          (double)a->unit_scale);
     for (int i = 0; i < 3; i++)
         if (a->bounds_max[i] < a->bounds_min[i])
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bounds_max[%d] < bounds_min[%d]", i, i);

@@ -74,7 +74,8 @@ enum crowd_head_field {
     CROWD_HEAD_BAKE_FPS = 104,
     CROWD_HEAD_ALBEDO_WIDTH = 108,
     CROWD_HEAD_ALBEDO_HEIGHT = 112,
-    CROWD_HEAD_RESERVED = 116, /* up to CROWD_HEAD_BYTES: zero */
+    CROWD_HEAD_UNIT_SCALE = 116,
+    CROWD_HEAD_RESERVED = 120, /* up to CROWD_HEAD_BYTES: zero */
 };
 
 /* Little-endian field access; the container is little-endian on every host. */

@@ -81,6 +81,19 @@ static void draw_batch(const crowd_gl_batch *b)
     glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)b->index_count, GL_UNSIGNED_INT, NULL, (GLsizei)b->count);
 }
 
+/* Binds a program for the crowd or an attachment and sets what both share: textures, the asset's
+ * decode uniforms, the camera and (colour pass only) the lighting. */
+static void begin_program(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
+                          const float view_projection[16], bool shadow, const crowd_gl_scene *scene)
+{
+    glUseProgram(p->id);
+    bind_textures(r, p, shadow);
+    asset_uniforms(r, p, f->time);
+    glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
+    if (!shadow)
+        lighting_uniforms(r, p, scene);
+}
+
 /* The crowd's draws with one program family; `shadow` selects the depth programs and the draws
  * flagged to cast. Counts what it issues. */
 static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16], bool shadow,
@@ -95,15 +108,11 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
         bool used = false;
         for (uint32_t d = 0; d < f->draw_count; d++) {
             const crowd_draw *draw = &f->draws[d];
-            if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || ((draw->flags & CROWD_DRAW_CROSS_FADE) != 0) != fade)
+            bool wants_fade = r->cross_fade && (draw->flags & CROWD_DRAW_CROSS_FADE);
+            if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || wants_fade != (fade != 0))
                 continue;
             if (!used) {
-                glUseProgram(p->id);
-                bind_textures(r, p, shadow);
-                asset_uniforms(r, p, f->time);
-                glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
-                if (!shadow)
-                    lighting_uniforms(r, p, scene);
+                begin_program(r, p, f, view_projection, shadow, scene);
                 glBindVertexArray(r->vao);
                 if (!a->colors)
                     glVertexAttrib4f(2, 1.0f, 1.0f, 1.0f, 1.0f); /* generic value: white vertex colours */
@@ -126,17 +135,12 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
             if (draw->lod > at->max_lod || (shadow && !(draw->flags & CROWD_DRAW_SHADOW)))
                 continue;
             if (!used) {
-                glUseProgram(p->id);
-                bind_textures(r, p, shadow);
-                asset_uniforms(r, p, f->time);
-                glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
+                begin_program(r, p, f, view_projection, shadow, scene);
                 glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
                 glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
                 glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);
-                if (!shadow) {
-                    lighting_uniforms(r, p, scene);
+                if (!shadow)
                     glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
-                }
                 glBindVertexArray(at->vao);
                 used = true;
             }

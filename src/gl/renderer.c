@@ -270,6 +270,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->desc = *desc;
     r->asset = desc->asset;
     r->mode = desc->mode;
+    r->cross_fade = true;
     r->capacity = desc->capacity ? desc->capacity : 10000;
     r->shadow_size = desc->shadow_map_size ? desc->shadow_map_size : 2048;
     r->tint_region = default_tint_region(desc->asset, desc->tint_region);
@@ -337,6 +338,12 @@ crowd_result crowd_gl_set_mode(crowd_gl_renderer *r, crowd_gl_mode mode)
         return CROWD_ERROR_ARGUMENT;
     r->mode = mode;
     return CROWD_OK;
+}
+
+void crowd_gl_set_cross_fade(crowd_gl_renderer *r, bool on)
+{
+    if (r)
+        r->cross_fade = on;
 }
 
 crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *r)

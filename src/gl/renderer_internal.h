@@ -39,6 +39,7 @@ struct crowd_gl_renderer {
     crowd_gl_desc desc;
     const crowd_asset *asset;
     crowd_gl_mode mode;
+    bool cross_fade;
     int tint_region;
 
     crowd_program crowd[2][2][2];   /* [bones][cross-fade][depth only] */

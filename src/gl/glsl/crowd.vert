@@ -189,7 +189,9 @@ void main()
     int choice = region < 6 ? int((variant >> uint(4 * region)) & 15u) : 0;
     vec3 palette = texelFetch(u_palette, ivec2(choice % max(int(info.x), 1), region), 0).rgb;
     vec3 tint = vec3(float(i_look.x & 255u), float((i_look.x >> 8u) & 255u), float((i_look.x >> 16u) & 255u)) / 255.0;
-    vec3 base = region == u_tint_region ? tint : (u_tint_region < 0 ? palette * tint : palette);
+    // Tinting a whole textured or single-material body with a shirt colour would paint it; a 40 %
+    // wash keeps the author's colours readable while instances still differ.
+    vec3 base = region == u_tint_region ? tint : (u_tint_region < 0 ? palette * mix(vec3(1.0), tint, 0.4) : palette);
     v_base = u_flat != 0 ? vec3(1.0) : srgb_to_linear(base) * a_color.rgb;
     v_uv = a_uv;
     v_textured = u_flat != 0 ? 0.0 : info.y;

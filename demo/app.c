@@ -1,0 +1,573 @@
+/* The demo app: assets, the crowd and its simulation, the renderer and the showcase scene, the
+ * settings that the native keys and the web panel share, and the frame loop. */
+#include "demo/app.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error.h"
+#include "crowdbake/gl.h"
+#include "demo/bench.h"
+#include "demo/camera.h"
+#include "demo/hud.h"
+#include "gl/gl_api.h"
+#include "scene/scene.h"
+
+#define MAX_ASSETS 8
+#define WORLD_SIZE 420.0f
+
+/* GLFW key codes (printable keys are their ASCII upper case). */
+enum { KEY_TAB = 258, KEY_F1 = 290, KEY_F2 = 291 };
+
+static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
+    [DEMO_COUNT] = {"count", "instances", 0, 250000, 1000, NULL, '='},
+    [DEMO_CHUNK] = {"chunk", "chunk size (m)", 4, 420, 4, NULL, 'C'},
+    [DEMO_MODE] = {"mode", "playback", 0, 1, 1, "vat|bones", 'M'},
+    [DEMO_CROSS_FADE] = {"cross_fade", "cross-fade", 0, 1, 1, NULL, 'X'},
+    [DEMO_LOD_POLICY] = {"lod_policy", "LOD policy", 0, 1, 1, "distance|screen coverage", 'L'},
+    [DEMO_LOD_BIAS] = {"lod_bias", "LOD bias", 0.25, 4, 0.05, NULL, ']'},
+    [DEMO_VERTEX_BUDGET] = {"vertex_budget", "vertex budget", 0, 20000000, 100000, NULL, 'V'},
+    [DEMO_SHADOWS] = {"shadows", "shadows", 0, 1, 1, NULL, 'H'},
+    [DEMO_SHADOW_MAX_LOD] = {"shadow_max_lod", "shadow max LOD", 1, 4, 1, NULL, 'J'},
+    [DEMO_FAR_POOL] = {"far_pool", "far pool", 0, 1, 1, NULL, 'P'},
+    [DEMO_STRIDE_MATCHING] = {"stride_matching", "stride matching", 0, 1, 1, NULL, 'K'},
+    [DEMO_SEPARATION] = {"separation", "separation", 0, 1, 1, NULL, 'N'},
+    [DEMO_FOG] = {"fog", "fog density", 0, 0.01, 0.0001, NULL, 'F'},
+    [DEMO_SCENARIO] = {"scenario", "scenario", 0, 4, 1, "wander|stampede|parade|mill|gather", 'Z'},
+    [DEMO_ASSET] = {"asset", "asset", 0, MAX_ASSETS - 1, 1, NULL, 'G'},
+    [DEMO_CAMERA] = {"camera", "camera", 0, 2, 1, "orbit|walk|tour", KEY_TAB},
+    [DEMO_HUD] = {"hud", "HUD", 0, 1, 1, NULL, KEY_F2},
+    [DEMO_PAUSED] = {"paused", "paused", 0, 1, 1, NULL, ' '},
+};
+
+const demo_setting_info *demo_setting_table(void)
+{
+    return settings_table;
+}
+
+int demo_setting_find(const char *name)
+{
+    for (int i = 0; name && i < DEMO_SETTING_COUNT; i++)
+        if (!strcmp(settings_table[i].name, name))
+            return i;
+    return -1;
+}
+
+typedef struct demo_asset {
+    char name[64];
+    uint8_t *bytes;
+    crowd_asset asset;
+} demo_asset;
+
+struct demo_app {
+    demo_desc desc;
+    double settings[DEMO_SETTING_COUNT];
+    demo_asset assets[MAX_ASSETS];
+    uint32_t asset_count, active;
+    crowd *crowd;
+    crowd_sim *sim;
+    crowd_gl_renderer *renderer;
+    demo_hud *hud;
+    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
+    demo_camera camera;
+    crowd_gl_scene scene;
+    const crowd_frame *frame;
+    double fps, frame_ms, cpu_ms;
+    uint32_t frames, rasterised;
+    bool help;
+    char gl_renderer[96];
+    demo_bench bench;
+    char status[2048];
+    char error[256];
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- building the crowd for the active asset --------------------------------------------------- */
+
+static void release_crowd(demo_app *app)
+{
+    crowd_gl_destroy(app->renderer);
+    crowd_sim_destroy(app->sim);
+    crowd_destroy(app->crowd);
+    app->renderer = NULL;
+    app->sim = NULL;
+    app->crowd = NULL;
+    app->frame = NULL;
+}
+
+static crowd_desc crowd_settings_of(const demo_app *app, const crowd_asset *asset)
+{
+    const double *s = app->settings;
+    crowd_desc d = {.asset = asset, .capacity = app->desc.capacity, .world_size = WORLD_SIZE,
+                    .chunk_size = (float)s[DEMO_CHUNK]};
+    d.lod_policy = s[DEMO_LOD_POLICY] > 0.5 ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE;
+    d.lod_bias = (float)s[DEMO_LOD_BIAS];
+    d.vertex_budget = (uint32_t)s[DEMO_VERTEX_BUDGET];
+    d.shadow_max_lod = (uint32_t)s[DEMO_SHADOW_MAX_LOD];
+    d.far_pool = s[DEMO_FAR_POOL] > 0.5 ? 1 : -1;
+    d.shadows = s[DEMO_SHADOWS] > 0.5 ? 1 : -1;
+    return d;
+}
+
+static crowd_result build_crowd(demo_app *app, crowd_error *error)
+{
+    release_crowd(app);
+    const crowd_asset *asset = &app->assets[app->active].asset;
+    crowd_desc cd = crowd_settings_of(app, asset);
+    crowd_sim_desc sd = {.scenario = (crowd_scenario)app->settings[DEMO_SCENARIO], .obstacles = app->obstacles,
+                         .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 7,
+                         .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1};
+    if (!asset->bones.data)
+        app->settings[DEMO_MODE] = 0;
+    crowd_gl_desc gd = {.asset = asset, .es = app->desc.es,
+                        .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT};
+    crowd_result r = crowd_create(&cd, &app->crowd, error);
+    if (r == CROWD_OK) {
+        sd.crowd = app->crowd;
+        r = crowd_sim_create(&sd, &app->sim, error);
+    }
+    gd.capacity = crowd_record_capacity(app->crowd); /* the record array spans region slack too */
+    if (r == CROWD_OK)
+        r = crowd_gl_create(&gd, &app->renderer, error);
+    if (r == CROWD_OK)
+        r = crowd_scene_setup(app->renderer, asset, app->obstacles, CROWD_SCENE_OBSTACLES, WORLD_SIZE, error);
+    if (r == CROWD_OK)
+        r = crowd_sim_spawn(app->sim, (uint32_t)app->settings[DEMO_COUNT]);
+    if (r != CROWD_OK) {
+        release_crowd(app);
+        return r;
+    }
+    crowd_set_stride_matching(app->crowd, app->settings[DEMO_STRIDE_MATCHING] > 0.5);
+    crowd_gl_set_cross_fade(app->renderer, app->settings[DEMO_CROSS_FADE] > 0.5);
+    return CROWD_OK;
+}
+
+/* ---- lifetime --------------------------------------------------------------------------------- */
+
+crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error)
+{
+    demo_app *app = calloc(1, sizeof *app);
+    if (!app)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "demo: out of memory");
+    app->desc = *desc;
+    if (!app->desc.capacity)
+        app->desc.capacity = 250000;
+    double defaults[DEMO_SETTING_COUNT] = {
+        [DEMO_COUNT] = desc->initial_count ? desc->initial_count : 20000,
+        [DEMO_CHUNK] = 24, [DEMO_MODE] = 0, [DEMO_CROSS_FADE] = 1, [DEMO_LOD_POLICY] = 0, [DEMO_LOD_BIAS] = 1,
+        [DEMO_VERTEX_BUDGET] = 0, [DEMO_SHADOWS] = 1, [DEMO_SHADOW_MAX_LOD] = 2, [DEMO_FAR_POOL] = 1,
+        [DEMO_STRIDE_MATCHING] = 1, [DEMO_SEPARATION] = 1, [DEMO_FOG] = 0.0011, [DEMO_SCENARIO] = 0,
+        [DEMO_ASSET] = 0, [DEMO_CAMERA] = 0, [DEMO_HUD] = 1, [DEMO_PAUSED] = 0};
+    memcpy(app->settings, defaults, sizeof defaults);
+    crowd_scene_obstacles(app->obstacles);
+    demo_camera_init(&app->camera);
+    crowd_scene_lighting(&app->scene, (float)app->settings[DEMO_FOG]);
+    const char *renderer = (const char *)glGetString(GL_RENDERER);
+    snprintf(app->gl_renderer, sizeof app->gl_renderer, "%s", renderer ? renderer : "unknown GL");
+    crowd_result r = demo_hud_create(desc->es, &app->hud, error);
+    if (r != CROWD_OK) {
+        demo_destroy(app);
+        return r;
+    }
+    *out = app;
+    return CROWD_OK;
+}
+
+void demo_destroy(demo_app *app)
+{
+    if (!app)
+        return;
+    release_crowd(app);
+    demo_hud_destroy(app->hud);
+    for (uint32_t i = 0; i < app->asset_count; i++) {
+        crowd_asset_free(&app->assets[i].asset);
+        free(app->assets[i].bytes);
+    }
+    free(app);
+}
+
+crowd_result demo_add_asset(demo_app *app, const void *bytes, size_t size, const char *name, uint32_t *index,
+                            crowd_error *error)
+{
+    if (app->asset_count == MAX_ASSETS)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "demo: at most %d assets", MAX_ASSETS);
+    demo_asset *a = &app->assets[app->asset_count];
+    memset(a, 0, sizeof *a);
+    a->bytes = aligned_alloc(16, (size + 16) & ~(size_t)15);
+    if (!a->bytes)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "demo: out of memory for %s", name);
+    memcpy(a->bytes, bytes, size);
+    crowd_result r = crowd_asset_load_memory(&a->asset, a->bytes, size, error);
+    if (r != CROWD_OK) {
+        crowd_error_prefix(error, "%s: ", name);
+        free(a->bytes);
+        return r;
+    }
+    snprintf(a->name, sizeof a->name, "%s", name);
+    if (index)
+        *index = app->asset_count;
+    if (app->asset_count++ == 0) {
+        app->active = 0;
+        r = build_crowd(app, error);
+    }
+    return r;
+}
+
+/* ---- settings --------------------------------------------------------------------------------- */
+
+crowd_result demo_set(demo_app *app, demo_setting s, double value)
+{
+    if (!app || (unsigned)s >= DEMO_SETTING_COUNT || !isfinite(value))
+        return CROWD_ERROR_ARGUMENT;
+    const demo_setting_info *info = &settings_table[s];
+    value = value < info->min ? info->min : value > info->max ? info->max : value;
+    if (info->choices || info->step == 1)
+        value = round(value);
+    if (s == DEMO_ASSET && value >= app->asset_count)
+        return CROWD_ERROR_ARGUMENT;
+    if (s == DEMO_MODE && value > 0.5 && app->crowd && !app->assets[app->active].asset.bones.data) {
+        snprintf(app->error, sizeof app->error, "this asset has no bone texture (bake with --bones)");
+        return CROWD_ERROR_ARGUMENT;
+    }
+    double previous = app->settings[s];
+    app->settings[s] = value;
+    app->error[0] = '\0';
+    if (!app->crowd && s != DEMO_ASSET)
+        return CROWD_OK;
+    crowd_error err = {0};
+    crowd_result r = CROWD_OK;
+    switch (s) {
+    case DEMO_COUNT:
+        r = crowd_sim_spawn(app->sim, (uint32_t)value);
+        break;
+    case DEMO_CHUNK:
+        r = build_crowd(app, &err);
+        break;
+    case DEMO_ASSET:
+        app->active = (uint32_t)value;
+        r = build_crowd(app, &err);
+        break;
+    case DEMO_MODE:
+        r = crowd_gl_set_mode(app->renderer, value > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT);
+        break;
+    case DEMO_CROSS_FADE:
+        crowd_gl_set_cross_fade(app->renderer, value > 0.5);
+        break;
+    case DEMO_LOD_POLICY:
+    case DEMO_LOD_BIAS:
+    case DEMO_VERTEX_BUDGET:
+    case DEMO_SHADOWS:
+    case DEMO_SHADOW_MAX_LOD:
+    case DEMO_FAR_POOL: {
+        crowd_desc d = crowd_settings_of(app, &app->assets[app->active].asset);
+        r = crowd_configure(app->crowd, &d, &err);
+        break;
+    }
+    case DEMO_STRIDE_MATCHING:
+        crowd_set_stride_matching(app->crowd, value > 0.5);
+        break;
+    case DEMO_SEPARATION:
+        crowd_sim_set_separation(app->sim, value > 0.5 ? 0 : -1);
+        break;
+    case DEMO_FOG:
+        app->scene.fog_density = (float)value;
+        break;
+    case DEMO_SCENARIO:
+        crowd_sim_set_scenario(app->sim, (crowd_scenario)value);
+        break;
+    case DEMO_CAMERA:
+        app->camera.mode = (demo_camera_mode)value;
+        break;
+    default:
+        break;
+    }
+    if (r != CROWD_OK) {
+        snprintf(app->error, sizeof app->error, "%s: %.200s", info->name, err.message[0] ? err.message : "refused");
+        app->settings[s] = previous;
+    }
+    return r;
+}
+
+double demo_get(const demo_app *app, demo_setting s)
+{
+    return app && (unsigned)s < DEMO_SETTING_COUNT ? app->settings[s] : NAN;
+}
+
+/* One key press: enumerations and toggles cycle, numbers step through useful values. */
+static double stepped(const demo_app *app, demo_setting s, bool back)
+{
+    const demo_setting_info *info = &settings_table[s];
+    double v = app->settings[s];
+    static const double chunks[] = {8, 16, 24, 48, 96, 420}, budgets[] = {0, 100000, 300000, 1000000, 3000000};
+    static const double fogs[] = {0, 0.0006, 0.0011, 0.002, 0.004};
+    const double *list = NULL;
+    int n = 0;
+    switch (s) {
+    case DEMO_COUNT:
+        return back ? floor(v / 2) : (v < 1000 ? 1000 : v * 2);
+    case DEMO_LOD_BIAS:
+        return back ? v / 1.25 : v * 1.25;
+    case DEMO_CHUNK:
+        list = chunks, n = 6;
+        break;
+    case DEMO_VERTEX_BUDGET:
+        list = budgets, n = 5;
+        break;
+    case DEMO_FOG:
+        list = fogs, n = 5;
+        break;
+    case DEMO_ASSET:
+        return fmod(v + (back ? app->asset_count - 1 : 1), app->asset_count ? app->asset_count : 1);
+    default: {
+        double span = info->max - info->min + 1;
+        return info->min + fmod(v - info->min + (back ? span - 1 : 1), span);
+    }
+    }
+    int at = 0;
+    for (int i = 0; i < n; i++)
+        if (fabs(list[i] - v) < fabs(list[at] - v))
+            at = i;
+    return list[(at + (back ? n - 1 : 1)) % n];
+}
+
+bool demo_key(demo_app *app, int key, bool shift)
+{
+    if (key == 'B') {
+        demo_start_benchmark(app);
+        return true;
+    }
+    if (key == KEY_F1) {
+        app->help = !app->help;
+        return true;
+    }
+    if (key == 'R') {
+        demo_set(app, DEMO_COUNT, app->settings[DEMO_COUNT]);
+        return true;
+    }
+    if (key == '-' || key == '[') {
+        demo_setting s = key == '-' ? DEMO_COUNT : DEMO_LOD_BIAS;
+        demo_set(app, s, stepped(app, s, true));
+        return true;
+    }
+    if (key >= '1' && key <= '5') {
+        demo_set(app, DEMO_SCENARIO, key - '1');
+        return true;
+    }
+    for (int s = 0; s < DEMO_SETTING_COUNT; s++)
+        if (settings_table[s].key == key) {
+            demo_set(app, (demo_setting)s, stepped(app, (demo_setting)s, shift));
+            return true;
+        }
+    return false;
+}
+
+/* ---- the frame -------------------------------------------------------------------------------- */
+
+static const char *choice_name(demo_setting s, double v, char *buffer, size_t size)
+{
+    const char *choices = settings_table[s].choices;
+    int index = (int)v;
+    while (choices && index-- > 0) {
+        const char *bar = strchr(choices, '|');
+        choices = bar ? bar + 1 : NULL;
+    }
+    if (!choices)
+        return "?";
+    const char *end = strchr(choices, '|');
+    snprintf(buffer, size, "%.*s", end ? (int)(end - choices) : (int)strlen(choices), choices);
+    return buffer;
+}
+
+static void write_status(demo_app *app)
+{
+    const crowd_stats *st = app->frame ? &app->frame->stats : NULL;
+    const crowd_gl_stats *gs = app->renderer ? crowd_gl_get_stats(app->renderer) : NULL;
+    const double *s = app->settings;
+    char scenario[32], camera[32], mode[32], policy[32];
+    int n = snprintf(app->status, sizeof app->status,
+                     "crowdbake   %s   %s\n"
+                     "frame %.1f ms (%.0f fps)   cpu %.2f ms\n",
+                     app->asset_count ? app->assets[app->active].name : "(no asset)", app->gl_renderer, app->frame_ms,
+                     app->fps, app->cpu_ms);
+    if (st && gs) {
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n,
+                      "instances %u   submitted %u   rasterised %u\n"
+                      "draws %u (+%u shadow)   triangles %.2f M (+%.2f M shadow)\nLOD",
+                      st->simulated, st->submitted, app->rasterised, gs->draws, gs->shadow_draws,
+                      (double)gs->triangles / 1e6, (double)gs->shadow_triangles / 1e6);
+        const crowd_asset *a = &app->assets[app->active].asset;
+        for (uint32_t l = 0; l < a->lod_count && n < (int)sizeof app->status - 32; l++)
+            n += snprintf(app->status + n, sizeof app->status - (size_t)n, "  L%u %u", l, st->lod_histogram[l]);
+        if (s[DEMO_VERTEX_BUDGET] > 0 && s[DEMO_LOD_POLICY] > 0.5)
+            n += snprintf(app->status + n, sizeof app->status - (size_t)n, "   budget %s, %u demoted",
+                          st->budget_satisfied ? "met" : "NOT met", st->demoted);
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "\n");
+    }
+    n += snprintf(app->status + n, sizeof app->status - (size_t)n,
+                  "%s | %s | chunk %g m | %s LOD x%.2f | shadows %s (<= L%g) | pool %s\n"
+                  "stride %s | separation %s | fog %.4f | camera %s   [F1 keys]\n",
+                  choice_name(DEMO_SCENARIO, s[DEMO_SCENARIO], scenario, sizeof scenario),
+                  choice_name(DEMO_MODE, s[DEMO_MODE], mode, sizeof mode), s[DEMO_CHUNK],
+                  choice_name(DEMO_LOD_POLICY, s[DEMO_LOD_POLICY], policy, sizeof policy), s[DEMO_LOD_BIAS],
+                  s[DEMO_SHADOWS] > 0.5 ? "on" : "off", s[DEMO_SHADOW_MAX_LOD], s[DEMO_FAR_POOL] > 0.5 ? "on" : "off",
+                  s[DEMO_STRIDE_MATCHING] > 0.5 ? "matched" : "OFF (skating)", s[DEMO_SEPARATION] > 0.5 ? "on" : "off",
+                  s[DEMO_FOG], choice_name(DEMO_CAMERA, s[DEMO_CAMERA], camera, sizeof camera));
+    if (app->error[0])
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "! %s\n", app->error);
+    if (demo_benchmark_running(app) || demo_benchmark_report(app)[0])
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_bench_text(&app->bench));
+    if (app->help)
+        snprintf(app->status + n, sizeof app->status - (size_t)n,
+                 "\nkeys: = / - instances x2 / /2   C chunk   M VAT/bones   X cross-fade   L LOD policy\n"
+                 "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
+                 "      K stride matching   N separation   F fog   1-5 or Z scenario   G asset\n"
+                 "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
+                 "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n");
+}
+
+void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input)
+{
+    static const demo_input still = {{0, 0, 0}, false, {0, 0}, 0};
+    if (!input)
+        input = &still;
+    if (seconds > 0.0 && seconds < 10.0) { /* true wall-clock frame time for the HUD */
+        double ms = seconds * 1e3;
+        app->frame_ms = app->frames ? app->frame_ms * 0.9 + ms * 0.1 : ms;
+        app->fps = 1e3 / app->frame_ms;
+    }
+    glViewport(0, 0, width, height);
+    float sky[3];
+    crowd_scene_sky(sky);
+    glClearColor(sky[0], sky[1], sky[2], 1.0f);
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    if (!app->crowd) {
+        write_status(app);
+        demo_hud_draw(app->hud, app->status, width, height, false);
+        return;
+    }
+    demo_bench_step(&app->bench, app, seconds);
+    /* the simulation's step is clamped so a long frame cannot teleport the crowd */
+    float dt = seconds > 0.0 ? (float)(seconds < 0.05 ? seconds : 0.05) : 0.0f;
+    demo_camera_update(&app->camera, input, dt, WORLD_SIZE);
+    if (app->settings[DEMO_PAUSED] > 0.5)
+        dt = 0.0f;
+    demo_camera_matrices(&app->camera, (float)width / (float)(height ? height : 1), app->scene.view,
+                         app->scene.projection);
+
+    double t0 = now_ms();
+    crowd_sim_step(app->sim, dt);
+    crowd_view view = {.viewport_height = (float)height};
+    memcpy(view.view, app->scene.view, sizeof view.view);
+    memcpy(view.projection, app->scene.projection, sizeof view.projection);
+    app->frame = crowd_update(app->crowd, dt, &view);
+    crowd_gl_upload(app->renderer, app->frame, NULL);
+    app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
+    if (app->scene.shadows) {
+        float centre[3], radius, light[16];
+        demo_camera_shadow_focus(&app->camera, centre, &radius);
+        crowd_gl_fit_shadow(app->renderer, app->scene.sun_direction, centre, radius, light);
+        crowd_gl_render_shadows(app->renderer, app->frame, light);
+    }
+    crowd_gl_draw(app->renderer, app->frame, &app->scene);
+    double cpu = now_ms() - t0;
+    app->cpu_ms = app->frames ? app->cpu_ms * 0.9 + cpu * 0.1 : cpu;
+    bool benchmarking = demo_bench_running(&app->bench);
+    demo_bench_record(&app->bench, seconds * 1e3, cpu, app->frame, crowd_gl_get_stats(app->renderer));
+    if (benchmarking && !demo_bench_running(&app->bench)) /* just finished: back to the user's crowd */
+        demo_set(app, DEMO_COUNT, app->bench.restore_count);
+    if (app->frames++ % 15 == 0) { /* O(submitted) and a GL round trip: not every frame */
+        app->rasterised = crowd_count_visible(app->crowd, &view);
+        crowd_error gl_error;
+        if (crowd_gl_check("demo frame", &gl_error) != CROWD_OK)
+            fprintf(stderr, "crowdbake: %s\n", gl_error.message); /* the console: the smoke test fails on it */
+    }
+    write_status(app);
+    if (app->settings[DEMO_HUD] > 0.5 || app->help)
+        demo_hud_draw(app->hud, app->status, width, height, false);
+}
+
+const char *demo_status(const demo_app *app)
+{
+    return app ? app->status : "";
+}
+
+const crowd_frame *demo_current_frame(const demo_app *app)
+{
+    return app ? app->frame : NULL;
+}
+
+double demo_cpu_ms(const demo_app *app)
+{
+    return app ? app->cpu_ms : 0.0;
+}
+
+const char *demo_last_error(const demo_app *app)
+{
+    return app ? app->error : "";
+}
+
+/* ---- benchmark hooks (demo/bench.c drives them) ------------------------------------------------ */
+
+void demo_start_benchmark(demo_app *app)
+{
+    if (app && app->crowd)
+        demo_bench_start(&app->bench, app->settings[DEMO_COUNT], app->gl_renderer);
+}
+
+bool demo_benchmark_running(const demo_app *app)
+{
+    return app && demo_bench_running(&app->bench);
+}
+
+const char *demo_benchmark_report(const demo_app *app)
+{
+    return app ? demo_bench_report(&app->bench) : "";
+}
+
+void demo_look_at(demo_app *app, const float eye[3], const float target[3])
+{
+    demo_camera_look_at(&app->camera, eye, target);
+    app->settings[DEMO_CAMERA] = CAMERA_WALK;
+}
+
+void demo_app_pose_camera(demo_app *app, float yaw, float pitch, float distance)
+{
+    app->camera.mode = CAMERA_ORBIT;
+    app->settings[DEMO_CAMERA] = 0;
+    app->camera.orbit_yaw = yaw;
+    app->camera.orbit_pitch = pitch;
+    app->camera.orbit_distance = distance;
+}
+
+double demo_measure_update(demo_app *app, uint32_t count, uint32_t frames)
+{
+    if (!app || !app->crowd || !frames)
+        return NAN;
+    double previous = app->settings[DEMO_COUNT];
+    demo_set(app, DEMO_COUNT, count);
+    crowd_view view = {.viewport_height = 720};
+    demo_camera_matrices(&app->camera, 16.0f / 9.0f, view.view, view.projection);
+    double *t = malloc(sizeof(double) * frames);
+    if (!t)
+        return NAN;
+    for (uint32_t f = 0; f < frames + 15; f++) {
+        double t0 = now_ms();
+        crowd_sim_step(app->sim, 1.0f / 60.0f);
+        crowd_update(app->crowd, 1.0f / 60.0f, &view);
+        if (f >= 15)
+            t[f - 15] = now_ms() - t0;
+    }
+    double median = demo_bench_median(t, frames);
+    free(t);
+    demo_set(app, DEMO_COUNT, previous);
+    return median;
+}

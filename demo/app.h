@@ -1,0 +1,103 @@
+/* The demo, independent of windows: one crowd on the showcase scene, its settings, cameras, HUD
+ * and scripted benchmark. main_glfw.c drives it natively and in the browser, main_headless.c
+ * drives it through EGL without a display. Every call expects the GL context to be current. */
+#ifndef CROWD_DEMO_APP_H
+#define CROWD_DEMO_APP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crowdbake/base.h"
+
+typedef struct demo_app demo_app;
+
+/* Settings, addressed by name from the web panel and by key from the native overlay. */
+typedef enum demo_setting {
+    DEMO_COUNT,            /* instances, 0..250000 */
+    DEMO_CHUNK,            /* chunk size, metres, 4..420 (>= world: one draw) */
+    DEMO_MODE,             /* 0 VAT, 1 bones */
+    DEMO_CROSS_FADE,       /* 0/1 */
+    DEMO_LOD_POLICY,       /* 0 distance, 1 screen coverage */
+    DEMO_LOD_BIAS,         /* 0.25..4 */
+    DEMO_VERTEX_BUDGET,    /* submitted indices, 0 = unlimited (screen coverage policy) */
+    DEMO_SHADOWS,          /* 0/1 */
+    DEMO_SHADOW_MAX_LOD,   /* 1..4: chunks past it cast no shadow */
+    DEMO_FAR_POOL,         /* 0/1 */
+    DEMO_STRIDE_MATCHING,  /* 0/1: off plays clips at their authored rate (the skating baseline) */
+    DEMO_SEPARATION,       /* 0/1 */
+    DEMO_FOG,              /* exp2 density, 0..0.01 */
+    DEMO_SCENARIO,         /* 0 wander, 1 stampede, 2 parade, 3 mill, 4 gather */
+    DEMO_ASSET,            /* index into the loaded assets */
+    DEMO_CAMERA,           /* 0 orbit, 1 walk, 2 tour */
+    DEMO_HUD,              /* 0/1 */
+    DEMO_PAUSED,           /* 0/1: simulation and animation stand still (the camera still moves) */
+    DEMO_SETTING_COUNT
+} demo_setting;
+
+typedef struct demo_setting_info {
+    const char *name;      /* "count", "chunk", ... as the web panel and the URL use them */
+    const char *label;     /* for people */
+    double min, max, step;
+    const char *choices;   /* "vat|bones" for enumerations, NULL for numbers and toggles */
+    int key;               /* GLFW key that cycles or steps it on the native overlay */
+} demo_setting_info;
+
+const demo_setting_info *demo_setting_table(void);
+int demo_setting_find(const char *name);
+
+typedef struct demo_input {
+    float move[3];         /* walk camera: right, up, forward, each -1..1 */
+    bool fast;             /* move faster */
+    float look[2];         /* mouse motion in pixels: yaw, pitch (walk), orbit (orbit) */
+    float zoom;            /* wheel steps */
+} demo_input;
+
+typedef struct demo_desc {
+    bool es;               /* GLES 3 / WebGL2 context (else desktop GL 3.3 core) */
+    uint32_t capacity;     /* most instances ever shown; 0 = 250,000 */
+    uint32_t initial_count;/* 0 = 20,000 */
+} demo_desc;
+
+crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error);
+void demo_destroy(demo_app *app);
+
+/* Adds an asset (the bytes of a .crowd file, copied) under a display name; the first one added is
+ * shown. Returns its index through `index`. */
+crowd_result demo_add_asset(demo_app *app, const void *bytes, size_t size, const char *name, uint32_t *index,
+                            crowd_error *error);
+
+crowd_result demo_set(demo_app *app, demo_setting setting, double value);
+double demo_get(const demo_app *app, demo_setting setting);
+
+/* A key press on the native overlay (GLFW key codes): steps the setting bound to it, or runs an
+ * action (B: benchmark, F1: toggle help). Returns whether it was used. */
+bool demo_key(demo_app *app, int key, bool shift);
+
+/* Advances by the measured wall-clock `seconds` since the last frame and draws into the currently
+ * bound framebuffer (width x height pixels). */
+void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input);
+
+/* Puts the walk camera at `eye` looking at `target` (scripted shots, tests). */
+void demo_look_at(demo_app *app, const float eye[3], const float target[3]);
+
+/* Starts the scripted benchmark (fixed camera path, fixed counts); the report prints to stdout
+ * when done and stays in the HUD. */
+void demo_start_benchmark(demo_app *app);
+bool demo_benchmark_running(const demo_app *app);
+const char *demo_benchmark_report(const demo_app *app);
+
+/* Median CPU cost of one simulation step + crowd update at `count` instances over `frames`
+ * frames (no drawing): the figure the browser reports for wasm. Restores the previous count. */
+double demo_measure_update(demo_app *app, uint32_t count, uint32_t frames);
+
+/* The HUD's text (frame time, fps, CPU ms, draws, triangles, instances, LOD histogram). */
+const char *demo_status(const demo_app *app);
+
+/* The last frame the crowd produced (NULL before the first), and the smoothed CPU ms per frame. */
+const struct crowd_frame *demo_current_frame(const demo_app *app);
+double demo_cpu_ms(const demo_app *app);
+
+/* Last error (asset switch failures and the like), "" when none. */
+const char *demo_last_error(const demo_app *app);
+
+#endif

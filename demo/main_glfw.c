@@ -1,0 +1,291 @@
+/* The demo in a window: GLFW natively (desktop GL 3.3 core, functions through libepoxy) and in the
+ * browser (Emscripten's GLFW on a WebGL2 canvas). On the web, the page loads the assets and calls
+ * the exported web_* functions; natively the assets come from the command line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gl/gl_api.h" /* GL first: libepoxy natively, GLES3 on the web */
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+
+#include "demo/app.h"
+
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+
+#include "demo/web_api.h"
+#define EXPORT EMSCRIPTEN_KEEPALIVE
+#else
+#define EXPORT
+#endif
+
+static GLFWwindow *window;
+static demo_app *app;
+static double last_time;
+static double mouse_x, mouse_y;
+static float wheel;
+static bool dragging;
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    (void)scancode;
+    if (action != GLFW_PRESS)
+        return;
+    if (key == GLFW_KEY_ESCAPE) {
+        glfwSetWindowShouldClose(w, GLFW_TRUE);
+        return;
+    }
+    demo_key(app, key, (mods & GLFW_MOD_SHIFT) != 0);
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy)
+{
+    (void)w;
+    (void)dx;
+    wheel += (float)dy;
+}
+
+static void on_button(GLFWwindow *w, int button, int action, int mods)
+{
+    (void)mods;
+    if (button == GLFW_MOUSE_BUTTON_LEFT)
+        dragging = action == GLFW_PRESS;
+    glfwGetCursorPos(w, &mouse_x, &mouse_y);
+}
+
+static float key_axis(int positive, int negative)
+{
+    return (glfwGetKey(window, positive) == GLFW_PRESS ? 1.0f : 0.0f) -
+           (glfwGetKey(window, negative) == GLFW_PRESS ? 1.0f : 0.0f);
+}
+
+static void frame(void)
+{
+    double now = glfwGetTime(), x, y;
+    glfwGetCursorPos(window, &x, &y);
+    demo_input input = {{key_axis(GLFW_KEY_D, GLFW_KEY_A), key_axis(GLFW_KEY_E, GLFW_KEY_Q),
+                         key_axis(GLFW_KEY_W, GLFW_KEY_S)},
+                        glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS,
+                        {dragging ? (float)(x - mouse_x) : 0.0f, dragging ? (float)(y - mouse_y) : 0.0f},
+                        wheel};
+    mouse_x = x;
+    mouse_y = y;
+    wheel = 0.0f;
+    int width, height;
+    glfwGetFramebufferSize(window, &width, &height);
+    demo_frame(app, now - last_time, width, height, &input);
+    last_time = now;
+    glfwSwapBuffers(window);
+    glfwPollEvents();
+}
+
+static int open_window(bool es)
+{
+    if (!glfwInit()) {
+        fprintf(stderr, "crowd-demo: cannot initialise GLFW (no display?) - try `make serve` or crowd-demo-headless\n");
+        return 1;
+    }
+    if (es) {
+        glfwWindowHint(GLFW_CLIENT_API, GLFW_OPENGL_ES_API);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 0);
+    } else {
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+        glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+    }
+    glfwWindowHint(GLFW_SAMPLES, 4);
+    window = glfwCreateWindow(1280, 720, "crowdbake", NULL, NULL);
+    if (!window) {
+        fprintf(stderr, "crowd-demo: cannot open a GL %s window\n", es ? "ES 3.0" : "3.3 core");
+        glfwTerminate();
+        return 1;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(1);
+    glfwSetKeyCallback(window, on_key);
+    glfwSetScrollCallback(window, on_scroll);
+    glfwSetMouseButtonCallback(window, on_button);
+    return 0;
+}
+
+#ifdef __EMSCRIPTEN__
+
+/* ---- the browser: the page feeds assets, then starts; the panel calls web_set -------------------- */
+
+typedef struct pending_asset {
+    uint8_t *bytes;
+    int size;
+    char name[64];
+} pending_asset;
+static pending_asset pending[8];
+static int pending_count;
+
+EXPORT int web_add_asset(const uint8_t *bytes, int size, const char *name)
+{
+    if (pending_count == 8 || size <= 0)
+        return -1;
+    pending_asset *p = &pending[pending_count];
+    p->bytes = malloc((size_t)size);
+    if (!p->bytes)
+        return -1;
+    memcpy(p->bytes, bytes, (size_t)size);
+    p->size = size;
+    snprintf(p->name, sizeof p->name, "%s", name);
+    return pending_count++;
+}
+
+EXPORT int web_start(void)
+{
+    if (open_window(true))
+        return 1;
+    demo_desc desc = {.es = true, .capacity = 250000, .initial_count = 20000};
+    crowd_error err;
+    if (demo_create(&desc, &app, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd-demo: %s\n", err.message);
+        return 1;
+    }
+    for (int i = 0; i < pending_count; i++) {
+        if (demo_add_asset(app, pending[i].bytes, (size_t)pending[i].size, pending[i].name, NULL, &err) != CROWD_OK)
+            fprintf(stderr, "crowd-demo: %s\n", err.message);
+        free(pending[i].bytes);
+    }
+    last_time = glfwGetTime();
+    emscripten_set_main_loop(frame, 0, 0);
+    return 0;
+}
+
+EXPORT int web_set(const char *name, double value)
+{
+    int s = demo_setting_find(name);
+    return s < 0 ? -1 : (int)demo_set(app, (demo_setting)s, value);
+}
+
+EXPORT double web_get(const char *name)
+{
+    int s = demo_setting_find(name);
+    return s < 0 ? -1.0 : demo_get(app, (demo_setting)s);
+}
+
+EXPORT const char *web_settings_json(void)
+{
+    static char json[4096];
+    const demo_setting_info *t = demo_setting_table();
+    int n = snprintf(json, sizeof json, "[");
+    for (int i = 0; i < DEMO_SETTING_COUNT && n < (int)sizeof json - 256; i++)
+        n += snprintf(json + n, sizeof json - (size_t)n,
+                      "%s{\"name\":\"%s\",\"label\":\"%s\",\"min\":%g,\"max\":%g,\"step\":%g,\"choices\":\"%s\","
+                      "\"value\":%.9g}",
+                      i ? "," : "", t[i].name, t[i].label, t[i].min, t[i].max, t[i].step, t[i].choices ? t[i].choices : "",
+                      app ? demo_get(app, (demo_setting)i) : 0.0);
+    snprintf(json + n, sizeof json - (size_t)n, "]");
+    return json;
+}
+
+EXPORT const char *web_status(void)
+{
+    return demo_status(app);
+}
+
+EXPORT const char *web_error(void)
+{
+    return demo_last_error(app);
+}
+
+EXPORT void web_benchmark(void)
+{
+    demo_start_benchmark(app);
+}
+
+EXPORT const char *web_benchmark_report(void)
+{
+    return demo_benchmark_report(app);
+}
+
+EXPORT double web_measure_update(int count, int frames)
+{
+    return demo_measure_update(app, (uint32_t)count, (uint32_t)frames);
+}
+
+EXPORT void web_key(int key)
+{
+    demo_key(app, key, false);
+}
+
+EXPORT void web_look_at(float ex, float ey, float ez, float tx, float ty, float tz)
+{
+    const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz};
+    demo_look_at(app, eye, target);
+}
+
+int main(void)
+{
+    return 0; /* the page calls web_start once the assets are in */
+}
+
+#else
+
+/* ---- native: assets from the command line, a window until closed -------------------------------- */
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *bytes = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 && (bytes = malloc((size_t)n)) &&
+        fread(bytes, 1, (size_t)n, f) != (size_t)n) {
+        free(bytes);
+        bytes = NULL;
+    }
+    fclose(f);
+    *size = n > 0 ? (size_t)n : 0;
+    return bytes;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: crowd-demo asset.crowd [more.crowd ...]\n");
+        return 2;
+    }
+    if (open_window(false))
+        return 1;
+    demo_desc desc = {.es = false, .capacity = 250000, .initial_count = 20000};
+    crowd_error err;
+    if (demo_create(&desc, &app, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd-demo: %s\n", err.message);
+        return 1;
+    }
+    int loaded = 0;
+    for (int i = 1; i < argc; i++) {
+        size_t size = 0;
+        uint8_t *bytes = read_file(argv[i], &size);
+        const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+        if (!bytes)
+            fprintf(stderr, "crowd-demo: %s: cannot read\n", argv[i]);
+        else if (demo_add_asset(app, bytes, size, name, NULL, &err) != CROWD_OK)
+            fprintf(stderr, "crowd-demo: %s\n", err.message);
+        else
+            loaded++;
+        free(bytes);
+    }
+    if (!loaded) {
+        demo_destroy(app);
+        glfwTerminate();
+        return 1;
+    }
+    printf("crowd-demo: %d asset(s); F1 lists the keys, B runs the benchmark, Esc quits\n", loaded);
+    last_time = glfwGetTime();
+    while (!glfwWindowShouldClose(window))
+        frame();
+    demo_destroy(app);
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return 0;
+}
+
+#endif

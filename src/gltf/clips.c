@@ -1,0 +1,290 @@
+/* Animations -> clips, and the rig's sampler: at any time, every bone's local TRS and every morph
+ * weight, evaluated straight from the glTF keyframes (no resampling, so the baker's frames are
+ * the file's curves). The sampler owns the key arrays; the document may go. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "gltf/gltf_build.h"
+
+/* One channel bound to the rig: a bone's T/R/S or a range of morph weights. */
+typedef struct binding {
+    const gltf_sampler *sampler;
+    uint32_t path;
+    uint32_t target;             /* bone, or first rig morph target */
+} binding;
+
+typedef struct clip_bindings {
+    uint32_t count;
+    binding *items;
+} clip_bindings;
+
+typedef struct rig_sampler {
+    gltf_animation *anims;
+    uint32_t anim_count;
+    clip_bindings *clips;        /* rig clip_count */
+    float *default_weights;      /* morph_target_count */
+} rig_sampler;
+
+static void sampler_free(void *data)
+{
+    rig_sampler *s = data;
+    if (!s)
+        return;
+    gltf_animations_free(s->anims, s->anim_count);
+    for (uint32_t c = 0; s->clips && c < s->anim_count; c++)
+        free(s->clips[c].items);
+    free(s->clips);
+    free(s->default_weights);
+    free(s);
+}
+
+static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
+{
+    const rig_sampler *s = rig->sampler_data;
+    for (uint32_t b = 0; b < rig->bone_count; b++)
+        pose[b] = rig->bones[b].rest;
+    if (morph && rig->morph_target_count)
+        memcpy(morph, s->default_weights, rig->morph_target_count * sizeof(float));
+    const clip_bindings *cb = &s->clips[clip];
+    for (uint32_t i = 0; i < cb->count; i++) {
+        const binding *bd = &cb->items[i];
+        if (bd->path == GLTF_PATH_WEIGHTS) {
+            if (morph)
+                gltf_sampler_eval(bd->sampler, time, false, morph + bd->target);
+            continue;
+        }
+        crowd_trs *t = &pose[bd->target];
+        float *out = bd->path == GLTF_PATH_TRANSLATION ? t->translation
+                     : bd->path == GLTF_PATH_ROTATION  ? t->rotation
+                                                       : t->scale;
+        gltf_sampler_eval(bd->sampler, time, bd->path == GLTF_PATH_ROTATION, out);
+    }
+}
+
+/* ---- binding channels to bones and morph targets ------------------------------------------------ */
+
+/* Who a node drives: its bones (a chain through `next`, for nodes bound by several skins) and the
+ * level-0 mesh instance whose morph targets its `weights` channel sets. Built once per rig so
+ * binding stays linear in the number of channels. */
+typedef struct node_links {
+    int32_t *next;               /* bone -> next bone of the same node, or -1 */
+    int32_t *instance;           /* node -> level-0 instance, or -1 */
+} node_links;
+
+static uint32_t bind_channel(const gltf_builder *b, const node_links *links, const gltf_channel *ch,
+                             const gltf_sampler *s, binding *out)
+{
+    uint32_t n = 0;
+    if (ch->node < 0)
+        return 0;
+    if (ch->path == GLTF_PATH_WEIGHTS) {
+        int32_t i = links->instance[ch->node];
+        if (i >= 0 && out)
+            out[n] = (binding){s, ch->path, b->instances[i].first_target};
+        return i >= 0;
+    }
+    for (int32_t k = b->node_bone[ch->node]; k >= 0; k = links->next[k]) {
+        if (out)
+            out[n] = (binding){s, ch->path, (uint32_t)k};
+        n++;
+    }
+    return n;
+}
+
+static crowd_result bind_clip(const gltf_builder *b, const node_links *links, const gltf_animation *an,
+                              uint32_t index, clip_bindings *out, crowd_error *error)
+{
+    uint32_t n = 0;
+    for (uint32_t c = 0; c < an->channel_count; c++) {
+        uint32_t used = bind_channel(b, links, &an->channels[c], NULL, NULL);
+        const gltf_sampler *s = &an->samplers[an->channels[c].sampler];
+        if (used && s->implicit_times && s->key_count > 1)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "animations[%u].samplers[%u].input: %u key times are implicit zeros (no bufferView)", index,
+                              an->channels[c].sampler, s->key_count);
+        n += used;
+    }
+    if (!n)
+        return CROWD_OK; /* a clip that moves nothing of this character */
+    if (!(out->items = malloc(n * sizeof *out->items)))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    for (uint32_t c = 0; c < an->channel_count; c++)
+        out->count += bind_channel(b, links, &an->channels[c], &an->samplers[an->channels[c].sampler],
+                                   out->items + out->count);
+    return CROWD_OK;
+}
+
+static crowd_result make_links(const gltf_builder *b, node_links *links, crowd_error *error)
+{
+    const crowd_rig *rig = b->rig;
+    links->next = malloc((rig->bone_count + 1) * sizeof *links->next);
+    links->instance = malloc((b->doc->node_count + 1) * sizeof *links->instance);
+    if (!links->next || !links->instance)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    for (uint32_t k = 0; k < rig->bone_count; k++)
+        links->next[k] = -1;
+    for (uint32_t k = 0; k < rig->bone_count; k++) {
+        int32_t first = b->node_bone[b->bone_node[k]];
+        if (first != (int32_t)k) {
+            links->next[k] = links->next[first];
+            links->next[first] = (int32_t)k;
+        }
+    }
+    for (uint32_t n = 0; n < b->doc->node_count; n++)
+        links->instance[n] = -1;
+    for (uint32_t i = 0; i < b->instance_count; i++)
+        if (b->instances[i].level == 0)
+            links->instance[b->instances[i].node] = (int32_t)i;
+    return CROWD_OK;
+}
+
+static crowd_result default_weights(const gltf_builder *b, rig_sampler *s, crowd_error *error)
+{
+    const crowd_rig *rig = b->rig;
+    if (!rig->morph_target_count)
+        return CROWD_OK;
+    if (!(s->default_weights = calloc(rig->morph_target_count, sizeof(float))))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "morph weights: out of memory");
+    for (uint32_t i = 0; i < b->instance_count; i++) {
+        const gltf_instance *in = &b->instances[i];
+        const gltf_node *node = &b->doc->nodes[in->node];
+        const gltf_mesh *mesh = &b->doc->meshes[node->mesh];
+        if (in->level || !mesh->target_count)
+            continue;
+        const float *w = node->weight_count == mesh->target_count ? node->weights : mesh->weights;
+        if (node->weight_count && node->weight_count != mesh->target_count)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "nodes[%u].weights: %u weights for %u morph targets",
+                              in->node, node->weight_count, mesh->target_count);
+        if (w)
+            memcpy(s->default_weights + in->first_target, w, mesh->target_count * sizeof(float));
+    }
+    return CROWD_OK;
+}
+
+/* ---- clips ----------------------------------------------------------------------------------- */
+
+static crowd_result name_clip(crowd_rig *rig, uint32_t c, const char *name, crowd_error *error)
+{
+    char buffer[96];
+    if (!name || !*name) {
+        snprintf(buffer, sizeof buffer, "animation %u", c);
+        name = buffer;
+    }
+    size_t length = strlen(name) + 16;
+    char *unique = malloc(length);
+    if (!unique)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    snprintf(unique, length, "%s", name);
+    for (uint32_t k = 2; crowd_rig_find_clip(rig, unique) >= 0; k++)
+        snprintf(unique, length, "%s_%u", name, k);
+    rig->clips[c].name = unique;
+    return CROWD_OK;
+}
+
+/* A clip loops when its last pose is its first: every bone's model-space origin within 1 % of
+ * the bind mesh's size, every morph weight within 0.01. */
+static bool clip_loops(const crowd_rig *rig, uint32_t c, crowd_trs *pose, float *global, float *weights, double size)
+{
+    const crowd_rig_clip *clip = &rig->clips[c];
+    if (!(clip->duration > 0))
+        return false;
+    uint32_t bones = rig->bone_count, targets = rig->morph_target_count;
+    rig->sample(rig, c, clip->start, pose, weights);
+    crowd_rig_global_matrices(rig, pose, global);
+    rig->sample(rig, c, clip->start + clip->duration, pose, weights + targets);
+    crowd_rig_global_matrices(rig, pose, global + 16 * (size_t)bones);
+    for (uint32_t k = 0; k < bones; k++) {
+        const float *a = global + 16 * (size_t)k + 12, *b = global + 16 * ((size_t)bones + k) + 12;
+        if (hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]) > 0.01 * size)
+            return false;
+    }
+    for (uint32_t t = 0; t < targets; t++)
+        if (fabsf(weights[t] - weights[targets + t]) > 0.01f)
+            return false;
+    return true;
+}
+
+static double mesh_size(const crowd_rig *rig)
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (uint32_t v = 0; v < rig->vertex_count; v++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], rig->positions[3 * v + k]);
+            hi[k] = fmaxf(hi[k], rig->positions[3 * v + k]);
+        }
+    return hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
+}
+
+static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
+{
+    crowd_trs *pose = malloc(rig->bone_count * sizeof *pose);
+    float *global = malloc((size_t)rig->bone_count * 32 * sizeof(float));
+    float *weights = calloc(2 * (size_t)rig->morph_target_count + 1, sizeof(float));
+    if (!pose || !global || !weights) {
+        free(pose), free(global), free(weights);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
+    }
+    double size = mesh_size(rig);
+    for (uint32_t c = 0; c < rig->clip_count; c++)
+        rig->clips[c].loop = clip_loops(rig, c, pose, global, weights, size);
+    free(pose), free(global), free(weights);
+    return CROWD_OK;
+}
+
+/* A file without animations still bakes: one clip of the rest pose. */
+static crowd_result rest_clip(crowd_rig *rig, crowd_error *error)
+{
+    if (!(rig->clips = calloc(1, sizeof *rig->clips)) || !(rig->clips[0].name = malloc(8)))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
+    strcpy(rig->clips[0].name, "rest");
+    rig->clips[0].stride_truth = NAN;
+    rig->clip_count = 1;
+    return CROWD_OK;
+}
+
+crowd_result gltf_build_clips(gltf_builder *b, crowd_error *error)
+{
+    crowd_rig *rig = b->rig;
+    gltf_doc *doc = b->doc;
+    rig_sampler *s = calloc(1, sizeof *s);
+    if (!s)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    rig->sample = sample;
+    rig->sampler_data = s;
+    rig->sampler_free = sampler_free;
+    uint32_t count = doc->animation_count;
+    s->anims = doc->anims; /* the key arrays move to the sampler */
+    s->anim_count = count;
+    doc->anims = NULL;
+    doc->animation_count = 0;
+    crowd_result r = default_weights(b, s, error);
+    if (r != CROWD_OK)
+        return r;
+    if (!(s->clips = calloc(count + 1, sizeof *s->clips)))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    if (!count)
+        return rest_clip(rig, error);
+    if (!(rig->clips = calloc(count, sizeof *rig->clips)))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    node_links links = {0};
+    r = make_links(b, &links, error);
+    for (uint32_t c = 0; c < count && r == CROWD_OK; c++) {
+        const gltf_animation *an = &s->anims[c];
+        rig->clips[c].start = an->start;
+        rig->clips[c].duration = an->end - an->start;
+        rig->clips[c].stride_truth = NAN;
+        r = name_clip(rig, c, an->name, error);
+        rig->clip_count = c + 1;
+        if (r == CROWD_OK)
+            r = bind_clip(b, &links, an, c, &s->clips[c], error);
+    }
+    free(links.next);
+    free(links.instance);
+    /* the borrowed names point into the JSON, which is about to go */
+    for (uint32_t c = 0; c < count; c++)
+        s->anims[c].name = NULL;
+    return r == CROWD_OK ? detect_loops(rig, error) : r;
+}

@@ -1,0 +1,14 @@
+/* The one translation unit that compiles stb_image (Debian libstb-dev ships headers only). Only
+ * the decoders glTF allows, with the reader's size limit built in; compiled without our warning
+ * flags (third-party code). */
+#define STB_IMAGE_IMPLEMENTATION
+#define STBI_ONLY_PNG
+#define STBI_ONLY_JPEG
+#define STBI_NO_STDIO
+#define STBI_MAX_DIMENSIONS 16384
+#include <stb_image.h>
+
+/* The writer embeds the albedo as PNG. */
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#define STBI_WRITE_NO_STDIO
+#include <stb_image_write.h>

@@ -1,0 +1,429 @@
+/* What the glTF reader makes of a file: accessor decoding (strides, every component type,
+ * normalisation, matrix padding, sparse), interpolation (LINEAR slerp, STEP, CUBICSPLINE tangent
+ * scaling), node and skin semantics (matrix nodes, non-joint ancestors, rigid parts, missing
+ * inverse binds, more than 4 influences, several skins), morph targets, colours, textures,
+ * MSFT_lod, sockets, clips that start late, external buffers. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "common/cbmath.h"
+#include "gltf/gltf_internal.h"
+#include "test_support.h"
+
+#define ASSETS CROWD_ASSET_DIR "/gltf/"
+
+/* The fixture with `extra` bytes appended to its buffer and up to four JSON edits (from, to). */
+static char *fixture(const uint8_t *extra, size_t extra_size, const char *const edits[][2], int edit_count)
+{
+    uint8_t bin[GLTF_FIXTURE_BYTES + 256];
+    gltf_fixture_bin(bin);
+    if (extra_size)
+        memcpy(bin + GLTF_FIXTURE_BYTES, extra, extra_size);
+    char *json = gltf_fixture_json(bin, GLTF_FIXTURE_BYTES + extra_size);
+    for (int e = 0; e < edit_count; e++) {
+        char *next = replace_once(json, edits[e][0], edits[e][1]);
+        if (!next) {
+            fprintf(stderr, "fixture edit not found: %s\n", edits[e][0]);
+            exit(1);
+        }
+        free(json);
+        json = next;
+    }
+    return json;
+}
+
+/* Appends accessors (JSON objects, comma-separated) after the fixture's last one. */
+#define ADD_ACCESSORS(objects) {"\"type\":\"VEC4\"}],\"bufferViews\"", "\"type\":\"VEC4\"}," objects "],\"bufferViews\""}
+
+static crowd_result read_edits(const uint8_t *extra, size_t n, const char *const edits[][2], int count, crowd_rig *rig,
+                               crowd_error *err)
+{
+    char *json = fixture(extra, n, edits, count);
+    crowd_result r = read_gltf_text(json, rig, err, NULL);
+    free(json);
+    return r;
+}
+
+static void pose_at(const crowd_rig *rig, double t, crowd_trs *pose)
+{
+    rig->sample(rig, 0, t, pose, NULL);
+}
+
+static bool near3(const float *v, float x, float y, float z)
+{
+    return fabsf(v[0] - x) < 1e-5f && fabsf(v[1] - y) < 1e-5f && fabsf(v[2] - z) < 1e-5f;
+}
+
+/* ---- the fixture as written ------------------------------------------------------------------ */
+
+static void fixture_basics(void)
+{
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(read_edits(NULL, 0, NULL, 0, &rig, &err) == CROWD_OK);
+    CHECK(rig.vertex_count == 4 && rig.index_count == 6 && rig.bone_count == 2 && rig.clip_count == 1);
+    CHECK(!strcmp(rig.bones[1].name, "joint1") && rig.bones[1].parent == 0);
+    CHECK(rig.clips[0].duration == 2.0 && rig.clips[0].start == 0.0 && rig.clips[0].loop);
+    crowd_trs pose[2];
+    pose_at(&rig, 1.0, pose);
+    CHECK(near3(pose[1].translation, 0, 2, 0));
+    pose_at(&rig, 0.5, pose); /* LINEAR: lerp, and slerp for rotations */
+    CHECK(near3(pose[1].translation, 0, 1.5f, 0));
+    CHECKF(fabsf(pose[1].rotation[2] - sinf(0.3926991f)) < 1e-5f && fabsf(pose[1].rotation[3] - cosf(0.3926991f)) < 1e-5f,
+           "slerp halfway gives %g %g", (double)pose[1].rotation[2], (double)pose[1].rotation[3]);
+    pose_at(&rig, 7.0, pose); /* past the end: the last key */
+    CHECK(near3(pose[1].translation, 0, 1, 0));
+    crowd_rig_free(&rig);
+}
+
+static void step_interpolation(void)
+{
+    const char *const edits[][2] = {{"{\"input\":6,\"output\":7}", "{\"input\":6,\"output\":7,\"interpolation\":\"STEP\"}"}};
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(read_edits(NULL, 0, edits, 1, &rig, &err) == CROWD_OK);
+    crowd_trs pose[2];
+    pose_at(&rig, 0.99, pose);
+    CHECK(near3(pose[1].translation, 0, 1, 0));
+    pose_at(&rig, 1.0, pose);
+    CHECK(near3(pose[1].translation, 0, 2, 0));
+    crowd_rig_free(&rig);
+}
+
+/* Two keys 2 s apart: in/out tangents are scaled by the key interval (the spec's rule), so at
+ * t = 1: 0.5 v0 + 0.125 * 2 * out0 + 0.5 v1 - 0.125 * 2 * in1. */
+static void cubic_spline_tangent_scaling(void)
+{
+    float extra[2 + 18] = {0, 2,
+                           0, 0, 0, /* key 0: in-tangent, value, out-tangent */
+                           0, 1, 0, 1, 0, 0,
+                           0, 0, 1, /* key 1 */
+                           0, 2, 0, 0, 0, 0};
+    const char *const edits[][2] = {
+        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[2]},"
+                      "{\"bufferView\":0,\"byteOffset\":424,\"componentType\":5126,\"count\":6,\"type\":\"VEC3\"}"),
+        {"{\"input\":6,\"output\":7}", "{\"input\":9,\"output\":10,\"interpolation\":\"CUBICSPLINE\"}"}};
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(read_edits((const uint8_t *)extra, sizeof extra, edits, 2, &rig, &err) == CROWD_OK);
+    crowd_trs pose[2];
+    pose_at(&rig, 1.0, pose);
+    CHECKF(near3(pose[1].translation, 0.25f, 1.5f, -0.25f), "cubic at t=1: %g %g %g", (double)pose[1].translation[0],
+           (double)pose[1].translation[1], (double)pose[1].translation[2]);
+    pose_at(&rig, 2.0, pose);
+    CHECK(near3(pose[1].translation, 0, 2, 0));
+    crowd_rig_free(&rig);
+}
+
+/* ---- accessors, through the document model ----------------------------------------------------- */
+
+static void accessor_decoding(void)
+{
+    /* bytes: 8 x s8/u8, 4 x s16/u16 in the same 8 bytes, a MAT3 of u8 (columns padded to 4) */
+    const uint8_t extra[] = {0x80, 0x7f, 0x00, 0xff, 0x01, 0x02, 0x03, 0x04, /* @416 */
+                             1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0,              /* @424 MAT3 u8 */
+                             2, 0, 0, 0,                                      /* @436 sparse index 2 */
+                             0, 0, 0xa0, 0x40};                               /* @440 sparse value 5.0f */
+    const char *const edits[][2] = {
+        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5120,\"count\":4,\"type\":\"SCALAR\",\"normalized\":true},"
+                      "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5121,\"count\":4,\"type\":\"SCALAR\",\"normalized\":true},"
+                      "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5122,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
+                      "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5123,\"count\":2,\"type\":\"SCALAR\"},"
+                      "{\"bufferView\":0,\"byteOffset\":424,\"componentType\":5121,\"count\":1,\"type\":\"MAT3\"},"
+                      "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
+                      "{\"componentType\":5126,\"count\":4,\"type\":\"SCALAR\",\"sparse\":{\"count\":1,"
+                      "\"indices\":{\"bufferView\":0,\"byteOffset\":436,\"componentType\":5125},"
+                      "\"values\":{\"bufferView\":0,\"byteOffset\":440}}}"),
+        /* a strided view over the positions: every other vertex */
+        {"}],\"buffers\"", "},{\"buffer\":0,\"byteOffset\":0,\"byteLength\":48,\"byteStride\":24}],\"buffers\""}};
+    char *fixed = fixture(extra, sizeof extra, edits, 2);
+    gltf_doc doc = {.name = "fixture"};
+    crowd_error err;
+    crowd_result r = gltf_doc_open(&doc, (const uint8_t *)fixed, strlen(fixed), &err);
+    CHECKF(r == CROWD_OK, "%s", err.message);
+    if (r == CROWD_OK) {
+        float v[16];
+        REQUIRE(gltf_read_floats(&doc, 9, v, "s8", &err) == CROWD_OK);
+        CHECK(v[0] == -1.0f && v[1] == 1.0f && v[2] == 0.0f && v[3] == -1.0f / 127.0f);
+        REQUIRE(gltf_read_floats(&doc, 10, v, "u8", &err) == CROWD_OK);
+        CHECK(v[0] == 128.0f / 255.0f && v[1] == 127.0f / 255.0f && v[3] == 1.0f);
+        REQUIRE(gltf_read_floats(&doc, 11, v, "s16", &err) == CROWD_OK);
+        CHECK(v[0] == 32640.0f / 32767.0f && v[1] == -256.0f / 32767.0f);
+        uint32_t u[4];
+        REQUIRE(gltf_read_uints(&doc, 12, u, "u16", &err) == CROWD_OK);
+        CHECK(u[0] == 0x7f80 && u[1] == 0xff00);
+        REQUIRE(gltf_read_floats(&doc, 13, v, "mat3", &err) == CROWD_OK);
+        for (int i = 0; i < 9; i++)
+            CHECKF(v[i] == (float)(i + 1), "MAT3 u8 element %d = %g", i, (double)v[i]);
+        REQUIRE(gltf_read_floats(&doc, 14, v, "strided", &err) == CROWD_OK);
+        CHECK(v[0] == 0 && v[3] == 0 && v[4] == 1 && v[5] == 0); /* vertices 0 and 2 */
+        REQUIRE(gltf_read_floats(&doc, 15, v, "sparse", &err) == CROWD_OK);
+        CHECK(v[0] == 0 && v[1] == 0 && v[2] == 5.0f && v[3] == 0);
+        gltf_doc_close(&doc);
+    }
+    free(fixed);
+}
+
+static void sparse_asset(void)
+{
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(ASSETS "SimpleSparseAccessor.gltf", NULL, &rig, &err) == CROWD_OK);
+    /* the sparse substitution lifts some vertices of the flat grid to y = 1..4 */
+    float top = 0;
+    for (uint32_t v = 0; v < rig.vertex_count; v++)
+        top = fmaxf(top, rig.positions[3 * v + 1]);
+    CHECKF(top > 1.5f, "highest vertex %g: sparse values not applied", (double)top);
+    CHECK(!strcmp(rig.clips[0].name, "rest") && rig.clips[0].duration == 0.0);
+    crowd_rig_free(&rig);
+}
+
+/* ---- nodes and skins ----------------------------------------------------------------------------- */
+
+static void matrix_node_and_ancestor(void)
+{
+    /* a non-joint ancestor scaling by 2 above the joints; the root given as a matrix */
+    const char *const edits[][2] = {
+        {"\"scenes\":[{\"nodes\":[0,2]}]", "\"scenes\":[{\"nodes\":[3,2]}]"},
+        {"{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}]", "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"armature\",\"scale\":[2,2,2],\"children\":[0]}]"},
+        {"{\"name\":\"root\",\"children\":[1]}", "{\"name\":\"root\",\"children\":[1],\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0.5,0,0,1]}"}};
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(read_edits(NULL, 0, edits, 3, &rig, &err) == CROWD_OK);
+    REQUIRE(rig.bone_count == 3);
+    CHECK(!strcmp(rig.bones[0].name, "armature") && rig.bones[1].parent == 0 && rig.bones[2].parent == 1);
+    CHECK(near3(rig.bones[1].rest.translation, 0.5f, 0, 0) && rig.bones[1].rest.rotation[3] == 1.0f);
+    /* at rest, vertex 1 (1,0,0) on the root joint lands at 2 * ((1,0,0) + (0.5,0,0)) */
+    crowd_trs pose[3];
+    float global[48], skin[48], p[3];
+    for (int b = 0; b < 3; b++)
+        pose[b] = rig.bones[b].rest;
+    crowd_rig_global_matrices(&rig, pose, global);
+    crowd_rig_skin_matrices(&rig, global, skin);
+    uint32_t joint = rig.joints[1 * rig.influence_count];
+    cb_mat4_transform_point(skin + 16 * joint, rig.positions + 3, p);
+    CHECKF(near3(p, 3, 0, 0), "vertex 1 at %g %g %g", (double)p[0], (double)p[1], (double)p[2]);
+    crowd_rig_free(&rig);
+}
+
+static void rigid_part_and_missing_ibm(void)
+{
+    /* a prop under joint1 (rigid, weight 1 on its own bone) and no inverseBindMatrices */
+    const char *const edits[][2] = {
+        {"{\"name\":\"joint1\",\"translation\":[0,1,0]}", "{\"name\":\"joint1\",\"translation\":[0,1,0],\"children\":[3]}"},
+        {"{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}]", "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"prop\",\"mesh\":1,\"translation\":[1,0,0]}]"},
+        {"\"indices\":4}]}]", "\"indices\":4}]},{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},\"indices\":4}]}]"},
+        {",\"inverseBindMatrices\":5", ""}};
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(read_edits(NULL, 0, edits, 4, &rig, &err) == CROWD_OK);
+    CHECK(rig.vertex_count == 8 && rig.bone_count == 3);
+    int prop = crowd_rig_find_bone(&rig, "prop");
+    REQUIRE(prop == 2);
+    for (int b = 0; b < 2; b++)
+        CHECK(rig.bones[b].inverse_bind[0] == 1 && rig.bones[b].inverse_bind[13] == 0); /* identity */
+    /* prop vertex 1 (1,0,0) in its node: world (0,1,0) + (1,0,0) + (1,0,0); at t = 1 joint1 sits at
+     * (0,2,0) turned 90 deg about z, so the vertex goes to (0,2,0) + Rz((2,0,0)) = (0,4,0) */
+    uint32_t v = 5;
+    CHECK(rig.joints[v * rig.influence_count] == 2 && rig.weights[v * rig.influence_count] == 1.0f);
+    CHECK(near3(rig.positions + 3 * v, 2, 1, 0));
+    crowd_trs pose[3];
+    float global[48], skin[48], p[3];
+    pose_at(&rig, 1.0, pose);
+    crowd_rig_global_matrices(&rig, pose, global);
+    crowd_rig_skin_matrices(&rig, global, skin);
+    cb_mat4_transform_point(skin + 16 * prop, rig.positions + 3 * v, p);
+    CHECKF(near3(p, 0, 4, 0), "prop vertex at %g %g %g", (double)p[0], (double)p[1], (double)p[2]);
+    crowd_rig_free(&rig);
+}
+
+static void eight_influences(void)
+{
+    uint8_t extra[4 * 4 + 4 * 16];
+    for (int v = 0; v < 4; v++) {
+        const uint8_t j[4] = {1, 0, 0, 0};
+        const float w[4] = {0.25f, 0, 0, 0};
+        memcpy(extra + 4 * v, j, 4);
+        memcpy(extra + 16 + 16 * v, w, 16);
+    }
+    uint8_t bin[GLTF_FIXTURE_BYTES + sizeof extra];
+    gltf_fixture_bin(bin);
+    for (int v = 0; v < 4; v++) { /* WEIGHTS_0 becomes 0.75 */
+        float w = 0.75f;
+        memcpy(bin + 112 + 16 * v, &w, 4);
+    }
+    memcpy(bin + GLTF_FIXTURE_BYTES, extra, sizeof extra);
+    char *json = gltf_fixture_json(bin, sizeof bin);
+    const char *const edits[][2] = {
+        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\"},"
+                      "{\"bufferView\":0,\"byteOffset\":432,\"componentType\":5126,\"count\":4,\"type\":\"VEC4\"}"),
+        {"\"WEIGHTS_0\":3}", "\"WEIGHTS_0\":3,\"JOINTS_1\":9,\"WEIGHTS_1\":10}"}};
+    for (int e = 0; e < 2; e++) {
+        char *next = replace_once(json, edits[e][0], edits[e][1]);
+        REQUIRE(next);
+        free(json);
+        json = next;
+    }
+    crowd_rig rig;
+    crowd_error err;
+    crowd_result r = read_gltf_text(json, &rig, &err, NULL);
+    free(json);
+    REQUIRE(r == CROWD_OK);
+    CHECK(rig.influence_count == 8);
+    CHECK(rig.weights[0] == 0.75f && rig.weights[4] == 0.25f && rig.joints[4] == 1);
+    crowd_rig_free(&rig);
+}
+
+static void several_skins(void)
+{
+    crowd_rig a, b;
+    crowd_error err;
+    crowd_gltf_desc desc = {.select_skin = true, .skin = 1};
+    REQUIRE(crowd_gltf_read_file(ASSETS "RobotExpressive.glb", NULL, &a, &err) == CROWD_OK);
+    REQUIRE(crowd_gltf_read_file(ASSETS "RobotExpressive.glb", &desc, &b, &err) == CROWD_OK);
+    /* the two skins share their joints: either selects the whole robot, 19 primitives */
+    CHECK(a.vertex_count == b.vertex_count && a.index_count == b.index_count && a.clip_count == 14);
+    CHECK(a.morph_target_count == 3);
+    crowd_rig_free(&b);
+    desc.skin = 2;
+    CHECK(crowd_gltf_read_file(ASSETS "RobotExpressive.glb", &desc, &b, &err) == CROWD_ERROR_ARGUMENT &&
+          strstr(err.message, "2 skins"));
+    crowd_rig_free(&a);
+}
+
+/* ---- clips, files, materials ------------------------------------------------------------------ */
+
+static void late_start_and_external_buffer(void)
+{
+    crowd_rig glb, gltf;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(ASSETS "RiggedSimple.glb", NULL, &glb, &err) == CROWD_OK);
+    REQUIRE(crowd_gltf_read_file(ASSETS "RiggedSimple.gltf", NULL, &gltf, &err) == CROWD_OK);
+    CHECKF(fabs(glb.clips[0].start - 0.041667) < 1e-4 && glb.clips[0].duration > 2.0, "clip %g + %g",
+           glb.clips[0].start, glb.clips[0].duration);
+    CHECK(glb.vertex_count == gltf.vertex_count &&
+          !memcmp(glb.positions, gltf.positions, 3 * sizeof(float) * glb.vertex_count));
+    CHECK(glb.clips[0].start == gltf.clips[0].start && glb.clips[0].duration == gltf.clips[0].duration);
+    crowd_rig_free(&glb);
+    crowd_rig_free(&gltf);
+}
+
+static void morph_weights_animate(void)
+{
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(ASSETS "AnimatedMorphCube.glb", NULL, &rig, &err) == CROWD_OK);
+    REQUIRE(rig.morph_target_count == 2 && rig.morph_positions);
+    crowd_trs pose[64];
+    float w[2], peak = 0;
+    REQUIRE(rig.bone_count <= 64);
+    for (double t = 0; t < rig.clips[0].duration; t += 0.1) {
+        rig.sample(&rig, 0, rig.clips[0].start + t, pose, w);
+        peak = fmaxf(peak, fmaxf(w[0], w[1]));
+    }
+    CHECKF(peak > 0.9f, "morph weights peak at %g", (double)peak);
+    crowd_rig_free(&rig);
+}
+
+static void texture_and_colors(void)
+{
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(ASSETS "Fox.glb", NULL, &rig, &err) == CROWD_OK);
+    CHECK(rig.albedo && rig.albedo_width > 0 && rig.albedo_height > 0 && rig.uvs);
+    CHECK(rig.region_count == 1 && rig.regions_info[0].textured);
+    CHECK(rig.vertex_count == 1728); /* no normals in the file: flat, 3 vertices per triangle */
+    crowd_rig_free(&rig);
+
+    const uint8_t colors[16] = {255, 128, 0, 255, 0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 255};
+    const char *const edits[][2] = {
+        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\",\"normalized\":true}"),
+        {"\"WEIGHTS_0\":3}", "\"WEIGHTS_0\":3,\"COLOR_0\":9}"}};
+    REQUIRE(read_edits(colors, sizeof colors, edits, 2, &rig, &err) == CROWD_OK);
+    REQUIRE(rig.colors);
+    /* linear 128/255 is sRGB 188 */
+    CHECK(rig.colors[0] == 255 && rig.colors[1] == 188 && rig.colors[2] == 0 && rig.colors[3] == 255);
+    CHECK(rig.colors[7] == 0 && rig.colors[8] == 255);
+    crowd_rig_free(&rig);
+}
+
+static void msft_lod_levels(void)
+{
+    const uint16_t tri[4] = {0, 1, 3, 0};
+    const char *const edits[][2] = {
+        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"}"),
+        {"{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}]",
+         "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0,\"extensions\":{\"MSFT_lod\":{\"ids\":[3]}},"
+         "\"extras\":{\"MSFT_screencoverage\":[0.5,0.1]}},{\"name\":\"mesh lod1\",\"mesh\":1,\"skin\":0}]"},
+        {"\"indices\":4}]}]", "\"indices\":4}]},{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1,"
+                              "\"JOINTS_0\":2,\"WEIGHTS_0\":3},\"indices\":9}]}]"},
+        {"\"asset\":{\"version\":\"2.0\"},", "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"MSFT_lod\"],"}};
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(read_edits((const uint8_t *)tri, sizeof tri, edits, 4, &rig, &err) == CROWD_OK);
+    CHECK(rig.vertex_count == 8 && rig.index_count == 6);
+    REQUIRE(rig.lod_level_count == 2);
+    CHECK(rig.lod_index_count[0] == 6 && rig.lod_index_count[1] == 3);
+    CHECK(rig.lod_indices[rig.lod_first_index[1]] == 4); /* the LOD's own vertices */
+    CHECK(rig.lod_screen_coverage[0] == 0.5f && rig.lod_screen_coverage[1] == 0.1f);
+    crowd_bake_output out = bake_or_die(&rig, (crowd_bake_desc){0});
+    crowd_asset asset;
+    REQUIRE(crowd_asset_load_memory(&asset, out.bytes, out.size, &err) == CROWD_OK);
+    CHECK(asset.lod_count == 2 && asset.lods[1].triangle_count == 1 && asset.lods[1].screen_coverage == 0.1f);
+    crowd_asset_free(&asset);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+    /* the Microsoft sample has MSFT_lod but no buffer data: refused, naming the buffer */
+    CHECK(crowd_gltf_read_file(ASSETS "msft_lod/CubeWithLOD_MSFT_lod.gltf", NULL, &rig, &err) == CROWD_ERROR_MISSING &&
+          strstr(err.message, "buffers[0] has no data"));
+}
+
+static void sockets_from_nodes(void)
+{
+    crowd_gltf_socket sockets[] = {{"tip", "joint1"}};
+    crowd_gltf_desc desc = {.sockets = sockets, .socket_count = 1};
+    char *json = fixture(NULL, 0, NULL, 0);
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_memory(json, strlen(json), "f", NULL, &desc, &rig, &err) == CROWD_OK);
+    CHECK(rig.socket_count == 1 && rig.sockets[0].bone == 1 && !strcmp(rig.sockets[0].name, "tip"));
+    crowd_rig_free(&rig);
+    sockets[0].node = "no such node";
+    CHECK(crowd_gltf_read_memory(json, strlen(json), "f", NULL, &desc, &rig, &err) == CROWD_ERROR_ARGUMENT &&
+          strstr(err.message, "no such node"));
+    free(json);
+}
+
+static void flat_normals_when_missing(void)
+{
+    const char *const edits[][2] = {{"\"NORMAL\":1,", ""}};
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(read_edits(NULL, 0, edits, 1, &rig, &err) == CROWD_OK);
+    CHECK(rig.vertex_count == 6);
+    for (uint32_t v = 0; v < rig.vertex_count; v++)
+        CHECK(near3(rig.normals + 3 * v, 0, 0, 1));
+    crowd_rig_free(&rig);
+}
+
+int main(void)
+{
+    RUN_TEST(fixture_basics);
+    RUN_TEST(step_interpolation);
+    RUN_TEST(cubic_spline_tangent_scaling);
+    RUN_TEST(accessor_decoding);
+    RUN_TEST(sparse_asset);
+    RUN_TEST(matrix_node_and_ancestor);
+    RUN_TEST(rigid_part_and_missing_ibm);
+    RUN_TEST(eight_influences);
+    RUN_TEST(several_skins);
+    RUN_TEST(late_start_and_external_buffer);
+    RUN_TEST(morph_weights_animate);
+    RUN_TEST(texture_and_colors);
+    RUN_TEST(msft_lod_levels);
+    RUN_TEST(sockets_from_nodes);
+    RUN_TEST(flat_normals_when_missing);
+    TEST_MAIN_END();
+}

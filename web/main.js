@@ -1,0 +1,114 @@
+// The web demo's page logic: load the wasm module and the baked assets, start the C program on the
+// canvas, and build a lil-gui panel from the settings table the C code exports. The same settings
+// drive the native demo's keyboard shortcuts.
+(function () {
+  'use strict';
+  const base = document.querySelector('meta[name=crowd-base]').content; // "" = relative to the page
+  const message = document.getElementById('message');
+  const canvas = document.getElementById('canvas');
+
+  function fail(text) {
+    message.textContent = text;
+    console.error(text);
+  }
+
+  // Assets embedded in the page (the single-file build) or listed in assets/assets.json.
+  async function loadAssets() {
+    const embedded = document.querySelectorAll('script[type="application/x-crowd-asset"]');
+    if (embedded.length) {
+      return Array.from(embedded, (node) => {
+        const text = atob(node.textContent.trim());
+        const bytes = new Uint8Array(text.length);
+        for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+        return { name: node.dataset.name, bytes };
+      });
+    }
+    const list = await (await fetch(base + 'assets/assets.json')).json();
+    return Promise.all(list.map(async (name) => {
+      const response = await fetch(base + 'assets/' + name);
+      if (!response.ok) throw new Error(name + ': HTTP ' + response.status);
+      return { name, bytes: new Uint8Array(await response.arrayBuffer()) };
+    }));
+  }
+
+  function buildPanel(api) {
+    const gui = new lil.GUI({ title: 'crowdbake' });
+    const state = {};
+    const controllers = {};
+    for (const s of JSON.parse(api.settingsJson())) {
+      state[s.name] = s.value;
+      let c;
+      if (s.choices) {
+        const options = {};
+        s.choices.split('|').forEach((label, i) => { options[label] = i; });
+        c = gui.add(state, s.name, options);
+      } else if (s.min === 0 && s.max === 1 && s.step === 1) {
+        state[s.name] = !!s.value;
+        c = gui.add(state, s.name);
+      } else if (s.name === 'asset') {
+        const options = {};
+        api.assetNames.forEach((name, i) => { options[name] = i; });
+        c = gui.add(state, s.name, options);
+      } else {
+        c = gui.add(state, s.name, s.min, s.max, s.step);
+      }
+      c.name(s.label).onChange((v) => {
+        const result = api.set(s.name, typeof v === 'boolean' ? (v ? 1 : 0) : Number(v));
+        if (result !== 0) console.warn('crowdbake: ' + s.name + ' refused: ' + api.error());
+      });
+      controllers[s.name] = c;
+    }
+    gui.add({ benchmark: () => api.benchmark() }, 'benchmark').name('run benchmark (B)');
+    return { gui, controllers };
+  }
+
+  async function start() {
+    if (!document.createElement('canvas').getContext('webgl2')) return fail('This page needs WebGL2.');
+    const Module = await createCrowdDemo({
+      canvas,
+      locateFile: (path) => base + path,
+      print: (text) => console.log(text),
+      printErr: (text) => console.error(text),
+    });
+    const assets = await loadAssets();
+    for (const asset of assets) {
+      const pointer = Module._malloc(asset.bytes.length);
+      Module.HEAPU8.set(asset.bytes, pointer);
+      const index = Module.ccall('web_add_asset', 'number', ['number', 'number', 'string'],
+                                 [pointer, asset.bytes.length, asset.name]);
+      Module._free(pointer);
+      if (index < 0) return fail('could not add ' + asset.name);
+    }
+    if (Module.ccall('web_start', 'number', [], []) !== 0) return fail('the demo could not start');
+    message.remove();
+    canvas.focus();
+    const api = {
+      assetNames: assets.map((a) => a.name),
+      set: (name, value) => Module.ccall('web_set', 'number', ['string', 'number'], [name, value]),
+      get: (name) => Module.ccall('web_get', 'number', ['string'], [name]),
+      settingsJson: () => Module.ccall('web_settings_json', 'string', [], []),
+      status: () => Module.ccall('web_status', 'string', [], []),
+      error: () => Module.ccall('web_error', 'string', [], []),
+      benchmark: () => Module.ccall('web_benchmark', null, [], []),
+      benchmarkReport: () => Module.ccall('web_benchmark_report', 'string', [], []),
+      measureUpdate: (count, frames) => Module.ccall('web_measure_update', 'number', ['number', 'number'], [count, frames]),
+      key: (code) => Module.ccall('web_key', null, ['number'], [code]),
+      lookAt: (eye, target) => Module.ccall('web_look_at', null, Array(6).fill('number'), [...eye, ...target]),
+    };
+    api.panel = buildPanel(api);
+    const rawSet = api.set;
+    api.set = (name, value) => { // keep the panel in step with calls from the console or tests
+      const result = rawSet(name, value);
+      const c = api.panel.controllers[name];
+      if (c && result === 0) {
+        const now = api.get(name);
+        c.object[name] = typeof c.object[name] === 'boolean' ? now > 0.5 : now;
+        c.updateDisplay();
+      }
+      return result;
+    };
+    window.crowd = api; // for the console and the smoke test
+  }
+
+  start().catch((error) => fail('crowdbake failed to start: ' + (error && error.message ? error.message : error)));
+})();

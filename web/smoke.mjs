@@ -1,0 +1,235 @@
+// Browser smoke test: Debian's Chromium (SwiftShader WebGL2) driven by playwright-core against the
+// built site on a local static server, then the single-file page from file://. Fails on any
+// console error, goes through every setting, scenario and camera, checks frames by their pixels
+// (not blank; shadows darken the ground), saves screenshots, and reports the crowd update cost in
+// wasm at 10k and 100k instances.
+//   node web/smoke.mjs --dist dist --single dist-single/index.html --abs build/dist-abs --shots build/shots/web
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { decodePng } from './png.mjs';
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+const dist = path.resolve(option('--dist', 'dist'));
+const singleFile = path.resolve(option('--single', 'dist-single/index.html'));
+const absoluteDist = option('--abs', null);
+const shots = path.resolve(option('--shots', 'build/shots/web'));
+const here = path.dirname(new URL(import.meta.url).pathname);
+fs.mkdirSync(shots, { recursive: true });
+
+const failures = [];
+function check(condition, message) {
+  if (!condition) {
+    failures.push(message);
+    console.log('FAIL ' + message);
+  }
+}
+
+function serve(root, prefix) {
+  return new Promise((resolve, reject) => {
+    const server = spawn(process.execPath, [path.join(here, 'serve.mjs'), root, '0', '--prefix', prefix]);
+    server.stdout.on('data', (data) => {
+      const match = /at (http:\/\/\S+)/.exec(String(data));
+      if (match) resolve({ url: match[1], stop: () => server.kill() });
+    });
+    server.on('error', reject);
+    setTimeout(() => reject(new Error('the static server did not start')), 10000);
+  });
+}
+
+async function openPage(browser, url, label) {
+  const page = await browser.newPage({ viewport: { width: 960, height: 540 } });
+  page.errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`${label}: ${m.text()}`); });
+  page.on('pageerror', (e) => page.errors.push(`${label}: ${e.message}`));
+  await page.goto(url);
+  await page.waitForFunction(() => window.crowd, null, { timeout: 180000 });
+  return page;
+}
+
+const frames = (page, n) => page.evaluate((count) => new Promise((done) => {
+  let k = 0;
+  const step = () => (++k >= count ? done() : requestAnimationFrame(step));
+  requestAnimationFrame(step);
+}), n);
+
+async function shot(page, name) {
+  const png = await page.screenshot({ path: path.join(shots, name + '.png') });
+  return decodePng(png);
+}
+
+// Not blank: many colours, and plenty of pixels that are neither sky nor the single most common colour.
+function judge(image, name) {
+  const counts = new Map();
+  for (let i = 0; i < image.pixels.length; i += 4) {
+    const key = (image.pixels[i] >> 3) << 10 | (image.pixels[i + 1] >> 3) << 5 | (image.pixels[i + 2] >> 3);
+    counts.set(key, (counts.get(key) || 0) + 1);
+  }
+  const total = image.width * image.height, top = Math.max(...counts.values());
+  check(counts.size > 60, `${name}: only ${counts.size} colours`);
+  check(total - top > total / 10, `${name}: ${((100 * top) / total).toFixed(0)}% of the frame is one colour`);
+}
+
+async function set(page, name, value) {
+  const result = await page.evaluate(([n, v]) => window.crowd.set(n, v), [name, value]);
+  check(result === 0, `${name} = ${value} refused (${result}): ${await page.evaluate(() => window.crowd.error())}`);
+}
+
+async function everySetting(page) {
+  const table = JSON.parse(await page.evaluate(() => window.crowd.settingsJson()));
+  const skip = new Set(['count', 'asset', 'camera', 'scenario', 'paused', 'hud']); // exercised separately
+  for (const s of table) {
+    if (skip.has(s.name)) continue;
+    const values = s.choices ? s.choices.split('|').map((_, i) => i)
+      : s.min === 0 && s.max === 1 ? [1 - s.value, s.value]
+      : [s.min, s.max, s.value];
+    for (const v of values) {
+      await set(page, s.name, v);
+      await frames(page, 2);
+      const got = await page.evaluate((n) => window.crowd.get(n), s.name);
+      check(Math.abs(got - v) < 1e-9, `${s.name}: set ${v}, reads ${got}`);
+    }
+    await set(page, s.name, s.value); // back to the default
+  }
+  judge(await shot(page, 'after_every_setting'), 'after every setting');
+}
+
+async function scenariosAndCameras(page) {
+  const names = ['wander', 'stampede', 'parade', 'mill', 'gather'];
+  for (let i = 0; i < names.length; i++) {
+    await set(page, 'scenario', i);
+    await frames(page, 6);
+    judge(await shot(page, 'scenario_' + names[i]), names[i]);
+  }
+  await set(page, 'scenario', 0);
+  await set(page, 'camera', 1); // walk: WASD at eye level
+  await page.locator('canvas').focus();
+  await page.keyboard.down('w');
+  await frames(page, 8);
+  await page.keyboard.up('w');
+  judge(await shot(page, 'camera_walk'), 'walk camera');
+  check((await page.evaluate(() => window.crowd.status())).includes('camera walk'), 'walk camera not reported');
+  await set(page, 'camera', 2);
+  await frames(page, 6);
+  judge(await shot(page, 'camera_tour'), 'tour camera');
+  await set(page, 'camera', 0);
+  await set(page, 'mode', 1);
+  await frames(page, 3);
+  judge(await shot(page, 'bones'), 'bone mode');
+  await set(page, 'mode', 0);
+}
+
+// Every packaged asset (the humanoid, the Fox from glTF) switches in, draws, and names itself.
+async function assets(page) {
+  const names = await page.evaluate(() => window.crowd.assetNames);
+  check(names.length >= 2, `only ${names.length} asset(s) packaged: ${names.join(', ')}`);
+  for (let i = names.length - 1; i >= 0; i--) {
+    await set(page, 'asset', i);
+    await frames(page, 4);
+    const status = await page.evaluate(() => window.crowd.status());
+    check(status.split('\n')[0].includes(names[i]), `asset ${names[i]} not reported: ${status.split('\n')[0]}`);
+    check(!status.includes('\n! '), `asset ${names[i]}: ${status}`);
+    judge(await shot(page, 'asset_' + names[i].replace(/\W+/g, '_')), names[i]);
+  }
+  console.log(`assets: ${names.join(', ')} each switched in and drew`);
+}
+
+// With the crowd paused, the only difference between these two frames is the shadow pass.
+async function shadows(page) {
+  await set(page, 'hud', 0); // the HUD's numbers would differ between the two frames
+  await set(page, 'count', 20000);
+  await set(page, 'paused', 1);
+  // above the first pillar of the spiral, looking down past it into the crowd
+  await page.evaluate(() => window.crowd.lookAt([4, 6, 9], [10, 0, -2]));
+  await set(page, 'shadows', 1);
+  await frames(page, 3);
+  const status = await page.evaluate(() => window.crowd.status());
+  const shadowDraws = Number((/\(\+(\d+) shadow\)/.exec(status) || [0, 0])[1]);
+  check(shadowDraws > 0, `no shadow draws (status: ${status.split('\n')[3]})`);
+  const lit = await shot(page, 'shadows_on');
+  await set(page, 'shadows', 0);
+  await frames(page, 3);
+  const unlit = await shot(page, 'shadows_off');
+  let darker = 0, lighter = 0;
+  for (let i = 0; i < lit.pixels.length; i += 4) {
+    const a = lit.pixels[i] + lit.pixels[i + 1] + lit.pixels[i + 2];
+    const b = unlit.pixels[i] + unlit.pixels[i + 1] + unlit.pixels[i + 2];
+    darker += a < b - 30;
+    lighter += a > b + 6;
+  }
+  const total = lit.width * lit.height;
+  check(darker > total / 200, `shadows darken only ${darker} pixels`);
+  check(lighter < total / 2000, `${lighter} pixels got lighter with shadows on`);
+  await set(page, 'shadows', 1);
+  await set(page, 'paused', 0);
+  await set(page, 'hud', 1);
+  await set(page, 'camera', 0);
+  await set(page, 'count', 3000);
+  console.log(`shadows: ${shadowDraws} shadow draws, ${darker} pixels darker`);
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+           '--ignore-gpu-blocklist', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+  const pages = [];
+  try {
+    // 1. the site, served from a subdirectory with the trailing slash (relative paths)
+    const site = await serve(dist, '/demo/');
+    const page = await openPage(browser, site.url, 'site');
+    pages.push(page);
+    await set(page, 'count', 3000);
+    await frames(page, 5);
+    judge(await shot(page, 'site'), 'site');
+    await everySetting(page);
+    await scenariosAndCameras(page);
+    await assets(page);
+    await shadows(page);
+    for (const count of [10000, 100000]) {
+      const ms = await page.evaluate((n) => window.crowd.measureUpdate(n, n > 50000 ? 30 : 60), count);
+      console.log(`wasm crowd update (simulation + chunks + LOD + gather): ${count} instances, median ${ms.toFixed(2)} ms`);
+      check(ms > 0, `no update measurement at ${count}`);
+    }
+    site.stop();
+
+    // 2. an absolute-base build works without the trailing slash
+    if (absoluteDist) {
+      const abs = await serve(path.resolve(absoluteDist), '/demo/');
+      const absPage = await openPage(browser, abs.url.replace(/\/$/, ''), 'absolute base');
+      pages.push(absPage);
+      await set(absPage, 'count', 2000);
+      await frames(absPage, 3);
+      judge(await shot(absPage, 'absolute_base'), 'absolute base');
+      abs.stop();
+    }
+
+    // 3. the single file, opened from file://
+    const single = await openPage(browser, 'file://' + singleFile, 'single file');
+    pages.push(single);
+    await set(single, 'count', 2000);
+    await set(single, 'scenario', 2);
+    await frames(single, 4);
+    judge(await shot(single, 'single_file'), 'single file');
+  } finally {
+    for (const p of pages) for (const e of p.errors) check(false, 'console error: ' + e);
+    await browser.close();
+  }
+  console.log(`screenshots in ${shots}`);
+  if (failures.length) {
+    console.log(`${failures.length} failures`);
+    process.exit(1);
+  }
+  console.log('ok   web smoke test');
+}
+
+main().catch((error) => {
+  console.log('FAIL ' + (error && error.stack ? error.stack : error));
+  process.exit(1);
+});
