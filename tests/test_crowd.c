@@ -628,6 +628,59 @@ static void regions_under_motion(void)
     }
 }
 
+/* The slot array is larger than the capacity only by the regions' slack: filling a crowd to
+ * capacity after a layout spread its slack gives the slack back (compaction); teleporting every
+ * instance at once (more movers than it is worth moving one by one) lays out afresh; a chunk
+ * filling up one instance per update borrows slack from its neighbours. Each frame stays right. */
+static void regions_at_the_limits(void)
+{
+    const uint32_t n = 1000, first = 500;
+    crowd *c = make_crowd(n, 24.0f);
+    scatter(c, first, 21);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    mirror m = mirror_make(c, n);
+    mirror_check(c, crowd_update(c, 0.1f, &v), &m);
+    CHECK(c->slots + (n - first) > crowd_record_capacity(c)); /* slack leaves no room at the end */
+    REQUIRE(crowd_set_count(c, n) == CROWD_OK); /* brand-new instances need the slack's slots */
+    for (uint32_t i = first; i < n; i++)
+        crowd_set_transform(c, i, -100.0f + 0.05f * (float)i, 0.0f, 50.0f, 0.0f);
+    crowd_record r;
+    crowd_get(c, 3, &r);
+    mirror_check(c, crowd_update(c, 0.1f, &v), &m);
+    crowd_record again;
+    crowd_get(c, 3, &again);
+    CHECK(!memcmp(&r, &again, sizeof r)); /* compaction kept every instance's state */
+    CHECK(crowd_count(c) == n && c->slots <= crowd_record_capacity(c));
+
+    crowd_destroy(c);
+    mirror_free(&m);
+
+    const uint32_t many = 2000;
+    c = make_crowd(many, 24.0f);
+    scatter(c, many, 23);
+    m = mirror_make(c, many);
+    mirror_check(c, crowd_update(c, 0.1f, &v), &m);
+    uint32_t layouts = c->layouts;
+    for (uint32_t i = 0; i < many; i++) /* everyone somewhere else at once */
+        crowd_set_transform(c, i, -60.0f + 0.05f * (float)i, 0.0f, 5.0f, 0.0f);
+    const crowd_frame *f = crowd_update(c, 0.1f, &v);
+    mirror_check(c, f, &m);
+    CHECK(c->layouts == layouts + 1);
+    scatter(c, many, 23); /* and back */
+    mirror_check(c, crowd_update(c, 0.1f, &v), &m);
+    layouts = c->layouts; /* a chunk filling up one by one: its region grows, no re-layout */
+    uint32_t grows = c->grows;
+    for (uint32_t i = 0; i < 400; i++) {
+        crowd_set_transform(c, i, 1.0f + 0.02f * (float)i, 0.0f, 1.0f, 0.0f);
+        mirror_check(c, crowd_update(c, 0.1f, &v), &m);
+    }
+    CHECKF(c->layouts == layouts && c->grows > grows, "%u re-layouts, %u grows", c->layouts - layouts,
+           c->grows - grows);
+    crowd_destroy(c);
+    mirror_free(&m);
+}
+
 int main(void)
 {
     crowd_bake_desc desc = {.bones = true};
@@ -644,6 +697,7 @@ int main(void)
     RUN_TEST(simulation);
     RUN_TEST(separation_keeps_space);
     RUN_TEST(regions_under_motion);
+    RUN_TEST(regions_at_the_limits);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();
