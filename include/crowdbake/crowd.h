@@ -17,7 +17,7 @@
  * Animation phase is not uploaded: the shader computes fract(phase_offset + time * rate), so a
  * crowd that is not changing uploads nothing and keeps animating.
  *
- * Memory: everything is reserved by crowd_create (about 215 bytes per instance of capacity plus
+ * Memory: everything is reserved by crowd_create (about 240 bytes per instance of capacity plus
  * per-chunk tables); crowd_update and the setters allocate nothing.
  *
  * Errors: misuse (index out of range, unknown clip, bad values) returns CROWD_ERROR_ARGUMENT and
@@ -131,8 +131,9 @@ typedef struct crowd_stats {
     uint32_t demoted;             /* coverage policy with a budget: instances below their preferred level */
     bool budget_satisfied;
     uint32_t fades_active;
-    /* CPU time of this update, milliseconds: binning into chunks, culling and LOD, the sort that
-     * gathers records into draw order, draws and upload ranges. */
+    /* CPU time of this update, milliseconds: binning into chunks (unless the simulation's step
+     * did it), culling and LOD, keeping records in draw order ("gather": the instances that changed
+     * chunk moved one by one, or a full re-layout), draws and upload ranges. */
     float ms_bin, ms_lod, ms_gather, ms_output;
 } crowd_stats;
 
@@ -220,7 +221,12 @@ void crowd_frustum_planes(const float view[16], const float projection[16], floa
  *
  * Steering (wander, scenarios), neighbour separation through a fine grid, obstacle avoidance, and
  * speed -> gait (idle / walk / jog / run) -> stride-matched rate. The simulation walks the crowd's
- * records in slot order (memory order) and rewrites only agents that move faster than 1 mm/s. */
+ * records in slot order (memory order) and rewrites only agents that move faster than 1 mm/s.
+ *
+ * Separation pushes feed a drift velocity of their own that decays at the steering rate: an agent
+ * moves by steering plus drift (exactly as one velocity with the pushes added would), but only
+ * steering sets its heading, gait and rate, so a jostled walker keeps facing where it walks.
+ * Pushes are computed at the end of a step, from where everyone then is, for the next step. */
 
 typedef enum crowd_scenario {
     CROWD_SCENARIO_WANDER = 0,  /* everyone ambles about, some jog or run, some stand */
@@ -248,7 +254,8 @@ typedef struct crowd_sim_desc {
 
 typedef struct crowd_sim_stats {
     double ms_step;                       /* the whole step, separation included */
-    double ms_separation;
+    double ms_separation;                 /* the separation pass (sort and pairs; the step gathers
+                                             its input as it goes) */
     uint32_t rewritten;                   /* agents whose record changed */
     bool separation_active;
 } crowd_sim_stats;
