@@ -57,9 +57,11 @@ static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t
 
 /* Each agent meets the agents after it in its own row (its cell and the next: the sorted order
  * makes that one range) and those in the three cells of the row below: every neighbouring pair
- * exactly once. */
+ * exactly once. Only agents before k ever push k, so k's push is complete after its own turn and
+ * goes into its drift (1.5 m/s per unit) right then. */
 static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
 {
+    crowd_drift *drift = sim->crowd->drift;
     const float radius = sim->desc.separation_radius, r2 = radius * radius;
     const uint32_t *start = g->count + 1; /* see sort_agents */
     const float *pos = sim->fine_position;
@@ -77,8 +79,9 @@ static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
         float fx = 0.0f, fz = 0.0f;
         for (uint32_t i = 0; i < same + below; i++)
             push_pair(pos, push, k, i < same ? k + 1 + i : below_first + (i - same), radius, r2, &fx, &fz);
-        push[2 * k] += fx;
-        push[2 * k + 1] += fz;
+        crowd_drift *d = &drift[sim->fine_sorted[k]];
+        d->x += (push[2 * k] + fx) * 1.5f;
+        d->z += (push[2 * k + 1] + fz) * 1.5f;
     }
 }
 
@@ -86,10 +89,4 @@ void sim_separation(crowd_sim *sim, const sim_gatherer *g)
 {
     sort_agents(sim, g);
     push_pairs(sim, g);
-    crowd_drift *drift = sim->crowd->drift;
-    for (uint32_t k = 0; k < g->n; k++) {
-        crowd_drift *d = &drift[sim->fine_sorted[k]];
-        d->x += sim->fine_push[2 * k] * 1.5f;
-        d->z += sim->fine_push[2 * k + 1] * 1.5f;
-    }
 }
