@@ -35,7 +35,7 @@ struct crowd_sim {
     uint32_t fine_dim;
     float fine_size;
     uint32_t *fine_start;       /* fine_dim^2 + 2 */
-    uint32_t *fine_cell_of;     /* gathered: fine cell */
+    uint32_t *fine_cell_of;     /* gathered: fine cell (filled by the sort) */
     uint32_t *fine_slots;       /* gathered: slot */
     float *fine_gathered;       /* gathered: (x, z) */
     uint32_t *fine_sorted;      /* slots in fine-cell order */
@@ -75,15 +75,13 @@ static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
     return (uint32_t)(x < 0 ? 0 : x > g->last ? g->last : x);
 }
 
-/* Live agent in slot s, now at p, into the gathered arrays and its fine cell's count. */
+/* Live agent in slot s, now at p, into the gathered arrays. */
 static inline void sim_gather(sim_gatherer *g, uint32_t s, const float *p)
 {
-    uint32_t cell = sim_fine_index(g, p[2]) * g->dim + sim_fine_index(g, p[0]), m = g->n++;
+    uint32_t m = g->n++;
     g->slot[m] = s;
-    g->cell[m] = cell;
     g->xz[2 * m] = p[0];
     g->xz[2 * m + 1] = p[2];
-    g->count[cell + 1]++;
 }
 
 /* sim.c */

@@ -1,7 +1,7 @@
 /* Neighbour separation: agents within `separation_radius` push each other apart. It runs at the
  * end of a step, on the positions the step has just written: the step gathers each live agent's
- * slot, fine cell and (x, z) as it goes (sim_gather, inline in sim_internal.h), so this pass never
- * reads a record. A fine grid with cells one radius wide (counting-sorted every step) limits each
+ * slot and (x, z) as it goes (sim_gather, inline in sim_internal.h), so this pass never reads a
+ * record. A fine grid with cells one radius wide (counting-sorted every step) limits each
  * agent to the cells around it. The push goes into the agent's drift (crowd_drift, 1.5 m/s per
  * unit), which the next step moves it by and decays: the same order as a push computed at the
  * start of that step. */
@@ -19,14 +19,20 @@ sim_gatherer sim_gather_begin(crowd_sim *sim)
 }
 
 /* Gathered agents into fine-cell order: their slots and (x, z), so the pair loop reads two small
- * arrays in order. The counting sort fills each cell from its end backwards, which leaves
+ * arrays in order. Cells are counted here rather than in the step (its loop is busy enough; this
+ * one streams). The counting sort fills each cell from its end backwards, which leaves
  * count[c + 1] at cell c's start: start = count + 1 needs no pass to shift the starts back. */
 static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
 {
     uint32_t cells = g->dim * g->dim, *count = g->count;
+    const float *xz = g->xz;
+    for (uint32_t m = 0; m < g->n; m++) {
+        uint32_t cell = sim_fine_index(g, xz[2 * m + 1]) * g->dim + sim_fine_index(g, xz[2 * m]);
+        g->cell[m] = cell;
+        count[cell + 1]++;
+    }
     for (uint32_t i = 0; i < cells; i++)
         count[i + 1] += count[i];
-    const float *xz = g->xz;
     float *pos = sim->fine_position;
     for (uint32_t m = g->n; m-- > 0;) {
         uint32_t k = --count[g->cell[m] + 1];
