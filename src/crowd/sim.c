@@ -441,6 +441,28 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
 
+/* The chunk of the agent before: most agents are still in it, and telling so is four compares on
+ * the scaled position instead of its conversion and clamping (bounds in chunk units: truncating a
+ * value in [i, i + 1) gives i, exactly as crowd_chunk_at does; border chunks reach to infinity). */
+typedef struct chunk_cache {
+    float lo_x, hi_x, lo_z, hi_z;
+    uint32_t chunk;
+    bool obstacles;                    /* obstacles reach into it */
+} chunk_cache;
+
+static CROWD_ALWAYS_INLINE uint32_t cached_chunk(chunk_cache *cc, const crowd_grid_map *g, const uint32_t *obstacles,
+                                                 const float *p)
+{
+    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
+    if (tx >= cc->lo_x && tx < cc->hi_x && tz >= cc->lo_z && tz < cc->hi_z)
+        return cc->chunk;
+    uint32_t chunk = crowd_chunk_at(g, p), last = (uint32_t)g->last, ix = chunk % (last + 1), iz = chunk / (last + 1);
+    *cc = (chunk_cache){ix ? (float)ix : -INFINITY, ix < last ? (float)(ix + 1) : INFINITY,
+                        iz ? (float)iz : -INFINITY, iz < last ? (float)(iz + 1) : INFINITY, chunk,
+                        obstacles[chunk] != obstacles[chunk + 1]};
+    return chunk;
+}
+
 /* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed or
  * drifting, standing settled) are inline here, the same as step_agent would do them, with every
  * array and setting in a local: a store to a record or a flag byte may alias anything reached
@@ -461,6 +483,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const bool separate = k->separate, plain = !k->wraps && !k->gather;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
+    chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
     sim_gatherer gather = separate ? *gatherer : (sim_gatherer){0};
     uint32_t rewritten = 0;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
@@ -483,9 +506,10 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             bool moving = v[0] != 0.0f || v[1] != 0.0f || drifting;
             float p[3] = {r->position[0] + (v[0] + drift.x) * dt, r->position[1],
                           r->position[2] + (v[1] + drift.z) * dt};
-            uint32_t chunk = crowd_chunk_at(&grid, p);
-            if (steady && (moving ? fabsf(p[0]) < half && fabsf(p[2]) < half : a->gait == 0)) {
-                if (obstacles[chunk] != obstacles[chunk + 1] && sim_avoid_obstacles(sim, chunk, p, v)) {
+            uint32_t chunk = cached_chunk(&cache, &grid, obstacles, p);
+            /* steady walkers never reach the world's edge (steering turns them first); drift may */
+            if (steady && (moving ? !drifting || (fabsf(p[0]) < half && fabsf(p[2]) < half) : a->gait == 0)) {
+                if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
                     step_result moved = step_move(sim, k, s, p, crowd_chunk_at(&grid, p), false, drifting);
                     chunk = moved.chunk;
                     rewritten += moved.wrote;
