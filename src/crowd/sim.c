@@ -147,15 +147,16 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_dim = (uint32_t)ceilf(c->desc.world_size / sim->fine_size);
     sim->obstacle_count = desc->obstacle_count;
     sim->obstacles = malloc(sizeof *sim->obstacles * (desc->obstacle_count + 1));
-    sim->fine_start = malloc(sizeof(uint32_t) * ((size_t)sim->fine_dim * sim->fine_dim + 2));
+    sim->fine_start = malloc(sizeof(uint32_t) * ((size_t)sim_fine_cells(sim->fine_dim) + 2));
     sim->fine_cell_of = malloc(sizeof(uint32_t) * cap);
     sim->fine_gathered = malloc(2 * sizeof(float) * cap);
     sim->fine_sorted = malloc(sizeof(uint32_t) * cap);
+    sim->fine_sorted_cell = malloc(sizeof(uint32_t) * cap);
     sim->fine_slots = malloc(sizeof(uint32_t) * cap);
     sim->fine_position = malloc(2 * sizeof(float) * cap);
     sim->fine_push = malloc(2 * sizeof(float) * cap);
     crowd_result r = CROWD_OK;
-    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted ||
+    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted || !sim->fine_sorted_cell ||
         !sim->fine_slots || !sim->fine_position || !sim->fine_push)
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
     if (r == CROWD_OK) {
@@ -185,6 +186,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     free(sim->fine_cell_of);
     free(sim->fine_gathered);
     free(sim->fine_sorted);
+    free(sim->fine_sorted_cell);
     free(sim->fine_slots);
     free(sim->fine_position);
     free(sim->fine_push);

@@ -34,11 +34,12 @@ struct crowd_sim {
     /* separation scratch: the fine grid, and live agents as gathered and as sorted */
     uint32_t fine_dim;
     float fine_size;
-    uint32_t *fine_start;       /* fine_dim^2 + 2 */
+    uint32_t *fine_start;       /* sim_fine_cells(fine_dim) + 2 */
     uint32_t *fine_cell_of;     /* gathered: fine cell (filled by the sort) */
     uint32_t *fine_slots;       /* gathered: slot */
     float *fine_gathered;       /* gathered: (x, z) */
     uint32_t *fine_sorted;      /* slots in fine-cell order */
+    uint32_t *fine_sorted_cell; /* their cells */
     float *fine_position;       /* their (x, z), in the same order */
     float *fine_push;           /* their push, in the same order */
 
@@ -66,6 +67,7 @@ typedef struct sim_gatherer {
     float *xz;
 } sim_gatherer;
 
+uint32_t sim_fine_cells(uint32_t dim);       /* dim x dim, padded (see sim_separation.c) */
 sim_gatherer sim_gather_begin(crowd_sim *sim);
 void sim_separation(crowd_sim *sim, const sim_gatherer *g);
 

@@ -4,16 +4,23 @@
  * record. A fine grid with cells one radius wide (counting-sorted every step) limits each
  * agent to the cells around it. The push goes into the agent's drift (crowd_drift, 1.5 m/s per
  * unit), which the next step moves it by and decays: the same order as a push computed at the
- * start of that step. */
+ * start of that step.
+ *
+ * The grid has a column of empty cells on either side of every row and an empty row below the
+ * last (cell = z * (dim + 2) + x + 1), so the neighbour ranges need no tests at the world's edge. */
 #include <math.h>
 #include <string.h>
 
 #include "crowd/sim_internal.h"
 
+uint32_t sim_fine_cells(uint32_t dim)
+{
+    return (dim + 1) * (dim + 2);
+}
+
 sim_gatherer sim_gather_begin(crowd_sim *sim)
 {
-    uint32_t cells = sim->fine_dim * sim->fine_dim;
-    memset(sim->fine_start, 0, sizeof(uint32_t) * (cells + 2));
+    memset(sim->fine_start, 0, sizeof(uint32_t) * (sim_fine_cells(sim->fine_dim) + 2));
     return (sim_gatherer){sim->crowd->world_min, 1.0f / sim->fine_size, (int)sim->fine_dim - 1, sim->fine_dim, 0,
                           sim->fine_start, sim->fine_cell_of, sim->fine_slots, sim->fine_gathered};
 }
@@ -24,10 +31,10 @@ sim_gatherer sim_gather_begin(crowd_sim *sim)
  * count[c + 1] at cell c's start: start = count + 1 needs no pass to shift the starts back. */
 static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
 {
-    uint32_t cells = g->dim * g->dim, *count = g->count;
+    uint32_t cells = sim_fine_cells(g->dim), *count = g->count;
     const float *xz = g->xz;
     for (uint32_t m = 0; m < g->n; m++) {
-        uint32_t cell = sim_fine_index(g, xz[2 * m + 1]) * g->dim + sim_fine_index(g, xz[2 * m]);
+        uint32_t cell = sim_fine_index(g, xz[2 * m + 1]) * (g->dim + 2) + sim_fine_index(g, xz[2 * m]) + 1;
         g->cell[m] = cell;
         count[cell + 1]++;
     }
@@ -37,6 +44,7 @@ static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
     for (uint32_t m = g->n; m-- > 0;) {
         uint32_t k = --count[g->cell[m] + 1];
         sim->fine_sorted[k] = g->slot[m];
+        sim->fine_sorted_cell[k] = g->cell[m];
         pos[2 * k] = xz[2 * m];
         pos[2 * k + 1] = xz[2 * m + 1];
     }
@@ -62,26 +70,21 @@ static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t
 }
 
 /* Each agent meets the agents after it in its own row (its cell and the next: the sorted order
- * makes that one range) and those in the three cells of the row below: every neighbouring pair
- * exactly once. Only agents before k ever push k, so k's push is complete after its own turn and
- * goes into its drift (1.5 m/s per unit) right then. */
+ * makes that one range) and those in the three cells of the row below (one range too): every
+ * neighbouring pair exactly once. Only agents before k ever push k, so k's push is complete after
+ * its own turn and goes into its drift (1.5 m/s per unit) right then. */
 static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
 {
     crowd_drift *drift = sim->crowd->drift;
     const float radius = sim->desc.separation_radius, r2 = radius * radius;
-    const uint32_t *start = g->count + 1; /* see sort_agents */
+    const uint32_t *start = g->count + 1, stride = g->dim + 2; /* see sort_agents */
     const float *pos = sim->fine_position;
     float *push = sim->fine_push;
     memset(push, 0, sizeof(float) * 2 * g->n);
     for (uint32_t k = 0; k < g->n; k++) {
-        uint32_t cx = sim_fine_index(g, pos[2 * k]), cz = sim_fine_index(g, pos[2 * k + 1]), row = cz * g->dim;
-        uint32_t x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < g->dim ? cx + 1 : cx;
+        uint32_t cell = sim->fine_sorted_cell[k], below_first = start[cell + stride - 1];
         /* the two ranges as one loop: one data-dependent exit to mispredict per agent, not two */
-        uint32_t same = start[row + x1 + 1] - (k + 1), below = 0, below_first = 0;
-        if (cz + 1 < g->dim) {
-            below_first = start[row + g->dim + x0];
-            below = start[row + g->dim + x1 + 1] - below_first;
-        }
+        uint32_t same = start[cell + 2] - (k + 1), below = start[cell + stride + 2] - below_first;
         float fx = 0.0f, fz = 0.0f;
         for (uint32_t i = 0; i < same + below; i++)
             push_pair(pos, push, k, i < same ? k + 1 + i : below_first + (i - same), radius, r2, &fx, &fz);
