@@ -465,6 +465,22 @@ static CROWD_ALWAYS_INLINE uint32_t cached_chunk(chunk_cache *cc, const crowd_gr
     return chunk;
 }
 
+/* Adds stepped slot s (record r, in chunk) to the region walk's chunk run (a local of the caller).
+ * Its dirty flag is read after the fade check, which may fold a fade and set it. */
+static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, uint32_t s, crowd_record *r,
+                                            uint32_t chunk, const uint8_t *dirty)
+{
+    crowd_bin_fade(bin, r, s);
+    if (chunk != run->id) {
+        crowd_run closing = *run; /* a copy's address escapes, never the run's */
+        crowd_bin_close(bin, &closing);
+        *run = crowd_run_open(bin, chunk, r);
+    }
+    crowd_run_add(run, r, dirty[s] != 0);
+    if (run->moves)
+        crowd_bin_mover(bin, s, chunk);
+}
+
 /* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed or
  * drifting, standing settled) are inline here, the same as step_agent would do them, with every
  * array and setting in a local: a store to a record or a flag byte may alias anything reached
@@ -530,15 +546,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 drifts[s] = decay_drift(drift, blend);
                 sim_gather(&gather, s, r->position);
             }
-            crowd_bin_fade(bin, r, s);
-            if (chunk != run.id) {
-                crowd_run closing = run;
-                crowd_bin_close(bin, &closing);
-                run = crowd_run_open(bin, chunk, r);
-            }
-            crowd_run_add(&run, r, dirty[s] != 0);
-            if (run.moves)
-                crowd_bin_mover(bin, s, chunk);
+            bin_stepped(bin, &run, s, r, chunk, dirty);
         }
     }
     crowd_bin_close(bin, &run);
