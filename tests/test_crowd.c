@@ -262,6 +262,18 @@ static void fades_fold_and_phase_continuity(void)
     double diff = fabs((before - floor(before)) - (after - floor(after)));
     CHECKF(diff < 1e-4 || diff > 1.0 - 1e-4, "phase jumped by %g", diff);
     CHECKF(fabsf(r.rate_a - 1.7f / asset.clips[walk].stride) < 1e-5f, "rate %g", (double)r.rate_a);
+    /* twice the size at the same speed: half the rate, phase kept */
+    before = r.offset_a + t * r.rate_a;
+    CHECK(crowd_set_scale(c, 1, 2.0f) == CROWD_OK);
+    crowd_get(c, 1, &r);
+    after = r.offset_a + t * r.rate_a;
+    diff = fabs((before - floor(before)) - (after - floor(after)));
+    CHECKF(diff < 1e-4 || diff > 1.0 - 1e-4, "phase jumped by %g on a scale change", diff);
+    CHECKF(fabsf(r.rate_a - 1.7f / (2.0f * asset.clips[walk].stride)) < 1e-5f, "rate %g at scale 2", (double)r.rate_a);
+    CHECK(crowd_set_speed(c, 1, 1.7f) == CROWD_OK);
+    crowd_get(c, 1, &r);
+    CHECK(fabsf(r.rate_a - 1.7f / (2.0f * asset.clips[walk].stride)) < 1e-5f);
+    crowd_set_scale(c, 1, 1.0f);
     crowd_set_stride_matching(c, false);
     crowd_set_speed(c, 1, 3.0f);
     crowd_get(c, 1, &r);
@@ -360,6 +372,67 @@ static void coverage_lod_and_budget(void)
     f = crowd_update(c, 0.0f, &v);
     CHECK(!f->stats.budget_satisfied && f->stats.submitted == n);
     CHECK(f->stats.lod_histogram[asset.lod_count - 1] == n);
+    crowd_destroy(c);
+}
+
+static int compare_floats(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* Feet do not slide: an agent's ground speed over a step equals what its clip's feet cover at the
+ * rate it plays, stride x instance scale x rate (the spawn gives scales 0.92..1.08, and a few
+ * agents are made 0.6 and 1.5 here). Separation off: its drift is deliberate sliding. */
+static void feet_do_not_slide(void)
+{
+    const uint32_t n = 2000;
+    crowd *c = make_crowd(n, 24.0f);
+    crowd_sim *sim = NULL;
+    crowd_sim_desc sd = {.crowd = c, .separation = -1, .seed = 5};
+    REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
+    REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+    for (uint32_t i = 0; i < n; i += 10)
+        crowd_set_scale(c, i, i % 20 ? 0.6f : 1.5f);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    const float dt = 1.0f / 60.0f;
+    for (int f = 0; f < 120; f++) {
+        crowd_sim_step(sim, dt);
+        crowd_update(c, dt, &v);
+    }
+    float *errors = malloc(sizeof(float) * n * 30);
+    REQUIRE(errors);
+    uint32_t count = 0, scaled = 0;
+    for (int f = 0; f < 30; f++) {
+        crowd_record before[2000], after;
+        for (uint32_t i = 0; i < n; i++)
+            crowd_get(c, i, &before[i]);
+        crowd_sim_step(sim, dt);
+        crowd_update(c, dt, &v);
+        for (uint32_t i = 0; i < n; i++) {
+            crowd_get(c, i, &after);
+            uint32_t clip = (uint32_t)after.clip_a;
+            if (after.fade_rate != 0.0f || !(asset.clips[clip].stride > 0.0f) || after.clip_a != before[i].clip_a)
+                continue;
+            float dx = after.position[0] - before[i].position[0], dz = after.position[2] - before[i].position[2];
+            float ground = sqrtf(dx * dx + dz * dz) / dt;
+            if (ground < 0.3f || ground > 20.0f)
+                continue; /* standing up or wrapping round the world */
+            float feet = after.rate_a * asset.clips[clip].stride * after.scale;
+            errors[count++] = fabsf(feet - ground) / ground;
+            scaled += after.scale < 0.7f || after.scale > 1.4f;
+        }
+    }
+    REQUIRE(count > 1000);
+    qsort(errors, count, sizeof *errors, compare_floats);
+    float median = errors[count / 2], p99 = errors[count * 99 / 100];
+    printf("     %u agent-steps (%u at scale 0.6 or 1.5): feet vs ground speed median %.3f%%, 99th %.3f%%, "
+           "worst %.3f%%\n", count, scaled, 100 * median, 100 * p99, 100 * errors[count - 1]);
+    CHECK(scaled > 100);
+    CHECKF(median < 0.002f && p99 < 0.01f, "feet slide: median %.4f, 99th %.4f", median, p99);
+    free(errors);
+    crowd_sim_destroy(sim);
     crowd_destroy(c);
 }
 
@@ -695,6 +768,7 @@ int main(void)
     RUN_TEST(remove_count_and_misuse);
     RUN_TEST(coverage_lod_and_budget);
     RUN_TEST(simulation);
+    RUN_TEST(feet_do_not_slide);
     RUN_TEST(separation_keeps_space);
     RUN_TEST(regions_under_motion);
     RUN_TEST(regions_at_the_limits);

@@ -105,7 +105,13 @@ crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_o
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "unknown procedural source \"%s\"", asset->source_name);
         return tool_load_rig(NULL, density, NULL, rig, error);
     }
-    return tool_load_rig(asset->source_name, 0.0f, &quiet, rig, error);
+    crowd_result r = tool_load_rig(asset->source_name, 0.0f, &quiet, rig, error);
+    if (r == CROWD_ERROR_IO && error) { /* the recorded path is relative to where crowd-bake ran */
+        char cause[sizeof error->message];
+        snprintf(cause, sizeof cause, "%s", error->message);
+        crowd_fail(error, r, "%.180s (the path recorded at bake time; name the file with --source)", cause);
+    }
+    return r;
 }
 
 uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)

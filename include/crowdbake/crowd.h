@@ -169,6 +169,8 @@ crowd_result crowd_set_count(crowd *crowd, uint32_t count);
 uint32_t crowd_count(const crowd *crowd);
 
 crowd_result crowd_set_transform(crowd *crowd, uint32_t index, float x, float y, float z, float yaw);
+/* Uniform size, (0, 1000). A stride-matched locomotion clip keeps its ground speed: its rate is
+ * divided by the change, phase-continuously. */
 crowd_result crowd_set_scale(crowd *crowd, uint32_t index, float scale);
 crowd_result crowd_set_variant(crowd *crowd, uint32_t index, const crowd_variant *variant);
 
@@ -180,8 +182,9 @@ crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, float rate,
  * a crowd at spawn, or to pose an instance exactly on a baked frame. */
 crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase);
 
-/* Sets the ground speed of a locomotion clip: rate = speed / stride, changed phase-continuously so
- * planted feet do not jump. With stride matching off (crowd_set_stride_matching) the clip plays at
+/* Sets the ground speed of a locomotion clip: rate = speed / (stride x the instance's scale),
+ * changed phase-continuously so planted feet do not jump (crowd_set_scale re-matches the rate for
+ * the same ground speed). With stride matching off (crowd_set_stride_matching) the clip plays at
  * its authored rate whatever the speed (the skating baseline). Errors for clips without a stride. */
 crowd_result crowd_set_speed(crowd *crowd, uint32_t index, float metres_per_second);
 void crowd_set_stride_matching(crowd *crowd, bool on);

@@ -315,7 +315,16 @@ crowd_result crowd_set_scale(crowd *c, uint32_t index, float scale)
 {
     if (!c || index >= c->count || !(scale > 0.0f && scale < 1000.0f))
         return CROWD_ERROR_ARGUMENT;
-    record_of(c, index)->scale = scale;
+    uint32_t slot = crowd_slot_of(c, index);
+    crowd_record *r = &c->records[slot];
+    float old_scale = r->scale;
+    r->scale = scale;
+    /* Same ground speed on longer or shorter legs: a stride-matched clip re-matches its rate. */
+    uint32_t showing = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
+    if (c->stride_matching && c->asset->clips[showing].stride > 0.0f && old_scale > 0.0f) {
+        float rate = r->fade_rate > 0.0f ? r->rate_b : r->rate_a;
+        crowd_set_rate_slot(c, slot, rate * old_scale / scale);
+    }
     c->binned = false;
     return CROWD_OK;
 }
@@ -387,12 +396,12 @@ crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
     return CROWD_OK;
 }
 
-float crowd_stride_rate(const crowd *c, uint32_t clip, float speed)
+float crowd_stride_rate(const crowd *c, uint32_t clip, float speed, float scale)
 {
     float stride = c->asset->clips[clip].stride;
     if (!c->stride_matching || !(stride > 0.0f))
         return authored_rate(c->asset, clip);
-    return speed / stride;
+    return speed / (stride * scale); /* an instance at scale s covers s strides' worth per cycle */
 }
 
 void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
@@ -421,7 +430,7 @@ crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
     uint32_t clip = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
     if (!(c->asset->clips[clip].stride > 0.0f))
         return CROWD_ERROR_ARGUMENT;
-    crowd_set_rate_slot(c, slot, crowd_stride_rate(c, clip, speed));
+    crowd_set_rate_slot(c, slot, crowd_stride_rate(c, clip, speed, r->scale));
     c->dirty_unbinned |= c->dirty[slot] != 0;
     return CROWD_OK;
 }

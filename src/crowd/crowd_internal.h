@@ -277,6 +277,8 @@ void crowd_mark_dirty(crowd *c, uint32_t slot);
 uint32_t crowd_slot_of(crowd *c, uint32_t index); /* rebuilds the index map when stale */
 void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds);
 void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate);
-float crowd_stride_rate(const crowd *c, uint32_t clip, float speed); /* authored rate without a stride */
+/* Cycles per second for `speed` m/s on an instance of `scale`; the authored rate without a stride
+ * or with stride matching off. */
+float crowd_stride_rate(const crowd *c, uint32_t clip, float speed, float scale);
 
 #endif

@@ -277,9 +277,9 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         a->velocity[0] = desired[0];
         a->velocity[1] = desired[1];
         float speed = sqrtf(desired[0] * desired[0] + desired[1] * desired[1]);
-        a->gait = (uint8_t)gait_for_speed(sim, 0, speed);
+        a->gait = (uint8_t)gait_for_speed(sim, 0, speed / c->records[slot].scale);
         uint32_t clip = sim->gaits[a->gait].clip;
-        crowd_play_slot(c, slot, clip, crowd_stride_rate(c, clip, speed), 0.0f);
+        crowd_play_slot(c, slot, clip, crowd_stride_rate(c, clip, speed, c->records[slot].scale), 0.0f);
         if (speed > 0.05f)
             c->records[slot].yaw = fast_atan2(desired[0], desired[1]);
         c->records[slot].offset_a = c->records[slot].offset_b = sim_uniform(rng);
@@ -297,15 +297,17 @@ static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd
     crowd *c = sim->crowd;
     if (sim->gait_count == 0)
         return;
-    uint32_t gait = gait_for_speed(sim, a->gait, speed);
+    const crowd_record *r = &c->records[slot];
+    /* A smaller body covers less ground per cycle: gaits and rates go by speed in its own sizes. */
+    float own_speed = speed / r->scale;
+    uint32_t gait = gait_for_speed(sim, a->gait, own_speed);
     const sim_gait *g = &sim->gaits[gait];
     uint32_t clip = g->clip;
-    float rate = c->stride_matching && g->rate_per_speed > 0.0f ? speed * g->rate_per_speed : g->authored_rate;
+    float rate = c->stride_matching && g->rate_per_speed > 0.0f ? own_speed * g->rate_per_speed : g->authored_rate;
     if (arrived && gait == 0 && sim->cheer_clip >= 0) {
         clip = (uint32_t)sim->cheer_clip;
-        rate = crowd_stride_rate(c, clip, 0.0f);
+        rate = crowd_stride_rate(c, clip, 0.0f, r->scale);
     }
-    const crowd_record *r = &c->records[slot];
     bool fading = r->fade_rate > 0.0f;
     uint32_t showing = (uint32_t)(fading ? r->clip_b : r->clip_a);
     if (showing != clip) {
