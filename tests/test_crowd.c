@@ -331,6 +331,74 @@ static void remove_count_and_misuse(void)
 
 /* Screen-coverage LOD: per instance, with a budget that demotes the smallest first and never
  * hides anyone. */
+/* Edge cases found in review: every one once corrupted state or misbehaved silently. */
+static void hostile_calls(void)
+{
+    crowd *c = make_crowd(16, 24.0f);
+    crowd_view v;
+    view_at(&v, 0, 2, 10, 0, 1, 0);
+    int idle = crowd_asset_find_clip(&asset, "idle"), walk = crowd_asset_find_clip(&asset, "walk");
+    REQUIRE(idle >= 0 && walk >= 0);
+    crowd_set_count(c, 2);
+    crowd_play(c, 0, (uint32_t)idle, 0.3f, 0.0f);
+    crowd_update(c, 0.1f, &v);
+    crowd_update(c, 0.1f, &v);
+
+    /* a new size reaches the GPU even when no rate changes (idle has no stride) */
+    CHECK(crowd_set_scale(c, 0, 2.0f) == CROWD_OK);
+    const crowd_frame *f = crowd_update(c, 0.1f, &v);
+    uint32_t slot = 0;
+    while (slot < f->record_count && crowd_index_of_slot(c, slot) != 0)
+        slot++;
+    REQUIRE(slot < f->record_count);
+    bool uploaded = false;
+    for (uint32_t u = 0; u < f->upload_count; u++)
+        uploaded |= slot >= f->uploads[u].first && slot < f->uploads[u].first + f->uploads[u].count;
+    CHECK(uploaded && f->records[slot].scale == 2.0f);
+    CHECK(crowd_set_scale(c, 0, 1e-40f) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_set_scale(c, 0, INFINITY) == CROWD_ERROR_ARGUMENT);
+
+    /* absurd speeds are refused, not turned into an infinite rate and a NaN phase */
+    crowd_play(c, 1, (uint32_t)walk, 1.0f, 0.0f);
+    CHECK(crowd_set_speed(c, 1, 3e38f) == CROWD_ERROR_ARGUMENT);
+    crowd_record r;
+    crowd_get(c, 1, &r);
+    CHECK(isfinite(r.rate_a) && isfinite(r.offset_a));
+
+    /* re-asking for a fade's target keeps the fade; a third clip early in a fade keeps clip A */
+    crowd_play(c, 1, (uint32_t)idle, 1.0f, 1.0f);
+    crowd_update(c, 0.2f, &v);
+    crowd_play(c, 1, (uint32_t)idle, 0.5f, 1.0f);
+    crowd_get(c, 1, &r);
+    CHECK((int)r.clip_a == walk && (int)r.clip_b == idle && r.fade_rate > 0.0f && r.rate_b == 0.5f);
+    int run = crowd_asset_find_clip(&asset, "run");
+    crowd_play(c, 1, (uint32_t)run, 1.0f, 1.0f);
+    crowd_get(c, 1, &r);
+    CHECKF((int)r.clip_a == walk && (int)r.clip_b == run, "a %g b %g", (double)r.clip_a, (double)r.clip_b);
+
+    /* a far-off position (the "hide it" trick) lands in a border chunk; no undefined conversion */
+    CHECK(crowd_set_transform(c, 0, 1e12f, 0.0f, -1e12f, 0.0f) == CROWD_OK);
+    f = crowd_update(c, 0.1f, &v);
+    CHECK(f != NULL);
+
+    /* a huge dt (milliseconds passed as seconds, a resume from sleep) keeps time small and finite */
+    for (int i = 0; i < 3; i++)
+        f = crowd_update(c, i == 0 ? 1e30f : 5e6f, &v);
+    CHECKF(crowd_time(c) < 2048.0f && f->time < 2048.0f, "time %g", (double)crowd_time(c));
+    crowd_get(c, 1, &r);
+    CHECK(isfinite(r.offset_a) && isfinite(r.offset_b) && isfinite(r.fade_start));
+
+    /* the simulation refuses a personal space it cannot grid */
+    crowd_sim *sim = NULL;
+    crowd_error err;
+    CHECK(crowd_sim_create(&(crowd_sim_desc){.crowd = c, .separation_radius = INFINITY}, &sim, &err) ==
+              CROWD_ERROR_ARGUMENT && sim == NULL);
+    CHECK(crowd_sim_create(&(crowd_sim_desc){.crowd = c, .separation_radius = NAN}, &sim, &err) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_sim_create(&(crowd_sim_desc){.crowd = c, .separation_radius = -1.0f}, &sim, &err) ==
+          CROWD_ERROR_ARGUMENT);
+    crowd_destroy(c);
+}
+
 static void coverage_lod_and_budget(void)
 {
     const uint32_t n = 400;
@@ -766,6 +834,7 @@ int main(void)
     RUN_TEST(dirty_tracking_and_flags);
     RUN_TEST(fades_fold_and_phase_continuity);
     RUN_TEST(remove_count_and_misuse);
+    RUN_TEST(hostile_calls);
     RUN_TEST(coverage_lod_and_budget);
     RUN_TEST(simulation);
     RUN_TEST(feet_do_not_slide);

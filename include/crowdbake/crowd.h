@@ -87,8 +87,9 @@ typedef struct crowd_desc {
     float min_coverage;           /* instances smaller than this are culled; 0 = none */
     float hysteresis;             /* relative dead band for coverage LOD; 0 = 0.1 */
     uint32_t vertex_budget;       /* submitted index references; 0 = unlimited (coverage policy) */
-    uint32_t shadow_max_lod;      /* chunks past this LOD cast no shadow; 0 = 2 (use 255 for all) */
-    uint32_t cross_fade_max_lod;  /* chunks past this LOD skip the two-clip path; 0 = 1 */
+    uint32_t shadow_max_lod;      /* chunks past this LOD cast no shadow; 0 = 2 (use 255 for all;
+                                     0 being the default, "LOD 0 only" is not expressible) */
+    uint32_t cross_fade_max_lod;  /* chunks past this LOD skip the two-clip path; 0 = 1 (as above) */
     int far_pool;                 /* last-LOD chunks merged into one draw; default on */
     int shadows;                  /* emit shadow flags at all; default on */
 } crowd_desc;
@@ -169,13 +170,15 @@ crowd_result crowd_set_count(crowd *crowd, uint32_t count);
 uint32_t crowd_count(const crowd *crowd);
 
 crowd_result crowd_set_transform(crowd *crowd, uint32_t index, float x, float y, float z, float yaw);
-/* Uniform size, (0, 1000). A stride-matched locomotion clip keeps its ground speed: its rate is
+/* Uniform size, 0.001..1000. A stride-matched locomotion clip keeps its ground speed: its rate is
  * divided by the change, phase-continuously. */
 crowd_result crowd_set_scale(crowd *crowd, uint32_t index, float scale);
 crowd_result crowd_set_variant(crowd *crowd, uint32_t index, const crowd_variant *variant);
 
 /* Plays `clip` at `rate` cycles per second, cross-fading from what plays now over `fade_seconds`
- * (0: cut). Playing the clip that already plays only changes its rate, phase-continuously. */
+ * (0: cut). Playing the clip that already plays, or the one a running fade goes to, only changes
+ * its rate, phase-continuously (the fade runs on). A record blends two clips at most: asking for
+ * a third during a fade first settles on whichever of the two shows more. */
 crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
 
 /* Puts the playing clip at `phase` (0..1 of its cycle) now; the rate is unchanged. Useful to desync
@@ -186,17 +189,19 @@ crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase);
  * changed phase-continuously so planted feet do not jump (crowd_set_scale re-matches the rate for
  * the same ground speed). With stride matching off (crowd_set_stride_matching) the clip plays at
  * its authored rate whatever the speed (the skating baseline). Errors for clips without a stride. */
-crowd_result crowd_set_speed(crowd *crowd, uint32_t index, float metres_per_second);
+crowd_result crowd_set_speed(crowd *crowd, uint32_t index, float metres_per_second); /* 0..10,000 */
 void crowd_set_stride_matching(crowd *crowd, bool on);
 
 /* Removes an instance by moving the last live instance into its index (indices stay dense). The
  * removed one is parked past the count, state intact. */
 crowd_result crowd_remove(crowd *crowd, uint32_t index);
 
-/* Reads an instance's record (a copy). */
+/* Reads an instance's record (a copy). Not safe to call from several threads at once, even though
+ * the crowd is const here: after records moved it may rebuild the index map it reads through. */
 crowd_result crowd_get(const crowd *crowd, uint32_t index, crowd_record *record);
 
-/* Advances time by dt seconds, rebuilds the grid, culls, picks LODs and produces the frame. */
+/* Advances time by dt seconds (non-finite or negative dt: no advance; more than 1024 s: clamped to
+ * 1024), rebuilds the grid, culls, picks LODs and produces the frame. */
 const crowd_frame *crowd_update(crowd *crowd, float dt, const crowd_view *view);
 
 /* Counts instances of the last frame whose own bounding sphere meets the view frustum (what the
@@ -213,8 +218,9 @@ float crowd_time(const crowd *crowd);
  * with this, not with the capacity. */
 uint32_t crowd_record_capacity(const crowd *crowd);
 
-/* The instance index stored in a slot of the last frame (for picking/hit tests), or UINT32_MAX
- * (slack slots and parked instances). */
+/* The instance index stored in a slot (for picking/hit tests against the last frame's records),
+ * or UINT32_MAX (slack slots and parked instances). crowd_remove moves records at once, so pick
+ * before removing, or after the next update. */
 uint32_t crowd_index_of_slot(const crowd *crowd, uint32_t slot);
 
 /* Frustum planes (a x + b y + c z + d >= 0 inside) from projection * view; normalised. */
@@ -224,7 +230,8 @@ void crowd_frustum_planes(const float view[16], const float projection[16], floa
  *
  * Steering (wander, scenarios), neighbour separation through a fine grid, obstacle avoidance, and
  * speed -> gait (idle / walk / jog / run) -> stride-matched rate. The simulation walks the crowd's
- * records in slot order (memory order) and rewrites only agents that move faster than 1 mm/s.
+ * records in slot order (memory order) and rewrites only agents that move (standing agents that
+ * show their idle already are not touched).
  *
  * Separation pushes feed a drift velocity of their own that decays at the steering rate: an agent
  * moves by steering plus drift (exactly as one velocity with the pushes added would), but only

@@ -135,7 +135,6 @@ void crowd_destroy(crowd *c)
     free(c->cell_of_slot);
     free(c->cell_back);
     free(c->rank_of_slot);
-    free(c->budget_order);
     free(c->coverage_of_slot);
     free(c->cells);
     free(c->rank_start);
@@ -194,7 +193,6 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->cell_of_slot = malloc(n * sizeof(uint32_t));
     c->cell_back = malloc(n * sizeof(uint32_t));
     c->rank_of_slot = malloc(n * sizeof(uint32_t));
-    c->budget_order = malloc(n * sizeof(uint32_t));
     c->coverage_of_slot = malloc(n * sizeof(float));
     c->cells = calloc(c->cell_count, sizeof *c->cells);
     c->rank_start = calloc((size_t)c->rank_count + 1, sizeof(uint32_t));
@@ -207,10 +205,11 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     if (!c->regions || !c->region_of_cell || !c->movers ||
         !c->records || !c->records_back || !c->agents || !c->agents_back || !c->drift || !c->drift_back || !c->index_of_slot || !c->index_back ||
         !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index || !c->cell_of_slot || !c->cell_back ||
-        !c->rank_of_slot || !c->budget_order || !c->coverage_of_slot || !c->cells || !c->rank_start || !c->rank_cursor || !c->draws ||
+        !c->rank_of_slot || !c->coverage_of_slot || !c->cells || !c->rank_start || !c->rank_cursor || !c->draws ||
         !c->uploads) {
+        uint32_t capacity = c->capacity;
         crowd_destroy(c);
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory for %u instances", c->capacity);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory for %u instances", capacity);
     }
     *out = c;
     return CROWD_OK;
@@ -313,12 +312,13 @@ crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, flo
 
 crowd_result crowd_set_scale(crowd *c, uint32_t index, float scale)
 {
-    if (!c || index >= c->count || !(scale > 0.0f && scale < 1000.0f))
+    if (!c || index >= c->count || !(scale >= 0.001f && scale <= 1000.0f))
         return CROWD_ERROR_ARGUMENT;
     uint32_t slot = crowd_slot_of(c, index);
     crowd_record *r = &c->records[slot];
     float old_scale = r->scale;
     r->scale = scale;
+    touch(c, slot); /* the size itself must reach the GPU, whatever happens to the rate */
     /* Same ground speed on longer or shorter legs: a stride-matched clip re-matches its rate. */
     uint32_t showing = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
     if (c->stride_matching && c->asset->clips[showing].stride > 0.0f && old_scale > 0.0f) {
@@ -350,8 +350,24 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
 {
     crowd_record *r = &c->records[slot];
     c->dirty[slot] = 1;
-    if (r->fade_rate > 0.0f)
-        crowd_fold_fade(r); /* a fade in progress lands on its target first */
+    if (r->fade_rate > 0.0f) {
+        if ((uint32_t)r->clip_b == clip) { /* already fading into it: the fade runs on, new rate */
+            r->offset_b = continuous_offset(c->time, r->offset_b, r->rate_b, rate);
+            r->rate_b = rate;
+            return;
+        }
+        /* Two clips at most: the one that shows more becomes clip A, so the cut is never more
+         * than half a blend (the fade towards B is dropped before its half-way point). */
+        float weight_b = ((float)c->time - r->fade_start) * r->fade_rate;
+        if (weight_b >= 0.5f) {
+            crowd_fold_fade(r);
+        } else {
+            r->clip_b = r->clip_a;
+            r->rate_b = r->rate_a;
+            r->offset_b = r->offset_a;
+            r->fade_rate = 0.0f;
+        }
+    }
     if ((uint32_t)r->clip_a == clip) {
         r->offset_a = continuous_offset(c->time, r->offset_a, r->rate_a, rate);
         r->rate_a = rate;
@@ -423,7 +439,7 @@ void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
 
 crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
 {
-    if (!c || index >= c->count || !(speed >= 0.0f) || !isfinite(speed))
+    if (!c || index >= c->count || !(speed >= 0.0f && speed <= 10000.0f))
         return CROWD_ERROR_ARGUMENT;
     uint32_t slot = crowd_slot_of(c, index);
     const crowd_record *r = &c->records[slot];

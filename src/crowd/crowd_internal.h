@@ -81,7 +81,6 @@ struct crowd {
                                           layout): the chunk (or CROWD_PARKED_CELL) of each slot */
     bool binned;                       /* this frame's binning is done (the simulation did it) */
     uint32_t *rank_of_slot;            /* scratch: sort rank this update (coverage policy) */
-    uint32_t *budget_order;            /* scratch: slots sorted for budget demotion */
     float *coverage_of_slot;           /* scratch: projected coverage */
 
     /* Grid. */
@@ -179,13 +178,23 @@ static inline crowd_grid_map crowd_grid_of(const crowd *c)
     return (crowd_grid_map){c->world_min, 1.0f / c->cell_size, (int)c->grid_dim - 1};
 }
 
+/* A grid coordinate clamped to [0, last] as a float before the conversion: converting a far-off
+ * coordinate (1e12) to int would be undefined. Written as compares, not fminf/fmaxf, which (NaN
+ * rules) compile to calls; these compile to maxss/minss. NaN lands on 0. */
+static inline int crowd_clamp_cell(float t, float last)
+{
+    t = t > 0.0f ? t : 0.0f;
+    t = t < last ? t : last;
+    return (int)t;
+}
+
 /* The chunk under a position; instances outside the world join the border chunks. */
 static inline uint32_t crowd_chunk_at(const crowd_grid_map *g, const float *p)
 {
-    int x = (int)((p[0] - g->origin) * g->inv_cell), z = (int)((p[2] - g->origin) * g->inv_cell);
-    x = x < 0 ? 0 : x > g->last ? g->last : x;
-    z = z < 0 ? 0 : z > g->last ? g->last : z;
-    return (uint32_t)z * (uint32_t)(g->last + 1) + (uint32_t)x;
+    float last = (float)g->last;
+    uint32_t x = (uint32_t)crowd_clamp_cell((p[0] - g->origin) * g->inv_cell, last);
+    uint32_t z = (uint32_t)crowd_clamp_cell((p[2] - g->origin) * g->inv_cell, last);
+    return z * (uint32_t)(g->last + 1) + x;
 }
 
 /* Folds a finished fade into clip A; counts running ones. */
@@ -275,6 +284,12 @@ float crowd_instance_radius(const crowd *c, float scale);
 /* crowd.c: slot-level versions of the setters, for the simulation (which walks slots). */
 void crowd_mark_dirty(crowd *c, uint32_t slot);
 uint32_t crowd_slot_of(crowd *c, uint32_t index); /* rebuilds the index map when stale */
+
+/* Sorts n items of `size` bytes (at most CROWD_SORT_MAX_ITEM: callers assert it) in place, with
+ * no allocation (crowd_sort.c). Not stable: comparators must give a total order. */
+#define CROWD_SORT_MAX_ITEM 32
+typedef int (*crowd_compare_fn)(const void *a, const void *b);
+void crowd_sort(void *base, size_t n, size_t size, crowd_compare_fn compare);
 void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds);
 void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate);
 /* Cycles per second for `speed` m/s on an instance of `scale`; the authored rate without a stride

@@ -249,7 +249,8 @@ bool crowd_regroup_chunks(crowd *c)
     for (uint32_t i = 0; i < n; i++)
         if (!rescan_region(c, rescan[i]))
             return false;
-    qsort(c->movers, c->mover_count, sizeof *c->movers, compare_movers); /* crowd_apply_movers needs slot order */
+    _Static_assert(sizeof(crowd_mover) <= CROWD_SORT_MAX_ITEM, "movers sort in place");
+    crowd_sort(c->movers, c->mover_count, sizeof *c->movers, compare_movers); /* crowd_apply_movers needs slot order */
     return true;
 }
 

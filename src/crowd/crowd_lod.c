@@ -165,7 +165,8 @@ static void apply_budget(crowd *c, uint32_t visible_count, uint64_t total)
     for (uint32_t s = 0; s < c->slots && n < visible_count; s++)
         if (c->cell_of_slot[s] != CROWD_PARKED_CELL && c->coverage_of_slot[s] >= 0.0f)
             items[n++] = (budget_item){c->coverage_of_slot[s], c->index_of_slot[s], s};
-    qsort(items, n, sizeof *items, compare_budget);
+    _Static_assert(sizeof(budget_item) <= CROWD_SORT_MAX_ITEM, "budget items sort in place");
+    crowd_sort(items, n, sizeof *items, compare_budget);
     uint64_t budget = c->desc.vertex_budget;
     for (uint32_t i = 0; i < n && total > budget; i++) {
         uint8_t *level = &c->lod_back[items[i].slot]; /* lod_back holds this frame's choice */

@@ -263,8 +263,10 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
 {
     if (!c || !view)
         return NULL;
+    /* A step longer than the rebase interval (a resume from sleep, milliseconds passed as seconds)
+     * is clamped so one rebase always brings time back under REBASE_AFTER. */
     if (dt > 0.0f && isfinite(dt))
-        c->time += dt;
+        c->time += dt < REBASE_BY ? dt : REBASE_BY;
     if (c->time > REBASE_AFTER) {
         rebase_time(c);
         c->binned = false;

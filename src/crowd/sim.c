@@ -1,6 +1,6 @@
 /* The crowd simulation: agents, gaits and the step. One pass over the crowd's slots in memory
  * order: desired velocity (sim_steer.c), separation push (sim_separation.c), obstacles, then
- * speed -> gait -> stride-matched rate. Agents slower than 1 mm/s are not rewritten. */
+ * speed -> gait -> stride-matched rate. Agents standing still in their idle are not rewritten. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +125,10 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     if ((unsigned)desc->scenario >= CROWD_SCENARIO_COUNT || desc->obstacle_count > SIM_MAX_OBSTACLES ||
         (desc->obstacle_count && !desc->obstacles))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: bad scenario or obstacles");
+    if (desc->separation_radius != 0.0f &&
+        !(desc->separation_radius > 0.0f && desc->separation_radius <= desc->crowd->desc.world_size))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: separation_radius %g outside (0, world size]",
+                          (double)desc->separation_radius);
     for (uint32_t o = 0; o < desc->obstacle_count; o++) {
         const crowd_obstacle *ob = &desc->obstacles[o];
         if (!isfinite(ob->x) || !isfinite(ob->z) || !(ob->radius > 0.0f && ob->radius < 1e4f))

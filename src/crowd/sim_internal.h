@@ -73,8 +73,7 @@ void sim_separation(crowd_sim *sim, const sim_gatherer *g);
 
 static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
 {
-    int x = (int)((v - g->origin) * g->inv);
-    return (uint32_t)(x < 0 ? 0 : x > g->last ? g->last : x);
+    return (uint32_t)crowd_clamp_cell((v - g->origin) * g->inv, (float)g->last);
 }
 
 /* Live agent in slot s, now at p, into the gathered arrays. */
