@@ -285,6 +285,26 @@ float crowd_instance_radius(const crowd *c, float scale);
 void crowd_mark_dirty(crowd *c, uint32_t slot);
 uint32_t crowd_slot_of(crowd *c, uint32_t index); /* rebuilds the index map when stale */
 
+/* After a re-layout into the *_back arrays: the back arrays become the live ones (and the live ones
+ * the next scratch). cell_of_slot too when `cells` (the layout pass keeps it in place). */
+#define CROWD_SWAP_POINTERS(a, b)                                                                       \
+    do {                                                                                              \
+        void *t_ = (void *)(a);                                                                       \
+        (a) = (b);                                                                                    \
+        (b) = t_;                                                                                     \
+    } while (0)
+static inline void crowd_flip_slot_arrays(crowd *c, bool cells)
+{
+    CROWD_SWAP_POINTERS(c->records, c->records_back);
+    CROWD_SWAP_POINTERS(c->agents, c->agents_back);
+    CROWD_SWAP_POINTERS(c->drift, c->drift_back);
+    CROWD_SWAP_POINTERS(c->index_of_slot, c->index_back);
+    CROWD_SWAP_POINTERS(c->dirty, c->dirty_back);
+    CROWD_SWAP_POINTERS(c->lod_of_slot, c->lod_back);
+    if (cells)
+        CROWD_SWAP_POINTERS(c->cell_of_slot, c->cell_back);
+}
+
 /* Sorts n items of `size` bytes (at most CROWD_SORT_MAX_ITEM: callers assert it) in place, with
  * no allocation (crowd_sort.c). Not stable: comparators must give a total order. */
 #define CROWD_SORT_MAX_ITEM 32

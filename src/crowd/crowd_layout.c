@@ -356,19 +356,7 @@ static void scatter_slots(crowd *c)
             c->index_back[s] = CROWD_HOLE;
         memset(c->dirty_back + first, 0, n);
     }
-#define SWAP(a, b)                                                                                    \
-    do {                                                                                              \
-        void *t_ = (void *)(a);                                                                       \
-        (a) = (b);                                                                                    \
-        (b) = t_;                                                                                     \
-    } while (0)
-    SWAP(c->records, c->records_back);
-    SWAP(c->agents, c->agents_back);
-    SWAP(c->drift, c->drift_back);
-    SWAP(c->index_of_slot, c->index_back);
-    SWAP(c->dirty, c->dirty_back);
-    SWAP(c->lod_of_slot, c->lod_back);
-#undef SWAP
+    crowd_flip_slot_arrays(c, false);
 }
 
 void crowd_layout_regions(crowd *c)

@@ -100,20 +100,7 @@ static void sort_slots(crowd *c)
         c->lod_back[d] = c->lod_of_slot[s];
         n++;
     }
-#define SWAP(a, b)                                                                                    \
-    do {                                                                                              \
-        void *t_ = (void *)(a);                                                                       \
-        (a) = (b);                                                                                    \
-        (b) = t_;                                                                                     \
-    } while (0)
-    SWAP(c->records, c->records_back);
-    SWAP(c->agents, c->agents_back);
-    SWAP(c->drift, c->drift_back);
-    SWAP(c->index_of_slot, c->index_back);
-    SWAP(c->cell_of_slot, c->cell_back);
-    SWAP(c->dirty, c->dirty_back);
-    SWAP(c->lod_of_slot, c->lod_back);
-#undef SWAP
+    crowd_flip_slot_arrays(c, true);
     c->slots = n;
     c->index_map_stale = true; /* rebuilt when someone asks by index, not on every frame */
 }
