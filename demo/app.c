@@ -132,7 +132,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
                         .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT};
     crowd_result r = crowd_create(&cd, &app->crowd, error);
     if (r == CROWD_OK) {
-        sd.crowd = app->crowd;
+        sd.target = app->crowd;
         r = crowd_sim_create(&sd, &app->sim, error);
     }
     gd.capacity = crowd_record_capacity(app->crowd); /* the record array spans region slack too */

@@ -51,7 +51,7 @@ int main(void)
         qsort(ms, 9, sizeof *ms, compare);
         printf("| %.2f | %.0f | %.0f | %.2f | %.1f |\n", (double)cases[c].density, (double)cases[c].fps, size / 1024.0,
                ms[4], ms[4] * 1e6 / (double)size);
-        free(glb);
+        crowd_gltf_bytes_free(glb);
     }
     return 0;
 }

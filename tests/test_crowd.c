@@ -391,10 +391,10 @@ static void hostile_calls(void)
     /* the simulation refuses a personal space it cannot grid */
     crowd_sim *sim = NULL;
     crowd_error err;
-    CHECK(crowd_sim_create(&(crowd_sim_desc){.crowd = c, .separation_radius = INFINITY}, &sim, &err) ==
+    CHECK(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation_radius = INFINITY}, &sim, &err) ==
               CROWD_ERROR_ARGUMENT && sim == NULL);
-    CHECK(crowd_sim_create(&(crowd_sim_desc){.crowd = c, .separation_radius = NAN}, &sim, &err) == CROWD_ERROR_ARGUMENT);
-    CHECK(crowd_sim_create(&(crowd_sim_desc){.crowd = c, .separation_radius = -1.0f}, &sim, &err) ==
+    CHECK(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation_radius = NAN}, &sim, &err) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation_radius = -1.0f}, &sim, &err) ==
           CROWD_ERROR_ARGUMENT);
     crowd_destroy(c);
 }
@@ -457,7 +457,7 @@ static void feet_do_not_slide(void)
     const uint32_t n = 2000;
     crowd *c = make_crowd(n, 24.0f);
     crowd_sim *sim = NULL;
-    crowd_sim_desc sd = {.crowd = c, .separation = -1, .seed = 5};
+    crowd_sim_desc sd = {.target = c, .separation = -1, .seed = 5};
     REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
     for (uint32_t i = 0; i < n; i += 10)
@@ -512,7 +512,7 @@ static void simulation(void)
     for (int scenario = 0; scenario < CROWD_SCENARIO_COUNT; scenario++) {
         crowd *c = make_crowd(2000, 24.0f);
         crowd_sim *sim = NULL;
-        crowd_sim_desc sd = {.crowd = c, .scenario = (crowd_scenario)scenario, .obstacles = obstacles,
+        crowd_sim_desc sd = {.target = c, .scenario = (crowd_scenario)scenario, .obstacles = obstacles,
                              .obstacle_count = 3, .seed = 1};
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 2000) == CROWD_OK);
@@ -550,7 +550,7 @@ static void simulation(void)
     for (int run = 0; run < 2; run++) {
         crowd *c = make_crowd(500, 24.0f);
         crowd_sim *sim = NULL;
-        crowd_sim_desc sd = {.crowd = c, .seed = 3};
+        crowd_sim_desc sd = {.target = c, .seed = 3};
         crowd_sim_create(&sd, &sim, NULL);
         crowd_sim_spawn(sim, 500);
         crowd_view v;
@@ -599,7 +599,7 @@ static void separation_keeps_space(void)
         crowd *c = NULL;
         REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
         crowd_sim *sim = NULL;
-        crowd_sim_desc sd = {.crowd = c, .seed = 9, .separation = separate ? 1 : -1};
+        crowd_sim_desc sd = {.target = c, .seed = 9, .separation = separate ? 1 : -1};
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
         crowd_view v;
@@ -717,7 +717,7 @@ static void regions_under_motion(void)
     for (uint32_t run = 0; run < sizeof runs / sizeof runs[0]; run++) {
         crowd *c = make_crowd(runs[run].n, runs[run].chunk);
         crowd_sim *sim = NULL;
-        crowd_sim_desc sd = {.crowd = c, .scenario = runs[run].scenario, .seed = 5 + run};
+        crowd_sim_desc sd = {.target = c, .scenario = runs[run].scenario, .seed = 5 + run};
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, runs[run].n) == CROWD_OK);
         mirror m = mirror_make(c, runs[run].n);

@@ -220,7 +220,7 @@ static void truncated_prefixes(void)
     }
     CHECKF(bad == 0, "%d of %zu prefixes were accepted or had no message", bad, size);
     printf("     %zu prefixes refused\n", size);
-    free(glb);
+    crowd_gltf_bytes_free(glb);
 }
 
 /* Random damage: whatever happens, a rig that validates or an error with a message. */
@@ -256,7 +256,7 @@ static void byte_flips(void)
     }
     CHECK(broken == 0);
     printf("     3000 damaged files: %d still bake, %d refused\n", accepted, refused);
-    free(glb);
+    crowd_gltf_bytes_free(glb);
     free(text);
 }
 

@@ -134,6 +134,6 @@ int main(void)
     RUN_TEST(rig_survives);
     RUN_TEST(bakes_match);
     crowd_rig_free(&reread);
-    free(glb);
+    crowd_gltf_bytes_free(glb);
     TEST_MAIN_END();
 }

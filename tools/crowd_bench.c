@@ -90,7 +90,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         return 1;
     }
-    crowd_sim_desc sd = {.crowd = c, .scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles,
+    crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles,
                          .obstacle_count = CROWD_SCENE_OBSTACLES, .separation = separation, .seed = 7};
     if (crowd_sim_create(&sd, &sim, &err) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK) {
         fprintf(stderr, "crowd-bench: %s\n", err.message);
@@ -231,18 +231,17 @@ int main(int argc, char **argv)
     crowd_asset asset;
     crowd_error err;
     crowd_result r;
-    uint8_t *baked = NULL;
-    size_t baked_size = 0;
+    crowd_bake_output baked = {0};
     if (asset_path) {
         r = crowd_asset_load_file(&asset, asset_path, &err);
     } else {
-        r = tool_bake_humanoid(&baked, &baked_size, &err);
+        r = tool_bake_humanoid(&baked, &err);
         if (r == CROWD_OK)
-            r = crowd_asset_load_memory(&asset, baked, baked_size, &err);
+            r = crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err);
     }
     if (r != CROWD_OK) {
         fprintf(stderr, "crowd-bench: %s\n", err.message);
-        free(baked);
+        crowd_bake_output_free(&baked);
         return 1;
     }
     bench_row rows[33];
@@ -262,6 +261,6 @@ int main(int argc, char **argv)
             print_table(&asset, rows, row_count);
     }
     crowd_asset_free(&asset);
-    free(baked);
+    crowd_bake_output_free(&baked);
     return status;
 }

@@ -107,16 +107,16 @@ int main(int argc, char **argv)
 
     crowd_error err = {0};
     crowd_asset asset = {0};
-    uint8_t *baked = NULL, *pixels = NULL;
-    size_t baked_size = 0;
+    uint8_t *pixels = NULL;
+    crowd_bake_output baked = {0};
     tool_gl gl = {0};
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_gl_renderer *r = NULL;
     status = 1;
-    crowd_result res = o.asset ? crowd_asset_load_file(&asset, o.asset, &err) : tool_bake_humanoid(&baked, &baked_size, &err);
+    crowd_result res = o.asset ? crowd_asset_load_file(&asset, o.asset, &err) : tool_bake_humanoid(&baked, &err);
     if (res == CROWD_OK && !o.asset)
-        res = crowd_asset_load_memory(&asset, baked, baked_size, &err);
+        res = crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err);
     if (res != CROWD_OK || tool_gl_create(&gl, o.width, o.height, !o.desktop, &err) != CROWD_OK)
         goto done;
     crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
     crowd_desc cd = {.asset = &asset, .capacity = capacity};
     crowd_sim_desc sd = {.scenario = o.scenario, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 1};
     crowd_gl_desc gd = {.asset = &asset, .mode = o.mode, .es = !o.desktop};
-    if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.crowd = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
+    if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
         crowd_sim_spawn(sim, o.count) != CROWD_OK ||
         (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
         crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f,
@@ -187,6 +187,6 @@ done:
     if (gl.context)
         tool_gl_destroy(&gl);
     crowd_asset_free(&asset);
-    free(baked);
+    crowd_bake_output_free(&baked);
     return status;
 }

@@ -138,21 +138,16 @@ uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
     return bytes;
 }
 
-crowd_result tool_bake_humanoid(uint8_t **bytes, size_t *size, crowd_error *error)
+crowd_result tool_bake_humanoid(crowd_bake_output *out, crowd_error *error)
 {
     crowd_rig rig;
     crowd_result r = tool_load_rig(NULL, 0.0f, NULL, &rig, error);
     if (r != CROWD_OK)
         return r;
     crowd_bake_desc desc = {.rig = &rig, .bones = true};
-    crowd_bake_output out;
-    r = crowd_bake(&desc, &out, error);
+    r = crowd_bake(&desc, out, error);
     crowd_rig_free(&rig);
-    if (r != CROWD_OK)
-        return r;
-    *bytes = out.bytes;
-    *size = out.size;
-    return CROWD_OK;
+    return r;
 }
 
 double tool_now_ms(void)

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "crowdbake/asset.h"
+#include "crowdbake/bake.h"
 #include "crowdbake/gltf.h"
 #include "crowdbake/rig.h"
 
@@ -31,7 +32,7 @@ uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error);
 
 /* Bakes the built-in humanoid with the bone texture (the tools' default asset) into memory; free()
  * the bytes. */
-crowd_result tool_bake_humanoid(uint8_t **bytes, size_t *size, crowd_error *error);
+crowd_result tool_bake_humanoid(crowd_bake_output *out, crowd_error *error); /* crowd_bake_output_free */
 
 double tool_now_ms(void);
 

@@ -175,39 +175,39 @@ typedef struct crowd_asset {
  * and names point into it, so it must stay alive and unchanged until crowd_asset_free. The data
  * must be 16-byte aligned (malloc'd memory is). Costs one pass over the bytes (CRC32 at a few
  * GB/s) plus one over the indices. On failure `asset` is zeroed and nothing needs freeing. */
-crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size,
+CROWD_API crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size,
                                      crowd_error *error);
 
 /* Reads a whole .crowd file and validates it as crowd_asset_load_memory does; the asset owns the
  * bytes. */
-crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_error *error);
+CROWD_API crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_error *error);
 
 /* Releases what the loader allocated (and the file bytes for crowd_asset_load_file). Safe on a
  * zeroed asset and on one whose load failed. */
-void crowd_asset_free(crowd_asset *asset);
+CROWD_API void crowd_asset_free(crowd_asset *asset);
 
 /* Index of the clip / socket / region with this exact name, or -1. */
-int crowd_asset_find_clip(const crowd_asset *asset, const char *name);
-int crowd_asset_find_socket(const crowd_asset *asset, const char *name);
-int crowd_asset_find_region(const crowd_asset *asset, const char *name);
+CROWD_API int crowd_asset_find_clip(const crowd_asset *asset, const char *name);
+CROWD_API int crowd_asset_find_socket(const crowd_asset *asset, const char *name);
+CROWD_API int crowd_asset_find_region(const crowd_asset *asset, const char *name);
 
 /* Decodes vertex `vertex` of absolute frame `frame` exactly as the vertex shader does (float32
  * arithmetic, same formulas): position in model space, unit normal. Caller bugs (out-of-range
  * indices) return CROWD_ERROR_ARGUMENT and leave the outputs untouched. */
-crowd_result crowd_asset_decode_vertex(const crowd_asset *asset, uint32_t frame, uint32_t vertex,
+CROWD_API crowd_result crowd_asset_decode_vertex(const crowd_asset *asset, uint32_t frame, uint32_t vertex,
                                        float position[3], float normal[3]);
 
 /* The 3x4 skinning matrix of `bone` at absolute `frame` from the bone texture. */
-crowd_result crowd_asset_bone_matrix(const crowd_asset *asset, uint32_t frame, uint32_t bone,
+CROWD_API crowd_result crowd_asset_bone_matrix(const crowd_asset *asset, uint32_t frame, uint32_t bone,
                                      float matrix[12]);
 
 /* Bytes per vertex per frame of the animation textures actually sampled (positions + normals +
  * tangents), the figure to compare between encodings. */
-uint32_t crowd_asset_vat_bytes_per_vertex_frame(const crowd_asset *asset);
+CROWD_API uint32_t crowd_asset_vat_bytes_per_vertex_frame(const crowd_asset *asset);
 
 /* Quantum of the position encoding per axis in metres (decode step for U16_BOX; the spacing of
  * half floats just below 1.0, times the box extent, for F16_BOX). */
-void crowd_asset_position_quantum(const crowd_asset *asset, float quantum[3]);
+CROWD_API void crowd_asset_position_quantum(const crowd_asset *asset, float quantum[3]);
 
 #ifdef __cplusplus
 }

@@ -66,9 +66,9 @@ typedef struct crowd_bake_output {
 /* Bakes `desc->rig` (which must pass crowd_rig_validate). On failure nothing is allocated and
  * `output` is zeroed. Peak memory is about 28 bytes per vertex-frame for the float frames plus
  * the textures. Single-threaded; the rig's sampler is called once per frame. */
-crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error);
+CROWD_API crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error);
 
-void crowd_bake_output_free(crowd_bake_output *output);
+CROWD_API void crowd_bake_output_free(crowd_bake_output *output);
 
 /* ---- verification ---------------------------------------------------------------------------- */
 
@@ -106,13 +106,13 @@ typedef struct crowd_verify_report {
  * against the manifest and against the rig's truth where known. `report->passed` says whether
  * every bound held. Errors are only for unusable input (clip names that do not match the rig,
  * vertex counts that differ, out of memory). */
-crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_verify_report *report,
+CROWD_API crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_verify_report *report,
                           crowd_error *error);
-void crowd_verify_report_free(crowd_verify_report *report);
+CROWD_API void crowd_verify_report_free(crowd_verify_report *report);
 
 /* Writes `size` bytes to `path` through a temporary file in the same directory and a rename, so
  * a reader never sees a half-written file and a failed write leaves nothing behind. */
-crowd_result crowd_write_file_atomic(const char *path, const void *data, size_t size, crowd_error *error);
+CROWD_API crowd_result crowd_write_file_atomic(const char *path, const void *data, size_t size, crowd_error *error);
 
 #ifdef __cplusplus
 }

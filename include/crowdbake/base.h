@@ -15,6 +15,21 @@
 extern "C" {
 #endif
 
+/* CROWD_API marks every public function. Static builds need nothing. Shared builds compile the
+ * libraries with hidden visibility and export exactly these; on Windows a consumer of the DLL
+ * defines CROWD_SHARED (the CMake package and crowdbake.pc do it) to get dllimport. */
+#if defined(_WIN32) && defined(CROWD_SHARED)
+#if defined(CROWD_BUILDING)
+#define CROWD_API __declspec(dllexport)
+#else
+#define CROWD_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
+#define CROWD_API __attribute__((visibility("default")))
+#else
+#define CROWD_API
+#endif
+
 typedef enum crowd_result {
     CROWD_OK = 0,
     CROWD_ERROR_IO,              /* a file could not be opened, read, written or renamed */
@@ -42,7 +57,24 @@ typedef struct crowd_error {
 } crowd_error;
 
 /* A stable identifier for a result ("CROWD_ERROR_CHECKSUM"); never NULL. */
-const char *crowd_result_name(crowd_result result);
+CROWD_API const char *crowd_result_name(crowd_result result);
+
+/* Memory. Every allocation of crowd_core, crowd_bake (and the libraries it drives: cJSON,
+ * meshoptimizer, stb_image) and crowd_gl goes through these hooks; the default is libc's malloc
+ * and free. `allocate` returns memory aligned for any object (as malloc does) or NULL; the library
+ * builds its own stricter alignments on top of it, and grows buffers by allocate, copy, release.
+ *
+ * Install the hooks before creating anything and keep them until everything created with them is
+ * destroyed: memory is released through whichever hooks are installed at that time. Not
+ * thread-safe: set it once at start-up. Passing NULL restores libc. The
+ * per-frame path (crowd_update, crowd_sim_step, crowd_gl_upload / render / draw) allocates nothing. */
+typedef struct crowd_allocator {
+    void *(*allocate)(void *user, size_t size); /* required */
+    void (*release)(void *user, void *pointer); /* required; never called with NULL */
+    void *user;
+} crowd_allocator;
+
+CROWD_API void crowd_set_allocator(const crowd_allocator *allocator);
 
 /* Explicit limits. Sizes from files are checked against these before anything is allocated. */
 #define CROWD_MAX_TEXTURE_DIM 16384u  /* widest/tallest texture a bake may produce */

@@ -59,7 +59,7 @@ typedef struct crowd_variant {
 } crowd_variant;
 
 /* variant word: bits 4r..4r+3 = region_choice[r] for r < 6, bits 24..31 = accessories */
-uint32_t crowd_pack_variant(const crowd_variant *variant);
+CROWD_API uint32_t crowd_pack_variant(const crowd_variant *variant);
 
 typedef enum crowd_lod_policy {
     CROWD_LOD_DISTANCE = 0,       /* per chunk, by distance to the camera (default) */
@@ -154,77 +154,77 @@ typedef struct crowd_frame {
 typedef struct crowd crowd;
 
 /* Creates a crowd. All memory is reserved here. */
-crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *error);
-void crowd_destroy(crowd *crowd);
+CROWD_API crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *error);
+CROWD_API void crowd_destroy(crowd *crowd);
 
 /* The resolved settings (defaults filled in). */
-const crowd_desc *crowd_settings(const crowd *crowd);
+CROWD_API const crowd_desc *crowd_settings(const crowd *crowd);
 
 /* Changes LOD/culling settings at run time (everything but asset, capacity, world and chunk size,
  * which are fixed; passing different ones is an error). */
-crowd_result crowd_configure(crowd *crowd, const crowd_desc *desc, crowd_error *error);
+CROWD_API crowd_result crowd_configure(crowd *crowd, const crowd_desc *desc, crowd_error *error);
 
 /* Live instances. Growing revives the instances that were there before (their state is kept) or
  * creates new ones at the origin playing clip 0; shrinking parks the ones past the new count. */
-crowd_result crowd_set_count(crowd *crowd, uint32_t count);
-uint32_t crowd_count(const crowd *crowd);
+CROWD_API crowd_result crowd_set_count(crowd *crowd, uint32_t count);
+CROWD_API uint32_t crowd_count(const crowd *crowd);
 
-crowd_result crowd_set_transform(crowd *crowd, uint32_t index, float x, float y, float z, float yaw);
+CROWD_API crowd_result crowd_set_transform(crowd *crowd, uint32_t index, float x, float y, float z, float yaw);
 /* Uniform size, 0.001..1000. A stride-matched locomotion clip keeps its ground speed: its rate is
  * divided by the change, phase-continuously. */
-crowd_result crowd_set_scale(crowd *crowd, uint32_t index, float scale);
-crowd_result crowd_set_variant(crowd *crowd, uint32_t index, const crowd_variant *variant);
+CROWD_API crowd_result crowd_set_scale(crowd *crowd, uint32_t index, float scale);
+CROWD_API crowd_result crowd_set_variant(crowd *crowd, uint32_t index, const crowd_variant *variant);
 
 /* Plays `clip` at `rate` cycles per second, cross-fading from what plays now over `fade_seconds`
  * (0: cut). Playing the clip that already plays, or the one a running fade goes to, only changes
  * its rate, phase-continuously (the fade runs on). A record blends two clips at most: asking for
  * a third during a fade first settles on whichever of the two shows more. */
-crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
+CROWD_API crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
 
 /* Puts the playing clip at `phase` (0..1 of its cycle) now; the rate is unchanged. Useful to desync
  * a crowd at spawn, or to pose an instance exactly on a baked frame. */
-crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase);
+CROWD_API crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase);
 
 /* Sets the ground speed of a locomotion clip: rate = speed / (stride x the instance's scale),
  * changed phase-continuously so planted feet do not jump (crowd_set_scale re-matches the rate for
  * the same ground speed). With stride matching off (crowd_set_stride_matching) the clip plays at
  * its authored rate whatever the speed (the skating baseline). Errors for clips without a stride. */
-crowd_result crowd_set_speed(crowd *crowd, uint32_t index, float metres_per_second); /* 0..10,000 */
-void crowd_set_stride_matching(crowd *crowd, bool on);
+CROWD_API crowd_result crowd_set_speed(crowd *crowd, uint32_t index, float metres_per_second); /* 0..10,000 */
+CROWD_API void crowd_set_stride_matching(crowd *crowd, bool on);
 
 /* Removes an instance by moving the last live instance into its index (indices stay dense). The
  * removed one is parked past the count, state intact. */
-crowd_result crowd_remove(crowd *crowd, uint32_t index);
+CROWD_API crowd_result crowd_remove(crowd *crowd, uint32_t index);
 
 /* Reads an instance's record (a copy). Not safe to call from several threads at once, even though
  * the crowd is const here: after records moved it may rebuild the index map it reads through. */
-crowd_result crowd_get(const crowd *crowd, uint32_t index, crowd_record *record);
+CROWD_API crowd_result crowd_get(const crowd *crowd, uint32_t index, crowd_record *record);
 
 /* Advances time by dt seconds (non-finite or negative dt: no advance; more than 1024 s: clamped to
  * 1024), rebuilds the grid, culls, picks LODs and produces the frame. */
-const crowd_frame *crowd_update(crowd *crowd, float dt, const crowd_view *view);
+CROWD_API const crowd_frame *crowd_update(crowd *crowd, float dt, const crowd_view *view);
 
 /* Counts instances of the last frame whose own bounding sphere meets the view frustum (what the
  * GPU will really rasterise) into the frame's stats.rasterised. O(submitted); not part of update
  * so benchmarks can leave it out. */
-uint32_t crowd_count_visible(crowd *crowd, const crowd_view *view);
+CROWD_API uint32_t crowd_count_visible(crowd *crowd, const crowd_view *view);
 
 /* Shader time now (seconds; rebased every few minutes to keep float precision, with every
  * instance's phase adjusted so nothing visible changes). */
-float crowd_time(const crowd *crowd);
+CROWD_API float crowd_time(const crowd *crowd);
 
 /* The most records a frame's record array can span: the capacity plus the slack that lets instances
  * change chunk without re-sorting the array (about capacity / 8 + 1024). Size GPU instance buffers
  * with this, not with the capacity. */
-uint32_t crowd_record_capacity(const crowd *crowd);
+CROWD_API uint32_t crowd_record_capacity(const crowd *crowd);
 
 /* The instance index stored in a slot (for picking/hit tests against the last frame's records),
  * or UINT32_MAX (slack slots and parked instances). crowd_remove moves records at once, so pick
  * before removing, or after the next update. */
-uint32_t crowd_index_of_slot(const crowd *crowd, uint32_t slot);
+CROWD_API uint32_t crowd_index_of_slot(const crowd *crowd, uint32_t slot);
 
 /* Frustum planes (a x + b y + c z + d >= 0 inside) from projection * view; normalised. */
-void crowd_frustum_planes(const float view[16], const float projection[16], float planes[6][4]);
+CROWD_API void crowd_frustum_planes(const float view[16], const float projection[16], float planes[6][4]);
 
 /* ---- crowd_sim: agents that drive a crowd ----------------------------------------------------
  *
@@ -252,7 +252,7 @@ typedef struct crowd_obstacle {
 } crowd_obstacle;
 
 typedef struct crowd_sim_desc {
-    crowd *crowd;                         /* required; the sim writes its instances */
+    crowd *target;                        /* required; the crowd whose instances the sim drives */
     crowd_scenario scenario;
     const crowd_obstacle *obstacles;      /* copied; up to 1024 */
     uint32_t obstacle_count;
@@ -272,17 +272,17 @@ typedef struct crowd_sim_stats {
 
 typedef struct crowd_sim crowd_sim;
 
-crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd_error *error);
-void crowd_sim_destroy(crowd_sim *sim);
+CROWD_API crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd_error *error);
+CROWD_API void crowd_sim_destroy(crowd_sim *sim);
 
 /* Sets the crowd's count and places every agent anew (random positions off the obstacles, random
  * looks, a gait that suits the scenario). */
-crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count);
-void crowd_sim_set_scenario(crowd_sim *sim, crowd_scenario scenario);
-void crowd_sim_set_separation(crowd_sim *sim, int mode);
-void crowd_sim_step(crowd_sim *sim, float dt);
-const crowd_sim_stats *crowd_sim_get_stats(const crowd_sim *sim);
-const char *crowd_scenario_name(crowd_scenario scenario);
+CROWD_API crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count);
+CROWD_API void crowd_sim_set_scenario(crowd_sim *sim, crowd_scenario scenario);
+CROWD_API void crowd_sim_set_separation(crowd_sim *sim, int mode);
+CROWD_API void crowd_sim_step(crowd_sim *sim, float dt);
+CROWD_API const crowd_sim_stats *crowd_sim_get_stats(const crowd_sim *sim);
+CROWD_API const char *crowd_scenario_name(crowd_scenario scenario);
 
 #ifdef __cplusplus
 }

@@ -81,52 +81,52 @@ typedef struct crowd_gl_stats {
 
 typedef struct crowd_gl_renderer crowd_gl_renderer;
 
-crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error);
-void crowd_gl_destroy(crowd_gl_renderer *renderer);
+CROWD_API crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error);
+CROWD_API void crowd_gl_destroy(crowd_gl_renderer *renderer);
 
 /* Switches between VAT and bone playback; bone mode needs a --bones bake. */
-crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
-crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
+CROWD_API crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
+CROWD_API crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
 
 /* Turns the two-clip path off (every draw uses clip A alone, fades snap) or back on. On by default;
  * which draws may use it is the crowd's cross_fade_max_lod. */
-void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
+CROWD_API void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
 
 /* Copies the frame's changed record ranges to the GPU (nothing when the crowd did not change).
  * The first upload after creation sends everything. */
-crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
+CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
 
 /* Adds an attachment mesh; returns its index. */
-crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, const crowd_gl_attachment_desc *desc,
+CROWD_API crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, const crowd_gl_attachment_desc *desc,
                                      uint32_t *index, crowd_error *error);
 
 /* Props: a mesh (positions, normals, indices) drawn at each of `count` placements; replaces any
  * previous props. The ground plane is a prop too (a flat box). */
-crowd_result crowd_gl_set_props(crowd_gl_renderer *renderer, const float *positions, const float *normals,
+CROWD_API crowd_result crowd_gl_set_props(crowd_gl_renderer *renderer, const float *positions, const float *normals,
                                 uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
                                 const crowd_gl_prop *props, uint32_t count, crowd_error *error);
 
 /* A square ground plane of `size` metres centred on the origin, receiving shadows. */
-void crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
+CROWD_API void crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
 
 /* Fits a light's view-projection around a sphere (centre, radius) seen from `sun_direction`,
  * snapped to shadow-map texels so a moving camera does not make shadow edges shimmer. */
-void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const float sun_direction[3], const float centre[3],
+CROWD_API void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const float sun_direction[3], const float centre[3],
                          float radius, float light_view_projection[16]);
 
 /* Renders the shadow map: every draw flagged CROWD_DRAW_SHADOW (and props) from the light. Leaves the
  * framebuffer binding and viewport as they were. */
-void crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
+CROWD_API void crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
                              const float light_view_projection[16]);
 
 /* Draws ground, props, the crowd and its attachments into the current framebuffer (depth test on).
  * `time` is frame->time. */
-void crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene);
+CROWD_API void crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene);
 
-const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
+CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 
 /* Reports a pending GL error as CROWD_ERROR_GL naming `where`. */
-crowd_result crowd_gl_check(const char *where, crowd_error *error);
+CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
 
 #ifdef __cplusplus
 }

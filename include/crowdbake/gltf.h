@@ -110,26 +110,30 @@ typedef struct crowd_gltf_desc {
  * directory) into `rig` (overwritten; free with crowd_rig_free). `desc` may be NULL. On failure
  * the rig is zeroed and nothing stays allocated. The rig's source_name is `path`. Cost: linear
  * in the file's size plus the decoded image. */
-crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc, crowd_rig *rig, crowd_error *error);
+CROWD_API crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc, crowd_rig *rig, crowd_error *error);
 
 /* As crowd_gltf_read_file for bytes already in memory (borrowed for the call only). `name` is
  * used in messages and as the rig's source_name (NULL: "memory"); `base_dir` resolves relative
  * URIs (NULL: every URI that names a file is refused). */
-crowd_result crowd_gltf_read_memory(const void *data, size_t size, const char *name, const char *base_dir,
+CROWD_API crowd_result crowd_gltf_read_memory(const void *data, size_t size, const char *name, const char *base_dir,
                                     const crowd_gltf_desc *desc, crowd_rig *rig, crowd_error *error);
 
 typedef struct crowd_gltf_write_desc {
     float fps;                        /* keyframes per second per clip; 0 = 30. Range 1..240 */
 } crowd_gltf_write_desc;
 
-/* Writes `rig` (which must pass crowd_rig_validate) as a .glb image: *bytes (free with free())
+/* Writes `rig` (which must pass crowd_rig_validate) as a .glb image: *bytes (free with
+ * crowd_gltf_bytes_free)
  * and *size. `desc` may be NULL. Cost: the rig's sampler is called (fps x duration + 1) times per
  * clip. */
-crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_desc *desc, uint8_t **bytes,
+CROWD_API crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_desc *desc, uint8_t **bytes,
                                   size_t *size, crowd_error *error);
 
+/* Releases the image of crowd_gltf_write_glb (through the allocator hooks of base.h). */
+CROWD_API void crowd_gltf_bytes_free(uint8_t *bytes);
+
 /* crowd_gltf_write_glb to a file, atomically (a failed write leaves nothing behind). */
-crowd_result crowd_gltf_write_file(const crowd_rig *rig, const crowd_gltf_write_desc *desc, const char *path,
+CROWD_API crowd_result crowd_gltf_write_file(const crowd_rig *rig, const crowd_gltf_write_desc *desc, const char *path,
                                    crowd_error *error);
 
 #ifdef __cplusplus

@@ -135,7 +135,7 @@ typedef struct crowd_humanoid_desc {
  * gaits come from explicit foot trajectories solved with analytic two-bone IK, so each
  * locomotion clip's stride_truth is exact and a planted foot does not slip. The same desc always
  * gives the same rig, bit for bit. */
-crowd_result crowd_rig_build_humanoid(const crowd_humanoid_desc *desc, crowd_rig *rig, crowd_error *error);
+CROWD_API crowd_result crowd_rig_build_humanoid(const crowd_humanoid_desc *desc, crowd_rig *rig, crowd_error *error);
 
 /* Parameters of the humanoid's gaits (also what the tests check the baked strides against). */
 typedef struct crowd_gait {
@@ -149,26 +149,26 @@ typedef struct crowd_gait {
 } crowd_gait;
 
 /* The humanoid's gait table (walk, jog, run) and its length. */
-const crowd_gait *crowd_humanoid_gaits(uint32_t *count);
+CROWD_API const crowd_gait *crowd_humanoid_gaits(uint32_t *count);
 
 /* Index of a named humanoid bone ("foot_l", ...) in rigs built by crowd_rig_build_humanoid, or -1. */
-int crowd_rig_find_bone(const crowd_rig *rig, const char *name);
-int crowd_rig_find_clip(const crowd_rig *rig, const char *name);
+CROWD_API int crowd_rig_find_bone(const crowd_rig *rig, const char *name);
+CROWD_API int crowd_rig_find_clip(const crowd_rig *rig, const char *name);
 
 /* ---- posing ---------------------------------------------------------------------------------- */
 
 /* Model-space matrices of every bone for a local pose (bone_count column-major 4x4 each). */
-void crowd_rig_global_matrices(const crowd_rig *rig, const crowd_trs *pose, float *global);
+CROWD_API void crowd_rig_global_matrices(const crowd_rig *rig, const crowd_trs *pose, float *global);
 
 /* Skinning matrices: global * inverse_bind, bone_count column-major 4x4. */
-void crowd_rig_skin_matrices(const crowd_rig *rig, const float *global, float *skin);
+CROWD_API void crowd_rig_skin_matrices(const crowd_rig *rig, const float *global, float *skin);
 
 /* Checks a rig's internal consistency (indices in range, weights normalised, parents ordered,
  * finite data, sampler present). The baker calls it; readers should produce rigs that pass. */
-crowd_result crowd_rig_validate(const crowd_rig *rig, crowd_error *error);
+CROWD_API crowd_result crowd_rig_validate(const crowd_rig *rig, crowd_error *error);
 
 /* Releases everything the rig owns and zeroes it. Safe on a zeroed rig. */
-void crowd_rig_free(crowd_rig *rig);
+CROWD_API void crowd_rig_free(crowd_rig *rig);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,7 @@
 #include "bake/layout.h"
 #include "bake/skin.h"
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 
 static const float default_lod_ratios[] = {1.0f, 0.4f, 0.15f, 0.05f, 0.012f};
@@ -67,7 +68,7 @@ static crowd_result select_clips(bake_job *job, crowd_error *error)
     uint32_t count = d->clip_names ? d->clip_name_count : rig->clip_count;
     if (count == 0 || count > CROWD_MAX_CLIPS)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: %u clips selected, need 1..%u", count, CROWD_MAX_CLIPS);
-    job->clips = calloc(count, sizeof *job->clips);
+    job->clips = crowd_calloc(count, sizeof *job->clips);
     if (!job->clips)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory");
     job->clip_count = count;
@@ -142,16 +143,16 @@ static crowd_result allocate_frames(bake_job *job, crowd_error *error)
 {
     const crowd_rig *rig = job->rig;
     size_t values = (size_t)job->frame_count * rig->vertex_count * 3;
-    job->positions = malloc(values * sizeof(float));
-    job->normals = malloc(values * sizeof(float));
+    job->positions = crowd_malloc(values * sizeof(float));
+    job->normals = crowd_malloc(values * sizeof(float));
     bool ok = job->positions && job->normals;
     if (job->desc->tangents) {
-        job->tangents = malloc(values * sizeof(float));
-        job->bind_tangents = malloc((size_t)rig->vertex_count * 4 * sizeof(float));
+        job->tangents = crowd_malloc(values * sizeof(float));
+        job->bind_tangents = crowd_malloc((size_t)rig->vertex_count * 4 * sizeof(float));
         ok = ok && job->tangents && job->bind_tangents;
     }
     if (job->desc->bones) {
-        job->bone_texels = malloc((size_t)job->frame_count * rig->bone_count * 12 * sizeof(float));
+        job->bone_texels = crowd_malloc((size_t)job->frame_count * rig->bone_count * 12 * sizeof(float));
         ok = ok && job->bone_texels;
     }
     if (!ok)
@@ -166,11 +167,11 @@ static crowd_result skin_all_frames(bake_job *job, crowd_error *error)
 {
     const crowd_rig *rig = job->rig;
     size_t bones = rig->bone_count;
-    crowd_trs *pose = malloc(bones * sizeof *pose);
-    float *global = malloc(bones * 16 * sizeof(float));
-    float *skin = malloc(bones * 16 * sizeof(float));
-    float *rows = malloc(bones * 12 * sizeof(float));
-    float *morph = rig->morph_target_count ? calloc(rig->morph_target_count, sizeof(float)) : NULL;
+    crowd_trs *pose = crowd_malloc(bones * sizeof *pose);
+    float *global = crowd_malloc(bones * 16 * sizeof(float));
+    float *skin = crowd_malloc(bones * 16 * sizeof(float));
+    float *rows = crowd_malloc(bones * 12 * sizeof(float));
+    float *morph = rig->morph_target_count ? crowd_calloc(rig->morph_target_count, sizeof(float)) : NULL;
     crowd_result r = CROWD_OK;
     if (!pose || !global || !skin || !rows || (rig->morph_target_count && !morph)) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory");
@@ -203,11 +204,11 @@ static crowd_result skin_all_frames(bake_job *job, crowd_error *error)
         }
     }
 done:
-    free(pose);
-    free(global);
-    free(skin);
-    free(rows);
-    free(morph);
+    crowd_free(pose);
+    crowd_free(global);
+    crowd_free(skin);
+    crowd_free(rows);
+    crowd_free(morph);
     return r;
 }
 
@@ -279,8 +280,8 @@ static crowd_result build_skin_streams(bake_job *job, crowd_error *error)
 {
     const crowd_rig *rig = job->rig;
     size_t vc = rig->vertex_count;
-    job->skin_joints = calloc(vc * 4, sizeof(uint16_t));
-    job->skin_weights = calloc(vc * 4, sizeof(uint16_t));
+    job->skin_joints = crowd_calloc(vc * 4, sizeof(uint16_t));
+    job->skin_weights = crowd_calloc(vc * 4, sizeof(uint16_t));
     if (!job->skin_joints || !job->skin_weights)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bake: out of memory for skin streams");
     for (size_t v = 0; v < vc; v++) {
@@ -341,14 +342,14 @@ static crowd_result measure_strides(bake_job *job, crowd_error *error)
 
 static void free_job(bake_job *job)
 {
-    free(job->clips);
-    free(job->positions);
-    free(job->normals);
-    free(job->tangents);
-    free(job->bind_tangents);
-    free(job->bone_texels);
-    free(job->skin_joints);
-    free(job->skin_weights);
+    crowd_free(job->clips);
+    crowd_free(job->positions);
+    crowd_free(job->normals);
+    crowd_free(job->tangents);
+    crowd_free(job->bind_tangents);
+    crowd_free(job->bone_texels);
+    crowd_free(job->skin_joints);
+    crowd_free(job->skin_weights);
     crowd_lod_chain_free(&job->lods);
 }
 
@@ -451,6 +452,6 @@ void crowd_bake_output_free(crowd_bake_output *output)
 {
     if (!output)
         return;
-    free(output->bytes);
+    crowd_aligned_free(output->bytes);
     memset(output, 0, sizeof *output);
 }

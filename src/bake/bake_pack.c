@@ -5,6 +5,7 @@
 #include "bake/bake_job.h"
 #include "bake/container_write.h"
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 
 /* Manifest tables, encoded little-endian into their own buffers. */
@@ -18,15 +19,15 @@ typedef struct packed_tables {
 static void free_tables(packed_tables *t)
 {
     crowd_string_table_free(&t->strings);
-    free(t->clips);
-    free(t->lods);
-    free(t->bones);
-    free(t->sockets);
-    free(t->regions);
-    free(t->palette);
-    free(t->region_ids);
-    free(t->colors);
-    free(t->scaled_positions);
+    crowd_free(t->clips);
+    crowd_free(t->lods);
+    crowd_free(t->bones);
+    crowd_free(t->sockets);
+    crowd_free(t->regions);
+    crowd_free(t->palette);
+    crowd_free(t->region_ids);
+    crowd_free(t->colors);
+    crowd_free(t->scaled_positions);
 }
 
 static uint32_t flags_of(const bake_job *job)
@@ -99,18 +100,18 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     const crowd_rig *rig = job->rig;
     bool bones = job->desc->bones;
     uint32_t palette_count = palette_total(rig);
-    t->clips = calloc(job->clip_count, CROWD_CLIP_BYTES);
-    t->lods = calloc(job->lods.level_count, CROWD_LOD_BYTES);
-    t->bones = calloc(rig->bone_count, CROWD_BONE_BYTES);
-    t->sockets = calloc(rig->socket_count + 1, CROWD_SOCKET_BYTES);
-    t->regions = calloc(rig->region_count, CROWD_REGION_BYTES);
-    t->palette = calloc(palette_count, 4);
-    t->region_ids = malloc(rig->vertex_count);
+    t->clips = crowd_calloc(job->clip_count, CROWD_CLIP_BYTES);
+    t->lods = crowd_calloc(job->lods.level_count, CROWD_LOD_BYTES);
+    t->bones = crowd_calloc(rig->bone_count, CROWD_BONE_BYTES);
+    t->sockets = crowd_calloc(rig->socket_count + 1, CROWD_SOCKET_BYTES);
+    t->regions = crowd_calloc(rig->region_count, CROWD_REGION_BYTES);
+    t->palette = crowd_calloc(palette_count, 4);
+    t->region_ids = crowd_malloc(rig->vertex_count);
     if (rig->colors)
-        t->colors = malloc((size_t)rig->vertex_count * 4);
+        t->colors = crowd_malloc((size_t)rig->vertex_count * 4);
     bool scaled = job->unit_scale != 1.0f;
     if (scaled)
-        t->scaled_positions = malloc((size_t)rig->vertex_count * 3 * sizeof(float));
+        t->scaled_positions = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float));
     if (!t->clips || !t->lods || !t->bones || !t->sockets || !t->regions || !t->palette || !t->region_ids ||
         (rig->colors && !t->colors) || (scaled && !t->scaled_positions))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory");
@@ -260,6 +261,6 @@ void crowd_bake_pack_finish(packed_image *image, uint8_t **bytes, size_t *size)
 
 void crowd_bake_pack_abort(packed_image *image)
 {
-    free(image->builder.image);
+    crowd_aligned_free(image->builder.image);
     memset(image, 0, sizeof *image);
 }

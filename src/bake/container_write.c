@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/crc32.h"
 #include "core/error.h"
 
@@ -30,7 +31,7 @@ crowd_result crowd_container_allocate(crowd_container_builder *builder, crowd_er
                           (unsigned long long)cursor);
     /* calloc-like zeroing matters only for padding, but it is one pass and keeps the image
      * deterministic whatever a filler forgets */
-    uint8_t *image = aligned_alloc(CROWD_SECTION_ALIGN, (size_t)cursor);
+    uint8_t *image = crowd_aligned_alloc(CROWD_SECTION_ALIGN, (size_t)cursor);
     if (!image)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for a %llu-byte asset",
                           (unsigned long long)cursor);
@@ -86,7 +87,7 @@ uint32_t crowd_string_table_add(crowd_string_table *table, const char *s)
 {
     if (table->size == 0) { /* offset 0: the empty string */
         table->capacity = 256;
-        if (!(table->data = malloc(table->capacity)))
+        if (!(table->data = crowd_malloc(table->capacity)))
             return UINT32_MAX;
         table->data[0] = '\0';
         table->size = 1;
@@ -102,7 +103,7 @@ uint32_t crowd_string_table_add(crowd_string_table *table, const char *s)
         return UINT32_MAX;
     if (table->size + n > table->capacity) {
         size_t capacity = table->capacity * 2 + n;
-        char *grown = realloc(table->data, capacity);
+        char *grown = crowd_realloc_sized(table->data, table->capacity, capacity);
         if (!grown)
             return UINT32_MAX;
         table->data = grown;
@@ -115,6 +116,6 @@ uint32_t crowd_string_table_add(crowd_string_table *table, const char *s)
 
 void crowd_string_table_free(crowd_string_table *table)
 {
-    free(table->data);
+    crowd_free(table->data);
     memset(table, 0, sizeof *table);
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "crowdbake/bake.h"
 
@@ -29,7 +30,7 @@ crowd_result crowd_write_file_atomic(const char *path, const void *data, size_t 
     if (!path || (!data && size))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "write: NULL path or data");
     size_t temp_size = strlen(path) + 48;
-    char *temp = malloc(temp_size);
+    char *temp = crowd_malloc(temp_size);
     if (!temp)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "write: out of memory");
 
@@ -37,7 +38,7 @@ crowd_result crowd_write_file_atomic(const char *path, const void *data, size_t 
     int fd = create_temp(path, temp, temp_size);
     if (fd < 0) {
         r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot create a file next to it: %s", path, strerror(errno));
-        free(temp);
+        crowd_free(temp);
         return r;
     }
     const char *p = data;
@@ -63,11 +64,11 @@ crowd_result crowd_write_file_atomic(const char *path, const void *data, size_t 
                        strerror(errno));
         goto fail;
     }
-    free(temp);
+    crowd_free(temp);
     return CROWD_OK;
 
 fail:
     remove(temp);
-    free(temp);
+    crowd_free(temp);
     return r;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 
 /* ---- connected components (union-find over triangle edges) ------------------------------------ */
@@ -39,7 +40,7 @@ static uint32_t label_components(const uint32_t *indices, uint32_t triangle_coun
     for (uint32_t t = 0; t < triangle_count; t++)
         triangle_component[t] = find_root(parent, indices[3 * t]);
     uint32_t count = 0;
-    uint32_t *label = malloc(sizeof(uint32_t) * vertex_count);
+    uint32_t *label = crowd_malloc(sizeof(uint32_t) * vertex_count);
     if (!label)
         return UINT32_MAX;
     for (uint32_t v = 0; v < vertex_count; v++)
@@ -50,7 +51,7 @@ static uint32_t label_components(const uint32_t *indices, uint32_t triangle_coun
             label[root] = count++;
         triangle_component[t] = label[root];
     }
-    free(label);
+    crowd_free(label);
     return count;
 }
 
@@ -175,30 +176,37 @@ static void gather_component(const float *positions, const uint32_t *indices, co
         global_to_local[cw->local_to_global[v]] = UINT32_MAX;
 }
 
+/* meshoptimizer allocates its scratch through base.h's allocator too. */
+static void use_crowd_allocator(void)
+{
+    meshopt_setAllocator(crowd_malloc_hook, crowd_free_hook);
+}
+
 crowd_result crowd_build_lod_chain(const float *positions, const float *normals, uint32_t vertex_count,
                                    const uint32_t *indices, uint32_t index_count, const float *ratios,
                                    uint32_t level_count, crowd_lod_chain *out, crowd_error *error)
 {
+    use_crowd_allocator();
     memset(out, 0, sizeof *out);
     if (level_count == 0 || level_count > CROWD_MAX_LODS)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "LOD count %u outside 1..%u", level_count, CROWD_MAX_LODS);
     uint32_t triangle_count = index_count / 3;
     crowd_result r = CROWD_OK;
-    uint32_t *parent = malloc(sizeof(uint32_t) * vertex_count);
-    uint32_t *global_to_local = malloc(sizeof(uint32_t) * vertex_count);
-    uint32_t *tri_component = malloc(sizeof(uint32_t) * (triangle_count + 1));
-    uint32_t *tri_order = malloc(sizeof(uint32_t) * (triangle_count + 1));
-    uint32_t *welded = malloc(sizeof(uint32_t) * index_count);
-    uint32_t *next_twin = malloc(sizeof(uint32_t) * vertex_count);
+    uint32_t *parent = crowd_malloc(sizeof(uint32_t) * vertex_count);
+    uint32_t *global_to_local = crowd_malloc(sizeof(uint32_t) * vertex_count);
+    uint32_t *tri_component = crowd_malloc(sizeof(uint32_t) * (triangle_count + 1));
+    uint32_t *tri_order = crowd_malloc(sizeof(uint32_t) * (triangle_count + 1));
+    uint32_t *welded = crowd_malloc(sizeof(uint32_t) * index_count);
+    uint32_t *next_twin = crowd_malloc(sizeof(uint32_t) * vertex_count);
     component_work cw = {
         .next_twin = next_twin,
-        .local_indices = malloc(sizeof(uint32_t) * index_count),
-        .local_to_global = malloc(sizeof(uint32_t) * vertex_count),
-        .local_positions = malloc(sizeof(float) * 3 * vertex_count),
-        .scratch = malloc(sizeof(uint32_t) * 2 * index_count),
+        .local_indices = crowd_malloc(sizeof(uint32_t) * index_count),
+        .local_to_global = crowd_malloc(sizeof(uint32_t) * vertex_count),
+        .local_positions = crowd_malloc(sizeof(float) * 3 * vertex_count),
+        .scratch = crowd_malloc(sizeof(uint32_t) * 2 * index_count),
     };
     /* worst case: every level keeps every triangle */
-    out->indices = malloc(sizeof(uint32_t) * (size_t)index_count * level_count);
+    out->indices = crowd_malloc(sizeof(uint32_t) * (size_t)index_count * level_count);
     uint32_t *offsets = NULL;
     if (!parent || !global_to_local || !tri_component || !tri_order || !welded || !next_twin || !cw.local_indices ||
         !cw.local_to_global || !cw.local_positions || !cw.scratch || !out->indices) {
@@ -222,7 +230,7 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
         }
     }
     uint32_t components = label_components(welded, triangle_count, vertex_count, parent, tri_component);
-    offsets = calloc((size_t)components + 1, sizeof(uint32_t));
+    offsets = crowd_calloc((size_t)components + 1, sizeof(uint32_t));
     if (components == UINT32_MAX || !offsets) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
         goto done;
@@ -272,17 +280,17 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
     out->level_count = level_count;
 
 done:
-    free(parent);
-    free(global_to_local);
-    free(tri_component);
-    free(tri_order);
-    free(welded);
-    free(next_twin);
-    free(offsets);
-    free(cw.local_indices);
-    free(cw.local_to_global);
-    free(cw.local_positions);
-    free(cw.scratch);
+    crowd_free(parent);
+    crowd_free(global_to_local);
+    crowd_free(tri_component);
+    crowd_free(tri_order);
+    crowd_free(welded);
+    crowd_free(next_twin);
+    crowd_free(offsets);
+    crowd_free(cw.local_indices);
+    crowd_free(cw.local_to_global);
+    crowd_free(cw.local_positions);
+    crowd_free(cw.scratch);
     if (r != CROWD_OK)
         crowd_lod_chain_free(out);
     return r;
@@ -292,6 +300,7 @@ crowd_result crowd_lod_chain_from_authored(const uint32_t *indices, const uint32
                                            const float *coverage, uint32_t level_count, uint32_t vertex_count,
                                            crowd_lod_chain *out, crowd_error *error)
 {
+    use_crowd_allocator();
     memset(out, 0, sizeof *out);
     if (level_count == 0 || level_count > CROWD_MAX_LODS)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "LOD count %u outside 1..%u", level_count, CROWD_MAX_LODS);
@@ -300,7 +309,7 @@ crowd_result crowd_lod_chain_from_authored(const uint32_t *indices, const uint32
         total += counts[l];
     if (total > CROWD_MAX_INDICES)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "authored LODs hold %llu indices", (unsigned long long)total);
-    out->indices = malloc(sizeof(uint32_t) * (total ? total : 1));
+    out->indices = crowd_malloc(sizeof(uint32_t) * (total ? total : 1));
     if (!out->indices)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
     uint32_t cursor = 0;
@@ -325,6 +334,6 @@ void crowd_lod_chain_free(crowd_lod_chain *chain)
 {
     if (!chain)
         return;
-    free(chain->indices);
+    crowd_free(chain->indices);
     memset(chain, 0, sizeof *chain);
 }

@@ -4,16 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 
 crowd_result crowd_reference_init(crowd_reference *ref, const crowd_rig *rig, crowd_error *error)
 {
     memset(ref, 0, sizeof *ref);
     ref->rig = rig;
-    ref->pose = malloc(rig->bone_count * sizeof *ref->pose);
-    ref->global = malloc(rig->bone_count * 12 * sizeof(double));
-    ref->skin = malloc(rig->bone_count * 12 * sizeof(double));
-    ref->morph_weights = calloc(rig->morph_target_count + 1, sizeof(float));
+    ref->pose = crowd_malloc(rig->bone_count * sizeof *ref->pose);
+    ref->global = crowd_malloc(rig->bone_count * 12 * sizeof(double));
+    ref->skin = crowd_malloc(rig->bone_count * 12 * sizeof(double));
+    ref->morph_weights = crowd_calloc(rig->morph_target_count + 1, sizeof(float));
     if (!ref->pose || !ref->global || !ref->skin || !ref->morph_weights) {
         crowd_reference_free(ref);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "reference: out of memory");
@@ -23,10 +24,10 @@ crowd_result crowd_reference_init(crowd_reference *ref, const crowd_rig *rig, cr
 
 void crowd_reference_free(crowd_reference *ref)
 {
-    free(ref->pose);
-    free(ref->global);
-    free(ref->skin);
-    free(ref->morph_weights);
+    crowd_free(ref->pose);
+    crowd_free(ref->global);
+    crowd_free(ref->skin);
+    crowd_free(ref->morph_weights);
     memset(ref, 0, sizeof *ref);
 }
 

@@ -1,5 +1,6 @@
 #include "bake/skin.h"
 
+#include "core/alloc.h"
 #include "core/error.h"
 
 #include <math.h>
@@ -83,7 +84,7 @@ static void any_perpendicular(const float n[3], float t[3])
 crowd_result crowd_compute_tangents(const crowd_rig *rig, float *out, crowd_error *error)
 {
     size_t vc = rig->vertex_count;
-    float *bitangent = rig->uvs ? calloc(3 * vc, sizeof(float)) : NULL;
+    float *bitangent = rig->uvs ? crowd_calloc(3 * vc, sizeof(float)) : NULL;
     if (rig->uvs && !bitangent)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "tangents: out of memory");
     memset(out, 0, 4 * vc * sizeof(float));
@@ -131,6 +132,6 @@ crowd_result crowd_compute_tangents(const crowd_rig *rig, float *out, crowd_erro
         }
         t[3] = w;
     }
-    free(bitangent);
+    crowd_free(bitangent);
     return CROWD_OK;
 }

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
+
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -99,8 +101,8 @@ static bool collect(const stride_input *in, contact_mode mode, double **vx, doub
         }
         if (pass == 0) {
             capacity = k;
-            *vx = malloc((capacity + 1) * sizeof(double));
-            *vz = malloc((capacity + 1) * sizeof(double));
+            *vx = crowd_malloc((capacity + 1) * sizeof(double));
+            *vz = crowd_malloc((capacity + 1) * sizeof(double));
             if (!*vx || !*vz)
                 return false;
         }
@@ -132,8 +134,8 @@ static bool measure(const stride_input *in, contact_mode mode, double height, do
         out->locomotion = speed * duration > 0.02 * height && 2 * agree >= n && n >= MIN_CONTACTS;
         out->stride = out->locomotion ? speed * duration : 0.0;
     }
-    free(vx);
-    free(vz);
+    crowd_free(vx);
+    crowd_free(vz);
     return ok;
 }
 
@@ -148,10 +150,10 @@ bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t f
     /* Ground: the lowest point of each frame, and of those the 25th percentile, so a toe that
      * dips below the floor for a frame or two (common in authored clips) does not move the ground,
      * while a gait airborne for most of its cycle still finds it. */
-    double *lowest = malloc(frame_count * sizeof(double)), *sorted = malloc(frame_count * sizeof(double));
+    double *lowest = crowd_malloc(frame_count * sizeof(double)), *sorted = crowd_malloc(frame_count * sizeof(double));
     if (!lowest || !sorted) {
-        free(lowest);
-        free(sorted);
+        crowd_free(lowest);
+        crowd_free(sorted);
         return false;
     }
     double top = -INFINITY;
@@ -166,7 +168,7 @@ bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t f
     }
     qsort(sorted, frame_count, sizeof *sorted, compare_double);
     double ground = sorted[frame_count / 4], height = top - ground;
-    free(sorted);
+    crowd_free(sorted);
     stride_input in = {frames, vertex_count, frame_count, steps, duration / (loop ? frame_count : frame_count - 1),
                        ground, fmax(0.005 * height, 1e-4), 0.05 * height, lowest};
     bool ok = measure(&in, CONTACT_GLOBAL, height, duration, out);
@@ -176,6 +178,6 @@ bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t f
         if (ok && second.locomotion)
             *out = second;
     }
-    free(lowest);
+    crowd_free(lowest);
     return ok;
 }

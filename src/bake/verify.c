@@ -10,6 +10,7 @@
 
 #include "bake/reference.h"
 #include "bake/stride.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "core/octahedral.h"
 #include "crowdbake/bake.h"
@@ -204,13 +205,13 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
     report->stride_tolerance = STRIDE_TOLERANCE;
     report->bones_checked = asset->bones.data != NULL;
     report->clip_count = asset->clip_count;
-    report->clips = calloc(asset->clip_count, sizeof *report->clips);
+    report->clips = crowd_calloc(asset->clip_count, sizeof *report->clips);
     uint32_t longest = 0;
     for (uint32_t c = 0; c < asset->clip_count; c++)
         longest = asset->clips[c].frame_count > longest ? asset->clips[c].frame_count : longest;
-    s.truth_positions = malloc((size_t)asset->vertex_count * 3 * sizeof(double));
-    s.truth_normals = malloc((size_t)asset->vertex_count * 3 * sizeof(double));
-    s.decoded = malloc((size_t)longest * asset->vertex_count * 3 * sizeof(float));
+    s.truth_positions = crowd_malloc((size_t)asset->vertex_count * 3 * sizeof(double));
+    s.truth_normals = crowd_malloc((size_t)asset->vertex_count * 3 * sizeof(double));
+    s.decoded = crowd_malloc((size_t)longest * asset->vertex_count * 3 * sizeof(float));
     crowd_result r = CROWD_OK;
     if (!report->clips || !s.truth_positions || !s.truth_normals || !s.decoded) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "verify: out of memory");
@@ -239,9 +240,9 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
              report->bone_bound_mm);
 done:
     crowd_reference_free(&s.ref);
-    free(s.truth_positions);
-    free(s.truth_normals);
-    free(s.decoded);
+    crowd_free(s.truth_positions);
+    crowd_free(s.truth_normals);
+    crowd_free(s.decoded);
     if (r != CROWD_OK)
         crowd_verify_report_free(report);
     return r;
@@ -251,6 +252,6 @@ void crowd_verify_report_free(crowd_verify_report *report)
 {
     if (!report)
         return;
-    free(report->clips);
+    crowd_free(report->clips);
     memset(report, 0, sizeof *report);
 }

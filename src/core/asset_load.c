@@ -6,10 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/alloc.h"
 #include "core/container_read.h"
 #include "core/error.h"
 
-/* Everything the loader allocates, in one block so crowd_asset_free is one free(). */
+/* Everything the loader allocates, in one block so crowd_asset_free is one crowd_free(). */
 typedef struct asset_storage {
     void *file_bytes; /* owned copy of the file, or NULL when the caller's memory is borrowed */
     crowd_clip *clips;
@@ -486,7 +487,7 @@ static crowd_result allocate_storage(crowd_asset *a, crowd_error *error)
     size_t bytes = sizeof(asset_storage) + a->clip_count * sizeof(crowd_clip) + a->lod_count * sizeof(crowd_lod) +
                    a->bone_count * sizeof(crowd_bone) + a->socket_count * sizeof(crowd_socket) +
                    a->region_count * sizeof(crowd_region);
-    asset_storage *s = calloc(1, bytes);
+    asset_storage *s = crowd_calloc(1, bytes);
     if (!s)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for the asset tables (%zu bytes)", bytes);
     s->clips = (crowd_clip *)(s + 1);
@@ -554,8 +555,8 @@ crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_e
         r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot determine the size", path);
         goto done;
     }
-    /* 16-byte aligned so sections can be used in place; +1 keeps malloc(0) out of the picture. */
-    bytes = aligned_alloc(CROWD_SECTION_ALIGN, crowd_align16((uint64_t)size + 1));
+    /* 16-byte aligned so sections can be used in place; +1 keeps crowd_malloc(0) out of the picture. */
+    bytes = crowd_aligned_alloc(CROWD_SECTION_ALIGN, crowd_align16((uint64_t)size + 1));
     if (!bytes) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, size);
         goto done;
@@ -572,7 +573,7 @@ crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_e
         crowd_error_prefix(error, "%s: ", path);
     }
 done:
-    free(bytes);
+    crowd_aligned_free(bytes);
     fclose(f);
     return r;
 }
@@ -583,8 +584,8 @@ void crowd_asset_free(crowd_asset *asset)
         return;
     asset_storage *s = asset->internal_;
     if (s) {
-        free(s->file_bytes);
-        free(s);
+        crowd_aligned_free(s->file_bytes);
+        crowd_free(s);
     }
     memset(asset, 0, sizeof *asset);
 }

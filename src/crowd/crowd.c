@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "crowd/crowd_internal.h"
 
@@ -119,32 +120,32 @@ void crowd_destroy(crowd *c)
 {
     if (!c)
         return;
-    free(c->records);
-    free(c->records_back);
-    free(c->agents);
-    free(c->agents_back);
-    free(c->drift);
-    free(c->drift_back);
-    free(c->index_of_slot);
-    free(c->index_back);
-    free(c->dirty);
-    free(c->dirty_back);
-    free(c->lod_of_slot);
-    free(c->lod_back);
-    free(c->slot_of_index);
-    free(c->cell_of_slot);
-    free(c->cell_back);
-    free(c->rank_of_slot);
-    free(c->coverage_of_slot);
-    free(c->cells);
-    free(c->rank_start);
-    free(c->rank_cursor);
-    free(c->regions);
-    free(c->region_of_cell);
-    free(c->movers);
-    free(c->draws);
-    free(c->uploads);
-    free(c);
+    crowd_free(c->records);
+    crowd_free(c->records_back);
+    crowd_free(c->agents);
+    crowd_free(c->agents_back);
+    crowd_free(c->drift);
+    crowd_free(c->drift_back);
+    crowd_free(c->index_of_slot);
+    crowd_free(c->index_back);
+    crowd_free(c->dirty);
+    crowd_free(c->dirty_back);
+    crowd_free(c->lod_of_slot);
+    crowd_free(c->lod_back);
+    crowd_free(c->slot_of_index);
+    crowd_free(c->cell_of_slot);
+    crowd_free(c->cell_back);
+    crowd_free(c->rank_of_slot);
+    crowd_free(c->coverage_of_slot);
+    crowd_free(c->cells);
+    crowd_free(c->rank_start);
+    crowd_free(c->rank_cursor);
+    crowd_free(c->regions);
+    crowd_free(c->region_of_cell);
+    crowd_free(c->movers);
+    crowd_free(c->draws);
+    crowd_free(c->uploads);
+    crowd_free(c);
 }
 
 crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *error)
@@ -152,12 +153,12 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     if (!desc || !out)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_create: NULL desc or out");
     *out = NULL;
-    crowd *c = calloc(1, sizeof *c);
+    crowd *c = crowd_calloc(1, sizeof *c);
     if (!c)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory");
     crowd_result r = resolve(desc, &c->desc, error);
     if (r != CROWD_OK) {
-        free(c);
+        crowd_free(c);
         return r;
     }
     c->asset = c->desc.asset;
@@ -177,31 +178,31 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->mover_capacity = c->slot_capacity / 16 + 64;
 
     size_t n = c->slot_capacity;
-    c->records = malloc(n * sizeof *c->records);
-    c->records_back = malloc(n * sizeof *c->records);
-    c->agents = calloc(n, sizeof *c->agents);
-    c->agents_back = calloc(n, sizeof *c->agents);
-    c->drift = calloc(n, sizeof *c->drift);
-    c->drift_back = calloc(n, sizeof *c->drift);
-    c->index_of_slot = malloc(n * sizeof(uint32_t));
-    c->index_back = malloc(n * sizeof(uint32_t));
-    c->dirty = calloc(n, 1);
-    c->dirty_back = calloc(n, 1);
-    c->lod_of_slot = calloc(n, 1);
-    c->lod_back = calloc(n, 1);
-    c->slot_of_index = malloc((size_t)c->capacity * sizeof(uint32_t));
-    c->cell_of_slot = malloc(n * sizeof(uint32_t));
-    c->cell_back = malloc(n * sizeof(uint32_t));
-    c->rank_of_slot = malloc(n * sizeof(uint32_t));
-    c->coverage_of_slot = malloc(n * sizeof(float));
-    c->cells = calloc(c->cell_count, sizeof *c->cells);
-    c->rank_start = calloc((size_t)c->rank_count + 1, sizeof(uint32_t));
-    c->rank_cursor = calloc((size_t)c->rank_count, sizeof(uint32_t));
-    c->draws = malloc(c->draw_capacity * sizeof *c->draws);
-    c->uploads = malloc(c->upload_capacity * sizeof *c->uploads);
-    c->regions = malloc(((size_t)c->cell_count + 3) * sizeof *c->regions);
-    c->region_of_cell = malloc((size_t)c->cell_count * sizeof(uint32_t));
-    c->movers = malloc((size_t)c->mover_capacity * sizeof *c->movers);
+    c->records = crowd_malloc(n * sizeof *c->records);
+    c->records_back = crowd_malloc(n * sizeof *c->records);
+    c->agents = crowd_calloc(n, sizeof *c->agents);
+    c->agents_back = crowd_calloc(n, sizeof *c->agents);
+    c->drift = crowd_calloc(n, sizeof *c->drift);
+    c->drift_back = crowd_calloc(n, sizeof *c->drift);
+    c->index_of_slot = crowd_malloc(n * sizeof(uint32_t));
+    c->index_back = crowd_malloc(n * sizeof(uint32_t));
+    c->dirty = crowd_calloc(n, 1);
+    c->dirty_back = crowd_calloc(n, 1);
+    c->lod_of_slot = crowd_calloc(n, 1);
+    c->lod_back = crowd_calloc(n, 1);
+    c->slot_of_index = crowd_malloc((size_t)c->capacity * sizeof(uint32_t));
+    c->cell_of_slot = crowd_malloc(n * sizeof(uint32_t));
+    c->cell_back = crowd_malloc(n * sizeof(uint32_t));
+    c->rank_of_slot = crowd_malloc(n * sizeof(uint32_t));
+    c->coverage_of_slot = crowd_malloc(n * sizeof(float));
+    c->cells = crowd_calloc(c->cell_count, sizeof *c->cells);
+    c->rank_start = crowd_calloc((size_t)c->rank_count + 1, sizeof(uint32_t));
+    c->rank_cursor = crowd_calloc((size_t)c->rank_count, sizeof(uint32_t));
+    c->draws = crowd_malloc(c->draw_capacity * sizeof *c->draws);
+    c->uploads = crowd_malloc(c->upload_capacity * sizeof *c->uploads);
+    c->regions = crowd_malloc(((size_t)c->cell_count + 3) * sizeof *c->regions);
+    c->region_of_cell = crowd_malloc((size_t)c->cell_count * sizeof(uint32_t));
+    c->movers = crowd_malloc((size_t)c->mover_capacity * sizeof *c->movers);
     if (!c->regions || !c->region_of_cell || !c->movers ||
         !c->records || !c->records_back || !c->agents || !c->agents_back || !c->drift || !c->drift_back || !c->index_of_slot || !c->index_back ||
         !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index || !c->cell_of_slot || !c->cell_back ||

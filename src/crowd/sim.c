@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "crowd/sim_internal.h"
 
@@ -120,13 +121,13 @@ static inline uint32_t gait_for_speed(const crowd_sim *sim, uint32_t current, fl
 
 crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd_error *error)
 {
-    if (!desc || !out || !desc->crowd)
+    if (!desc || !out || !desc->target)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: NULL desc, out or crowd");
     if ((unsigned)desc->scenario >= CROWD_SCENARIO_COUNT || desc->obstacle_count > SIM_MAX_OBSTACLES ||
         (desc->obstacle_count && !desc->obstacles))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: bad scenario or obstacles");
     if (desc->separation_radius != 0.0f &&
-        !(desc->separation_radius > 0.0f && desc->separation_radius <= desc->crowd->desc.world_size))
+        !(desc->separation_radius > 0.0f && desc->separation_radius <= desc->target->desc.world_size))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: separation_radius %g outside (0, world size]",
                           (double)desc->separation_radius);
     for (uint32_t o = 0; o < desc->obstacle_count; o++) {
@@ -134,10 +135,10 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         if (!isfinite(ob->x) || !isfinite(ob->z) || !(ob->radius > 0.0f && ob->radius < 1e4f))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "obstacles[%u]: bad position or radius", o);
     }
-    crowd_sim *sim = calloc(1, sizeof *sim);
+    crowd_sim *sim = crowd_calloc(1, sizeof *sim);
     if (!sim)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory");
-    sim->crowd = desc->crowd;
+    sim->crowd = desc->target;
     sim->desc = *desc;
     if (!sim->desc.separation_limit)
         sim->desc.separation_limit = 40000;
@@ -150,15 +151,15 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_size = fmaxf(sim->desc.separation_radius, c->desc.world_size / 2048.0f);
     sim->fine_dim = (uint32_t)ceilf(c->desc.world_size / sim->fine_size);
     sim->obstacle_count = desc->obstacle_count;
-    sim->obstacles = malloc(sizeof *sim->obstacles * (desc->obstacle_count + 1));
-    sim->fine_start = malloc(sizeof(uint32_t) * ((size_t)sim_fine_cells(sim->fine_dim) + 2));
-    sim->fine_cell_of = malloc(sizeof(uint32_t) * cap);
-    sim->fine_gathered = malloc(2 * sizeof(float) * cap);
-    sim->fine_sorted = malloc(sizeof(uint32_t) * cap);
-    sim->fine_sorted_cell = malloc(sizeof(uint32_t) * cap);
-    sim->fine_slots = malloc(sizeof(uint32_t) * cap);
-    sim->fine_position = malloc(2 * sizeof(float) * cap);
-    sim->fine_push = malloc(2 * sizeof(float) * cap);
+    sim->obstacles = crowd_malloc(sizeof *sim->obstacles * (desc->obstacle_count + 1));
+    sim->fine_start = crowd_malloc(sizeof(uint32_t) * ((size_t)sim_fine_cells(sim->fine_dim) + 2));
+    sim->fine_cell_of = crowd_malloc(sizeof(uint32_t) * cap);
+    sim->fine_gathered = crowd_malloc(2 * sizeof(float) * cap);
+    sim->fine_sorted = crowd_malloc(sizeof(uint32_t) * cap);
+    sim->fine_sorted_cell = crowd_malloc(sizeof(uint32_t) * cap);
+    sim->fine_slots = crowd_malloc(sizeof(uint32_t) * cap);
+    sim->fine_position = crowd_malloc(2 * sizeof(float) * cap);
+    sim->fine_push = crowd_malloc(2 * sizeof(float) * cap);
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted || !sim->fine_sorted_cell ||
         !sim->fine_slots || !sim->fine_position || !sim->fine_push)
@@ -183,18 +184,18 @@ void crowd_sim_destroy(crowd_sim *sim)
 {
     if (!sim)
         return;
-    free(sim->obstacles);
-    free(sim->chunk_obstacle_start);
-    free(sim->obstacle_ids);
-    free(sim->fine_start);
-    free(sim->fine_cell_of);
-    free(sim->fine_gathered);
-    free(sim->fine_sorted);
-    free(sim->fine_sorted_cell);
-    free(sim->fine_slots);
-    free(sim->fine_position);
-    free(sim->fine_push);
-    free(sim);
+    crowd_free(sim->obstacles);
+    crowd_free(sim->chunk_obstacle_start);
+    crowd_free(sim->obstacle_ids);
+    crowd_free(sim->fine_start);
+    crowd_free(sim->fine_cell_of);
+    crowd_free(sim->fine_gathered);
+    crowd_free(sim->fine_sorted);
+    crowd_free(sim->fine_sorted_cell);
+    crowd_free(sim->fine_slots);
+    crowd_free(sim->fine_position);
+    crowd_free(sim->fine_push);
+    crowd_free(sim);
 }
 
 void crowd_sim_set_scenario(crowd_sim *sim, crowd_scenario scenario)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "crowd/sim_internal.h"
 
@@ -221,7 +222,7 @@ crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error)
 {
     const crowd *c = sim->crowd;
     uint32_t cells = c->cell_count;
-    uint32_t *start = calloc(cells + 1, sizeof(uint32_t)), *fill = malloc(sizeof(uint32_t) * (cells + 1));
+    uint32_t *start = crowd_calloc(cells + 1, sizeof(uint32_t)), *fill = crowd_malloc(sizeof(uint32_t) * (cells + 1));
     uint32_t *ids = NULL;
     if (!start || !fill)
         goto oom;
@@ -234,7 +235,7 @@ crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error)
     }
     for (uint32_t i = 0; i < cells; i++)
         start[i + 1] += start[i];
-    ids = malloc(sizeof(uint32_t) * (start[cells] ? start[cells] : 1));
+    ids = crowd_malloc(sizeof(uint32_t) * (start[cells] ? start[cells] : 1));
     if (!ids)
         goto oom;
     memcpy(fill, start, sizeof(uint32_t) * (cells + 1));
@@ -245,15 +246,15 @@ crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error)
             for (int x = r[0]; x <= r[1]; x++)
                 ids[fill[(uint32_t)z * c->grid_dim + (uint32_t)x]++] = o;
     }
-    free(fill);
-    free(sim->chunk_obstacle_start);
-    free(sim->obstacle_ids);
+    crowd_free(fill);
+    crowd_free(sim->chunk_obstacle_start);
+    crowd_free(sim->obstacle_ids);
     sim->chunk_obstacle_start = start;
     sim->obstacle_ids = ids;
     return CROWD_OK;
 oom:
-    free(start);
-    free(fill);
-    free(ids);
+    crowd_free(start);
+    crowd_free(fill);
+    crowd_free(ids);
     return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for the obstacle grid");
 }

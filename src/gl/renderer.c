@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gl/renderer_internal.h"
 #include "gl/shaders.h"
@@ -46,16 +47,16 @@ static crowd_result create_textures(crowd_gl_renderer *r, crowd_error *error)
                           a->positions.width, a->positions.height, max_size);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
 
-    float *clips = calloc(4 * (size_t)a->clip_count, sizeof(float));
+    float *clips = crowd_calloc(4 * (size_t)a->clip_count, sizeof(float));
     uint32_t palette_width = 1;
     for (uint32_t g = 0; g < a->region_count; g++)
         palette_width = a->regions_info[g].palette_count > palette_width ? a->regions_info[g].palette_count : palette_width;
-    uint8_t *palette = calloc(4 * (size_t)palette_width * a->region_count, 1);
-    float *regions = calloc(4 * (size_t)a->region_count, sizeof(float));
+    uint8_t *palette = crowd_calloc(4 * (size_t)palette_width * a->region_count, 1);
+    float *regions = crowd_calloc(4 * (size_t)a->region_count, sizeof(float));
     if (!clips || !palette || !regions) {
-        free(clips);
-        free(palette);
-        free(regions);
+        crowd_free(clips);
+        crowd_free(palette);
+        crowd_free(regions);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "renderer: out of memory");
     }
     for (uint32_t c = 0; c < a->clip_count; c++) {
@@ -73,9 +74,9 @@ static crowd_result create_textures(crowd_gl_renderer *r, crowd_error *error)
     r->tex_clips = data_texture(GL_RGBA32F, a->clip_count, 1, GL_RGBA, GL_FLOAT, clips);
     r->tex_palette = data_texture(GL_RGBA8, palette_width, a->region_count, GL_RGBA, GL_UNSIGNED_BYTE, palette);
     r->tex_regions = data_texture(GL_RGBA32F, a->region_count, 1, GL_RGBA, GL_FLOAT, regions);
-    free(clips);
-    free(palette);
-    free(regions);
+    crowd_free(clips);
+    crowd_free(palette);
+    crowd_free(regions);
 
     bool f16 = a->position_encoding == CROWD_POSITION_F16_BOX;
     const crowd_texture *p = &a->positions, *n = &a->normals;
@@ -264,7 +265,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     *out = NULL;
     if (desc->mode == CROWD_GL_BONES && !desc->asset->bones.data)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bone mode needs an asset baked with --bones");
-    crowd_gl_renderer *r = calloc(1, sizeof *r);
+    crowd_gl_renderer *r = crowd_calloc(1, sizeof *r);
     if (!r)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "renderer: out of memory");
     r->desc = *desc;
@@ -329,7 +330,7 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
     }
     release_batch(&r->props);
     release_batch(&r->ground);
-    free(r);
+    crowd_free(r);
 }
 
 crowd_result crowd_gl_set_mode(crowd_gl_renderer *r, crowd_gl_mode mode)
@@ -449,7 +450,7 @@ static crowd_result fill_batch(crowd_gl_batch *b, const float *positions, const 
                                uint32_t count, crowd_error *error)
 {
     release_batch(b);
-    float *instances = malloc(sizeof(float) * 12 * (count ? count : 1));
+    float *instances = crowd_malloc(sizeof(float) * 12 * (count ? count : 1));
     if (!instances)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "props: out of memory");
     for (uint32_t i = 0; i < count; i++) {
@@ -474,7 +475,7 @@ static crowd_result fill_batch(crowd_gl_batch *b, const float *positions, const 
         glVertexAttribPointer(8 + k, 4, GL_FLOAT, GL_FALSE, 48, (const void *)(uintptr_t)(16 * k));
     }
     glBindVertexArray(0);
-    free(instances);
+    crowd_free(instances);
     b->index_count = index_count;
     b->count = count;
     return crowd_gl_check("props", error);

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_internal.h"
 
@@ -327,7 +328,7 @@ static crowd_result check_data(gltf_doc *doc, uint32_t index, const char *path, 
         return crowd_fail(error, CROWD_ERROR_LIMIT,
                           "%s: accessors hold more than %llu values, %d times the buffers' bytes", path,
                           (unsigned long long)doc->check_budget, GLTF_OVERLAP_FACTOR);
-    float *values = malloc(n * sizeof(float));
+    float *values = crowd_malloc(n * sizeof(float));
     if (!values)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu values", path, n);
     crowd_result r = gltf_read_floats(doc, index, values, path, error);
@@ -339,7 +340,7 @@ static crowd_result check_data(gltf_doc *doc, uint32_t index, const char *path, 
         else if (a->has_bounds)
             outside |= values[i] < a->min[i % a->components] || values[i] > a->max[i % a->components];
     }
-    free(values);
+    crowd_free(values);
     if (r == CROWD_OK && outside)
         gltf_warn(doc, "%s: elements lie outside the declared min/max (ignored: bounds are recomputed)", path);
     return r;
@@ -366,7 +367,7 @@ crowd_result gltf_parse_accessors(gltf_doc *doc, crowd_error *error)
                               &doc->accessor_count, error);
     if (r != CROWD_OK)
         return r;
-    if (doc->accessor_count && !(doc->accessors = calloc(doc->accessor_count, sizeof *doc->accessors)))
+    if (doc->accessor_count && !(doc->accessors = crowd_calloc(doc->accessor_count, sizeof *doc->accessors)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "accessors: out of memory");
     uint32_t i = 0;
     const cJSON *item;

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_anim.h"
 #include "gltf/gltf_internal.h"
@@ -124,7 +125,7 @@ static crowd_result read_input(gltf_doc *doc, gltf_sampler *s, uint32_t input, c
     if (!a->has_bounds)
         gltf_warn(doc, "%s.input: accessors[%u] has no min/max (harmless: times are read from the data)", path, input);
     s->key_count = a->count;
-    if (!(s->times = malloc((size_t)a->count * sizeof(float))))
+    if (!(s->times = crowd_malloc((size_t)a->count * sizeof(float))))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     crowd_result r = gltf_read_floats(doc, input, s->times, path, error);
     /* implicit zeros: checked only if a channel the character uses needs them (clips.c) */
@@ -202,7 +203,7 @@ static crowd_result read_output(gltf_doc *doc, gltf_sampler *s, uint32_t path, u
         return s->width == width ? CROWD_OK
                                  : crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: sampler used with another width", where);
     s->width = width;
-    if (!(s->values = malloc(expected * sizeof(float) + 1)))
+    if (!(s->values = crowd_malloc(expected * sizeof(float) + 1)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
     crowd_result r = gltf_read_floats(doc, s->output, s->values, where, error);
     if (r != CROWD_OK || path != GLTF_PATH_ROTATION)
@@ -257,7 +258,7 @@ static crowd_result parse_channels(gltf_doc *doc, gltf_animation *an, const cJSO
     crowd_result r = gj_array(json, "channels", path, true, CROWD_GLTF_MAX_ARRAY, &array, &an->channel_count, error);
     if (r != CROWD_OK)
         return r;
-    if (!(an->channels = calloc(an->channel_count, sizeof *an->channels)))
+    if (!(an->channels = crowd_calloc(an->channel_count, sizeof *an->channels)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     uint32_t i = 0;
     cJSON_ArrayForEach(item, array)
@@ -295,7 +296,7 @@ static crowd_result parse_animation(gltf_doc *doc, uint32_t i, const cJSON *json
     if ((r = gj_string(json, "name", path, false, &an->name, error)) ||
         (r = gj_array(json, "samplers", path, true, CROWD_GLTF_MAX_ARRAY, &samplers, &an->sampler_count, error)))
         return r;
-    if (!(an->samplers = calloc(an->sampler_count, sizeof *an->samplers)))
+    if (!(an->samplers = crowd_calloc(an->sampler_count, sizeof *an->samplers)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     uint32_t k = 0;
     cJSON_ArrayForEach(item, samplers)
@@ -335,7 +336,7 @@ crowd_result gltf_parse_animations(gltf_doc *doc, crowd_error *error)
     crowd_result r = gj_array(doc->root, "animations", "root", false, CROWD_MAX_CLIPS, &array, &count, error);
     if (r != CROWD_OK || !count)
         return r;
-    if (!(doc->anims = calloc(count, sizeof *doc->anims)))
+    if (!(doc->anims = crowd_calloc(count, sizeof *doc->anims)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     doc->animation_count = count;
     uint32_t i = 0;
@@ -351,11 +352,11 @@ void gltf_animations_free(gltf_animation *anims, uint32_t count)
 {
     for (uint32_t i = 0; anims && i < count; i++) {
         for (uint32_t s = 0; anims[i].samplers && s < anims[i].sampler_count; s++) {
-            free(anims[i].samplers[s].times);
-            free(anims[i].samplers[s].values);
+            crowd_free(anims[i].samplers[s].times);
+            crowd_free(anims[i].samplers[s].values);
         }
-        free(anims[i].samplers);
-        free(anims[i].channels);
+        crowd_free(anims[i].samplers);
+        crowd_free(anims[i].channels);
     }
-    free(anims);
+    crowd_free(anims);
 }

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_internal.h"
 
@@ -36,7 +37,7 @@ static crowd_result base64_decode(const char *text, const char *path, uint8_t **
         n--;
     if (n % 4 == 1)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: base64 data has an impossible length", path);
-    uint8_t *bytes = malloc(n / 4 * 3 + 3);
+    uint8_t *bytes = crowd_malloc(n / 4 * 3 + 3);
     if (!bytes)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %zu bytes", path, n);
     size_t o = 0;
@@ -44,7 +45,7 @@ static crowd_result base64_decode(const char *text, const char *path, uint8_t **
     for (size_t i = 0; i < n; i++) {
         int v = base64_value((unsigned char)text[i]);
         if (v < 0) {
-            free(bytes);
+            crowd_free(bytes);
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: invalid base64 character at offset %zu", path, i);
         }
         acc = acc << 6 | (uint32_t)v;
@@ -88,7 +89,7 @@ static crowd_result read_external(const gltf_doc *doc, const char *uri, const ch
     if (uri[0] == '/' || strstr(uri, "://") || strchr(uri, '\\'))
         return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "%s: \"%.100s\" is not a relative file reference", path, uri);
     size_t base = strlen(doc->base_dir), n = strlen(uri);
-    char *file = malloc(base + n + 2);
+    char *file = crowd_malloc(base + n + 2);
     if (!file)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     size_t o = (size_t)snprintf(file, base + 2, "%s/", doc->base_dir);
@@ -114,15 +115,15 @@ static crowd_result read_external(const gltf_doc *doc, const char *uri, const ch
     else if ((unsigned long long)length > CROWD_GLTF_MAX_FILE_BYTES)
         r = crowd_fail(error, CROWD_ERROR_LIMIT, "%s: \"%.200s\" is %ld bytes, limit %llu", path, file, length,
                        CROWD_GLTF_MAX_FILE_BYTES);
-    else if (!(*owned = malloc((size_t)length + 1)))
+    else if (!(*owned = crowd_malloc((size_t)length + 1)))
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, length);
     else if (fread(*owned, 1, (size_t)length, f) != (size_t)length)
         r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot read \"%.200s\"", path, file);
     if (f)
         fclose(f);
-    free(file);
+    crowd_free(file);
     if (r != CROWD_OK) {
-        free(*owned);
+        crowd_free(*owned);
         *owned = NULL;
         return r;
     }
@@ -194,7 +195,7 @@ crowd_result gltf_load_buffers(gltf_doc *doc, crowd_error *error)
                               &doc->buffer_count, error);
     if (r != CROWD_OK)
         return r;
-    if (doc->buffer_count && !(doc->buffers = calloc(doc->buffer_count, sizeof *doc->buffers)))
+    if (doc->buffer_count && !(doc->buffers = crowd_calloc(doc->buffer_count, sizeof *doc->buffers)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "buffers: out of memory");
     uint32_t i = 0;
     const cJSON *item;
@@ -247,7 +248,7 @@ crowd_result gltf_parse_views(gltf_doc *doc, crowd_error *error)
                               &doc->view_count, error);
     if (r != CROWD_OK)
         return r;
-    if (doc->view_count && !(doc->views = calloc(doc->view_count, sizeof *doc->views)))
+    if (doc->view_count && !(doc->views = crowd_calloc(doc->view_count, sizeof *doc->views)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bufferViews: out of memory");
     uint32_t i = 0;
     const cJSON *item;

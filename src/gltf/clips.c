@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 
@@ -35,10 +36,10 @@ static void sampler_free(void *data)
         return;
     gltf_animations_free(s->anims, s->anim_count);
     for (uint32_t c = 0; s->clips && c < s->anim_count; c++)
-        free(s->clips[c].items);
-    free(s->clips);
-    free(s->default_weights);
-    free(s);
+        crowd_free(s->clips[c].items);
+    crowd_free(s->clips);
+    crowd_free(s->default_weights);
+    crowd_free(s);
 }
 
 static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
@@ -109,7 +110,7 @@ static crowd_result bind_clip(const gltf_builder *b, const node_links *links, co
     }
     if (!n)
         return CROWD_OK; /* a clip that moves nothing of this character */
-    if (!(out->items = malloc(n * sizeof *out->items)))
+    if (!(out->items = crowd_malloc(n * sizeof *out->items)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     for (uint32_t c = 0; c < an->channel_count; c++)
         out->count += bind_channel(b, links, &an->channels[c], &an->samplers[an->channels[c].sampler],
@@ -120,8 +121,8 @@ static crowd_result bind_clip(const gltf_builder *b, const node_links *links, co
 static crowd_result make_links(const gltf_builder *b, node_links *links, crowd_error *error)
 {
     const crowd_rig *rig = b->rig;
-    links->next = malloc((rig->bone_count + 1) * sizeof *links->next);
-    links->instance = malloc((b->doc->node_count + 1) * sizeof *links->instance);
+    links->next = crowd_malloc((rig->bone_count + 1) * sizeof *links->next);
+    links->instance = crowd_malloc((b->doc->node_count + 1) * sizeof *links->instance);
     if (!links->next || !links->instance)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     for (uint32_t k = 0; k < rig->bone_count; k++)
@@ -146,7 +147,7 @@ static crowd_result default_weights(const gltf_builder *b, rig_sampler *s, crowd
     const crowd_rig *rig = b->rig;
     if (!rig->morph_target_count)
         return CROWD_OK;
-    if (!(s->default_weights = calloc(rig->morph_target_count, sizeof(float))))
+    if (!(s->default_weights = crowd_calloc(rig->morph_target_count, sizeof(float))))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "morph weights: out of memory");
     for (uint32_t i = 0; i < b->instance_count; i++) {
         const gltf_instance *in = &b->instances[i];
@@ -174,7 +175,7 @@ static crowd_result name_clip(crowd_rig *rig, uint32_t c, const char *name, crow
         name = buffer;
     }
     size_t length = strlen(name) + 16;
-    char *unique = malloc(length);
+    char *unique = crowd_malloc(length);
     if (!unique)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     snprintf(unique, length, "%s", name);
@@ -220,24 +221,24 @@ static double mesh_size(const crowd_rig *rig)
 
 static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
 {
-    crowd_trs *pose = malloc(rig->bone_count * sizeof *pose);
-    float *global = malloc((size_t)rig->bone_count * 32 * sizeof(float));
-    float *weights = calloc(2 * (size_t)rig->morph_target_count + 1, sizeof(float));
+    crowd_trs *pose = crowd_malloc(rig->bone_count * sizeof *pose);
+    float *global = crowd_malloc((size_t)rig->bone_count * 32 * sizeof(float));
+    float *weights = crowd_calloc(2 * (size_t)rig->morph_target_count + 1, sizeof(float));
     if (!pose || !global || !weights) {
-        free(pose), free(global), free(weights);
+        crowd_free(pose), crowd_free(global), crowd_free(weights);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
     }
     double size = mesh_size(rig);
     for (uint32_t c = 0; c < rig->clip_count; c++)
         rig->clips[c].loop = clip_loops(rig, c, pose, global, weights, size);
-    free(pose), free(global), free(weights);
+    crowd_free(pose), crowd_free(global), crowd_free(weights);
     return CROWD_OK;
 }
 
 /* A file without animations still bakes: one clip of the rest pose. */
 static crowd_result rest_clip(crowd_rig *rig, crowd_error *error)
 {
-    if (!(rig->clips = calloc(1, sizeof *rig->clips)) || !(rig->clips[0].name = malloc(8)))
+    if (!(rig->clips = crowd_calloc(1, sizeof *rig->clips)) || !(rig->clips[0].name = crowd_malloc(8)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
     strcpy(rig->clips[0].name, "rest");
     rig->clips[0].stride_truth = NAN;
@@ -249,7 +250,7 @@ crowd_result gltf_build_clips(gltf_builder *b, crowd_error *error)
 {
     crowd_rig *rig = b->rig;
     gltf_doc *doc = b->doc;
-    rig_sampler *s = calloc(1, sizeof *s);
+    rig_sampler *s = crowd_calloc(1, sizeof *s);
     if (!s)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     rig->sample = sample;
@@ -263,11 +264,11 @@ crowd_result gltf_build_clips(gltf_builder *b, crowd_error *error)
     crowd_result r = default_weights(b, s, error);
     if (r != CROWD_OK)
         return r;
-    if (!(s->clips = calloc(count + 1, sizeof *s->clips)))
+    if (!(s->clips = crowd_calloc(count + 1, sizeof *s->clips)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     if (!count)
         return rest_clip(rig, error);
-    if (!(rig->clips = calloc(count, sizeof *rig->clips)))
+    if (!(rig->clips = crowd_calloc(count, sizeof *rig->clips)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     node_links links = {0};
     r = make_links(b, &links, error);
@@ -281,8 +282,8 @@ crowd_result gltf_build_clips(gltf_builder *b, crowd_error *error)
         if (r == CROWD_OK)
             r = bind_clip(b, &links, an, c, &s->clips[c], error);
     }
-    free(links.next);
-    free(links.instance);
+    crowd_free(links.next);
+    crowd_free(links.instance);
     /* the borrowed names point into the JSON, which is about to go */
     for (uint32_t c = 0; c < count; c++)
         s->anims[c].name = NULL;

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 #include "gltf/gltf_internal.h"
@@ -129,7 +130,7 @@ crowd_result gltf_decode_image(const gltf_doc *doc, uint32_t i, uint8_t **rgba, 
     if (r == CROWD_OK && !*rgba)
         gltf_warn(doc, "%s: cannot decode (%s, %d x %d); the asset is baked untextured", path,
                   stbi_failure_reason() ? stbi_failure_reason() : "size limit", w, h);
-    free(owned);
+    crowd_free(owned);
     if (r == CROWD_ERROR_OUT_OF_MEMORY)
         return r;
     if (r != CROWD_OK)

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 
@@ -163,7 +164,7 @@ static crowd_result plan_targets(gltf_builder *b, crowd_error *error)
 static crowd_result order_regions(gltf_builder *b, crowd_error *error)
 {
     const gltf_doc *doc = b->doc;
-    bool *used = calloc(doc->material_count + 2, sizeof *used);
+    bool *used = crowd_calloc(doc->material_count + 2, sizeof *used);
     if (!used)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "materials: out of memory");
     for (uint32_t i = 0; i < b->instance_count; i++) {
@@ -179,7 +180,7 @@ static crowd_result order_regions(gltf_builder *b, crowd_error *error)
     for (uint32_t m = 0; m <= doc->material_count && r == CROWD_OK; m++)
         if (used[m] && gltf_region_of(b, m < doc->material_count ? (int32_t)m : -1, error) < 0)
             r = error ? error->code : CROWD_ERROR_LIMIT;
-    free(used);
+    crowd_free(used);
     return r;
 }
 
@@ -192,8 +193,8 @@ static crowd_result make_plan(gltf_builder *b, mesh_plan *m, crowd_error *error)
     if (prims > CROWD_GLTF_MAX_ARRAY)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "meshes: %llu primitives in the character, limit %u",
                           (unsigned long long)prims, CROWD_GLTF_MAX_ARRAY);
-    m->prims = calloc(prims + 1, sizeof *m->prims);
-    m->top_level = calloc(doc->node_count + 1, sizeof *m->top_level);
+    m->prims = crowd_calloc(prims + 1, sizeof *m->prims);
+    m->top_level = crowd_calloc(doc->node_count + 1, sizeof *m->top_level);
     if (!m->prims || !m->top_level)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
     for (uint32_t i = 0; i < b->instance_count; i++)
@@ -238,8 +239,8 @@ typedef struct source {
 
 static void free_source(source *s)
 {
-    free(s->positions), free(s->normals), free(s->uvs), free(s->colors);
-    free(s->joints), free(s->weights), free(s->triangles);
+    crowd_free(s->positions), crowd_free(s->normals), crowd_free(s->uvs), crowd_free(s->colors);
+    crowd_free(s->joints), crowd_free(s->weights), crowd_free(s->triangles);
     memset(s, 0, sizeof *s);
 }
 
@@ -252,7 +253,7 @@ static crowd_result read_attribute(const gltf_doc *doc, const prim_plan *p, cons
         return CROWD_OK;
     char path[128];
     snprintf(path, sizeof path, "%s.attributes.%s", p->path, name);
-    if (!(*out = malloc((size_t)p->source_vertices * width * sizeof(float))))
+    if (!(*out = crowd_malloc((size_t)p->source_vertices * width * sizeof(float))))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     return gltf_read_floats(doc, accessor_of(a), *out, path, error);
 }
@@ -261,10 +262,10 @@ static crowd_result read_triangles(const gltf_doc *doc, const prim_plan *p, sour
 {
     const cJSON *indices = cJSON_GetObjectItemCaseSensitive(p->json, "indices");
     uint32_t n = indices ? doc->accessors[accessor_of(indices)].count : p->source_vertices;
-    uint32_t *list = malloc(((size_t)n + 1) * sizeof *list);
-    s->triangles = malloc(((size_t)p->triangles * 3 + 1) * sizeof *s->triangles);
+    uint32_t *list = crowd_malloc(((size_t)n + 1) * sizeof *list);
+    s->triangles = crowd_malloc(((size_t)p->triangles * 3 + 1) * sizeof *s->triangles);
     if (!list || !s->triangles) {
-        free(list);
+        crowd_free(list);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", p->path);
     }
     char path[96];
@@ -282,7 +283,7 @@ static crowd_result read_triangles(const gltf_doc *doc, const prim_plan *p, sour
             tri[0] = list[0], tri[1] = list[t + 1], tri[2] = list[t + 2];
         }
     }
-    free(list);
+    crowd_free(list);
     return r;
 }
 
@@ -292,8 +293,8 @@ static crowd_result read_influences(const gltf_doc *doc, const prim_plan *p, sou
     if (!s->sets)
         return CROWD_OK;
     size_t n = (size_t)p->source_vertices * 4 * s->sets;
-    s->joints = malloc(n * sizeof *s->joints);
-    s->weights = malloc(n * sizeof *s->weights);
+    s->joints = crowd_malloc(n * sizeof *s->joints);
+    s->weights = crowd_malloc(n * sizeof *s->weights);
     if (!s->joints || !s->weights)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", p->path);
     crowd_result r = CROWD_OK;
@@ -431,7 +432,7 @@ static crowd_result write_targets(gltf_builder *b, const prim_plan *p, const pla
     const gltf_instance *in = &b->instances[p->instance];
     const cJSON *targets = cJSON_GetObjectItemCaseSensitive(p->json, "targets"), *target;
     uint32_t t = 0;
-    float *delta = malloc((size_t)s->n * 3 * sizeof(float) + 1);
+    float *delta = crowd_malloc((size_t)s->n * 3 * sizeof(float) + 1);
     if (!delta)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", p->path);
     crowd_result r = CROWD_OK;
@@ -459,7 +460,7 @@ static crowd_result write_targets(gltf_builder *b, const prim_plan *p, const pla
             }
         }
     }
-    free(delta);
+    crowd_free(delta);
     return r;
 }
 
@@ -538,21 +539,21 @@ static crowd_result allocate(gltf_builder *b, mesh_plan *m, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "meshes: %u morph targets x %zu vertices exceed the limit",
                           rig->morph_target_count, vc);
     rig->vertex_count = (uint32_t)vc;
-    rig->positions = malloc(vc * 3 * sizeof(float));
-    rig->normals = malloc(vc * 3 * sizeof(float));
-    rig->regions = calloc(vc, 1);
-    rig->joints = calloc(vc * ic, sizeof *rig->joints);
-    rig->weights = calloc(vc * ic, sizeof *rig->weights);
-    rig->uvs = m->uvs ? calloc(vc * 2, sizeof(float)) : NULL;
-    rig->colors = m->colors ? malloc(vc * 4) : NULL;
-    rig->morph_positions = morph ? calloc(vc * 3 * rig->morph_target_count, sizeof(float)) : NULL;
-    rig->morph_normals = morph ? calloc(vc * 3 * rig->morph_target_count, sizeof(float)) : NULL;
-    m->level_fill = calloc(b->level_count, sizeof *m->level_fill);
+    rig->positions = crowd_malloc(vc * 3 * sizeof(float));
+    rig->normals = crowd_malloc(vc * 3 * sizeof(float));
+    rig->regions = crowd_calloc(vc, 1);
+    rig->joints = crowd_calloc(vc * ic, sizeof *rig->joints);
+    rig->weights = crowd_calloc(vc * ic, sizeof *rig->weights);
+    rig->uvs = m->uvs ? crowd_calloc(vc * 2, sizeof(float)) : NULL;
+    rig->colors = m->colors ? crowd_malloc(vc * 4) : NULL;
+    rig->morph_positions = morph ? crowd_calloc(vc * 3 * rig->morph_target_count, sizeof(float)) : NULL;
+    rig->morph_normals = morph ? crowd_calloc(vc * 3 * rig->morph_target_count, sizeof(float)) : NULL;
+    m->level_fill = crowd_calloc(b->level_count, sizeof *m->level_fill);
     bool ok = rig->positions && rig->normals && rig->regions && rig->joints && rig->weights && m->level_fill &&
               (!m->uvs || rig->uvs) && (!m->colors || rig->colors) &&
               (!morph || (rig->morph_positions && rig->morph_normals));
     for (uint32_t l = 0; l < b->level_count; l++)
-        ok = ok && (m->levels[l] = malloc(m->level_indices[l] * sizeof(uint32_t)));
+        ok = ok && (m->levels[l] = crowd_malloc(m->level_indices[l] * sizeof(uint32_t)));
     return ok ? CROWD_OK : crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "meshes: out of memory for %zu vertices", vc);
 }
 
@@ -568,7 +569,7 @@ static crowd_result hand_over_levels(gltf_builder *b, mesh_plan *m, crowd_error 
     uint64_t total = 0;
     for (uint32_t l = 0; l < b->level_count; l++)
         total += m->level_fill[l];
-    if (!(rig->lod_indices = malloc(total * sizeof(uint32_t))))
+    if (!(rig->lod_indices = crowd_malloc(total * sizeof(uint32_t))))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
     uint32_t at = 0;
     for (uint32_t l = 0; l < b->level_count; l++) {
@@ -597,9 +598,9 @@ crowd_result gltf_build_mesh(gltf_builder *b, crowd_error *error)
         gltf_warn(b->doc, "meshes: %u vertices have all-zero weights; each follows its first joint",
                   m.zero_weight_vertices);
     for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
-        free(m.levels[l]);
-    free(m.level_fill);
-    free(m.top_level);
-    free(m.prims);
+        crowd_free(m.levels[l]);
+    crowd_free(m.level_fill);
+    crowd_free(m.top_level);
+    crowd_free(m.prims);
     return r;
 }

@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_internal.h"
 
@@ -93,7 +94,7 @@ static crowd_result check_indices(const gltf_doc *doc, const cJSON *prim, const 
                           sub, a->view);
     if (a->view >= 0 && !doc->buffers[doc->views[a->view].buffer].data)
         return CROWD_OK; /* nothing to check; building from it fails with a message */
-    uint32_t *values = malloc((size_t)a->count * sizeof *values);
+    uint32_t *values = crowd_malloc((size_t)a->count * sizeof *values);
     if (!values)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", sub);
     r = gltf_read_uints(doc, (uint32_t)index, values, sub, error);
@@ -101,7 +102,7 @@ static crowd_result check_indices(const gltf_doc *doc, const cJSON *prim, const 
         if (values[i] >= vertices)
             r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s[%u]: vertex %u out of range (%u vertices)", sub, i,
                            values[i], vertices);
-    free(values);
+    crowd_free(values);
     return r;
 }
 
@@ -191,7 +192,7 @@ static crowd_result check_mesh(gltf_doc *doc, uint32_t m, const cJSON *json, cro
                           weight_count, mesh->target_count);
     if (weights) {
         bool present;
-        if (!(mesh->weights = malloc(weight_count * sizeof(float))))
+        if (!(mesh->weights = crowd_malloc(weight_count * sizeof(float))))
             return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         r = gj_floats(json, "weights", path, weight_count, mesh->weights, &present, error);
     }
@@ -205,7 +206,7 @@ crowd_result gltf_parse_meshes(gltf_doc *doc, crowd_error *error)
     crowd_result r = gj_array(doc->root, "meshes", "root", false, CROWD_GLTF_MAX_ARRAY, &array, &count, error);
     if (r != CROWD_OK || !count)
         return r;
-    if (!(doc->meshes = calloc(count, sizeof *doc->meshes)))
+    if (!(doc->meshes = crowd_calloc(count, sizeof *doc->meshes)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
     uint32_t m = 0;
     cJSON_ArrayForEach(item, array)
@@ -245,8 +246,8 @@ static crowd_result check_influences(const gltf_doc *doc, const cJSON *attribute
 {
     const cJSON *position = cJSON_GetObjectItemCaseSensitive(attributes, "POSITION");
     uint32_t vertices = doc->accessors[(uint32_t)position->valuedouble].count;
-    uint32_t *joints = malloc((size_t)vertices * 4 * sets * sizeof *joints);
-    float *weights = malloc((size_t)vertices * 4 * sets * sizeof *weights);
+    uint32_t *joints = crowd_malloc((size_t)vertices * 4 * sets * sizeof *joints);
+    float *weights = crowd_malloc((size_t)vertices * 4 * sets * sizeof *weights);
     crowd_result r = joints && weights ? CROWD_OK : crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     for (uint32_t s = 0; r == CROWD_OK && s < sets; s++) {
         char jkey[32], wkey[32], sub[160];
@@ -265,8 +266,8 @@ static crowd_result check_influences(const gltf_doc *doc, const cJSON *attribute
         r = check_vertex(joints, weights, vertices, sets, v, joint_count, path, &off, error);
     if (r == CROWD_OK && off)
         gltf_warn(doc, "%s: %u vertices have weights that do not sum to 1 (renormalised)", path, off);
-    free(joints);
-    free(weights);
+    crowd_free(joints);
+    crowd_free(weights);
     return r;
 }
 

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_internal.h"
 
@@ -89,7 +90,7 @@ static crowd_result parse_children(gltf_doc *doc, uint32_t i, const cJSON *json,
     crowd_result r = gj_array(json, "children", path, false, doc->node_count, &array, &n->child_count, error);
     if (r != CROWD_OK || !n->child_count)
         return r;
-    if (!(n->children = malloc(n->child_count * sizeof *n->children)))
+    if (!(n->children = crowd_malloc(n->child_count * sizeof *n->children)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", sub);
     uint32_t k = 0;
     const cJSON *item;
@@ -127,7 +128,7 @@ static crowd_result parse_node(gltf_doc *doc, uint32_t i, const cJSON *json, cro
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.skin: given without a mesh", path);
     if (n->weight_count) {
         bool present;
-        if (!(n->weights = malloc(n->weight_count * sizeof(float))))
+        if (!(n->weights = crowd_malloc(n->weight_count * sizeof(float))))
             return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         if ((r = gj_floats(json, "weights", path, n->weight_count, n->weights, &present, error)))
             return r;
@@ -139,7 +140,7 @@ static crowd_result parse_node(gltf_doc *doc, uint32_t i, const cJSON *json, cro
  * never reaches a root: walk up at most node_count steps. Memoised, linear overall. */
 static crowd_result check_cycles(gltf_doc *doc, crowd_error *error)
 {
-    uint8_t *state = calloc(doc->node_count, 1); /* 0 unknown, 1 on the current walk, 2 reaches a root */
+    uint8_t *state = crowd_calloc(doc->node_count, 1); /* 0 unknown, 1 on the current walk, 2 reaches a root */
     if (!state)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     crowd_result r = CROWD_OK;
@@ -155,7 +156,7 @@ static crowd_result check_cycles(gltf_doc *doc, crowd_error *error)
         for (n = (int32_t)start; n >= 0 && state[n] == 1; n = doc->nodes[n].parent)
             state[n] = 2;
     }
-    free(state);
+    crowd_free(state);
     return r;
 }
 
@@ -166,7 +167,7 @@ crowd_result gltf_parse_nodes(gltf_doc *doc, crowd_error *error)
         gj_array(doc->root, "nodes", "root", false, CROWD_GLTF_MAX_NODES, &array, &doc->node_count, error);
     if (r != CROWD_OK)
         return r;
-    if (doc->node_count && !(doc->nodes = calloc(doc->node_count, sizeof *doc->nodes)))
+    if (doc->node_count && !(doc->nodes = crowd_calloc(doc->node_count, sizeof *doc->nodes)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     for (uint32_t i = 0; i < doc->node_count; i++)
         doc->nodes[i].parent = -1;
@@ -217,20 +218,20 @@ crowd_result gltf_skin_binds(const gltf_doc *doc, uint32_t index, crowd_error *e
         return CROWD_OK;
     char sub[96];
     snprintf(sub, sizeof sub, "skins[%u].inverseBindMatrices", index);
-    if (!(s->inverse_binds = malloc((size_t)s->joint_count * 16 * sizeof(float))))
+    if (!(s->inverse_binds = crowd_malloc((size_t)s->joint_count * 16 * sizeof(float))))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", sub);
     for (uint32_t j = 0; s->ibm_accessor < 0 && j < s->joint_count; j++)
         cb_mat4_identity(s->inverse_binds + 16 * j); /* the spec's default */
     if (s->ibm_accessor < 0)
         return CROWD_OK;
     const gltf_accessor *a = &doc->accessors[s->ibm_accessor];
-    float *all = malloc((size_t)a->count * 16 * sizeof(float));
+    float *all = crowd_malloc((size_t)a->count * 16 * sizeof(float));
     if (!all)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", sub);
     crowd_result r = gltf_read_floats(doc, (uint32_t)s->ibm_accessor, all, sub, error);
     if (r == CROWD_OK)
         memcpy(s->inverse_binds, all, (size_t)s->joint_count * 16 * sizeof(float));
-    free(all);
+    crowd_free(all);
     for (uint32_t j = 0; r == CROWD_OK && j < s->joint_count; j++) {
         const float *m = s->inverse_binds + 16 * j;
         if (fabsf(m[3]) > 1e-5f || fabsf(m[7]) > 1e-5f || fabsf(m[11]) > 1e-5f || fabsf(m[15] - 1.0f) > 1e-5f)
@@ -275,7 +276,7 @@ static crowd_result parse_skin(gltf_doc *doc, uint32_t i, const cJSON *json, cro
     if ((r = gj_array(json, "joints", path, true, CROWD_MAX_BONES, &joints, &s->joint_count, error)) ||
         (r = gj_index(json, "skeleton", path, false, doc->node_count, "nodes", &skeleton, error)))
         return r;
-    if (!(s->joints = malloc(s->joint_count * sizeof *s->joints)))
+    if (!(s->joints = crowd_malloc(s->joint_count * sizeof *s->joints)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     uint32_t k = 0;
     const cJSON *item;
@@ -310,7 +311,7 @@ crowd_result gltf_parse_skins(gltf_doc *doc, crowd_error *error)
     crowd_result r = gj_array(doc->root, "skins", "root", false, CROWD_GLTF_MAX_ARRAY, &array, &count, error);
     if (r != CROWD_OK || !count)
         return r;
-    if (!(doc->skins = calloc(count, sizeof *doc->skins)))
+    if (!(doc->skins = crowd_calloc(count, sizeof *doc->skins)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "skins: out of memory");
     doc->skin_count = count; /* nodes were checked against this count before the skins were read */
     uint32_t i = 0;
@@ -328,7 +329,7 @@ crowd_result gltf_parse_skins(gltf_doc *doc, crowd_error *error)
 static void mark_in_scene(gltf_doc *doc, uint32_t root)
 {
     /* iterative: the depth of a hostile hierarchy must not reach the C stack */
-    uint32_t *stack = malloc(doc->node_count * sizeof *stack);
+    uint32_t *stack = crowd_malloc(doc->node_count * sizeof *stack);
     if (!stack)
         return;
     uint32_t top = 0;
@@ -341,7 +342,7 @@ static void mark_in_scene(gltf_doc *doc, uint32_t root)
             if (!doc->nodes[n->children[c]].in_scene)
                 stack[top++] = n->children[c];
     }
-    free(stack);
+    crowd_free(stack);
 }
 
 crowd_result gltf_parse_scene(gltf_doc *doc, crowd_error *error)
@@ -367,7 +368,7 @@ crowd_result gltf_parse_scene(gltf_doc *doc, crowd_error *error)
         for (uint32_t n = 0; n < doc->node_count; n++)
             count += doc->nodes[n].parent < 0;
     }
-    if (count && !(doc->scene_roots = malloc(count * sizeof *doc->scene_roots)))
+    if (count && !(doc->scene_roots = crowd_malloc(count * sizeof *doc->scene_roots)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "scenes: out of memory");
     doc->scene_root_count = count;
     uint32_t k = 0;

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 
@@ -123,6 +124,7 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
     if (json_size > CROWD_GLTF_MAX_JSON_BYTES)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "JSON: %zu bytes, limit %u", json_size, CROWD_GLTF_MAX_JSON_BYTES);
     const char *end = NULL;
+    cJSON_InitHooks(&(cJSON_Hooks){crowd_malloc_hook, crowd_free_hook}); /* base.h's allocator */
     doc->root = cJSON_ParseWithLengthOpts((const char *)json, json_size, &end, false);
     if (!doc->root) {
         size_t at = end && end >= (const char *)json ? (size_t)(end - (const char *)json) : 0;
@@ -143,7 +145,7 @@ static crowd_result index_items(const cJSON *array, uint32_t count, const cJSON 
     *out = NULL;
     if (!count)
         return CROWD_OK;
-    if (!(*out = malloc(count * sizeof **out)))
+    if (!(*out = crowd_malloc(count * sizeof **out)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for %u entries", count);
     uint32_t i = 0;
     const cJSON *item;
@@ -198,28 +200,28 @@ fail:
 void gltf_doc_close(gltf_doc *doc)
 {
     for (uint32_t i = 0; doc->buffers && i < doc->buffer_count; i++)
-        free(doc->buffers[i].owned);
+        crowd_free(doc->buffers[i].owned);
     for (uint32_t i = 0; doc->nodes && i < doc->node_count; i++) {
-        free(doc->nodes[i].children);
-        free(doc->nodes[i].weights);
+        crowd_free(doc->nodes[i].children);
+        crowd_free(doc->nodes[i].weights);
     }
     for (uint32_t i = 0; doc->skins && i < doc->skin_count; i++) {
-        free(doc->skins[i].joints);
-        free(doc->skins[i].inverse_binds);
+        crowd_free(doc->skins[i].joints);
+        crowd_free(doc->skins[i].inverse_binds);
     }
     for (uint32_t i = 0; doc->meshes && i < doc->mesh_count; i++)
-        free(doc->meshes[i].weights);
+        crowd_free(doc->meshes[i].weights);
     gltf_animations_free(doc->anims, doc->animation_count);
-    free(doc->buffers);
-    free(doc->views);
-    free(doc->accessors);
-    free(doc->nodes);
-    free(doc->skins);
-    free(doc->meshes);
-    free(doc->scene_roots);
-    free(doc->materials);
-    free(doc->textures);
-    free(doc->images);
+    crowd_free(doc->buffers);
+    crowd_free(doc->views);
+    crowd_free(doc->accessors);
+    crowd_free(doc->nodes);
+    crowd_free(doc->skins);
+    crowd_free(doc->meshes);
+    crowd_free(doc->scene_roots);
+    crowd_free(doc->materials);
+    crowd_free(doc->textures);
+    crowd_free(doc->images);
     cJSON_Delete(doc->root);
     memset(doc, 0, sizeof *doc);
 }
@@ -227,13 +229,13 @@ void gltf_doc_close(gltf_doc *doc)
 void gltf_builder_free(gltf_builder *b)
 {
     for (uint32_t s = 0; b->skin_bones && b->doc && s < b->doc->skin_count; s++)
-        free(b->skin_bones[s]);
-    free(b->skin_bones);
-    free(b->skin_selected);
-    free(b->node_bone);
-    free(b->bone_node);
-    free(b->instances);
-    free(b->material_region);
+        crowd_free(b->skin_bones[s]);
+    crowd_free(b->skin_bones);
+    crowd_free(b->skin_selected);
+    crowd_free(b->node_bone);
+    crowd_free(b->bone_node);
+    crowd_free(b->instances);
+    crowd_free(b->material_region);
 }
 
 static crowd_result build(gltf_builder *b, const char *name, crowd_error *error)
@@ -244,7 +246,7 @@ static crowd_result build(gltf_builder *b, const char *name, crowd_error *error)
         (r = gltf_build_clips(b, error)) || (r = gltf_build_sockets(b, error)))
         return r;
     rig->source = CROWD_RIG_GLTF;
-    if (!(rig->source_name = malloc(strlen(name) + 1)))
+    if (!(rig->source_name = crowd_malloc(strlen(name) + 1)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory");
     strcpy(rig->source_name, name);
     if ((r = crowd_rig_validate(rig, error)) != CROWD_OK)
@@ -291,12 +293,12 @@ crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc,
         r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot determine the size", path);
     else if ((unsigned long long)n > CROWD_GLTF_MAX_FILE_BYTES)
         r = crowd_fail(error, CROWD_ERROR_LIMIT, "%s: %ld bytes, limit %llu", path, n, CROWD_GLTF_MAX_FILE_BYTES);
-    else if (!(bytes = malloc((size_t)n + 1)))
+    else if (!(bytes = crowd_malloc((size_t)n + 1)))
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, n);
     else if (fread(bytes, 1, (size_t)n, f) != (size_t)n)
         r = crowd_fail(error, CROWD_ERROR_IO, "%s: read failed", path);
     fclose(f);
-    char *dir = r == CROWD_OK ? malloc(strlen(path) + 2) : NULL;
+    char *dir = r == CROWD_OK ? crowd_malloc(strlen(path) + 2) : NULL;
     if (r == CROWD_OK && !dir)
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     if (r == CROWD_OK) {
@@ -308,7 +310,7 @@ crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc,
             strcpy(dir, ".");
         r = crowd_gltf_read_memory(bytes, (size_t)n, path, dir, desc, rig, error);
     }
-    free(dir);
-    free(bytes);
+    crowd_free(dir);
+    crowd_free(bytes);
     return r;
 }

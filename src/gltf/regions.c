@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 
@@ -28,13 +29,13 @@ static crowd_result add_region(gltf_builder *b, const char *name, const float co
     if (rig->region_count >= CROWD_MAX_REGIONS)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "materials: the character uses more than %u materials",
                           CROWD_MAX_REGIONS);
-    if (!rig->regions_info && !(rig->regions_info = calloc(CROWD_MAX_REGIONS, sizeof *rig->regions_info)))
+    if (!rig->regions_info && !(rig->regions_info = crowd_calloc(CROWD_MAX_REGIONS, sizeof *rig->regions_info)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "materials: out of memory");
     crowd_rig_region *g = &rig->regions_info[rig->region_count];
-    g->name = malloc(strlen(name) + 1);
-    g->palette = malloc(4);
+    g->name = crowd_malloc(strlen(name) + 1);
+    g->palette = crowd_malloc(4);
     if (!g->name || !g->palette) {
-        free(g->name), free(g->palette);
+        crowd_free(g->name), crowd_free(g->palette);
         g->name = NULL, g->palette = NULL;
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "materials: out of memory");
     }
@@ -56,7 +57,7 @@ static void read_palette(const cJSON *material, crowd_rig_region *g)
     int n = cJSON_IsArray(palette) ? cJSON_GetArraySize(palette) : 0;
     if (n < 2 || (uint32_t)n > CROWD_MAX_PALETTE / CROWD_MAX_REGIONS)
         return;
-    uint8_t(*colors)[4] = malloc((size_t)n * 4);
+    uint8_t(*colors)[4] = crowd_malloc((size_t)n * 4);
     if (!colors)
         return;
     uint32_t k = 0;
@@ -65,14 +66,14 @@ static void read_palette(const cJSON *material, crowd_rig_region *g)
         for (int c = 0; c < 4; c++) {
             const cJSON *v = cJSON_GetArrayItem(entry, c);
             if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 255)) {
-                free(colors);
+                crowd_free(colors);
                 return;
             }
             colors[k][c] = (uint8_t)v->valuedouble;
         }
         k++;
     }
-    free(g->palette);
+    crowd_free(g->palette);
     g->palette = colors;
     g->palette_count = k;
 }
@@ -81,7 +82,7 @@ int32_t gltf_region_of(gltf_builder *b, int32_t material, crowd_error *error)
 {
     const gltf_doc *doc = b->doc;
     if (!b->material_region) {
-        if (!(b->material_region = malloc((doc->material_count + 1) * sizeof *b->material_region))) {
+        if (!(b->material_region = crowd_malloc((doc->material_count + 1) * sizeof *b->material_region))) {
             crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "materials: out of memory");
             return -1;
         }
@@ -110,7 +111,7 @@ static int32_t choose_image(gltf_builder *b, uint64_t *votes)
 {
     const gltf_doc *doc = b->doc;
     const crowd_rig *rig = b->rig;
-    int32_t *region_image = malloc(CROWD_MAX_REGIONS * sizeof *region_image);
+    int32_t *region_image = crowd_malloc(CROWD_MAX_REGIONS * sizeof *region_image);
     if (!region_image)
         return -1;
     for (uint32_t g = 0; g < CROWD_MAX_REGIONS; g++)
@@ -133,7 +134,7 @@ static int32_t choose_image(gltf_builder *b, uint64_t *votes)
             gltf_warn(doc, "materials: region \"%s\" uses images[%d]; one albedo per asset, images[%d] is kept, so it "
                       "is baked untextured", rig->regions_info[g].name, region_image[g], best);
     }
-    free(region_image);
+    crowd_free(region_image);
     return best;
 }
 
@@ -142,11 +143,11 @@ crowd_result gltf_build_albedo(gltf_builder *b, crowd_error *error)
     crowd_rig *rig = b->rig;
     if (!b->doc->image_count || !rig->uvs || !b->material_region)
         return CROWD_OK;
-    uint64_t *votes = calloc(b->doc->image_count, sizeof *votes);
+    uint64_t *votes = crowd_calloc(b->doc->image_count, sizeof *votes);
     if (!votes)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "images: out of memory");
     int32_t image = choose_image(b, votes);
-    free(votes);
+    crowd_free(votes);
     crowd_result r = CROWD_OK;
     if (image >= 0)
         r = gltf_decode_image(b->doc, (uint32_t)image, &rig->albedo, &rig->albedo_width, &rig->albedo_height, error);

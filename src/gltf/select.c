@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 
@@ -27,11 +28,11 @@ static uint64_t mesh_vertices(const gltf_doc *doc, uint32_t mesh)
  * animated). Linear in the document: per-node and per-mesh facts are gathered once. */
 static crowd_result default_skin(const gltf_doc *doc, int32_t *out, crowd_error *error)
 {
-    bool *animated = calloc(doc->node_count + 1, sizeof *animated);
-    uint64_t *score = calloc(doc->skin_count + 1, sizeof *score), *vertices = calloc(doc->mesh_count + 1, sizeof *vertices);
+    bool *animated = crowd_calloc(doc->node_count + 1, sizeof *animated);
+    uint64_t *score = crowd_calloc(doc->skin_count + 1, sizeof *score), *vertices = crowd_calloc(doc->mesh_count + 1, sizeof *vertices);
     *out = -1;
     if (!animated || !score || !vertices) {
-        free(animated), free(score), free(vertices);
+        crowd_free(animated), crowd_free(score), crowd_free(vertices);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "skins: out of memory");
     }
     for (uint32_t a = 0; a < doc->animation_count; a++)
@@ -58,7 +59,7 @@ static crowd_result default_skin(const gltf_doc *doc, int32_t *out, crowd_error 
             best = score[s];
             *out = (int32_t)s;
         }
-    free(animated), free(score), free(vertices);
+    crowd_free(animated), crowd_free(score), crowd_free(vertices);
     return CROWD_OK;
 }
 
@@ -72,12 +73,12 @@ static crowd_result select_skins(gltf_builder *b, crowd_error *error)
     crowd_result r = desc && desc->select_skin ? CROWD_OK : default_skin(doc, &b->selected_skin, error);
     if (r != CROWD_OK)
         return r;
-    if (doc->skin_count && !(b->skin_selected = calloc(doc->skin_count, sizeof *b->skin_selected)))
+    if (doc->skin_count && !(b->skin_selected = crowd_calloc(doc->skin_count, sizeof *b->skin_selected)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "skins: out of memory");
     if (b->selected_skin < 0)
         return CROWD_OK;
     /* skins that share a joint with the selected one belong to the same character */
-    bool *joint = calloc(doc->node_count + 1, sizeof *joint);
+    bool *joint = crowd_calloc(doc->node_count + 1, sizeof *joint);
     if (!joint)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "skins: out of memory");
     const gltf_skin *chosen = &doc->skins[b->selected_skin];
@@ -86,7 +87,7 @@ static crowd_result select_skins(gltf_builder *b, crowd_error *error)
     for (uint32_t s = 0; s < doc->skin_count; s++)
         for (uint32_t j = 0; j < doc->skins[s].joint_count && !b->skin_selected[s]; j++)
             b->skin_selected[s] = joint[doc->skins[s].joints[j]];
-    free(joint);
+    crowd_free(joint);
     return CROWD_OK;
 }
 
@@ -103,10 +104,10 @@ static const cJSON *lod_ids(const gltf_node *node)
  * Memoised walk up: linear however deep the hierarchy. */
 static crowd_result attached_skins(const gltf_doc *doc, int32_t **out, crowd_error *error)
 {
-    int32_t *skin = malloc((doc->node_count + 1) * sizeof *skin);
-    uint8_t *known = calloc(doc->node_count + 1, 1);
+    int32_t *skin = crowd_malloc((doc->node_count + 1) * sizeof *skin);
+    uint8_t *known = crowd_calloc(doc->node_count + 1, 1);
     if (!skin || !known) {
-        free(skin), free(known);
+        crowd_free(skin), crowd_free(known);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     }
     for (uint32_t n = 0; n < doc->node_count; n++)
@@ -126,7 +127,7 @@ static crowd_result attached_skins(const gltf_doc *doc, int32_t **out, crowd_err
             known[n] = 1;
         }
     }
-    free(known);
+    crowd_free(known);
     *out = skin;
     return CROWD_OK;
 }
@@ -197,9 +198,9 @@ static crowd_result select_instances(gltf_builder *b, crowd_error *error)
     crowd_result r = attached_skins(doc, &attached, error);
     if (r != CROWD_OK)
         return r;
-    bool *is_lod = calloc(doc->node_count + 1, sizeof *is_lod);
-    if (!is_lod || !(b->instances = calloc((size_t)doc->node_count * CROWD_MAX_LODS + 1, sizeof *b->instances))) {
-        free(is_lod), free(attached);
+    bool *is_lod = crowd_calloc(doc->node_count + 1, sizeof *is_lod);
+    if (!is_lod || !(b->instances = crowd_calloc((size_t)doc->node_count * CROWD_MAX_LODS + 1, sizeof *b->instances))) {
+        crowd_free(is_lod), crowd_free(attached);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     }
     for (uint32_t n = 0; n < doc->node_count; n++) {
@@ -217,8 +218,8 @@ static crowd_result select_instances(gltf_builder *b, crowd_error *error)
         if ((r = add_instance(b, n, n, 0, error)) == CROWD_OK)
             r = add_lods(b, n, error);
     }
-    free(is_lod);
-    free(attached);
+    crowd_free(is_lod);
+    crowd_free(attached);
     if (r == CROWD_OK && b->instance_count == 0)
         r = crowd_fail(error, CROWD_ERROR_MISSING, "scene: no mesh to bake%s",
                        b->selected_skin >= 0 ? " with the selected skin" : "");
@@ -238,7 +239,7 @@ static crowd_result add_bone(gltf_builder *b, uint32_t node, int32_t parent, con
     snprintf(fallback, sizeof fallback, "node %u", node);
     const char *name = n->name ? n->name : fallback;
     size_t length = strlen(name) + strlen(suffix) + 1;
-    if (!(bone->name = malloc(length)))
+    if (!(bone->name = crowd_malloc(length)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bones: out of memory");
     snprintf(bone->name, length, "%s%s", name, suffix);
     bone->parent = parent;
@@ -301,7 +302,7 @@ static crowd_result bind_skins(gltf_builder *b, bool *has_skin_bind, int32_t *ne
         crowd_result r = gltf_skin_binds(doc, s, error);
         if (r != CROWD_OK)
             return r;
-        if (!(b->skin_bones[s] = malloc(skin->joint_count * sizeof(uint32_t))))
+        if (!(b->skin_bones[s] = crowd_malloc(skin->joint_count * sizeof(uint32_t))))
             return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "skins: out of memory");
         for (uint32_t j = 0; j < skin->joint_count; j++) {
             uint32_t node = skin->joints[j];
@@ -333,12 +334,12 @@ static crowd_result select_bones(gltf_builder *b, crowd_error *error)
     gltf_doc *doc = b->doc;
     crowd_rig *rig = b->rig;
     size_t capacity = CROWD_MAX_BONES + 1;
-    bool *marked = calloc(doc->node_count, sizeof *marked), *has_skin_bind = calloc(capacity, sizeof(bool));
-    int32_t *next_same = malloc(capacity * sizeof *next_same); /* other bones of the same node */
-    b->node_bone = malloc(doc->node_count * sizeof *b->node_bone);
-    b->bone_node = malloc(capacity * sizeof *b->bone_node);
-    b->skin_bones = calloc(doc->skin_count + 1, sizeof *b->skin_bones);
-    rig->bones = calloc(capacity, sizeof *rig->bones);
+    bool *marked = crowd_calloc(doc->node_count, sizeof *marked), *has_skin_bind = crowd_calloc(capacity, sizeof(bool));
+    int32_t *next_same = crowd_malloc(capacity * sizeof *next_same); /* other bones of the same node */
+    b->node_bone = crowd_malloc(doc->node_count * sizeof *b->node_bone);
+    b->bone_node = crowd_malloc(capacity * sizeof *b->bone_node);
+    b->skin_bones = crowd_calloc(doc->skin_count + 1, sizeof *b->skin_bones);
+    rig->bones = crowd_calloc(capacity, sizeof *rig->bones);
     crowd_result r = CROWD_OK;
     if (!marked || !has_skin_bind || !next_same || !b->node_bone || !b->bone_node || !b->skin_bones || !rig->bones) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "bones: out of memory");
@@ -360,9 +361,9 @@ static crowd_result select_bones(gltf_builder *b, crowd_error *error)
     if (r == CROWD_OK)
         r = bind_skins(b, has_skin_bind, next_same, error);
 done:
-    free(marked);
-    free(has_skin_bind);
-    free(next_same);
+    crowd_free(marked);
+    crowd_free(has_skin_bind);
+    crowd_free(next_same);
     return r;
 }
 

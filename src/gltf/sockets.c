@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 
@@ -29,7 +30,7 @@ static crowd_result add_socket(gltf_builder *b, const char *name, uint32_t node,
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "%s: node %u is not attached to the character's skeleton", what,
                           node);
     crowd_rig_socket *s = &rig->sockets[rig->socket_count];
-    if (!(s->name = malloc(strlen(name) + 1)))
+    if (!(s->name = crowd_malloc(strlen(name) + 1)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sockets: out of memory");
     strcpy(s->name, name);
     s->bone = (uint32_t)b->node_bone[n];
@@ -53,7 +54,7 @@ crowd_result gltf_build_sockets(gltf_builder *b, crowd_error *error)
         wanted += marked_socket(&doc->nodes[n]);
     if (!wanted)
         return CROWD_OK;
-    if (!(b->rig->sockets = calloc(wanted < CROWD_MAX_SOCKETS ? wanted : CROWD_MAX_SOCKETS, sizeof *b->rig->sockets)))
+    if (!(b->rig->sockets = crowd_calloc(wanted < CROWD_MAX_SOCKETS ? wanted : CROWD_MAX_SOCKETS, sizeof *b->rig->sockets)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sockets: out of memory");
     crowd_result r = CROWD_OK;
     for (uint32_t n = 0; n < doc->node_count && r == CROWD_OK; n++)

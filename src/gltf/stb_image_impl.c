@@ -1,6 +1,15 @@
 /* The one translation unit that compiles stb_image (Debian libstb-dev ships headers only). Only
  * the decoders glTF allows, with the reader's size limit built in; compiled without our warning
  * flags (third-party code). */
+#include "core/alloc.h"
+
+#define STBI_MALLOC(size) crowd_malloc(size)
+#define STBI_REALLOC_SIZED(p, old_size, size) crowd_realloc_sized(p, old_size, size)
+#define STBI_FREE(p) crowd_free(p)
+#define STBIW_MALLOC(size) crowd_malloc(size)
+#define STBIW_REALLOC_SIZED(p, old_size, size) crowd_realloc_sized(p, old_size, size)
+#define STBIW_FREE(p) crowd_free(p)
+
 #define STB_IMAGE_IMPLEMENTATION
 #define STBI_ONLY_PNG
 #define STBI_ONLY_JPEG

@@ -10,6 +10,7 @@
 #include <stb_image_write.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "crowdbake/bake.h"
 #include "gltf/gltf_write.h"
@@ -21,7 +22,7 @@ static size_t append(gltf_writer *w, const void *data, size_t size)
     size_t at = (w->bin_size + 3) & ~(size_t)3; /* every view starts 4-byte aligned */
     if (at + size > w->bin_capacity) {
         size_t capacity = (at + size) * 2 + 1024;
-        uint8_t *grown = realloc(w->bin, capacity);
+        uint8_t *grown = crowd_realloc_sized(w->bin, w->bin_capacity, capacity);
         if (!grown) {
             w->failed = true;
             return 0;
@@ -168,11 +169,11 @@ static void write_nodes(gltf_writer *w, crowd_error *error)
 static void write_skin(gltf_writer *w)
 {
     const crowd_rig *rig = w->rig;
-    float *ibm = malloc((size_t)rig->bone_count * 16 * sizeof(float));
-    int *joints = malloc(rig->bone_count * sizeof(int));
+    float *ibm = crowd_malloc((size_t)rig->bone_count * 16 * sizeof(float));
+    int *joints = crowd_malloc(rig->bone_count * sizeof(int));
     if (!ibm || !joints) {
         w->failed = true;
-        free(ibm), free(joints);
+        crowd_free(ibm), crowd_free(joints);
         return;
     }
     for (uint32_t b = 0; b < rig->bone_count; b++) {
@@ -186,8 +187,8 @@ static void write_skin(gltf_writer *w)
     gltf_write_add(w, skin, "inverseBindMatrices",
                    cJSON_CreateNumber(gltf_write_accessor(w, ibm, rig->bone_count, "MAT4", 5126, false)));
     gltf_write_add(w, skin, "joints", cJSON_CreateIntArray(joints, (int)rig->bone_count));
-    free(ibm);
-    free(joints);
+    crowd_free(ibm);
+    crowd_free(joints);
 }
 
 /* ---- materials and the albedo ---------------------------------------------------------------- */
@@ -258,8 +259,8 @@ static void write_influences(gltf_writer *w, cJSON *attributes)
 {
     const crowd_rig *rig = w->rig;
     uint32_t sets = (rig->influence_count + 3) / 4, vc = rig->vertex_count;
-    uint16_t *joints = calloc((size_t)vc * 4, sizeof *joints);
-    float *weights = calloc((size_t)vc * 4, sizeof *weights);
+    uint16_t *joints = crowd_calloc((size_t)vc * 4, sizeof *joints);
+    float *weights = crowd_calloc((size_t)vc * 4, sizeof *weights);
     for (uint32_t s = 0; s < sets && joints && weights; s++) {
         for (uint32_t v = 0; v < vc; v++)
             for (uint32_t k = 0; k < 4; k++) {
@@ -276,8 +277,8 @@ static void write_influences(gltf_writer *w, cJSON *attributes)
         gltf_write_add(w, attributes, key, cJSON_CreateNumber(gltf_write_accessor(w, weights, vc, "VEC4", 5126, false)));
     }
     w->failed |= !joints || !weights;
-    free(joints);
-    free(weights);
+    crowd_free(joints);
+    crowd_free(weights);
 }
 
 static cJSON *write_attributes(gltf_writer *w)
@@ -291,13 +292,13 @@ static cJSON *write_attributes(gltf_writer *w)
     if (rig->uvs)
         gltf_write_add(w, attributes, "TEXCOORD_0", cJSON_CreateNumber(gltf_write_accessor(w, rig->uvs, vc, "VEC2", 5126, false)));
     if (rig->colors) {
-        float *linear = malloc((size_t)vc * 4 * sizeof(float));
+        float *linear = crowd_malloc((size_t)vc * 4 * sizeof(float));
         for (size_t i = 0; linear && i < (size_t)vc * 4; i++)
             linear[i] = i % 4 == 3 ? rig->colors[i] / 255.0f : gltf_srgb8_to_linear(rig->colors[i]);
         w->failed |= !linear;
         if (linear)
             gltf_write_add(w, attributes, "COLOR_0", cJSON_CreateNumber(gltf_write_accessor(w, linear, vc, "VEC4", 5126, false)));
-        free(linear);
+        crowd_free(linear);
     }
     write_influences(w, attributes);
     return attributes;
@@ -344,11 +345,11 @@ static void write_mesh(gltf_writer *w)
         start = end;
     }
     if (targets) {
-        float *zeros = calloc(rig->morph_target_count, sizeof(float));
+        float *zeros = crowd_calloc(rig->morph_target_count, sizeof(float));
         w->failed |= !zeros;
         if (zeros)
             gltf_write_add(w, mesh, "weights", gltf_write_floats(w, zeros, (int)rig->morph_target_count));
-        free(zeros);
+        crowd_free(zeros);
     }
     cJSON_Delete(attributes);
     cJSON_Delete(targets);
@@ -370,12 +371,12 @@ static crowd_result pack_glb(gltf_writer *w, uint8_t **bytes, size_t *size, crow
     size_t bin_padded = (w->bin_size + 3) & ~(size_t)3;
     size_t total = 12 + 8 + json_padded + 8 + bin_padded;
     if (total > UINT32_MAX) {
-        free(json);
+        crowd_free(json);
         return crowd_fail(error, CROWD_ERROR_LIMIT, "glb: %zu bytes do not fit a .glb (4 GiB)", total);
     }
-    uint8_t *out = calloc(total, 1);
+    uint8_t *out = crowd_calloc(total, 1);
     if (!out) {
-        free(json);
+        crowd_free(json);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "glb: out of memory for %zu bytes", total);
     }
     memcpy(out, "glTF", 4);
@@ -390,7 +391,7 @@ static crowd_result pack_glb(gltf_writer *w, uint8_t **bytes, size_t *size, crow
     memcpy(bin + 4, "BIN\0", 4);
     if (w->bin_size)
         memcpy(bin + 8, w->bin, w->bin_size);
-    free(json);
+    crowd_free(json);
     *bytes = out;
     *size = total;
     return CROWD_OK;
@@ -433,6 +434,7 @@ crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_d
     if (!(fps >= 1.0f && fps <= 240.0f))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "export fps %g outside 1..240", (double)fps);
     crowd_error local = {0};
+    cJSON_InitHooks(&(cJSON_Hooks){crowd_malloc_hook, crowd_free_hook}); /* base.h's allocator */
     gltf_writer w = {.rig = rig, .fps = fps, .root = cJSON_CreateObject()};
     w.failed = !w.root;
     if (!w.failed)
@@ -443,7 +445,7 @@ crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_d
     else
         r = pack_glb(&w, bytes, size, error);
     cJSON_Delete(w.root);
-    free(w.bin);
+    crowd_free(w.bin);
     return r;
 }
 
@@ -455,6 +457,11 @@ crowd_result crowd_gltf_write_file(const crowd_rig *rig, const crowd_gltf_write_
     crowd_result r = crowd_gltf_write_glb(rig, desc, &bytes, &size, error);
     if (r == CROWD_OK)
         r = crowd_write_file_atomic(path, bytes, size, error);
-    free(bytes);
+    crowd_free(bytes);
     return r;
+}
+
+void crowd_gltf_bytes_free(uint8_t *bytes)
+{
+    crowd_free(bytes);
 }

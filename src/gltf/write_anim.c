@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "gltf/gltf_write.h"
 
 typedef struct clip_samples {
@@ -22,9 +23,9 @@ static bool sample_clip(const crowd_rig *rig, uint32_t c, float fps, clip_sample
     const crowd_rig_clip *clip = &rig->clips[c];
     uint32_t m = clip->duration > 0 ? (uint32_t)fmax(1.0, round(clip->duration * fps)) : 0;
     s->keys = m + 1;
-    s->times = malloc(s->keys * sizeof(float));
-    s->poses = malloc((size_t)s->keys * rig->bone_count * sizeof *s->poses);
-    s->weights = calloc((size_t)s->keys * rig->morph_target_count + 1, sizeof(float));
+    s->times = crowd_malloc(s->keys * sizeof(float));
+    s->poses = crowd_malloc((size_t)s->keys * rig->bone_count * sizeof *s->poses);
+    s->weights = crowd_calloc((size_t)s->keys * rig->morph_target_count + 1, sizeof(float));
     if (!s->times || !s->poses || !s->weights)
         return false;
     for (uint32_t f = 0; f < s->keys; f++) {
@@ -105,13 +106,13 @@ void gltf_write_animations(gltf_writer *w)
     for (uint32_t c = 0; c < rig->clip_count && !w->failed; c++) {
         clip_samples s = {0};
         float *scratch = NULL;
-        if (!sample_clip(rig, c, w->fps, &s) || !(scratch = malloc((size_t)s.keys * 4 * sizeof(float))))
+        if (!sample_clip(rig, c, w->fps, &s) || !(scratch = crowd_malloc((size_t)s.keys * 4 * sizeof(float))))
             w->failed = true;
         else
             write_clip(w, animations, c, &s, scratch);
-        free(scratch);
-        free(s.times);
-        free(s.poses);
-        free(s.weights);
+        crowd_free(scratch);
+        crowd_free(s.times);
+        crowd_free(s.poses);
+        crowd_free(s.weights);
     }
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "rig/procgen.h"
 
@@ -404,8 +405,8 @@ static void humanoid_sample(const crowd_rig *rig, uint32_t clip, double time, cr
 
 crowd_result humanoid_build_clips(crowd_rig *rig, crowd_error *error)
 {
-    rig->clips = calloc(CLIP_KIND_COUNT, sizeof *rig->clips);
-    clip_kind *kinds = malloc(CLIP_KIND_COUNT * sizeof *kinds);
+    rig->clips = crowd_calloc(CLIP_KIND_COUNT, sizeof *rig->clips);
+    clip_kind *kinds = crowd_malloc(CLIP_KIND_COUNT * sizeof *kinds);
     rig->sampler_data = kinds;
     rig->sampler_free = free;
     if (!rig->clips || !kinds)

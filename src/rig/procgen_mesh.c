@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "rig/procgen.h"
 
@@ -455,13 +456,13 @@ crowd_result humanoid_build_mesh(crowd_rig *rig, float density, crowd_error *err
         vertices += (uint32_t)((around[i] + 1) * rings[i] + 2);
         indices += (uint32_t)(6 * around[i] * (rings[i] - 1) + 6 * around[i]);
     }
-    rig->positions = calloc(3 * (size_t)vertices, sizeof(float));
-    rig->normals = calloc(3 * (size_t)vertices, sizeof(float));
-    rig->uvs = calloc(2 * (size_t)vertices, sizeof(float));
-    rig->regions = calloc(vertices, 1);
-    rig->joints = calloc(4 * (size_t)vertices, sizeof(uint16_t));
-    rig->weights = calloc(4 * (size_t)vertices, sizeof(float));
-    rig->indices = calloc(indices, sizeof(uint32_t));
+    rig->positions = crowd_calloc(3 * (size_t)vertices, sizeof(float));
+    rig->normals = crowd_calloc(3 * (size_t)vertices, sizeof(float));
+    rig->uvs = crowd_calloc(2 * (size_t)vertices, sizeof(float));
+    rig->regions = crowd_calloc(vertices, 1);
+    rig->joints = crowd_calloc(4 * (size_t)vertices, sizeof(uint16_t));
+    rig->weights = crowd_calloc(4 * (size_t)vertices, sizeof(float));
+    rig->indices = crowd_calloc(indices, sizeof(uint32_t));
     if (!rig->positions || !rig->normals || !rig->uvs || !rig->regions || !rig->joints || !rig->weights ||
         !rig->indices)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "humanoid: out of memory for %u vertices", vertices);

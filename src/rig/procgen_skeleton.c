@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "common/cbmath.h"
+#include "core/alloc.h"
 #include "core/error.h"
 #include "rig/procgen.h"
 
@@ -72,7 +73,7 @@ static const region_def humanoid_regions[HR_COUNT] = {
 char *crowd_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *copy = malloc(n);
+    char *copy = crowd_malloc(n);
     if (copy)
         memcpy(copy, s, n);
     return copy;
@@ -89,9 +90,9 @@ static void translation_matrix(float m[16], float x, float y, float z)
 crowd_result humanoid_build_skeleton(crowd_rig *rig, crowd_error *error)
 {
     const uint32_t socket_count = sizeof humanoid_sockets / sizeof humanoid_sockets[0];
-    rig->bones = calloc(HB_COUNT, sizeof *rig->bones);
-    rig->sockets = calloc(socket_count, sizeof *rig->sockets);
-    rig->regions_info = calloc(HR_COUNT, sizeof *rig->regions_info);
+    rig->bones = crowd_calloc(HB_COUNT, sizeof *rig->bones);
+    rig->sockets = crowd_calloc(socket_count, sizeof *rig->sockets);
+    rig->regions_info = crowd_calloc(HR_COUNT, sizeof *rig->regions_info);
     if (!rig->bones || !rig->sockets || !rig->regions_info)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "humanoid: out of memory");
     rig->bone_count = HB_COUNT;
@@ -124,7 +125,7 @@ crowd_result humanoid_build_skeleton(crowd_rig *rig, crowd_error *error)
         const region_def *d = &humanoid_regions[r];
         crowd_rig_region *region = &rig->regions_info[r];
         region->name = crowd_strdup(d->name);
-        region->palette = malloc(d->count * sizeof *region->palette);
+        region->palette = crowd_malloc(d->count * sizeof *region->palette);
         if (!region->name || !region->palette)
             return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "humanoid: out of memory");
         region->palette_count = d->count;

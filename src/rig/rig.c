@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "rig/procgen.h"
 
@@ -123,35 +124,35 @@ void crowd_rig_free(crowd_rig *rig)
 {
     if (!rig)
         return;
-    free(rig->positions);
-    free(rig->normals);
-    free(rig->uvs);
-    free(rig->colors);
-    free(rig->regions);
-    free(rig->indices);
-    free(rig->joints);
-    free(rig->weights);
-    free(rig->morph_positions);
-    free(rig->morph_normals);
-    free(rig->albedo);
-    free(rig->lod_indices);
+    crowd_free(rig->positions);
+    crowd_free(rig->normals);
+    crowd_free(rig->uvs);
+    crowd_free(rig->colors);
+    crowd_free(rig->regions);
+    crowd_free(rig->indices);
+    crowd_free(rig->joints);
+    crowd_free(rig->weights);
+    crowd_free(rig->morph_positions);
+    crowd_free(rig->morph_normals);
+    crowd_free(rig->albedo);
+    crowd_free(rig->lod_indices);
     for (uint32_t b = 0; rig->bones && b < rig->bone_count; b++)
-        free(rig->bones[b].name);
-    free(rig->bones);
+        crowd_free(rig->bones[b].name);
+    crowd_free(rig->bones);
     for (uint32_t c = 0; rig->clips && c < rig->clip_count; c++)
-        free(rig->clips[c].name);
-    free(rig->clips);
+        crowd_free(rig->clips[c].name);
+    crowd_free(rig->clips);
     for (uint32_t s = 0; rig->sockets && s < rig->socket_count; s++)
-        free(rig->sockets[s].name);
-    free(rig->sockets);
+        crowd_free(rig->sockets[s].name);
+    crowd_free(rig->sockets);
     for (uint32_t g = 0; rig->regions_info && g < rig->region_count; g++) {
-        free(rig->regions_info[g].name);
-        free(rig->regions_info[g].palette);
+        crowd_free(rig->regions_info[g].name);
+        crowd_free(rig->regions_info[g].palette);
     }
-    free(rig->regions_info);
+    crowd_free(rig->regions_info);
     if (rig->sampler_free)
         rig->sampler_free(rig->sampler_data);
-    free(rig->source_name);
+    crowd_free(rig->source_name);
     memset(rig, 0, sizeof *rig);
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 
 #define PI_F 3.14159265f
@@ -20,9 +21,9 @@ static bool lathe(mesh *m, const float (*profile)[2], int rings, int sides)
 {
     m->vertex_count = (uint32_t)(rings * (sides + 1));
     m->index_count = (uint32_t)((rings - 1) * sides * 6);
-    m->positions = malloc(sizeof(float) * 3 * m->vertex_count);
-    m->normals = malloc(sizeof(float) * 3 * m->vertex_count);
-    m->indices = malloc(sizeof(uint32_t) * m->index_count);
+    m->positions = crowd_malloc(sizeof(float) * 3 * m->vertex_count);
+    m->normals = crowd_malloc(sizeof(float) * 3 * m->vertex_count);
+    m->indices = crowd_malloc(sizeof(uint32_t) * m->index_count);
     if (!m->positions || !m->normals || !m->indices)
         return false;
     for (int r = 0; r < rings; r++) {
@@ -53,9 +54,9 @@ static bool lathe(mesh *m, const float (*profile)[2], int rings, int sides)
 
 static void free_mesh(mesh *m)
 {
-    free(m->positions);
-    free(m->normals);
-    free(m->indices);
+    crowd_free(m->positions);
+    crowd_free(m->normals);
+    crowd_free(m->indices);
     memset(m, 0, sizeof *m);
 }
 
@@ -93,9 +94,9 @@ crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, c
     static const uint8_t ground[4] = {112, 124, 96, 255};
     crowd_gl_set_ground(r, world_size * 1.5f, ground);
     mesh pillar = {0};
-    crowd_gl_prop *props = malloc(sizeof *props * (obstacle_count + 1));
+    crowd_gl_prop *props = crowd_malloc(sizeof *props * (obstacle_count + 1));
     if (!props || !lathe(&pillar, pillar_profile, ROWS(pillar_profile), 20)) {
-        free(props);
+        crowd_free(props);
         free_mesh(&pillar);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "scene: out of memory");
     }
@@ -106,7 +107,7 @@ crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, c
     }
     crowd_result result = crowd_gl_set_props(r, pillar.positions, pillar.normals, pillar.vertex_count, pillar.indices,
                                              pillar.index_count, props, obstacle_count, error);
-    free(props);
+    crowd_free(props);
     free_mesh(&pillar);
     if (result != CROWD_OK || !asset->bones.data)
         return result;
