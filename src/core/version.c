@@ -1,0 +1,6 @@
+#include "crowdbake/version.h"
+
+const char *crowd_version(void)
+{
+    return CROWD_VERSION_STRING;
+}
