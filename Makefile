@@ -3,6 +3,9 @@
 #
 #   make run         build, bake the built-in humanoid, open the demo (headless run without a display)
 #   make test        build (Release, ASan+UBSan, web) and run every test
+#   make test-package  install to a temporary prefix and build consumers on it (part of make test)
+#   make analyze     cppcheck over the build's compile_commands.json (part of make test)
+#   make format      apply .clang-format;  make format-check: check it (part of make test)
 #   make bench       build and run the benchmarks
 #   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base)
 #   make web-single  one self-contained HTML file in dist-single/
@@ -32,7 +35,8 @@ FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=t
 	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
 
 .PHONY: all setup build build-asan build-web build-fuzz test test-web fuzz fuzz-smoke run bench bench-gltf \
-	web web-single serve clean
+	web web-single serve clean \
+	test-package analyze format format-check
 
 all: build
 
@@ -61,6 +65,24 @@ test: build build-asan build-fuzz
 		ctest --output-on-failure -j $(JOBS) -L 'core|bake'
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory test-web
+	@$(MAKE) --no-print-directory test-package
+	@$(MAKE) --no-print-directory analyze
+	@$(MAKE) --no-print-directory format-check
+
+# The package as an engine takes it: install the Release build to a temporary prefix, then
+# consumers through find_package, pkg-config and add_subdirectory with gcc and clang (C and C++),
+# a runtime-only build and a shared build (scripts/test-package.sh).
+test-package: build
+	@JOBS=$(JOBS) scripts/test-package.sh $(BUILD)
+
+analyze: build
+	@JOBS=$(JOBS) scripts/analyze.sh $(BUILD)
+
+format: setup
+	@scripts/check-format.sh --fix
+
+format-check: setup
+	@scripts/check-format.sh
 
 fuzz-smoke: build-fuzz
 	@mkdir -p $(FUZZ_BUILD)/corpus

@@ -55,7 +55,7 @@ void demo_bench_step(demo_bench *b, demo_app *app, double seconds)
     snprintf(b->progress, sizeof b->progress, "benchmark: %u instances, %s %u/%u\n", bench_counts[b->stage],
              b->frame < DEMO_BENCH_WARMUP ? "warming up" : "measuring",
              b->frame < DEMO_BENCH_WARMUP ? b->frame : b->frame - DEMO_BENCH_WARMUP,
-             b->frame < DEMO_BENCH_WARMUP ? DEMO_BENCH_WARMUP : DEMO_BENCH_MEASURE);
+             (unsigned)(b->frame < DEMO_BENCH_WARMUP ? DEMO_BENCH_WARMUP : DEMO_BENCH_MEASURE));
 }
 
 static void finish(demo_bench *b)

@@ -69,7 +69,8 @@ static int consumer_run(const crowd_asset *asset, const char *who)
     if (crowd_set_count(c, 64) != CROWD_OK)
         goto fail;
     for (i = 0; i < 64; i++) {
-        if (crowd_set_transform(c, i, (float)(i % 8) * 2.0f - 7.0f, 0.0f, (float)(i / 8) * 2.0f - 7.0f, 0.0f) != CROWD_OK ||
+        if (crowd_set_transform(c, i, (float)(i % 8) * 2.0f - 7.0f, 0.0f, (float)(i / 8) * 2.0f - 7.0f, 0.0f) !=
+                CROWD_OK ||
             crowd_play(c, i, 0, 1.0f, 0.0f) != CROWD_OK)
             goto fail;
     }
