@@ -76,7 +76,7 @@ expect 0 "hand" -- "$bin/crowd-inspect" "$work/robot.crowd"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/robot.crowd" --source "$assets/gltf/RobotExpressive.glb"
 expect 0 "" -- "$bin/crowd-bake" "$assets/gltf/RiggedSimple.gltf" --out "$work/simple.crowd" --quiet
 expect 0 "median of 2" -- "$bin/crowd-bake" "$assets/gltf/CesiumMan.glb" --time 2
-expect 1 "--skin 2: the file has 2 skins" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --skin 2 --out "$work/bad.crowd"
+expect 1 "skin 2: the file has 2 skins" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --skin 2 --out "$work/bad.crowd"
 expect 1 "no node of that name" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --socket x=Nowhere --out "$work/bad.crowd"
 expect 2 "name=node" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --socket x --out "$work/bad.crowd"
 expect 2 "glTF input only" -- "$bin/crowd-bake" --skin 0 --out "$work/bad.crowd"
