@@ -305,7 +305,7 @@ static void fp16_texture_values(void)
     /* positions: NaN, +inf, above 1, below 0, far below 0 */
     const uint16_t bad_pos[] = {0x7E00u, 0x7C00u, 0x3C01u, 0xBC00u, 0x8001u, 0xFBFFu};
     for (size_t b = 0; b < sizeof bad_pos / sizeof bad_pos[0]; b++)
-        for (size_t k = 0; k < 3; k++) {
+        for (size_t k = 0; k < 4; k++) { /* w is written as 0 and held to the same rule */
             patch16 p = {CROWD_TAG_TPOS, 8 * 5 + 2 * k, bad_pos[b]};
             EXPECT_REFUSED(load_patched(&f16, apply_patch16, &p, &e_), "TPOS");
         }
