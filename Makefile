@@ -11,6 +11,7 @@
 #   make web-single  one self-contained HTML file in dist-single/
 #   make serve       build the web demo and serve dist/ on 127.0.0.1
 #   make fuzz        fuzz the glTF reader (libFuzzer, clang) for FUZZ_TIME seconds (default 600)
+#   make fuzz-crowd  fuzz the .crowd loader and its decoders for FUZZ_TIME seconds
 #   make clean       remove the build trees
 
 JOBS ?= 2
@@ -33,9 +34,13 @@ DEMO_ASSETS = $(BUILD)/humanoid.crowd $(BUILD)/assets/fox.crowd
 ASSETS = $(subst $(space),$(comma),$(DEMO_ASSETS))
 FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=tests/fuzz/gltf.dict \
 	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
+# The .crowd target's seeds are real bakes made here (never committed): new finds go to crowd-corpus.
+CROWD_SEEDS = $(FUZZ_BUILD)/crowd-seeds
+FUZZ_CROWD_ARGS = $(FUZZ_BUILD)/crowd-corpus $(CROWD_SEEDS) -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 \
+	-artifact_prefix=$(FUZZ_BUILD)/crowd-
 
-.PHONY: all setup build build-asan build-web build-fuzz test test-web fuzz fuzz-smoke run bench bench-gltf \
-	web web-single serve clean \
+.PHONY: all setup build build-asan build-web build-fuzz test test-web fuzz fuzz-smoke fuzz-crowd fuzz-crowd-seeds \
+	run bench bench-gltf web web-single serve clean \
 	test-package analyze format format-check
 
 all: build
@@ -51,14 +56,14 @@ build-asan: setup
 	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON -DCROWD_GL=OFF > /dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
-# The glTF reader's libFuzzer target, in its own tree: it needs clang and instruments everything.
+# The libFuzzer targets (glTF reader, .crowd loader), in their own tree: clang, everything instrumented.
 build-fuzz: setup
 	@$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCROWD_FUZZ=ON \
 		-DCROWD_TOOLS=OFF -DCROWD_TESTS=OFF -DCROWD_GL=OFF > /dev/null
-	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_gltf
+	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_gltf fuzz_crowd
 
 # Release suite first (everything), then the core and baker tests again under ASan + UBSan, then
-# 45 seconds of fuzzing the glTF reader, then the web build in Chromium.
+# 45 seconds of fuzzing the glTF reader and 30 of the .crowd loader, then the web build in Chromium.
 test: build build-asan build-fuzz
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -89,6 +94,29 @@ fuzz-smoke: build-fuzz
 	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -seed=1 -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 \
 		|| { tail -60 $(FUZZ_BUILD)/fuzz-smoke.log; echo "fuzz: FAILED (log: $(FUZZ_BUILD)/fuzz-smoke.log)"; exit 1; }
 	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-smoke.log | sed 's/^/fuzz: 45 s, /'
+	@$(MAKE) --no-print-directory fuzz-crowd-seeds
+	@mkdir -p $(FUZZ_BUILD)/crowd-corpus
+	@$(FUZZ_BUILD)/fuzz_crowd $(FUZZ_CROWD_ARGS) -seed=1 -max_total_time=30 > $(FUZZ_BUILD)/fuzz-crowd-smoke.log 2>&1 \
+		|| { tail -60 $(FUZZ_BUILD)/fuzz-crowd-smoke.log; echo "fuzz-crowd: FAILED (log: $(FUZZ_BUILD)/fuzz-crowd-smoke.log)"; exit 1; }
+	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-crowd-smoke.log | sed 's/^/fuzz-crowd: 30 s, /'
+
+# Seeds for fuzz_crowd from the Release crowd-bake: the humanoid as crowd-bake writes it by default,
+# --compact, --fp16, --bones, the Fox in metres, and small bakes (few frames, low density) that the
+# fuzzer can mutate quickly. Made once; `make clean` removes them with the fuzz tree.
+fuzz-crowd-seeds: build
+	@mkdir -p $(CROWD_SEEDS)
+	@seed() { out="$(CROWD_SEEDS)/$$1.crowd"; shift; [ -s "$$out" ] || $(BUILD)/crowd-bake "$$@" --quiet --out "$$out"; } && \
+		seed humanoid && seed humanoid_compact --compact && seed humanoid_fp16 --fp16 && \
+		seed humanoid_bones --bones && \
+		seed fox ../shared/assets/gltf/Fox.glb --scale 0.01 --bones && \
+		seed small --density 0.25 --frames 2 --clips idle,walk --lods 2 --lod-ratios 1,0.3 && \
+		seed small_bones --density 0.25 --frames 2 --clips walk --bones --tangents --tex-width 64 && \
+		seed small_fp16 --density 0.25 --frames 3 --clips wave --fp16 --lods 1 && \
+		seed small_compact --density 0.25 --frames 2 --clips run,cheer --compact --tex-width 128
+
+fuzz-crowd: build-fuzz fuzz-crowd-seeds
+	@mkdir -p $(FUZZ_BUILD)/crowd-corpus
+	$(FUZZ_BUILD)/fuzz_crowd $(FUZZ_CROWD_ARGS) -max_total_time=$(FUZZ_TIME)
 
 fuzz: build-fuzz
 	@mkdir -p $(FUZZ_BUILD)/corpus

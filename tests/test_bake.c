@@ -331,7 +331,7 @@ static void bad_options_are_refused(void)
     d = (crowd_bake_desc){.rig = humanoid(), .frames = 65536, .tex_width = 1};
     CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_LIMIT); /* 2358 x 6 x 65536 texels > 16384^2 */
     d = (crowd_bake_desc){.rig = humanoid(), .scale = -1.0f};
-    CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "--scale"));
+    CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "crowd_bake_desc.scale"));
     d = (crowd_bake_desc){.rig = humanoid(), .scale = NAN};
     CHECK(crowd_bake(&d, &out, &err) == CROWD_ERROR_ARGUMENT);
     d = (crowd_bake_desc){0};

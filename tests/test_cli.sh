@@ -65,6 +65,81 @@ echo "not a crowd file at all" > "$work/text.crowd"
 expect 1 "not a .crowd file" -- "$bin/crowd-verify" "$work/text.crowd"
 expect 1 "cannot open" -- "$bin/crowd-inspect" "$work/missing.crowd"
 
+# hostile targets: a device, a FIFO, a directory as --out are refused and stay what they were.
+# The device is a private node in $work (never the machine's /dev/null: a regression would replace it).
+mkfifo "$work/fifo"
+mkdir "$work/outdir"
+device=""
+if mknod "$work/null" c 1 3 2> /dev/null; then device="$work/null"; fi
+for target in "$work/fifo" "$work/outdir" $device; do
+  expect 1 "refusing to replace it" -- "$bin/crowd-bake" --frames 4 --out "$target" --quiet
+  expect 1 "refusing to replace it" -- "$bin/crowd-export" --out "$target"
+done
+[[ -p "$work/fifo" ]] || fail "the FIFO target was replaced"
+[[ -d "$work/outdir" ]] || fail "the directory target was replaced"
+[[ -z "$device" || -c "$device" ]] || fail "the device target was replaced"
+ls "$work" | grep -q tmp && fail "a refused target left a temporary file"
+# a symbolic link is written through: the link stays, the file it names is replaced
+cp "$work/h.crowd" "$work/real.crowd"
+ln -s real.crowd "$work/link.crowd"
+expect 0 "" -- "$bin/crowd-bake" --frames 4 --out "$work/link.crowd" --quiet
+[[ -L "$work/link.crowd" ]] || fail "the symbolic link was replaced by a file"
+cmp -s "$work/real.crowd" "$work/h.crowd" && fail "the link's target was not rewritten"
+expect 0 "" -- "$bin/crowd-inspect" "$work/real.crowd"
+ln -s nowhere/x.crowd "$work/dangling.crowd"
+expect 1 "symbolic link" -- "$bin/crowd-bake" --frames 4 --out "$work/dangling.crowd" --quiet
+ln -s fifo "$work/fifo_link"
+expect 1 "symbolic link to a FIFO" -- "$bin/crowd-bake" --frames 4 --out "$work/fifo_link" --quiet
+[[ -p "$work/fifo" && -L "$work/fifo_link" ]] || fail "the link to a FIFO or the FIFO was replaced"
+
+# a directory as input says so (ftell of a directory reads 2^63 - 1 on Linux)
+expect 1 "is a directory" -- "$bin/crowd-inspect" "$work/outdir"
+expect 1 "is a directory" -- "$bin/crowd-verify" "$work/outdir"
+expect 1 "is a directory" -- "$bin/crowd-bake" "$work/outdir" --out "$work/bad.crowd"
+expect 1 "is a directory" -- "$bin/crowd-export" "$work/outdir" --out "$work/bad.glb"
+expect 1 "is a directory" -- "$bin/crowd-bench" "$work/outdir" --counts 1000 --frames 45
+[[ -e "$work/bad.crowd" || -e "$work/bad.glb" ]] && fail "a directory input left an output file"
+
+# stdout that cannot be written is a failure, not a silent success
+if [[ -w /dev/full ]]; then
+  for cmd in "crowd-inspect $work/h.crowd" "crowd-inspect $work/h.crowd --json" "crowd-verify $work/f.crowd" \
+             "crowd-bench --counts 1000 --frames 45" "crowd-bench --counts 1000 --frames 45 --json" \
+             "crowd-bake --frames 4 --out $work/full.crowd" "crowd-export --out $work/full.glb" "crowd-bake --help"; do
+    # shellcheck disable=SC2086
+    "$bin"/$cmd > /dev/full 2> "$work/err"
+    got=$?
+    [[ $got -ne 0 ]] || fail "$cmd > /dev/full exited 0"
+    grep -q "cannot write the output" "$work/err" || fail "$cmd > /dev/full: no message: $(head -c 200 "$work/err")"
+  done
+fi
+
+# every tool: a flag without its value is "missing value", numbers are whole and finite
+expect 2 "missing value for --fps" -- "$bin/crowd-bake" --fps
+expect 2 "missing value for --out" -- "$bin/crowd-bake" --out
+expect 2 "missing value for --counts" -- "$bin/crowd-bench" --counts
+expect 2 "missing value for --frames" -- "$bin/crowd-bench" --frames
+expect 2 "more than one input" -- "$bin/crowd-bench" "$work/h.crowd" "$work/c.crowd"
+expect 2 "crowd-bench" -- "$bin/crowd-bench" --frames 45junk
+expect 2 "crowd-bench" -- "$bin/crowd-bench" --counts 1000,abc
+expect 2 "crowd-bench" -- "$bin/crowd-bench" --counts " 1000"
+expect 2 "missing value for --out" -- "$bin/crowd-export" --out
+expect 2 "missing value for --fps" -- "$bin/crowd-export" --fps
+expect 2 "--fps nan" -- "$bin/crowd-export" --fps nan --out "$work/bad.glb"
+expect 2 "--density" -- "$bin/crowd-export" --density 1junk --out "$work/bad.glb"
+expect 2 "more than one input" -- "$bin/crowd-export" a.glb b.glb --out "$work/bad.glb"
+expect 2 "missing value for --source" -- "$bin/crowd-verify" "$work/h.crowd" --source
+expect 2 "more than one file" -- "$bin/crowd-inspect" "$work/h.crowd" "$work/c.crowd"
+for value in " 30" "30 " "nan" "inf" "-inf" "1e999" "0x" "" "30junk" "+" "."; do
+  expect 2 "crowd-bake: --fps" -- "$bin/crowd-bake" --fps "$value" --out "$work/bad.crowd"
+done
+for value in " 5" "-5" "+5" "5.0" "5junk" "" "99999999999999999999"; do
+  expect 2 "crowd-bake: --frames" -- "$bin/crowd-bake" --frames "$value" --out "$work/bad.crowd"
+done
+expect 2 "crowd-bake: --scale" -- "$bin/crowd-bake" --scale nan --out "$work/bad.crowd"
+expect 2 "crowd-bake: --lod-ratios" -- "$bin/crowd-bake" --lod-ratios 1,nan --out "$work/bad.crowd"
+expect 2 "needs --lod-ratios" -- "$bin/crowd-bake" --lods 6 --out "$work/bad.crowd"
+[[ -e "$work/bad.crowd" || -e "$work/bad.glb" ]] && fail "a bad command line left an output file"
+
 # glTF input (../shared/assets next to the repository)
 assets="$(dirname "$0")/../../shared/assets"
 expect 0 "Walk" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --bones --out "$work/fox.crowd"
@@ -76,7 +151,7 @@ expect 0 "hand" -- "$bin/crowd-inspect" "$work/robot.crowd"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/robot.crowd" --source "$assets/gltf/RobotExpressive.glb"
 expect 0 "" -- "$bin/crowd-bake" "$assets/gltf/RiggedSimple.gltf" --out "$work/simple.crowd" --quiet
 expect 0 "median of 2" -- "$bin/crowd-bake" "$assets/gltf/CesiumMan.glb" --time 2
-expect 1 "--skin 2: the file has 2 skins" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --skin 2 --out "$work/bad.crowd"
+expect 1 "skin 2: the file has 2 skins" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --skin 2 --out "$work/bad.crowd"
 expect 1 "no node of that name" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --socket x=Nowhere --out "$work/bad.crowd"
 expect 2 "name=node" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --socket x --out "$work/bad.crowd"
 expect 2 "glTF input only" -- "$bin/crowd-bake" --skin 0 --out "$work/bad.crowd"
@@ -101,6 +176,39 @@ if [[ -x "$bin/crowd-shot" ]]; then
   expect 2 "bad value" -- "$bin/crowd-shot" --scenario tango
   expect 1 "cut short" -- "$bin/crowd-shot" "$work/cut.crowd" --out "$work/never.png"
   [[ -e "$work/never.png" ]] && fail "a failed shot left a file"
+  for args in "--size 64x64junk" "--size 64x" "--size x64" "--size 64x64x2" "--size -64x64" "--size 64.5x64" \
+              "--size 64X64" "--eye nan,0,0" "--eye 1,2" "--eye 1,2,3,4" "--eye 1,2,3junk" "--eye 1,,3" \
+              "--target inf,0,0" "--target 0,1e999,0" "--seconds nan" "--seconds 1s" "--count 5junk" \
+              "--mode gpu" "--eye 0,1,0 --target 0,1,0"; do
+    # shellcheck disable=SC2086
+    expect 2 "crowd-shot" -- "$bin/crowd-shot" $args --out "$work/never.png"
+  done
+  expect 2 "missing value for --out" -- "$bin/crowd-shot" --out
+  expect 2 "missing value for --eye" -- "$bin/crowd-shot" --eye
+  expect 2 "more than one input" -- "$bin/crowd-shot" "$work/h.crowd" "$work/c.crowd"
+  [[ -e "$work/never.png" ]] && fail "a refused shot left a file"
+  # a failed write leaves the existing target as it was: a device, or a file whose directory
+  # cannot take the temporary file (a name too long for its ".tmp.<pid>.<n>" sibling works as root too)
+  shot=(--size 64x64 --count 10 --seconds 0)
+  if [[ -n "$device" ]]; then
+    expect 1 "refusing to replace it" -- "$bin/crowd-shot" "${shot[@]}" --out "$device"
+    [[ -c "$device" ]] || fail "crowd-shot replaced or removed a device"
+  fi
+  long="$work/$(printf 'p%.0s' $(seq 1 250)).png"
+  echo "keep me" > "$long"
+  expect 1 "cannot create" -- "$bin/crowd-shot" "${shot[@]}" --out "$long"
+  [[ "$(cat "$long")" == "keep me" ]] || fail "a failed shot changed or removed the existing target"
+  if [[ $(id -u) -ne 0 ]]; then
+    mkdir "$work/locked" && echo "keep me" > "$work/locked/shot.png" && chmod 555 "$work/locked"
+    expect 1 "cannot create" -- "$bin/crowd-shot" "${shot[@]}" --out "$work/locked/shot.png"
+    [[ "$(cat "$work/locked/shot.png")" == "keep me" ]] || fail "a shot into a read-only directory changed the target"
+    chmod 755 "$work/locked"
+  fi
+  expect 0 "wrote" -- "$bin/crowd-shot" "${shot[@]}" --out "$work/link_shot.png"
+  if [[ -w /dev/full ]]; then
+    "$bin/crowd-shot" "${shot[@]}" --out "$work/full.png" > /dev/full 2> "$work/err" \
+      && fail "crowd-shot > /dev/full exited 0"
+  fi
   expect 0 "instances" -- "$bin/crowd-bench" --counts 1000 --frames 45
 fi
 

@@ -1,5 +1,6 @@
 /* The .crowd container: round trip, and every way a file can be damaged is refused with the right
  * error code and no out-of-bounds read (this test also runs under AddressSanitizer). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -214,6 +215,291 @@ static void distinct_errors(void)
     (void)e;
 }
 
+
+/* ---- hostile contents: every value that passes the checksums must still pass validation -------- */
+
+/* Loads a copy of `image` with `edit` applied and every CRC re-sealed, so the checksums pass and
+ * the loader's validation is what must refuse it. Returns the result; *err holds the message. */
+typedef void (*image_edit)(uint8_t *bytes, void *user);
+
+static crowd_result load_patched(const crowd_bake_output *image, image_edit edit, void *user, crowd_error *err)
+{
+    uint8_t *copy = aligned_copy(image->bytes, image->size);
+    edit(copy, user);
+    reseal(copy, image->size);
+    crowd_asset a;
+    crowd_result r = crowd_asset_load_memory(&a, copy, image->size, err);
+    crowd_asset_free(&a);
+    free(copy);
+    return r;
+}
+
+typedef struct patch32 {
+    uint32_t tag;      /* section, or 0 for an absolute offset */
+    size_t offset;     /* inside the section */
+    uint32_t value;
+} patch32;
+
+static void apply_patch32(uint8_t *bytes, void *user)
+{
+    const patch32 *p = user;
+    size_t base = p->tag ? section_offset(bytes, p->tag, NULL) : 0;
+    crowd_wr32(bytes + base + p->offset, p->value);
+}
+
+typedef struct patch16 {
+    uint32_t tag;
+    size_t offset;
+    uint16_t value;
+} patch16;
+
+static void apply_patch16(uint8_t *bytes, void *user)
+{
+    const patch16 *p = user;
+    crowd_wr16(bytes + section_offset(bytes, p->tag, NULL) + p->offset, p->value);
+}
+
+/* Expects `r` to be INVALID_DATA with `needle` in the message. */
+#define EXPECT_REFUSED(expr, needle)                                                                   \
+    do {                                                                                              \
+        crowd_error e_ = {0};                                                                         \
+        crowd_result r_ = (expr);                                                                     \
+        CHECKF(r_ == CROWD_ERROR_INVALID_DATA && strstr(e_.message, needle), "%s -> %s \"%s\", expected " \
+               "INVALID_DATA naming %s", #expr, crowd_result_name(r_), e_.message, needle);           \
+    } while (0)
+
+static void bone_texture_values(void)
+{
+    /* TBON: texel 0 of frame 0 bone 0; a value far inside the texture; the last texel */
+    uint64_t tbon_size = 0;
+    section_offset(tiny.bytes, CROWD_TAG_TBON, &tbon_size);
+    const uint32_t bad[] = {0x7FC00000u /* NaN */, 0x7F800000u /* inf */, 0xFF800000u /* -inf */,
+                            0x7F7FFFFFu /* 3.4e38: finite, but every product overflows */};
+    const size_t where[] = {0, 4 * 7 + 8, (size_t)tbon_size - 4};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
+        for (size_t w = 0; w < sizeof where / sizeof where[0]; w++) {
+            patch32 p = {CROWD_TAG_TBON, where[w], bad[b]};
+            EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "TBON");
+        }
+    /* the message names the frame, bone and row */
+    crowd_error err;
+    patch32 p = {CROWD_TAG_TBON, (3 * 1 + 2) * 16, 0x7FC00000u}; /* frame 0, bone 1, row 2, x */
+    load_patched(&tiny, apply_patch32, &p, &err);
+    CHECKF(strstr(err.message, "frame 0, bone 1, row 2") && strstr(err.message, "x = nan"), "message: %s",
+           err.message);
+    /* a large but sane value still loads */
+    p.value = 0x447A0000u; /* 1000.0 */
+    CHECK(load_patched(&tiny, apply_patch32, &p, &err) == CROWD_OK);
+}
+
+static void fp16_texture_values(void)
+{
+    crowd_bake_desc desc = {.fp16 = true, .frames = 8};
+    crowd_bake_output f16 = bake_or_die(&tiny_rig, desc);
+    crowd_error err;
+    {
+        crowd_asset a;
+        REQUIRE(crowd_asset_load_memory(&a, f16.bytes, f16.size, &err) == CROWD_OK);
+        crowd_asset_free(&a);
+    }
+    /* positions: NaN, +inf, above 1, below 0, far below 0 */
+    const uint16_t bad_pos[] = {0x7E00u, 0x7C00u, 0x3C01u, 0xBC00u, 0x8001u, 0xFBFFu};
+    for (size_t b = 0; b < sizeof bad_pos / sizeof bad_pos[0]; b++)
+        for (size_t k = 0; k < 4; k++) { /* w is written as 0 and held to the same rule */
+            patch16 p = {CROWD_TAG_TPOS, 8 * 5 + 2 * k, bad_pos[b]};
+            EXPECT_REFUSED(load_patched(&f16, apply_patch16, &p, &e_), "TPOS");
+        }
+    /* the edges of the box are inside it */
+    const uint16_t good_pos[] = {0x0000u, 0x8000u, 0x3C00u, 0x3BFFu, 0x0001u};
+    for (size_t g = 0; g < sizeof good_pos / sizeof good_pos[0]; g++) {
+        patch16 p = {CROWD_TAG_TPOS, 8 * 5 + 2, good_pos[g]};
+        CHECKF(load_patched(&f16, apply_patch16, &p, &err) == CROWD_OK, "half 0x%04x: %s", good_pos[g], err.message);
+    }
+    /* normals: octahedral square coordinates in [-1, 1] */
+    const uint16_t bad_nrm[] = {0x7E00u, 0xFC00u, 0x3C01u, 0xBC01u, 0x4000u};
+    for (size_t b = 0; b < sizeof bad_nrm / sizeof bad_nrm[0]; b++) {
+        patch16 p = {CROWD_TAG_TNRM, 4 * 3 + 2 * (b & 1), bad_nrm[b]};
+        EXPECT_REFUSED(load_patched(&f16, apply_patch16, &p, &e_), "TNRM");
+    }
+    patch16 p = {CROWD_TAG_TNRM, 0, 0xBC00u}; /* -1 is a valid square coordinate */
+    CHECK(load_patched(&f16, apply_patch16, &p, &err) == CROWD_OK);
+    p = (patch16){CROWD_TAG_TPOS, 8 * 3 + 4, 0x3C01u};
+    load_patched(&f16, apply_patch16, &p, &err);
+    CHECKF(strstr(err.message, "frame 0, vertex 3") && strstr(err.message, "z = 1.00098"), "message: %s",
+           err.message);
+    crowd_bake_output_free(&f16);
+}
+
+static void header_floats(void)
+{
+    patch32 p = {CROWD_TAG_HEAD, CROWD_HEAD_BOUNDS_MIN, 0xFF7FFFFFu}; /* -3.4e38: every decode overflows */
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "bounds[0]");
+    p = (patch32){CROWD_TAG_HEAD, CROWD_HEAD_BOUNDS_MAX + 8, 0x7F7FFFFFu};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "bounds[2]");
+    p = (patch32){CROWD_TAG_HEAD, CROWD_HEAD_BOUNDS_MIN + 4, 0xC9800000u}; /* -1.05e6 m */
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "bounds[1]");
+    p = (patch32){CROWD_TAG_HEAD, CROWD_HEAD_SPHERE_RADIUS, 0x7F000000u};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "sphere");
+    p = (patch32){CROWD_TAG_HEAD, CROWD_HEAD_BAKE_FPS, 0x7F800000u};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "bake_fps");
+}
+
+static void table_floats(void)
+{
+    /* clips: a denormal duration (a rate of 1/duration is infinite), a huge stride, a stride
+     * without LOCOMOTION */
+    patch32 p = {CROWD_TAG_CLIP, 16, 0x00000001u};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "duration");
+    p = (patch32){CROWD_TAG_CLIP, 16, 0x7F000000u};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "duration");
+    p = (patch32){CROWD_TAG_CLIP, 20, 0x00000010u}; /* 2e-44 m */
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "stride");
+    p = (patch32){CROWD_TAG_CLIP, 20, 0x3F800000u}; /* 1 m, but the clip is not flagged LOCOMOTION */
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "LOCOMOTION");
+    /* bind poses, sockets, vertex streams, coverage hints */
+    p = (patch32){CROWD_TAG_BONE, 8 + 4 * 3, 0x7F7FFFFFu};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "bones[0]");
+    p = (patch32){CROWD_TAG_SOCK, 8 + 4 * 7, 0xFF7FFFFFu};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "sockets[0]");
+    p = (patch32){CROWD_TAG_VPOS, 12 * 2 + 4, 0x7F7FFFFFu};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "vertices[2]");
+    p = (patch32){CROWD_TAG_VNRM, 0, 0x7FC00000u};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "vertices[0]");
+    p = (patch32){CROWD_TAG_LODS, 12, 0x7F800000u};
+    EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "screen_coverage");
+}
+
+/* 3 is invertible mod 2^32, so a 32-bit "index_count == 3 * triangle_count" accepts a level of 4
+ * indices claiming 2863311532 triangles (3 * 2863311532 = 2^33 + 4). */
+static void apply_wrapping_lod(uint8_t *bytes, void *user)
+{
+    (void)user;
+    uint8_t *lod = bytes + section_offset(bytes, CROWD_TAG_LODS, NULL);
+    uint32_t indices = crowd_rd32(lod + 4) + 1; /* still inside INDX: level 1 follows */
+    crowd_wr32(lod + 4, indices);
+    crowd_wr32(lod + 8, 0xAAAAAAABu * indices);
+}
+
+static void wrapping_triangle_count(void)
+{
+    crowd_error err;
+    CHECK(3u * (0xAAAAAAABu * 37u) == 37u); /* the arithmetic the old check fell for */
+    CHECK(load_patched(&tiny, apply_wrapping_lod, NULL, &err) == CROWD_ERROR_INVALID_DATA);
+    CHECKF(strstr(err.message, "lods[0]"), "message: %s", err.message);
+}
+
+/* Appends a section `tag` with `length` bytes of `payload` to a copy of `image` (one more table
+ * entry: every section moves 32 bytes on). The result is sealed; free() it. */
+static uint8_t *with_extra_section(const crowd_bake_output *image, uint32_t tag, const void *payload,
+                                   size_t length, size_t *size)
+{
+    uint32_t count = crowd_rd32(image->bytes + 12);
+    size_t table_end = 32 + 32 * (size_t)count;
+    size_t padded = (length + 15) & ~(size_t)15;
+    *size = image->size + 32 + padded;
+    uint8_t *out = aligned_alloc(16, *size); /* image sizes are multiples of 16 */
+    memset(out, 0, *size);
+    memcpy(out, image->bytes, table_end);
+    memcpy(out + table_end + 32, image->bytes + table_end, image->size - table_end);
+    crowd_wr32(out + 12, count + 1);
+    crowd_wr64(out + 16, *size);
+    for (uint32_t i = 0; i < count; i++)
+        crowd_wr64(out + 32 + 32 * i + 8, crowd_rd64(out + 32 + 32 * i + 8) + 32);
+    uint8_t *entry = out + table_end;
+    crowd_wr32(entry, tag);
+    crowd_wr64(entry + 8, image->size + 32);
+    crowd_wr64(entry + 16, length);
+    memcpy(out + image->size + 32, payload, length);
+    reseal(out, *size);
+    return out;
+}
+
+static void unknown_section(void)
+{
+    const char payload[] = "data from a newer writer";
+    size_t size;
+    crowd_error err;
+    crowd_asset a;
+    uint8_t *bytes = with_extra_section(&tiny, CROWD_TAG('X', 'T', 'R', 'A'), payload, sizeof payload, &size);
+    CHECK(crowd_asset_load_memory(&a, bytes, size, &err) == CROWD_ERROR_INVALID_DATA);
+    CHECKF(strstr(err.message, "XTRA") && strstr(err.message, "not a section"), "message: %s", err.message);
+    free(bytes);
+    /* the helper itself is sound: a known optional section appended where the header expects it loads */
+    crowd_bake_desc desc = {.frames = 8}; /* no bones: no BONE section */
+    crowd_bake_output plain = bake_or_die(&tiny_rig, desc);
+    REQUIRE(crowd_asset_load_memory(&a, plain.bytes, plain.size, &err) == CROWD_OK);
+    crowd_asset_free(&a);
+    /* bone_count 1 without HAS_BONES, with a BONE section to match: the old loader took it */
+    uint8_t bone[CROWD_BONE_BYTES] = {0};
+    crowd_wr32(bone + 4, 0xFFFFFFFFu); /* parent -1 */
+    crowd_wrf32(bone + 8, 1.0f);
+    crowd_wrf32(bone + 8 + 20, 1.0f);
+    crowd_wrf32(bone + 8 + 40, 1.0f);
+    bytes = with_extra_section(&plain, CROWD_TAG_BONE, bone, sizeof bone, &size);
+    size_t head = section_offset(bytes, CROWD_TAG_HEAD, NULL);
+    CHECK(crowd_rd32(bytes + head + CROWD_HEAD_BONE_COUNT) == 0 &&
+          !(crowd_rd32(bytes + head + CROWD_HEAD_FLAGS) & CROWD_ASSET_HAS_BONES));
+    CHECK(crowd_asset_load_memory(&a, bytes, size, &err) == CROWD_ERROR_INVALID_DATA); /* BONE unasked for */
+    crowd_wr32(bytes + head + CROWD_HEAD_BONE_COUNT, 1);
+    reseal(bytes, size);
+    CHECK(crowd_asset_load_memory(&a, bytes, size, &err) == CROWD_ERROR_INVALID_DATA);
+    CHECKF(strstr(err.message, "bone_count 1") && strstr(err.message, "HAS_BONES"), "message: %s", err.message);
+    free(bytes);
+    crowd_bake_output_free(&plain);
+}
+
+static void directory_as_input(void)
+{
+    crowd_error err = {0};
+    crowd_asset a;
+    CHECK(crowd_asset_load_file(&a, ".", &err) == CROWD_ERROR_IO);
+    CHECKF(strstr(err.message, "is a directory"), "message: %s", err.message);
+    crowd_rig rig;
+    crowd_gltf_desc desc = {0};
+    CHECK(crowd_gltf_read_file(".", &desc, &rig, &err) == CROWD_ERROR_IO);
+    CHECKF(strstr(err.message, "is a directory"), "message: %s", err.message);
+    /* an empty file is an empty file, not a directory */
+    FILE *f = fopen("test_container_empty.crowd", "wb");
+    REQUIRE(f);
+    fclose(f);
+    CHECK(crowd_asset_load_file(&a, "test_container_empty.crowd", &err) == CROWD_ERROR_TRUNCATED);
+    remove("test_container_empty.crowd");
+}
+
+/* crowd_verify must fail, not pass, when a decode is not finite. The loader refuses such files, so
+ * the texture is damaged in memory after the load (the asset borrows the bytes). */
+static void verify_fails_on_nan(void)
+{
+    crowd_bake_desc desc = {.fp16 = true, .bones = true, .frames = 8};
+    crowd_bake_output f16 = bake_or_die(&tiny_rig, desc);
+    uint8_t *copy = aligned_copy(f16.bytes, f16.size);
+    crowd_asset a;
+    crowd_error err;
+    REQUIRE(crowd_asset_load_memory(&a, copy, f16.size, &err) == CROWD_OK);
+    crowd_verify_report report;
+    REQUIRE(crowd_verify(&a, &tiny_rig, &report, &err) == CROWD_OK);
+    CHECKF(report.passed, "clean fp16 bake: %s", report.failure);
+    crowd_verify_report_free(&report);
+
+    size_t tpos = section_offset(copy, CROWD_TAG_TPOS, NULL);
+    crowd_wr16(copy + tpos + 8 * 3, 0x7E00u); /* frame 0, vertex 3: x is NaN */
+    REQUIRE(crowd_verify(&a, &tiny_rig, &report, &err) == CROWD_OK);
+    CHECKF(!report.passed && strstr(report.failure, "non-finite"), "NaN position: passed=%d \"%s\"", report.passed,
+           report.failure);
+    crowd_verify_report_free(&report);
+    crowd_wr16(copy + tpos + 8 * 3, 0);
+
+    size_t tbon = section_offset(copy, CROWD_TAG_TBON, NULL);
+    crowd_wr32(copy + tbon + 16 * 3 * 1, 0x7FC00000u); /* frame 0, bone 1, row 0 */
+    REQUIRE(crowd_verify(&a, &tiny_rig, &report, &err) == CROWD_OK);
+    CHECKF(!report.passed && strstr(report.failure, "non-finite"), "NaN bone: passed=%d \"%s\"", report.passed,
+           report.failure);
+    crowd_verify_report_free(&report);
+    crowd_asset_free(&a);
+    free(copy);
+    crowd_bake_output_free(&f16);
+}
+
 /* Messages say where the problem is. */
 static void messages_are_specific(void)
 {
@@ -238,6 +524,14 @@ int main(void)
     RUN_TEST(every_single_byte_corruption);
     RUN_TEST(distinct_errors);
     RUN_TEST(messages_are_specific);
+    RUN_TEST(bone_texture_values);
+    RUN_TEST(fp16_texture_values);
+    RUN_TEST(header_floats);
+    RUN_TEST(table_floats);
+    RUN_TEST(wrapping_triangle_count);
+    RUN_TEST(unknown_section);
+    RUN_TEST(directory_as_input);
+    RUN_TEST(verify_fails_on_nan);
     crowd_bake_output_free(&tiny);
     crowd_rig_free(&tiny_rig);
     TEST_MAIN_END();

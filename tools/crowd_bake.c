@@ -50,7 +50,9 @@ typedef struct options {
 
 static int bad_flag(const char *flag, const char *value, const char *expected)
 {
-    fprintf(stderr, "crowd-bake: %s %s: expected %s\n", flag, value ? value : "(missing)", expected);
+    if (!value)
+        return tool_missing_value("crowd-bake", flag);
+    fprintf(stderr, "crowd-bake: %s %s: expected %s\n", flag, value, expected);
     return 2;
 }
 
@@ -167,6 +169,11 @@ static int parse_args(int argc, char **argv, options *o)
     }
     if (!o->input && (o->gltf.select_skin || o->gltf.socket_count)) {
         fprintf(stderr, "crowd-bake: --skin and --socket apply to glTF input only\n");
+        return 2;
+    }
+    if (!o->ratio_count && o->desc.lod_count > 5) {
+        fprintf(stderr, "crowd-bake: --lods %u needs --lod-ratios (defaults exist for up to 5 levels)\n",
+                o->desc.lod_count);
         return 2;
     }
     if (o->desc.compact && o->desc.fp16) {
@@ -310,12 +317,12 @@ int main(int argc, char **argv)
     int status = parse_args(argc, argv, &o);
     if (status) {
         free(o.clip_list);
-        return status == 1 ? 0 : 2;
+        return status == 1 ? tool_finish_stdout("crowd-bake", 0) : 2;
     }
     if (o.time_runs) {
         status = run_timing(&o);
         free(o.clip_list);
-        return status;
+        return tool_finish_stdout("crowd-bake", status);
     }
 
     char *out_path = o.out ? NULL : default_output(o.input);
@@ -354,5 +361,5 @@ done:
     crowd_rig_free(&rig);
     free(out_path);
     free(o.clip_list);
-    return status;
+    return tool_finish_stdout("crowd-bake", status);
 }

@@ -199,18 +199,23 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
-            return 0;
+            return tool_finish_stdout("crowd-bench", 0);
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
-        } else if (!strcmp(argv[i], "--counts") && i + 1 < argc) {
-            counts_text = argv[++i];
-        } else if (!strcmp(argv[i], "--frames") && i + 1 < argc) {
-            if (!tool_parse_u32(argv[++i], 45, 100000, &frames)) {
-                fprintf(stderr, "crowd-bench: --frames needs 45..100000\n");
+        } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames")) {
+            if (i + 1 >= argc)
+                return tool_missing_value("crowd-bench", argv[i]);
+            if (!strcmp(argv[i], "--counts")) {
+                counts_text = argv[++i];
+            } else if (!tool_parse_u32(argv[++i], 45, 100000, &frames)) {
+                fprintf(stderr, "crowd-bench: --frames %s: expected a whole number in 45..100000\n", argv[i]);
                 return 2;
             }
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "crowd-bench: unknown option %s (see --help)\n", argv[i]);
+            return 2;
+        } else if (asset_path) {
+            fprintf(stderr, "crowd-bench: more than one input (%s and %s)\n", asset_path, argv[i]);
             return 2;
         } else {
             asset_path = argv[i];
@@ -262,5 +267,5 @@ int main(int argc, char **argv)
     }
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
-    return status;
+    return tool_finish_stdout("crowd-bench", status);
 }

@@ -28,15 +28,25 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--out") && v) {
+            return tool_finish_stdout("crowd-export", 0);
+        } else if ((!strcmp(a, "--out") || !strcmp(a, "--fps") || !strcmp(a, "--density")) && !v) {
+            return tool_missing_value("crowd-export", a);
+        } else if (!strcmp(a, "--out")) {
             out = argv[++i];
-        } else if (!strcmp(a, "--fps") && v && tool_parse_float(v, 1.0f, 240.0f, &desc.fps)) {
+        } else if (!strcmp(a, "--fps")) {
+            if (!tool_parse_float(v, 1.0f, 240.0f, &desc.fps)) {
+                fprintf(stderr, "crowd-export: --fps %s: expected a number in 1..240\n", v);
+                return 2;
+            }
             i++;
-        } else if (!strcmp(a, "--density") && v && tool_parse_float(v, 0.25f, 4.0f, &density)) {
+        } else if (!strcmp(a, "--density")) {
+            if (!tool_parse_float(v, 0.25f, 4.0f, &density)) {
+                fprintf(stderr, "crowd-export: --density %s: expected a number in 0.25..4\n", v);
+                return 2;
+            }
             i++;
         } else if (a[0] == '-') {
-            fprintf(stderr, "crowd-export: bad option %s%s%s (see --help)\n", a, v ? " " : "", v ? v : "");
+            fprintf(stderr, "crowd-export: unknown option %s (see --help)\n", a);
             return 2;
         } else if (input) {
             fprintf(stderr, "crowd-export: more than one input (%s and %s)\n", input, a);
@@ -64,5 +74,5 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd-export: %s\n", err.message);
     }
     crowd_rig_free(&rig);
-    return status;
+    return tool_finish_stdout("crowd-export", status);
 }

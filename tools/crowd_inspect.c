@@ -124,14 +124,14 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
-            return 0;
+            return tool_finish_stdout("crowd-inspect", 0);
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (argv[i][0] == '-') {
-            fprintf(stderr, "crowd-inspect: unknown option %s\n", argv[i]);
+            fprintf(stderr, "crowd-inspect: unknown option %s (see --help)\n", argv[i]);
             return 2;
         } else if (path) {
-            fprintf(stderr, "crowd-inspect: more than one file\n");
+            fprintf(stderr, "crowd-inspect: more than one file (%s and %s)\n", path, argv[i]);
             return 2;
         } else {
             path = argv[i];
@@ -147,7 +147,11 @@ int main(int argc, char **argv)
     crowd_asset asset = {0};
     crowd_container_view view;
     int status = 1;
-    if (!bytes || crowd_asset_load_memory(&asset, bytes, size, &err) != CROWD_OK ||
+    if (!bytes) { /* the message names the path */
+        fprintf(stderr, "crowd-inspect: %s\n", err.message);
+        goto done;
+    }
+    if (crowd_asset_load_memory(&asset, bytes, size, &err) != CROWD_OK ||
         crowd_container_read(bytes, size, &view, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-inspect: %s: %s\n", path, err.message);
         goto done;
@@ -160,5 +164,5 @@ int main(int argc, char **argv)
 done:
     crowd_asset_free(&asset);
     free(bytes);
-    return status;
+    return tool_finish_stdout("crowd-inspect", status);
 }

@@ -31,14 +31,15 @@ static void usage(FILE *out)
             "  --desktop             OpenGL 3.3 core instead of OpenGL ES 3.0\n");
 }
 
+/* Camera coordinates: three finite numbers, each within 1e5 m of the origin (the world is 420 m). */
 static bool parse_vec3(const char *text, float out[3])
 {
-    return text && sscanf(text, "%f,%f,%f", &out[0], &out[1], &out[2]) == 3;
+    return tool_parse_floats(text, 3, -1e5f, 1e5f, out);
 }
 
 typedef struct shot_options {
     const char *asset, *out;
-    int width, height;
+    uint32_t width, height;
     uint32_t count;
     crowd_scenario scenario;
     float seconds, eye[3], target[3];
@@ -50,26 +51,30 @@ static int parse(int argc, char **argv, shot_options *o)
 {
     *o = (shot_options){NULL, "shot.png", 1280, 720, 5000, CROWD_SCENARIO_WANDER, 3.0f,
                         {28, 16, 44}, {0, 1.2f, 0}, CROWD_GL_VAT, true, false};
+    static const char *const valued[] = {"--out", "--size", "--count", "--seconds", "--eye", "--target",
+                                         "--scenario", "--mode"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
+        for (size_t k = 0; k < sizeof valued / sizeof valued[0] && !v; k++)
+            if (!strcmp(a, valued[k]))
+                return tool_missing_value("crowd-shot", a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 1;
-        } else if (!strcmp(a, "--out") && v) {
+        } else if (!strcmp(a, "--out")) {
             o->out = argv[++i];
-        } else if (!strcmp(a, "--size") && v) {
-            ok = sscanf(argv[++i], "%dx%d", &o->width, &o->height) == 2 && o->width >= 16 && o->height >= 16 &&
-                 o->width <= 8192 && o->height <= 8192;
-        } else if (!strcmp(a, "--count") && v) {
+        } else if (!strcmp(a, "--size")) {
+            ok = tool_parse_size(argv[++i], 16, 8192, &o->width, &o->height);
+        } else if (!strcmp(a, "--count")) {
             ok = tool_parse_u32(argv[++i], 0, 1u << 22, &o->count);
-        } else if (!strcmp(a, "--seconds") && v) {
+        } else if (!strcmp(a, "--seconds")) {
             ok = tool_parse_float(argv[++i], 0.0f, 600.0f, &o->seconds);
-        } else if (!strcmp(a, "--eye") && v) {
+        } else if (!strcmp(a, "--eye")) {
             ok = parse_vec3(argv[++i], o->eye);
-        } else if (!strcmp(a, "--target") && v) {
+        } else if (!strcmp(a, "--target")) {
             ok = parse_vec3(argv[++i], o->target);
-        } else if (!strcmp(a, "--scenario") && v) {
+        } else if (!strcmp(a, "--scenario")) {
             ok = false;
             for (int s = 0; s < CROWD_SCENARIO_COUNT; s++)
                 if (!strcmp(argv[i + 1], crowd_scenario_name((crowd_scenario)s))) {
@@ -77,23 +82,31 @@ static int parse(int argc, char **argv, shot_options *o)
                     ok = true;
                 }
             i++;
-        } else if (!strcmp(a, "--mode") && v) {
+        } else if (!strcmp(a, "--mode")) {
             ok = !strcmp(v, "vat") || !strcmp(v, "bones");
             o->mode = !strcmp(argv[++i], "bones") ? CROWD_GL_BONES : CROWD_GL_VAT;
         } else if (!strcmp(a, "--no-shadows")) {
             o->shadows = false;
         } else if (!strcmp(a, "--desktop")) {
             o->desktop = true;
-        } else if (a[0] != '-' && !o->asset) {
-            o->asset = a;
-        } else {
-            fprintf(stderr, "crowd-shot: unknown option or missing value: %s (see --help)\n", a);
+        } else if (a[0] == '-') {
+            fprintf(stderr, "crowd-shot: unknown option %s (see --help)\n", a);
             return 2;
+        } else if (o->asset) {
+            fprintf(stderr, "crowd-shot: more than one input (%s and %s)\n", o->asset, a);
+            return 2;
+        } else {
+            o->asset = a;
         }
         if (!ok) {
-            fprintf(stderr, "crowd-shot: bad value for %s (see --help)\n", a);
+            fprintf(stderr, "crowd-shot: bad value for %s: %s (see --help)\n", a, argv[i]);
             return 2;
         }
+    }
+    /* the camera must look somewhere: an eye on its target has no view direction */
+    if (o->eye[0] == o->target[0] && o->eye[1] == o->target[1] && o->eye[2] == o->target[2]) {
+        fprintf(stderr, "crowd-shot: --eye and --target are the same point\n");
+        return 2;
     }
     return 0;
 }
@@ -103,7 +116,7 @@ int main(int argc, char **argv)
     shot_options o;
     int status = parse(argc, argv, &o);
     if (status)
-        return status == 1 ? 0 : 2;
+        return status == 1 ? tool_finish_stdout("crowd-shot", 0) : 2;
 
     crowd_error err = {0};
     crowd_asset asset = {0};
@@ -170,7 +183,7 @@ int main(int argc, char **argv)
         goto done;
     const crowd_stats *st = &frame->stats;
     const crowd_gl_stats *gs = crowd_gl_get_stats(r);
-    printf("wrote %s (%dx%d, %s on %s)\n", o.out, o.width, o.height, o.desktop ? "GL 3.3 core" : "GLES 3.0", gl.renderer);
+    printf("wrote %s (%ux%u, %s on %s)\n", o.out, o.width, o.height, o.desktop ? "GL 3.3 core" : "GLES 3.0", gl.renderer);
     printf("  %u instances, %u submitted in %u draws (+%u shadow draws), %.2f M triangles, LODs", st->simulated,
            st->submitted, gs->draws, gs->shadow_draws, (double)gs->triangles / 1e6);
     for (uint32_t l = 0; l < asset.lod_count; l++)
@@ -188,5 +201,5 @@ done:
         tool_gl_destroy(&gl);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
-    return status;
+    return tool_finish_stdout("crowd-shot", status);
 }

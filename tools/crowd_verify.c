@@ -118,16 +118,14 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
-            return 0;
+            return tool_finish_stdout("crowd-verify", 0);
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--quiet")) {
             quiet = true;
         } else if (!strcmp(argv[i], "--source")) {
-            if (++i >= argc) {
-                fprintf(stderr, "crowd-verify: --source needs a file\n");
-                return 2;
-            }
+            if (++i >= argc)
+                return tool_missing_value("crowd-verify", "--source");
             source = argv[i];
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "crowd-verify: unknown option %s (see --help)\n", argv[i]);
@@ -167,5 +165,5 @@ done:
     crowd_verify_report_free(&report);
     crowd_rig_free(&rig);
     crowd_asset_free(&asset);
-    return status;
+    return tool_finish_stdout("crowd-verify", status);
 }

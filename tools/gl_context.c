@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "crowdbake/bake.h"
 
 /* stb_image_write's implementation is compiled once, in crowd_bake (src/gltf/stb_image_impl.c). */
 #include <stb/stb_image_write.h>
@@ -104,27 +105,44 @@ void tool_gl_read_rgb(tool_gl *gl, uint8_t *rgb)
     glBindFramebuffer(GL_FRAMEBUFFER, gl->fbo);
 }
 
+/* The PNG is encoded in memory and written through crowd_write_file_atomic: a failed shot never
+ * leaves half a file, never deletes what the path held before, and never replaces a device. */
 typedef struct png_sink {
-    FILE *file;
+    uint8_t *bytes;
+    size_t size, capacity;
     bool ok;
 } png_sink;
 
 static void write_chunk(void *context, void *data, int size)
 {
     png_sink *sink = context;
-    sink->ok = sink->ok && fwrite(data, 1, (size_t)size, sink->file) == (size_t)size;
+    if (!sink->ok || size <= 0)
+        return;
+    if (sink->size + (size_t)size > sink->capacity) {
+        size_t capacity = sink->capacity ? sink->capacity : 1u << 16;
+        while (capacity < sink->size + (size_t)size)
+            capacity *= 2;
+        uint8_t *grown = realloc(sink->bytes, capacity);
+        if (!grown) {
+            sink->ok = false;
+            return;
+        }
+        sink->bytes = grown;
+        sink->capacity = capacity;
+    }
+    memcpy(sink->bytes + sink->size, data, (size_t)size);
+    sink->size += (size_t)size;
 }
 
 crowd_result tool_write_png(const char *path, const uint8_t *rgb, int width, int height, crowd_error *error)
 {
-    png_sink sink = {fopen(path, "wb"), true};
-    if (!sink.file)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot create", path);
+    png_sink sink = {NULL, 0, 0, true};
     int ok = stbi_write_png_to_func(write_chunk, &sink, width, height, 3, rgb, width * 3);
-    sink.ok = fclose(sink.file) == 0 && sink.ok && ok;
-    if (!sink.ok) {
-        remove(path);
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: write failed", path);
-    }
-    return CROWD_OK;
+    crowd_result r;
+    if (!ok || !sink.ok)
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: cannot encode the PNG (out of memory)", path);
+    else
+        r = crowd_write_file_atomic(path, sink.bytes, sink.size, error);
+    free(sink.bytes);
+    return r;
 }

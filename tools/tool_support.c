@@ -8,11 +8,14 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "core/file_read.h"
 #include "crowdbake/bake.h"
 
+/* strtoull/strtod skip leading white space and strtoull negates "-5" into a huge value: a number
+ * on our command lines starts with a digit (or, for floats, a sign or a point). */
 bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
 {
-    if (!text || !*text || *text == '-' || *text == '+')
+    if (!text || !(*text >= '0' && *text <= '9'))
         return false;
     char *end = NULL;
     errno = 0;
@@ -23,17 +26,82 @@ bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
     return true;
 }
 
+static bool float_start(const char *text)
+{
+    const char *p = text + (*text == '-' || *text == '+');
+    return (*p >= '0' && *p <= '9') || (*p == '.' && p[1] >= '0' && p[1] <= '9');
+}
+
 bool tool_parse_float(const char *text, float min, float max, float *out)
 {
-    if (!text || !*text)
+    if (!text || !float_start(text))
         return false;
     char *end = NULL;
     errno = 0;
     double v = strtod(text, &end);
-    if (errno || *end || !isfinite(v) || v < min || v > max)
+    /* ERANGE also flags underflow to a denormal: refused, nothing on a command line needs 1e-320 */
+    if (errno || *end || !isfinite(v) || !(v >= min && v <= max) || !isfinite((float)v))
         return false;
     *out = (float)v;
     return true;
+}
+
+bool tool_parse_floats(const char *text, uint32_t count, float min, float max, float *out)
+{
+    if (!text)
+        return false;
+    uint32_t n = 0;
+    char **items = tool_split_list(text, &n);
+    bool ok = items && n == count;
+    float values[16];
+    for (uint32_t i = 0; ok && i < n && i < 16; i++)
+        ok = tool_parse_float(items[i], min, max, &values[i]);
+    free(items);
+    if (!ok || count > 16)
+        return false;
+    memcpy(out, values, count * sizeof *out);
+    return true;
+}
+
+bool tool_parse_size(const char *text, uint32_t min, uint32_t max, uint32_t *width, uint32_t *height)
+{
+    const char *x = text ? strchr(text, 'x') : NULL;
+    if (!x || x == text || strchr(x + 1, 'x'))
+        return false;
+    char w[16];
+    size_t n = (size_t)(x - text);
+    if (n >= sizeof w)
+        return false;
+    memcpy(w, text, n);
+    w[n] = '\0';
+    uint32_t a, b;
+    if (!tool_parse_u32(w, min, max, &a) || !tool_parse_u32(x + 1, min, max, &b))
+        return false;
+    *width = a;
+    *height = b;
+    return true;
+}
+
+int tool_missing_value(const char *tool, const char *flag)
+{
+    fprintf(stderr, "%s: missing value for %s (see --help)\n", tool, flag);
+    return 2;
+}
+
+int tool_finish_stdout(const char *tool, int status)
+{
+    /* a full disk or a closed pipe shows up only here: the printf calls before buffered it */
+    errno = 0;
+    bool failed = fflush(stdout) != 0 || ferror(stdout);
+    int e = errno;
+    failed = fclose(stdout) != 0 || failed;
+    if (!e)
+        e = errno;
+    if (failed) {
+        fprintf(stderr, "%s: cannot write the output: %s\n", tool, e ? strerror(e) : "write error");
+        return status ? status : 1;
+    }
+    return status;
 }
 
 char **tool_split_list(const char *text, uint32_t *count)
@@ -118,17 +186,16 @@ uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        crowd_fail(error, CROWD_ERROR_IO, "cannot open: %s", strerror(errno));
+        crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     uint8_t *bytes = NULL;
-    long n = -1;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        crowd_fail(error, CROWD_ERROR_IO, "cannot determine the size");
+    uint64_t n = 0;
+    if (crowd_file_size(f, path, CROWD_MAX_FILE_BYTES, &n, error) != CROWD_OK) {
+        /* message filled */
     } else if (!(bytes = aligned_alloc(16, ((size_t)n + 16) & ~(size_t)15))) {
-        crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for %ld bytes", n);
-    } else if (fread(bytes, 1, (size_t)n, f) != (size_t)n) {
-        crowd_fail(error, CROWD_ERROR_IO, "read failed");
+        crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", path, (unsigned long long)n);
+    } else if (crowd_file_read_all(f, path, bytes, n, error) != CROWD_OK) {
         free(bytes);
         bytes = NULL;
     } else {

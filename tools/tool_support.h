@@ -12,6 +12,18 @@
 /* Strict number parsing: the whole string must be a number within [min, max]. */
 bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool tool_parse_float(const char *text, float min, float max, float *out);
+/* "x,y,z": exactly `count` (<= 16) finite numbers in [min, max], nothing else. */
+bool tool_parse_floats(const char *text, uint32_t count, float min, float max, float *out);
+/* "<w>x<h>" with both in [min, max] and nothing else. */
+bool tool_parse_size(const char *text, uint32_t min, uint32_t max, uint32_t *width, uint32_t *height);
+
+/* Prints "<tool>: missing value for <flag>" and returns 2 (the bad-command-line status). */
+int tool_missing_value(const char *tool, const char *flag);
+
+/* Flushes and closes stdout; when anything written there was lost (a full disk, `> /dev/full`, a
+ * closed pipe) says so on stderr and returns a failing status (`status` if already failing, else
+ * 1). Call once, last, with the status main is about to return. */
+int tool_finish_stdout(const char *tool, int status);
 
 /* Splits "a,b,c" into a NULL-terminated array of strings (one allocation: free() it). Empty items
  * are an error (returns NULL and sets *count to 0). */

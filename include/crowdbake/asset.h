@@ -7,8 +7,11 @@
  *
  * Loading validates everything before anything is used: magic and version, the section table,
  * section ranges, order and alignment, every CRC32, every count against its section size (with
- * overflow checks), every index against what it indexes, every float for finiteness. A file that
- * passes can be handed to a GPU as it is. Sections are 16-byte aligned so texture and vertex data
+ * overflow checks), every index against what it indexes, every float for finiteness and range
+ * (including every texel of the bone texture and of the fp16 textures: positions inside the decode
+ * box, octahedral normals in [-1, 1]), every section's tag (a section the format does not define
+ * is refused). A file that passes can be handed to a GPU as it is, and every decode below returns
+ * finite values. Sections are 16-byte aligned so texture and vertex data
  * are used in place, without copies.
  *
  * Conventions: model space is metres, +Y up, characters face +Z. Matrices are 3x4, row-major
@@ -25,6 +28,14 @@ extern "C" {
 #endif
 
 #define CROWD_FORMAT_VERSION 1u
+
+/* Loader limits beyond the counts in base.h. Every length an asset stores (bounds, the sphere,
+ * bind positions, bone and socket matrices, the bone texture, strides) has a magnitude of at most
+ * CROWD_MAX_COORDINATE metres, so every decode and every product the shaders form stays finite
+ * in float32. Files larger than CROWD_MAX_FILE_BYTES (more than the largest textures the limits
+ * allow) are refused before anything is allocated. Clip durations are 0 or 1e-6 .. 1e6 s. */
+#define CROWD_MAX_COORDINATE 1e6f
+#define CROWD_MAX_FILE_BYTES (16ull << 30)
 
 /* How vertex positions are stored in the position texture. */
 typedef enum crowd_position_encoding {
@@ -174,7 +185,7 @@ typedef struct crowd_asset {
 /* Validates a .crowd image in memory and fills `asset`. The data is borrowed: textures, streams
  * and names point into it, so it must stay alive and unchanged until crowd_asset_free. The data
  * must be 16-byte aligned (malloc'd memory is). Costs one pass over the bytes (CRC32 at a few
- * GB/s) plus one over the indices. On failure `asset` is zeroed and nothing needs freeing. */
+ * GB/s) plus one over the indices, the bone texture and the fp16 textures. On failure `asset` is zeroed and nothing needs freeing. */
 CROWD_API crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size,
                                      crowd_error *error);
 

@@ -35,27 +35,27 @@ static crowd_result check_desc(const crowd_bake_desc *d, crowd_error *error)
     if (!d->rig)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: no rig");
     if (d->fps != 0.0f && !(d->fps >= 1.0f && d->fps <= 240.0f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--fps %g outside 1..240", (double)d->fps);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.fps %g outside 1..240 (0 for the default 30)", (double)d->fps);
     if (d->frames > CROWD_MAX_FRAMES_PER_CLIP)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--frames %u outside 1..%u", d->frames,
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.frames %u outside 1..%u (0 to sample at fps)", d->frames,
                           CROWD_MAX_FRAMES_PER_CLIP);
     if (d->lod_count > CROWD_MAX_LODS)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--lods %u outside 1..%u", d->lod_count, CROWD_MAX_LODS);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.lod_count %u outside 1..%u (0 for the default 5)", d->lod_count, CROWD_MAX_LODS);
     if (d->tex_width > CROWD_MAX_TEXTURE_DIM)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--tex-width %u outside 1..%u", d->tex_width,
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.tex_width %u outside 1..%u (0 for the default 4096)", d->tex_width,
                           CROWD_MAX_TEXTURE_DIM);
     if (d->scale != 0.0f && !(d->scale >= 1e-4f && d->scale <= 1e4f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--scale %g outside 0.0001..10000", (double)d->scale);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.scale %g outside 0.0001..10000 (0 for 1)", (double)d->scale);
     if (d->compact && d->fp16)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--compact and --fp16 cannot be combined");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.compact and .fp16 cannot be combined");
     if (d->lod_ratios) {
         uint32_t n = d->lod_count ? d->lod_count : 5;
         if (d->lod_ratios[0] != 1.0f)
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--lod-ratios must start with 1 (full detail)");
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.lod_ratios[0] must be 1 (full detail)");
         for (uint32_t i = 1; i < n; i++)
             if (!(d->lod_ratios[i] > 0.0f && d->lod_ratios[i] <= d->lod_ratios[i - 1]))
                 return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                                  "--lod-ratios: ratio %u (%g) must be in (0, %g]", i, (double)d->lod_ratios[i],
+                                  "crowd_bake_desc.lod_ratios[%u] (%g) must be in (0, %g]", i, (double)d->lod_ratios[i],
                                   (double)d->lod_ratios[i - 1]);
     }
     return CROWD_OK;
@@ -82,7 +82,7 @@ static crowd_result select_clips(bake_job *job, crowd_error *error)
                     strncat(names, c ? ", " : "", sizeof names - strlen(names) - 1);
                     strncat(names, rig->clips[c].name, sizeof names - strlen(names) - 1);
                 }
-                return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--clips: no clip named \"%s\" (the rig has: %s)",
+                return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.clip_names[%u]: no clip named \"%s\" (the rig has: %s)", i,
                                   d->clip_names[i], names);
             }
         }
@@ -397,7 +397,7 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     const float *ratios = desc->lod_ratios ? desc->lod_ratios : default_lod_ratios;
     uint32_t lod_count = desc->lod_count ? desc->lod_count : 5;
     if (!desc->lod_ratios && lod_count > 5) {
-        r = crowd_fail(error, CROWD_ERROR_ARGUMENT, "--lods %u needs --lod-ratios (defaults exist for up to 5)",
+        r = crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.lod_count %u needs lod_ratios (defaults exist for up to 5 levels)",
                        lod_count);
         goto done;
     }

@@ -127,9 +127,15 @@ static void check_frame(verify_state *s, uint32_t clip, uint32_t frame, float *d
     for (uint32_t v = 0; v < a->vertex_count; v++) {
         const double *tp = s->truth_positions + 3 * v, *tn = s->truth_normals + 3 * v;
         float p[3], n[3];
-        crowd_asset_decode_vertex(a, frame, v, p, n);
+        if (crowd_asset_decode_vertex(a, frame, v, p, n) != CROWD_OK)
+            fail(r, "frame %u vertex %u: does not decode", frame, v);
         memcpy(decoded_frame + 3 * v, p, sizeof p);
         double dp = distance(p, tp) * 1e3, dn = angle_between(n, tn) * RAD_TO_DEG;
+        /* fmax() drops NaN, so a non-finite decode must be caught here or it would pass unseen */
+        if (!isfinite(dp) || !isfinite(dn))
+            fail(r, "frame %u vertex %u: VAT decodes to a non-finite %s (%g %g %g)", frame, v,
+                 isfinite(dp) ? "normal" : "position", (double)(isfinite(dp) ? n : p)[0],
+                 (double)(isfinite(dp) ? n : p)[1], (double)(isfinite(dp) ? n : p)[2]);
         s->position_sum += dp;
         s->normal_sum += dn;
         r->position_max_mm = fmax(r->position_max_mm, dp);
@@ -138,6 +144,8 @@ static void check_frame(verify_state *s, uint32_t clip, uint32_t frame, float *d
         if (r->bones_checked) {
             bone_skin(a, frame, v, p, n);
             double bp = distance(p, tp) * 1e3;
+            if (!isfinite(bp) || !isfinite(angle_between(n, tn)))
+                fail(r, "frame %u vertex %u: bone mode gives a non-finite position or normal", frame, v);
             s->bone_sum += bp;
             r->bone_position_max_mm = fmax(r->bone_position_max_mm, bp);
             r->bone_normal_max_deg = fmax(r->bone_normal_max_deg, angle_between(n, tn) * RAD_TO_DEG);
@@ -170,6 +178,9 @@ static crowd_result check_clip(verify_state *s, uint32_t c, crowd_error *error)
     if (!crowd_extract_stride(s->decoded, a->vertex_count, clip->frame_count, rc->duration, rc->loop, &stride))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "verify: out of memory");
     vc->decoded_stride = stride.stride;
+    if (!isfinite(vc->decoded_stride) || !isfinite(vc->manifest_stride))
+        fail(s->report, "clip \"%s\": stride not finite (manifest %g m, decoded %g m)", clip->name,
+             (double)vc->manifest_stride, vc->decoded_stride);
     if (isfinite(vc->truth)) {
         /* The manifest stride comes from the float frames and must meet the tolerance. The decoded
          * one also carries the encoding's error: a velocity from two frames each off by up to the
@@ -229,6 +240,11 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
     report->position_mean_mm = s.position_sum / (double)report->vertex_frames;
     report->normal_mean_deg = s.normal_sum / (double)report->vertex_frames;
     report->bone_position_mean_mm = report->bones_checked ? s.bone_sum / (double)report->vertex_frames : 0.0;
+    /* the reference itself must be finite too: a NaN anywhere is a failure, never a pass */
+    if (!isfinite(report->position_mean_mm) || !isfinite(report->normal_mean_deg) ||
+        !isfinite(report->bone_position_mean_mm) || !isfinite(report->position_bound_mm))
+        fail(report, "a mean or bound is not finite (position mean %g mm, normal mean %g deg)",
+             report->position_mean_mm, report->normal_mean_deg);
     if (report->position_max_mm > report->position_bound_mm)
         fail(report, "VAT position error %.4f mm exceeds the bound %.4f mm", report->position_max_mm,
              report->position_bound_mm);

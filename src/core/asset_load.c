@@ -2,13 +2,17 @@
  * sections mean (counts, ranges, indices, encodings) and builds the crowd_asset view. */
 #include "crowdbake/asset.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/alloc.h"
 #include "core/container_read.h"
 #include "core/error.h"
+#include "core/file_read.h"
+#include "core/half.h"
 
 /* Everything the loader allocates, in one block so crowd_asset_free is one crowd_free(). */
 typedef struct asset_storage {
@@ -25,12 +29,30 @@ typedef struct loader {
     crowd_container_view view;
     const uint8_t *strings;
     uint64_t strings_size;
+    uint64_t used; /* bit i: view.sections[i] was claimed by the header's layout */
     crowd_error *error;
 } loader;
 
-static bool finite3(const float v[3])
+/* Finite and at most CROWD_MAX_COORDINATE in magnitude (false for NaN). */
+static bool sane(float v)
 {
-    return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+    return fabsf(v) <= CROWD_MAX_COORDINATE;
+}
+
+static bool sane_n(const float *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!sane(v[i]))
+            return false;
+    return true;
+}
+
+static const crowd_section_view *claim(loader *ld, uint32_t tag)
+{
+    const crowd_section_view *s = crowd_container_find(&ld->view, tag);
+    if (s)
+        ld->used |= 1ull << (s - ld->view.sections);
+    return s;
 }
 
 /* A section that must hold exactly `count` records of `record` bytes when `present`, and must be
@@ -40,7 +62,7 @@ static crowd_result expect_section(loader *ld, uint32_t tag, bool present, uint6
 {
     char name[5];
     crowd_tag_name(tag, name);
-    const crowd_section_view *s = crowd_container_find(&ld->view, tag);
+    const crowd_section_view *s = claim(ld, tag);
     *out = NULL;
     if (!s) {
         if (present)
@@ -74,7 +96,7 @@ static crowd_result read_string(loader *ld, uint32_t offset, const char **out, c
 
 static crowd_result load_strings(loader *ld)
 {
-    const crowd_section_view *s = crowd_container_find(&ld->view, CROWD_TAG_STRS);
+    const crowd_section_view *s = claim(ld, CROWD_TAG_STRS);
     if (!s)
         return crowd_fail(ld->error, CROWD_ERROR_MISSING, "required section STRS is missing");
     if (s->size == 0 || s->data[s->size - 1] != 0)
@@ -145,6 +167,10 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
     bool bones = a->flags & CROWD_ASSET_HAS_BONES;
     if ((a->flags & CROWD_ASSET_HAS_ALBEDO) && !(a->flags & CROWD_ASSET_HAS_UVS))
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: an albedo texture without UVs");
+    if (!bones && a->bone_count != 0)
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "header: bone_count %u but flags lack HAS_BONES (bone_count must be 0 without bones)",
+                          a->bone_count);
     if ((r = check_count(ld, "vertex_count", a->vertex_count, 1, CROWD_MAX_VERTICES)) ||
         (r = check_count(ld, "index_count", a->index_count, 3, CROWD_MAX_INDICES)) ||
         (r = check_count(ld, "clip_count", a->clip_count, 1, CROWD_MAX_CLIPS)) ||
@@ -171,9 +197,19 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
                           "header: normal encoding %u cannot go with position encoding %u",
                           (unsigned)a->normal_encoding, (unsigned)a->position_encoding);
 
-    if (!finite3(a->bounds_min) || !finite3(a->bounds_max) || !isfinite(a->sphere_center_y) ||
-        !isfinite(a->sphere_radius) || a->sphere_radius < 0.0f || !isfinite(a->bake_fps) || a->bake_fps < 0.0f)
-        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bounds, sphere or fps not finite");
+    for (int i = 0; i < 3; i++)
+        if (!sane(a->bounds_min[i]) || !sane(a->bounds_max[i]))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "header: bounds[%d] %g .. %g not finite or beyond +-%g m", i, (double)a->bounds_min[i],
+                              (double)a->bounds_max[i], (double)CROWD_MAX_COORDINATE);
+    /* the sphere holds the box under any yaw: at most a few box diagonals */
+    if (!sane(a->sphere_center_y) || !(a->sphere_radius >= 0.0f && a->sphere_radius <= 4.0f * CROWD_MAX_COORDINATE))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "header: sphere centre y %g / radius %g not finite or out of range",
+                          (double)a->sphere_center_y, (double)a->sphere_radius);
+    if (!(a->bake_fps >= 0.0f && a->bake_fps <= 1e4f))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bake_fps %g outside 0..10000",
+                          (double)a->bake_fps);
     if (!(a->unit_scale >= 1e-4f && a->unit_scale <= 1e4f))
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unit_scale %g outside 0.0001..10000",
                           (double)a->unit_scale);
@@ -258,6 +294,130 @@ static crowd_result load_textures(loader *ld, crowd_asset *a, const texture_dims
     return load_texture(ld, CROWD_TAG_TALB, albedo, d->albedo_w, d->albedo_h, 1, CROWD_TEXEL_RGBA8, &a->albedo);
 }
 
+/* Texture contents. The integer textures decode inside the box whatever they hold; the float ones
+ * are scanned once here so no decode (CPU or GPU) can meet a NaN, an infinity or a point outside
+ * the decode box. Padding texels are scanned too: they are uploaded like the rest. */
+
+#define HALF_ONE 0x3C00u            /* 1.0 as a half: larger magnitudes (inf and NaN included) fail */
+#define FLOAT_MAX_COORDINATE 0x49742400u /* bits of 1e6f == CROWD_MAX_COORDINATE */
+
+static void texel_place(char *where, size_t size, uint64_t texel, uint64_t per_frame, uint64_t needed,
+                        const char *item)
+{
+    if (texel >= needed)
+        snprintf(where, size, "texel %llu (padding)", (unsigned long long)texel);
+    else
+        snprintf(where, size, "texel %llu (frame %llu, %s %llu)", (unsigned long long)texel,
+                 (unsigned long long)(texel / per_frame), item, (unsigned long long)(texel % per_frame));
+}
+
+/* Fast passes first: branch-free loops the compiler vectorises (an fp16 bake of the humanoid
+ * holds about 7 MB of half floats); the texel-by-texel loops after them only run to name the bad
+ * value. */
+static bool any_half_outside_unit(const uint16_t *h, uint64_t n)
+{
+    unsigned bad = 0;
+    for (uint64_t i = 0; i < n; i++)
+        bad |= (unsigned)(h[i] > HALF_ONE) & (unsigned)(h[i] != 0x8000u);
+    return bad != 0;
+}
+
+static bool any_half_beyond_one(const uint16_t *h, uint64_t n)
+{
+    unsigned bad = 0;
+    for (uint64_t i = 0; i < n; i++)
+        bad |= (unsigned)((h[i] & 0x7FFFu) > HALF_ONE);
+    return bad != 0;
+}
+
+static bool any_float_beyond(const float *f, uint64_t n)
+{
+    unsigned bad = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, f + i, sizeof u);
+        bad |= (unsigned)((u & 0x7FFFFFFFu) > FLOAT_MAX_COORDINATE);
+    }
+    return bad != 0;
+}
+
+static crowd_result check_f16_positions(loader *ld, const crowd_asset *a)
+{
+    const uint16_t *h = a->positions.data;
+    uint64_t texels = (uint64_t)a->positions.width * a->positions.height;
+    /* w is written as 0 and held to the same rule, so one flat pass covers every channel */
+    if (!any_half_outside_unit(h, texels * 4))
+        return CROWD_OK;
+    for (uint64_t t = 0; t < texels; t++, h += 4) {
+        /* the box-normalised position must lie in [0, 1]: +0 .. 1.0, or -0 */
+        int k = 0;
+        while (k < 4 && (h[k] <= HALF_ONE || h[k] == 0x8000u))
+            k++;
+        if (k == 4)
+            continue;
+        char where[96];
+        texel_place(where, sizeof where, t, a->vertex_count, (uint64_t)a->vertex_count * a->frame_count, "vertex");
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "texture TPOS %s: %c = %g (half 0x%04x) is outside the decode box's [0, 1]", where,
+                          "xyzw"[k], (double)crowd_half_to_float(h[k]), h[k]);
+    }
+    return CROWD_OK;
+}
+
+static crowd_result check_f16_normals(loader *ld, const crowd_asset *a)
+{
+    const uint16_t *h = a->normals.data;
+    uint64_t texels = (uint64_t)a->normals.width * a->normals.height;
+    if (!any_half_beyond_one(h, texels * 2))
+        return CROWD_OK;
+    for (uint64_t t = 0; t < texels; t++, h += 2) {
+        if ((h[0] & 0x7FFFu) <= HALF_ONE && (h[1] & 0x7FFFu) <= HALF_ONE)
+            continue;
+        int k = (h[0] & 0x7FFFu) <= HALF_ONE;
+        char where[96];
+        texel_place(where, sizeof where, t, a->vertex_count, (uint64_t)a->vertex_count * a->frame_count, "vertex");
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "texture TNRM %s: octahedral %c = %g (half 0x%04x) is outside [-1, 1]", where, "xy"[k],
+                          (double)crowd_half_to_float(h[k]), h[k]);
+    }
+    return CROWD_OK;
+}
+
+static crowd_result check_bone_texture(loader *ld, const crowd_asset *a)
+{
+    const uint8_t *p = a->bones.data;
+    uint64_t values = (uint64_t)a->bones.width * a->bones.height * 4u;
+    if (!any_float_beyond(a->bones.data, values))
+        return CROWD_OK;
+    for (uint64_t i = 0; i < values; i++, p += 4) {
+        if ((crowd_rd32(p) & 0x7FFFFFFFu) <= FLOAT_MAX_COORDINATE)
+            continue;
+        uint64_t texel = i / 4, needed = (uint64_t)a->frame_count * a->bone_count * 3u;
+        char where[112];
+        if (texel >= needed)
+            snprintf(where, sizeof where, "texel %llu (padding)", (unsigned long long)texel);
+        else
+            snprintf(where, sizeof where, "texel %llu (frame %llu, bone %llu, row %llu)", (unsigned long long)texel,
+                     (unsigned long long)(texel / 3 / a->bone_count), (unsigned long long)(texel / 3 % a->bone_count),
+                     (unsigned long long)(texel % 3));
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "texture TBON %s: %c = %g is not finite or beyond +-%g", where, "xyzw"[i % 4],
+                          (double)crowd_rdf32(p), (double)CROWD_MAX_COORDINATE);
+    }
+    return CROWD_OK;
+}
+
+static crowd_result check_texture_values(loader *ld, const crowd_asset *a)
+{
+    crowd_result r = CROWD_OK;
+    if (a->position_encoding == CROWD_POSITION_F16_BOX &&
+        ((r = check_f16_positions(ld, a)) || (r = check_f16_normals(ld, a))))
+        return r;
+    if (a->bones.data)
+        r = check_bone_texture(ld, a);
+    return r;
+}
+
 /* ---- per-vertex streams and indices ---------------------------------------------------------- */
 
 static crowd_result load_streams(loader *ld, crowd_asset *a)
@@ -286,10 +446,13 @@ static crowd_result load_streams(loader *ld, crowd_asset *a)
     a->indices = (const uint32_t *)idx;
 
     for (uint32_t v = 0; v < a->vertex_count; v++) {
-        if (!finite3(a->bind_positions + 3 * v) || !finite3(a->bind_normals + 3 * v))
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "vertices[%u]: bind position/normal not finite", v);
-        if (a->uvs && !(isfinite(a->uvs[2 * v]) && isfinite(a->uvs[2 * v + 1])))
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "vertices[%u]: uv not finite", v);
+        if (!sane_n(a->bind_positions + 3 * v, 3) || !sane_n(a->bind_normals + 3 * v, 3))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "vertices[%u]: bind position/normal not finite or beyond +-%g", v,
+                              (double)CROWD_MAX_COORDINATE);
+        if (a->uvs && !sane_n(a->uvs + 2 * v, 2))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "vertices[%u]: uv not finite or beyond +-%g", v,
+                              (double)CROWD_MAX_COORDINATE);
         if (a->regions[v] >= a->region_count)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "vertices[%u]: region %u out of range (%u regions)",
                               v, a->regions[v], a->region_count);
@@ -352,10 +515,19 @@ static crowd_result load_clips(loader *ld, crowd_asset *a, crowd_clip *clips)
                               c->first_frame, (unsigned long long)next_frame - 1, a->frame_count);
         if (c->flags & ~(uint32_t)(CROWD_CLIP_LOOP | CROWD_CLIP_LOCOMOTION))
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "clips[%u]: unknown flags 0x%x", i, c->flags);
-        if (!isfinite(c->duration) || c->duration < 0.0f || !isfinite(c->stride) || c->stride < 0.0f)
+        /* tiny non-zero values are refused too: rates divide by them */
+        if (!(c->duration == 0.0f || (c->duration >= 1e-6f && c->duration <= 1e6f)))
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "clips[%u] \"%s\": duration %g / stride %g must be finite and >= 0", i, c->name,
-                              (double)c->duration, (double)c->stride);
+                              "clips[%u] \"%s\": duration %g s must be 0 or in 1e-6..1e6", i, c->name,
+                              (double)c->duration);
+        if (!(c->stride == 0.0f || (c->stride >= 1e-6f && c->stride <= CROWD_MAX_COORDINATE)))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "clips[%u] \"%s\": stride %g m must be 0 or in 1e-6..1e6", i, c->name,
+                              (double)c->stride);
+        if (((c->flags & CROWD_CLIP_LOCOMOTION) != 0) != (c->stride > 0.0f))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "clips[%u] \"%s\": flag LOCOMOTION %s but stride is %g (a travelling clip has stride > 0)",
+                              i, c->name, (c->flags & CROWD_CLIP_LOCOMOTION) ? "set" : "clear", (double)c->stride);
     }
     if (next_frame != a->frame_count)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "clips cover %llu frames, the texture holds %u",
@@ -379,7 +551,7 @@ static crowd_result load_lods(loader *ld, crowd_asset *a, crowd_lod *lods)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "lods[%u]: indices %u + %u past the %u in INDX", i, l->first_index,
                               l->index_count, a->index_count);
-        if (l->index_count == 0 || l->index_count != 3u * l->triangle_count)
+        if (l->index_count == 0 || (uint64_t)l->index_count != 3ull * l->triangle_count)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "lods[%u]: %u indices do not make %u triangles", i, l->index_count,
                               l->triangle_count);
@@ -387,18 +559,11 @@ static crowd_result load_lods(loader *ld, crowd_asset *a, crowd_lod *lods)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "lods[%u]: %u triangles, more than level %u's %u", i, l->triangle_count, i - 1,
                               lods[i - 1].triangle_count);
-        if (!isfinite(l->screen_coverage) || l->screen_coverage < 0.0f)
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "lods[%u]: screen coverage not finite", i);
+        if (!(l->screen_coverage >= 0.0f && l->screen_coverage <= 1e6f))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "lods[%u]: screen_coverage %g not in 0..1e6", i,
+                              (double)l->screen_coverage);
     }
     return CROWD_OK;
-}
-
-static bool finite_n(const float *v, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (!isfinite(v[i]))
-            return false;
-    return true;
 }
 
 static crowd_result load_bones(loader *ld, crowd_asset *a, crowd_bone *bones)
@@ -419,8 +584,9 @@ static crowd_result load_bones(loader *ld, crowd_asset *a, crowd_bone *bones)
         if (b->parent < -1 || b->parent >= (int32_t)i)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "bones[%u] \"%s\": parent %d must be -1 or an earlier bone", i, b->name, b->parent);
-        if (!finite_n(b->bind, 12))
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "bones[%u]: bind matrix not finite", i);
+        if (!sane_n(b->bind, 12))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "bones[%u] \"%s\": bind matrix not finite or beyond +-%g",
+                              i, b->name, (double)CROWD_MAX_COORDINATE);
     }
     return CROWD_OK;
 }
@@ -444,8 +610,9 @@ static crowd_result load_sockets(loader *ld, crowd_asset *a, crowd_socket *socke
         if (s->bone >= a->bone_count)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "sockets[%u] \"%s\": bone %u out of range (%u bones)",
                               i, s->name, s->bone, a->bone_count);
-        if (!finite_n(s->offset, 12))
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "sockets[%u]: offset not finite", i);
+        if (!sane_n(s->offset, 12))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "sockets[%u] \"%s\": offset not finite or beyond +-%g",
+                              i, s->name, (double)CROWD_MAX_COORDINATE);
     }
     return CROWD_OK;
 }
@@ -476,6 +643,21 @@ static crowd_result load_regions(loader *ld, crowd_asset *a, crowd_region *regio
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "regions[%u] \"%s\": palette %u + %u outside the %u colours", i, g->name,
                               g->palette_first, g->palette_count, a->palette_count);
+    }
+    return CROWD_OK;
+}
+
+/* The header decides which sections exist; one it did not ask for is an error (a newer writer's
+ * data this reader would silently drop, or a header that disowns what the file carries). */
+static crowd_result check_every_section_claimed(loader *ld)
+{
+    for (uint32_t i = 0; i < ld->view.count; i++) {
+        if (ld->used & (1ull << i))
+            continue;
+        char name[5];
+        crowd_tag_name(ld->view.sections[i].tag, name);
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "section %u (%s) is not a section of format version %u",
+                          i, name, CROWD_FORMAT_VERSION);
     }
     return CROWD_OK;
 }
@@ -530,7 +712,8 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
     if ((r = load_textures(&ld, asset, &dims)) || (r = load_streams(&ld, asset)) ||
         (r = load_clips(&ld, asset, s->clips)) || (r = load_lods(&ld, asset, s->lods)) ||
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
-        (r = load_regions(&ld, asset, s->regions)))
+        (r = load_regions(&ld, asset, s->regions)) || (r = check_texture_values(&ld, asset)) ||
+        (r = check_every_section_claimed(&ld)))
         goto fail;
     return CROWD_OK;
 
@@ -544,27 +727,25 @@ crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_e
     if (!asset || !path)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_asset_load_file: NULL asset or path");
     memset(asset, 0, sizeof *asset);
+    errno = 0;
     FILE *f = fopen(path, "rb");
     if (!f)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open", path);
+        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "fopen failed");
 
-    crowd_result r = CROWD_OK;
     void *bytes = NULL;
-    long size = -1;
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot determine the size", path);
+    uint64_t size = 0;
+    crowd_result r = crowd_file_size(f, path, CROWD_MAX_FILE_BYTES, &size, error);
+    if (r != CROWD_OK)
         goto done;
-    }
     /* 16-byte aligned so sections can be used in place; +1 keeps crowd_malloc(0) out of the picture. */
-    bytes = crowd_aligned_alloc(CROWD_SECTION_ALIGN, crowd_align16((uint64_t)size + 1));
+    bytes = crowd_aligned_alloc(CROWD_SECTION_ALIGN, crowd_align16(size + 1));
     if (!bytes) {
-        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, size);
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", path,
+                       (unsigned long long)size);
         goto done;
     }
-    if (fread(bytes, 1, (size_t)size, f) != (size_t)size) {
-        r = crowd_fail(error, CROWD_ERROR_IO, "%s: read failed", path);
+    if ((r = crowd_file_read_all(f, path, bytes, size, error)) != CROWD_OK)
         goto done;
-    }
     r = crowd_asset_load_memory(asset, bytes, (size_t)size, error);
     if (r == CROWD_OK) {
         ((asset_storage *)asset->internal_)->file_bytes = bytes;

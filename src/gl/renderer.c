@@ -264,7 +264,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: NULL desc, out or asset");
     *out = NULL;
     if (desc->mode == CROWD_GL_BONES && !desc->asset->bones.data)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bone mode needs an asset baked with --bones");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bone mode needs an asset with a bone texture (baked with crowd_bake_desc.bones)");
     crowd_gl_renderer *r = crowd_calloc(1, sizeof *r);
     if (!r)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "renderer: out of memory");
@@ -406,7 +406,7 @@ crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attach
         d->index_count % 3 || d->accessory_bit > 7)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: incomplete mesh or accessory bit > 7");
     if (!r->asset->bones.data)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachments need an asset baked with --bones");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachments need an asset with a bone texture (baked with crowd_bake_desc.bones)");
     if (r->attachment_count == CROWD_GL_MAX_ATTACHMENTS)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "at most %d attachments", CROWD_GL_MAX_ATTACHMENTS);
     int socket = crowd_asset_find_socket(r->asset, d->socket);

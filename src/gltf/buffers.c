@@ -9,6 +9,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/file_read.h"
 #include "gltf/gltf_internal.h"
 
 /* ---- base64 ---------------------------------------------------------------------------------- */
@@ -106,19 +107,17 @@ static crowd_result read_external(const gltf_doc *doc, const char *uri, const ch
     file[o] = '\0';
     crowd_result r = CROWD_OK;
     FILE *f = fopen(file, "rb");
-    long length = -1;
+    uint64_t length = 0;
     *owned = NULL;
     if (!f)
         r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open \"%.200s\": %s", path, file, strerror(errno));
-    else if (fseek(f, 0, SEEK_END) != 0 || (length = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot size \"%.200s\"", path, file);
-    else if ((unsigned long long)length > CROWD_GLTF_MAX_FILE_BYTES)
-        r = crowd_fail(error, CROWD_ERROR_LIMIT, "%s: \"%.200s\" is %ld bytes, limit %llu", path, file, length,
-                       CROWD_GLTF_MAX_FILE_BYTES);
+    else if ((r = crowd_file_size(f, file, CROWD_GLTF_MAX_FILE_BYTES, &length, error)) != CROWD_OK)
+        crowd_error_prefix(error, "%s: ", path);
     else if (!(*owned = crowd_malloc((size_t)length + 1)))
-        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, length);
-    else if (fread(*owned, 1, (size_t)length, f) != (size_t)length)
-        r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot read \"%.200s\"", path, file);
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", path,
+                       (unsigned long long)length);
+    else if ((r = crowd_file_read_all(f, file, *owned, length, error)) != CROWD_OK)
+        crowd_error_prefix(error, "%s: ", path);
     if (f)
         fclose(f);
     crowd_free(file);

@@ -9,6 +9,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/file_read.h"
 #include "gltf/gltf_build.h"
 
 /* Extensions whose data we would need to decode: refused by name, used or required. */
@@ -287,16 +288,13 @@ crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc,
     if (!f)
         return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
     uint8_t *bytes = NULL;
-    long n = -1;
-    crowd_result r = CROWD_OK;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0)
-        r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot determine the size", path);
-    else if ((unsigned long long)n > CROWD_GLTF_MAX_FILE_BYTES)
-        r = crowd_fail(error, CROWD_ERROR_LIMIT, "%s: %ld bytes, limit %llu", path, n, CROWD_GLTF_MAX_FILE_BYTES);
-    else if (!(bytes = crowd_malloc((size_t)n + 1)))
-        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %ld bytes", path, n);
-    else if (fread(bytes, 1, (size_t)n, f) != (size_t)n)
-        r = crowd_fail(error, CROWD_ERROR_IO, "%s: read failed", path);
+    uint64_t n = 0;
+    crowd_result r = crowd_file_size(f, path, CROWD_GLTF_MAX_FILE_BYTES, &n, error);
+    if (r == CROWD_OK && !(bytes = crowd_malloc((size_t)n + 1)))
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", path,
+                       (unsigned long long)n);
+    if (r == CROWD_OK)
+        r = crowd_file_read_all(f, path, bytes, n, error);
     fclose(f);
     char *dir = r == CROWD_OK ? crowd_malloc(strlen(path) + 2) : NULL;
     if (r == CROWD_OK && !dir)

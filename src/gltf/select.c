@@ -68,7 +68,7 @@ static crowd_result select_skins(gltf_builder *b, crowd_error *error)
     const gltf_doc *doc = b->doc;
     const crowd_gltf_desc *desc = doc->desc;
     if (desc && desc->select_skin && desc->skin >= doc->skin_count)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "--skin %u: the file has %u skins", desc->skin, doc->skin_count);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gltf_desc.skin %u: the file has %u skins", desc->skin, doc->skin_count);
     b->selected_skin = desc && desc->select_skin ? (int32_t)desc->skin : -1;
     crowd_result r = desc && desc->select_skin ? CROWD_OK : default_skin(doc, &b->selected_skin, error);
     if (r != CROWD_OK)

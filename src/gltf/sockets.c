@@ -63,7 +63,8 @@ crowd_result gltf_build_sockets(gltf_builder *b, crowd_error *error)
     for (uint32_t i = 0; desc && i < desc->socket_count && r == CROWD_OK; i++) {
         const crowd_gltf_socket *s = &desc->sockets[i];
         char what[160];
-        snprintf(what, sizeof what, "--socket %.60s=%.60s", s->name ? s->name : "", s->node ? s->node : "");
+        snprintf(what, sizeof what, "crowd_gltf_desc.sockets[%u] %.60s=%.60s", i, s->name ? s->name : "",
+                 s->node ? s->node : "");
         int32_t node = -1;
         for (uint32_t n = 0; s->node && n < doc->node_count && node < 0; n++)
             if (doc->nodes[n].name && !strcmp(doc->nodes[n].name, s->node))
