@@ -311,8 +311,9 @@ static void texel_place(char *where, size_t size, uint64_t texel, uint64_t per_f
                  (unsigned long long)(texel / per_frame), item, (unsigned long long)(texel % per_frame));
 }
 
-/* Fast passes first: branch-free loops the compiler vectorises (the fp16 textures of a default
- * humanoid are 7 MB); the texel-by-texel loops after them only run to name the bad value. */
+/* Fast passes first: branch-free loops the compiler vectorises (an fp16 bake of the humanoid
+ * holds about 7 MB of half floats); the texel-by-texel loops after them only run to name the bad
+ * value. */
 static bool any_half_outside_unit(const uint16_t *h, uint64_t n)
 {
     unsigned bad = 0;
