@@ -234,21 +234,20 @@ static void fades_fold_and_phase_continuity(void)
 {
     crowd *c = make_crowd(8, 24.0f);
     crowd_set_count(c, 3);
-    int walk = crowd_asset_find_clip(&asset, "walk"), idle = crowd_asset_find_clip(&asset, "idle");
-    REQUIRE(walk >= 0 && idle >= 0);
+    uint32_t walk = clip_or_die(&asset, "walk"), idle = clip_or_die(&asset, "idle");
     crowd_view v;
     view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.5f, &v);
     CHECK(crowd_play(c, 1, (uint32_t)walk, 1.0f, 0.3f) == CROWD_OK);
     crowd_record r;
     crowd_get(c, 1, &r);
-    CHECK((int)r.clip_b == walk && r.fade_rate > 3.0f && r.fade_rate < 3.5f);
+    CHECK((uint32_t)r.clip_b == walk && r.fade_rate > 3.0f && r.fade_rate < 3.5f);
     crowd_update(c, 0.2f, &v);
     crowd_get(c, 1, &r);
     CHECK(r.fade_rate > 0.0f); /* still fading */
     const crowd_frame *f = crowd_update(c, 0.2f, &v);
     crowd_get(c, 1, &r);
-    CHECKF((int)r.clip_a == walk && r.fade_rate == 0.0f, "clip_a %g fade_rate %g", (double)r.clip_a,
+    CHECKF((uint32_t)r.clip_a == walk && r.fade_rate == 0.0f, "clip_a %g fade_rate %g", (double)r.clip_a,
            (double)r.fade_rate);
     CHECK(f->stats.fades_active == 0);
 
@@ -337,8 +336,7 @@ static void hostile_calls(void)
     crowd *c = make_crowd(16, 24.0f);
     crowd_view v;
     view_at(&v, 0, 2, 10, 0, 1, 0);
-    int idle = crowd_asset_find_clip(&asset, "idle"), walk = crowd_asset_find_clip(&asset, "walk");
-    REQUIRE(idle >= 0 && walk >= 0);
+    uint32_t idle = clip_or_die(&asset, "idle"), walk = clip_or_die(&asset, "walk");
     crowd_set_count(c, 2);
     crowd_play(c, 0, (uint32_t)idle, 0.3f, 0.0f);
     crowd_update(c, 0.1f, &v);
@@ -370,11 +368,11 @@ static void hostile_calls(void)
     crowd_update(c, 0.2f, &v);
     crowd_play(c, 1, (uint32_t)idle, 0.5f, 1.0f);
     crowd_get(c, 1, &r);
-    CHECK((int)r.clip_a == walk && (int)r.clip_b == idle && r.fade_rate > 0.0f && r.rate_b == 0.5f);
-    int run = crowd_asset_find_clip(&asset, "run");
+    CHECK((uint32_t)r.clip_a == walk && (uint32_t)r.clip_b == idle && r.fade_rate > 0.0f && r.rate_b == 0.5f);
+    uint32_t run = clip_or_die(&asset, "run");
     crowd_play(c, 1, (uint32_t)run, 1.0f, 1.0f);
     crowd_get(c, 1, &r);
-    CHECKF((int)r.clip_a == walk && (int)r.clip_b == run, "a %g b %g", (double)r.clip_a, (double)r.clip_b);
+    CHECKF((uint32_t)r.clip_a == walk && (uint32_t)r.clip_b == run, "a %g b %g", (double)r.clip_a, (double)r.clip_b);
 
     /* a far-off position (the "hide it" trick) lands in a border chunk; no undefined conversion */
     CHECK(crowd_set_transform(c, 0, 1e12f, 0.0f, -1e12f, 0.0f) == CROWD_OK);
