@@ -118,6 +118,29 @@ static crowd_desc crowd_settings_of(const demo_app *app, const crowd_asset *asse
     return d;
 }
 
+/* The demo's look: bright shirts, sizes within 8 % of the asset's, a hat on 30 % and a balloon on
+ * 12 %, and the humanoid's clip names where the asset has them all (else the library's fallbacks:
+ * the first clip without a stride for idle, every clip with one as a gait). */
+static crowd_spawn_options demo_spawn_options(const crowd_asset *asset)
+{
+    static const char *const gaits[3] = {"walk", "jog", "run"};
+    crowd_spawn_options o = {.scale_min = 0.92f, .scale_max = 1.08f, .shirts = 1, .saturation_min = 0.35f,
+                             .saturation_max = 0.95f, .value_min = 0.45f, .value_max = 0.95f, .accessories = 1,
+                             .accessory_odds = {0.3f, 0.12f}};
+    if (crowd_asset_find_clip(asset, "idle", NULL))
+        o.idle_clip = "idle";
+    if (crowd_asset_find_clip(asset, "cheer", NULL))
+        o.cheer_clip = "cheer";
+    bool humanoid = true;
+    for (int k = 0; k < 3; k++)
+        humanoid &= crowd_asset_find_clip(asset, gaits[k], NULL);
+    if (humanoid) {
+        o.gait_clips = gaits;
+        o.gait_clip_count = 3;
+    }
+    return o;
+}
+
 static crowd_result build_crowd(demo_app *app, crowd_error *error)
 {
     release_crowd(app);
@@ -125,7 +148,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
     crowd_desc cd = crowd_settings_of(app, asset);
     crowd_sim_desc sd = {.scenario = (crowd_scenario)app->settings[DEMO_SCENARIO], .obstacles = app->obstacles,
                          .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 7,
-                         .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1};
+                         .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1, .spawn = demo_spawn_options(asset)};
     if (!asset->bones.data)
         app->settings[DEMO_MODE] = 0;
     crowd_gl_desc gd = {.asset = asset, .es = app->desc.es,

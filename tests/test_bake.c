@@ -31,8 +31,7 @@ static void strides_match_truth(void)
     uint32_t gait_count;
     const crowd_gait *gaits = crowd_humanoid_gaits(&gait_count);
     for (uint32_t g = 0; g < gait_count; g++) {
-        int c = crowd_asset_find_clip(&default_asset, gaits[g].name);
-        REQUIRE(c >= 0);
+        uint32_t c = clip_or_die(&default_asset, gaits[g].name);
         double error = fabs(default_asset.clips[c].stride - gaits[g].stride) / gaits[g].stride;
         CHECKF(error < 1e-3, "%s: stride %.5f vs %.5f", gaits[g].name, (double)default_asset.clips[c].stride,
                gaits[g].stride);
@@ -41,13 +40,12 @@ static void strides_match_truth(void)
                gaits[g].stride, 100.0 * (default_asset.clips[c].stride - gaits[g].stride) / gaits[g].stride);
     }
     for (const char *still[] = {"idle", "wave", "cheer"}, **s = still; s < still + 3; s++) {
-        int c = crowd_asset_find_clip(&default_asset, *s);
-        REQUIRE(c >= 0);
+        uint32_t c = clip_or_die(&default_asset, *s);
         CHECKF(default_asset.clips[c].stride == 0.0f && !(default_asset.clips[c].flags & CROWD_CLIP_LOCOMOTION),
                "%s should not travel", *s);
     }
     /* the run really has an airborne phase: frames where no vertex touches the ground */
-    int run = crowd_asset_find_clip(&default_asset, "run");
+    uint32_t run = clip_or_die(&default_asset, "run");
     const crowd_clip *clip = &default_asset.clips[run];
     int airborne = 0;
     for (uint32_t f = 0; f < clip->frame_count; f++) {
@@ -196,7 +194,7 @@ static void texture_width_grows(void)
     CHECK(a.positions.width == 64 && a.positions.height == (a.vertex_count * a.frame_count + 63) / 64);
     /* same texels as the 4096-wide bake of the same clip */
     float p1[3], n1[3], p2[3], n2[3];
-    int walk = crowd_asset_find_clip(&default_asset, "walk");
+    uint32_t walk = clip_or_die(&default_asset, "walk");
     int mismatches = 0;
     for (uint32_t f = 0; f < a.frame_count; f++)
         for (uint32_t v = 0; v < a.vertex_count; v += 7) {

@@ -34,8 +34,12 @@ static void round_trip(void)
     CHECK(a.clips[0].frame_count == 8 && a.frame_count == 8);
     CHECK(!memcmp(a.bind_positions, tiny_rig.positions, 12 * (size_t)a.vertex_count));
     CHECK(a.flags & CROWD_ASSET_HAS_BONES);
-    CHECK(crowd_asset_find_clip(&a, "bend") == 0 && crowd_asset_find_clip(&a, "nope") == -1);
-    CHECK(crowd_asset_find_socket(&a, "tip") == 0 && crowd_asset_find_region(&a, "body") == 0);
+    uint32_t found = 99;
+    CHECK(crowd_asset_find_clip(&a, "bend", &found) && found == 0);
+    found = 99;
+    CHECK(!crowd_asset_find_clip(&a, "nope", &found) && found == 99 && !crowd_asset_find_clip(&a, NULL, &found));
+    CHECK(crowd_asset_find_socket(&a, "tip", &found) && found == 0 && crowd_asset_find_region(&a, "body", &found) &&
+          found == 0 && !crowd_asset_find_region(&a, "nope", NULL));
     /* the socket offset is in bind-pose model space: the tip bone sits at y = 0.5, the socket 0.5 above */
     CHECK(a.sockets[0].offset[7] > 0.999f && a.sockets[0].offset[7] < 1.001f);
     float p[3], n[3], m[12];

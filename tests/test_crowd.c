@@ -234,21 +234,20 @@ static void fades_fold_and_phase_continuity(void)
 {
     crowd *c = make_crowd(8, 24.0f);
     crowd_set_count(c, 3);
-    int walk = crowd_asset_find_clip(&asset, "walk"), idle = crowd_asset_find_clip(&asset, "idle");
-    REQUIRE(walk >= 0 && idle >= 0);
+    uint32_t walk = clip_or_die(&asset, "walk"), idle = clip_or_die(&asset, "idle");
     crowd_view v;
     view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.5f, &v);
     CHECK(crowd_play(c, 1, (uint32_t)walk, 1.0f, 0.3f) == CROWD_OK);
     crowd_record r;
     crowd_get(c, 1, &r);
-    CHECK((int)r.clip_b == walk && r.fade_rate > 3.0f && r.fade_rate < 3.5f);
+    CHECK((uint32_t)r.clip_b == walk && r.fade_rate > 3.0f && r.fade_rate < 3.5f);
     crowd_update(c, 0.2f, &v);
     crowd_get(c, 1, &r);
     CHECK(r.fade_rate > 0.0f); /* still fading */
     const crowd_frame *f = crowd_update(c, 0.2f, &v);
     crowd_get(c, 1, &r);
-    CHECKF((int)r.clip_a == walk && r.fade_rate == 0.0f, "clip_a %g fade_rate %g", (double)r.clip_a,
+    CHECKF((uint32_t)r.clip_a == walk && r.fade_rate == 0.0f, "clip_a %g fade_rate %g", (double)r.clip_a,
            (double)r.fade_rate);
     CHECK(f->stats.fades_active == 0);
 
@@ -337,8 +336,7 @@ static void hostile_calls(void)
     crowd *c = make_crowd(16, 24.0f);
     crowd_view v;
     view_at(&v, 0, 2, 10, 0, 1, 0);
-    int idle = crowd_asset_find_clip(&asset, "idle"), walk = crowd_asset_find_clip(&asset, "walk");
-    REQUIRE(idle >= 0 && walk >= 0);
+    uint32_t idle = clip_or_die(&asset, "idle"), walk = clip_or_die(&asset, "walk");
     crowd_set_count(c, 2);
     crowd_play(c, 0, (uint32_t)idle, 0.3f, 0.0f);
     crowd_update(c, 0.1f, &v);
@@ -370,11 +368,11 @@ static void hostile_calls(void)
     crowd_update(c, 0.2f, &v);
     crowd_play(c, 1, (uint32_t)idle, 0.5f, 1.0f);
     crowd_get(c, 1, &r);
-    CHECK((int)r.clip_a == walk && (int)r.clip_b == idle && r.fade_rate > 0.0f && r.rate_b == 0.5f);
-    int run = crowd_asset_find_clip(&asset, "run");
+    CHECK((uint32_t)r.clip_a == walk && (uint32_t)r.clip_b == idle && r.fade_rate > 0.0f && r.rate_b == 0.5f);
+    uint32_t run = clip_or_die(&asset, "run");
     crowd_play(c, 1, (uint32_t)run, 1.0f, 1.0f);
     crowd_get(c, 1, &r);
-    CHECKF((int)r.clip_a == walk && (int)r.clip_b == run, "a %g b %g", (double)r.clip_a, (double)r.clip_b);
+    CHECKF((uint32_t)r.clip_a == walk && (uint32_t)r.clip_b == run, "a %g b %g", (double)r.clip_a, (double)r.clip_b);
 
     /* a far-off position (the "hide it" trick) lands in a border chunk; no undefined conversion */
     CHECK(crowd_set_transform(c, 0, 1e12f, 0.0f, -1e12f, 0.0f) == CROWD_OK);
@@ -822,6 +820,352 @@ static void regions_at_the_limits(void)
     mirror_free(&m);
 }
 
+static bool said(const crowd *c, const char *words)
+{
+    const crowd_error *e = crowd_last_error(c);
+    return e && strstr(e->message, words) != NULL;
+}
+
+/* Every desc value is expressible and checked: sentinels for "LOD 0 only" and "no hysteresis", a
+ * lone lod_distances[0] completed rather than capping the chain, and hostile values refused with
+ * a reason, leaving the settings as they were. */
+static void settings_contracts(void)
+{
+    const uint32_t n = 5000;
+    crowd *c = make_crowd(n, 24.0f);
+    scatter(c, n, 5);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    CHECK(crowd_last_error(c)->code == CROWD_OK && crowd_last_error(c)->message[0] == 0);
+    crowd_desc d = *crowd_settings(c);
+    CHECK(d.shadow_max_lod == 2 && d.cross_fade_max_lod == 1 && d.hysteresis == 0.1f);
+    CHECK(d.lod_distances[3] == 80.0f && fabsf(d.lod_distances[4] - 188.0f) < 0.01f);
+    d.shadow_max_lod = CROWD_MAX_LOD_ZERO;
+    d.cross_fade_max_lod = CROWD_MAX_LOD_ZERO;
+    d.far_pool = -1;
+    REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
+    crowd_view inside;
+    view_at(&inside, -6, 1.7f, -6, 50, 1.0f, -6); /* in the middle of chunk [-18, 6]^2 */
+    const crowd_frame *f = crowd_update(c, 0.0f, &inside);
+    uint32_t level0 = 0;
+    for (uint32_t k = 0; k < f->draw_count; k++) {
+        bool shadow = f->draws[k].flags & CROWD_DRAW_SHADOW, fade = f->draws[k].flags & CROWD_DRAW_CROSS_FADE;
+        CHECKF(shadow == (f->draws[k].lod == 0) && fade == (f->draws[k].lod == 0), "LOD %u: shadow %d fade %d",
+               f->draws[k].lod, shadow, fade);
+        level0 += f->draws[k].lod == 0;
+    }
+    printf("     LOD 0 only: %u level-0 draws, shadows and cross-fades on none of the others\n", level0);
+    /* crowd_settings round-trips: the sentinels stay sentinels */
+    d = *crowd_settings(c);
+    CHECK(d.shadow_max_lod == CROWD_MAX_LOD_ZERO && crowd_configure(c, &d, NULL) == CROWD_OK);
+    CHECK(!memcmp(&d, crowd_settings(c), sizeof d));
+    d.shadow_max_lod = CROWD_MAX_LOD_ALL;
+    REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
+    f = crowd_update(c, 0.0f, &v);
+    for (uint32_t k = 0; k < f->draw_count; k++)
+        CHECK(f->draws[k].flags & CROWD_DRAW_SHADOW);
+    d.hysteresis = CROWD_HYSTERESIS_NONE;
+    CHECK(crowd_configure(c, &d, NULL) == CROWD_OK && crowd_settings(c)->hysteresis == CROWD_HYSTERESIS_NONE);
+    CHECK(((const struct crowd *)c)->hysteresis == 0.0f);
+
+    /* a lone first distance: completed by 2.35 x, so far chunks still reach the last level */
+    d = (crowd_desc){.asset = &asset, .capacity = n, .chunk_size = 24.0f, .far_pool = -1};
+    d.lod_distances[0] = 3.0f;
+    REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
+    const float *ld = crowd_settings(c)->lod_distances;
+    CHECKF(ld[0] == 3.0f && fabsf(ld[1] - 7.05f) < 1e-4f && ld[6] > ld[5], "completed %g %g .. %g", (double)ld[0],
+           (double)ld[1], (double)ld[6]);
+    f = crowd_update(c, 0.0f, &v);
+    CHECKF(f->stats.lod_histogram[asset.lod_count - 1] > 0, "no instance at the last of %u levels", asset.lod_count);
+
+    /* hostile values: refused with a reason, nothing changed */
+    crowd_desc good = *crowd_settings(c);
+    const float bad_floats[] = {NAN, INFINITY, -INFINITY, -1.0f};
+    for (int field = 0; field < 6; field++)
+        for (int b = 0; b < 4; b++) {
+            d = good;
+            float x = bad_floats[b];
+            switch (field) {
+            case 0: d.lod_bias = x; break;
+            case 1: d.min_coverage = x; break;
+            case 2: d.screen_coverage[1] = x; break;
+            case 3: d.lod_distances[2] = x; break;
+            case 4: d.hysteresis = x == -1.0f ? -0.5f : x; break;
+            default: d.world_size = x; break;
+            }
+            crowd_error err = {0};
+            CHECKF(crowd_configure(c, &d, &err) == CROWD_ERROR_ARGUMENT && err.message[0] &&
+                       !strcmp(err.message, crowd_last_error(c)->message),
+                   "field %d value %g accepted", field, (double)x);
+            CHECK(!memcmp(&good, crowd_settings(c), sizeof good));
+        }
+    d = good;
+    d.lod_distances[1] = 2.0f; /* below [0] = 3: out of order */
+    CHECK(crowd_configure(c, &d, NULL) == CROWD_ERROR_ARGUMENT && said(c, "lod_distances"));
+    d = good;
+    memset(d.lod_distances, 0, sizeof d.lod_distances);
+    d.lod_distances[0] = 5.0f;
+    d.lod_distances[2] = 50.0f; /* a gap */
+    CHECK(crowd_configure(c, &d, NULL) == CROWD_ERROR_ARGUMENT);
+    d = good;
+    d.screen_coverage[0] = 0.1f;
+    d.screen_coverage[1] = 0.2f; /* coarser level asks for more */
+    CHECK(crowd_configure(c, &d, NULL) == CROWD_ERROR_ARGUMENT && said(c, "screen_coverage"));
+    d = good;
+    d.shadow_max_lod = 9;
+    CHECK(crowd_configure(c, &d, NULL) == CROWD_ERROR_ARGUMENT);
+    CHECK(!memcmp(&good, crowd_settings(c), sizeof good));
+    crowd_destroy(c);
+}
+
+/* Products that would leave float are refused before anything changes, with a reason. */
+static void hostile_products(void)
+{
+    crowd *c = make_crowd(16, 24.0f);
+    crowd_set_count(c, 4);
+    uint32_t walk = clip_or_die(&asset, "walk");
+    crowd_view v;
+    view_at(&v, 0, 2, 10, 0, 1, 0);
+    crowd_record before, after;
+    CHECK(crowd_play(c, 0, walk, 3e38f, 0.0f) == CROWD_ERROR_ARGUMENT);
+    CHECK(said(c, "crowd_play") && said(c, "rate"));
+    CHECK(crowd_play(c, 0, walk, 900.0f, 0.0f) == CROWD_OK);
+    crowd_get(c, 0, &before);
+    CHECK(crowd_set_scale(c, 0, 0.001f) == CROWD_ERROR_ARGUMENT); /* 900 x 1000 cycles per second */
+    crowd_get(c, 0, &after);
+    CHECK(!memcmp(&before, &after, sizeof before) && said(c, "rate"));
+    CHECK(crowd_play(c, 1, walk, 1.0f, 1e-40f) == CROWD_ERROR_ARGUMENT); /* fade_rate would be inf */
+    CHECK(crowd_play(c, 1, walk, 1.0f, CROWD_MIN_FADE) == CROWD_OK);
+    CHECK(crowd_play_once(c, 1, walk, NAN, 0.0f) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_set_speed(c, 0, 1e4f) == CROWD_ERROR_ARGUMENT); /* 1e4 m/s on a 1.4 m stride: 7000 Hz */
+    CHECK(crowd_set_phase(c, 0, NAN) == CROWD_ERROR_ARGUMENT && said(c, "phase"));
+    CHECK(crowd_set_transform(c, 9, 0, 0, 0, 0) == CROWD_ERROR_ARGUMENT && said(c, "instance 9"));
+    crowd_destroy(c);
+
+    /* a clip with a denormal stride: set_speed's rate would be inf */
+    crowd_clip *clips = malloc(sizeof *clips * asset.clip_count);
+    REQUIRE(clips);
+    memcpy(clips, asset.clips, sizeof *clips * asset.clip_count);
+    clips[walk].stride = 1e-44f;
+    crowd_asset odd = asset;
+    odd.clips = clips;
+    crowd_desc d = {.asset = &odd, .capacity = 4};
+    REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
+    crowd_set_count(c, 1);
+    crowd_play(c, 0, walk, 1.0f, 0.0f);
+    CHECK(crowd_set_speed(c, 0, 1.0f) == CROWD_ERROR_ARGUMENT);
+    crowd_get(c, 0, &after);
+    CHECK(isfinite(after.rate_a) && isfinite(after.offset_a));
+    /* ... and the simulation on it keeps every record finite */
+    crowd_sim *sim = NULL;
+    REQUIRE(crowd_sim_create(&(crowd_sim_desc){.target = c}, &sim, NULL) == CROWD_OK);
+    crowd_sim_spawn(sim, 1);
+    for (int k = 0; k < 30; k++) {
+        crowd_sim_step(sim, 1.0f / 60.0f);
+        crowd_update(c, 1.0f / 60.0f, &v);
+    }
+    crowd_get(c, 0, &after);
+    CHECK(isfinite(after.rate_a) && isfinite(after.offset_a) && isfinite(after.position[0]));
+    crowd_sim_destroy(sim);
+    crowd_destroy(c);
+    free(clips);
+}
+
+/* One step of 1e30 s (or 1e9) with separation on: agents once landed 1e30 m away, where the
+ * separation's squared distances overflowed and 0 x (inf / inf) pushes made every position NaN
+ * one step later. Far-off agents set there by hand are separated safely too. */
+static void huge_steps_stay_finite(void)
+{
+    const uint32_t n = 3000;
+    crowd *c = make_crowd(n, 24.0f);
+    crowd_sim *sim = NULL;
+    REQUIRE(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation = 1, .seed = 2}, &sim, NULL) == CROWD_OK);
+    REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    const float steps[] = {1e30f, 1e9f, INFINITY, NAN, -5.0f, 1e-40f};
+    for (int k = 0; k < 60; k++) {
+        crowd_sim_step(sim, k % 10 == 3 ? steps[(k / 10) % 6] : 1.0f / 60.0f);
+        if (k == 20) { /* two agents hidden far away, in the same border cell as others */
+            crowd_set_transform(c, 0, 3e38f, 0.0f, 0.0f, 0.0f);
+            crowd_set_transform(c, 1, 2e19f, 0.0f, 0.0f, 0.0f);
+        }
+        crowd_update(c, 1.0f / 60.0f, &v);
+    }
+    uint32_t bad = 0, outside = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        crowd_record r;
+        crowd_get(c, i, &r);
+        bad += !isfinite(r.position[0]) || !isfinite(r.position[2]) || !isfinite(r.offset_a) || !isfinite(r.rate_a);
+        outside += i > 1 && (fabsf(r.position[0]) > 211.0f || fabsf(r.position[2]) > 211.0f);
+    }
+    CHECKF(bad == 0 && outside == 0, "%u records not finite, %u agents thrown out of the world", bad, outside);
+    crowd_sim_destroy(sim);
+    crowd_destroy(c);
+}
+
+/* crowd_play_once: the clip plays once and holds its last frame (decoded exactly as the shader
+ * does); crowd_play wraps as before; holds survive fades and the time rebase. */
+static void one_shot_clips(void)
+{
+    crowd *c = make_crowd(4, 24.0f);
+    crowd_set_count(c, 2);
+    uint32_t walk = clip_or_die(&asset, "walk"), idle = clip_or_die(&asset, "idle");
+    const crowd_clip *w = &asset.clips[walk];
+    float rate = 1.0f / w->duration;
+    crowd_view v;
+    view_at(&v, 0, 2, 10, 0, 1, 0);
+    crowd_update(c, 0.37f, &v);
+    CHECK(crowd_play_once(c, 0, walk, rate, 0.0f) == CROWD_OK);
+    CHECK(crowd_play(c, 1, walk, rate, 0.0f) == CROWD_OK);
+    crowd_record held, looped;
+    crowd_get(c, 0, &held);
+    crowd_get(c, 1, &looped);
+    CHECK((held.flags & CROWD_RECORD_HOLD_A) && (held.flags & CROWD_RECORD_HOLD_B) && looped.flags == 0);
+    float start = crowd_time(c);
+    crowd_clip_sample a, b;
+    /* half way: the same frame either way */
+    REQUIRE(crowd_record_sample(&asset, &held, 0, start + 0.5f * w->duration, &a) == CROWD_OK);
+    REQUIRE(crowd_record_sample(&asset, &looped, 0, start + 0.5f * w->duration, &b) == CROWD_OK);
+    CHECK(a.frame0 == b.frame0 && a.frame0 > w->first_frame && a.frame0 < w->first_frame + w->frame_count - 1);
+    /* after its end the held clip shows its last frame; the looping one has wrapped */
+    uint32_t last = w->first_frame + w->frame_count - 1;
+    for (float extra = 0.01f; extra < 50.0f; extra *= 3.0f) {
+        float t = start + w->duration + extra;
+        REQUIRE(crowd_record_sample(&asset, &held, 0, t, &a) == CROWD_OK);
+        CHECKF(a.frame0 == last && a.frame1 == last && a.t == 0.0f, "at %+.2f s past the end: frames %u/%u t %g",
+               (double)extra, a.frame0, a.frame1, (double)a.t);
+    }
+    REQUIRE(crowd_record_sample(&asset, &looped, 0, start + 1.25f * w->duration, &b) == CROWD_OK);
+    CHECK(b.frame0 < w->first_frame + w->frame_count / 2);
+    /* the held pose is the last baked frame, vertex for vertex */
+    REQUIRE(crowd_record_sample(&asset, &held, 0, start + 2.0f * w->duration, &a) == CROWD_OK);
+    uint32_t off = 0;
+    for (uint32_t vtx = 0; vtx < asset.vertex_count; vtx += 13) {
+        float p0[3], n0[3], p1[3], n1[3], pl[3], nl[3];
+        crowd_asset_decode_vertex(&asset, a.frame0, vtx, p0, n0);
+        crowd_asset_decode_vertex(&asset, a.frame1, vtx, p1, n1);
+        crowd_asset_decode_vertex(&asset, last, vtx, pl, nl);
+        for (int k = 0; k < 3; k++)
+            off += p0[k] + (p1[k] - p0[k]) * a.t != pl[k];
+    }
+    CHECK(off == 0);
+    /* the crowd's own clock: held through updates and two rebases (offsets stay small) */
+    for (int k = 0; k < 6; k++)
+        crowd_update(c, 900.0f, &v);
+    crowd_get(c, 0, &held);
+    REQUIRE(crowd_record_sample(&asset, &held, 0, crowd_time(c), &a) == CROWD_OK);
+    CHECKF(a.frame0 == last && fabsf(held.offset_a) < 1e6f, "after rebases: frame %u offset %g", a.frame0,
+           (double)held.offset_a);
+    /* a fade into a one-shot: B holds while fading, A once folded */
+    crowd_play(c, 0, idle, 1.0f, 0.0f);
+    crowd_get(c, 0, &held);
+    CHECK(held.flags == 0);
+    crowd_play_once(c, 0, walk, rate, 0.2f);
+    crowd_get(c, 0, &held);
+    CHECK(held.flags == CROWD_RECORD_HOLD_B && held.fade_rate > 0.0f);
+    crowd_update(c, 0.3f, &v);
+    crowd_update(c, 0.0f, &v);
+    crowd_get(c, 0, &held);
+    CHECKF((uint32_t)held.clip_a == walk && held.fade_rate == 0.0f &&
+               held.flags == (CROWD_RECORD_HOLD_A | CROWD_RECORD_HOLD_B),
+           "after the fade: clip %g flags %x", (double)held.clip_a, held.flags);
+    /* crowd_play of the held clip makes it loop again, phase kept */
+    crowd_play(c, 0, walk, rate, 0.0f);
+    crowd_get(c, 0, &held);
+    CHECK(held.flags == 0 && held.offset_a >= 0.0f && held.offset_a < 1.0f);
+    CHECK(crowd_record_sample(&asset, &held, 2, 0.0f, &a) == CROWD_ERROR_ARGUMENT);
+    crowd_destroy(c);
+}
+
+/* The simulation's state lives in crowd_sim: a crowd alone carries none; one sim per crowd; the
+ * spawn options set the looks and clips. */
+static void sim_state_and_spawn_options(void)
+{
+    crowd *c = make_crowd(500, 24.0f);
+    CHECK(c->agents == NULL && c->drift == NULL && c->agents_back == NULL);
+    crowd_sim *sim = NULL, *second = NULL;
+    crowd_error err;
+    const char *const run_only[] = {"run"};
+    crowd_sim_desc sd = {.target = c, .seed = 4,
+                         .spawn = {.scale_min = 1.5f, .scale_max = 1.5f, .shirts = -1, .accessories = -1,
+                                   .gait_clips = run_only, .gait_clip_count = 1}};
+    REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
+    CHECK(c->agents != NULL && c->drift != NULL);
+    CHECK(crowd_sim_create(&sd, &second, &err) == CROWD_ERROR_ARGUMENT && !second && strstr(err.message, "already"));
+    REQUIRE(crowd_sim_spawn(sim, 500) == CROWD_OK);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    for (int k = 0; k < 30; k++) {
+        crowd_sim_step(sim, 1.0f / 60.0f);
+        crowd_update(c, 1.0f / 60.0f, &v);
+    }
+    uint32_t run = clip_or_die(&asset, "run"), walk = clip_or_die(&asset, "walk"), odd = 0, walking = 0, running = 0;
+    for (uint32_t i = 0; i < 500; i++) {
+        crowd_record r;
+        crowd_get(c, i, &r);
+        odd += r.scale != 1.5f || r.tint != 0xFFFFFFFFu || (r.variant >> 24) != 0;
+        walking += (uint32_t)r.clip_a == walk || (uint32_t)r.clip_b == walk;
+        running += (uint32_t)r.clip_a == run;
+    }
+    CHECKF(odd == 0 && walking == 0 && running > 100, "%u off the options, %u walking, %u running", odd, walking, running);
+    crowd_sim_destroy(sim);
+    CHECK(c->agents == NULL);
+    const char *const nope[] = {"moonwalk"};
+    sd.spawn = (crowd_spawn_options){.gait_clips = nope, .gait_clip_count = 1};
+    CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "moonwalk"));
+    sd.spawn = (crowd_spawn_options){.idle_clip = "idle", .gait_clips = (const char *const[]){"idle"}, .gait_clip_count = 1};
+    CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT); /* idle has no stride */
+    sd.spawn = (crowd_spawn_options){.scale_min = 2.0f, .scale_max = 1.0f};
+    CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT);
+    sd.spawn = (crowd_spawn_options){.accessories = 1, .accessory_odds = {NAN}};
+    CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT);
+    /* the default looks: sizes 0.92..1.08, hats on about 30 % */
+    sd.spawn = (crowd_spawn_options){0};
+    REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
+    crowd_sim_spawn(sim, 500);
+    uint32_t hats = 0, sized = 0;
+    for (uint32_t i = 0; i < 500; i++) {
+        crowd_record r;
+        crowd_get(c, i, &r);
+        hats += (r.variant >> 24) & 1u;
+        sized += r.scale >= 0.92f && r.scale <= 1.08f;
+    }
+    CHECKF(hats > 100 && hats < 200 && sized == 500, "%u hats, %u in size", hats, sized);
+    crowd_sim_destroy(sim);
+    crowd_destroy(c);
+}
+
+/* crowd_get reads only: the index map is current once crowd_update returns, after re-layouts and
+ * coverage sorts alike. */
+static void get_is_const(void)
+{
+    const uint32_t n = 3000;
+    crowd *c = make_crowd(n, 24.0f);
+    scatter(c, n, 21);
+    crowd_view v;
+    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    for (int policy = 0; policy < 2; policy++) {
+        crowd_desc d = *crowd_settings(c);
+        d.lod_policy = policy ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE;
+        crowd_configure(c, &d, NULL);
+        for (int k = 0; k < 3; k++) {
+            view_at(&v, 28.0f + 90.0f * (float)k, 16, 44, 0, 1.2f, 0);
+            const crowd_frame *f = crowd_update(c, 0.1f, &v);
+            CHECK(!c->index_map_stale);
+            uint32_t wrong = 0;
+            for (uint32_t s = 0; s < f->record_count; s++) {
+                uint32_t index = crowd_index_of_slot(c, s);
+                crowd_record r;
+                if (index < n && (crowd_get(c, index, &r) != CROWD_OK || memcmp(&r, &f->records[s], sizeof r)))
+                    wrong++;
+            }
+            CHECKF(wrong == 0, "policy %d: %u instances read from the wrong slot", policy, wrong);
+        }
+    }
+    crowd_destroy(c);
+}
+
 int main(void)
 {
     crowd_bake_desc desc = {.bones = true};
@@ -841,6 +1185,12 @@ int main(void)
     RUN_TEST(separation_keeps_space);
     RUN_TEST(regions_under_motion);
     RUN_TEST(regions_at_the_limits);
+    RUN_TEST(settings_contracts);
+    RUN_TEST(hostile_products);
+    RUN_TEST(huge_steps_stay_finite);
+    RUN_TEST(one_shot_clips);
+    RUN_TEST(sim_state_and_spawn_options);
+    RUN_TEST(get_is_const);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

@@ -124,7 +124,7 @@ static crowd_gl_renderer *make_renderer(const crowd *c)
 }
 
 /* A 10 x 10 block of walkers in varied colours. */
-static void block(crowd *c, uint32_t n, int clip)
+static void block(crowd *c, uint32_t n, uint32_t clip)
 {
     for (uint32_t i = 0; i < n; i++) {
         crowd_set_transform(c, i, -9.0f + 2.0f * (float)(i % 10), 0.0f, -2.0f * (float)(i / 10), 0.3f * (float)i);
@@ -141,7 +141,7 @@ static void frame_is_not_blank(void)
 {
     crowd *c = make_crowd(100);
     crowd_gl_renderer *r = make_renderer(c);
-    block(c, 100, crowd_asset_find_clip(&asset, "walk"));
+    block(c, 100, clip_or_die(&asset, "walk"));
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     render(c, r, &s, 0.0f, pixels);
@@ -168,7 +168,7 @@ static void vat_and_bone_modes_agree(void)
 {
     crowd *c = make_crowd(100);
     crowd_gl_renderer *r = make_renderer(c);
-    block(c, 100, crowd_asset_find_clip(&asset, "run"));
+    block(c, 100, clip_or_die(&asset, "run"));
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 5, 12, 0, 0.8f, -8);
     render(c, r, &s, 0.0f, pixels);
@@ -200,7 +200,8 @@ static void vat_matches_cpu_skinning(void)
     crowd_reference ref;
     REQUIRE(positions && normals && indices && p && n && crowd_reference_init(&ref, rig, NULL) == CROWD_OK);
     for (int k = 0; k < 3; k++) {
-        int clip = crowd_asset_find_clip(&asset, clips[k]), rig_clip = crowd_rig_find_clip(rig, clips[k]);
+        uint32_t clip = clip_or_die(&asset, clips[k]);
+        int rig_clip = crowd_rig_find_clip(rig, clips[k]);
         const crowd_clip *cl = &asset.clips[clip];
         crowd_set_transform(c, (uint32_t)k, x_of[k], 0.0f, 0.0f, yaw_of[k]);
         crowd_play(c, (uint32_t)k, (uint32_t)clip, 1.0f / cl->duration, 0.0f);
@@ -259,7 +260,7 @@ static void shadows_darken_the_ground(void)
 {
     crowd *c = make_crowd(100);
     crowd_gl_renderer *r = make_renderer(c);
-    block(c, 100, crowd_asset_find_clip(&asset, "idle"));
+    block(c, 100, clip_or_die(&asset, "idle"));
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 14, 10, 0, 0, -8);
     render(c, r, &s, 0.0f, pixels);
@@ -285,7 +286,7 @@ static void shadows_darken_the_ground(void)
 /* Half-way through a walk -> run cross-fade the pose is neither the walk nor the run. */
 static void cross_fade_halfway(void)
 {
-    int walk = crowd_asset_find_clip(&asset, "walk"), run = crowd_asset_find_clip(&asset, "run");
+    uint32_t walk = clip_or_die(&asset, "walk"), run = clip_or_die(&asset, "run");
     crowd_gl_scene s = default_scene();
     s.flat_color = true;
     look(s.view, s.projection, 3, 1.2f, 0, 0, 1.0f, 0);
@@ -331,7 +332,7 @@ static void attachments_sit_on_the_head(void)
     crowd_set_transform(c, 1, 0.8f, 0, 0, 0);
     crowd_set_variant(c, 0, &wearing);
     crowd_set_variant(c, 1, &bare);
-    int wave = crowd_asset_find_clip(&asset, "cheer");
+    uint32_t wave = clip_or_die(&asset, "cheer");
     for (uint32_t i = 0; i < 2; i++)
         crowd_play(c, i, (uint32_t)wave, 1.0f / asset.clips[wave].duration, 0.0f);
     crowd_gl_scene s = default_scene();
@@ -342,8 +343,8 @@ static void attachments_sit_on_the_head(void)
     save("attachment", pixels);
     /* Where the head socket is: its bone's matrix at this frame (cheer, 0.3 s of 1.2 s = frame 9)
      * applied to the socket offset, placed at the instance, projected. */
-    int socket = crowd_asset_find_socket(&asset, "head");
-    REQUIRE(socket >= 0);
+    uint32_t socket = 0;
+    REQUIRE(crowd_asset_find_socket(&asset, "head", &socket));
     const crowd_clip *cheer = &asset.clips[wave];
     uint32_t frame = cheer->first_frame + (uint32_t)lroundf(0.3f / cheer->duration * (float)cheer->frame_count);
     float m[12];

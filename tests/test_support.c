@@ -175,6 +175,16 @@ uint8_t *aligned_copy(const uint8_t *bytes, size_t size)
     return copy;
 }
 
+uint32_t clip_or_die(const crowd_asset *asset, const char *name)
+{
+    uint32_t index;
+    if (!crowd_asset_find_clip(asset, name, &index)) {
+        fprintf(stderr, "FATAL: the asset has no clip \"%s\"\n", name);
+        exit(1);
+    }
+    return index;
+}
+
 uint64_t test_rand(uint64_t *state)
 {
     uint64_t x = *state;

@@ -27,6 +27,9 @@ size_t section_offset(const uint8_t *bytes, uint32_t tag, uint64_t *size);
 /* A 16-byte aligned copy (free() it). */
 uint8_t *aligned_copy(const uint8_t *bytes, size_t size);
 
+/* The index of a clip the test needs; aborts the test run (with its name) when the asset lacks it. */
+uint32_t clip_or_die(const crowd_asset *asset, const char *name);
+
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
 double test_uniform(uint64_t *state); /* [0, 1) */

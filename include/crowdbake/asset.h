@@ -197,10 +197,12 @@ CROWD_API crowd_result crowd_asset_load_file(crowd_asset *asset, const char *pat
  * zeroed asset and on one whose load failed. */
 CROWD_API void crowd_asset_free(crowd_asset *asset);
 
-/* Index of the clip / socket / region with this exact name, or -1. */
-CROWD_API int crowd_asset_find_clip(const crowd_asset *asset, const char *name);
-CROWD_API int crowd_asset_find_socket(const crowd_asset *asset, const char *name);
-CROWD_API int crowd_asset_find_region(const crowd_asset *asset, const char *name);
+/* Looks up the clip / socket / region with this exact name: true and its index in *index, or
+ * false (no such name, or a NULL argument) with *index left untouched. `index` may be NULL to ask
+ * only whether the name exists. O(count) string compares. */
+CROWD_API bool crowd_asset_find_clip(const crowd_asset *asset, const char *name, uint32_t *index);
+CROWD_API bool crowd_asset_find_socket(const crowd_asset *asset, const char *name, uint32_t *index);
+CROWD_API bool crowd_asset_find_region(const crowd_asset *asset, const char *name, uint32_t *index);
 
 /* Decodes vertex `vertex` of absolute frame `frame` exactly as the vertex shader does (float32
  * arithmetic, same formulas): position in model space, unit normal. Caller bugs (out-of-range

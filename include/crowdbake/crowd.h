@@ -14,14 +14,38 @@
  * coverage policy (per-instance levels) re-sorts by level whenever the order breaks. Callers never
  * see slots: instances are addressed by a dense index 0..count-1 that stays put while records move.
  *
- * Animation phase is not uploaded: the shader computes fract(phase_offset + time * rate), so a
- * crowd that is not changing uploads nothing and keeps animating.
+ * Animation phase is not uploaded: the shader computes fract(phase_offset + time * rate) (a
+ * looping clip) or clamp(phase_offset + time * rate, 0, 1) (a clip played once, which then holds
+ * its last frame; crowd_play_once), so a crowd that is not changing uploads nothing and keeps
+ * animating.
  *
- * Memory: everything is reserved by crowd_create (about 240 bytes per instance of capacity plus
- * per-chunk tables); crowd_update and the setters allocate nothing.
+ * The frame, in this order (each step reads what the one before wrote):
+ *   1. crowd_sim_step (optional; or the engine's own steering through the setters)
+ *   2. crowd_update: time, binning, culling, LOD, draw order, the draw list and upload ranges
+ *   3. upload the frame's upload ranges of the record array (crowd_gl_upload, or the engine's own)
+ *   4. the shadow pass (draws flagged CROWD_DRAW_SHADOW), then 5. the colour pass (every draw)
+ * Setters and crowd_sim_* may be called at any time between updates; the crowd_frame an update
+ * returned stays valid (and unchanged, apart from its records, which setters and steps write in
+ * place) until the next crowd_update or crowd_destroy. Upload and draw from one update's frame
+ * before calling setters again if the GPU must see exactly that frame. Nothing here is
+ * thread-safe: one thread calls a crowd and its sim at a time (crowd_get and the other const
+ * readers may run concurrently with each other, never with a writer).
  *
- * Errors: misuse (index out of range, unknown clip, bad values) returns CROWD_ERROR_ARGUMENT and
- * changes nothing. */
+ * Records: only the slots inside a draw's [first, first + count) are defined. The rest of
+ * [0, record_count) is slack (room for instances that change chunk) or parked instances: its bytes
+ * are undefined and may hold anything, NaN included; never read, cull or draw them.
+ *
+ * Memory: everything is reserved by crowd_create (about 200 bytes per instance of capacity plus
+ * per-chunk tables; a crowd_sim adds about 60 more per instance for its agents);
+ * crowd_update, crowd_sim_step and the setters allocate nothing.
+ *
+ * Costs: crowd_update is O(live instances) (one pass binning them, plus O(instances that changed
+ * chunk) of moves, and a full O(instances) re-layout when the camera regroups chunks); the setters
+ * are O(1); crowd_sim_step is one pass over the live agents (plus the separation pass when on).
+ *
+ * Errors: misuse (index out of range, unknown clip, bad values, or values whose products would
+ * make a record non-finite) returns CROWD_ERROR_ARGUMENT and changes nothing; crowd_last_error
+ * then says why. No sequence of accepted calls makes a record hold a NaN or an infinity. */
 #ifndef CROWDBAKE_CROWD_H
 #define CROWDBAKE_CROWD_H
 
@@ -48,8 +72,29 @@ typedef struct crowd_record {
     uint32_t tint;          /* rgba8: the shirt colour (the humanoid) or a tint (other assets) */
     uint32_t variant;       /* packed crowd_variant, see crowd_pack_variant */
     float fade_rate;        /* 1 / fade duration; 0 when no fade is running */
-    float reserved;
+    uint32_t flags;         /* CROWD_RECORD_* bits (unused bits are 0) */
 } crowd_record;
+
+/* Record flags. A held clip plays once: its phase is clamp(offset + time * rate, 0, 1) instead of
+ * fract(...). Phase 0..1 spans its frames as for any clip; once the phase reaches 1 the clip shows
+ * its last baked frame (frame_count - 1) and stays there, with no interpolation back to frame 0
+ * (a looping clip held this way shows frame n - 1 from phase (n - 1) / n on). A held clip's offset
+ * is not wrapped into [0, 1): it is -(start time) * rate, so the phase counts from its start. */
+enum {
+    CROWD_RECORD_HOLD_A = 1u << 0,  /* clip A plays once and holds its last frame */
+    CROWD_RECORD_HOLD_B = 1u << 1,  /* clip B (the clip a fade goes to) likewise */
+};
+
+/* Where one clip of a record is at shader time `time`, computed exactly as the vertex shader does
+ * (float arithmetic): the two baked frames (absolute rows of the animation textures) and the blend
+ * t between them (pose = mix(frame0, frame1, t)). `which` 0 reads clip A, 1 clip B; the cross-fade
+ * weight of B is clamp((time - fade_start) * fade_rate, 0, 1) when fade_rate > 0. This is the
+ * documented decode for a renderer of one's own; CROWD_ERROR_ARGUMENT for a clip index the asset
+ * lacks. */
+typedef struct crowd_clip_sample {
+    uint32_t frame0, frame1;
+    float t;
+} crowd_clip_sample;
 
 /* An instance's looks. Palette choices index each region's palette (modulo its size). */
 typedef struct crowd_variant {
@@ -72,7 +117,17 @@ typedef enum crowd_lod_pivot {
                                      a 42 m chunk stays at LOD 0 until its centre is 52 m away */
 } crowd_lod_pivot;
 
-/* Zeroed fields take the defaults listed. Toggles are int: 0 default, 1 on, -1 off. */
+/* shadow_max_lod / cross_fade_max_lod: a level (1..CROWD_MAX_LODS - 1), or one of these. */
+#define CROWD_MAX_LOD_DEFAULT 0u           /* the field's documented default */
+#define CROWD_MAX_LOD_ZERO 0xFFFFFFFEu     /* LOD 0 only */
+#define CROWD_MAX_LOD_ALL 0xFFFFFFFFu      /* every level (any level >= the asset's count does the same) */
+/* hysteresis: a dead band in (0, 1), 0 for the default, or this for none at all. */
+#define CROWD_HYSTERESIS_NONE (-1.0f)
+
+/* Zeroed fields take the defaults listed; crowd_settings returns the desc with defaults filled in
+ * and sentinels kept, so it can be edited and passed back to crowd_configure. Toggles are int: 0
+ * default, 1 on, -1 off. Every float must be finite; a field out of its range is
+ * CROWD_ERROR_ARGUMENT with the reason in the error. */
 typedef struct crowd_desc {
     const crowd_asset *asset;     /* required; borrowed for the crowd's lifetime */
     uint32_t capacity;            /* instances; 0 = 10,000. Range 1..4,194,304 */
@@ -80,16 +135,24 @@ typedef struct crowd_desc {
     float chunk_size;             /* grid cell, metres; 0 = 24. >= world_size: one chunk, one draw */
     crowd_lod_policy lod_policy;
     crowd_lod_pivot lod_pivot;
-    float lod_distances[CROWD_MAX_LODS - 1]; /* where each LOD ends, metres; zeros = 6, 14, 34, 80 */
-    float lod_bias;               /* distances (or coverage) multiplied by this; 0 = 1 */
+    /* Where each LOD ends, metres: positive, finite, non-decreasing. All zeros = 6, 14, 34, 80,
+     * 188, 442, 1039 (each 2.35 x the last). A partly filled array gives its leading entries and
+     * is completed from its last given one, each further entry 2.35 x the one before (so a lone
+     * [0] = 10 means 10, 23.5, 55.2, ...: it never caps the chain). A zero between given entries
+     * is an error. To keep a level forever, give a distance beyond the world. */
+    float lod_distances[CROWD_MAX_LODS - 1];
+    float lod_bias;               /* distances (or coverage) multiplied by this; 0 = 1; else > 0 */
     float screen_coverage[CROWD_MAX_LODS]; /* per-level minimum coverage (fraction of viewport
-                                     height); zeros = the asset's hints, else 0.25, 0.1, 0.04, 0.015, 0 */
-    float min_coverage;           /* instances smaller than this are culled; 0 = none */
-    float hysteresis;             /* relative dead band for coverage LOD; 0 = 0.1 */
+                                     height), finite, >= 0, non-increasing over the asset's levels;
+                                     all zeros = the asset's hints, else 0.25, 0.1, 0.04, 0.015, 0 */
+    float min_coverage;           /* instances smaller than this are culled; 0 = none; finite >= 0 */
+    float hysteresis;             /* relative dead band for coverage LOD, in (0, 1); 0 = 0.1;
+                                     CROWD_HYSTERESIS_NONE = none */
     uint32_t vertex_budget;       /* submitted index references; 0 = unlimited (coverage policy) */
-    uint32_t shadow_max_lod;      /* chunks past this LOD cast no shadow; 0 = 2 (use 255 for all;
-                                     0 being the default, "LOD 0 only" is not expressible) */
-    uint32_t cross_fade_max_lod;  /* chunks past this LOD skip the two-clip path; 0 = 1 (as above) */
+    uint32_t shadow_max_lod;      /* chunks past this LOD cast no shadow; CROWD_MAX_LOD_DEFAULT = 2,
+                                     CROWD_MAX_LOD_ZERO, a level, or CROWD_MAX_LOD_ALL */
+    uint32_t cross_fade_max_lod;  /* chunks past this LOD skip the two-clip path;
+                                     CROWD_MAX_LOD_DEFAULT = 1, otherwise as shadow_max_lod */
     int far_pool;                 /* last-LOD chunks merged into one draw; default on */
     int shadows;                  /* emit shadow flags at all; default on */
 } crowd_desc;
@@ -153,6 +216,19 @@ typedef struct crowd_frame {
 
 typedef struct crowd crowd;
 
+/* The message of the last call on this crowd that was refused (a setter, crowd_set_count,
+ * crowd_configure, crowd_get...): code CROWD_ERROR_ARGUMENT and a sentence naming the value and
+ * the reason, e.g. "crowd_set_scale: instance 3: the rate would become inf". Code CROWD_OK and an
+ * empty message while nothing has been refused. Each refusal overwrites it; successful calls leave
+ * it alone. Owned by the crowd, valid until crowd_destroy. NULL for a NULL crowd. */
+CROWD_API const crowd_error *crowd_last_error(const crowd *crowd);
+
+/* Most cycles per second a clip may play at (|rate|): higher rates are refused, including rates a
+ * setter would derive (crowd_set_speed, crowd_set_scale's re-matching). */
+#define CROWD_MAX_RATE 1000.0f
+/* Shortest cross-fade, seconds (0 is a cut; anything in (0, this) is refused). */
+#define CROWD_MIN_FADE 1e-3f
+
 /* Creates a crowd. All memory is reserved here. */
 CROWD_API crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *error);
 CROWD_API void crowd_destroy(crowd *crowd);
@@ -171,21 +247,31 @@ CROWD_API uint32_t crowd_count(const crowd *crowd);
 
 CROWD_API crowd_result crowd_set_transform(crowd *crowd, uint32_t index, float x, float y, float z, float yaw);
 /* Uniform size, 0.001..1000. A stride-matched locomotion clip keeps its ground speed: its rate is
- * divided by the change, phase-continuously. */
+ * divided by the change, phase-continuously (refused when that rate would pass CROWD_MAX_RATE). */
 CROWD_API crowd_result crowd_set_scale(crowd *crowd, uint32_t index, float scale);
 CROWD_API crowd_result crowd_set_variant(crowd *crowd, uint32_t index, const crowd_variant *variant);
 
-/* Plays `clip` at `rate` cycles per second, cross-fading from what plays now over `fade_seconds`
- * (0: cut). Playing the clip that already plays, or the one a running fade goes to, only changes
- * its rate, phase-continuously (the fade runs on). A record blends two clips at most: asking for
- * a third during a fade first settles on whichever of the two shows more. */
+/* Plays `clip` on a loop at `rate` cycles per second (|rate| <= CROWD_MAX_RATE; negative plays
+ * backwards), cross-fading from what plays now over `fade_seconds` (0: cut; else
+ * CROWD_MIN_FADE..60). Playing the clip that already plays, or the one a running fade goes to, only
+ * changes its rate, phase-continuously (the fade runs on), and makes it loop. A record blends two
+ * clips at most: asking for a third during a fade first settles on whichever of the two shows
+ * more. Clips wrap whatever their CROWD_CLIP_LOOP flag says (a clip without it jumps back to its
+ * first frame): the flag comes from a geometric test at bake time, and a walk that misses it by a
+ * hair must not freeze; use crowd_play_once for a one-shot. */
 CROWD_API crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
 
-/* Puts the playing clip at `phase` (0..1 of its cycle) now; the rate is unchanged. Useful to desync
- * a crowd at spawn, or to pose an instance exactly on a baked frame. */
+/* As crowd_play, but the clip plays once from its first frame and then holds its last frame
+ * (CROWD_RECORD_HOLD_A/B in the record). Asked for the clip that already plays, it restarts it.
+ * A held clip stays held until crowd_play, or crowd_play_once of another clip, replaces it. */
+CROWD_API crowd_result crowd_play_once(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
+
+/* Puts the playing clip (clip A) at `phase` (0..1 of its cycle) now; the rate is unchanged. Useful
+ * to desync a crowd at spawn, or to pose an instance exactly on a baked frame. */
 CROWD_API crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase);
 
-/* Sets the ground speed of a locomotion clip: rate = speed / (stride x the instance's scale),
+/* Sets the ground speed of a locomotion clip: rate = speed / (stride x the instance's scale)
+ * (refused when that passes CROWD_MAX_RATE),
  * changed phase-continuously so planted feet do not jump (crowd_set_scale re-matches the rate for
  * the same ground speed). With stride matching off (crowd_set_stride_matching) the clip plays at
  * its authored rate whatever the speed (the skating baseline). Errors for clips without a stride. */
@@ -196,12 +282,18 @@ CROWD_API void crowd_set_stride_matching(crowd *crowd, bool on);
  * removed one is parked past the count, state intact. */
 CROWD_API crowd_result crowd_remove(crowd *crowd, uint32_t index);
 
-/* Reads an instance's record (a copy). Not safe to call from several threads at once, even though
- * the crowd is const here: after records moved it may rebuild the index map it reads through. */
+/* Reads an instance's record (a copy). Truly const: O(1), reads only (the index map is kept
+ * current by every call that moves records), so several threads may read at once while no one
+ * writes. */
 CROWD_API crowd_result crowd_get(const crowd *crowd, uint32_t index, crowd_record *record);
 
+/* See crowd_clip_sample above. */
+CROWD_API crowd_result crowd_record_sample(const crowd_asset *asset, const crowd_record *record, int which, float time,
+                                           crowd_clip_sample *sample);
+
 /* Advances time by dt seconds (non-finite or negative dt: no advance; more than 1024 s: clamped to
- * 1024), rebuilds the grid, culls, picks LODs and produces the frame. */
+ * 1024), rebuilds the grid, culls, picks LODs and produces the frame. Step 2 of the frame (see the
+ * top of this header). */
 CROWD_API const crowd_frame *crowd_update(crowd *crowd, float dt, const crowd_view *view);
 
 /* Counts instances of the last frame whose own bounding sphere meets the view frustum (what the
@@ -251,6 +343,31 @@ typedef struct crowd_obstacle {
     float x, z, radius;         /* a round obstacle (pillar, tree, statue) */
 } crowd_obstacle;
 
+/* How crowd_sim_spawn dresses and sizes agents, and which clips the gaits use. Zeroed fields take
+ * the defaults listed (the demo's look); toggles are int: 0 default, 1 the values given, -1 off. */
+typedef struct crowd_spawn_options {
+    float scale_min, scale_max;           /* uniform size range; both 0 = 0.92..1.08; else
+                                             0.001 <= min <= max <= 1000 */
+    int shirts;                           /* 0: random bright shirts (hue any, saturation
+                                             0.35..0.95, value 0.45..0.95); 1: the ranges below;
+                                             -1: every tint white */
+    float saturation_min, saturation_max; /* with shirts = 1: HSV ranges in [0, 1], min <= max */
+    float value_min, value_max;
+    int accessories;                      /* 0: attachment slot 0 (hat) 30 %, slot 1 (balloon)
+                                             12 %, never both; 1: accessory_odds; -1: none */
+    float accessory_odds[8];              /* with accessories = 1: chance per slot, [0, 1],
+                                             independent */
+    /* Clip names (exact, as crowd_asset_find_clip). NULL = the default name; a name the asset
+     * lacks is an error at crowd_sim_create. idle: "idle", else the first clip without a stride;
+     * cheer (gather scenario, arrived): "cheer", else none; gaits: NULL = every clip with a
+     * stride, slowest first (the humanoid: walk, jog, run), else the named locomotion clips (each
+     * with a stride), in any order (sorted by natural speed). */
+    const char *idle_clip;                /* borrowed: read by crowd_sim_create only */
+    const char *cheer_clip;
+    const char *const *gait_clips;
+    uint32_t gait_clip_count;             /* entries of gait_clips; at most 7 */
+} crowd_spawn_options;
+
 typedef struct crowd_sim_desc {
     crowd *target;                        /* required; the crowd whose instances the sim drives */
     crowd_scenario scenario;
@@ -260,6 +377,7 @@ typedef struct crowd_sim_desc {
     uint32_t separation_limit;            /* 0 = 40,000 */
     float separation_radius;              /* personal space, metres; 0 = 0.7 */
     uint32_t seed;                        /* same seed, same crowd */
+    crowd_spawn_options spawn;            /* looks and clips; zeroed = the defaults */
 } crowd_sim_desc;
 
 typedef struct crowd_sim_stats {
@@ -272,14 +390,22 @@ typedef struct crowd_sim_stats {
 
 typedef struct crowd_sim crowd_sim;
 
+/* Creates the simulation of `desc->target`. The agents' state (about 24 bytes per slot, 48 with
+ * the double buffer) is allocated here and kept by the crowd in step with its records; a crowd
+ * without a sim carries none of it. At most one sim per crowd (a second is an error); destroy the
+ * sim before its crowd. */
 CROWD_API crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd_error *error);
 CROWD_API void crowd_sim_destroy(crowd_sim *sim);
 
 /* Sets the crowd's count and places every agent anew (random positions off the obstacles, random
- * looks, a gait that suits the scenario). */
+ * looks from the spawn options, a gait that suits the scenario). */
 CROWD_API crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count);
 CROWD_API void crowd_sim_set_scenario(crowd_sim *sim, crowd_scenario scenario);
 CROWD_API void crowd_sim_set_separation(crowd_sim *sim, int mode);
+/* Step 1 of the frame: moves every live agent by dt seconds. dt that is not finite or not
+ * positive does nothing; dt above CROWD_SIM_MAX_DT is clamped to it (a hitch or a resume from
+ * sleep must not throw agents across the world, nor overflow the decision clock). */
+#define CROWD_SIM_MAX_DT 0.25f
 CROWD_API void crowd_sim_step(crowd_sim *sim, float dt);
 CROWD_API const crowd_sim_stats *crowd_sim_get_stats(const crowd_sim *sim);
 CROWD_API const char *crowd_scenario_name(crowd_scenario scenario);

@@ -772,29 +772,32 @@ void crowd_asset_free(crowd_asset *asset)
 }
 
 /* Every named table record (crowd_clip, crowd_socket, crowd_region) starts with its name. */
-static int find_named(const void *items, uint32_t count, size_t stride, const char *name)
+static bool find_named(const void *items, uint32_t count, size_t stride, const char *name, uint32_t *index)
 {
     if (!items || !name)
-        return -1;
+        return false;
     for (uint32_t i = 0; i < count; i++) {
         const char *item_name = *(const char *const *)((const char *)items + i * stride);
-        if (strcmp(item_name, name) == 0)
-            return (int)i;
+        if (item_name && strcmp(item_name, name) == 0) {
+            if (index)
+                *index = i;
+            return true;
+        }
     }
-    return -1;
+    return false;
 }
 
-int crowd_asset_find_clip(const crowd_asset *asset, const char *name)
+bool crowd_asset_find_clip(const crowd_asset *asset, const char *name, uint32_t *index)
 {
-    return asset ? find_named(asset->clips, asset->clip_count, sizeof(crowd_clip), name) : -1;
+    return asset && find_named(asset->clips, asset->clip_count, sizeof(crowd_clip), name, index);
 }
 
-int crowd_asset_find_socket(const crowd_asset *asset, const char *name)
+bool crowd_asset_find_socket(const crowd_asset *asset, const char *name, uint32_t *index)
 {
-    return asset ? find_named(asset->sockets, asset->socket_count, sizeof(crowd_socket), name) : -1;
+    return asset && find_named(asset->sockets, asset->socket_count, sizeof(crowd_socket), name, index);
 }
 
-int crowd_asset_find_region(const crowd_asset *asset, const char *name)
+bool crowd_asset_find_region(const crowd_asset *asset, const char *name, uint32_t *index)
 {
-    return asset ? find_named(asset->regions_info, asset->region_count, sizeof(crowd_region), name) : -1;
+    return asset && find_named(asset->regions_info, asset->region_count, sizeof(crowd_region), name, index);
 }

@@ -11,6 +11,7 @@
 
 static const float default_lod_distances[] = {6.0f, 14.0f, 34.0f, 80.0f};
 static const float default_coverage[] = {0.25f, 0.10f, 0.04f, 0.015f, 0.0f};
+#define LOD_DISTANCE_GROWTH 2.35f /* each completed LOD distance over the one before (the defaults' ratio) */
 
 uint32_t crowd_pack_variant(const crowd_variant *v)
 {
@@ -27,11 +28,89 @@ static uint32_t pack_rgb(const uint8_t rgb[3])
 
 /* ---- settings --------------------------------------------------------------------------------- */
 
+static bool finite_nonnegative(float v)
+{
+    return v >= 0.0f && isfinite(v);
+}
+
+/* lod_distances: leading given entries, completed from the last one (see crowd.h). */
+static crowd_result resolve_distances(crowd_desc *out, crowd_error *error)
+{
+    float *d = out->lod_distances;
+    uint32_t given = 0;
+    for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
+        if (d[l] != 0.0f)
+            given = l + 1;
+    if (!given) {
+        for (uint32_t l = 0; l < 4; l++)
+            d[l] = default_lod_distances[l];
+        given = 4;
+    }
+    for (uint32_t l = 0; l < given; l++) {
+        if (!(d[l] > 0.0f && isfinite(d[l])))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "crowd: lod_distances[%u] = %g: must be positive and finite (zeros only after the last "
+                              "given entry)", l, (double)d[l]);
+        if (l && d[l] < d[l - 1])
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_distances[%u] = %g is below [%u] = %g", l,
+                              (double)d[l], l - 1, (double)d[l - 1]);
+    }
+    for (uint32_t l = given; l + 1 < CROWD_MAX_LODS; l++) {
+        float next = d[l - 1] * LOD_DISTANCE_GROWTH;
+        d[l] = isfinite(next) ? next : d[l - 1];
+    }
+    return CROWD_OK;
+}
+
+static crowd_result resolve_coverage(crowd_desc *out, const crowd_asset *a, crowd_error *error)
+{
+    bool given = false;
+    for (uint32_t l = 0; l < CROWD_MAX_LODS; l++) {
+        if (!finite_nonnegative(out->screen_coverage[l]))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: screen_coverage[%u] = %g: must be finite and >= 0",
+                              l, (double)out->screen_coverage[l]);
+        given |= out->screen_coverage[l] != 0.0f;
+    }
+    if (given) {
+        for (uint32_t l = 1; l + 1 < a->lod_count; l++)
+            if (out->screen_coverage[l] > out->screen_coverage[l - 1])
+                return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                                  "crowd: screen_coverage[%u] = %g is above [%u] = %g (finer levels need more)", l,
+                                  (double)out->screen_coverage[l], l - 1, (double)out->screen_coverage[l - 1]);
+        return CROWD_OK;
+    }
+    bool hints = false;
+    for (uint32_t l = 1; l < a->lod_count; l++)
+        hints |= a->lods[l].screen_coverage > 0.0f;
+    for (uint32_t l = 0; l < CROWD_MAX_LODS; l++) {
+        float v = hints ? (l < a->lod_count ? a->lods[l].screen_coverage : 0.0f) : (l < 5 ? default_coverage[l] : 0.0f);
+        out->screen_coverage[l] = finite_nonnegative(v) ? v : 0.0f;
+    }
+    return CROWD_OK;
+}
+
+static crowd_result resolve_max_lod(uint32_t *v, uint32_t fallback, const char *name, crowd_error *error)
+{
+    if (*v == CROWD_MAX_LOD_DEFAULT)
+        *v = fallback;
+    if (*v >= CROWD_MAX_LODS && *v != CROWD_MAX_LOD_ZERO && *v != CROWD_MAX_LOD_ALL && *v != 255u)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd: %s %u: a level 1..%u, CROWD_MAX_LOD_ZERO, CROWD_MAX_LOD_ALL or 0 for the default",
+                          name, *v, CROWD_MAX_LODS - 1);
+    return CROWD_OK;
+}
+
+/* The level a resolved max-LOD field allows up to (sentinels decoded). */
+static uint32_t max_lod_level(uint32_t v)
+{
+    return v == CROWD_MAX_LOD_ZERO ? 0u : v;
+}
+
 static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *error)
 {
     *out = *in;
     const crowd_asset *a = in->asset;
-    if (!a || !a->positions.data)
+    if (!a || !a->positions.data || !a->lod_count || !a->clip_count)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: desc.asset must be a loaded asset");
     if (!out->capacity)
         out->capacity = 10000;
@@ -41,8 +120,9 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
         out->world_size = 420.0f;
     if (out->chunk_size == 0.0f)
         out->chunk_size = 24.0f;
-    if (!(out->world_size > 0.0f && out->world_size < 1e6f) || !(out->chunk_size > 0.0f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: world_size %g / chunk_size %g must be positive",
+    if (!(out->world_size > 0.0f && out->world_size < 1e6f) || !(out->chunk_size > 0.0f && isfinite(out->chunk_size)))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd: world_size %g must be in (0, 1e6) and chunk_size %g positive and finite",
                           (double)out->world_size, (double)out->chunk_size);
     if ((double)out->world_size / out->chunk_size > 4096.0)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: more than 4096 chunks per side (world %g, chunk %g)",
@@ -51,37 +131,29 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: unknown LOD policy %d", (int)out->lod_policy);
     if (out->lod_pivot != CROWD_PIVOT_CENTRE && out->lod_pivot != CROWD_PIVOT_NEAR_EDGE)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: unknown LOD pivot %d", (int)out->lod_pivot);
-
-    bool distances_given = false, coverage_given = false;
-    for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
-        distances_given |= out->lod_distances[l] != 0.0f;
-    for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
-        coverage_given |= out->screen_coverage[l] != 0.0f;
-    if (!distances_given)
-        for (uint32_t l = 0; l < 4; l++)
-            out->lod_distances[l] = default_lod_distances[l];
-    if (!coverage_given) {
-        bool hints = false;
-        for (uint32_t l = 1; l < a->lod_count; l++)
-            hints |= a->lods[l].screen_coverage > 0.0f;
-        for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
-            out->screen_coverage[l] = hints ? (l < a->lod_count ? a->lods[l].screen_coverage : 0.0f)
-                                            : (l < 5 ? default_coverage[l] : 0.0f);
-    }
-    for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
-        if (!(out->lod_distances[l] >= 0.0f) || (l && out->lod_distances[l] != 0.0f &&
-                                                 out->lod_distances[l] < out->lod_distances[l - 1]))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_distances must be increasing");
+    crowd_result r = resolve_distances(out, error);
+    if (r == CROWD_OK)
+        r = resolve_coverage(out, a, error);
+    if (r != CROWD_OK)
+        return r;
     if (out->lod_bias == 0.0f)
         out->lod_bias = 1.0f;
     if (out->hysteresis == 0.0f)
         out->hysteresis = 0.1f;
-    if (!(out->lod_bias > 0.0f) || !(out->hysteresis >= 0.0f && out->hysteresis < 1.0f) || !(out->min_coverage >= 0.0f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_bias > 0, hysteresis in [0, 1), min_coverage >= 0");
-    if (out->shadow_max_lod == 0)
-        out->shadow_max_lod = 2;
-    if (out->cross_fade_max_lod == 0)
-        out->cross_fade_max_lod = 1;
+    if (!(out->lod_bias > 0.0f && out->lod_bias <= 1e6f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_bias %g: must be in (0, 1e6]", (double)out->lod_bias);
+    if (!(out->hysteresis > 0.0f && out->hysteresis < 1.0f) && out->hysteresis != CROWD_HYSTERESIS_NONE)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd: hysteresis %g: must be in (0, 1), 0 (default) or CROWD_HYSTERESIS_NONE",
+                          (double)out->hysteresis);
+    if (!finite_nonnegative(out->min_coverage))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: min_coverage %g: must be finite and >= 0",
+                          (double)out->min_coverage);
+    r = resolve_max_lod(&out->shadow_max_lod, 2, "shadow_max_lod", error);
+    if (r == CROWD_OK)
+        r = resolve_max_lod(&out->cross_fade_max_lod, 1, "cross_fade_max_lod", error);
+    if (r != CROWD_OK)
+        return r;
     if (out->far_pool == 0)
         out->far_pool = 1;
     if (out->shadows == 0)
@@ -89,9 +161,23 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
     return CROWD_OK;
 }
 
+/* The resolved desc in the form the hot paths read. */
+static void apply_settings(crowd *c, const crowd_desc *d)
+{
+    c->desc = *d;
+    c->shadow_max = max_lod_level(d->shadow_max_lod);
+    c->fade_max = max_lod_level(d->cross_fade_max_lod);
+    c->hysteresis = d->hysteresis == CROWD_HYSTERESIS_NONE ? 0.0f : d->hysteresis;
+}
+
 const crowd_desc *crowd_settings(const crowd *c)
 {
-    return &c->desc;
+    return c ? &c->desc : NULL;
+}
+
+const crowd_error *crowd_last_error(const crowd *c)
+{
+    return c ? &c->last_error : NULL;
 }
 
 crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *error)
@@ -99,18 +185,21 @@ crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *erro
     if (!c || !desc)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_configure: NULL");
     crowd_desc resolved;
-    crowd_result r = resolve(desc, &resolved, error);
-    if (r != CROWD_OK)
+    crowd_result r = resolve(desc, &resolved, &c->last_error);
+    if (r == CROWD_OK && (resolved.asset != c->desc.asset || resolved.capacity != c->desc.capacity ||
+                          resolved.world_size != c->desc.world_size || resolved.chunk_size != c->desc.chunk_size))
+        r = crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT,
+                       "crowd_configure: asset, capacity, world and chunk size are fixed at creation");
+    if (r != CROWD_OK) {
+        if (error)
+            *error = c->last_error;
         return r;
-    if (resolved.asset != c->desc.asset || resolved.capacity != c->desc.capacity ||
-        resolved.world_size != c->desc.world_size || resolved.chunk_size != c->desc.chunk_size)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "crowd_configure: asset, capacity, world and chunk size are fixed at creation");
+    }
     if (resolved.lod_policy != c->desc.lod_policy) { /* the other policy orders slots its own way */
         c->layout_valid = false;
         c->binned = false;
     }
-    c->desc = resolved;
+    apply_settings(c, &resolved);
     return CROWD_OK;
 }
 
@@ -122,7 +211,7 @@ void crowd_destroy(crowd *c)
         return;
     crowd_free(c->records);
     crowd_free(c->records_back);
-    crowd_free(c->agents);
+    crowd_free(c->agents); /* the sim's, when one is still attached */
     crowd_free(c->agents_back);
     crowd_free(c->drift);
     crowd_free(c->drift_back);
@@ -156,11 +245,13 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     crowd *c = crowd_calloc(1, sizeof *c);
     if (!c)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory");
-    crowd_result r = resolve(desc, &c->desc, error);
+    crowd_desc resolved;
+    crowd_result r = resolve(desc, &resolved, error);
     if (r != CROWD_OK) {
         crowd_free(c);
         return r;
     }
+    apply_settings(c, &resolved);
     c->asset = c->desc.asset;
     c->capacity = c->desc.capacity;
     c->stride_matching = true;
@@ -180,10 +271,6 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     size_t n = c->slot_capacity;
     c->records = crowd_malloc(n * sizeof *c->records);
     c->records_back = crowd_malloc(n * sizeof *c->records);
-    c->agents = crowd_calloc(n, sizeof *c->agents);
-    c->agents_back = crowd_calloc(n, sizeof *c->agents);
-    c->drift = crowd_calloc(n, sizeof *c->drift);
-    c->drift_back = crowd_calloc(n, sizeof *c->drift);
     c->index_of_slot = crowd_malloc(n * sizeof(uint32_t));
     c->index_back = crowd_malloc(n * sizeof(uint32_t));
     c->dirty = crowd_calloc(n, 1);
@@ -204,7 +291,7 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->region_of_cell = crowd_malloc((size_t)c->cell_count * sizeof(uint32_t));
     c->movers = crowd_malloc((size_t)c->mover_capacity * sizeof *c->movers);
     if (!c->regions || !c->region_of_cell || !c->movers ||
-        !c->records || !c->records_back || !c->agents || !c->agents_back || !c->drift || !c->drift_back || !c->index_of_slot || !c->index_back ||
+        !c->records || !c->records_back || !c->index_of_slot || !c->index_back ||
         !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index || !c->cell_of_slot || !c->cell_back ||
         !c->rank_of_slot || !c->coverage_of_slot || !c->cells || !c->rank_start || !c->rank_cursor || !c->draws ||
         !c->uploads) {
@@ -216,7 +303,29 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     return CROWD_OK;
 }
 
+/* ---- the simulation's per-slot state ---------------------------------------------------------- */
+
+void crowd_attach_sim_state(crowd *c, crowd_agent *agents, crowd_agent *agents_back, crowd_drift *drift,
+                            crowd_drift *drift_back)
+{
+    c->agents = agents;
+    c->agents_back = agents_back;
+    c->drift = drift;
+    c->drift_back = drift_back;
+    c->has_sim = true;
+}
+
+void crowd_detach_sim_state(crowd *c)
+{
+    c->agents = c->agents_back = NULL;
+    c->drift = c->drift_back = NULL;
+    c->has_sim = false;
+}
+
 /* ---- instances -------------------------------------------------------------------------------- */
+
+/* A refused call: the reason into crowd_last_error. */
+#define REFUSE(c, ...) crowd_fail(&(c)->last_error, CROWD_ERROR_ARGUMENT, __VA_ARGS__)
 
 void crowd_mark_dirty(crowd *c, uint32_t slot)
 {
@@ -231,21 +340,26 @@ static void touch(crowd *c, uint32_t slot)
     c->dirty_unbinned = true;
 }
 
+void crowd_rebuild_index_map(crowd *c)
+{
+    for (uint32_t s = 0; s < c->slots; s++)
+        if (c->index_of_slot[s] != CROWD_HOLE)
+            c->slot_of_index[c->index_of_slot[s]] = s;
+    c->index_map_stale = false;
+}
+
 uint32_t crowd_slot_of(crowd *c, uint32_t index)
 {
-    if (c->index_map_stale) { /* a sort moved records: one pass rebuilds index -> slot */
-        for (uint32_t s = 0; s < c->slots; s++)
-            if (c->index_of_slot[s] != CROWD_HOLE)
-                c->slot_of_index[c->index_of_slot[s]] = s;
-        c->index_map_stale = false;
-    }
+    if (c->index_map_stale) /* a sort moved records within this update */
+        crowd_rebuild_index_map(c);
     return c->slot_of_index[index];
 }
 
 static float authored_rate(const crowd_asset *a, uint32_t clip)
 {
     float d = a->clips[clip].duration;
-    return d > 0.0f ? 1.0f / d : 0.0f;
+    float rate = d > 0.0f ? 1.0f / d : 0.0f;
+    return rate <= CROWD_MAX_RATE ? rate : CROWD_MAX_RATE; /* a clip of 1e-40 s must not play at inf */
 }
 
 static void default_record(const crowd *c, crowd_record *r)
@@ -258,8 +372,10 @@ static void default_record(const crowd *c, crowd_record *r)
 
 crowd_result crowd_set_count(crowd *c, uint32_t count)
 {
-    if (!c || count > c->capacity)
+    if (!c)
         return CROWD_ERROR_ARGUMENT;
+    if (count > c->capacity)
+        return REFUSE(c, "crowd_set_count: %u above the capacity %u", count, c->capacity);
     if (count == c->count)
         return CROWD_OK;
     crowd_slot_of(c, 0); /* the map must be current before slots are added or parked */
@@ -269,8 +385,10 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         uint32_t slot = c->slots++, index = c->instances++;
         c->cell_of_slot[slot] = CROWD_PARKED_CELL;
         default_record(c, &c->records[slot]);
-        memset(&c->agents[slot], 0, sizeof c->agents[slot]);
-        c->drift[slot] = (crowd_drift){0.0f, 0.0f};
+        if (c->has_sim) {
+            memset(&c->agents[slot], 0, sizeof c->agents[slot]);
+            c->drift[slot] = (crowd_drift){0.0f, 0.0f};
+        }
         c->index_of_slot[slot] = index;
         c->slot_of_index[index] = slot;
         c->dirty[slot] = 1;
@@ -298,10 +416,21 @@ static crowd_record *record_of(crowd *c, uint32_t index)
     return &c->records[slot];
 }
 
+/* The common refusals: no crowd, an index past the count. */
+#define CHECK_INDEX(c, index, what)                                                                     \
+    do {                                                                                              \
+        if (!(c))                                                                                     \
+            return CROWD_ERROR_ARGUMENT;                                                              \
+        if ((index) >= (c)->count)                                                                    \
+            return REFUSE(c, what ": instance %u of %u", (index), (c)->count);                        \
+    } while (0)
+
 crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, float z, float yaw)
 {
-    if (!c || index >= c->count || !isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(yaw))
-        return CROWD_ERROR_ARGUMENT;
+    CHECK_INDEX(c, index, "crowd_set_transform");
+    if (!isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(yaw))
+        return REFUSE(c, "crowd_set_transform: instance %u: position (%g, %g, %g) and yaw %g must be finite", index,
+                      (double)x, (double)y, (double)z, (double)yaw);
     crowd_record *r = record_of(c, index);
     r->position[0] = x;
     r->position[1] = y;
@@ -311,103 +440,153 @@ crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, flo
     return CROWD_OK;
 }
 
+static bool rate_ok(float rate)
+{
+    return fabsf(rate) <= CROWD_MAX_RATE; /* false for NaN */
+}
+
 crowd_result crowd_set_scale(crowd *c, uint32_t index, float scale)
 {
-    if (!c || index >= c->count || !(scale >= 0.001f && scale <= 1000.0f))
-        return CROWD_ERROR_ARGUMENT;
+    CHECK_INDEX(c, index, "crowd_set_scale");
+    if (!(scale >= 0.001f && scale <= 1000.0f))
+        return REFUSE(c, "crowd_set_scale: instance %u: scale %g outside 0.001..1000", index, (double)scale);
     uint32_t slot = crowd_slot_of(c, index);
     crowd_record *r = &c->records[slot];
     float old_scale = r->scale;
+    /* Same ground speed on longer or shorter legs: a stride-matched clip re-matches its rate, and
+     * the product is checked before anything changes. */
+    uint32_t showing = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
+    bool rematch = c->stride_matching && c->asset->clips[showing].stride > 0.0f && old_scale > 0.0f;
+    float rate = r->fade_rate > 0.0f ? r->rate_b : r->rate_a;
+    float matched = rematch ? (float)((double)rate * old_scale / scale) : rate;
+    if (!rate_ok(matched))
+        return REFUSE(c, "crowd_set_scale: instance %u: scale %g would make its rate %g (above %g)", index,
+                      (double)scale, (double)matched, (double)CROWD_MAX_RATE);
     r->scale = scale;
     touch(c, slot); /* the size itself must reach the GPU, whatever happens to the rate */
-    /* Same ground speed on longer or shorter legs: a stride-matched clip re-matches its rate. */
-    uint32_t showing = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
-    if (c->stride_matching && c->asset->clips[showing].stride > 0.0f && old_scale > 0.0f) {
-        float rate = r->fade_rate > 0.0f ? r->rate_b : r->rate_a;
-        crowd_set_rate_slot(c, slot, rate * old_scale / scale);
-    }
+    if (rematch)
+        crowd_set_rate_slot(c, slot, matched);
     c->binned = false;
     return CROWD_OK;
 }
 
 crowd_result crowd_set_variant(crowd *c, uint32_t index, const crowd_variant *v)
 {
-    if (!c || !v || index >= c->count)
-        return CROWD_ERROR_ARGUMENT;
+    CHECK_INDEX(c, index, "crowd_set_variant");
+    if (!v)
+        return REFUSE(c, "crowd_set_variant: instance %u: NULL variant", index);
     crowd_record *r = record_of(c, index);
     r->tint = pack_rgb(v->tint);
     r->variant = crowd_pack_variant(v);
     return CROWD_OK;
 }
 
-/* Phase offset that keeps fract(offset + t * rate) continuous when the rate changes at time t. */
-static float continuous_offset(double time, float offset, float old_rate, float new_rate)
+static double wrap(double phase)
 {
-    double phase = offset + time * ((double)old_rate - new_rate);
-    return (float)(phase - floor(phase));
+    return phase - floor(phase);
 }
 
-void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds)
+/* Phase offset that keeps the phase continuous when the rate changes at time t: wrapped into
+ * [0, 1) for a looping clip, as is for a held one (whose phase counts from its start). */
+static float continuous_offset(double time, float offset, float old_rate, float new_rate, bool hold)
+{
+    double phase = offset + time * ((double)old_rate - new_rate);
+    return (float)(hold ? phase : wrap(phase));
+}
+
+/* Clip B becomes clip A, hold flag included. */
+static void settle_on_b(crowd_record *r)
+{
+    crowd_fold_fade(r);
+}
+
+void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds, bool once)
 {
     crowd_record *r = &c->records[slot];
     c->dirty[slot] = 1;
     if (r->fade_rate > 0.0f) {
-        if ((uint32_t)r->clip_b == clip) { /* already fading into it: the fade runs on, new rate */
-            r->offset_b = continuous_offset(c->time, r->offset_b, r->rate_b, rate);
+        if ((uint32_t)r->clip_b == clip && !once) { /* already fading into it: the fade runs on, new rate */
+            bool held = r->flags & CROWD_RECORD_HOLD_B;
+            r->offset_b = (float)wrap(continuous_offset(c->time, r->offset_b, r->rate_b, rate, held));
             r->rate_b = rate;
+            r->flags &= ~CROWD_RECORD_HOLD_B;
             return;
         }
         /* Two clips at most: the one that shows more becomes clip A, so the cut is never more
          * than half a blend (the fade towards B is dropped before its half-way point). */
         float weight_b = ((float)c->time - r->fade_start) * r->fade_rate;
         if (weight_b >= 0.5f) {
-            crowd_fold_fade(r);
+            settle_on_b(r);
         } else {
             r->clip_b = r->clip_a;
             r->rate_b = r->rate_a;
             r->offset_b = r->offset_a;
             r->fade_rate = 0.0f;
+            r->flags = (r->flags & ~CROWD_RECORD_HOLD_B) | ((r->flags & CROWD_RECORD_HOLD_A) ? CROWD_RECORD_HOLD_B : 0u);
         }
     }
-    if ((uint32_t)r->clip_a == clip) {
-        r->offset_a = continuous_offset(c->time, r->offset_a, r->rate_a, rate);
+    if ((uint32_t)r->clip_a == clip && !once) { /* the clip that plays: new rate, and it loops */
+        bool held = r->flags & CROWD_RECORD_HOLD_A;
+        r->offset_a = (float)wrap(continuous_offset(c->time, r->offset_a, r->rate_a, rate, held));
         r->rate_a = rate;
         r->offset_b = r->offset_a;
         r->rate_b = rate;
+        r->flags &= ~(CROWD_RECORD_HOLD_A | CROWD_RECORD_HOLD_B);
         return;
     }
-    /* the new clip starts from its beginning now */
+    /* the new clip starts from its beginning now: a looping clip's offset wrapped, a held one's not */
     double phase = -c->time * rate;
-    float offset = (float)(phase - floor(phase));
     r->clip_b = (float)clip;
     r->rate_b = rate;
-    r->offset_b = offset;
+    r->offset_b = (float)(once ? phase : wrap(phase));
+    r->flags = (r->flags & ~CROWD_RECORD_HOLD_B) | (once ? CROWD_RECORD_HOLD_B : 0u);
     if (fade_seconds == 0.0f) {
-        crowd_fold_fade(r);
+        settle_on_b(r);
         return;
     }
     r->fade_start = (float)c->time;
     r->fade_rate = 1.0f / fade_seconds; /* the next binning pass folds it once it has run */
 }
 
-crowd_result crowd_play(crowd *c, uint32_t index, uint32_t clip, float rate, float fade_seconds)
+static crowd_result play(crowd *c, uint32_t index, uint32_t clip, float rate, float fade_seconds, bool once)
 {
-    if (!c || index >= c->count || clip >= c->asset->clip_count || !isfinite(rate) || !(fade_seconds >= 0.0f) ||
-        fade_seconds > 60.0f)
+    const char *what = once ? "crowd_play_once" : "crowd_play";
+    if (!c)
         return CROWD_ERROR_ARGUMENT;
+    if (index >= c->count)
+        return REFUSE(c, "%s: instance %u of %u", what, index, c->count);
+    if (clip >= c->asset->clip_count)
+        return REFUSE(c, "%s: instance %u: clip %u of %u", what, index, clip, c->asset->clip_count);
+    if (!rate_ok(rate))
+        return REFUSE(c, "%s: instance %u: rate %g outside +-%g cycles per second", what, index, (double)rate,
+                      (double)CROWD_MAX_RATE);
+    if (!(fade_seconds == 0.0f || (fade_seconds >= CROWD_MIN_FADE && fade_seconds <= 60.0f)))
+        return REFUSE(c, "%s: instance %u: fade_seconds %g: 0 (a cut) or %g..60", what, index, (double)fade_seconds,
+                      (double)CROWD_MIN_FADE);
     uint32_t slot = crowd_slot_of(c, index);
-    crowd_play_slot(c, slot, clip, rate, fade_seconds);
+    crowd_play_slot(c, slot, clip, rate, fade_seconds, once);
     touch(c, slot);
     return CROWD_OK;
 }
 
+crowd_result crowd_play(crowd *c, uint32_t index, uint32_t clip, float rate, float fade_seconds)
+{
+    return play(c, index, clip, rate, fade_seconds, false);
+}
+
+crowd_result crowd_play_once(crowd *c, uint32_t index, uint32_t clip, float rate, float fade_seconds)
+{
+    return play(c, index, clip, rate, fade_seconds, true);
+}
+
 crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
 {
-    if (!c || index >= c->count || !(phase >= 0.0f && phase <= 1.0f))
-        return CROWD_ERROR_ARGUMENT;
+    CHECK_INDEX(c, index, "crowd_set_phase");
+    if (!(phase >= 0.0f && phase <= 1.0f))
+        return REFUSE(c, "crowd_set_phase: instance %u: phase %g outside 0..1", index, (double)phase);
     crowd_record *r = record_of(c, index);
     double offset = phase - c->time * (double)r->rate_a;
-    r->offset_a = (float)(offset - floor(offset));
+    r->offset_a = (float)((r->flags & CROWD_RECORD_HOLD_A) ? offset : wrap(offset));
     if (r->fade_rate == 0.0f)
         r->offset_b = r->offset_a;
     return CROWD_OK;
@@ -418,7 +597,7 @@ float crowd_stride_rate(const crowd *c, uint32_t clip, float speed, float scale)
     float stride = c->asset->clips[clip].stride;
     if (!c->stride_matching || !(stride > 0.0f))
         return authored_rate(c->asset, clip);
-    return speed / (stride * scale); /* an instance at scale s covers s strides' worth per cycle */
+    return (float)((double)speed / ((double)stride * scale)); /* an instance at scale s covers s strides per cycle */
 }
 
 void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
@@ -429,7 +608,8 @@ void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
     float *offset_field = fading ? &r->offset_b : &r->offset_a;
     if (*rate_field == rate)
         return; /* nothing to write: the slot stays clean */
-    *offset_field = continuous_offset(c->time, *offset_field, *rate_field, rate);
+    bool held = r->flags & (fading ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
+    *offset_field = continuous_offset(c->time, *offset_field, *rate_field, rate, held);
     *rate_field = rate;
     if (!fading) {
         r->rate_b = rate;
@@ -440,14 +620,20 @@ void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
 
 crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
 {
-    if (!c || index >= c->count || !(speed >= 0.0f && speed <= 10000.0f))
-        return CROWD_ERROR_ARGUMENT;
+    CHECK_INDEX(c, index, "crowd_set_speed");
+    if (!(speed >= 0.0f && speed <= 10000.0f))
+        return REFUSE(c, "crowd_set_speed: instance %u: speed %g outside 0..10000 m/s", index, (double)speed);
     uint32_t slot = crowd_slot_of(c, index);
     const crowd_record *r = &c->records[slot];
     uint32_t clip = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
     if (!(c->asset->clips[clip].stride > 0.0f))
-        return CROWD_ERROR_ARGUMENT;
-    crowd_set_rate_slot(c, slot, crowd_stride_rate(c, clip, speed, r->scale));
+        return REFUSE(c, "crowd_set_speed: instance %u: clip %u (%s) has no stride", index, clip,
+                      c->asset->clips[clip].name ? c->asset->clips[clip].name : "?");
+    float rate = crowd_stride_rate(c, clip, speed, r->scale);
+    if (!rate_ok(rate))
+        return REFUSE(c, "crowd_set_speed: instance %u: %g m/s would play clip %u at %g cycles per second (above %g)",
+                      index, (double)speed, clip, (double)rate, (double)CROWD_MAX_RATE);
+    crowd_set_rate_slot(c, slot, rate);
     c->dirty_unbinned |= c->dirty[slot] != 0;
     return CROWD_OK;
 }
@@ -460,8 +646,7 @@ void crowd_set_stride_matching(crowd *c, bool on)
 
 crowd_result crowd_remove(crowd *c, uint32_t index)
 {
-    if (!c || index >= c->count)
-        return CROWD_ERROR_ARGUMENT;
+    CHECK_INDEX(c, index, "crowd_remove");
     uint32_t last = c->count - 1;
     uint32_t removed_slot = crowd_slot_of(c, index), last_slot = crowd_slot_of(c, last);
     c->slot_of_index[index] = last_slot;
@@ -479,8 +664,37 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
 crowd_result crowd_get(const crowd *c, uint32_t index, crowd_record *record)
 {
     if (!c || !record || index >= c->count)
+        return CROWD_ERROR_ARGUMENT; /* const: no message can be recorded */
+    *record = c->records[c->slot_of_index[index]]; /* kept current: see crowd_update */
+    return CROWD_OK;
+}
+
+crowd_result crowd_record_sample(const crowd_asset *a, const crowd_record *r, int which, float time,
+                                 crowd_clip_sample *out)
+{
+    if (!a || !r || !out || (which != 0 && which != 1))
         return CROWD_ERROR_ARGUMENT;
-    *record = c->records[crowd_slot_of((crowd *)c, index)];
+    float clip = which ? r->clip_b : r->clip_a, offset = which ? r->offset_b : r->offset_a;
+    float rate = which ? r->rate_b : r->rate_a;
+    bool hold = r->flags & (which ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
+    if (!(clip >= 0.0f && clip < (float)a->clip_count))
+        return CROWD_ERROR_ARGUMENT;
+    const crowd_clip *cl = &a->clips[(uint32_t)clip];
+    int n = (int)cl->frame_count, last = n - 1 > 0 ? n - 1 : 0;
+    bool loops = (cl->flags & CROWD_CLIP_LOOP) != 0;
+    /* crowd.vert's clip_sample, line for line */
+    float p = offset + time * rate;
+    if (!isfinite(p))
+        return CROWD_ERROR_ARGUMENT;
+    float phase = hold ? (p < 0.0f ? 0.0f : p > 1.0f ? 1.0f : p) : p - floorf(p);
+    float f = phase * (float)(loops ? n : last);
+    if (hold && f > (float)last)
+        f = (float)last;
+    int f0 = (int)f < n - 1 ? (int)f : n - 1;
+    int f1 = loops && !hold ? (f0 + 1 == n ? 0 : f0 + 1) : (f0 + 1 < n - 1 ? f0 + 1 : n - 1);
+    out->frame0 = cl->first_frame + (uint32_t)f0;
+    out->frame1 = cl->first_frame + (uint32_t)f1;
+    out->t = f - (float)f0;
     return CROWD_OK;
 }
 

@@ -9,6 +9,7 @@ void crowd_fold_fade(crowd_record *r)
     r->offset_a = r->offset_b;
     r->rate_a = r->rate_b;
     r->fade_rate = 0.0f;
+    r->flags = (r->flags & ~CROWD_RECORD_HOLD_A) | ((r->flags & CROWD_RECORD_HOLD_B) ? CROWD_RECORD_HOLD_A : 0u);
 }
 
 void crowd_bin_begin(crowd *c, crowd_binner *b)

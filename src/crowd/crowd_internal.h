@@ -58,7 +58,10 @@ typedef struct crowd_mover {
 } crowd_mover;
 
 struct crowd {
-    crowd_desc desc;        /* resolved */
+    crowd_desc desc;        /* resolved (sentinels kept, for crowd_settings) */
+    uint32_t shadow_max, fade_max; /* desc's max-LOD fields as levels */
+    float hysteresis;       /* desc's, 0 for none */
+    crowd_error last_error; /* crowd_last_error */
     const crowd_asset *asset;
     uint32_t capacity, count;
     uint32_t instances;     /* indices in use: live (count) + parked */
@@ -69,13 +72,17 @@ struct crowd {
     /* Slot-ordered arrays, double-buffered: the back buffers receive full re-layouts and serve as
      * scratch for movers. */
     crowd_record *records, *records_back;
+    /* The simulation's per-slot state, moved with the records: NULL (and never touched) unless a
+     * crowd_sim is attached (crowd_attach_sim_state); then owned by the crowd until detached. */
     crowd_agent *agents, *agents_back;
     crowd_drift *drift, *drift_back;   /* all zero unless the simulation separates agents */
+    bool has_sim;
     uint32_t *index_of_slot, *index_back; /* CROWD_HOLE for slack */
     uint8_t *dirty, *dirty_back;       /* record changed since the last update (only ever set on live or
                                           parked slots, never on holes) */
     uint8_t *lod_of_slot, *lod_back;   /* coverage policy: the level chosen last time (hysteresis) */
-    uint32_t *slot_of_index;           /* per index; rebuilt on demand after a sort (index_map_stale) */
+    uint32_t *slot_of_index;           /* per index; after a sort or re-layout (index_map_stale) it is
+                                          rebuilt before crowd_update returns, so readers never do */
     bool index_map_stale;
     uint32_t *cell_of_slot, *cell_back; /* coverage policy (and any update without a valid region
                                           layout): the chunk (or CROWD_PARKED_CELL) of each slot */
@@ -281,9 +288,17 @@ void crowd_classify_cells(crowd *c, const crowd_camera *camera);
 uint32_t crowd_assign_coverage_lods(crowd *c, const crowd_camera *camera);
 float crowd_instance_radius(const crowd *c, float scale);
 
+/* crowd.c: the simulation's per-slot arrays (each slot_capacity long, zeroed): the crowd moves
+ * them with the records from now on, and frees them at destroy unless detached first. Detaching
+ * hands them back (the caller frees them). */
+void crowd_attach_sim_state(crowd *c, crowd_agent *agents, crowd_agent *agents_back, crowd_drift *drift,
+                            crowd_drift *drift_back);
+void crowd_detach_sim_state(crowd *c);
+
 /* crowd.c: slot-level versions of the setters, for the simulation (which walks slots). */
 void crowd_mark_dirty(crowd *c, uint32_t slot);
 uint32_t crowd_slot_of(crowd *c, uint32_t index); /* rebuilds the index map when stale */
+void crowd_rebuild_index_map(crowd *c);
 
 /* After a re-layout into the *_back arrays: the back arrays become the live ones (and the live ones
  * the next scratch). cell_of_slot too when `cells` (the layout pass keeps it in place). */
@@ -296,7 +311,7 @@ uint32_t crowd_slot_of(crowd *c, uint32_t index); /* rebuilds the index map when
 static inline void crowd_flip_slot_arrays(crowd *c, bool cells)
 {
     CROWD_SWAP_POINTERS(c->records, c->records_back);
-    CROWD_SWAP_POINTERS(c->agents, c->agents_back);
+    CROWD_SWAP_POINTERS(c->agents, c->agents_back); /* NULL with NULL without a sim */
     CROWD_SWAP_POINTERS(c->drift, c->drift_back);
     CROWD_SWAP_POINTERS(c->index_of_slot, c->index_back);
     CROWD_SWAP_POINTERS(c->dirty, c->dirty_back);
@@ -310,7 +325,8 @@ static inline void crowd_flip_slot_arrays(crowd *c, bool cells)
 #define CROWD_SORT_MAX_ITEM 32
 typedef int (*crowd_compare_fn)(const void *a, const void *b);
 void crowd_sort(void *base, size_t n, size_t size, crowd_compare_fn compare);
-void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds);
+/* `once`: play once and hold (crowd_play_once); otherwise loop (crowd_play). */
+void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds, bool once);
 void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate);
 /* Cycles per second for `speed` m/s on an instance of `scale`; the authored rate without a stride
  * or with stride matching off. */

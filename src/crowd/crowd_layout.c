@@ -21,8 +21,10 @@ static uint32_t wanted_slack(uint32_t n)
 void crowd_move_slot(crowd *c, uint32_t from, uint32_t to)
 {
     c->records[to] = c->records[from];
-    c->agents[to] = c->agents[from];
-    c->drift[to] = c->drift[from];
+    if (c->has_sim) {
+        c->agents[to] = c->agents[from];
+        c->drift[to] = c->drift[from];
+    }
     c->index_of_slot[to] = c->index_of_slot[from];
     c->lod_of_slot[to] = c->lod_of_slot[from];
     c->dirty[to] = 1; /* its bytes changed for the renderer */
@@ -40,8 +42,10 @@ static void make_hole(crowd *c, uint32_t s)
 static void save_slot(crowd *c, uint32_t s, uint32_t k)
 {
     c->records_back[k] = c->records[s];
-    c->agents_back[k] = c->agents[s];
-    c->drift_back[k] = c->drift[s];
+    if (c->has_sim) {
+        c->agents_back[k] = c->agents[s];
+        c->drift_back[k] = c->drift[s];
+    }
     c->index_back[k] = c->index_of_slot[s];
     c->lod_back[k] = c->lod_of_slot[s];
 }
@@ -49,8 +53,10 @@ static void save_slot(crowd *c, uint32_t s, uint32_t k)
 static void restore_slot(crowd *c, uint32_t k, uint32_t s)
 {
     c->records[s] = c->records_back[k];
-    c->agents[s] = c->agents_back[k];
-    c->drift[s] = c->drift_back[k];
+    if (c->has_sim) {
+        c->agents[s] = c->agents_back[k];
+        c->drift[s] = c->drift_back[k];
+    }
     c->index_of_slot[s] = c->index_back[k];
     c->lod_of_slot[s] = c->lod_back[k];
     c->dirty[s] = 1;
@@ -343,11 +349,13 @@ static void scatter_slots(crowd *c)
             continue;
         uint32_t d = cell == CROWD_PARKED_CELL ? parked++ : cursor[cell]++;
         c->records_back[d] = c->records[s];
-        c->agents_back[d] = c->agents[s];
-        c->drift_back[d] = c->drift[s];
         c->index_back[d] = c->index_of_slot[s];
         c->lod_back[d] = c->lod_of_slot[s];
         c->dirty_back[d] = (uint8_t)(c->dirty[s] | (d != s));
+        if (c->has_sim) { /* the simulation's state follows (a crowd without one has none to move) */
+            c->agents_back[d] = c->agents[s];
+            c->drift_back[d] = c->drift[s];
+        }
     }
     for (uint32_t r = 0; r < c->region_count; r++) {
         const crowd_slot_region *g = &c->regions[r];

@@ -131,7 +131,7 @@ static float coverage_of(const crowd *c, const crowd_camera *camera, const crowd
 static uint32_t coverage_level(const crowd *c, float coverage, uint32_t previous)
 {
     uint32_t last = c->asset->lod_count - 1;
-    float h = c->desc.hysteresis;
+    float h = c->hysteresis;
     for (uint32_t l = 0; l < last; l++) {
         float threshold = c->desc.screen_coverage[l] * (l < previous ? 1.0f + h : 1.0f - h);
         if (coverage * c->desc.lod_bias >= threshold)

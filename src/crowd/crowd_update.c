@@ -18,15 +18,30 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* A clip's offset after time moves back by REBASE_BY: a looping one wrapped into [0, 1); a held
+ * one exact, unless it has played out (phase past 1, or below 0 backwards), where it is pinned at
+ * its end so the offset stays small however long the clip holds. */
+static float rebased_offset(float offset, float rate, bool hold, double time)
+{
+    double shifted = offset + REBASE_BY * (double)rate;
+    if (!hold)
+        return (float)(shifted - floor(shifted));
+    double phase = offset + time * rate, later = time - REBASE_BY;
+    if (rate >= 0.0f && phase >= 1.0)
+        return (float)(1.0 - later * rate);
+    if (rate < 0.0f && phase <= 0.0)
+        return (float)(-later * rate);
+    return (float)shifted;
+}
+
 static void rebase_time(crowd *c)
 {
     for (uint32_t s = 0; s < c->slots; s++) {
         if (c->index_of_slot[s] == CROWD_HOLE)
             continue;
         crowd_record *r = &c->records[s];
-        double a = r->offset_a + REBASE_BY * (double)r->rate_a, b = r->offset_b + REBASE_BY * (double)r->rate_b;
-        r->offset_a = (float)(a - floor(a));
-        r->offset_b = (float)(b - floor(b));
+        r->offset_a = rebased_offset(r->offset_a, r->rate_a, r->flags & CROWD_RECORD_HOLD_A, c->time);
+        r->offset_b = rebased_offset(r->offset_b, r->rate_b, r->flags & CROWD_RECORD_HOLD_B, c->time);
         r->fade_start = (float)(r->fade_start - REBASE_BY);
         c->dirty[s] = 1;
     }
@@ -92,12 +107,14 @@ static void sort_slots(crowd *c)
             continue;
         uint32_t d = next[c->rank_of_slot[s]]++;
         c->records_back[d] = c->records[s];
-        c->agents_back[d] = c->agents[s];
-        c->drift_back[d] = c->drift[s];
         c->index_back[d] = c->index_of_slot[s];
         c->cell_back[d] = c->cell_of_slot[s];
         c->dirty_back[d] = (uint8_t)(c->dirty[s] | (d != s));
         c->lod_back[d] = c->lod_of_slot[s];
+        if (c->has_sim) {
+            c->agents_back[d] = c->agents[s];
+            c->drift_back[d] = c->drift[s];
+        }
         n++;
     }
     crowd_flip_slot_arrays(c, true);
@@ -193,9 +210,9 @@ static void build_uploads(crowd *c)
 static uint32_t draw_flags(const crowd *c, uint32_t lod)
 {
     uint32_t flags = 0;
-    if (c->desc.shadows > 0 && lod <= c->desc.shadow_max_lod)
+    if (c->desc.shadows > 0 && lod <= c->shadow_max)
         flags |= CROWD_DRAW_SHADOW;
-    if (lod <= c->desc.cross_fade_max_lod)
+    if (lod <= c->fade_max)
         flags |= CROWD_DRAW_CROSS_FADE;
     return flags;
 }
@@ -300,6 +317,8 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
         st->chunks_total += c->cells[i].count > 0;
     st->fades_active = c->fades_active;
     c->frame.draws = c->draws;
+    if (c->index_map_stale) /* readers (crowd_get is const) never rebuild it */
+        crowd_rebuild_index_map(c);
     c->frame.records = c->records;
     c->frame.record_count = c->slots;
     c->frame.time = (float)c->time;

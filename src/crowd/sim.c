@@ -65,32 +65,42 @@ static inline float fast_atan2(float y, float x)
     return y < 0.0f ? -r : r;
 }
 
-/* ---- gaits ------------------------------------------------------------------------------------ */
-
-static int find_clip(const crowd_asset *a, const char *name)
+/* The setters' rate range (the sim writes records directly, so it keeps to it itself). */
+static inline float clamp_rate(float rate)
 {
-    return crowd_asset_find_clip(a, name);
+    return rate < -CROWD_MAX_RATE ? -CROWD_MAX_RATE : rate > CROWD_MAX_RATE ? CROWD_MAX_RATE : rate;
 }
 
-/* Idle, then the locomotion clips from slowest to fastest: by name where the asset uses the
- * humanoid's names, otherwise every clip with a stride, sorted by natural speed. */
+/* ---- gaits ------------------------------------------------------------------------------------ */
+
+/* Idle, then the locomotion clips from slowest to fastest: the clips the spawn options name, or
+ * by default "idle" (else the first clip without a stride) and every clip with a stride, sorted by
+ * natural speed. Names were checked at creation. */
 static void build_gaits(crowd_sim *sim)
 {
     const crowd_asset *a = sim->crowd->asset;
-    int idle = find_clip(a, "idle");
-    if (idle < 0)
-        for (uint32_t c = 0; c < a->clip_count && idle < 0; c++)
-            if (!(a->clips[c].stride > 0.0f))
-                idle = (int)c;
+    const crowd_spawn_options *o = &sim->desc.spawn;
+    uint32_t idle = 0, found;
+    bool have_idle = crowd_asset_find_clip(a, o->idle_clip ? o->idle_clip : "idle", &idle);
+    for (uint32_t c = 0; c < a->clip_count && !have_idle; c++)
+        if (!(a->clips[c].stride > 0.0f)) {
+            idle = c;
+            have_idle = true;
+        }
     sim->gait_count = 0;
-    uint32_t idle_clip = idle >= 0 ? (uint32_t)idle : 0;
-    float idle_duration = a->clips[idle_clip].duration;
-    sim->gaits[sim->gait_count++] = (sim_gait){idle_clip, 0.0f, 0.0f, idle_duration > 0 ? 1.0f / idle_duration : 0.0f};
-    for (uint32_t c = 0; c < a->clip_count && sim->gait_count < SIM_MAX_GAITS; c++) {
-        if (!(a->clips[c].stride > 0.0f) || !(a->clips[c].duration > 0.0f))
+    float idle_duration = a->clips[idle].duration;
+    float idle_rate = idle_duration > 0 ? 1.0f / idle_duration : 0.0f;
+    sim->gaits[sim->gait_count++] = (sim_gait){idle, 0.0f, 0.0f, idle_rate < CROWD_MAX_RATE ? idle_rate : CROWD_MAX_RATE};
+    uint32_t candidates = o->gait_clips ? o->gait_clip_count : a->clip_count;
+    for (uint32_t k = 0; k < candidates && sim->gait_count < SIM_MAX_GAITS; k++) {
+        uint32_t c = k;
+        if (o->gait_clips && !crowd_asset_find_clip(a, o->gait_clips[k], &c))
             continue;
-        sim_gait g = {c, a->clips[c].stride / a->clips[c].duration, 1.0f / a->clips[c].stride,
-                      1.0f / a->clips[c].duration};
+        const crowd_clip *clip = &a->clips[c];
+        /* clips so short or strides so small that their rates leave float are not gaits */
+        if (!(clip->stride >= 1e-3f && clip->duration >= 1e-3f && isfinite(clip->stride) && isfinite(clip->duration)))
+            continue;
+        sim_gait g = {c, clip->stride / clip->duration, 1.0f / clip->stride, 1.0f / clip->duration};
         uint32_t at = sim->gait_count++;
         while (at > 1 && sim->gaits[at - 1].speed > g.speed) { /* insertion sort by speed */
             sim->gaits[at] = sim->gaits[at - 1];
@@ -100,7 +110,42 @@ static void build_gaits(crowd_sim *sim)
     }
     for (uint32_t g = 1; g + 1 < sim->gait_count; g++) /* the midpoints between natural speeds */
         sim->gait_switch[g] = 0.5f * (sim->gaits[g].speed + sim->gaits[g + 1].speed);
-    sim->cheer_clip = find_clip(a, "cheer");
+    sim->cheer_clip = crowd_asset_find_clip(a, o->cheer_clip ? o->cheer_clip : "cheer", &found) ? (int)found : -1;
+}
+
+/* Spawn options: names the asset has, ranges that make sense. */
+static crowd_result check_spawn_options(const crowd_spawn_options *o, const crowd_asset *a, crowd_error *error)
+{
+    if (o->idle_clip && !crowd_asset_find_clip(a, o->idle_clip, NULL))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.idle_clip \"%s\": no such clip",
+                          o->idle_clip);
+    if (o->cheer_clip && !crowd_asset_find_clip(a, o->cheer_clip, NULL))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.cheer_clip \"%s\": no such clip",
+                          o->cheer_clip);
+    if (o->gait_clip_count > SIM_MAX_GAITS - 1 || (o->gait_clip_count && !o->gait_clips))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.gait_clips: at most %u names",
+                          SIM_MAX_GAITS - 1);
+    for (uint32_t k = 0; o->gait_clips && k < o->gait_clip_count; k++) {
+        uint32_t c;
+        if (!o->gait_clips[k] || !crowd_asset_find_clip(a, o->gait_clips[k], &c) || !(a->clips[c].stride > 0.0f))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "crowd_sim_create: spawn.gait_clips[%u] \"%s\": not a clip with a stride", k,
+                              o->gait_clips[k] ? o->gait_clips[k] : "(null)");
+    }
+    bool default_scale = o->scale_min == 0.0f && o->scale_max == 0.0f;
+    if (!default_scale && !(o->scale_min >= 0.001f && o->scale_min <= o->scale_max && o->scale_max <= 1000.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn scale %g..%g outside 0.001..1000",
+                          (double)o->scale_min, (double)o->scale_max);
+    if (o->shirts == 1 && !(o->saturation_min >= 0.0f && o->saturation_min <= o->saturation_max &&
+                            o->saturation_max <= 1.0f && o->value_min >= 0.0f && o->value_min <= o->value_max &&
+                            o->value_max <= 1.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn shirt saturation/value ranges "
+                                                       "must be min <= max in [0, 1]");
+    for (uint32_t k = 0; o->accessories == 1 && k < 8; k++)
+        if (!(o->accessory_odds[k] >= 0.0f && o->accessory_odds[k] <= 1.0f))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.accessory_odds[%u] = %g outside 0..1",
+                              k, (double)o->accessory_odds[k]);
+    return CROWD_OK;
 }
 
 /* The gait for a speed: idle below a threshold (with hysteresis), else the locomotion clip whose
@@ -132,9 +177,14 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
                           (double)desc->separation_radius);
     for (uint32_t o = 0; o < desc->obstacle_count; o++) {
         const crowd_obstacle *ob = &desc->obstacles[o];
-        if (!isfinite(ob->x) || !isfinite(ob->z) || !(ob->radius > 0.0f && ob->radius < 1e4f))
+        if (!(fabsf(ob->x) < 1e9f && fabsf(ob->z) < 1e9f) || !(ob->radius > 0.0f && ob->radius < 1e4f))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "obstacles[%u]: bad position or radius", o);
     }
+    if (desc->target->has_sim)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: the crowd already has a simulation");
+    crowd_result checked = check_spawn_options(&desc->spawn, desc->target->asset, error);
+    if (checked != CROWD_OK)
+        return checked;
     crowd_sim *sim = crowd_calloc(1, sizeof *sim);
     if (!sim)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory");
@@ -160,10 +210,21 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_slots = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_position = crowd_malloc(2 * sizeof(float) * cap);
     sim->fine_push = crowd_malloc(2 * sizeof(float) * cap);
+    /* the agents' state, per slot: the crowd moves it with the records once attached */
+    crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
+    crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted || !sim->fine_sorted_cell ||
-        !sim->fine_slots || !sim->fine_position || !sim->fine_push)
+        !sim->fine_slots || !sim->fine_position || !sim->fine_push || !agents || !agents_back || !drift || !drift_back) {
+        crowd_free(agents);
+        crowd_free(agents_back);
+        crowd_free(drift);
+        crowd_free(drift_back);
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
+    } else {
+        crowd_attach_sim_state(c, agents, agents_back, drift, drift_back);
+        sim->owns_state = true;
+    }
     if (r == CROWD_OK) {
         if (desc->obstacle_count)
             memcpy(sim->obstacles, desc->obstacles, sizeof *sim->obstacles * desc->obstacle_count);
@@ -174,6 +235,9 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         return r;
     }
     build_gaits(sim);
+    /* the names are the caller's, read only here */
+    sim->desc.spawn.idle_clip = sim->desc.spawn.cheer_clip = NULL;
+    sim->desc.spawn.gait_clips = NULL;
     for (uint32_t b = 0; b < 256; b++) /* the division the wander step would do per agent */
         sim->cruise_scale[b] = (float)b * (1.0f / 20.0f) / 32767.0f;
     *out = sim;
@@ -184,6 +248,14 @@ void crowd_sim_destroy(crowd_sim *sim)
 {
     if (!sim)
         return;
+    crowd *c = sim->crowd;
+    if (c->has_sim && sim->owns_state) { /* hand the per-slot state back and free it */
+        crowd_free(c->agents);
+        crowd_free(c->agents_back);
+        crowd_free(c->drift);
+        crowd_free(c->drift_back);
+        crowd_detach_sim_state(c);
+    }
     crowd_free(sim->obstacles);
     crowd_free(sim->chunk_obstacle_start);
     crowd_free(sim->obstacle_ids);
@@ -228,10 +300,18 @@ static bool inside_obstacle(const crowd_sim *sim, float x, float z, float margin
     return false;
 }
 
-/* A random colour that reads well on a shirt: bright hues, varied lightness. */
-static void random_shirt(uint32_t *rng, uint8_t rgb[3])
+/* A random colour that reads well on a shirt: bright hues, varied lightness (the spawn options'
+ * ranges, or the defaults). */
+static void random_shirt(const crowd_spawn_options *o, uint32_t *rng, uint8_t rgb[3])
 {
-    float h = sim_uniform(rng) * 6.0f, v = 0.45f + 0.5f * sim_uniform(rng), s = 0.35f + 0.6f * sim_uniform(rng);
+    if (o->shirts < 0) {
+        rgb[0] = rgb[1] = rgb[2] = 255;
+        return;
+    }
+    bool custom = o->shirts > 0;
+    float v_lo = custom ? o->value_min : 0.45f, v_span = custom ? o->value_max - o->value_min : 0.5f;
+    float s_lo = custom ? o->saturation_min : 0.35f, s_span = custom ? o->saturation_max - o->saturation_min : 0.6f;
+    float h = sim_uniform(rng) * 6.0f, v = v_lo + v_span * sim_uniform(rng), s = s_lo + s_span * sim_uniform(rng);
     int i = (int)h;
     float f = h - (float)i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
     float c[6][3] = {{v, t, p}, {q, v, p}, {p, v, t}, {p, q, v}, {t, p, v}, {v, p, q}};
@@ -248,6 +328,9 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
     if (r != CROWD_OK)
         return r;
     float half = -c->world_min - 2.0f;
+    const crowd_spawn_options *o = &sim->desc.spawn;
+    bool default_scale = o->scale_min == 0.0f && o->scale_max == 0.0f;
+    float scale_lo = default_scale ? 0.92f : o->scale_min, scale_span = default_scale ? 0.16f : o->scale_max - o->scale_min;
     sim->tick = (uint32_t)(c->time * 20.0); /* decision deadlines count from now */
     for (uint32_t i = 0; i < count; i++) {
         uint32_t *rng = &sim->spawn_rng;
@@ -260,13 +343,18 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         }
         float yaw = sim_uniform(rng) * 6.2831853f;
         crowd_set_transform(c, i, x, 0.0f, z, yaw);
-        crowd_set_scale(c, i, 0.92f + 0.16f * sim_uniform(rng));
+        crowd_set_scale(c, i, scale_lo + scale_span * sim_uniform(rng));
         crowd_variant v = {{0, 0, 0}, {0}, 0};
-        random_shirt(rng, v.tint);
+        random_shirt(o, rng, v.tint);
         for (int k = 0; k < 6; k++)
             v.region_choice[k] = (uint8_t)(sim_random(rng) & 15u);
-        float hat = sim_uniform(rng);
-        v.accessories = (uint8_t)((hat < 0.3f ? 1u : 0u) | (hat > 0.88f ? 2u : 0u));
+        if (o->accessories == 0) { /* the default: a hat or a balloon, never both */
+            float hat = sim_uniform(rng);
+            v.accessories = (uint8_t)((hat < 0.3f ? 1u : 0u) | (hat > 0.88f ? 2u : 0u));
+        } else if (o->accessories > 0) {
+            for (uint32_t k = 0; k < 8; k++)
+                v.accessories |= (uint8_t)((sim_uniform(rng) < o->accessory_odds[k] ? 1u : 0u) << k);
+        }
         crowd_set_variant(c, i, &v);
         uint32_t slot = crowd_slot_of(c, i);
         crowd_agent *a = &c->agents[slot];
@@ -284,7 +372,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         float speed = sqrtf(desired[0] * desired[0] + desired[1] * desired[1]);
         a->gait = (uint8_t)gait_for_speed(sim, 0, speed / c->records[slot].scale);
         uint32_t clip = sim->gaits[a->gait].clip;
-        crowd_play_slot(c, slot, clip, crowd_stride_rate(c, clip, speed, c->records[slot].scale), 0.0f);
+        crowd_play_slot(c, slot, clip, clamp_rate(crowd_stride_rate(c, clip, speed, c->records[slot].scale)), 0.0f, false);
         if (speed > 0.05f)
             c->records[slot].yaw = fast_atan2(desired[0], desired[1]);
         c->records[slot].offset_a = c->records[slot].offset_b = sim_uniform(rng);
@@ -293,6 +381,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
 }
 
 /* ---- the step --------------------------------------------------------------------------------- */
+
 
 /* Plays the gait that suits the speed, at the stride-matched rate. Speeds settle exponentially and
  * would change the rate (and rewrite the record) every step; below 0.2 % the mismatch is a foot
@@ -313,10 +402,11 @@ static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd
         clip = (uint32_t)sim->cheer_clip;
         rate = crowd_stride_rate(c, clip, 0.0f, r->scale);
     }
+    rate = clamp_rate(rate); /* a tiny agent pushed hard would otherwise leave the setters' range */
     bool fading = r->fade_rate > 0.0f;
     uint32_t showing = (uint32_t)(fading ? r->clip_b : r->clip_a);
     if (showing != clip) {
-        crowd_play_slot(c, slot, clip, rate, FADE_SECONDS);
+        crowd_play_slot(c, slot, clip, rate, FADE_SECONDS, false);
     } else {
         float current = fading ? r->rate_b : r->rate_a;
         if (fabsf(rate - current) > 0.002f * current)
@@ -592,6 +682,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
 {
     if (!sim || !(dt > 0.0f) || !isfinite(dt))
         return;
+    dt = dt < CROWD_SIM_MAX_DT ? dt : CROWD_SIM_MAX_DT; /* also keeps the decision clock's conversion defined */
     double t0 = now_ms();
     crowd *c = sim->crowd;
     sim->tick = (uint32_t)(c->time * 20.0 + dt * 20.0);

@@ -44,6 +44,7 @@ struct crowd_sim {
     float *fine_push;           /* their push, in the same order */
 
     uint32_t spawn_rng;
+    bool owns_state;            /* attached the crowd's agents/drift arrays (crowd_attach_sim_state) */
     bool drifts;                /* the last step separated: agents may have drift */
     uint32_t tick;              /* this step's time in twentieths of a second (decision deadlines) */
     uint32_t decisions;         /* counter mixed into decision hashes */
@@ -61,6 +62,7 @@ float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
  * this in the hot loop stays in registers), then sim_separation pushes them apart. */
 typedef struct sim_gatherer {
     float origin, inv;          /* the fine grid */
+    float lo, hi;               /* gathered coordinates are clamped to the world plus a margin */
     int last;
     uint32_t dim, n;            /* n: gathered so far */
     uint32_t *count, *cell, *slot;
@@ -80,9 +82,12 @@ static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
 static inline void sim_gather(sim_gatherer *g, uint32_t s, const float *p)
 {
     uint32_t m = g->n++;
+    /* An agent far outside (set there, 1e20 m away) is separated as if on the border: differences
+     * of raw coordinates could overflow to inf and make NaN pushes. */
+    float x = p[0] > g->lo ? p[0] : g->lo, z = p[2] > g->lo ? p[2] : g->lo;
     g->slot[m] = s;
-    g->xz[2 * m] = p[0];
-    g->xz[2 * m + 1] = p[2];
+    g->xz[2 * m] = x < g->hi ? x : g->hi;
+    g->xz[2 * m + 1] = z < g->hi ? z : g->hi;
 }
 
 /* sim.c */

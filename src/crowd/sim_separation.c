@@ -21,8 +21,9 @@ uint32_t sim_fine_cells(uint32_t dim)
 sim_gatherer sim_gather_begin(crowd_sim *sim)
 {
     memset(sim->fine_start, 0, sizeof(uint32_t) * (sim_fine_cells(sim->fine_dim) + 2));
-    return (sim_gatherer){sim->crowd->world_min, 1.0f / sim->fine_size, (int)sim->fine_dim - 1, sim->fine_dim, 0,
-                          sim->fine_start, sim->fine_cell_of, sim->fine_slots, sim->fine_gathered};
+    float lo = sim->crowd->world_min - 1.0f, hi = -sim->crowd->world_min + 1.0f;
+    return (sim_gatherer){sim->crowd->world_min, 1.0f / sim->fine_size, lo, hi, (int)sim->fine_dim - 1, sim->fine_dim,
+                          0, sim->fine_start, sim->fine_cell_of, sim->fine_slots, sim->fine_gathered};
 }
 
 /* Gathered agents into fine-cell order: their slots and (x, z), so the pair loop reads two small
@@ -62,7 +63,9 @@ static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t
     ex = tiny ? 1e-3f : ex;
     ez = tiny ? 0.0f : ez;
     d2 = tiny ? 1e-6f : d2;
-    float d = sqrtf(d2), w = in * (radius - d) / (radius * d);
+    /* A select, not a product with `in`: agents far apart (one hidden at 1e20 m in a border cell)
+     * overflow d2 to inf, and 0 * (inf / inf) would be a NaN push, then a NaN position. */
+    float d = sqrtf(d2), w = in > 0.0f ? (radius - d) / (radius * d) : 0.0f;
     *fx += ex * w;
     *fz += ez * w;
     push[2 * j] -= ex * w;

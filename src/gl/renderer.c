@@ -254,8 +254,8 @@ static int default_tint_region(const crowd_asset *a, int requested)
 {
     if (requested != 0)
         return requested < 0 ? -1 : requested;
-    int shirt = crowd_asset_find_region(a, "shirt");
-    return shirt >= 0 ? shirt : -1;
+    uint32_t shirt;
+    return crowd_asset_find_region(a, "shirt", &shirt) ? (int)shirt : -1;
 }
 
 crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error)
@@ -409,8 +409,8 @@ crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attach
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachments need an asset with a bone texture (baked with crowd_bake_desc.bones)");
     if (r->attachment_count == CROWD_GL_MAX_ATTACHMENTS)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "at most %d attachments", CROWD_GL_MAX_ATTACHMENTS);
-    int socket = crowd_asset_find_socket(r->asset, d->socket);
-    if (socket < 0)
+    uint32_t socket;
+    if (!crowd_asset_find_socket(r->asset, d->socket, &socket))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: the asset has no socket \"%s\"",
                           d->socket ? d->socket : "(null)");
     for (uint32_t i = 0; i < d->index_count; i++)

@@ -112,9 +112,9 @@ crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, c
     if (result != CROWD_OK || !asset->bones.data)
         return result;
     static const uint8_t cap[4] = {200, 40, 40, 255}, balloon[4] = {250, 200, 40, 255};
-    if (crowd_asset_find_socket(asset, "head") >= 0)
+    if (crowd_asset_find_socket(asset, "head", NULL))
         result = add_attachment(r, cap_profile, ROWS(cap_profile), "head", cap, 0, error);
-    if (result == CROWD_OK && crowd_asset_find_socket(asset, "hand_r") >= 0)
+    if (result == CROWD_OK && crowd_asset_find_socket(asset, "hand_r", NULL))
         result = add_attachment(r, balloon_profile, ROWS(balloon_profile), "hand_r", balloon, 1, error);
     return result;
 }

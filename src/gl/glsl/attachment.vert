@@ -30,15 +30,19 @@ vec4 bone_texel(int i)
     return texelFetch(u_bones, ivec2(i % u_bone_width, i / u_bone_width), 0);
 }
 
-// The socket bone's matrix at a clip's phase, frames blended.
-void bone_rows(float clip, float offset, float rate, out vec4 r0, out vec4 r1, out vec4 r2)
+// The socket bone's matrix at a clip's phase, frames blended (phase as crowd.vert's clip_sample:
+// wrapped, or clamped and held on the last frame).
+void bone_rows(float clip, float offset, float rate, bool hold, out vec4 r0, out vec4 r1, out vec4 r2)
 {
     vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
     int n = int(c.y);
     bool loops = c.z > 0.5;
-    float f = fract(offset + u_time * rate) * float(loops ? n : max(n - 1, 0));
+    float p = offset + u_time * rate;
+    float f = (hold ? clamp(p, 0.0, 1.0) : fract(p)) * float(loops ? n : max(n - 1, 0));
+    if (hold)
+        f = min(f, float(max(n - 1, 0)));
     int f0 = min(int(f), n - 1);
-    int f1 = loops ? (f0 + 1 == n ? 0 : f0 + 1) : min(f0 + 1, n - 1);
+    int f1 = loops && !hold ? (f0 + 1 == n ? 0 : f0 + 1) : min(f0 + 1, n - 1);
     float t = f - float(f0);
     int a = ((int(c.x) + f0) * u_bone_count + u_bone) * 3, b = ((int(c.x) + f1) * u_bone_count + u_bone) * 3;
     r0 = mix(bone_texel(a), bone_texel(b), t);
@@ -59,11 +63,11 @@ void main()
     vec4 local = u_offset * vec4(a_position, 1.0);
     vec3 nl = mat3(u_offset) * a_normal;
     vec4 r0, r1, r2;
-    bone_rows(i_clip_a.x, i_clip_a.y, i_clip_a.z, r0, r1, r2);
+    bone_rows(i_clip_a.x, i_clip_a.y, i_clip_a.z, (i_look.w & 1u) != 0u, r0, r1, r2);
     float rate = uintBitsToFloat(i_look.z);
     if (rate > 0.0) {
         vec4 s0, s1, s2;
-        bone_rows(i_clip_b.x, i_clip_b.y, i_clip_b.z, s0, s1, s2);
+        bone_rows(i_clip_b.x, i_clip_b.y, i_clip_b.z, (i_look.w & 2u) != 0u, s0, s1, s2);
         float w = clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0);
         r0 = mix(r0, s0, w); r1 = mix(r1, s1, w); r2 = mix(r2, s2, w);
     }

@@ -8,7 +8,7 @@ layout(location = 6) in vec4 a_weights;
 layout(location = 8) in vec4 i_transform;   // x y z yaw
 layout(location = 9) in vec4 i_clip_a;      // clip, phase offset, rate, scale
 layout(location = 10) in vec4 i_clip_b;     // clip, phase offset, rate, fade start
-layout(location = 11) in uvec4 i_look;      // tint rgba8, variant, fade rate bits, reserved
+layout(location = 11) in uvec4 i_look;      // tint rgba8, variant, fade rate bits, flags (crowd.h CROWD_RECORD_*)
 
 uniform mat4 u_view_projection;
 uniform float u_time;
@@ -51,15 +51,20 @@ out vec4 v_shadow;
 
 struct ClipSample { int row0; int row1; float t; };
 
-ClipSample clip_sample(float clip, float offset, float rate)
+// A looping play wraps its phase; a held one (played once) clamps it and stays on the last frame,
+// never blending back towards frame 0. crowd_record_sample (crowd.c) mirrors this on the CPU.
+ClipSample clip_sample(float clip, float offset, float rate, bool hold)
 {
     vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
     int n = int(c.y);
-    float phase = fract(offset + u_time * rate);
+    float p = offset + u_time * rate;
+    float phase = hold ? clamp(p, 0.0, 1.0) : fract(p);
     bool loops = c.z > 0.5;
     float f = phase * float(loops ? n : max(n - 1, 0));
+    if (hold)
+        f = min(f, float(max(n - 1, 0)));
     int f0 = min(int(f), n - 1);
-    int f1 = loops ? (f0 + 1 == n ? 0 : f0 + 1) : min(f0 + 1, n - 1);
+    int f1 = loops && !hold ? (f0 + 1 == n ? 0 : f0 + 1) : min(f0 + 1, n - 1);
     ClipSample s;
     s.row0 = int(c.x) + f0;
     s.row1 = int(c.x) + f1;
@@ -143,13 +148,13 @@ void pose(ClipSample s, out vec3 p, out vec3 n)
 
 void animated(out vec3 p, out vec3 n)
 {
-    pose(clip_sample(i_clip_a.x, i_clip_a.y, i_clip_a.z), p, n);
+    pose(clip_sample(i_clip_a.x, i_clip_a.y, i_clip_a.z, (i_look.w & 1u) != 0u), p, n);
 #ifdef CROSS_FADE
     float rate = uintBitsToFloat(i_look.z);
     if (rate > 0.0) {
         float w = clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0);
         vec3 pb, nb;
-        pose(clip_sample(i_clip_b.x, i_clip_b.y, i_clip_b.z), pb, nb);
+        pose(clip_sample(i_clip_b.x, i_clip_b.y, i_clip_b.z, (i_look.w & 2u) != 0u), pb, nb);
         p = mix(p, pb, w);
         n = mix(n, nb, w);
     }
