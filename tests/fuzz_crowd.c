@@ -64,15 +64,19 @@ static void check_frame_decodes(const crowd_asset *a, uint32_t frame)
 
 static void check_lookups(const crowd_asset *a)
 {
+    uint32_t found;
     for (uint32_t c = 0; c < a->clip_count && c < 8; c++)
-        CHECK_FINITE(crowd_asset_find_clip(a, a->clips[c].name) >= 0, "clip %u not found by name", c);
+        CHECK_FINITE(crowd_asset_find_clip(a, a->clips[c].name, &found) && found < a->clip_count,
+                     "clip %u not found by name", c);
     for (uint32_t s = 0; s < a->socket_count && s < 8; s++)
-        CHECK_FINITE(crowd_asset_find_socket(a, a->sockets[s].name) >= 0, "socket %u not found by name", s);
+        CHECK_FINITE(crowd_asset_find_socket(a, a->sockets[s].name, &found) && found < a->socket_count,
+                     "socket %u not found by name", s);
     for (uint32_t g = 0; g < a->region_count && g < 8; g++)
-        CHECK_FINITE(crowd_asset_find_region(a, a->regions_info[g].name) >= 0, "region %u not found by name", g);
-    (void)crowd_asset_find_clip(a, "no such clip \x01");
-    (void)crowd_asset_find_socket(a, "");
-    (void)crowd_asset_find_region(a, "no such region");
+        CHECK_FINITE(crowd_asset_find_region(a, a->regions_info[g].name, &found) && found < a->region_count,
+                     "region %u not found by name", g);
+    (void)crowd_asset_find_clip(a, "no such clip \x01", &found);
+    (void)crowd_asset_find_socket(a, "", &found);
+    (void)crowd_asset_find_region(a, "no such region", &found);
     float q[3];
     crowd_asset_position_quantum(a, q);
     CHECK_FINITE(finite_n(q, 3) && q[0] >= 0.0f && q[1] >= 0.0f && q[2] >= 0.0f, "position quantum not finite");
