@@ -144,6 +144,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
     if (!asset->bones.data)
         app->settings[DEMO_MODE] = 0;
     crowd_gl_desc gd = {.asset = asset, .es = app->desc.es, .debug = app->desc.gl_debug, .timers = app->desc.gl_timers,
+                        .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
                         .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT};
     crowd_result r = crowd_create(&cd, &app->crowd, error);
     if (r == CROWD_OK) {

@@ -60,6 +60,7 @@ typedef struct demo_desc {
     uint32_t framebuffer;  /* where frames end up (0 = the window's); single-sampled: MSAA is the demo's */
     bool gl_debug;         /* check GL errors after every pass of every frame (a round trip each) */
     bool gl_timers;        /* GPU time per pass through timer queries, where the context has them */
+    int gl_upload;         /* a crowd_gl_upload_mode (0 = the renderer's default), for measuring */
 } demo_desc;
 
 crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error);

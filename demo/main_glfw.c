@@ -137,12 +137,12 @@ EXPORT int web_add_asset(const uint8_t *bytes, int size, const char *name)
     return pending_count++;
 }
 
-EXPORT int web_start(int debug, int timers)
+EXPORT int web_start(int debug, int timers, int upload)
 {
     if (open_window(true))
         return 1;
     demo_desc desc = {.es = true, .capacity = 250000, .initial_count = 20000, .gl_debug = debug != 0,
-                      .gl_timers = timers != 0};
+                      .gl_timers = timers != 0, .gl_upload = upload};
     crowd_error err;
     if (demo_create(&desc, &app, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-demo: %s\n", err.message);

@@ -264,12 +264,16 @@ static int resolve_tint_region(const crowd_asset *a, crowd_gl_tint tint, uint32_
 #ifndef GL_TIME_ELAPSED_EXT
 #define GL_TIME_ELAPSED_EXT 0x88BF
 #endif
+#ifndef GL_TIME_ELAPSED
+#define GL_TIME_ELAPSED GL_TIME_ELAPSED_EXT /* the same enum in GL 3.3 core and the GLES extension */
+#endif
 
 /* Timer queries where the context has them: GL 3.3 core, GLES with GL_EXT_disjoint_timer_query,
  * WebGL2 with EXT_disjoint_timer_query_webgl2 (Emscripten enables it when the browser offers it). */
 static bool timers_supported(const crowd_gl_renderer *r)
 {
 #ifdef __EMSCRIPTEN__
+    (void)r;
     const char *extensions = (const char *)glGetString(GL_EXTENSIONS);
     return extensions && strstr(extensions, "EXT_disjoint_timer_query_webgl2");
 #else
