@@ -119,6 +119,7 @@ int main(int argc, char **argv)
     uint32_t count = 20000, frames = 45;
     int width = 1280, height = 720, first_asset = 0;
     bool gl_debug = false, gl_timers = false;
+    int asset_count = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out-dir") && i + 1 < argc)
             out_dir = argv[++i];
@@ -168,6 +169,7 @@ int main(int argc, char **argv)
         uint8_t *bytes = tool_read_file(argv[i], &size, &err);
         const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
         crowd_result r = bytes ? demo_add_asset(app, bytes, size, name, NULL, &err) : CROWD_ERROR_IO;
+        asset_count++;
         free(bytes);
         if (r != CROWD_OK)
             goto done;
@@ -177,7 +179,7 @@ int main(int argc, char **argv)
     status = 0;
     for (size_t s = 0; s < sizeof script / sizeof script[0] && !status; s++) {
         const step *st = &script[s];
-        if (st->setting == DEMO_ASSET && st->value >= 1 && argc - first_asset < 2)
+        if (st->setting == DEMO_ASSET && st->value >= 1 && asset_count < 2)
             continue; /* one asset: nothing to switch to */
         double value = st->value == COUNT_AS_GIVEN ? count : st->value;
         if (st->value == LOOK_AT) {

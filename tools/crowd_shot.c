@@ -31,7 +31,7 @@ static void usage(FILE *out)
             "  --no-shadows          skip the shadow pass\n"
             "  --desktop             OpenGL 3.3 core instead of OpenGL ES 3.0\n"
             "  --msaa 0|2|4          samples per pixel of the offscreen target (default 4)\n"
-            "  --upload orphan|ring|in-place   how changed records reach the GPU (default orphan)\n"
+            "  --upload orphan|ring|in-place   how changed records reach the GPU (default ring)\n"
             "  --frames <n>          after the shot, draw n more frames (simulating at 60 Hz, no glFinish\n"
             "                        between them) and print the medians: CPU ms of the upload and of the\n"
             "                        whole frame, and the wall ms per frame over the run (a bench loop)\n"
@@ -178,7 +178,7 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
     if (result != CROWD_OK && !err->message[0])
         snprintf(err->message, sizeof err->message, "%s", crowd_gl_last_error(r));
     const crowd_gl_stats *gs = crowd_gl_get_stats(r);
-    static const char *const modes[] = {"orphan", "orphan", "ring", "in-place"};
+    static const char *const modes[] = {"ring", "orphan", "ring", "in-place"};
     if (result == CROWD_OK) {
         printf("  %u frames, upload %s, msaa %u: upload %.3f ms, frame cpu %.3f ms (medians), wall %.2f ms per frame, "
                "%.2f MB uploaded per frame\n",

@@ -4,7 +4,7 @@
 // the median frame (the interval between requestAnimationFrame ticks) and the median main-thread
 // time per frame (the time spent inside the page's requestAnimationFrame callbacks: JavaScript,
 // wasm and the GL calls it makes), measured by the page, not by the demo, so any build compares.
-//   node web/bench.mjs --site after=dist --site before=/tmp/before/dist --msaa 0,4 \
+//   node web/bench.mjs --site after=dist --site before=/tmp/before/dist --site ring='dist?upload=ring' --msaa 0,4 \
 //        --counts 1000,4000,20000,100000 --frames 4 --warmup 2 --rounds 2
 // MSAA: builds with an 'msaa' setting get it set (0 off, 2 = 2x, 4 = 4x); builds without one get
 // the canvas's antialias attribute forced (Chromium's default multisampling, 4x here).
@@ -15,7 +15,12 @@ import path from 'node:path';
 const argv = process.argv.slice(2);
 const all = (name) => argv.flatMap((a, i) => (a === name ? [argv[i + 1]] : []));
 const option = (name, fallback) => all(name)[0] ?? fallback;
-const sites = all('--site').map((s) => { const [label, dir] = s.split('='); return { label, dir: path.resolve(dir) }; });
+// --site label=dir[?query]: the same build may appear twice with different URL options
+const sites = all('--site').map((s) => {
+  const [label, rest] = [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)];
+  const [dir, q] = rest.split('?');
+  return { label, dir: path.resolve(dir), query: q ? '?' + q : '' };
+});
 const counts = option('--counts', '1000,4000,20000,100000').split(',').map(Number);
 const msaas = option('--msaa', '0,4').split(',').map(Number);
 const measured = Number(option('--frames', '4'));
@@ -70,7 +75,7 @@ async function measure(browser, site, msaa) {
   const hasSetting = site.hasMsaa;
   const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
   await page.addInitScript(instrument, hasSetting ? null : msaa > 0);
-  await page.goto(site.url + query);
+  await page.goto(site.url + (site.query || query));
   await page.waitForFunction(() => window.crowd, null, { timeout: 300000 });
   if (hasSetting) await page.evaluate((v) => window.crowd.set('msaa', v === 4 ? 2 : v === 2 ? 1 : 0), msaa);
   const rows = [];

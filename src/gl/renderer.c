@@ -311,7 +311,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->capacity = desc->capacity ? desc->capacity : desc->crowd ? crowd_record_capacity(desc->crowd) : 1024;
     r->capacity = r->capacity ? r->capacity : 1;
     r->shadow_size = desc->shadow_map_size ? desc->shadow_map_size : 2048;
-    r->upload = desc->upload == CROWD_GL_UPLOAD_DEFAULT ? CROWD_GL_UPLOAD_ORPHAN : desc->upload;
+    r->upload = desc->upload == CROWD_GL_UPLOAD_DEFAULT ? CROWD_GL_UPLOAD_RING : desc->upload;
     r->ring_count = r->upload == CROWD_GL_UPLOAD_RING ? CROWD_GL_RING : 1;
     r->debug = desc->debug;
     r->tint_region = resolve_tint_region(desc->asset, desc->tint, desc->tint_region);
