@@ -31,6 +31,7 @@ typedef enum demo_setting {
     DEMO_CAMERA,           /* 0 orbit, 1 walk, 2 tour */
     DEMO_HUD,              /* 0/1 */
     DEMO_PAUSED,           /* 0/1: simulation and animation stand still (the camera still moves) */
+    DEMO_MSAA,             /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
     DEMO_SETTING_COUNT
 } demo_setting;
 
@@ -56,6 +57,10 @@ typedef struct demo_desc {
     bool es;               /* GLES 3 / WebGL2 context (else desktop GL 3.3 core) */
     uint32_t capacity;     /* most instances ever shown; 0 = 250,000 */
     uint32_t initial_count;/* 0 = 20,000 */
+    uint32_t framebuffer;  /* where frames end up (0 = the window's); single-sampled: MSAA is the demo's */
+    bool gl_debug;         /* check GL errors after every pass of every frame (a round trip each) */
+    bool gl_timers;        /* GPU time per pass through timer queries, where the context has them */
+    int gl_upload;         /* a crowd_gl_upload_mode (0 = the renderer's default), for measuring */
 } demo_desc;
 
 crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error);
@@ -73,8 +78,10 @@ double demo_get(const demo_app *app, demo_setting setting);
  * action (B: benchmark, F1: toggle help). Returns whether it was used. */
 bool demo_key(demo_app *app, int key, bool shift);
 
-/* Advances by the measured wall-clock `seconds` since the last frame and draws into the currently
- * bound framebuffer (width x height pixels). */
+/* Advances the simulation by `seconds` (the wall-clock time since the last frame, or a scripted
+ * step) and draws into desc.framebuffer (width x height pixels). The HUD's frame time is the wall
+ * clock between calls, whatever `seconds` says. No GL query in release: errors are checked when the
+ * size or MSAA changes, and every frame only with desc.gl_debug (then printed to stderr). */
 void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input);
 
 /* Puts the walk camera at `eye` looking at `target` (scripted shots, tests). */
@@ -96,6 +103,24 @@ const char *demo_status(const demo_app *app);
 /* The last frame the crowd produced (NULL before the first), and the smoothed CPU ms per frame. */
 const struct crowd_frame *demo_current_frame(const demo_app *app);
 double demo_cpu_ms(const demo_app *app);
+
+/* What the HUD reports, all measured: frame = wall clock between demo_frame calls, main = the time
+ * demo_frame itself takes (simulation, update, GL submission, HUD), GPU per pass from timer queries
+ * (negative: unavailable). Smoothed over about ten frames; `last_*` are the last frame's. */
+typedef struct demo_stats {
+    double frame_ms, main_ms, last_frame_ms, last_main_ms;
+    double gpu_shadow_ms, gpu_color_ms;
+    uint32_t instances, submitted, rasterised;  /* submitted and rasterised come from one frame */
+    uint32_t draws, shadow_draws;
+    uint64_t triangles, shadow_triangles;
+    uint32_t msaa;                              /* samples: 0, 2, 4 */
+    int hud_width, hud_height;                  /* the overlay's panel in pixels (0 when hidden) */
+    uint32_t frames;
+    int gl_errors;                              /* seen in debug mode */
+} demo_stats;
+void demo_get_stats(const demo_app *app, demo_stats *stats);
+/* The same as JSON (window.crowd.stats()); a static buffer. */
+const char *demo_stats_json(const demo_app *app);
 
 /* Last error (asset switch failures and the like), "" when none. */
 const char *demo_last_error(const demo_app *app);

@@ -19,7 +19,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-#define HUD_SCALE 2.0f
+#define HUD_SCALE 1.0f /* stb_easy_font at 1:1, about 6 x 12 px per character: a compact overlay */
 #define HUD_MAX_QUADS 6000
 
 static const char hud_vertex[] = "layout(location = 0) in vec2 a_position;\n"
@@ -88,7 +88,8 @@ static void quad(float *v, float x0, float y0, float x1, float y1)
     memcpy(v, q, sizeof q);
 }
 
-void demo_hud_draw(demo_hud *h, const char *text, int width, int height, bool right)
+void demo_hud_draw(demo_hud *h, const char *text, int width, int height, bool right, int *panel_width,
+                   int *panel_height)
 {
     if (!h || !text || !*text)
         return;
@@ -102,6 +103,10 @@ void demo_hud_draw(demo_hud *h, const char *text, int width, int height, bool ri
     free(copy);
     /* vertex 0..5: the panel; then two triangles per glyph quad */
     quad(h->vertices, x0 - 6, y0 - 6, x0 + text_w + 8, y0 + text_h + 6);
+    if (panel_width)
+        *panel_width = (int)(text_w + 14);
+    if (panel_height)
+        *panel_height = (int)(text_h + 12);
     for (int i = 0; i < quads; i++) {
         const float *c = (const float *)(h->quads + 64 * i); /* 4 corners of 16 bytes: x, y, z, rgba */
         quad(h->vertices + 12 * (i + 1), x0 + c[0] * HUD_SCALE, y0 + c[1] * HUD_SCALE, x0 + c[8] * HUD_SCALE,
@@ -115,7 +120,8 @@ void demo_hud_draw(demo_hud *h, const char *text, int width, int height, bool ri
     glUniform2f(h->u_viewport, (float)width, (float)height);
     glBindVertexArray(h->vao);
     glBindBuffer(GL_ARRAY_BUFFER, h->vbo);
-    glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(sizeof(float) * 12 * (quads + 1)), h->vertices);
+    /* a fresh store each frame (orphaning): last frame's HUD draw may still be reading the old one */
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(float) * 12 * (quads + 1)), h->vertices, GL_DYNAMIC_DRAW);
     glUniform4f(h->u_color, 0.05f, 0.06f, 0.08f, 0.6f);
     glDrawArrays(GL_TRIANGLES, 0, 6);
     glUniform4f(h->u_color, 0.95f, 0.96f, 0.9f, 1.0f);

@@ -12,7 +12,9 @@ typedef struct demo_hud demo_hud;
 crowd_result demo_hud_create(bool es, demo_hud **out, crowd_error *error);
 void demo_hud_destroy(demo_hud *hud);
 
-/* Draws `text` (lines separated by '\n') at the top-left (right = false) or top-right corner. */
-void demo_hud_draw(demo_hud *hud, const char *text, int width, int height, bool right);
+/* Draws `text` (lines separated by '\n') at the top-left (right = false) or top-right corner; the
+ * panel's size in pixels comes back through panel_width / panel_height (may be NULL). */
+void demo_hud_draw(demo_hud *hud, const char *text, int width, int height, bool right, int *panel_width,
+                   int *panel_height);
 
 #endif

@@ -96,7 +96,7 @@ static int open_window(bool es)
         glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
         glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     }
-    glfwWindowHint(GLFW_SAMPLES, 4);
+    glfwWindowHint(GLFW_SAMPLES, 0); /* MSAA is a setting: the demo draws into its own multisampled target */
     window = glfwCreateWindow(1280, 720, "crowdbake", NULL, NULL);
     if (!window) {
         fprintf(stderr, "crowd-demo: cannot open a GL %s window\n", es ? "ES 3.0" : "3.3 core");
@@ -137,11 +137,12 @@ EXPORT int web_add_asset(const uint8_t *bytes, int size, const char *name)
     return pending_count++;
 }
 
-EXPORT int web_start(void)
+EXPORT int web_start(int debug, int timers, int upload)
 {
     if (open_window(true))
         return 1;
-    demo_desc desc = {.es = true, .capacity = 250000, .initial_count = 20000};
+    demo_desc desc = {.es = true, .capacity = 250000, .initial_count = 20000, .gl_debug = debug != 0,
+                      .gl_timers = timers != 0, .gl_upload = upload};
     crowd_error err;
     if (demo_create(&desc, &app, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-demo: %s\n", err.message);
@@ -187,6 +188,11 @@ EXPORT const char *web_settings_json(void)
 EXPORT const char *web_status(void)
 {
     return demo_status(app);
+}
+
+EXPORT const char *web_stats_json(void)
+{
+    return demo_stats_json(app);
 }
 
 EXPORT const char *web_error(void)
@@ -248,13 +254,25 @@ static uint8_t *read_file(const char *path, size_t *size)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: crowd-demo asset.crowd [more.crowd ...]\n");
+    demo_desc desc = {.es = false, .capacity = 250000, .initial_count = 20000};
+    int assets = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--gl-debug"))
+            desc.gl_debug = true;
+        else if (!strcmp(argv[i], "--gl-timers"))
+            desc.gl_timers = true;
+        else if (argv[i][0] == '-') {
+            fprintf(stderr, "crowd-demo: unknown option %s\n", argv[i]);
+            return 2;
+        } else
+            assets++;
+    }
+    if (!assets) {
+        fprintf(stderr, "usage: crowd-demo asset.crowd [more.crowd ...] [--gl-debug] [--gl-timers]\n");
         return 2;
     }
     if (open_window(false))
         return 1;
-    demo_desc desc = {.es = false, .capacity = 250000, .initial_count = 20000};
     crowd_error err;
     if (demo_create(&desc, &app, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-demo: %s\n", err.message);
@@ -262,6 +280,8 @@ int main(int argc, char **argv)
     }
     int loaded = 0;
     for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-')
+            continue;
         size_t size = 0;
         uint8_t *bytes = read_file(argv[i], &size);
         const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];

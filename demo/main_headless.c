@@ -1,16 +1,25 @@
 /* The demo without a display: an EGL surfaceless context, a scripted run through every setting and
  * camera, a screenshot per step and the stats. What `make run` does on a machine without a display,
- * and the native smoke test. Exit status 1 on a GL error or a blank frame. */
+ * and the native smoke test. Exit status 1 on a GL error, a blank frame or a HUD that does not tell
+ * the truth (rasterised above submitted, shadow draws with shadows off, a camera setting that does
+ * not follow a look-at, a frame time that is not the wall clock, an overlay that is not compact).
+ * The scripted step (1/30 s) drives the simulation only; the printed frame times are measured. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "demo/app.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "tool_support.h"
+
+#define COUNT_AS_GIVEN -1.0 /* a step value: back to --count */
+#define LOOK_AT -2.0        /* a DEMO_CAMERA step value: demo_look_at (the walk camera must follow) */
+#define HUD_MAX_WIDTH 640   /* the compact overlay, in pixels */
+#define HUD_MAX_HEIGHT 120
 
 typedef struct step {
     const char *shot;              /* screenshot name, NULL for none */
@@ -24,6 +33,13 @@ static const step script[] = {
     {"walk", DEMO_CAMERA, 1},
     {"tour", DEMO_CAMERA, 2},
     {NULL, DEMO_CAMERA, 0},
+    {"look_at", DEMO_CAMERA, LOOK_AT},
+    {NULL, DEMO_CAMERA, 0},
+    {"fewer", DEMO_COUNT, 300},
+    {NULL, DEMO_COUNT, COUNT_AS_GIVEN},
+    {"msaa_2x", DEMO_MSAA, 1},
+    {"msaa_4x", DEMO_MSAA, 2},
+    {NULL, DEMO_MSAA, 0},
     {"stampede", DEMO_SCENARIO, 1},
     {"parade", DEMO_SCENARIO, 2},
     {"mill", DEMO_SCENARIO, 3},
@@ -58,6 +74,37 @@ static const step script[] = {
     {NULL, DEMO_PAUSED, 0},
 };
 
+static double wall_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* The HUD's claims after a step, against what the step did. Returns a complaint or NULL. */
+static const char *hud_lies(demo_app *app, const step *st, double measured_ms, double reported_ms, char *why,
+                            size_t size)
+{
+    demo_stats s;
+    demo_get_stats(app, &s);
+    if (s.rasterised > s.submitted)
+        snprintf(why, size, "rasterised %u > submitted %u", s.rasterised, s.submitted);
+    else if (demo_get(app, DEMO_SHADOWS) < 0.5 && (s.shadow_draws || s.shadow_triangles))
+        snprintf(why, size, "shadows off but %u shadow draws", s.shadow_draws);
+    else if (st->value == LOOK_AT && (demo_get(app, DEMO_CAMERA) != 1 || !strstr(demo_status(app), "camera walk")))
+        snprintf(why, size, "look-at: camera setting %g, status without \"camera walk\"", demo_get(app, DEMO_CAMERA));
+    else if (demo_get(app, DEMO_HUD) > 0.5 && (s.hud_width > HUD_MAX_WIDTH || s.hud_height > HUD_MAX_HEIGHT))
+        snprintf(why, size, "overlay %d x %d px (compact: <= %d x %d)", s.hud_width, s.hud_height, HUD_MAX_WIDTH,
+                 HUD_MAX_HEIGHT);
+    else if (!(reported_ms >= 0.9 * measured_ms - 0.5 && reported_ms <= 1.1 * measured_ms + 0.5))
+        snprintf(why, size, "frame times sum to %.2f ms, the wall clock says %.2f ms", reported_ms, measured_ms);
+    else if (s.gl_errors)
+        snprintf(why, size, "%d GL errors", s.gl_errors);
+    else
+        return NULL;
+    return why;
+}
+
 static bool blank(const uint8_t *rgb, int n)
 {
     int differing = 0;
@@ -71,6 +118,8 @@ int main(int argc, char **argv)
     const char *out_dir = "shots";
     uint32_t count = 20000, frames = 45;
     int width = 1280, height = 720, first_asset = 0;
+    bool gl_debug = false, gl_timers = false;
+    int asset_count = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out-dir") && i + 1 < argc)
             out_dir = argv[++i];
@@ -81,11 +130,15 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &width, &height) == 2 &&
                  width >= 64 && height >= 64 && width <= 4096 && height <= 4096)
             i++;
+        else if (!strcmp(argv[i], "--gl-debug"))
+            gl_debug = true;
+        else if (!strcmp(argv[i], "--gl-timers"))
+            gl_timers = true;
         else if (argv[i][0] != '-' && !first_asset)
             first_asset = i;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "usage: crowd-demo-headless asset.crowd [more.crowd ...] [--out-dir dir] [--count n] "
-                            "[--frames n] [--size WxH]\n");
+                            "[--frames n] [--size WxH] [--gl-debug] [--gl-timers]\n");
             return 2;
         }
     }
@@ -94,26 +147,29 @@ int main(int argc, char **argv)
         return 2;
     }
     tool_gl gl;
-    crowd_error err;
+    crowd_error err = {0};
     demo_app *app = NULL;
-    if (tool_gl_create(&gl, width, height, false, &err) != CROWD_OK) {
+    /* single-sampled: MSAA is the demo's setting, resolved into this framebuffer */
+    if (tool_gl_create_samples(&gl, width, height, false, 0, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-demo-headless: %s\n", err.message);
         return 1;
     }
-    demo_desc desc = {.es = false, .capacity = count > 100000 ? count : 100000, .initial_count = count};
+    demo_desc desc = {.es = false, .capacity = count > 100000 ? count : 100000, .initial_count = count,
+                      .framebuffer = gl.fbo, .gl_debug = gl_debug, .gl_timers = gl_timers};
     int status = 1;
     uint8_t *pixels = malloc((size_t)width * height * 3);
     if (!pixels || demo_create(&desc, &app, &err) != CROWD_OK)
         goto done;
     for (int i = first_asset; i < argc; i++) {
         if (argv[i][0] == '-') {
-            i++;
+            i += strncmp(argv[i], "--gl-", 5) != 0; /* the flags without a value */
             continue;
         }
         size_t size = 0;
         uint8_t *bytes = tool_read_file(argv[i], &size, &err);
         const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
         crowd_result r = bytes ? demo_add_asset(app, bytes, size, name, NULL, &err) : CROWD_ERROR_IO;
+        asset_count++;
         free(bytes);
         if (r != CROWD_OK)
             goto done;
@@ -123,16 +179,41 @@ int main(int argc, char **argv)
     status = 0;
     for (size_t s = 0; s < sizeof script / sizeof script[0] && !status; s++) {
         const step *st = &script[s];
-        if (st->setting == DEMO_ASSET && st->value >= 1 && argc - first_asset < 2)
+        if (st->setting == DEMO_ASSET && st->value >= 1 && asset_count < 2)
             continue; /* one asset: nothing to switch to */
-        if (demo_set(app, st->setting, st->value) != CROWD_OK) {
+        double value = st->value == COUNT_AS_GIVEN ? count : st->value;
+        if (st->value == LOOK_AT) {
+            const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}; /* the seed's camera */
+            demo_look_at(app, eye, target);
+        } else if (demo_set(app, st->setting, value) != CROWD_OK) {
             fprintf(stderr, "crowd-demo-headless: %s = %g refused: %s\n", demo_setting_table()[st->setting].name,
                     st->value, demo_last_error(app));
             status = 1;
             break;
         }
-        for (uint32_t f = 0; f < frames; f++)
+        double first_entry = 0.0, reported = 0.0;
+        for (uint32_t f = 0; f < frames; f++) {
+            if (f == 0)
+                first_entry = wall_ms();
             demo_frame(app, 1.0 / 30.0, width, height, NULL);
+            demo_stats fs;
+            demo_get_stats(app, &fs);
+            if (f >= 1)
+                reported += fs.last_frame_ms;
+        }
+        double measured = frames > 1 ? wall_ms() - first_entry : 0.0;
+        if (frames > 1) { /* frame f's time runs from entry f-1 to entry f (f >= 1): compare like with like */
+            demo_stats fs;
+            demo_get_stats(app, &fs);
+            measured -= fs.last_main_ms; /* the last call's own time is after its entry */
+        }
+        char why[200];
+        if (frames > 1 && hud_lies(app, st, measured, reported, why, sizeof why)) {
+            fprintf(stderr, "crowd-demo-headless: %s: the HUD does not tell the truth: %s\n",
+                    st->shot ? st->shot : demo_setting_table()[st->setting].name, why);
+            status = 1;
+            break;
+        }
         if (crowd_gl_check(st->shot ? st->shot : "step", &err) != CROWD_OK) {
             fprintf(stderr, "crowd-demo-headless: %s\n", err.message);
             status = 1;
@@ -149,9 +230,15 @@ int main(int argc, char **argv)
             break;
         }
         const crowd_frame *frame = demo_current_frame(app);
-        printf("  %-20s %6u submitted %5u draws %7.2f M triangles  cpu %6.1f ms\n", st->shot,
-               frame ? frame->stats.submitted : 0, frame ? frame->stats.draws : 0,
-               frame ? (double)frame->stats.triangles / 1e6 : 0.0, demo_cpu_ms(app));
+        demo_stats ds;
+        demo_get_stats(app, &ds);
+        printf("  %-20s %6u submitted %5u draws %7.2f M triangles  frame %7.1f ms (wall)  main %6.1f ms%s\n",
+               st->shot, frame ? frame->stats.submitted : 0, frame ? frame->stats.draws : 0,
+               frame ? (double)frame->stats.triangles / 1e6 : 0.0, ds.frame_ms, ds.main_ms,
+               ds.gpu_color_ms >= 0 ? "" : "  gpu n/a");
+        if (ds.gpu_color_ms >= 0)
+            printf("  %-20s gpu shadow %.2f ms, colour %.2f ms (timer queries, %d frames late)\n", "", ds.gpu_shadow_ms,
+                   ds.gpu_color_ms, CROWD_GL_TIMER_LATENCY);
     }
     if (!status)
         printf("screenshots in %s/demo_*.png\n", out_dir);

@@ -111,7 +111,7 @@ static crowd *make_crowd(uint32_t n)
 /* The GPU buffer holds what the crowd's record array can span (slack included). */
 static crowd_gl_renderer *make_renderer(const crowd *c)
 {
-    crowd_gl_desc d = {.asset = &asset, .capacity = crowd_record_capacity(c), .es = gl.es, .shadow_map_size = 1024};
+    crowd_gl_desc d = {.asset = &asset, .crowd = c, .es = gl.es, .shadow_map_size = 1024, .debug = true};
     crowd_gl_renderer *r = NULL;
     crowd_error err;
     if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
@@ -386,6 +386,164 @@ static void attachments_sit_on_the_head(void)
     crowd_destroy(c);
 }
 
+/* A renderer from a desc, for the contract tests (NULL on failure, with the message printed). */
+static crowd_gl_renderer *renderer_with(crowd_gl_desc d)
+{
+    d.asset = &asset;
+    d.es = gl.es;
+    d.shadow_map_size = 1024;
+    crowd_gl_renderer *r = NULL;
+    crowd_error err = {0};
+    if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd_gl_create: %s\n", err.message);
+        return NULL;
+    }
+    uint8_t ground[4] = {120, 130, 110, 255};
+    CHECK(crowd_gl_set_ground(r, 200.0f, ground) == CROWD_OK);
+    return r;
+}
+
+/* Orphaning, the ring and in-place sub-data draw the same pixels, frame after frame of a walking
+ * crowd (the ring's buffers each catch up on the ranges they missed); a renderer made with no
+ * capacity grows its buffer to the crowd on upload. */
+static void upload_modes_agree_and_buffers_grow(void)
+{
+    static const crowd_gl_upload_mode modes[3] = {CROWD_GL_UPLOAD_IN_PLACE, CROWD_GL_UPLOAD_ORPHAN,
+                                                  CROWD_GL_UPLOAD_RING};
+    uint32_t walk = clip_or_die(&asset, "walk");
+    crowd_gl_scene s = default_scene();
+    look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
+    uint8_t *images[3] = {pixels, pixels2, pixels3};
+    for (int m = 0; m < 3; m++) {
+        crowd *c = make_crowd(100);
+        /* capacity 1 and no crowd: only growth on upload can hold 100 records */
+        crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.capacity = 1, .upload = modes[m], .debug = true});
+        REQUIRE(r != NULL);
+        block(c, 100, walk);
+        for (int f = 0; f < 7; f++) {
+            for (uint32_t i = 0; i < 100; i += 3 + (uint32_t)f) /* a few records move each frame */
+                crowd_set_transform(c, i, -9.0f + 2.0f * (float)(i % 10) + 0.1f * (float)f, 0.0f,
+                                    -2.0f * (float)(i / 10), 0.3f * (float)i + 0.2f * (float)f);
+            render(c, r, &s, 1.0f / 30.0f, images[m]);
+        }
+        const crowd_gl_stats *st = crowd_gl_get_stats(r);
+        CHECKF(st->capacity >= 100, "the buffer holds %u records", st->capacity);
+        crowd_gl_destroy(r);
+        crowd_destroy(c);
+    }
+    diff orphan = compare(pixels, pixels2, 0), ring = compare(pixels, pixels3, 0);
+    CHECKF(orphan.over == 0, "orphaning differs from in-place in %u pixels", orphan.over);
+    CHECKF(ring.over == 0, "the ring differs from in-place in %u pixels", ring.over);
+}
+
+/* Region 0 is expressible; a region past the asset's is refused; the default finds the shirt. */
+static void tint_region_sentinel(void)
+{
+    crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.tint = CROWD_GL_TINT_REGION, .tint_region = 0});
+    CHECK(r != NULL);
+    crowd_gl_destroy(r);
+    crowd_gl_desc bad = {.asset = &asset, .es = gl.es, .tint = CROWD_GL_TINT_REGION, .tint_region = asset.region_count};
+    crowd_error err = {0};
+    r = NULL;
+    CHECK(crowd_gl_create(&bad, &r, &err) == CROWD_ERROR_ARGUMENT && r == NULL);
+    CHECKF(strstr(err.message, "tint_region") != NULL, "message: %s", err.message);
+    r = renderer_with((crowd_gl_desc){.tint = CROWD_GL_TINT_WASH});
+    CHECK(r != NULL);
+    crowd_gl_destroy(r);
+}
+
+/* The shadow pass returns to the target it was told about, not to what it would have to ask the
+ * driver for: made while framebuffer 0 was bound (nothing to draw into surfaceless), the renderer
+ * draws nothing visible until crowd_gl_set_target names the offscreen framebuffer. Shadow figures
+ * read 0 once a frame runs without shadows. */
+static void shadow_pass_returns_to_the_target(void)
+{
+    crowd *c = make_crowd(100);
+    block(c, 100, clip_or_die(&asset, "idle"));
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.crowd = c, .debug = true});
+    glBindFramebuffer(GL_FRAMEBUFFER, gl.fbo);
+    REQUIRE(r != NULL);
+    crowd_gl_scene s = default_scene();
+    look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
+    glClearColor(0.9f, 0.92f, 0.95f, 1.0f); /* the background, so what the last test drew does not count */
+    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    render(c, r, &s, 0.0f, pixels); /* the shadow pass leaves framebuffer 0 bound: the draw goes nowhere */
+    uint32_t drawn = 0;
+    for (int i = 0; i < W * H; i++)
+        drawn += !is_background(pixels + 3 * i);
+    CHECKF(drawn == 0, "%u pixels drawn into a framebuffer the renderer was not told about", drawn);
+    crowd_error err = {0};
+    CHECK(crowd_gl_set_target(r, gl.fbo, 0, 0, W, H, &err) == CROWD_OK);
+    render(c, r, &s, 0.0f, pixels);
+    drawn = 0;
+    for (int i = 0; i < W * H; i++)
+        drawn += !is_background(pixels + 3 * i);
+    CHECKF(drawn > W * H / 3, "only %u pixels drawn after crowd_gl_set_target", drawn);
+    CHECK(crowd_gl_get_stats(r)->shadow_draws > 0);
+    s.shadows = false;
+    render(c, r, &s, 0.0f, pixels);
+    CHECKF(crowd_gl_get_stats(r)->shadow_draws == 0 && crowd_gl_get_stats(r)->shadow_triangles == 0,
+           "shadows off, still %u shadow draws", crowd_gl_get_stats(r)->shadow_draws);
+    CHECK(crowd_gl_set_target(r, gl.fbo, 0, 0, 0, H, &err) == CROWD_ERROR_ARGUMENT);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+/* Debug mode finds a GL error made in the frame and says where; without it nothing is asked. */
+static void debug_mode_reports_errors(void)
+{
+    crowd *c = make_crowd(10);
+    block(c, 10, clip_or_die(&asset, "idle"));
+    crowd_gl_scene s = default_scene();
+    look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
+    for (int debug = 0; debug < 2; debug++) {
+        crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.crowd = c, .debug = debug != 0});
+        REQUIRE(r != NULL);
+        crowd_view view = {.viewport_height = H};
+        memcpy(view.view, s.view, sizeof view.view);
+        memcpy(view.projection, s.projection, sizeof view.projection);
+        const crowd_frame *f = crowd_update(c, 0.0f, &view);
+        CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+        glEnable(0x7fff); /* INVALID_ENUM, made by "the application" */
+        crowd_result result = crowd_gl_draw(r, f, &s);
+        if (debug) {
+            CHECK(result == CROWD_ERROR_GL);
+            CHECKF(strstr(crowd_gl_last_error(r), "colour pass") != NULL, "last error: %s", crowd_gl_last_error(r));
+        } else {
+            CHECK(result == CROWD_OK);
+            crowd_error err = {0};
+            CHECK(crowd_gl_check("after", &err) == CROWD_ERROR_GL); /* still pending: nobody asked */
+        }
+        crowd_gl_destroy(r);
+    }
+    crowd_destroy(c);
+}
+
+/* Timer queries, where the context has them: results arrive a few frames late, without waiting. */
+static void timer_queries_report_gpu_time(void)
+{
+    crowd *c = make_crowd(100);
+    block(c, 100, clip_or_die(&asset, "walk"));
+    crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.crowd = c, .timers = true});
+    REQUIRE(r != NULL);
+    crowd_gl_scene s = default_scene();
+    look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
+    const crowd_gl_stats *st = crowd_gl_get_stats(r);
+    if (!st->timers) {
+        printf("     (no timer queries on this context: skipped)\n");
+    } else {
+        CHECK(st->gpu_color_ms < 0); /* nothing read yet */
+        for (int f = 0; f < CROWD_GL_TIMER_LATENCY + 3; f++)
+            render(c, r, &s, 1.0f / 30.0f, pixels); /* render() reads pixels: each frame is done */
+        CHECKF(st->gpu_color_ms > 0 && st->gpu_shadow_ms > 0, "gpu ms: shadow %g, colour %g", st->gpu_shadow_ms,
+               st->gpu_color_ms);
+        printf("     gpu: shadow %.2f ms, colour %.2f ms\n", st->gpu_shadow_ms, st->gpu_color_ms);
+    }
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
 int main(int argc, char **argv)
 {
     bool desktop = argc > 1 && !strcmp(argv[1], "--desktop");
@@ -408,6 +566,11 @@ int main(int argc, char **argv)
     RUN_TEST(shadows_darken_the_ground);
     RUN_TEST(cross_fade_halfway);
     RUN_TEST(attachments_sit_on_the_head);
+    RUN_TEST(upload_modes_agree_and_buffers_grow);
+    RUN_TEST(tint_region_sentinel);
+    RUN_TEST(shadow_pass_returns_to_the_target);
+    RUN_TEST(debug_mode_reports_errors);
+    RUN_TEST(timer_queries_report_gpu_time);
     free(pixels);
     free(pixels2);
     free(pixels3);

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/camera.h"
 #include "crowdbake/gl.h"
@@ -28,7 +29,14 @@ static void usage(FILE *out)
             "  --target x,y,z        camera target (default 0,1.2,0)\n"
             "  --mode vat|bones      animation path (default vat)\n"
             "  --no-shadows          skip the shadow pass\n"
-            "  --desktop             OpenGL 3.3 core instead of OpenGL ES 3.0\n");
+            "  --desktop             OpenGL 3.3 core instead of OpenGL ES 3.0\n"
+            "  --msaa 0|2|4          samples per pixel of the offscreen target (default 4)\n"
+            "  --upload orphan|ring|in-place   how changed records reach the GPU (default ring)\n"
+            "  --frames <n>          after the shot, draw n more frames (simulating at 60 Hz, no glFinish\n"
+            "                        between them) and print the medians: CPU ms of the upload and of the\n"
+            "                        whole frame, and the wall ms per frame over the run (a bench loop)\n"
+            "  --gl-debug            check GL errors after every upload and pass\n"
+            "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n");
 }
 
 /* Camera coordinates: three finite numbers, each within 1e5 m of the origin (the world is 420 m). */
@@ -44,15 +52,18 @@ typedef struct shot_options {
     crowd_scenario scenario;
     float seconds, eye[3], target[3];
     crowd_gl_mode mode;
-    bool shadows, desktop;
+    bool shadows, desktop, gl_debug, gl_timers;
+    uint32_t msaa, frames;
+    crowd_gl_upload_mode upload;
 } shot_options;
 
 static int parse(int argc, char **argv, shot_options *o)
 {
     *o = (shot_options){NULL, "shot.png", 1280, 720, 5000, CROWD_SCENARIO_WANDER, 3.0f,
-                        {28, 16, 44}, {0, 1.2f, 0}, CROWD_GL_VAT, true, false};
+                        {28, 16, 44}, {0, 1.2f, 0}, CROWD_GL_VAT, true, false, false, false, 4, 0,
+                        CROWD_GL_UPLOAD_DEFAULT};
     static const char *const valued[] = {"--out", "--size", "--count", "--seconds", "--eye", "--target",
-                                         "--scenario", "--mode"};
+                                         "--scenario", "--mode", "--msaa", "--frames", "--upload"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -89,6 +100,20 @@ static int parse(int argc, char **argv, shot_options *o)
             o->shadows = false;
         } else if (!strcmp(a, "--desktop")) {
             o->desktop = true;
+        } else if (!strcmp(a, "--gl-debug")) {
+            o->gl_debug = true;
+        } else if (!strcmp(a, "--gl-timers")) {
+            o->gl_timers = true;
+        } else if (!strcmp(a, "--msaa")) {
+            ok = tool_parse_u32(argv[++i], 0, 4, &o->msaa) && o->msaa != 1 && o->msaa != 3;
+        } else if (!strcmp(a, "--frames")) {
+            ok = tool_parse_u32(argv[++i], 1, 100000, &o->frames);
+        } else if (!strcmp(a, "--upload")) {
+            i++;
+            o->upload = !strcmp(v, "orphan") ? CROWD_GL_UPLOAD_ORPHAN : !strcmp(v, "ring") ? CROWD_GL_UPLOAD_RING
+                        : !strcmp(v, "in-place")                  ? CROWD_GL_UPLOAD_IN_PLACE
+                                                                  : CROWD_GL_UPLOAD_DEFAULT;
+            ok = o->upload != CROWD_GL_UPLOAD_DEFAULT;
         } else if (a[0] == '-') {
             fprintf(stderr, "crowd-shot: unknown option %s (see --help)\n", a);
             return 2;
@@ -111,6 +136,76 @@ static int parse(int argc, char **argv, shot_options *o)
     return 0;
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* The bench loop: frames as an application draws them (no glFinish between them, so an upload that
+ * has to wait for the GPU shows up), then one glFinish; medians of the CPU times. */
+static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, crowd_gl_renderer *r,
+                               crowd_gl_scene *scene, const crowd_view *view, const float light[16], crowd_error *err)
+{
+    double *upload = malloc(sizeof(double) * o->frames), *cpu = malloc(sizeof(double) * o->frames);
+    if (!upload || !cpu) {
+        free(upload);
+        free(cpu);
+        snprintf(err->message, sizeof err->message, "out of memory");
+        return CROWD_ERROR_OUT_OF_MEMORY;
+    }
+    crowd_result result = CROWD_OK;
+    uint64_t bytes = 0;
+    double start = now_ms();
+    for (uint32_t f = 0; f < o->frames && result == CROWD_OK; f++) {
+        double t0 = now_ms();
+        crowd_sim_step(sim, 1.0f / 60.0f);
+        const crowd_frame *frame = crowd_update(c, 1.0f / 60.0f, view);
+        double t1 = now_ms();
+        result = crowd_gl_upload(r, frame, err);
+        upload[f] = now_ms() - t1;
+        bytes += crowd_gl_get_stats(r)->bytes_uploaded;
+        if (result == CROWD_OK && o->shadows)
+            result = crowd_gl_render_shadows(r, frame, light);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        if (result == CROWD_OK)
+            result = crowd_gl_draw(r, frame, scene);
+        glFlush();
+        cpu[f] = now_ms() - t0;
+    }
+    glFinish();
+    double wall = (now_ms() - start) / o->frames;
+    if (result != CROWD_OK && !err->message[0])
+        snprintf(err->message, sizeof err->message, "%s", crowd_gl_last_error(r));
+    const crowd_gl_stats *gs = crowd_gl_get_stats(r);
+    static const char *const modes[] = {"ring", "orphan", "ring", "in-place"};
+    if (result == CROWD_OK) {
+        printf("  %u frames, upload %s, msaa %u: upload %.3f ms, frame cpu %.3f ms (medians), wall %.2f ms per frame, "
+               "%.2f MB uploaded per frame\n",
+               o->frames, modes[o->upload], o->msaa, median(upload, o->frames), median(cpu, o->frames), wall,
+               (double)bytes / o->frames / 1e6);
+        if (gs->timers)
+            printf("  gpu: shadow %.2f ms, colour %.2f ms (timer queries, read %d frames late)\n", gs->gpu_shadow_ms,
+                   gs->gpu_color_ms, CROWD_GL_TIMER_LATENCY);
+    }
+    free(upload);
+    free(cpu);
+    return result;
+}
+
 int main(int argc, char **argv)
 {
     shot_options o;
@@ -130,17 +225,18 @@ int main(int argc, char **argv)
     crowd_result res = o.asset ? crowd_asset_load_file(&asset, o.asset, &err) : tool_bake_humanoid(&baked, &err);
     if (res == CROWD_OK && !o.asset)
         res = crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err);
-    if (res != CROWD_OK || tool_gl_create(&gl, o.width, o.height, !o.desktop, &err) != CROWD_OK)
+    if (res != CROWD_OK || tool_gl_create_samples(&gl, o.width, o.height, !o.desktop, (int)o.msaa, &err) != CROWD_OK)
         goto done;
     crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
     crowd_scene_obstacles(obstacles);
     uint32_t capacity = o.count ? o.count : 1;
     crowd_desc cd = {.asset = &asset, .capacity = capacity};
     crowd_sim_desc sd = {.scenario = o.scenario, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 1};
-    crowd_gl_desc gd = {.asset = &asset, .mode = o.mode, .es = !o.desktop};
+    crowd_gl_desc gd = {.asset = &asset, .mode = o.mode, .es = !o.desktop, .upload = o.upload, .debug = o.gl_debug,
+                        .timers = o.gl_timers};
     if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
         crowd_sim_spawn(sim, o.count) != CROWD_OK ||
-        (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
+        (gd.crowd = c, crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
         crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f,
                           &err) != CROWD_OK)
         goto done;
@@ -164,14 +260,19 @@ int main(int argc, char **argv)
         goto done;
     float light[16];
     crowd_gl_fit_shadow(r, scene.sun_direction, o.target, 60.0f, light);
-    if (o.shadows)
-        crowd_gl_render_shadows(r, frame, light);
+    if (o.shadows && crowd_gl_render_shadows(r, frame, light) != CROWD_OK) {
+        snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
+        goto done;
+    }
     float sky[3];
     crowd_scene_sky(sky);
     glClearColor(sky[0], sky[1], sky[2], 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    crowd_gl_draw(r, frame, &scene);
-    if (crowd_gl_check("crowd-shot", &err) != CROWD_OK)
+    if (crowd_gl_draw(r, frame, &scene) != CROWD_OK) {
+        snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
+        goto done;
+    }
+    if (crowd_gl_check("crowd-shot", &err) != CROWD_OK) /* once, after the frame: not a per-frame query */
         goto done;
     pixels = malloc((size_t)o.width * o.height * 3);
     if (!pixels) {
@@ -189,6 +290,8 @@ int main(int argc, char **argv)
     for (uint32_t l = 0; l < asset.lod_count; l++)
         printf(" %u", st->lod_histogram[l]);
     printf("\n");
+    if (o.frames && bench_loop(&o, c, sim, r, &scene, &view, light, &err) != CROWD_OK)
+        goto done;
     status = 0;
 done:
     if (status)

@@ -14,6 +14,19 @@
 
 crowd_result tool_gl_create(tool_gl *gl, int width, int height, bool es, crowd_error *error)
 {
+    return tool_gl_create_samples(gl, width, height, es, 4, error);
+}
+
+static void renderbuffer_storage(int samples, GLenum format, int width, int height)
+{
+    if (samples > 0)
+        glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, format, width, height);
+    else
+        glRenderbufferStorage(GL_RENDERBUFFER, format, width, height);
+}
+
+crowd_result tool_gl_create_samples(tool_gl *gl, int width, int height, bool es, int samples, crowd_error *error)
+{
     memset(gl, 0, sizeof *gl);
     gl->width = width;
     gl->height = height;
@@ -48,10 +61,10 @@ crowd_result tool_gl_create(tool_gl *gl, int width, int height, bool es, crowd_e
 
     glGenRenderbuffers(1, &gl->color);
     glBindRenderbuffer(GL_RENDERBUFFER, gl->color);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, 4, GL_RGBA8, width, height);
+    renderbuffer_storage(samples, GL_RGBA8, width, height);
     glGenRenderbuffers(1, &gl->depth);
     glBindRenderbuffer(GL_RENDERBUFFER, gl->depth);
-    glRenderbufferStorageMultisample(GL_RENDERBUFFER, 4, GL_DEPTH_COMPONENT24, width, height);
+    renderbuffer_storage(samples, GL_DEPTH_COMPONENT24, width, height);
     glGenFramebuffers(1, &gl->fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, gl->fbo);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, gl->color);

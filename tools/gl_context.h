@@ -20,6 +20,9 @@ typedef struct tool_gl {
 /* Creates the context (OpenGL ES 3.0 when `es`, like WebGL2; else desktop 3.3 core), makes it
  * current and binds a width x height 4x multisampled framebuffer with depth. */
 crowd_result tool_gl_create(tool_gl *gl, int width, int height, bool es, crowd_error *error);
+/* The same with `samples` per pixel (0 = a single-sampled framebuffer, e.g. for a caller that
+ * resolves its own multisampled target into it). */
+crowd_result tool_gl_create_samples(tool_gl *gl, int width, int height, bool es, int samples, crowd_error *error);
 void tool_gl_destroy(tool_gl *gl);
 
 /* Resolves the framebuffer and reads it as top-down RGB8 (width * height * 3 bytes). Leaves the

@@ -1,6 +1,10 @@
 // The web demo's page logic: load the wasm module and the baked assets, start the C program on the
 // canvas, and build a lil-gui panel from the settings table the C code exports. The same settings
 // drive the native demo's keyboard shortcuts.
+// URL options: ?debug=1 checks GL errors after every pass of every frame (each check is a
+// synchronous round trip to the GPU process: for finding bugs, not for measuring); ?timers=1 asks
+// for GPU time per pass through EXT_disjoint_timer_query_webgl2 where the browser offers it;
+// ?upload=orphan|ring|in-place picks how records reach the GPU (the default is the measured winner).
 (function () {
   'use strict';
   const base = document.querySelector('meta[name=crowd-base]').content; // "" = relative to the page
@@ -79,7 +83,13 @@
       Module._free(pointer);
       if (index < 0) return fail('could not add ' + asset.name);
     }
-    if (Module.ccall('web_start', 'number', [], []) !== 0) return fail('the demo could not start');
+    const params = new URLSearchParams(window.location.search);
+    const flag = (name) => (params.get(name) === '1' ? 1 : 0);
+    const upload = { orphan: 1, ring: 2, 'in-place': 3 }[params.get('upload')] || 0; // for measuring
+    if (Module.ccall('web_start', 'number', ['number', 'number', 'number'],
+                     [flag('debug'), flag('timers'), upload]) !== 0) {
+      return fail('the demo could not start');
+    }
     message.remove();
     canvas.focus();
     const api = {
@@ -88,6 +98,9 @@
       get: (name) => Module.ccall('web_get', 'number', ['string'], [name]),
       settingsJson: () => Module.ccall('web_settings_json', 'string', [], []),
       status: () => Module.ccall('web_status', 'string', [], []),
+      // frame_ms (wall clock), main_ms (the C frame's own time), main_fraction, gpu_shadow_ms and
+      // gpu_color_ms (timer queries, -1 when unavailable), submitted/rasterised, draws, msaa, HUD size
+      stats: () => JSON.parse(Module.ccall('web_stats_json', 'string', [], [])),
       error: () => Module.ccall('web_error', 'string', [], []),
       benchmark: () => Module.ccall('web_benchmark', null, [], []),
       benchmarkReport: () => Module.ccall('web_benchmark_report', 'string', [], []),
@@ -96,17 +109,29 @@
       lookAt: (eye, target) => Module.ccall('web_look_at', null, Array(6).fill('number'), [...eye, ...target]),
     };
     api.panel = buildPanel(api);
-    const rawSet = api.set;
-    api.set = (name, value) => { // keep the panel in step with calls from the console or tests
-      const result = rawSet(name, value);
+    // The panel follows the C state whatever changed it: the panel, the console, keys on the
+    // canvas (handled in C), lookAt (which switches to the walk camera) or the benchmark.
+    const sync = (name) => {
       const c = api.panel.controllers[name];
-      if (c && result === 0) {
-        const now = api.get(name);
-        c.object[name] = typeof c.object[name] === 'boolean' ? now > 0.5 : now;
+      if (!c) return;
+      const now = api.get(name);
+      const shown = typeof c.object[name] === 'boolean' ? now > 0.5 : now;
+      if (c.object[name] !== shown) {
+        c.object[name] = shown;
         c.updateDisplay();
       }
+    };
+    api.syncPanel = () => Object.keys(api.panel.controllers).forEach(sync);
+    const rawSet = api.set, rawLookAt = api.lookAt, rawKey = api.key;
+    api.set = (name, value) => {
+      const result = rawSet(name, value);
+      if (result === 0) sync(name);
       return result;
     };
+    api.lookAt = (eye, target) => { rawLookAt(eye, target); sync('camera'); };
+    api.key = (code) => { rawKey(code); api.syncPanel(); };
+    canvas.addEventListener('keyup', () => api.syncPanel());
+    setInterval(api.syncPanel, 1000); // the benchmark changes the count on its own
     window.crowd = api; // for the console and the smoke test
   }
 

@@ -2,7 +2,11 @@
 // built site on a local static server, then the single-file page from file://. Fails on any
 // console error, goes through every setting, scenario and camera, checks frames by their pixels
 // (not blank; shadows darken the ground), saves screenshots, and reports the crowd update cost in
-// wasm at 10k and 100k instances.
+// wasm at 10k and 100k instances. The WebGL2 context is wrapped: after start-up a frame must make
+// no synchronous GL call (getError, getParameter, readPixels, getQueryParameter, ...): each is a
+// round trip to the GPU process. The HUD must tell the truth (rasterised <= submitted, no shadow
+// draws with shadows off, the panel's camera follows lookAt, the measured frame time, a compact
+// overlay), and ?debug=1 must check (and find no) errors.
 //   node web/smoke.mjs --dist dist --single dist-single/index.html --abs build/dist-abs --shots build/shots/web
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
@@ -41,8 +45,31 @@ function serve(root, prefix) {
   });
 }
 
+// Counts, per method, the WebGL2 calls that make the page wait for the GPU process.
+function countSyncGl() {
+  const names = ['getError', 'getParameter', 'readPixels', 'getQueryParameter', 'getQuery', 'getSyncParameter',
+    'clientWaitSync', 'getBufferSubData', 'getFramebufferAttachmentParameter', 'getRenderbufferParameter',
+    'checkFramebufferStatus', 'getProgramParameter', 'getShaderParameter', 'getUniformLocation', 'getUniform',
+    'getActiveUniform', 'getAttribLocation', 'getVertexAttrib', 'getTexParameter', 'getBufferParameter',
+    'getIndexedParameter', 'getInternalformatParameter', 'getProgramInfoLog', 'getShaderInfoLog', 'finish',
+    'isContextLost'];
+  window.__glSync = { total: 0, calls: {} };
+  const proto = window.WebGL2RenderingContext && WebGL2RenderingContext.prototype;
+  if (!proto) return;
+  for (const name of names) {
+    const original = proto[name];
+    if (typeof original !== 'function') continue;
+    proto[name] = function (...args) {
+      window.__glSync.total++;
+      window.__glSync.calls[name] = (window.__glSync.calls[name] || 0) + 1;
+      return original.apply(this, args);
+    };
+  }
+}
+
 async function openPage(browser, url, label) {
   const page = await browser.newPage({ viewport: { width: 960, height: 540 } });
+  await page.addInitScript(countSyncGl);
   page.errors = [];
   page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`${label}: ${m.text()}`); });
   page.on('pageerror', (e) => page.errors.push(`${label}: ${e.message}`));
@@ -96,6 +123,91 @@ async function everySetting(page) {
     await set(page, s.name, s.value); // back to the default
   }
   judge(await shot(page, 'after_every_setting'), 'after every setting');
+}
+
+// Frames after start-up, with nothing changing, make no synchronous GL call (MSAA off and on).
+async function noSyncCalls(page, label) {
+  const before = await page.evaluate(() => JSON.parse(JSON.stringify(window.__glSync)));
+  await frames(page, 5);
+  const after = await page.evaluate(() => JSON.parse(JSON.stringify(window.__glSync)));
+  const extra = Object.keys(after.calls).filter((k) => after.calls[k] !== before.calls[k])
+    .map((k) => `${k} x${after.calls[k] - (before.calls[k] || 0)}`);
+  check(after.total === before.total, `${label}: synchronous GL calls in 5 frames: ${extra.join(', ')}`);
+  return after.total - before.total;
+}
+
+async function noSyncCallsCount(page) {
+  const before = await page.evaluate(() => window.__glSync.calls.getError || 0);
+  await frames(page, 5);
+  return (await page.evaluate(() => window.__glSync.calls.getError || 0)) - before;
+}
+
+async function frameLoopNeverWaits(page) {
+  check(await page.evaluate(() => typeof window.__glSync === 'object' && window.__glSync.total > 0),
+        'the WebGL2 wrapper saw no start-up queries: it is not counting');
+  const table = JSON.parse(await page.evaluate(() => window.crowd.settingsJson()));
+  const msaa = table.find((s) => s.name === 'msaa');
+  check(msaa && msaa.choices === 'off|2x|4x', 'no MSAA setting off|2x|4x in the settings table');
+  for (const [value, samples] of [[0, 0], [2, 4], [1, 2]]) {
+    await set(page, 'msaa', value);
+    await frames(page, 3); // the new target is made (and checked) on the first frame: allowed
+    await noSyncCalls(page, `msaa ${samples}`);
+    const stats = await page.evaluate(() => window.crowd.stats());
+    check(stats.msaa === samples, `msaa ${value}: drawing with ${stats.msaa} samples`);
+  }
+  await set(page, 'msaa', msaa ? msaa.value : 0);
+  await set(page, 'shadows', 0);
+  await frames(page, 2);
+  await noSyncCalls(page, 'shadows off');
+  await set(page, 'shadows', 1);
+  console.log('frame loop: no synchronous GL call in 5 frames, MSAA off / 4x / 2x and shadows off');
+}
+
+// What the HUD and window.crowd.stats() say is what happened.
+async function hudTellsTheTruth(page) {
+  await set(page, 'count', 20000);
+  await frames(page, 3);
+  await set(page, 'count', 1000); // lowering the count must not leave a stale rasterised figure
+  await frames(page, 1);
+  let st = await page.evaluate(() => window.crowd.stats());
+  let status = await page.evaluate(() => window.crowd.status());
+  const hud = /submitted (\d+)\s+rasterised (\d+)/.exec(status);
+  check(hud && Number(hud[2]) <= Number(hud[1]), `HUD: ${hud ? hud[0] : status.split('\n')[2]}`);
+  check(st.rasterised <= st.submitted && st.submitted > 0, `stats: rasterised ${st.rasterised}, submitted ${st.submitted}`);
+  await set(page, 'shadows', 0);
+  await frames(page, 2);
+  st = await page.evaluate(() => window.crowd.stats());
+  status = await page.evaluate(() => window.crowd.status());
+  check(st.shadow_draws === 0 && /\(\+0 shadow\)/.test(status), `shadows off: ${st.shadow_draws} shadow draws`);
+  await set(page, 'shadows', 1);
+  await page.evaluate(() => window.crowd.lookAt([28, 16, 44], [0, 1.2, 0]));
+  await frames(page, 1);
+  const menu = await page.evaluate(() => {
+    const c = window.crowd.panel.controllers.camera;
+    return { value: c.object.camera, shown: c.$select ? c.$select.selectedIndex : c.object.camera };
+  });
+  status = await page.evaluate(() => window.crowd.status());
+  check(status.includes('camera walk') && menu.value === 1 && menu.shown === 1,
+        `after lookAt the panel shows camera ${menu.shown} (${menu.value}), status: ${/camera \w+/.exec(status)}`);
+  // the frame time is the wall clock: compare with the page's own requestAnimationFrame intervals
+  const intervals = await page.evaluate(() => new Promise((done) => {
+    const t = [];
+    const step = (now) => { t.push(now); if (t.length < 8) requestAnimationFrame(step); else done(t); };
+    requestAnimationFrame(step);
+  }));
+  const deltas = intervals.slice(1).map((v, i) => v - intervals[i]).sort((a, b) => a - b);
+  const median = deltas[deltas.length >> 1];
+  st = await page.evaluate(() => window.crowd.stats());
+  check(st.frame_ms > median / 2 && st.frame_ms < median * 2,
+        `HUD frame ${st.frame_ms.toFixed(1)} ms, requestAnimationFrame says ${median.toFixed(1)} ms`);
+  check(st.main_ms > 0 && st.main_ms <= st.frame_ms * 1.5, `main ${st.main_ms} ms of a ${st.frame_ms} ms frame`);
+  check(st.hud_width > 0 && st.hud_width <= 640 && st.hud_height <= 120,
+        `overlay ${st.hud_width} x ${st.hud_height} px (compact: <= 640 x 120)`);
+  console.log(`HUD: frame ${st.frame_ms.toFixed(1)} ms (rAF ${median.toFixed(1)} ms), main ${st.main_ms.toFixed(1)} ms ` +
+              `(${(100 * st.main_fraction).toFixed(0)}%), gpu ${st.gpu_color_ms >= 0 ? st.gpu_color_ms.toFixed(1) + ' ms' : 'n/a'}, ` +
+              `overlay ${st.hud_width} x ${st.hud_height} px`);
+  await set(page, 'camera', 0);
+  await set(page, 'count', 3000);
 }
 
 async function scenariosAndCameras(page) {
@@ -188,6 +300,8 @@ async function main() {
     await set(page, 'count', 3000);
     await frames(page, 5);
     judge(await shot(page, 'site'), 'site');
+    await frameLoopNeverWaits(page);
+    await hudTellsTheTruth(page);
     await everySetting(page);
     await scenariosAndCameras(page);
     await assets(page);
@@ -210,7 +324,20 @@ async function main() {
       abs.stop();
     }
 
-    // 3. the single file, opened from file://
+    // 3. ?debug=1: errors checked every frame (synchronous calls expected, no errors allowed)
+    const debugSite = await serve(dist, '/demo/');
+    const debugPage = await openPage(browser, debugSite.url + '?debug=1', 'debug');
+    pages.push(debugPage);
+    await set(debugPage, 'count', 2000);
+    await frames(debugPage, 3);
+    const checks = await noSyncCallsCount(debugPage);
+    check(checks > 0, '?debug=1 makes no getError calls');
+    const debugStats = await debugPage.evaluate(() => window.crowd.stats());
+    check(debugStats.gl_errors === 0, `?debug=1: ${debugStats.gl_errors} GL errors`);
+    console.log(`?debug=1: ${checks} getError calls in 5 frames, no GL error`);
+    debugSite.stop();
+
+    // 4. the single file, opened from file://
     const single = await openPage(browser, 'file://' + singleFile, 'single file');
     pages.push(single);
     await set(single, 'count', 2000);

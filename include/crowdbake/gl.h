@@ -7,8 +7,33 @@
  * the same source with a #version 330 header), so WebGL2 and desktop draw the same pixels.
  *
  * Every function expects the caller's GL context to be current. Nothing here creates windows or
- * contexts. GL errors and shader compile/link failures come back as CROWD_ERROR_GL with the
- * driver's log in the message.
+ * contexts.
+ *
+ * Nothing in the frame asks the driver anything: crowd_gl_upload, crowd_gl_render_shadows and
+ * crowd_gl_draw issue no glGetError, glGet*, glReadPixels, query-result or fence wait (in a browser
+ * each is a synchronous round trip to the GPU process). Which failures are detected when:
+ *  - crowd_gl_create: shader compile/link logs, the GPU's texture size limit, the shadow
+ *    framebuffer's completeness and any GL error (out of memory included) -> CROWD_ERROR_GL with
+ *    the driver's words; the same for crowd_gl_add_attachment, crowd_gl_set_props,
+ *    crowd_gl_set_ground and crowd_gl_set_target (calls made at set-up or after a resize).
+ *  - crowd_gl_upload: the instance buffer growing (a GPU reallocation, rare) is checked; the
+ *    per-frame sub-data copies are not.
+ *  - per frame, only with crowd_gl_desc.debug: every upload and pass ends with a glGetError check;
+ *    the pass returns CROWD_ERROR_GL and crowd_gl_last_error says where. Without debug a GL error
+ *    in a frame stays pending until the next check (crowd_gl_check, or the next set-up call).
+ *
+ * GL state the renderer leaves (the caller restores whatever else it relies on):
+ *  - framebuffer: crowd_gl_render_shadows binds the target framebuffer afterwards (the one bound
+ *    when the renderer was created, or the one given to crowd_gl_set_target) and sets the target
+ *    viewport; crowd_gl_draw draws into whatever framebuffer is bound and does not touch the viewport.
+ *  - enables: DEPTH_TEST and CULL_FACE (back faces) on, depth func LESS, POLYGON_OFFSET_FILL off,
+ *    BLEND untouched, depth writes and colour mask untouched.
+ *  - bindings: vertex array 0; the last program used stays bound; GL_ARRAY_BUFFER is one of the
+ *    renderer's buffers; texture units 0..7 hold the renderer's textures (active unit 7, TEXTURE_2D
+ *    targets); UNPACK_ALIGNMENT 4 after set-up calls; the generic value of vertex attribute 2 is
+ *    white when the asset has no vertex colours. With timer queries on, no query is left active.
+ * Shadow map size, uploads, programs: all GPU memory is sized at creation except the instance
+ * buffer, which grows on upload to the frame's record count (see crowd_gl_upload).
  *
  * Two animation modes on the same asset, switchable at any time: VAT (4 texel fetches per vertex,
  * 8 while cross-fading) and bone (the bone texture and 4 influences per vertex; needs a --bones
@@ -28,17 +53,45 @@ typedef enum crowd_gl_mode {
     CROWD_GL_BONES = 1,
 } crowd_gl_mode;
 
+/* Which region carries the record's tint. */
+typedef enum crowd_gl_tint {
+    CROWD_GL_TINT_DEFAULT = 0,      /* the region named "shirt" if there is one, else WASH */
+    CROWD_GL_TINT_REGION,           /* region crowd_gl_desc.tint_region (0 included) */
+    CROWD_GL_TINT_WASH,             /* every region gets 40 % of the tint (a multiply: textures stay readable) */
+} crowd_gl_tint;
+
+/* How changed record ranges reach the GPU (crowd_gl_upload). Both ways never write a buffer that a
+ * queued draw may still read, so the driver never has to wait for the GPU. */
+typedef enum crowd_gl_upload_mode {
+    CROWD_GL_UPLOAD_DEFAULT = 0,    /* RING: the measured winner (Chromium SwiftShader, 20k walking: frame
+                                       517 ms ring, 567 orphan, 692 in-place; llvmpipe 100k: upload CPU
+                                       0.94-1.06 ms ring, 1.07-1.13 orphan, 1.12-1.15 in-place) */
+    CROWD_GL_UPLOAD_ORPHAN,         /* a changed frame re-specifies the buffer with the live span (one
+                                       glBufferData with the data: the old store is orphaned, not waited on) */
+    CROWD_GL_UPLOAD_RING,           /* a ring of 3 buffers; each gets the ranges it missed */
+    CROWD_GL_UPLOAD_IN_PLACE,       /* glBufferSubData of the dirty ranges into one buffer (may stall) */
+} crowd_gl_upload_mode;
+
 typedef struct crowd_gl_desc {
     const crowd_asset *asset;       /* required; borrowed for the renderer's lifetime */
-    uint32_t capacity;              /* records the GPU buffer holds; 0 = 10,000. For a crowd, use
-                                       crowd_record_capacity(crowd) (more than its capacity) */
+    const crowd *crowd;             /* optional: sizes the instance buffer to crowd_record_capacity(crowd)
+                                       at creation (not kept) */
+    uint32_t capacity;              /* records the instance buffer holds at first; 0 = the crowd's record
+                                       capacity, or 1024. It grows on upload when a frame needs more */
     crowd_gl_mode mode;
     uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
-    /* Region whose colour is the record's tint instead of a palette choice; -1 washes every region
-     * with 40 % of the tint (a multiply, so textures stay readable), 0 = default: the region named
-     * "shirt" if there is one, else -1. */
-    int tint_region;
+    crowd_gl_tint tint;             /* 0 = CROWD_GL_TINT_DEFAULT */
+    uint32_t tint_region;           /* with CROWD_GL_TINT_REGION: the region index (< asset->region_count) */
+    crowd_gl_upload_mode upload;
     bool es;                        /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
+    bool debug;                     /* check GL errors after every upload and pass (costs a round trip each) */
+    /* GPU time per pass through timer queries (GL 3.3 core, GL_EXT_disjoint_timer_query on GLES,
+     * EXT_disjoint_timer_query_webgl2 in a browser), where present. Results are read 4 frames late
+     * from a ring of query objects and never waited for, but reading one is a glGetQueryObject
+     * call: at most one availability poll per pass per frame, on a query issued 4 frames ago (in a
+     * browser the answer only changes between frames anyway). Off by default so a frame makes no
+     * query at all. */
+    bool timers;
 } crowd_gl_desc;
 
 /* Light and atmosphere for a frame. Directions are unit vectors in world space. */
@@ -74,10 +127,18 @@ typedef struct crowd_gl_prop {
 } crowd_gl_prop;
 
 typedef struct crowd_gl_stats {
-    uint32_t draws, shadow_draws;   /* GL draw calls issued in the last colour / shadow pass */
+    uint32_t draws, shadow_draws;   /* GL draw calls issued in the last colour / shadow pass; the shadow
+                                       figures are 0 when the last colour pass ran without shadows */
     uint64_t triangles, shadow_triangles;
     uint64_t bytes_uploaded;        /* by the last crowd_gl_upload */
+    uint32_t capacity;              /* records the instance buffer holds now */
+    bool timers;                    /* GPU timer queries are on and supported */
+    double gpu_shadow_ms, gpu_color_ms; /* GPU time of each pass, from a frame CROWD_GL_TIMER_LATENCY
+                                       frames ago; negative until a first result (or without timers) */
 } crowd_gl_stats;
+
+/* Frames between a pass and the moment its timer result is read. */
+#define CROWD_GL_TIMER_LATENCY 4
 
 typedef struct crowd_gl_renderer crowd_gl_renderer;
 
@@ -93,7 +154,11 @@ CROWD_API crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
 CROWD_API void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
 
 /* Copies the frame's changed record ranges to the GPU (nothing when the crowd did not change).
- * The first upload after creation sends everything. */
+ * The first upload after creation sends everything. A frame with more records than the instance
+ * buffer holds grows it (a GPU reallocation to 1.5x, checked for GL errors, followed by a full
+ * upload): the renderer needs no capacity of its own. With the default RING mode a changed frame
+ * writes the hull of the ranges changed since the next ring buffer was last written (three buffers: GPU
+ * memory is 3 x 64 bytes per record); see crowd_gl_upload_mode. */
 CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
 
 /* Adds an attachment mesh; returns its index. */
@@ -106,26 +171,37 @@ CROWD_API crowd_result crowd_gl_set_props(crowd_gl_renderer *renderer, const flo
                                 uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
                                 const crowd_gl_prop *props, uint32_t count, crowd_error *error);
 
-/* A square ground plane of `size` metres centred on the origin, receiving shadows. */
-CROWD_API void crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
+/* A square ground plane of `size` metres centred on the origin, receiving shadows (size <= 0: none). */
+CROWD_API crowd_result crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
+
+/* The framebuffer and viewport crowd_gl_render_shadows returns to (it cannot ask the driver which
+ * ones were bound without a round trip). Defaults to those bound when the renderer was created.
+ * Call it after a resize or when drawing into another framebuffer; checks for GL errors. */
+CROWD_API crowd_result crowd_gl_set_target(crowd_gl_renderer *renderer, uint32_t framebuffer, int x, int y,
+                                          int width, int height, crowd_error *error);
 
 /* Fits a light's view-projection around a sphere (centre, radius) seen from `sun_direction`,
  * snapped to shadow-map texels so a moving camera does not make shadow edges shimmer. */
 CROWD_API void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const float sun_direction[3], const float centre[3],
                          float radius, float light_view_projection[16]);
 
-/* Renders the shadow map: every draw flagged CROWD_DRAW_SHADOW (and props) from the light. Leaves the
- * framebuffer binding and viewport as they were. */
-CROWD_API void crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
+/* Renders the shadow map: every draw flagged CROWD_DRAW_SHADOW (and props) from the light, then binds
+ * the target framebuffer and viewport (crowd_gl_set_target). CROWD_OK, or with desc.debug
+ * CROWD_ERROR_GL when a GL error is pending afterwards (crowd_gl_last_error). */
+CROWD_API crowd_result crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
                              const float light_view_projection[16]);
 
 /* Draws ground, props, the crowd and its attachments into the current framebuffer (depth test on).
- * `time` is frame->time. */
-CROWD_API void crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene);
+ * `time` is frame->time. Returns as crowd_gl_render_shadows does. */
+CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene);
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 
-/* Reports a pending GL error as CROWD_ERROR_GL naming `where`. */
+/* With desc.debug: what the last failing upload or pass saw ("" when none). */
+CROWD_API const char *crowd_gl_last_error(const crowd_gl_renderer *renderer);
+
+/* Reports a pending GL error as CROWD_ERROR_GL naming `where`. A synchronous round trip: for set-up,
+ * resizes and debug modes, not for every frame. */
 CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
 
 #ifdef __cplusplus

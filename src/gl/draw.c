@@ -187,14 +187,49 @@ void crowd_gl_fit_shadow(const crowd_gl_renderer *r, const float dir[3], const f
     mat4_mul(out, projection, view);
 }
 
-void crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f, const float light_view_projection[16])
+/* Timer queries: pass p's query of frame k lives in slot k % SLOTS; before issuing frame k's, the
+ * query of frame k - LATENCY is polled once (availability) and read if it is done. Never waited
+ * for: a result that is late is skipped, and its slot is simply reused. */
+static void timer_poll(crowd_gl_renderer *r, int pass)
 {
-    if (!r || !f)
+    uint32_t k = r->issued[pass];
+    if (k < CROWD_GL_TIMER_LATENCY)
         return;
+    GLuint q = r->queries[pass][(k - CROWD_GL_TIMER_LATENCY) % CROWD_GL_TIMER_SLOTS];
+    GLuint available = 0, ns = 0;
+    glGetQueryObjectuiv(q, GL_QUERY_RESULT_AVAILABLE, &available);
+    if (!available)
+        return;
+    glGetQueryObjectuiv(q, GL_QUERY_RESULT, &ns);
+    double ms = (double)ns / 1e6;
+    if (pass == 0)
+        r->stats.gpu_shadow_ms = ms;
+    else
+        r->stats.gpu_color_ms = ms;
+}
+
+void crowd_gl_timer_begin(crowd_gl_renderer *r, int pass)
+{
+    if (!r->timers)
+        return;
+    timer_poll(r, pass);
+    glBeginQuery(r->timer_target, r->queries[pass][r->issued[pass] % CROWD_GL_TIMER_SLOTS]);
+}
+
+void crowd_gl_timer_end(crowd_gl_renderer *r, int pass)
+{
+    if (!r->timers)
+        return;
+    glEndQuery(r->timer_target);
+    r->issued[pass]++;
+}
+
+crowd_result crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f, const float light_view_projection[16])
+{
+    if (!r || !f || !light_view_projection)
+        return CROWD_ERROR_ARGUMENT;
     memcpy(r->light_view_projection, light_view_projection, sizeof r->light_view_projection);
-    GLint previous_fbo = 0, viewport[4];
-    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous_fbo);
-    glGetIntegerv(GL_VIEWPORT, viewport);
+    crowd_gl_timer_begin(r, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
     glViewport(0, 0, (GLsizei)r->shadow_size, (GLsizei)r->shadow_size);
     glClear(GL_DEPTH_BUFFER_BIT);
@@ -208,24 +243,34 @@ void crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f, const f
     draw_crowd(r, f, light_view_projection, true, NULL);
     draw_props(r, light_view_projection, true, NULL);
     glDisable(GL_POLYGON_OFFSET_FILL);
-    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)previous_fbo);
-    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->target_fbo);
+    glViewport(r->target_viewport[0], r->target_viewport[1], r->target_viewport[2], r->target_viewport[3]);
     glBindVertexArray(0);
+    crowd_gl_timer_end(r, 0);
+    return crowd_gl_debug_check(r, "shadow pass");
 }
 
-void crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
+crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
 {
     if (!r || !f || !scene)
-        return;
+        return CROWD_ERROR_ARGUMENT;
     float view_projection[16];
     mat4_mul(view_projection, scene->projection, scene->view);
+    crowd_gl_timer_begin(r, 1);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glEnable(GL_CULL_FACE);
     glCullFace(GL_BACK);
     r->stats.draws = 0;
     r->stats.triangles = 0;
+    if (!scene->shadows) { /* no shadow pass feeds this frame: its figures must not linger */
+        r->stats.shadow_draws = 0;
+        r->stats.shadow_triangles = 0;
+        r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
+    }
     draw_props(r, view_projection, false, scene);
     draw_crowd(r, f, view_projection, false, scene);
     glBindVertexArray(0);
+    crowd_gl_timer_end(r, 1);
+    return crowd_gl_debug_check(r, "colour pass");
 }

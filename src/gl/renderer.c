@@ -116,8 +116,6 @@ static crowd_result create_shadow_map(crowd_gl_renderer *r, crowd_error *error)
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
-    GLint previous = 0; /* leave the caller's framebuffer bound */
-    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &previous);
     glGenFramebuffers(1, &r->shadow_fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, r->shadow_depth, 0);
@@ -125,7 +123,7 @@ static crowd_result create_shadow_map(crowd_gl_renderer *r, crowd_error *error)
     glDrawBuffers(1, &none);
     glReadBuffer(GL_NONE);
     GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
-    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)previous);
+    glBindFramebuffer(GL_FRAMEBUFFER, r->target_fbo); /* leave the caller's framebuffer bound */
     if (status != GL_FRAMEBUFFER_COMPLETE)
         return crowd_fail(error, CROWD_ERROR_GL, "shadow framebuffer incomplete (0x%04x)", (unsigned)status);
     return crowd_gl_check("shadow map", error);
@@ -202,7 +200,9 @@ static void create_crowd_buffers(crowd_gl_renderer *r)
         float_attribute(6, r->vbo_weights, 4, GL_UNSIGNED_SHORT, true);
     }
     r->ibo = buffer(GL_ELEMENT_ARRAY_BUFFER, (size_t)a->index_count * 4, a->indices, GL_STATIC_DRAW);
-    r->instances = buffer(GL_ARRAY_BUFFER, (size_t)r->capacity * sizeof(crowd_record), NULL, GL_DYNAMIC_DRAW);
+    for (uint32_t i = 0; i < r->ring_count; i++)
+        r->ring[i] = buffer(GL_ARRAY_BUFFER, (size_t)r->capacity * sizeof(crowd_record), NULL, GL_DYNAMIC_DRAW);
+    r->instances = r->ring[0];
     instance_attributes_enable();
     crowd_gl_bind_instances(r, 0);
     glBindVertexArray(0);
@@ -250,12 +250,48 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
 
 /* ---- lifetime --------------------------------------------------------------------------------- */
 
-static int default_tint_region(const crowd_asset *a, int requested)
+/* The shader's u_tint_region: a region index, or -1 for the wash. */
+static int resolve_tint_region(const crowd_asset *a, crowd_gl_tint tint, uint32_t region)
 {
-    if (requested != 0)
-        return requested < 0 ? -1 : requested;
+    if (tint == CROWD_GL_TINT_REGION)
+        return (int)region;
+    if (tint == CROWD_GL_TINT_WASH)
+        return -1;
     uint32_t shirt;
     return crowd_asset_find_region(a, "shirt", &shirt) ? (int)shirt : -1;
+}
+
+#ifndef GL_TIME_ELAPSED_EXT
+#define GL_TIME_ELAPSED_EXT 0x88BF
+#endif
+#ifndef GL_TIME_ELAPSED
+#define GL_TIME_ELAPSED GL_TIME_ELAPSED_EXT /* the same enum in GL 3.3 core and the GLES extension */
+#endif
+
+/* Timer queries where the context has them: GL 3.3 core, GLES with GL_EXT_disjoint_timer_query,
+ * WebGL2 with EXT_disjoint_timer_query_webgl2 (Emscripten enables it when the browser offers it). */
+static bool timers_supported(const crowd_gl_renderer *r)
+{
+#ifdef __EMSCRIPTEN__
+    (void)r;
+    const char *extensions = (const char *)glGetString(GL_EXTENSIONS);
+    return extensions && strstr(extensions, "EXT_disjoint_timer_query_webgl2");
+#else
+    if (!r->desc.es)
+        return epoxy_gl_version() >= 33 || epoxy_has_gl_extension("GL_ARB_timer_query");
+    return epoxy_has_gl_extension("GL_EXT_disjoint_timer_query");
+#endif
+}
+
+static void create_timers(crowd_gl_renderer *r)
+{
+    r->stats.gpu_shadow_ms = r->stats.gpu_color_ms = -1.0;
+    if (!r->desc.timers || !timers_supported(r))
+        return;
+    r->timers = true;
+    r->timer_target = r->desc.es ? GL_TIME_ELAPSED_EXT : GL_TIME_ELAPSED;
+    glGenQueries(2 * CROWD_GL_TIMER_SLOTS, &r->queries[0][0]);
+    r->stats.timers = true;
 }
 
 crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error)
@@ -272,12 +308,28 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->asset = desc->asset;
     r->mode = desc->mode;
     r->cross_fade = true;
-    r->capacity = desc->capacity ? desc->capacity : 10000;
+    r->capacity = desc->capacity ? desc->capacity : desc->crowd ? crowd_record_capacity(desc->crowd) : 1024;
+    r->capacity = r->capacity ? r->capacity : 1;
     r->shadow_size = desc->shadow_map_size ? desc->shadow_map_size : 2048;
-    r->tint_region = default_tint_region(desc->asset, desc->tint_region);
+    r->upload = desc->upload == CROWD_GL_UPLOAD_DEFAULT ? CROWD_GL_UPLOAD_RING : desc->upload;
+    r->ring_count = r->upload == CROWD_GL_UPLOAD_RING ? CROWD_GL_RING : 1;
+    r->debug = desc->debug;
+    r->tint_region = resolve_tint_region(desc->asset, desc->tint, desc->tint_region);
     while (glGetError() != GL_NO_ERROR) { /* start clean: errors from before are not ours */
     }
-    crowd_result result = create_textures(r, error);
+    /* Creation may ask the driver: the framebuffer and viewport the shadow pass returns to. */
+    GLint fbo = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &fbo);
+    glGetIntegerv(GL_VIEWPORT, r->target_viewport);
+    r->target_fbo = (GLuint)fbo;
+    crowd_result result = CROWD_OK;
+    if ((unsigned)desc->tint > CROWD_GL_TINT_WASH || (unsigned)desc->upload > CROWD_GL_UPLOAD_IN_PLACE ||
+        (desc->tint == CROWD_GL_TINT_REGION && desc->tint_region >= desc->asset->region_count))
+        result = crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                            "crowd_gl_create: tint %d / tint_region %u / upload %d out of range (%u regions)",
+                            (int)desc->tint, desc->tint_region, (int)desc->upload, desc->asset->region_count);
+    if (result == CROWD_OK)
+        result = create_textures(r, error);
     if (result == CROWD_OK)
         result = create_shadow_map(r, error);
     if (result == CROWD_OK) {
@@ -286,6 +338,10 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     }
     if (result == CROWD_OK)
         result = build_programs(r, error);
+    if (result == CROWD_OK) {
+        create_timers(r);
+        result = crowd_gl_check("timer queries", error);
+    }
     if (result != CROWD_OK) {
         crowd_gl_destroy(r);
         return result;
@@ -318,9 +374,12 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
                           r->tex_palette, r->tex_regions, r->tex_albedo, r->shadow_depth};
     glDeleteTextures(8, textures);
     glDeleteFramebuffers(1, &r->shadow_fbo);
-    GLuint buffers[10] = {r->vbo_region, r->vbo_uv, r->vbo_color, r->vbo_position, r->vbo_normal,
-                          r->vbo_joints, r->vbo_weights, r->ibo, r->instances, 0};
-    glDeleteBuffers(9, buffers);
+    GLuint buffers[8] = {r->vbo_region, r->vbo_uv, r->vbo_color, r->vbo_position, r->vbo_normal,
+                         r->vbo_joints, r->vbo_weights, r->ibo};
+    glDeleteBuffers(8, buffers);
+    glDeleteBuffers(CROWD_GL_RING, r->ring);
+    if (r->timers)
+        glDeleteQueries(2 * CROWD_GL_TIMER_SLOTS, &r->queries[0][0]);
     glDeleteVertexArrays(1, &r->vao);
     for (uint32_t i = 0; i < r->attachment_count; i++) {
         crowd_gl_attachment *at = &r->attachments[i];
@@ -357,30 +416,140 @@ const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *r)
     return r ? &r->stats : NULL;
 }
 
+crowd_result crowd_gl_debug_check(crowd_gl_renderer *r, const char *where)
+{
+    if (!r->debug)
+        return CROWD_OK;
+    crowd_error e = {0};
+    crowd_result result = crowd_gl_check(where, &e);
+    if (result != CROWD_OK)
+        snprintf(r->last_error, sizeof r->last_error, "%s", e.message);
+    return result;
+}
+
+const char *crowd_gl_last_error(const crowd_gl_renderer *r)
+{
+    return r ? r->last_error : "";
+}
+
+/* A frame needs more records than the buffers hold: reallocate them on the GPU (rare, so checked). */
+static crowd_result grow_instances(crowd_gl_renderer *r, uint32_t needed, crowd_error *error)
+{
+    uint64_t grown = (uint64_t)r->capacity + r->capacity / 2;
+    uint32_t capacity = grown > needed ? (grown > UINT32_MAX / sizeof(crowd_record) ? needed : (uint32_t)grown) : needed;
+    while (glGetError() != GL_NO_ERROR) {
+    }
+    for (uint32_t i = 0; i < r->ring_count; i++) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->ring[i]);
+        glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)capacity * sizeof(crowd_record)), NULL, GL_DYNAMIC_DRAW);
+    }
+    crowd_result result = crowd_gl_check("growing the instance buffer", error);
+    if (result != CROWD_OK) {
+        crowd_error_prefix(error, "%u records: ", capacity);
+        return result;
+    }
+    r->capacity = capacity;
+    r->uploaded = false; /* the new stores hold nothing */
+    return CROWD_OK;
+}
+
+static void write_records(const crowd_frame *f, uint32_t first, uint32_t count)
+{
+    glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)((size_t)first * sizeof(crowd_record)),
+                    (GLsizeiptr)((size_t)count * sizeof(crowd_record)), f->records + first);
+}
+
+static void extend(crowd_range *hull, uint32_t first, uint32_t count)
+{
+    if (!count)
+        return;
+    uint32_t end = hull->count ? hull->first + hull->count : first;
+    uint32_t lo = hull->count && hull->first < first ? hull->first : first;
+    end = end > first + count ? end : first + count;
+    hull->first = lo;
+    hull->count = end - lo;
+}
+
+/* RING: the buffer written now was last read by draws two uploads ago, so the driver never waits
+ * for the GPU; it gets every range changed since it was last written (their hull). */
+static uint64_t upload_ring(crowd_gl_renderer *r, const crowd_frame *f)
+{
+    uint32_t n = f->record_count;
+    crowd_range changed = {0, 0};
+    if (!r->uploaded)
+        changed.count = n;
+    for (uint32_t i = 0; r->uploaded && i < f->upload_count; i++)
+        extend(&changed, f->uploads[i].first, f->uploads[i].count);
+    if (!changed.count)
+        return 0; /* nothing changed: keep drawing the current buffer */
+    for (uint32_t b = 0; b < r->ring_count; b++)
+        extend(&r->ring_stale[b], changed.first, changed.count);
+    uint32_t b = r->ring_next;
+    crowd_range *stale = &r->ring_stale[b];
+    uint32_t first = stale->first < n ? stale->first : n;
+    uint32_t end = stale->first + stale->count < n ? stale->first + stale->count : n;
+    glBindBuffer(GL_ARRAY_BUFFER, r->ring[b]);
+    write_records(f, first, end - first);
+    *stale = (crowd_range){0, 0};
+    r->instances = r->ring[b];
+    r->ring_next = (b + 1) % r->ring_count;
+    return (uint64_t)(end - first) * sizeof(crowd_record);
+}
+
 crowd_result crowd_gl_upload(crowd_gl_renderer *r, const crowd_frame *frame, crowd_error *error)
 {
     if (!r || !frame)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_upload: NULL");
-    if (frame->record_count > r->capacity)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "the frame has %u records, the renderer holds %u (size it with crowd_record_capacity)",
-                          frame->record_count, r->capacity);
-    glBindBuffer(GL_ARRAY_BUFFER, r->instances);
+    if (frame->record_count > r->capacity && r->upload != CROWD_GL_UPLOAD_ORPHAN) {
+        crowd_result result = grow_instances(r, frame->record_count, error);
+        if (result != CROWD_OK)
+            return result;
+    }
     uint64_t bytes = 0;
-    if (!r->uploaded) { /* the first upload sends everything */
-        bytes = (uint64_t)frame->record_count * sizeof(crowd_record);
-        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)bytes, frame->records);
-        r->uploaded = true;
+    if (r->upload == CROWD_GL_UPLOAD_RING) {
+        bytes = upload_ring(r, frame);
+    } else if (r->upload == CROWD_GL_UPLOAD_ORPHAN) {
+        /* A fresh store holding the whole live span (re-specifying the buffer orphans the old store,
+         * which queued draws keep reading). One glBufferData with the data, not NULL + sub-data: a
+         * NULL store is zero-filled first in WebGL. The store is exactly the live span, so it also
+         * grows with the crowd. */
+        if (!r->uploaded || frame->upload_count || frame->record_count > r->capacity) {
+            uint32_t n = frame->record_count ? frame->record_count : 1;
+            bytes = (uint64_t)frame->record_count * sizeof(crowd_record);
+            glBindBuffer(GL_ARRAY_BUFFER, r->instances);
+            glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((size_t)n * sizeof(crowd_record)),
+                         frame->record_count ? (const void *)frame->records : NULL, GL_DYNAMIC_DRAW);
+            r->capacity = n;
+        }
     } else {
-        for (uint32_t i = 0; i < frame->upload_count; i++) {
-            const crowd_range *u = &frame->uploads[i];
-            size_t offset = (size_t)u->first * sizeof(crowd_record), size = (size_t)u->count * sizeof(crowd_record);
-            glBufferSubData(GL_ARRAY_BUFFER, (GLintptr)offset, (GLsizeiptr)size, frame->records + u->first);
-            bytes += size;
+        glBindBuffer(GL_ARRAY_BUFFER, r->instances);
+        if (!r->uploaded) { /* the first upload sends everything */
+            bytes = (uint64_t)frame->record_count * sizeof(crowd_record);
+            write_records(frame, 0, frame->record_count);
+        } else {
+            for (uint32_t i = 0; i < frame->upload_count; i++) {
+                write_records(frame, frame->uploads[i].first, frame->uploads[i].count);
+                bytes += (uint64_t)frame->uploads[i].count * sizeof(crowd_record);
+            }
         }
     }
+    r->uploaded = true;
     r->stats.bytes_uploaded = bytes;
-    return crowd_gl_check("instance upload", error);
+    r->stats.capacity = r->capacity;
+    crowd_result result = crowd_gl_debug_check(r, "instance upload");
+    if (result != CROWD_OK)
+        crowd_fail(error, result, "%s", r->last_error);
+    return result;
+}
+
+crowd_result crowd_gl_set_target(crowd_gl_renderer *r, uint32_t framebuffer, int x, int y, int width, int height,
+                                 crowd_error *error)
+{
+    if (!r || width <= 0 || height <= 0)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_set_target: NULL renderer or empty viewport");
+    r->target_fbo = framebuffer;
+    r->target_viewport[0] = x, r->target_viewport[1] = y, r->target_viewport[2] = width, r->target_viewport[3] = height;
+    return crowd_gl_check("crowd_gl_set_target", error);
 }
 
 /* ---- attachments and props -------------------------------------------------------------------- */
@@ -493,13 +662,13 @@ crowd_result crowd_gl_set_props(crowd_gl_renderer *r, const float *positions, co
     return fill_batch(&r->props, positions, normals, vertex_count, indices, index_count, props, count, error);
 }
 
-void crowd_gl_set_ground(crowd_gl_renderer *r, float size, const uint8_t color[4])
+crowd_result crowd_gl_set_ground(crowd_gl_renderer *r, float size, const uint8_t color[4])
 {
-    if (!r)
-        return;
+    if (!r || !color)
+        return CROWD_ERROR_ARGUMENT;
     static const float positions[12] = {-0.5f, 0, -0.5f, 0.5f, 0, -0.5f, 0.5f, 0, 0.5f, -0.5f, 0, 0.5f};
     static const float normals[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
     static const uint32_t indices[6] = {0, 2, 1, 0, 3, 2};
     crowd_gl_prop ground = {{0, 0, 0}, 0, {size, 1, size}, {color[0], color[1], color[2], color[3]}};
-    fill_batch(&r->ground, positions, normals, 4, indices, 6, &ground, size > 0 ? 1 : 0, NULL);
+    return fill_batch(&r->ground, positions, normals, 4, indices, 6, &ground, size > 0 ? 1 : 0, NULL);
 }

@@ -19,6 +19,8 @@ enum crowd_texture_unit {
 };
 
 #define CROWD_GL_MAX_ATTACHMENTS 8
+#define CROWD_GL_RING 3
+#define CROWD_GL_TIMER_SLOTS (CROWD_GL_TIMER_LATENCY + 1)
 
 typedef struct crowd_gl_attachment {
     GLuint vao, positions, normals, indices;
@@ -53,9 +55,25 @@ struct crowd_gl_renderer {
 
     GLuint vao;
     GLuint vbo_region, vbo_uv, vbo_color, vbo_position, vbo_normal, vbo_joints, vbo_weights, ibo;
-    GLuint instances;
+    GLuint instances;               /* the buffer draws read this frame (one of ring[] in RING mode) */
+    GLuint ring[CROWD_GL_RING];     /* ring[0] only, except in RING mode */
+    uint32_t ring_count, ring_next;
+    crowd_range ring_stale[CROWD_GL_RING]; /* per buffer: hull of the ranges it has not seen yet */
+    crowd_gl_upload_mode upload;
     uint32_t capacity;
     bool uploaded;
+
+    /* the framebuffer and viewport after the shadow pass (crowd_gl_set_target) */
+    GLuint target_fbo;
+    GLint target_viewport[4];
+
+    /* timer queries: [pass][slot], pass 0 shadow, 1 colour; issued[] counts frames per pass */
+    bool timers;
+    GLenum timer_target;
+    GLuint queries[2][CROWD_GL_TIMER_SLOTS];
+    uint32_t issued[2];
+    bool debug;
+    char last_error[160];
 
     crowd_gl_attachment attachments[CROWD_GL_MAX_ATTACHMENTS];
     uint32_t attachment_count;
@@ -66,5 +84,13 @@ struct crowd_gl_renderer {
 
 /* renderer.c: points the instance attributes (locations 8..11) at record `first`. */
 void crowd_gl_bind_instances(const crowd_gl_renderer *r, uint32_t first);
+
+/* renderer.c: with desc.debug, checks for a GL error after `where` and keeps the message. */
+crowd_result crowd_gl_debug_check(crowd_gl_renderer *r, const char *where);
+
+/* draw.c: begin/end a pass's timer query (nothing without timers), and reads results that are
+ * CROWD_GL_TIMER_LATENCY frames old. */
+void crowd_gl_timer_begin(crowd_gl_renderer *r, int pass);
+void crowd_gl_timer_end(crowd_gl_renderer *r, int pass);
 
 #endif

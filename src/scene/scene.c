@@ -92,7 +92,8 @@ crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, c
                                uint32_t obstacle_count, float world_size, crowd_error *error)
 {
     static const uint8_t ground[4] = {112, 124, 96, 255};
-    crowd_gl_set_ground(r, world_size * 1.5f, ground);
+    if (crowd_gl_set_ground(r, world_size * 1.5f, ground) != CROWD_OK)
+        return crowd_fail(error, CROWD_ERROR_GL, "the ground plane could not be made");
     mesh pillar = {0};
     crowd_gl_prop *props = crowd_malloc(sizeof *props * (obstacle_count + 1));
     if (!props || !lathe(&pillar, pillar_profile, ROWS(pillar_profile), 20)) {

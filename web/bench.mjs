@@ -1,0 +1,148 @@
+// Browser frame benchmark: Debian's Chromium (SwiftShader WebGL2) on one or more builds of the
+// page, in one sitting, alternating between them round by round, at the seed's camera
+// ((28, 16, 44) -> (0, 1.2, 0), 58 degrees, 1280 x 720, shadows and fog on). Per count it reports
+// the median frame (the interval between requestAnimationFrame ticks) and the median main-thread
+// time per frame (the time spent inside the page's requestAnimationFrame callbacks: JavaScript,
+// wasm and the GL calls it makes), measured by the page, not by the demo, so any build compares.
+//   node web/bench.mjs --site after=dist --site before=/tmp/before/dist --site ring='dist?upload=ring' --msaa 0,4 \
+//        --counts 1000,4000,20000,100000 --frames 4 --warmup 2 --rounds 2
+// MSAA: builds with an 'msaa' setting get it set (0 off, 2 = 2x, 4 = 4x); builds without one get
+// the canvas's antialias attribute forced (Chromium's default multisampling, 4x here).
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const argv = process.argv.slice(2);
+const all = (name) => argv.flatMap((a, i) => (a === name ? [argv[i + 1]] : []));
+const option = (name, fallback) => all(name)[0] ?? fallback;
+// --site label=dir[?query]: the same build may appear twice with different URL options
+const sites = all('--site').map((s) => {
+  const [label, rest] = [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)];
+  const [dir, q] = rest.split('?');
+  return { label, dir: path.resolve(dir), query: q ? '?' + q : '' };
+});
+const counts = option('--counts', '1000,4000,20000,100000').split(',').map(Number);
+const msaas = option('--msaa', '0,4').split(',').map(Number);
+const measured = Number(option('--frames', '4'));
+const warmup = Number(option('--warmup', '2'));
+const rounds = Number(option('--rounds', '1'));
+const query = option('--query', '');
+const here = path.dirname(new URL(import.meta.url).pathname);
+if (!sites.length) throw new Error('no --site label=dir');
+
+function serve(root) {
+  return new Promise((resolve, reject) => {
+    const server = spawn(process.execPath, [path.join(here, 'serve.mjs'), root, '0', '--prefix', '/b/']);
+    server.stdout.on('data', (data) => {
+      const match = /at (http:\/\/\S+)/.exec(String(data));
+      if (match) resolve({ url: match[1], stop: () => server.kill() });
+    });
+    server.on('error', reject);
+    setTimeout(() => reject(new Error('the static server did not start')), 10000);
+  });
+}
+
+// Runs in the page before anything else: time every requestAnimationFrame callback, grouped by
+// the frame it belongs to, and optionally force the canvas's antialias attribute.
+function instrument(antialias) {
+  const raf = window.requestAnimationFrame.bind(window);
+  window.__ticks = new Map(); // frame timestamp -> main-thread ms in callbacks
+  window.requestAnimationFrame = (callback) => raf((time) => {
+    const t0 = performance.now();
+    try {
+      callback(time);
+    } finally {
+      window.__ticks.set(time, (window.__ticks.get(time) || 0) + performance.now() - t0);
+    }
+  });
+  if (antialias !== null) {
+    const getContext = HTMLCanvasElement.prototype.getContext;
+    HTMLCanvasElement.prototype.getContext = function (type, attributes) {
+      return getContext.call(this, type, type === 'webgl2' ? { ...(attributes || {}), antialias } : attributes);
+    };
+  }
+}
+
+const frames = (page, n) => page.evaluate((count) => new Promise((done) => {
+  let k = 0;
+  const step = () => (++k >= count ? done() : requestAnimationFrame(step));
+  requestAnimationFrame(step);
+}), n);
+
+const median = (v) => { const s = [...v].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
+
+async function measure(browser, site, msaa) {
+  const hasSetting = site.hasMsaa;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  await page.addInitScript(instrument, hasSetting ? null : msaa > 0);
+  await page.goto(site.url + (site.query || query));
+  await page.waitForFunction(() => window.crowd, null, { timeout: 300000 });
+  if (hasSetting) await page.evaluate((v) => window.crowd.set('msaa', v === 4 ? 2 : v === 2 ? 1 : 0), msaa);
+  const rows = [];
+  for (const count of counts) {
+    await page.evaluate((n) => window.crowd.set('count', n), count);
+    await page.evaluate(() => window.crowd.lookAt([28, 16, 44], [0, 1.2, 0]));
+    await frames(page, warmup);
+    await page.evaluate(() => window.__ticks.clear());
+    await frames(page, measured + 1);
+    const ticks = await page.evaluate(() => [...window.__ticks.entries()].sort((a, b) => a[0] - b[0]));
+    const intervals = ticks.slice(1).map(([t], i) => t - ticks[i][0]);
+    const main = ticks.slice(1).map(([, ms]) => ms);
+    const stats = await page.evaluate(() => (window.crowd.stats ? window.crowd.stats() : null));
+    rows.push({ count, frame: median(intervals), main: median(main), gpu: stats ? stats.gpu_color_ms : -1 });
+  }
+  await page.close();
+  return rows;
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+           '--ignore-gpu-blocklist', '--disable-quic', '--no-first-run', '--disable-background-networking',
+           '--disable-component-update', '--disable-sync'],
+  });
+  const servers = [];
+  try {
+    for (const site of sites) {
+      const server = await serve(site.dir);
+      servers.push(server);
+      site.url = server.url;
+      const probe = await browser.newPage();
+      await probe.goto(site.url);
+      await probe.waitForFunction(() => window.crowd, null, { timeout: 300000 });
+      site.hasMsaa = await probe.evaluate(() => JSON.parse(window.crowd.settingsJson()).some((s) => s.name === 'msaa'));
+      await probe.close();
+    }
+    const results = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const msaa of msaas) {
+        for (const site of sites) {
+          const rows = await measure(browser, site, msaa);
+          const key = `${site.label} msaa ${msaa}`;
+          (results[key] = results[key] || []).push(rows);
+          console.log(`round ${round + 1} ${key}: ` + rows.map((r) => `${r.count}: frame ${r.frame.toFixed(0)} ms, ` +
+            `main ${r.main.toFixed(1)} ms (${(100 * r.main / r.frame).toFixed(0)}%)`).join('; '));
+        }
+      }
+    }
+    console.log(`\nmedian frame / main-thread ms per frame (share), ${measured} frames after ${warmup} warm-up, ` +
+                `${rounds} round(s), Chromium SwiftShader, 1280x720, seed camera`);
+    console.log(['build'.padEnd(18), ...counts.map((c) => String(c).padStart(24))].join(''));
+    for (const [key, runs] of Object.entries(results)) {
+      const cells = counts.map((_, i) => {
+        const frame = median(runs.map((r) => r[i].frame)), main = median(runs.map((r) => r[i].main));
+        return `${frame.toFixed(0)} / ${main.toFixed(1)} (${(100 * main / frame).toFixed(0)}%)`.padStart(24);
+      });
+      console.log([key.padEnd(18), ...cells].join(''));
+    }
+  } finally {
+    for (const s of servers) s.stop();
+    await browser.close();
+  }
+}
+
+main().catch((error) => {
+  console.log('FAIL ' + (error && error.stack ? error.stack : error));
+  process.exit(1);
+});
