@@ -73,7 +73,7 @@ struct crowd_gl_renderer {
     GLuint queries[2][CROWD_GL_TIMER_SLOTS];
     uint32_t issued[2];
     bool debug;
-    char last_error[160];
+    char last_error[512]; /* as crowd_error.message */
 
     crowd_gl_attachment attachments[CROWD_GL_MAX_ATTACHMENTS];
     uint32_t attachment_count;
