@@ -36,7 +36,7 @@
  * are undefined and may hold anything, NaN included; never read, cull or draw them.
  *
  * Memory: everything is reserved by crowd_create (about 200 bytes per instance of capacity plus
- * per-chunk tables; a crowd_sim adds about 60 more per instance for its agents);
+ * per-chunk tables; a crowd_sim adds about 100 more per instance: its agents and separation scratch);
  * crowd_update, crowd_sim_step and the setters allocate nothing.
  *
  * Costs: crowd_update is O(live instances) (one pass binning them, plus O(instances that changed
