@@ -1,4 +1,5 @@
 /* Atomic file output: write a sibling temporary file, flush it, rename it over the target. */
+#define _POSIX_C_SOURCE 200809L /* fsync, getpid, open */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
