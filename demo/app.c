@@ -1,5 +1,6 @@
 /* The demo app: assets, the crowd and its simulation, the renderer and the showcase scene, the
  * settings that the native keys and the web panel share, and the frame loop. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "demo/app.h"
 
 #include <math.h>

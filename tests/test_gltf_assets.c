@@ -3,6 +3,7 @@
  * passes within the encoding's quantum. Prints one README table row per asset. Also: strides of
  * the locomotion clips (Fox Walk/Run, RobotExpressive Running/Walking), and that every other
  * file in the folder is one of these. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, strdup */
 #include <dirent.h>
 #include <math.h>
 #include <stdlib.h>

@@ -18,7 +18,7 @@ static const float default_lod_ratios[] = {1.0f, 0.4f, 0.15f, 0.05f, 0.012f};
 static double now_ms(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    timespec_get(&ts, TIME_UTC); /* C11 (clock_gettime is POSIX); stats only, so a clock step is harmless */
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 

@@ -7,10 +7,8 @@
  * so the rename stays inside one directory) and the link stays a link, as `>` in a shell would
  * write through it; a dangling link is refused. Between the check and the rename another process
  * could swap the path; that race is out of scope for an offline tool. */
-/* POSIX for lstat and fsync (the build defines it too), XSI for realpath */
-#ifndef _POSIX_C_SOURCE
+/* POSIX for lstat, fsync, getpid and open, XSI for realpath */
 #define _POSIX_C_SOURCE 200809L
-#endif
 #define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>

@@ -176,10 +176,42 @@ static void gather_component(const float *positions, const uint32_t *indices, co
         global_to_local[cw->local_to_global[v]] = UINT32_MAX;
 }
 
-/* meshoptimizer allocates its scratch through base.h's allocator too. */
+/* meshoptimizer allocates its scratch through base.h's allocator too, but it never checks for
+ * NULL (it expects an allocator that throws or aborts). So a refused block is taken from libc
+ * instead, tagged in a header so it goes back to libc, and the failure is remembered: the LOD build
+ * then reports CROWD_ERROR_OUT_OF_MEMORY as if the hook's refusal had happened in our own code.
+ * Only if libc refuses too is there no way out of meshoptimizer but abort. */
+#define MESHOPT_HEADER 16 /* keeps malloc's alignment for the block behind it */
+
+static _Thread_local bool meshopt_refused;
+
+static void *meshopt_allocate(size_t size)
+{
+    unsigned char *p = size <= SIZE_MAX - MESHOPT_HEADER ? crowd_malloc(size + MESHOPT_HEADER) : NULL;
+    unsigned char from_libc = 0;
+    if (!p) {
+        meshopt_refused = true;
+        from_libc = 1;
+        if (!(p = malloc(size + MESHOPT_HEADER)))
+            abort();
+    }
+    p[0] = from_libc;
+    return p + MESHOPT_HEADER;
+}
+
+static void meshopt_release(void *pointer)
+{
+    unsigned char *p = (unsigned char *)pointer - MESHOPT_HEADER;
+    if (p[0])
+        free(p);
+    else
+        crowd_free(p);
+}
+
 static void use_crowd_allocator(void)
 {
-    meshopt_setAllocator(crowd_malloc_hook, crowd_free_hook);
+    meshopt_setAllocator(meshopt_allocate, meshopt_release);
+    meshopt_refused = false;
 }
 
 crowd_result crowd_build_lod_chain(const float *positions, const float *normals, uint32_t vertex_count,
@@ -230,8 +262,9 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
         }
     }
     uint32_t components = label_components(welded, triangle_count, vertex_count, parent, tri_component);
-    offsets = crowd_calloc((size_t)components + 1, sizeof(uint32_t));
-    if (components == UINT32_MAX || !offsets) {
+    /* UINT32_MAX: label_components ran out of memory (not a count to size a table with) */
+    offsets = components != UINT32_MAX ? crowd_calloc((size_t)components + 1, sizeof(uint32_t)) : NULL;
+    if (!offsets) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
         goto done;
     }
@@ -278,6 +311,8 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
     }
     out->index_count = cursor;
     out->level_count = level_count;
+    if (meshopt_refused)
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory in the simplifier");
 
 done:
     crowd_free(parent);
@@ -327,6 +362,10 @@ crowd_result crowd_lod_chain_from_authored(const uint32_t *indices, const uint32
     }
     out->index_count = cursor;
     out->level_count = level_count;
+    if (meshopt_refused) {
+        crowd_lod_chain_free(out);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory in the vertex cache optimiser");
+    }
     return CROWD_OK;
 }
 

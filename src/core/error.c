@@ -59,7 +59,8 @@ void crowd_error_prefix(crowd_error *error, const char *fmt, ...)
     if (n >= sizeof joined)
         n = sizeof joined - 1;
     memcpy(joined, prefix, n);
-    size_t rest = strnlen(error->message, sizeof error->message);
+    const char *end = memchr(error->message, '\0', sizeof error->message); /* strnlen is POSIX */
+    size_t rest = end ? (size_t)(end - error->message) : sizeof error->message;
     if (rest > sizeof joined - 1 - n)
         rest = sizeof joined - 1 - n;
     memcpy(joined + n, error->message, rest);

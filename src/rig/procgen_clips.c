@@ -408,7 +408,7 @@ crowd_result humanoid_build_clips(crowd_rig *rig, crowd_error *error)
     rig->clips = crowd_calloc(CLIP_KIND_COUNT, sizeof *rig->clips);
     clip_kind *kinds = crowd_malloc(CLIP_KIND_COUNT * sizeof *kinds);
     rig->sampler_data = kinds;
-    rig->sampler_free = free;
+    rig->sampler_free = crowd_free_hook; /* allocated through the hooks: never libc free */
     if (!rig->clips || !kinds)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "humanoid: out of memory");
     rig->clip_count = CLIP_KIND_COUNT;
