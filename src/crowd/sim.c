@@ -67,27 +67,49 @@ static inline float fast_atan2(float y, float x)
 
 /* ---- gaits ------------------------------------------------------------------------------------ */
 
+/* By name as people write them (case-insensitive, "Armature|Idle"): crowd_asset_match_clip. */
 static int find_clip(const crowd_asset *a, const char *name)
 {
-    return crowd_asset_find_clip(a, name);
+    uint32_t index;
+    return crowd_asset_match_clip(a, name, &index) ? (int)index : -1;
 }
 
-/* Idle, then the locomotion clips from slowest to fastest: by name where the asset uses the
- * humanoid's names, otherwise every clip with a stride, sorted by natural speed. */
+/* A clip an agent may stand in: idle by role, or (files baked before roles) one without a stride.
+ * Never an action (a death, a roll) and never a gait. */
+static bool can_stand(const crowd_clip *c, bool last_resort)
+{
+    crowd_clip_role role = crowd_clip_role_of(c);
+    if (role == CROWD_ROLE_IDLE)
+        return true;
+    if (role == CROWD_ROLE_UNKNOWN)
+        return !(c->stride > 0.0f);
+    return last_resort && role == CROWD_ROLE_POSE;
+}
+
+static bool is_gait(const crowd_clip *c)
+{
+    crowd_clip_role role = crowd_clip_role_of(c);
+    return (role == CROWD_ROLE_LOCOMOTION || role == CROWD_ROLE_UNKNOWN) && c->stride > 0.0f && c->duration > 0.0f;
+}
+
+/* Idle, then the locomotion clips from slowest to fastest. Standing: the clip named idle when its
+ * role allows, else the first idle-role clip, else a pose; roles first, names second. */
 static void build_gaits(crowd_sim *sim)
 {
     const crowd_asset *a = sim->crowd->asset;
     int idle = find_clip(a, "idle");
-    if (idle < 0)
+    if (idle >= 0 && !can_stand(&a->clips[idle], false))
+        idle = -1;
+    for (int pass = 0; pass < 2 && idle < 0; pass++)
         for (uint32_t c = 0; c < a->clip_count && idle < 0; c++)
-            if (!(a->clips[c].stride > 0.0f))
+            if (can_stand(&a->clips[c], pass == 1))
                 idle = (int)c;
     sim->gait_count = 0;
     uint32_t idle_clip = idle >= 0 ? (uint32_t)idle : 0;
     float idle_duration = a->clips[idle_clip].duration;
     sim->gaits[sim->gait_count++] = (sim_gait){idle_clip, 0.0f, 0.0f, idle_duration > 0 ? 1.0f / idle_duration : 0.0f};
     for (uint32_t c = 0; c < a->clip_count && sim->gait_count < SIM_MAX_GAITS; c++) {
-        if (!(a->clips[c].stride > 0.0f) || !(a->clips[c].duration > 0.0f))
+        if (!is_gait(&a->clips[c]))
             continue;
         sim_gait g = {c, a->clips[c].stride / a->clips[c].duration, 1.0f / a->clips[c].stride,
                       1.0f / a->clips[c].duration};
