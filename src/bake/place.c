@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bake/bake_job.h"
+#include "bake/skin.h"
 #include "common/cbmath.h"
 #include "core/alloc.h"
 #include "core/error.h"
@@ -289,13 +290,30 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
         notes->up = CROWD_AXIS_POS_Z;
         move_frames(job, up);
     }
+    /* The rest pose is the skeleton at its rest transforms, skinned: glTF's bind mesh ignores the
+     * mesh node's transform, so the bind positions alone can lie on their back (CesiumMan). */
     rest_info rest = {INFINITY, -INFINITY, 0};
-    for (uint32_t v = 0; v < rig->vertex_count; v++) {
-        float p[3];
-        crowd_place_point(up, rig->positions + 3 * v, p);
-        rest.lowest = fmin(rest.lowest, p[1]);
-        rest.top = fmax(rest.top, p[1]);
+    size_t bones = rig->bone_count, vc = rig->vertex_count;
+    crowd_trs *pose = crowd_malloc(bones * sizeof *pose);
+    float *global = crowd_malloc(bones * 16 * sizeof(float)), *skin = crowd_malloc(bones * 16 * sizeof(float));
+    float *rows = crowd_malloc(bones * 12 * sizeof(float)), *posed = crowd_malloc(vc * 6 * sizeof(float) + 1);
+    bool ok = pose && global && skin && rows && posed;
+    if (ok) {
+        for (size_t b = 0; b < bones; b++)
+            pose[b] = rig->bones[b].rest;
+        crowd_rig_global_matrices(rig, pose, global);
+        crowd_rig_skin_matrices(rig, global, skin);
+        crowd_skin_frame(rig, skin, rows, NULL, NULL, posed, posed + 3 * vc, NULL);
+        for (size_t v = 0; v < vc; v++) {
+            float p[3];
+            crowd_place_point(up, posed + 3 * v, p);
+            rest.lowest = fmin(rest.lowest, p[1]);
+            rest.top = fmax(rest.top, p[1]);
+        }
     }
+    crowd_free(pose), crowd_free(global), crowd_free(skin), crowd_free(rows), crowd_free(posed);
+    if (!ok)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "placement: out of memory");
     rest.height = rest.top - rest.lowest > 0 ? rest.top - rest.lowest : 1.0;
 
     /* 2. roles, from strides measured in the source's units */

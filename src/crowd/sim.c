@@ -105,6 +105,9 @@ static void build_gaits(crowd_sim *sim)
             if (can_stand(&a->clips[c], pass == 1))
                 idle = (int)c;
     sim->gait_count = 0;
+    for (uint32_t c = 0; c < a->clip_count && idle < 0; c++) /* nothing to stand in: anything but an action */
+        if (crowd_clip_role_of(&a->clips[c]) != CROWD_ROLE_ACTION)
+            idle = (int)c;
     uint32_t idle_clip = idle >= 0 ? (uint32_t)idle : 0;
     float idle_duration = a->clips[idle_clip].duration;
     sim->gaits[sim->gait_count++] = (sim_gait){idle_clip, 0.0f, 0.0f, idle_duration > 0 ? 1.0f / idle_duration : 0.0f};
