@@ -24,6 +24,13 @@ static void usage(FILE *out)
             "  --tangents           also bake per-frame tangents\n"
             "  --tex-width <n>      animation texture width, 1..%u (default 4096; grows when needed)\n"
             "  --scale <f>          multiply every length by f, 0.0001..10000 (0.01: centimetres to metres)\n"
+            "  --height <m>         scale to this standing height in metres (idle clip, else rest pose)\n"
+            "  --forward <axis>     +z, -z, +x, -x or auto: the way the source faces (default auto: from\n"
+            "                       the locomotion clips' foot slide, else +z); the asset faces +Z\n"
+            "  --up <axis>          +y or +z: the source's up axis (default +y)\n"
+            "  --ground <mode>      auto, none or an offset in metres (default auto: planted feet at y = 0)\n"
+            "  --clip-role n=role   force a clip's role: locomotion, idle, action, pose, flight (repeatable)\n"
+            "  --max-bytes <n>      refuse bakes predicted larger (default 268435456 = 256 MB; 0 = no limit)\n"
             "  --density <f>        procedural humanoid tessellation, 0.25..4 (default 1)\n"
             "  --skin <n>           glTF: bake the character of skin n (default: the animated skinned mesh's)\n"
             "  --socket name=node   glTF: a socket named `name` at the node named `node` (repeatable)\n"
@@ -46,7 +53,19 @@ typedef struct options {
     int quiet;
     crowd_gltf_desc gltf;
     crowd_gltf_socket sockets[CROWD_MAX_SOCKETS];
+    crowd_bake_clip_role roles[CROWD_MAX_CLIPS];
 } options;
+
+static bool parse_axis(const char *v, crowd_bake_forward *out)
+{
+    static const char *const names[] = {"auto", "+z", "-z", "+x", "-x"};
+    for (int k = 0; k < 5; k++)
+        if (!strcmp(v, names[k]) || (k && v[0] == names[k][1] && !v[1] && names[k][0] == '+')) {
+            *out = (crowd_bake_forward)k;
+            return true;
+        }
+    return false;
+}
 
 static int bad_flag(const char *flag, const char *value, const char *expected)
 {
@@ -82,6 +101,48 @@ static int parse_args(int argc, char **argv, options *o)
             TAKES_VALUE();
             if (!tool_parse_float(v, 1e-4f, 1e4f, &o->desc.scale))
                 return bad_flag(a, v, "a number in 0.0001..10000");
+        } else if (!strcmp(a, "--height")) {
+            TAKES_VALUE();
+            if (!tool_parse_float(v, 0.01f, 1000.0f, &o->desc.height))
+                return bad_flag(a, v, "a height in metres, 0.01..1000");
+        } else if (!strcmp(a, "--forward")) {
+            TAKES_VALUE();
+            if (!parse_axis(v, &o->desc.forward))
+                return bad_flag(a, v, "+z, -z, +x, -x or auto");
+        } else if (!strcmp(a, "--up")) {
+            TAKES_VALUE();
+            if (!strcmp(v, "+y") || !strcmp(v, "y"))
+                o->desc.up = CROWD_UP_POS_Y;
+            else if (!strcmp(v, "+z") || !strcmp(v, "z"))
+                o->desc.up = CROWD_UP_POS_Z;
+            else
+                return bad_flag(a, v, "+y or +z");
+        } else if (!strcmp(a, "--ground")) {
+            TAKES_VALUE();
+            if (!strcmp(v, "auto"))
+                o->desc.ground = CROWD_GROUND_AUTO;
+            else if (!strcmp(v, "none"))
+                o->desc.ground = CROWD_GROUND_NONE;
+            else if (tool_parse_float(v, -1e4f, 1e4f, &o->desc.ground_offset))
+                o->desc.ground = CROWD_GROUND_OFFSET;
+            else
+                return bad_flag(a, v, "auto, none or an offset in metres (-10000..10000)");
+        } else if (!strcmp(a, "--clip-role")) {
+            TAKES_VALUE();
+            const char *eq = strrchr(v, '=');
+            crowd_clip_role role;
+            if (!eq || eq == v || !crowd_clip_role_parse(eq + 1, &role) || o->desc.clip_role_count == CROWD_MAX_CLIPS)
+                return bad_flag(a, v, "name=role with role locomotion, idle, action, pose or flight");
+            ((char *)eq)[0] = '\0'; /* argv is ours to cut */
+            o->roles[o->desc.clip_role_count++] = (crowd_bake_clip_role){v, role};
+            o->desc.clip_roles = o->roles;
+        } else if (!strcmp(a, "--max-bytes")) {
+            TAKES_VALUE();
+            char *end = NULL;
+            unsigned long long n = strtoull(v, &end, 10);
+            if (!*v || *end || v[0] == '-')
+                return bad_flag(a, v, "a byte count (0 = no limit)");
+            o->desc.max_bytes = n ? (uint64_t)n : UINT64_MAX;
         } else if (!strcmp(a, "--frames")) {
             TAKES_VALUE();
             if (!tool_parse_u32(v, 1, CROWD_MAX_FRAMES_PER_CLIP, &o->desc.frames))
@@ -180,6 +241,10 @@ static int parse_args(int argc, char **argv, options *o)
         fprintf(stderr, "crowd-bake: --compact and --fp16 cannot be combined\n");
         return 2;
     }
+    if (o->desc.height != 0.0f && o->desc.scale != 0.0f) {
+        fprintf(stderr, "crowd-bake: --height and --scale cannot be combined (both set the size)\n");
+        return 2;
+    }
     return 0;
 }
 
@@ -222,6 +287,12 @@ static double median_of(double *v, uint32_t n)
 {
     qsort(v, n, sizeof *v, compare_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void bake_warning(void *user, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "crowd-bake: warning: %s\n", message);
 }
 
 static void silent(void *user, const char *message)
@@ -300,10 +371,30 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
     for (uint32_t l = 0; l < s->lod_count; l++)
         printf("%s%u", l ? " / " : " ", s->lod_triangles[l]);
     printf(" triangles (one shared texture)\n");
-    printf("  clips        %-10s %6s %8s %10s %9s\n", "name", "frames", "seconds", "stride m", "speed m/s");
+    const crowd_bake_notes *n = &s->notes;
+    static const char *const axes[] = {"+Z", "-Z", "+X", "-X", "+Y"};
+    static const char *const how[] = {"default: glTF's convention", "detected", "given"};
+    printf("  placement    faces %s in the source (%s%s), up %s; turned to face +Z\n", axes[n->forward],
+           how[n->forward_decision], n->forward_decision == CROWD_DECIDED_DETECTED ? " from the foot slide" : "",
+           axes[n->up]);
+    printf("               height %.3f m (%s), unit scale %g%s\n", (double)n->height,
+           s->clip_count && n->height > 0 ? "standing: idle clip or rest pose" : "rest pose", (double)a->unit_scale,
+           n->scale_decision == CROWD_DECIDED_GIVEN ? " (given)" : " (source read as metres)");
+    printf("               ground offset %+.4f m (%s)", (double)n->ground_offset,
+           n->ground_decision == CROWD_DECIDED_DETECTED ? "auto" : n->ground_decision == CROWD_DECIDED_GIVEN ? "given" : "none");
+    if (n->hover > 0.0f)
+        printf(", flier: hovers %.3f m above the ground", (double)n->hover);
+    printf("\n");
+    if (n->bone_mode != CROWD_BONE_MODE_NONE) {
+        static const char *const modes[] = {"none", "exact", "approximate", "unavailable"};
+        printf("               bone mode %s (worst error %.3f mm)\n", modes[n->bone_mode], (double)n->bone_error * 1e3);
+    }
+    printf("  predicted    %s before baking\n", tool_bytes(s->predicted_bytes, b1));
+    printf("  clips        %-16s %-10s %6s %8s %10s %9s\n", "name", "role", "frames", "seconds", "stride m", "speed m/s");
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const crowd_clip *clip = &a->clips[c];
-        printf("               %-10s %6u %8.3f %10.4f %9.3f\n", clip->name, clip->frame_count, (double)clip->duration,
+        printf("               %-16s %-10s %6u %8.3f %10.4f %9.3f\n", clip->name,
+               crowd_clip_role_name(crowd_clip_role_of(clip)), clip->frame_count, (double)clip->duration,
                (double)clip->stride, clip->duration > 0 ? (double)(clip->stride / clip->duration) : 0.0);
     }
     printf("  elapsed      %.1f ms (%s %.1f, skin %.1f, encode %.1f, lods %.1f, strides %.1f, pack %.1f)\n",
@@ -339,6 +430,7 @@ int main(int argc, char **argv)
         goto done;
     double read_ms = tool_now_ms() - t0;
     o.desc.rig = &rig;
+    o.desc.warn = bake_warning;
     o.desc.progress = on_progress;
     o.desc.progress_user = &prog;
     if (crowd_bake(&o.desc, &out, &err) != CROWD_OK)

@@ -47,13 +47,47 @@ static void print_text(const char *path, size_t size, const crowd_asset *a, cons
            (double)a->bounds_min[1], (double)a->bounds_min[2], (double)a->bounds_max[0], (double)a->bounds_max[1],
            (double)a->bounds_max[2], (double)a->sphere_radius, (double)a->sphere_center_y);
 
-    printf("\nclips         %-16s %6s %6s %8s %5s %9s %9s\n", "name", "first", "frames", "seconds", "loop", "stride m",
-           "speed m/s");
+    crowd_bake_notes n;
+    static const char *const axes[] = {"+Z", "-Z", "+X", "-X", "+Y"};
+    static const char *const how[] = {"default", "detected", "given"};
+    static const char *const modes[] = {"not baked", "exact", "approximate", "unavailable"};
+    if (crowd_asset_bake_notes(a, &n)) {
+        printf("placement     source faced %s (%s), up %s; height %.3f m; unit scale %g (%s); ground offset %+.4f m "
+               "(%s)", axes[n.forward], how[n.forward_decision], axes[n.up], (double)n.height, (double)a->unit_scale,
+               how[n.scale_decision], (double)n.ground_offset, how[n.ground_decision]);
+        if (n.hover > 0.0f)
+            printf("; flier hovering %.3f m", (double)n.hover);
+        printf("\nbone mode     %s", modes[n.bone_mode]);
+        if (n.bone_mode != CROWD_BONE_MODE_NONE)
+            printf(", worst error %.3f mm against the VAT frames", (double)n.bone_error * 1e3);
+        printf("\n");
+    } else {
+        printf("placement     not recorded (baked before placement and roles)\n");
+    }
+
+    printf("\nclips         %-16s %6s %6s %8s %5s %-10s %9s %9s\n", "name", "first", "frames", "seconds", "loop",
+           "role", "stride m", "speed m/s");
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const crowd_clip *k = &a->clips[c];
         double speed = k->duration > 0 ? k->stride / k->duration : 0.0;
-        printf("              %-16s %6u %6u %8.3f %5s %9.4f %9.3f\n", k->name, k->first_frame, k->frame_count,
-               (double)k->duration, (k->flags & CROWD_CLIP_LOOP) ? "yes" : "no", (double)k->stride, speed);
+        printf("              %-16s %6u %6u %8.3f %5s %-10s %9.4f %9.3f\n", k->name, k->first_frame, k->frame_count,
+               (double)k->duration, (k->flags & CROWD_CLIP_LOOP) ? "yes" : "no",
+               crowd_clip_role_name(crowd_clip_role_of(k)), (double)k->stride, speed);
+    }
+    if (a->notes_) {
+        printf("\nroles         %-16s %-10s  evidence\n", "name", "role");
+        for (uint32_t c = 0; c < a->clip_count; c++) {
+            crowd_clip_evidence e;
+            crowd_asset_clip_evidence(a, c, &e);
+            const crowd_clip *k = &a->clips[c];
+            char keys[24];
+            snprintf(keys, sizeof keys, e.key_count ? "%u" : "?", e.key_count);
+            printf("              %-16s %-10s  %s; %u/%u frames in ground contact; %u distinct frames, %s keys; "
+                   "loop %s, end-to-start gap %.1f%% of height; clip ground %+.1f%% of height above rest; feet %s\n",
+                   k->name, crowd_clip_role_name(crowd_clip_role_of(k)), e.overridden ? "--clip-role" : "detected",
+                   e.contact_frames, e.frames, e.distinct_frames, keys, (k->flags & CROWD_CLIP_LOOP) ? "yes" : "no",
+                   100.0 * e.loop_error, 100.0 * e.airborne, e.travels ? "plant and slide (travels)" : "do not travel");
+        }
     }
     printf("\nlods          %5s %10s %8s\n", "level", "triangles", "of L0");
     for (uint32_t l = 0; l < a->lod_count; l++)
@@ -85,13 +119,27 @@ static void print_json(size_t size, const crowd_asset *a, const crowd_container_
            crowd_asset_vat_bytes_per_vertex_frame(a));
     printf("\"position_encoding\":%d,\"normal_encoding\":%d,\"unit_scale\":%.9g,", (int)a->position_encoding,
            (int)a->normal_encoding, (double)a->unit_scale);
+    crowd_bake_notes n;
+    if (crowd_asset_bake_notes(a, &n))
+        printf("\"placement\":{\"forward\":%d,\"forward_decision\":%d,\"up\":%d,\"height_m\":%.6g,"
+               "\"ground_offset_m\":%.6g,\"hover_m\":%.6g,\"bone_mode\":%d,\"bone_error_m\":%.6g},",
+               (int)n.forward, (int)n.forward_decision, (int)n.up, (double)n.height, (double)n.ground_offset,
+               (double)n.hover, (int)n.bone_mode, (double)n.bone_error);
     printf("\"clips\":[");
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const crowd_clip *k = &a->clips[c];
         printf("%s{\"name\":", c ? "," : "");
         tool_json_string(k->name);
-        printf(",\"first_frame\":%u,\"frames\":%u,\"duration\":%.6g,\"loop\":%s,\"stride\":%.6g}", k->first_frame,
-               k->frame_count, (double)k->duration, (k->flags & CROWD_CLIP_LOOP) ? "true" : "false", (double)k->stride);
+        printf(",\"first_frame\":%u,\"frames\":%u,\"duration\":%.6g,\"loop\":%s,\"stride\":%.6g,\"role\":\"%s\"",
+               k->first_frame, k->frame_count, (double)k->duration, (k->flags & CROWD_CLIP_LOOP) ? "true" : "false",
+               (double)k->stride, crowd_clip_role_name(crowd_clip_role_of(k)));
+        crowd_clip_evidence e;
+        if (crowd_asset_clip_evidence(a, c, &e))
+            printf(",\"evidence\":{\"frames\":%u,\"contact_frames\":%u,\"distinct_frames\":%u,\"key_count\":%u,"
+                   "\"loop_error\":%.6g,\"airborne\":%.6g,\"travels\":%s,\"overridden\":%s}",
+                   e.frames, e.contact_frames, e.distinct_frames, e.key_count, (double)e.loop_error, (double)e.airborne,
+                   e.travels ? "true" : "false", e.overridden ? "true" : "false");
+        printf("}");
     }
     printf("],\"lods\":[");
     for (uint32_t l = 0; l < a->lod_count; l++)

@@ -77,6 +77,22 @@ enum {
     CROWD_CLIP_LOCOMOTION = 1u << 1, /* the clip travels: stride > 0 */
 };
 
+/* What a clip is for, decided at bake time from its frames (crowd-bake --clip-role overrides) and
+ * stored in bits 8..11 of crowd_clip.flags (CROWD_CLIP_ROLE_MASK). Read it with crowd_clip_role.
+ * Only LOCOMOTION clips carry a stride and become gaits. */
+typedef enum crowd_clip_role {
+    CROWD_ROLE_UNKNOWN = 0,    /* baked before roles were recorded (version 1 files of early bakes) */
+    CROWD_ROLE_LOCOMOTION = 1, /* looping, feet plant and slide consistently: a gait with a stride */
+    CROWD_ROLE_IDLE = 2,       /* looping, in place, standing on the ground (idle, wave, cheer) */
+    CROWD_ROLE_ACTION = 3,     /* one-shot: does not loop (a roll, a death, a jump) */
+    CROWD_ROLE_POSE = 4,       /* a still pose: at most 2 distinct keys, or shorter than 0.1 s */
+    CROWD_ROLE_FLIGHT = 5,     /* looping without ground contact (flying, swimming): no stride */
+    CROWD_ROLE_COUNT
+} crowd_clip_role;
+
+#define CROWD_CLIP_ROLE_SHIFT 8u
+#define CROWD_CLIP_ROLE_MASK (0xFu << CROWD_CLIP_ROLE_SHIFT)
+
 typedef struct crowd_clip {
     const char *name;
     uint32_t first_frame;         /* first row of this clip in the animation textures */
@@ -175,8 +191,13 @@ typedef struct crowd_asset {
     crowd_source_kind source_kind;
     const char *source_name;
     float bake_fps;               /* sampling rate the bake used (0 when fixed frame counts) */
-    float unit_scale;             /* source units -> asset units the bake applied (crowd-bake --scale);
-                                     everything in the asset is already scaled */
+    float unit_scale;             /* source units -> asset units the bake applied (crowd-bake --scale
+                                     or --height); everything in the asset is already scaled */
+
+    /* The optional BAKE section (placement, bone-mode status, clip evidence): NULL in files baked
+     * before it existed. Read it through crowd_asset_bake_notes / crowd_asset_clip_evidence. */
+    const uint8_t *notes_;
+    uint64_t notes_size_;
 
     /* Owned by the loader; release with crowd_asset_free. */
     void *internal_;
@@ -197,7 +218,83 @@ CROWD_API crowd_result crowd_asset_load_file(crowd_asset *asset, const char *pat
  * zeroed asset and on one whose load failed. */
 CROWD_API void crowd_asset_free(crowd_asset *asset);
 
-/* Looks up the clip / socket / region with this exact name: true and its index in *index, or
+/* ---- bake notes: what the bake decided and why ---------------------------------------------- */
+
+typedef enum crowd_bone_mode {
+    CROWD_BONE_MODE_NONE = 0,        /* no bone texture baked */
+    CROWD_BONE_MODE_EXACT = 1,       /* bone mode reproduces the VAT frames (within its unorm16 bound) */
+    CROWD_BONE_MODE_APPROXIMATE = 2, /* more than 4 influences: bone mode is off by bone_error metres */
+    CROWD_BONE_MODE_UNAVAILABLE = 3, /* morph targets animate: bone mode cannot play this asset */
+} crowd_bone_mode;
+
+/* Which way the source faced and how the bake decided it. */
+typedef enum crowd_axis {
+    CROWD_AXIS_POS_Z = 0, CROWD_AXIS_NEG_Z = 1, CROWD_AXIS_POS_X = 2, CROWD_AXIS_NEG_X = 3,
+    CROWD_AXIS_POS_Y = 4,
+} crowd_axis;
+
+typedef enum crowd_decision {
+    CROWD_DECIDED_DEFAULT = 0,       /* nothing to measure: the glTF convention (+Z forward, +Y up) */
+    CROWD_DECIDED_DETECTED = 1,      /* measured from the frames (foot slide, contacts, rest pose) */
+    CROWD_DECIDED_GIVEN = 2,         /* a bake option said so */
+} crowd_decision;
+
+typedef struct crowd_bake_notes {
+    float placement[12];             /* source model space -> asset space, 3x4 row-major: rotation
+                                        (up, then forward), uniform scale (unit_scale), then the
+                                        ground offset along +Y; applied to everything in the asset */
+    crowd_axis forward;              /* the source's forward axis (+Z after the bake) */
+    crowd_decision forward_decision;
+    crowd_axis up;                   /* the source's up axis: POS_Y or POS_Z */
+    crowd_decision scale_decision;   /* GIVEN: --scale or --height; DEFAULT: 1 (metres per the spec) */
+    crowd_decision ground_decision;  /* DETECTED: --ground auto; GIVEN: an offset; DEFAULT: none */
+    crowd_bone_mode bone_mode;
+    float bone_error;                /* metres: bone mode's worst vertex error against the VAT frames */
+    float height;                    /* metres: standing height (idle clip's first frame, else rest pose) */
+    float ground_offset;             /* metres moved along +Y to put the character on the ground */
+    float hover;                     /* metres: lowest point of the flight clips above y = 0 (fliers) */
+} crowd_bake_notes;
+
+/* Why a clip got its role. */
+typedef struct crowd_clip_evidence {
+    uint32_t frames;                 /* frames analysed */
+    uint32_t contact_frames;         /* frames with a foot planted on the ground (still, at ground level) */
+    uint32_t distinct_frames;        /* frames that differ from the one before (a pose has 1 or 2) */
+    uint32_t key_count;              /* most keyframes of any channel in the source; 0 = unknown */
+    float loop_error;                /* last pose vs first, as a fraction of the height (0 = seamless) */
+    float airborne;                  /* lowest point of the clip above the rest pose's, fraction of height */
+    bool travels;                    /* planted feet slide consistently (the stride extractor's verdict) */
+    bool overridden;                 /* crowd-bake --clip-role set the role */
+} crowd_clip_evidence;
+
+/* Fills `notes` from the asset's BAKE section. Returns false (notes zeroed, placement identity)
+ * for files without one. */
+CROWD_API bool crowd_asset_bake_notes(const crowd_asset *asset, crowd_bake_notes *notes);
+
+/* Fills `evidence` for clip `clip`; false without a BAKE section or for an index out of range. */
+CROWD_API bool crowd_asset_clip_evidence(const crowd_asset *asset, uint32_t clip, crowd_clip_evidence *evidence);
+
+/* The role stored in a clip's flags (CROWD_ROLE_UNKNOWN for files baked before roles). */
+CROWD_API crowd_clip_role crowd_clip_role_of(const crowd_clip *clip);
+
+/* "locomotion", "idle", "action", "pose", "flight", "unknown". */
+CROWD_API const char *crowd_clip_role_name(crowd_clip_role role);
+
+/* Parses a role name as crowd_clip_role_name writes it (case-insensitive; "swim" and "one-shot"
+ * are accepted for flight and action). */
+CROWD_API bool crowd_clip_role_parse(const char *text, crowd_clip_role *role);
+
+/* Finds a clip by name as people write them: an exact match first, then case-insensitively, then
+ * by the part after the last '|' (Blender writes "Armature|Walk"), case-insensitively. Returns
+ * false when nothing matches; *index is written only on success. Ties go to the lowest index. */
+CROWD_API bool crowd_asset_match_clip(const crowd_asset *asset, const char *name, uint32_t *index);
+
+/* The same rules over any list of names (the rig's clips before a bake, --clips, --clip-role). */
+CROWD_API bool crowd_match_clip_name(const char *const *names, size_t stride, uint32_t count, const char *name,
+                                     uint32_t *index);
+
+
+/* Looks up the clip / socket / region with this exact name (crowd_asset_match_clip matches clip names as people write them): true and its index in *index, or
  * false (no such name, or a NULL argument) with *index left untouched. `index` may be NULL to ask
  * only whether the name exists. O(count) string compares. */
 CROWD_API bool crowd_asset_find_clip(const crowd_asset *asset, const char *name, uint32_t *index);

@@ -7,6 +7,38 @@
  * clip's stride from the baked frames, and packs it all into one .crowd image in memory.
  *
  * Two bakes of the same rig with the same desc are byte-identical.
+ *
+ * ROLES. Every clip gets a role (crowd_clip_role), from the baked frames and the rig:
+ *   pose       the source has at most 2 keys per channel, or the clip is shorter than 0.1 s, or at
+ *              most 2 of its frames differ from the one before (a still pose stored as a clip);
+ *   action     it does not loop (crowd_rig_clip.loop);
+ *   flight     it loops and never touches the ground: no frame's lowest point within 3 % of the
+ *              height of the rest pose's lowest point, and the clip's ground (25th percentile of
+ *              the per-frame lowest points) more than 5 % of the height above it;
+ *   locomotion it loops, touches the ground in at least a quarter of its frames, and the stride
+ *              extractor finds planted feet sliding consistently (bake/stride.h);
+ *   idle       any other looping clip.
+ * desc->clip_roles overrides any of these. Only locomotion clips carry a stride and the
+ * CROWD_CLIP_LOCOMOTION flag. The evidence (frames in contact, distinct frames, key count, loop
+ * error, height above the rest ground) goes into the asset's BAKE section (crowd-inspect prints it).
+ *
+ * PLACEMENT. The asset is in metres, +Y up, facing +Z, standing on y = 0: the bake rotates the
+ * source's `up` to +Y, then turns it so its forward axis is +Z (AUTO: the axis nearest to the
+ * opposite of the planted feet's slide in the locomotion clips, which is the way the character
+ * walks; +Z without locomotion), scales it by `scale` or to `height` (measured from the first frame
+ * of the first idle clip, else the rest pose), and moves it along +Y: AUTO puts the lowest clip
+ * ground of the locomotion and idle clips at 0, or the rest pose's lowest point for characters that
+ * neither walk nor stand; fliers (every looping clip a flight) are lifted so that no frame is
+ * below 0 and the flight clips' height above the ground is reported as `hover`. A standing
+ * height outside 0.05..50 m after scaling gets a warning naming the likely unit. The transform is
+ * recorded (crowd_asset_bake_notes) so crowd_verify reproduces it.
+ *
+ * BONE MODE. With `bones`, the bake skins its own bone texture and four-influence streams against
+ * the float frames and records the worst error: EXACT within 0.1 % of the height, otherwise
+ * APPROXIMATE (more than 4 influences) or UNAVAILABLE (morph targets), with a warning.
+ *
+ * SIZE. The file size is predicted before anything is skinned; above max_bytes the bake fails
+ * with CROWD_ERROR_LIMIT and a message suggesting --fps, --clips or --compact.
  */
 #ifndef CROWDBAKE_BAKE_H
 #define CROWDBAKE_BAKE_H
@@ -21,6 +53,34 @@ extern "C" {
 
 /* Called between stages and every few frames during skinning; `fraction` runs 0..1. */
 typedef void (*crowd_bake_progress_fn)(void *user, float fraction, const char *stage);
+
+/* Receives each bake-time warning (implausible size, bone mode that cannot reproduce the clips). */
+typedef void (*crowd_bake_warn_fn)(void *user, const char *message);
+
+/* Which way the source character faces; AUTO measures it (see crowd_bake_desc.forward). */
+typedef enum crowd_bake_forward {
+    CROWD_FORWARD_AUTO = 0,
+    CROWD_FORWARD_POS_Z, CROWD_FORWARD_NEG_Z, CROWD_FORWARD_POS_X, CROWD_FORWARD_NEG_X,
+} crowd_bake_forward;
+
+typedef enum crowd_bake_up {
+    CROWD_UP_DEFAULT = 0,             /* +Y, glTF's convention */
+    CROWD_UP_POS_Y, CROWD_UP_POS_Z,
+} crowd_bake_up;
+
+typedef enum crowd_bake_ground {
+    CROWD_GROUND_AUTO = 0,            /* planted feet (or the rest pose) at y = 0; fliers: nothing below 0 */
+    CROWD_GROUND_NONE,                /* keep the source's heights */
+    CROWD_GROUND_OFFSET,              /* move up by crowd_bake_desc.ground_offset metres */
+} crowd_bake_ground;
+
+/* A role forced on a clip (crowd-bake --clip-role NAME=ROLE); names match as crowd_match_clip_name. */
+typedef struct crowd_bake_clip_role {
+    const char *clip;
+    crowd_clip_role role;
+} crowd_bake_clip_role;
+
+#define CROWD_BAKE_DEFAULT_MAX_BYTES (256ull << 20)
 
 /* Zeroed fields take the defaults listed on each line. */
 typedef struct crowd_bake_desc {
@@ -43,6 +103,19 @@ typedef struct crowd_bake_desc {
                                          centimetre asset into metres. 0 = 1. Range 0.0001..10000 */
     uint32_t tex_width;               /* animation texture width; 0 = 4096. Doubled automatically
                                          while the height would exceed CROWD_MAX_TEXTURE_DIM */
+    /* Placement, applied to everything the asset holds (see PLACEMENT below). */
+    crowd_bake_forward forward;       /* AUTO: measured from the locomotion clips, else +Z */
+    crowd_bake_up up;                 /* DEFAULT: +Y */
+    float height;                     /* metres: scale to this standing height; 0 = use `scale`.
+                                         Range 0.01..1000; not with `scale` */
+    crowd_bake_ground ground;         /* AUTO by default */
+    float ground_offset;              /* metres, with CROWD_GROUND_OFFSET; |offset| <= 10000 */
+    const crowd_bake_clip_role *clip_roles; /* borrowed; roles forced on named clips */
+    uint32_t clip_role_count;
+    uint64_t max_bytes;               /* refuse bakes predicted larger; 0 = CROWD_BAKE_DEFAULT_MAX_BYTES,
+                                         UINT64_MAX = no limit */
+    crowd_bake_warn_fn warn;          /* optional */
+    void *warn_user;
     crowd_bake_progress_fn progress;  /* optional */
     void *progress_user;
 } crowd_bake_desc;
@@ -54,6 +127,8 @@ typedef struct crowd_bake_stats {
     uint32_t bytes_per_vertex_frame;
     uint32_t lod_count;
     uint32_t lod_triangles[CROWD_MAX_LODS];
+    uint64_t predicted_bytes;         /* the size estimate the bake checked against max_bytes */
+    crowd_bake_notes notes;           /* what the bake decided (also in the asset's BAKE section) */
     double ms_skin, ms_encode, ms_lod, ms_stride, ms_pack, ms_total;
 } crowd_bake_stats;
 
@@ -92,6 +167,10 @@ typedef struct crowd_verify_report {
     bool bones_checked;
     double bone_position_max_mm, bone_position_mean_mm, bone_normal_max_deg;
     double bone_bound_mm;         /* NAN when bone mode cannot match exactly (>4 influences, morphs) */
+    crowd_bone_mode bone_mode;    /* as the bake recorded it (EXACT for bone bakes without a BAKE section);
+                                     UNAVAILABLE: bone mode is not checked against any bound (not
+                                     applicable), APPROXIMATE: it must not exceed the recorded error */
+    double bone_recorded_mm;      /* the bake's own measurement of bone mode's error; NAN when absent */
     uint32_t clip_count;
     crowd_verify_clip *clips;     /* owned; crowd_verify_report_free */
     double stride_tolerance;      /* relative, 1e-3, for the manifest stride; the stride re-measured

@@ -145,7 +145,9 @@ typedef struct crowd_gl_renderer crowd_gl_renderer;
 CROWD_API crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error);
 CROWD_API void crowd_gl_destroy(crowd_gl_renderer *renderer);
 
-/* Switches between VAT and bone playback; bone mode needs a --bones bake. */
+/* Switches between VAT and bone playback; bone mode needs a --bones bake (else CROWD_ERROR_ARGUMENT)
+ * whose bake did not record bone mode as unavailable (morph targets: CROWD_ERROR_UNSUPPORTED,
+ * crowd_asset_bake_notes says why). */
 CROWD_API crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
 CROWD_API crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
 

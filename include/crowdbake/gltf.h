@@ -38,9 +38,17 @@
  *   - Animations become clips: [first key, last key] of all the animation's samplers, so clips
  *     that start after t = 0 keep their timing. LINEAR (slerp for rotations), STEP and
  *     CUBICSPLINE (Hermite with tangents scaled by the key interval, as the spec says) are
- *     evaluated exactly at each baked frame. A clip loops when its last pose equals its first
- *     (every bone within 1 % of the bind mesh's size, morph weights within 0.01); one-shots
- *     sample both ends. Clip names are made unique ("Walk", "Walk_2"). Start and end are rounded
+ *     evaluated exactly at each baked frame. Loop detection: a clip loops when
+ *       (a) its last pose equals its first: every bone's model-space origin within 1 % of the
+ *           bind mesh's size, every morph weight within 0.01 (a last key that repeats the
+ *           first); or
+ *       (b) it is a cycle exported one sample short: the way from its last pose back to its
+ *           first is at most 1.5x the last key step (plus the 1 % above) and under 10 % of the
+ *           mesh size. Such a clip's duration grows by that key interval and the sampler
+ *           interpolates from the last key back to the first inside it, so the loop closes with
+ *           a step like every other.
+ *     Anything else is a one-shot and samples both ends. crowd_rig_clip.key_count records the
+ *     most keys of any of the clip's channels (the baker calls <= 2 keys a pose). Clip names are made unique ("Walk", "Walk_2"). Start and end are rounded
  *     to the microsecond, so a 1.05 s clip stored as float 1.0499999523 stays 1.05 s. A file
  *     without animations bakes one clip, "rest", of a single frame.
  *   - MSFT_lod on a mesh node (with MSFT_screencoverage in the node's extras) becomes the rig's
@@ -48,7 +56,8 @@
  *   - Sockets: crowd_gltf_desc.sockets maps a socket name to a node name; nodes written by
  *     crowd_gltf_write (extras.crowdbake_socket) come back as sockets by themselves.
  *   - Refused by name: KHR_draco_mesh_compression, EXT_meshopt_compression, KHR_texture_basisu
- *     (used or required), and any other required extension this reader does not implement.
+ *     (used or required), and any other required extension this reader does not implement. One
+ *     message names every refused extension with its JSON path.
  *
  * Warnings (the document is baked, a message goes to desc->warn), each for a problem that cannot
  * change a bake: quaternion keyframes that are not unit length (normalised), weights that do not

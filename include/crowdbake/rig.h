@@ -40,6 +40,9 @@ typedef struct crowd_rig_clip {
     /* Metres travelled per cycle when known exactly (the procedural gaits): the ground truth the
      * stride extractor is tested against. NAN when unknown; 0 for an in-place clip. */
     double stride_truth;
+    /* Most keyframes of any channel the clip drives (glTF); 0 when unknown (procedural clips).
+     * The baker calls a clip of at most 2 keys a pose. */
+    uint32_t key_count;
 } crowd_rig_clip;
 
 typedef struct crowd_rig_socket {

@@ -48,6 +48,17 @@ static crowd_result check_desc(const crowd_bake_desc *d, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.scale %g outside 0.0001..10000 (0 for 1)", (double)d->scale);
     if (d->compact && d->fp16)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.compact and .fp16 cannot be combined");
+    if (d->height != 0.0f && !(d->height >= 0.01f && d->height <= 1000.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.height %g m outside 0.01..1000 m", (double)d->height);
+    if (d->height != 0.0f && d->scale != 0.0f)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.height and .scale cannot be combined (both set the size)");
+    if ((unsigned)d->forward > CROWD_FORWARD_NEG_X || (unsigned)d->up > CROWD_UP_POS_Z ||
+        (unsigned)d->ground > CROWD_GROUND_OFFSET)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: forward, up or ground out of range");
+    if (d->ground == CROWD_GROUND_OFFSET && !(fabsf(d->ground_offset) <= 1e4f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.ground_offset %g m outside -10000..10000 m", (double)d->ground_offset);
+    if (d->clip_role_count && !d->clip_roles)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: clip_role_count without clip_roles");
     if (d->lod_ratios) {
         uint32_t n = d->lod_count ? d->lod_count : 5;
         if (d->lod_ratios[0] != 1.0f)
@@ -75,7 +86,11 @@ static crowd_result select_clips(bake_job *job, crowd_error *error)
     for (uint32_t i = 0; i < count; i++) {
         int index = (int)i;
         if (d->clip_names) {
-            index = crowd_rig_find_clip(rig, d->clip_names[i]);
+            uint32_t match;
+            index = crowd_match_clip_name((const char *const *)&rig->clips[0].name, sizeof(crowd_rig_clip),
+                                          rig->clip_count, d->clip_names[i], &match)
+                        ? (int)match
+                        : -1;
             if (index < 0) {
                 char names[256] = "";
                 for (uint32_t c = 0; c < rig->clip_count && strlen(names) < 200; c++) {
@@ -137,6 +152,38 @@ static crowd_result layout_textures(bake_job *job, crowd_error *error)
                                 &job->bone_width, &job->bone_height, error);
 }
 
+/* The file's size from the layout alone (textures exactly, mesh streams and LOD indices estimated
+ * high), checked against max_bytes before the float frames (about 28 bytes per vertex-frame) exist. */
+static crowd_result predict_size(bake_job *job, uint64_t *predicted, crowd_error *error)
+{
+    const crowd_bake_desc *d = job->desc;
+    const crowd_rig *rig = job->rig;
+    uint64_t texels = (uint64_t)job->tex_width * job->tex_height;
+    uint64_t per_texel = 8u + (d->compact ? 0u : 4u) + (d->tangents ? 4u : 0u);
+    uint64_t vertex = 12u + 12u + (rig->uvs ? 8u : 0u) + (rig->colors ? 4u : 0u) + 1u + (d->bones ? 16u : 0u);
+    uint64_t bytes = texels * per_texel + (uint64_t)job->bone_width * job->bone_height * 16 +
+                     (uint64_t)rig->vertex_count * vertex + (uint64_t)rig->index_count * 4 * 2 +
+                     (uint64_t)rig->albedo_width * rig->albedo_height * 4 + 65536;
+    *predicted = bytes;
+    uint64_t limit = d->max_bytes ? d->max_bytes : CROWD_BAKE_DEFAULT_MAX_BYTES;
+    if (bytes <= limit)
+        return CROWD_OK;
+    uint32_t longest = 0;
+    double seconds = 0.0;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        const crowd_rig_clip *c = &rig->clips[job->clips[i].rig_clip];
+        seconds += c->duration;
+        if (c->duration > rig->clips[job->clips[longest].rig_clip].duration)
+            longest = i;
+    }
+    return crowd_fail(error, CROWD_ERROR_LIMIT,
+                      "bake: predicted file size %.1f MB exceeds --max-bytes %.1f MB (%u vertices x %u frames, %.1f s "
+                      "of clips, longest \"%s\" %.1f s); try a lower --fps, fewer --clips, or --compact%s",
+                      bytes / 1048576.0, limit / 1048576.0, rig->vertex_count, job->frame_count, seconds,
+                      rig->clips[job->clips[longest].rig_clip].name,
+                      rig->clips[job->clips[longest].rig_clip].duration, d->compact ? "" : " (8 bytes per vertex-frame)");
+}
+
 /* ---- sampling and skinning -------------------------------------------------------------------- */
 
 static crowd_result allocate_frames(bake_job *job, crowd_error *error)
@@ -190,17 +237,9 @@ static crowd_result skin_all_frames(bake_job *job, crowd_error *error)
             float *positions = job->positions + frame * frame_values;
             crowd_skin_frame(rig, skin, rows, morph, job->bind_tangents, positions, job->normals + frame * frame_values,
                              job->tangents ? job->tangents + frame * frame_values : NULL);
-            if (job->unit_scale != 1.0f)
-                for (size_t k = 0; k < frame_values; k++)
-                    positions[k] *= job->unit_scale;
-            if (job->bone_texels) { /* crowd_skin_frame left the 3x4 rows in `rows` */
-                float *out = job->bone_texels + frame * bones * 12;
-                memcpy(out, rows, bones * 12 * sizeof(float));
-                /* S M S^-1 for a uniform S: the linear part stays, the translation scales, so the
-                 * bone texture applied to the scaled bind pose gives the scaled skinned pose. */
-                for (size_t row = 0; job->unit_scale != 1.0f && row < bones * 3; row++)
-                    out[4 * row + 3] *= job->unit_scale;
-            }
+            /* in the source's space: crowd_bake_place moves frames and bone texture to the asset's */
+            if (job->bone_texels) /* crowd_skin_frame left the 3x4 rows in `rows` */
+                memcpy(job->bone_texels + frame * bones * 12, rows, bones * 12 * sizeof(float));
         }
     }
 done:
@@ -325,18 +364,6 @@ static crowd_result build_skin_streams(bake_job *job, crowd_error *error)
     return CROWD_OK;
 }
 
-static crowd_result measure_strides(bake_job *job, crowd_error *error)
-{
-    size_t frame_values = (size_t)job->rig->vertex_count * 3;
-    for (uint32_t i = 0; i < job->clip_count; i++) {
-        baked_clip *bc = &job->clips[i];
-        const crowd_rig_clip *c = &job->rig->clips[bc->rig_clip];
-        if (!crowd_extract_stride(job->positions + bc->first_frame * frame_values, job->rig->vertex_count,
-                                  bc->frame_count, c->duration, c->loop, &bc->stride))
-            return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "strides: out of memory");
-    }
-    return CROWD_OK;
-}
 
 /* ---- entry point ------------------------------------------------------------------------------ */
 
@@ -401,8 +428,9 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
                        lod_count);
         goto done;
     }
-    if ((r = select_clips(&job, error)) || (r = layout_textures(&job, error)) || (r = allocate_frames(&job, error)) ||
-        (r = skin_all_frames(&job, error)))
+    if ((r = select_clips(&job, error)) || (r = layout_textures(&job, error)) ||
+        (r = predict_size(&job, &stats->predicted_bytes, error)) || (r = allocate_frames(&job, error)) ||
+        (r = skin_all_frames(&job, error)) || (r = crowd_bake_place(&job, error)))
         goto done;
     measure_bounds(&job);
     double t1 = now_ms();
@@ -419,8 +447,9 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
         goto done;
     double t2 = now_ms();
     progress(&job, 1.0f, "strides");
-    if ((r = measure_strides(&job, error)) || (desc->bones && (r = build_skin_streams(&job, error))))
+    if (desc->bones && (r = build_skin_streams(&job, error)))
         goto done;
+    crowd_bake_check_bones(&job);
     double t3 = now_ms();
     progress(&job, 1.0f, "encode");
     if ((r = crowd_bake_pack_begin(&job, &image, error)))
@@ -431,6 +460,7 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     double t5 = now_ms();
 
     fill_stats(&job, stats);
+    stats->notes = job.notes;
     stats->bytes_total = output->size;
     stats->bytes_other =
         output->size - stats->bytes_positions - stats->bytes_normals - stats->bytes_tangents - stats->bytes_bones;

@@ -13,13 +13,19 @@ typedef struct baked_clip {
     uint32_t first_frame;
     uint32_t frame_count;
     crowd_stride stride;
+    crowd_clip_role role;
+    crowd_clip_evidence evidence;
+    double ground;          /* the clip's ground (25th percentile of per-frame lowest points) */
+    double lowest;          /* lowest point of any frame */
 } baked_clip;
 
 typedef struct bake_job {
     const crowd_bake_desc *desc;
     const crowd_rig *rig;
     float fps;
-    float unit_scale;               /* desc->scale, 1 when unset */
+    float unit_scale;               /* desc->scale, or the --height factor; 1 when unset */
+    float placement[16];            /* source model -> asset, column-major 4x4 (bake/place.c) */
+    crowd_bake_notes notes;
     uint32_t clip_count;
     baked_clip *clips;
     uint32_t frame_count;           /* all clips */
@@ -37,6 +43,16 @@ typedef struct bake_job {
     uint16_t *skin_joints, *skin_weights; /* 4 per vertex, with desc->bones */
     crowd_lod_chain lods;
 } bake_job;
+
+/* bake/place.c: roles, orientation, scale and ground, on frames skinned without any of them. */
+crowd_result crowd_bake_place(bake_job *job, crowd_error *error);
+
+/* Bone mode's worst error against the float frames, and the mode it earns (after the skin streams). */
+void crowd_bake_check_bones(bake_job *job);
+
+/* Applies a 4x4 (rotation, uniform scale, translation) to a point / a direction. */
+void crowd_place_point(const float m[16], const float in[3], float out[3]);
+void crowd_place_direction(const float m[16], const float in[3], float out[3]);
 
 /* The .crowd image under construction. Textures are encoded straight into it (no copy). */
 typedef struct packed_image {

@@ -13,7 +13,9 @@ typedef struct packed_tables {
     crowd_string_table strings;
     uint8_t head[CROWD_HEAD_BYTES];
     uint8_t *clips, *lods, *bones, *sockets, *regions, *palette, *region_ids, *colors;
-    float *scaled_positions;        /* the bind pose times the unit scale; NULL when it is 1 */
+    float *scaled_positions;        /* the bind pose placed (bake/place.c) */
+    float *placed_normals;
+    uint8_t *notes;                 /* the BAKE section */
 } packed_tables;
 
 static void free_tables(packed_tables *t)
@@ -28,6 +30,8 @@ static void free_tables(packed_tables *t)
     crowd_free(t->region_ids);
     crowd_free(t->colors);
     crowd_free(t->scaled_positions);
+    crowd_free(t->placed_normals);
+    crowd_free(t->notes);
 }
 
 static uint32_t flags_of(const bake_job *job)
@@ -82,17 +86,57 @@ static void write_head(const bake_job *job, uint32_t source_name, uint8_t *h)
     crowd_wr32(h + CROWD_HEAD_ALBEDO_HEIGHT, rig->albedo ? rig->albedo_height : 0);
 }
 
-/* A 3x4 affine matrix whose translation is multiplied by the bake's unit scale (the linear part of
- * S M S^-1 is unchanged for a uniform S). */
-static void write_matrix(uint8_t *p, const float m[16], float unit_scale)
+/* A bone-to-model (or attachment) transform moved into the asset's space: P M S^-1, with P the
+ * placement and S its uniform scale, so the frame turns and moves with the character while its own
+ * axes keep their length (for P = S this is S M S^-1: the translation scales, the rest stays). */
+static void write_matrix(uint8_t *p, const float m[16], const bake_job *job)
 {
-    float rows[12];
-    cb_mat4_to_mat34(m, rows);
-    rows[3] *= unit_scale;
-    rows[7] *= unit_scale;
-    rows[11] *= unit_scale;
+    float rows[12], moved[16], unscale[16];
+    cb_mat4_identity(unscale);
+    unscale[0] = unscale[5] = unscale[10] = 1.0f / job->unit_scale;
+    cb_mat4_mul(moved, m, unscale);
+    float out[16];
+    cb_mat4_mul(out, job->placement, moved);
+    cb_mat4_to_mat34(out, rows);
     for (int k = 0; k < 12; k++)
         crowd_wrf32(p + 4 * k, rows[k]);
+}
+
+static uint32_t clip_flags(const baked_clip *bc, const crowd_rig_clip *c)
+{
+    bool travels = bc->role == CROWD_ROLE_LOCOMOTION && bc->stride.stride > 0.0;
+    return (c->loop ? CROWD_CLIP_LOOP : 0u) | (travels ? CROWD_CLIP_LOCOMOTION : 0u) |
+           (uint32_t)bc->role << CROWD_CLIP_ROLE_SHIFT;
+}
+
+/* The BAKE section: docs/format.md. */
+static void write_notes(const bake_job *job, uint8_t *p)
+{
+    const crowd_bake_notes *n = &job->notes;
+    for (int k = 0; k < 12; k++)
+        crowd_wrf32(p + CROWD_BAKE_PLACEMENT + 4 * k, n->placement[k]);
+    crowd_wr32(p + CROWD_BAKE_FORWARD, n->forward);
+    crowd_wr32(p + CROWD_BAKE_FORWARD_DECISION, n->forward_decision);
+    crowd_wr32(p + CROWD_BAKE_UP, n->up);
+    crowd_wr32(p + CROWD_BAKE_SCALE_DECISION, n->scale_decision);
+    crowd_wr32(p + CROWD_BAKE_GROUND_DECISION, n->ground_decision);
+    crowd_wr32(p + CROWD_BAKE_BONE_MODE, n->bone_mode);
+    crowd_wrf32(p + CROWD_BAKE_BONE_ERROR, n->bone_error);
+    crowd_wrf32(p + CROWD_BAKE_HEIGHT, n->height);
+    crowd_wrf32(p + CROWD_BAKE_GROUND_OFFSET, n->ground_offset);
+    crowd_wrf32(p + CROWD_BAKE_HOVER, n->hover);
+    crowd_wr32(p + CROWD_BAKE_CLIP_COUNT, job->clip_count);
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        const crowd_clip_evidence *e = &job->clips[i].evidence;
+        uint8_t *rec = p + CROWD_BAKE_NOTES_BYTES + (size_t)i * CROWD_CLIP_EVIDENCE_BYTES;
+        crowd_wr32(rec, e->frames);
+        crowd_wr32(rec + 4, e->contact_frames);
+        crowd_wr32(rec + 8, e->distinct_frames);
+        crowd_wr32(rec + 12, e->key_count);
+        crowd_wrf32(rec + 16, e->loop_error);
+        crowd_wrf32(rec + 20, e->airborne);
+        crowd_wr32(rec + 24, (e->travels ? 1u : 0u) | (e->overridden ? 2u : 0u));
+    }
 }
 
 static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_error *error)
@@ -109,14 +153,17 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     t->region_ids = crowd_malloc(rig->vertex_count);
     if (rig->colors)
         t->colors = crowd_malloc((size_t)rig->vertex_count * 4);
-    bool scaled = job->unit_scale != 1.0f;
-    if (scaled)
-        t->scaled_positions = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float));
+    t->scaled_positions = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float) + 1);
+    t->placed_normals = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float) + 1);
+    t->notes = crowd_calloc(CROWD_BAKE_NOTES_BYTES + (size_t)job->clip_count * CROWD_CLIP_EVIDENCE_BYTES, 1);
     if (!t->clips || !t->lods || !t->bones || !t->sockets || !t->regions || !t->palette || !t->region_ids ||
-        (rig->colors && !t->colors) || (scaled && !t->scaled_positions))
+        (rig->colors && !t->colors) || !t->scaled_positions || !t->placed_normals || !t->notes)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory");
-    for (size_t k = 0; scaled && k < (size_t)rig->vertex_count * 3; k++)
-        t->scaled_positions[k] = rig->positions[k] * job->unit_scale;
+    for (size_t v = 0; v < rig->vertex_count; v++) {
+        crowd_place_point(job->placement, rig->positions + 3 * v, t->scaled_positions + 3 * v);
+        crowd_place_direction(job->placement, rig->normals + 3 * v, t->placed_normals + 3 * v);
+    }
+    write_notes(job, t->notes);
 
     uint32_t source = crowd_string_table_add(&t->strings, rig->source_name ? rig->source_name : "");
     bool ok = source != UINT32_MAX;
@@ -131,7 +178,7 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
         crowd_wr32(rec, name);
         crowd_wr32(rec + 4, bc->first_frame);
         crowd_wr32(rec + 8, bc->frame_count);
-        crowd_wr32(rec + 12, (c->loop ? CROWD_CLIP_LOOP : 0u) | (bc->stride.locomotion ? CROWD_CLIP_LOCOMOTION : 0u));
+        crowd_wr32(rec + 12, clip_flags(bc, c));
         crowd_wrf32(rec + 16, (float)c->duration);
         crowd_wrf32(rec + 20, (float)bc->stride.stride);
     }
@@ -152,7 +199,7 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
         ok = ok && name != UINT32_MAX;
         crowd_wr32(rec, name);
         crowd_wr32(rec + 4, (uint32_t)rig->bones[b].parent);
-        write_matrix(rec + 8, bind, job->unit_scale);
+        write_matrix(rec + 8, bind, job);
     }
     for (uint32_t s = 0; bones && s < rig->socket_count; s++) {
         const crowd_rig_socket *socket = &rig->sockets[s];
@@ -166,7 +213,7 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
         ok = ok && name != UINT32_MAX;
         crowd_wr32(rec, name);
         crowd_wr32(rec + 4, socket->bone);
-        write_matrix(rec + 8, offset, job->unit_scale);
+        write_matrix(rec + 8, offset, job);
     }
     uint32_t palette_cursor = 0;
     for (uint32_t g = 0; g < rig->region_count; g++) {
@@ -214,8 +261,8 @@ crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, cro
     }
     crowd_container_add(b, CROWD_TAG_REGN, t.regions, (uint64_t)rig->region_count * CROWD_REGION_BYTES);
     crowd_container_add(b, CROWD_TAG_PALT, t.palette, (uint64_t)palette_total(rig) * 4);
-    crowd_container_add(b, CROWD_TAG_VPOS, t.scaled_positions ? t.scaled_positions : rig->positions, vc * 12);
-    crowd_container_add(b, CROWD_TAG_VNRM, rig->normals, vc * 12);
+    crowd_container_add(b, CROWD_TAG_VPOS, t.scaled_positions, vc * 12);
+    crowd_container_add(b, CROWD_TAG_VNRM, t.placed_normals, vc * 12);
     if (rig->uvs)
         crowd_container_add(b, CROWD_TAG_VUV0, rig->uvs, vc * 8);
     if (rig->colors)
@@ -242,6 +289,8 @@ crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, cro
         tbon = b->count;
         crowd_container_add(b, CROWD_TAG_TBON, NULL, (uint64_t)job->bone_width * job->bone_height * 16);
     }
+    crowd_container_add(b, CROWD_TAG_BAKE, t.notes,
+                        CROWD_BAKE_NOTES_BYTES + (uint64_t)job->clip_count * CROWD_CLIP_EVIDENCE_BYTES);
     r = crowd_container_allocate(b, error);
     free_tables(&t);
     if (r != CROWD_OK)

@@ -31,6 +31,7 @@ typedef struct verify_state {
     double *truth_positions, *truth_normals;
     float *decoded;              /* one clip's decoded positions, for the stride */
     double position_sum, normal_sum, bone_sum;
+    double placement[12];        /* source -> asset, 3x4 row-major */
 } verify_state;
 
 static void fail(crowd_verify_report *report, const char *fmt, ...) CROWD_PRINTF(2, 3);
@@ -153,6 +154,23 @@ static void check_frame(verify_state *s, uint32_t clip, uint32_t frame, float *d
     }
 }
 
+/* The truth in the asset's space: the bake's recorded placement (rotation, scale, ground), or the
+ * unit scale alone for files without a BAKE section. */
+static void place_truth(verify_state *s, size_t vertex_count)
+{
+    const double *m = s->placement;
+    double scale = sqrt(m[0] * m[0] + m[4] * m[4] + m[8] * m[8]);
+    for (size_t v = 0; v < vertex_count; v++) {
+        double *p = s->truth_positions + 3 * v, *n = s->truth_normals + 3 * v, q[3], r[3];
+        for (int k = 0; k < 3; k++) {
+            q[k] = m[4 * k] * p[0] + m[4 * k + 1] * p[1] + m[4 * k + 2] * p[2] + m[4 * k + 3];
+            r[k] = (m[4 * k] * n[0] + m[4 * k + 1] * n[1] + m[4 * k + 2] * n[2]) / scale;
+        }
+        memcpy(p, q, sizeof q);
+        memcpy(n, r, sizeof r);
+    }
+}
+
 static crowd_result check_clip(verify_state *s, uint32_t c, crowd_error *error)
 {
     const crowd_asset *a = s->asset;
@@ -170,8 +188,7 @@ static crowd_result check_clip(verify_state *s, uint32_t c, crowd_error *error)
     for (uint32_t f = 0; f < clip->frame_count; f++) {
         double t = crowd_reference_frame_time(rc, f, clip->frame_count);
         crowd_reference_skin(&s->ref, (uint32_t)rig_clip, t, s->truth_positions, s->truth_normals);
-        for (size_t k = 0; a->unit_scale != 1.0f && k < frame_values; k++)
-            s->truth_positions[k] *= a->unit_scale;
+        place_truth(s, frame_values / 3);
         check_frame(s, c, clip->first_frame + f, s->decoded + f * frame_values);
     }
     crowd_stride stride;
@@ -216,6 +233,14 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
     report->stride_tolerance = STRIDE_TOLERANCE;
     report->bones_checked = asset->bones.data != NULL;
     report->clip_count = asset->clip_count;
+    crowd_bake_notes notes;
+    bool has_notes = crowd_asset_bake_notes(asset, &notes);
+    for (int k = 0; k < 12; k++)
+        s.placement[k] = has_notes ? notes.placement[k] : (k % 5 == 0 ? asset->unit_scale : 0.0);
+    report->bone_mode = has_notes ? notes.bone_mode
+                        : report->bones_checked ? CROWD_BONE_MODE_EXACT
+                                                : CROWD_BONE_MODE_NONE;
+    report->bone_recorded_mm = has_notes ? notes.bone_error * 1e3 : NAN;
     report->clips = crowd_calloc(asset->clip_count, sizeof *report->clips);
     uint32_t longest = 0;
     for (uint32_t c = 0; c < asset->clip_count; c++)
@@ -251,9 +276,23 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
     if (report->normal_max_deg > report->normal_bound_deg)
         fail(report, "VAT normal error %.4f deg exceeds the bound %.4f deg", report->normal_max_deg,
              report->normal_bound_deg);
-    if (report->bones_checked && isfinite(report->bone_bound_mm) && report->bone_position_max_mm > report->bone_bound_mm)
+    /* Bone mode: an exact bake must meet its bound; an approximate one must not be worse than the
+     * error the bake recorded; one the bake called unavailable is not applicable (and not a pass). */
+    if (report->bones_checked && report->bone_mode == CROWD_BONE_MODE_UNAVAILABLE) {
+        report->bone_bound_mm = NAN;
+    } else if (report->bones_checked && (report->bone_mode == CROWD_BONE_MODE_APPROXIMATE ||
+                                         (!isfinite(report->bone_bound_mm) && isfinite(report->bone_recorded_mm)))) {
+        report->bone_bound_mm = report->bone_recorded_mm * 1.001 + report->position_bound_mm;
+        if (report->bone_position_max_mm > report->bone_bound_mm)
+            fail(report, "bone-mode position error %.4f mm exceeds the %.4f mm the bake recorded",
+                 report->bone_position_max_mm, report->bone_recorded_mm);
+    } else if (report->bones_checked && !isfinite(report->bone_bound_mm)) {
+        fail(report, "bone-mode position error %.4f mm and no bound (more than 4 influences or morph targets, baked "
+                     "before bone mode was checked at bake time)", report->bone_position_max_mm);
+    } else if (report->bones_checked && report->bone_position_max_mm > report->bone_bound_mm) {
         fail(report, "bone-mode position error %.4f mm exceeds the bound %.4f mm", report->bone_position_max_mm,
              report->bone_bound_mm);
+    }
 done:
     crowd_reference_free(&s.ref);
     crowd_free(s.truth_positions);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/asset_notes.h"
 #include "core/container_read.h"
 #include "core/error.h"
 #include "core/file_read.h"
@@ -513,7 +514,8 @@ static crowd_result load_clips(loader *ld, crowd_asset *a, crowd_clip *clips)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "clips[%u] \"%s\": frames %u..%llu past the %u frames in the texture", i, c->name,
                               c->first_frame, (unsigned long long)next_frame - 1, a->frame_count);
-        if (c->flags & ~(uint32_t)(CROWD_CLIP_LOOP | CROWD_CLIP_LOCOMOTION))
+        if (c->flags & ~(uint32_t)(CROWD_CLIP_LOOP | CROWD_CLIP_LOCOMOTION | CROWD_CLIP_ROLE_MASK) ||
+            crowd_clip_role_of(c) != (c->flags & CROWD_CLIP_ROLE_MASK) >> CROWD_CLIP_ROLE_SHIFT)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "clips[%u]: unknown flags 0x%x", i, c->flags);
         /* tiny non-zero values are refused too: rates divide by them */
         if (!(c->duration == 0.0f || (c->duration >= 1e-6f && c->duration <= 1e6f)))
@@ -686,6 +688,13 @@ static crowd_result allocate_storage(crowd_asset *a, crowd_error *error)
     return CROWD_OK;
 }
 
+/* The optional BAKE section: asset_notes.c knows its layout. */
+static crowd_result load_notes(loader *ld, crowd_asset *a)
+{
+    const crowd_section_view *s = crowd_container_find(&ld->view, CROWD_TAG_BAKE);
+    return s ? crowd_asset_check_notes(a, s->data, s->size, ld->error) : CROWD_OK;
+}
+
 crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size, crowd_error *error)
 {
     if (!asset || (!data && size))
@@ -713,7 +722,7 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
         (r = load_clips(&ld, asset, s->clips)) || (r = load_lods(&ld, asset, s->lods)) ||
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
         (r = load_regions(&ld, asset, s->regions)) || (r = check_texture_values(&ld, asset)) ||
-        (r = check_every_section_claimed(&ld)))
+        (r = load_notes(&ld, asset)) || (r = check_every_section_claimed(&ld)))
         goto fail;
     return CROWD_OK;
 

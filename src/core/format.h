@@ -37,6 +37,7 @@ enum crowd_section_tag {
     CROWD_TAG_TTAN = CROWD_TAG('T', 'T', 'A', 'N'),
     CROWD_TAG_TBON = CROWD_TAG('T', 'B', 'O', 'N'),
     CROWD_TAG_TALB = CROWD_TAG('T', 'A', 'L', 'B'),
+    CROWD_TAG_BAKE = CROWD_TAG('B', 'A', 'K', 'E'), /* optional: placement, bone mode, clip evidence */
 };
 
 /* Record sizes in bytes. */
@@ -46,6 +47,25 @@ enum crowd_section_tag {
 #define CROWD_BONE_BYTES 56u
 #define CROWD_SOCKET_BYTES 56u
 #define CROWD_REGION_BYTES 16u
+#define CROWD_BAKE_NOTES_BYTES 96u   /* BAKE: this header, then clip_count evidence records */
+#define CROWD_CLIP_EVIDENCE_BYTES 32u
+
+/* Byte offsets inside the BAKE section's header (docs/format.md). */
+enum crowd_bake_field {
+    CROWD_BAKE_PLACEMENT = 0,        /* f32[12] */
+    CROWD_BAKE_FORWARD = 48,
+    CROWD_BAKE_FORWARD_DECISION = 52,
+    CROWD_BAKE_UP = 56,
+    CROWD_BAKE_SCALE_DECISION = 60,
+    CROWD_BAKE_GROUND_DECISION = 64,
+    CROWD_BAKE_BONE_MODE = 68,
+    CROWD_BAKE_BONE_ERROR = 72,
+    CROWD_BAKE_HEIGHT = 76,
+    CROWD_BAKE_GROUND_OFFSET = 80,
+    CROWD_BAKE_HOVER = 84,
+    CROWD_BAKE_CLIP_COUNT = 88,
+    CROWD_BAKE_RESERVED = 92,        /* u32 zero */
+};
 
 /* Byte offsets inside HEAD. */
 enum crowd_head_field {

@@ -73,17 +73,49 @@ static inline float clamp_rate(float rate)
 
 /* ---- gaits ------------------------------------------------------------------------------------ */
 
-/* Idle, then the locomotion clips from slowest to fastest: the clips the spawn options name, or
- * by default "idle" (else the first clip without a stride) and every clip with a stride, sorted by
- * natural speed. Names were checked at creation. */
+/* A clip an agent may stand in: idle by role, or (files baked before roles) one without a stride.
+ * Never an action (a death, a roll) and never a gait. */
+static bool can_stand(const crowd_clip *c, bool last_resort)
+{
+    crowd_clip_role role = crowd_clip_role_of(c);
+    if (role == CROWD_ROLE_IDLE)
+        return true;
+    if (role == CROWD_ROLE_UNKNOWN)
+        return !(c->stride > 0.0f);
+    return last_resort && role == CROWD_ROLE_POSE;
+}
+
+static bool is_gait(const crowd_clip *c)
+{
+    crowd_clip_role role = crowd_clip_role_of(c);
+    return (role == CROWD_ROLE_LOCOMOTION || role == CROWD_ROLE_UNKNOWN) && c->stride > 0.0f;
+}
+
+/* Idle, then the locomotion clips from slowest to fastest. Names are matched as people write them
+ * (crowd_asset_match_clip: case-insensitive, "Armature|Idle"). Standing: the spawn options' idle
+ * clip as given; else the clip named idle when its role allows, else the first idle-role clip,
+ * else a pose, else anything but an action (roles first, names second). Gaits: the spawn options'
+ * clips, else every locomotion clip. Names were checked at creation. */
 static void build_gaits(crowd_sim *sim)
 {
     const crowd_asset *a = sim->crowd->asset;
     const crowd_spawn_options *o = &sim->desc.spawn;
     uint32_t idle = 0, found;
-    bool have_idle = crowd_asset_find_clip(a, o->idle_clip ? o->idle_clip : "idle", &idle);
+    bool have_idle = false;
+    if (o->idle_clip)
+        have_idle = crowd_asset_match_clip(a, o->idle_clip, &idle);
+    else if (crowd_asset_match_clip(a, "idle", &found) && can_stand(&a->clips[found], false)) {
+        idle = found;
+        have_idle = true;
+    }
+    for (int pass = 0; pass < 2 && !have_idle; pass++)
+        for (uint32_t c = 0; c < a->clip_count && !have_idle; c++)
+            if (can_stand(&a->clips[c], pass == 1)) {
+                idle = c;
+                have_idle = true;
+            }
     for (uint32_t c = 0; c < a->clip_count && !have_idle; c++)
-        if (!(a->clips[c].stride > 0.0f)) {
+        if (crowd_clip_role_of(&a->clips[c]) != CROWD_ROLE_ACTION) {
             idle = c;
             have_idle = true;
         }
@@ -94,7 +126,7 @@ static void build_gaits(crowd_sim *sim)
     uint32_t candidates = o->gait_clips ? o->gait_clip_count : a->clip_count;
     for (uint32_t k = 0; k < candidates && sim->gait_count < SIM_MAX_GAITS; k++) {
         uint32_t c = k;
-        if (o->gait_clips && !crowd_asset_find_clip(a, o->gait_clips[k], &c))
+        if (o->gait_clips ? !crowd_asset_match_clip(a, o->gait_clips[k], &c) : !is_gait(&a->clips[c]))
             continue;
         const crowd_clip *clip = &a->clips[c];
         /* clips so short or strides so small that their rates leave float are not gaits */
@@ -110,16 +142,16 @@ static void build_gaits(crowd_sim *sim)
     }
     for (uint32_t g = 1; g + 1 < sim->gait_count; g++) /* the midpoints between natural speeds */
         sim->gait_switch[g] = 0.5f * (sim->gaits[g].speed + sim->gaits[g + 1].speed);
-    sim->cheer_clip = crowd_asset_find_clip(a, o->cheer_clip ? o->cheer_clip : "cheer", &found) ? (int)found : -1;
+    sim->cheer_clip = crowd_asset_match_clip(a, o->cheer_clip ? o->cheer_clip : "cheer", &found) ? (int)found : -1;
 }
 
 /* Spawn options: names the asset has, ranges that make sense. */
 static crowd_result check_spawn_options(const crowd_spawn_options *o, const crowd_asset *a, crowd_error *error)
 {
-    if (o->idle_clip && !crowd_asset_find_clip(a, o->idle_clip, NULL))
+    if (o->idle_clip && !crowd_asset_match_clip(a, o->idle_clip, NULL))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.idle_clip \"%s\": no such clip",
                           o->idle_clip);
-    if (o->cheer_clip && !crowd_asset_find_clip(a, o->cheer_clip, NULL))
+    if (o->cheer_clip && !crowd_asset_match_clip(a, o->cheer_clip, NULL))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.cheer_clip \"%s\": no such clip",
                           o->cheer_clip);
     if (o->gait_clip_count > SIM_MAX_GAITS - 1 || (o->gait_clip_count && !o->gait_clips))
@@ -127,7 +159,7 @@ static crowd_result check_spawn_options(const crowd_spawn_options *o, const crow
                           SIM_MAX_GAITS - 1);
     for (uint32_t k = 0; o->gait_clips && k < o->gait_clip_count; k++) {
         uint32_t c;
-        if (!o->gait_clips[k] || !crowd_asset_find_clip(a, o->gait_clips[k], &c) || !(a->clips[c].stride > 0.0f))
+        if (!o->gait_clips[k] || !crowd_asset_match_clip(a, o->gait_clips[k], &c) || !(a->clips[c].stride > 0.0f))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                               "crowd_sim_create: spawn.gait_clips[%u] \"%s\": not a clip with a stride", k,
                               o->gait_clips[k] ? o->gait_clips[k] : "(null)");

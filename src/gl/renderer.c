@@ -396,6 +396,10 @@ crowd_result crowd_gl_set_mode(crowd_gl_renderer *r, crowd_gl_mode mode)
 {
     if (!r || (mode != CROWD_GL_VAT && mode != CROWD_GL_BONES) || (mode == CROWD_GL_BONES && !r->asset->bones.data))
         return CROWD_ERROR_ARGUMENT;
+    crowd_bake_notes notes; /* the bake measured that bone mode cannot play this asset (morph targets) */
+    if (mode == CROWD_GL_BONES && crowd_asset_bake_notes(r->asset, &notes) &&
+        notes.bone_mode == CROWD_BONE_MODE_UNAVAILABLE)
+        return CROWD_ERROR_UNSUPPORTED;
     r->mode = mode;
     return CROWD_OK;
 }

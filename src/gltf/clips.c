@@ -27,6 +27,7 @@ typedef struct rig_sampler {
     uint32_t anim_count;
     clip_bindings *clips;        /* rig clip_count */
     float *default_weights;      /* morph_target_count */
+    double *wrap;                /* per clip: key interval added to close a loop one sample short, or 0 */
 } rig_sampler;
 
 static void sampler_free(void *data)
@@ -39,7 +40,37 @@ static void sampler_free(void *data)
         crowd_free(s->clips[c].items);
     crowd_free(s->clips);
     crowd_free(s->default_weights);
+    crowd_free(s->wrap);
     crowd_free(s);
+}
+
+/* One binding's value at `time`; past the clip's last key of a loop closed by one key interval
+ * (see detect_loops), the way from the last key back to the first, as every other step. */
+static void eval_binding(const rig_sampler *s, const crowd_rig *rig, uint32_t clip, const binding *bd, double time,
+                         float *out)
+{
+    bool rotation = bd->path == GLTF_PATH_ROTATION;
+    const crowd_rig_clip *c = &rig->clips[clip];
+    double end = c->start + c->duration - (s->wrap ? s->wrap[clip] : 0.0);
+    if (!s->wrap || s->wrap[clip] <= 0.0 || time <= end) {
+        gltf_sampler_eval(bd->sampler, time, rotation, out);
+        return;
+    }
+    float first[CROWD_GLTF_MAX_MORPH_TARGETS];
+    uint32_t width = bd->sampler->width < CROWD_GLTF_MAX_MORPH_TARGETS ? bd->sampler->width : CROWD_GLTF_MAX_MORPH_TARGETS;
+    double u = fmin(1.0, (time - end) / s->wrap[clip]);
+    gltf_sampler_eval(bd->sampler, end, rotation, out);
+    gltf_sampler_eval(bd->sampler, c->start, rotation, first);
+    double dot = 0.0;
+    for (uint32_t i = 0; rotation && i < 4; i++)
+        dot += (double)out[i] * first[i];
+    double sign = dot < 0.0 ? -1.0 : 1.0, norm = 0.0; /* the short way round */
+    for (uint32_t i = 0; i < width; i++) {
+        out[i] = (float)((1 - u) * out[i] + u * sign * first[i]);
+        norm += (double)out[i] * out[i];
+    }
+    for (uint32_t i = 0; rotation && norm > 0.0 && i < 4; i++)
+        out[i] = (float)(out[i] / sqrt(norm));
 }
 
 static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
@@ -54,14 +85,14 @@ static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *
         const binding *bd = &cb->items[i];
         if (bd->path == GLTF_PATH_WEIGHTS) {
             if (morph)
-                gltf_sampler_eval(bd->sampler, time, false, morph + bd->target);
+                eval_binding(s, rig, clip, bd, time, morph + bd->target);
             continue;
         }
         crowd_trs *t = &pose[bd->target];
         float *out = bd->path == GLTF_PATH_TRANSLATION ? t->translation
                      : bd->path == GLTF_PATH_ROTATION  ? t->rotation
                                                        : t->scale;
-        gltf_sampler_eval(bd->sampler, time, bd->path == GLTF_PATH_ROTATION, out);
+        eval_binding(s, rig, clip, bd, time, out);
     }
 }
 
@@ -185,27 +216,59 @@ static crowd_result name_clip(crowd_rig *rig, uint32_t c, const char *name, crow
     return CROWD_OK;
 }
 
-/* A clip loops when its last pose is its first: every bone's model-space origin within 1 % of
- * the bind mesh's size, every morph weight within 0.01. */
-static bool clip_loops(const crowd_rig *rig, uint32_t c, crowd_trs *pose, float *global, float *weights, double size)
+/* The largest model-space distance a bone's origin moves between the poses at times ta and tb
+ * (global + 16 * bones holds the second pose's matrices); morph weights are compared separately. */
+static double pose_gap(const crowd_rig *rig, uint32_t c, double ta, double tb, crowd_trs *pose, float *global,
+                       float *weights, double *weight_gap)
 {
-    const crowd_rig_clip *clip = &rig->clips[c];
-    if (!(clip->duration > 0))
-        return false;
     uint32_t bones = rig->bone_count, targets = rig->morph_target_count;
-    rig->sample(rig, c, clip->start, pose, weights);
+    rig->sample(rig, c, ta, pose, weights);
     crowd_rig_global_matrices(rig, pose, global);
-    rig->sample(rig, c, clip->start + clip->duration, pose, weights + targets);
+    rig->sample(rig, c, tb, pose, weights + targets);
     crowd_rig_global_matrices(rig, pose, global + 16 * (size_t)bones);
+    double gap = 0.0;
     for (uint32_t k = 0; k < bones; k++) {
         const float *a = global + 16 * (size_t)k + 12, *b = global + 16 * ((size_t)bones + k) + 12;
-        if (hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]) > 0.01 * size)
-            return false;
+        gap = fmax(gap, hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]));
     }
+    *weight_gap = 0.0;
     for (uint32_t t = 0; t < targets; t++)
-        if (fabsf(weights[t] - weights[targets + t]) > 0.01f)
-            return false;
-    return true;
+        *weight_gap = fmax(*weight_gap, fabsf(weights[t] - weights[targets + t]));
+    return gap;
+}
+
+/* The rule gltf.h states: a clip loops when its last pose is its first (bones within 1 % of the
+ * bind mesh's size, morph weights within 0.01), or when the way back from the last key to the first
+ * is no longer than 1.5x the clip's last key step (a cycle exported one sample short: its last key
+ * is the pose just before the first). The second kind gets that key interval added to its
+ * duration, and the sampler closes it. Returns the interval added (0 when none) through *wrap. */
+static bool clip_loops(const crowd_rig *rig, const gltf_animation *an, uint32_t c, crowd_trs *pose, float *global,
+                       float *weights, double size, double *wrap)
+{
+    const crowd_rig_clip *clip = &rig->clips[c];
+    *wrap = 0.0;
+    if (!(clip->duration > 0))
+        return false;
+    double weight_gap, weight_step;
+    double gap = pose_gap(rig, c, clip->start, clip->start + clip->duration, pose, global, weights, &weight_gap);
+    if (gap <= 0.01 * size && weight_gap <= 0.01)
+        return true;
+    /* the key interval at the end: the smallest last step over the clip's samplers with 3+ keys */
+    double step = INFINITY;
+    for (uint32_t i = 0; an && i < an->sampler_count; i++) {
+        const gltf_sampler *s = &an->samplers[i];
+        if (s->key_count >= 3 && fabs((double)s->times[s->key_count - 1] - (clip->start + clip->duration)) < 1e-4)
+            step = fmin(step, (double)s->times[s->key_count - 1] - s->times[s->key_count - 2]);
+    }
+    if (!isfinite(step) || !(step > 0.0) || step > 0.25 * clip->duration)
+        return false;
+    double last = pose_gap(rig, c, clip->start + clip->duration - step, clip->start + clip->duration, pose, global,
+                           weights, &weight_step);
+    if (gap <= 1.5 * last + 0.01 * size && weight_gap <= 1.5 * weight_step + 0.01 && gap <= 0.1 * size) {
+        *wrap = step;
+        return true;
+    }
+    return false;
 }
 
 static double mesh_size(const crowd_rig *rig)
@@ -221,16 +284,22 @@ static double mesh_size(const crowd_rig *rig)
 
 static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
 {
+    rig_sampler *s = rig->sampler_data;
     crowd_trs *pose = crowd_malloc(rig->bone_count * sizeof *pose);
     float *global = crowd_malloc((size_t)rig->bone_count * 32 * sizeof(float));
     float *weights = crowd_calloc(2 * (size_t)rig->morph_target_count + 1, sizeof(float));
-    if (!pose || !global || !weights) {
-        crowd_free(pose), crowd_free(global), crowd_free(weights);
+    double *wrap = crowd_calloc(rig->clip_count + 1, sizeof(double));
+    if (!pose || !global || !weights || !wrap) {
+        crowd_free(pose), crowd_free(global), crowd_free(weights), crowd_free(wrap);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
     }
     double size = mesh_size(rig);
-    for (uint32_t c = 0; c < rig->clip_count; c++)
-        rig->clips[c].loop = clip_loops(rig, c, pose, global, weights, size);
+    for (uint32_t c = 0; c < rig->clip_count; c++) {
+        rig->clips[c].loop = clip_loops(rig, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global, weights, size,
+                                        &wrap[c]);
+        rig->clips[c].duration += wrap[c];
+    }
+    s->wrap = wrap; /* set last: while measuring, the clips ended at their last key */
     crowd_free(pose), crowd_free(global), crowd_free(weights);
     return CROWD_OK;
 }
@@ -277,6 +346,9 @@ crowd_result gltf_build_clips(gltf_builder *b, crowd_error *error)
         rig->clips[c].start = an->start;
         rig->clips[c].duration = an->end - an->start;
         rig->clips[c].stride_truth = NAN;
+        for (uint32_t k = 0; k < an->sampler_count; k++)
+            if (an->samplers[k].key_count > rig->clips[c].key_count)
+                rig->clips[c].key_count = an->samplers[k].key_count;
         r = name_clip(rig, c, an->name, error);
         rig->clip_count = c + 1;
         if (r == CROWD_OK)

@@ -60,13 +60,20 @@ static crowd_result check_extension_list(const gltf_doc *doc, const char *key, c
     {
         if (!cJSON_IsString(item))
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s[%u]: expected a string", key, i);
-        if (in_list(item->valuestring, compressed, sizeof compressed / sizeof *compressed))
-            return crowd_fail(error, CROWD_ERROR_UNSUPPORTED,
-                              "%s[%u]: %s compression is not decoded by crowdbake; export the file uncompressed", key, i,
-                              item->valuestring);
         i++;
     }
     return r;
+}
+
+/* Appends one refused extension to the list the refusal names, so a file needing two is told both. */
+static void refuse(char *list, size_t size, uint32_t *count, const char *name, const char *where, uint32_t i,
+                   bool compressed_data)
+{
+    size_t used = strlen(list);
+    if (used + 1 < size)
+        snprintf(list + used, size - used, "%s%.64s (%s[%u]%s)", *count ? ", " : "", name, where, i,
+                 compressed_data ? ": compressed data that crowdbake does not decode" : ": not implemented");
+    (*count)++;
 }
 
 static crowd_result check_asset(const gltf_doc *doc, crowd_error *error)
@@ -85,17 +92,34 @@ static crowd_result check_asset(const gltf_doc *doc, crowd_error *error)
     if ((r = check_extension_list(doc, "extensionsUsed", &used, error)) ||
         (r = check_extension_list(doc, "extensionsRequired", &required, error)))
         return r;
-    uint32_t i = 0;
+    uint32_t i = 0, refused = 0;
+    bool any_compressed = false;
+    char list[400] = "";
     cJSON_ArrayForEach(item, required)
     {
         if (!in_array(used, item->valuestring))
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "extensionsRequired[%u]: %.64s is not in extensionsUsed", i,
                               item->valuestring);
-        if (!in_list(item->valuestring, supported, sizeof supported / sizeof *supported))
-            return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "extensionsRequired[%u]: %.64s is not supported", i,
-                              item->valuestring);
+        bool packed = in_list(item->valuestring, compressed, sizeof compressed / sizeof *compressed);
+        if (packed || !in_list(item->valuestring, supported, sizeof supported / sizeof *supported))
+            refuse(list, sizeof list, &refused, item->valuestring, "extensionsRequired", i, packed);
+        any_compressed |= packed;
         i++;
     }
+    i = 0;
+    cJSON_ArrayForEach(item, used) /* compressed data refuses a file even where it is only "used" */
+    {
+        if (in_list(item->valuestring, compressed, sizeof compressed / sizeof *compressed) &&
+            !in_array(required, item->valuestring)) {
+            refuse(list, sizeof list, &refused, item->valuestring, "extensionsUsed", i, true);
+            any_compressed = true;
+        }
+        i++;
+    }
+    if (refused)
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "the file needs %u glTF extension%s crowdbake cannot read: %s%s",
+                          refused, refused == 1 ? "" : "s", list,
+                          any_compressed ? "; export the file without mesh or texture compression" : "");
     if (in_array(used, "KHR_texture_transform"))
         gltf_warn(doc, "extensionsUsed: KHR_texture_transform is ignored (texture coordinates are baked untransformed)");
     return CROWD_OK;

@@ -1,0 +1,439 @@
+/* What a bake decides about a character it has never seen: each clip's role (from contacts, loop,
+ * keys), which way it faces, how tall it is and where the ground is. Works on the frames skinned in
+ * the source's own space and then moves them (and the bone texture) into the asset's space, so the
+ * skinning itself never needs to know. bake.h states the rules. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bake/bake_job.h"
+#include "bake/skin.h"
+#include "common/cbmath.h"
+#include "core/alloc.h"
+#include "core/error.h"
+
+#define CONTACT_BAND 0.03     /* of the height: a frame touches the ground when its lowest point is this near */
+#define AIRBORNE 0.05         /* of the height: a clip's ground this far above the rest pose's is off the ground */
+#define STILL 1e-4            /* of the height: frames closer than this are the same pose */
+#define BONE_EXACT 1e-3       /* of the height: bone mode within this of the VAT frames is exact */
+
+void crowd_place_point(const float m[16], const float in[3], float out[3])
+{
+    float p[3] = {in[0], in[1], in[2]};
+    for (int r = 0; r < 3; r++)
+        out[r] = m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2] + m[12 + r];
+}
+
+void crowd_place_direction(const float m[16], const float in[3], float out[3])
+{
+    float p[3] = {in[0], in[1], in[2]};
+    double s = sqrt((double)m[0] * m[0] + (double)m[1] * m[1] + (double)m[2] * m[2]); /* uniform scale */
+    for (int r = 0; r < 3; r++)
+        out[r] = (float)((m[r] * p[0] + m[4 + r] * p[1] + m[8 + r] * p[2]) / (s > 0 ? s : 1.0));
+}
+
+/* Moves every frame by m: positions, normals, tangents, and the bone texture as m B m^-1 (bind pose
+ * and animated pose both in the new space). */
+static void move_frames(bake_job *job, const float m[16])
+{
+    size_t values = (size_t)job->frame_count * job->rig->vertex_count;
+    for (size_t i = 0; i < values; i++) {
+        crowd_place_point(m, job->positions + 3 * i, job->positions + 3 * i);
+        crowd_place_direction(m, job->normals + 3 * i, job->normals + 3 * i);
+        if (job->tangents)
+            crowd_place_direction(m, job->tangents + 3 * i, job->tangents + 3 * i);
+    }
+    if (!job->bone_texels)
+        return;
+    float inverse[16];
+    if (!cb_mat4_invert(inverse, m))
+        return; /* cannot happen: rotations times a scale in 0.0001..10000 */
+    size_t matrices = (size_t)job->frame_count * job->rig->bone_count;
+    for (size_t i = 0; i < matrices; i++) {
+        float *rows = job->bone_texels + 12 * i, b[16], t[16], out[16];
+        cb_mat4_identity(b);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++)
+                b[4 * c + r] = rows[4 * r + c];
+        cb_mat4_mul(t, b, inverse);
+        cb_mat4_mul(out, m, t);
+        cb_mat4_to_mat34(out, rows);
+    }
+}
+
+/* ---- clip roles ------------------------------------------------------------------------------- */
+
+typedef struct rest_info {
+    double lowest, top, height;  /* of the bind pose, after the up rotation */
+} rest_info;
+
+static double frame_gap(const float *a, const float *b, uint32_t vertex_count)
+{
+    double gap = 0.0;
+    for (uint32_t v = 0; v < vertex_count; v++)
+        gap = fmax(gap, fabs((double)a[3 * v] - b[3 * v]) + fabs((double)a[3 * v + 1] - b[3 * v + 1]) +
+                            fabs((double)a[3 * v + 2] - b[3 * v + 2]));
+    return gap;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static bool gather_evidence(bake_job *job, baked_clip *bc, const rest_info *rest)
+{
+    const crowd_rig_clip *c = &job->rig->clips[bc->rig_clip];
+    uint32_t vc = job->rig->vertex_count, n = bc->frame_count;
+    const float *frames = job->positions + (size_t)bc->first_frame * vc * 3;
+    double *lowest = crowd_malloc((n + 1) * sizeof(double));
+    if (!lowest)
+        return false;
+    crowd_clip_evidence *e = &bc->evidence;
+    memset(e, 0, sizeof *e);
+    e->frames = n;
+    e->key_count = c->key_count;
+    e->distinct_frames = n ? 1 : 0;
+    bc->lowest = INFINITY;
+    for (uint32_t f = 0; f < n; f++) {
+        const float *p = frames + (size_t)f * vc * 3;
+        lowest[f] = INFINITY;
+        for (uint32_t v = 0; v < vc; v++)
+            lowest[f] = fmin(lowest[f], p[3 * v + 1]);
+        bc->lowest = fmin(bc->lowest, lowest[f]);
+        e->contact_frames += fabs(lowest[f] - rest->lowest) <= CONTACT_BAND * rest->height;
+        if (f && frame_gap(p - (size_t)vc * 3, p, vc) > STILL * rest->height)
+            e->distinct_frames++;
+    }
+    if (n > 1)
+        e->loop_error = (float)(frame_gap(frames + (size_t)(n - 1) * vc * 3, frames, vc) / rest->height);
+    qsort(lowest, n, sizeof *lowest, compare_double);
+    bc->ground = lowest[n / 4];
+    e->airborne = (float)((bc->ground - rest->lowest) / rest->height);
+    crowd_free(lowest);
+    e->travels = bc->stride.locomotion;
+    return true;
+}
+
+static crowd_clip_role decide_role(const crowd_rig_clip *c, const crowd_clip_evidence *e)
+{
+    if ((e->key_count >= 1 && e->key_count <= 2) || c->duration < 0.1 || e->distinct_frames <= 2)
+        return CROWD_ROLE_POSE;
+    if (!c->loop)
+        return CROWD_ROLE_ACTION;
+    if (e->contact_frames == 0 && e->airborne > AIRBORNE)
+        return CROWD_ROLE_FLIGHT;
+    if (e->travels && 4 * e->contact_frames >= e->frames)
+        return CROWD_ROLE_LOCOMOTION;
+    return CROWD_ROLE_IDLE;
+}
+
+static crowd_result assign_roles(bake_job *job, const rest_info *rest, crowd_error *error)
+{
+    const crowd_bake_desc *d = job->desc;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        baked_clip *bc = &job->clips[i];
+        if (!gather_evidence(job, bc, rest))
+            return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "roles: out of memory");
+        bc->role = decide_role(&job->rig->clips[bc->rig_clip], &bc->evidence);
+    }
+    for (uint32_t k = 0; k < d->clip_role_count; k++) {
+        const crowd_bake_clip_role *o = &d->clip_roles[k];
+        uint32_t index;
+        if (!o->clip || (unsigned)o->role - 1u >= CROWD_ROLE_COUNT - 1u)
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.clip_roles[%u]: needs a clip name and a role", k);
+        if (!crowd_match_clip_name((const char *const *)&job->rig->clips[0].name, sizeof(crowd_rig_clip),
+                                   job->rig->clip_count, o->clip, &index))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.clip_roles: no clip named \"%s\"", o->clip);
+        for (uint32_t i = 0; i < job->clip_count; i++)
+            if (job->clips[i].rig_clip == index) {
+                job->clips[i].role = o->role;
+                job->clips[i].evidence.overridden = true;
+            }
+    }
+    return CROWD_OK;
+}
+
+/* ---- orientation, size, ground ------------------------------------------------------------------ */
+
+static crowd_result measure_strides(bake_job *job, crowd_error *error)
+{
+    size_t frame_values = (size_t)job->rig->vertex_count * 3;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        baked_clip *bc = &job->clips[i];
+        const crowd_rig_clip *c = &job->rig->clips[bc->rig_clip];
+        if (!crowd_extract_stride(job->positions + bc->first_frame * frame_values, job->rig->vertex_count,
+                                  bc->frame_count, c->duration, c->loop, &bc->stride))
+            return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "strides: out of memory");
+    }
+    return CROWD_OK;
+}
+
+/* The source's forward: planted feet slide opposite to the way the character walks, so the walk
+ * direction is minus their velocity, summed over the locomotion clips weighted by contacts. */
+static crowd_axis detect_forward(const bake_job *job, crowd_decision *decision)
+{
+    double x = 0.0, z = 0.0;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        const baked_clip *bc = &job->clips[i];
+        double speed = hypot(bc->stride.velocity[0], bc->stride.velocity[1]);
+        if (bc->role != CROWD_ROLE_LOCOMOTION || !(speed > 0))
+            continue;
+        x -= bc->stride.velocity[0] / speed * bc->stride.samples;
+        z -= bc->stride.velocity[1] / speed * bc->stride.samples;
+    }
+    if (x == 0.0 && z == 0.0) {
+        *decision = CROWD_DECIDED_DEFAULT;
+        return CROWD_AXIS_POS_Z;
+    }
+    *decision = CROWD_DECIDED_DETECTED;
+    if (fabs(z) >= fabs(x))
+        return z > 0 ? CROWD_AXIS_POS_Z : CROWD_AXIS_NEG_Z;
+    return x > 0 ? CROWD_AXIS_POS_X : CROWD_AXIS_NEG_X;
+}
+
+/* Rotation about +Y taking the source's forward axis to +Z (column-major). */
+static void yaw_to_z(crowd_axis forward, float m[16])
+{
+    cb_mat4_identity(m);
+    float c = 1, s = 0; /* x' = c x + s z, z' = -s x + c z */
+    if (forward == CROWD_AXIS_NEG_Z)
+        c = -1;
+    else if (forward == CROWD_AXIS_POS_X)
+        c = 0, s = -1;
+    else if (forward == CROWD_AXIS_NEG_X)
+        c = 0, s = 1;
+    m[0] = c, m[8] = s, m[2] = -s, m[10] = c;
+}
+
+static void warn(const bake_job *job, const char *format, double a, double b)
+{
+    if (!job->desc->warn)
+        return;
+    char text[320];
+    snprintf(text, sizeof text, format, a, b);
+    job->desc->warn(job->desc->warn_user, text);
+}
+
+/* Standing height in source units (after the up rotation): the first frame of the first idle clip,
+ * else the rest pose. */
+static double standing_height(const bake_job *job, const rest_info *rest)
+{
+    uint32_t vc = job->rig->vertex_count;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        const baked_clip *bc = &job->clips[i];
+        if (bc->role != CROWD_ROLE_IDLE)
+            continue;
+        const float *p = job->positions + (size_t)bc->first_frame * vc * 3;
+        double lo = INFINITY, hi = -INFINITY;
+        for (uint32_t v = 0; v < vc; v++)
+            lo = fmin(lo, p[3 * v + 1]), hi = fmax(hi, p[3 * v + 1]);
+        return hi - lo;
+    }
+    return rest->height;
+}
+
+static void plausibility(const bake_job *job, double height)
+{
+    if (height >= 0.05 && height <= 50.0)
+        return;
+    if (height > 50.0 && height / 100.0 <= 50.0)
+        warn(job, "character is %.4g m tall: the file is probably in centimetres (--scale 0.01, or --height "
+                  "METRES; %.3g m at --scale 0.01)", height, height / 100.0);
+    else if (height > 50.0)
+        warn(job, "character is %.4g m tall: the file is probably in millimetres (--scale 0.001, or --height "
+                  "METRES; %.3g m at --scale 0.001)", height, height / 1000.0);
+    else if (height * 39.37 >= 0.05 && height * 39.37 <= 50.0 && height * 100.0 > 3.0)
+        warn(job, "character is %.4g m tall: the file is probably in inches or feet read as metres' fractions; "
+                  "--height METRES sets its size (%.3g m at --scale 39.37)", height, height * 39.37);
+    else
+        warn(job, "character is %.4g m tall, outside 0.05..50 m: --height METRES sets its size (%.3g m at "
+                  "--scale 100)", height, height * 100.0);
+}
+
+/* The y that should become 0 (source units, after the up rotation), and the hover of fliers. */
+static double ground_level(bake_job *job, const rest_info *rest, bool *flier)
+{
+    double ground = INFINITY, lowest = INFINITY;
+    bool any_loop = false, all_flight = true;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        const baked_clip *bc = &job->clips[i];
+        if (bc->role == CROWD_ROLE_LOCOMOTION || bc->role == CROWD_ROLE_IDLE)
+            ground = fmin(ground, bc->ground);
+        if (job->rig->clips[bc->rig_clip].loop && bc->role != CROWD_ROLE_POSE) {
+            any_loop = true;
+            all_flight = all_flight && bc->role == CROWD_ROLE_FLIGHT;
+        }
+        lowest = fmin(lowest, bc->lowest);
+    }
+    *flier = any_loop && all_flight;
+    if (*flier)
+        return fmin(lowest, rest->lowest);
+    return isfinite(ground) ? ground : rest->lowest;
+}
+
+crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
+{
+    const crowd_bake_desc *d = job->desc;
+    const crowd_rig *rig = job->rig;
+    crowd_bake_notes *notes = &job->notes;
+    memset(notes, 0, sizeof *notes);
+
+    /* 1. up: a +Z-up source turns -90 degrees about X (its +Z becomes +Y, its +Y becomes -Z) */
+    float up[16];
+    cb_mat4_identity(up);
+    notes->up = CROWD_AXIS_POS_Y;
+    if (d->up == CROWD_UP_POS_Z) {
+        up[5] = 0, up[9] = 1, up[6] = -1, up[10] = 0; /* y' = z, z' = -y */
+        notes->up = CROWD_AXIS_POS_Z;
+        move_frames(job, up);
+    }
+    /* The rest pose is the skeleton at its rest transforms, skinned: glTF's bind mesh ignores the
+     * mesh node's transform, so the bind positions alone can lie on their back (CesiumMan). */
+    rest_info rest = {INFINITY, -INFINITY, 0};
+    size_t bones = rig->bone_count, vc = rig->vertex_count;
+    crowd_trs *pose = crowd_malloc(bones * sizeof *pose);
+    float *global = crowd_malloc(bones * 16 * sizeof(float)), *skin = crowd_malloc(bones * 16 * sizeof(float));
+    float *rows = crowd_malloc(bones * 12 * sizeof(float)), *posed = crowd_malloc(vc * 6 * sizeof(float) + 1);
+    bool ok = pose && global && skin && rows && posed;
+    if (ok) {
+        for (size_t b = 0; b < bones; b++)
+            pose[b] = rig->bones[b].rest;
+        crowd_rig_global_matrices(rig, pose, global);
+        crowd_rig_skin_matrices(rig, global, skin);
+        crowd_skin_frame(rig, skin, rows, NULL, NULL, posed, posed + 3 * vc, NULL);
+        for (size_t v = 0; v < vc; v++) {
+            float p[3];
+            crowd_place_point(up, posed + 3 * v, p);
+            rest.lowest = fmin(rest.lowest, p[1]);
+            rest.top = fmax(rest.top, p[1]);
+        }
+    }
+    crowd_free(pose), crowd_free(global), crowd_free(skin), crowd_free(rows), crowd_free(posed);
+    if (!ok)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "placement: out of memory");
+    rest.height = rest.top - rest.lowest > 0 ? rest.top - rest.lowest : 1.0;
+
+    /* 2. roles, from strides measured in the source's units */
+    crowd_result r = measure_strides(job, error);
+    if (r == CROWD_OK)
+        r = assign_roles(job, &rest, error);
+    if (r != CROWD_OK)
+        return r;
+
+    /* 3. forward */
+    static const crowd_axis given[] = {CROWD_AXIS_POS_Z, CROWD_AXIS_POS_Z, CROWD_AXIS_NEG_Z, CROWD_AXIS_POS_X,
+                                       CROWD_AXIS_NEG_X};
+    if (d->forward == CROWD_FORWARD_AUTO) {
+        notes->forward = detect_forward(job, &notes->forward_decision);
+    } else {
+        notes->forward = given[d->forward];
+        notes->forward_decision = CROWD_DECIDED_GIVEN;
+    }
+
+    /* 4. size */
+    double source_height = standing_height(job, &rest);
+    double scale = job->unit_scale;
+    notes->scale_decision = d->scale != 0.0f ? CROWD_DECIDED_GIVEN : CROWD_DECIDED_DEFAULT;
+    if (d->height != 0.0f) {
+        scale = d->height / source_height;
+        if (!(scale >= 1e-4 && scale <= 1e4))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "crowd_bake_desc.height %g m: the character is %g source units tall, a scale of %g (outside "
+                              "0.0001..10000)", (double)d->height, source_height, scale);
+        notes->scale_decision = CROWD_DECIDED_GIVEN;
+    }
+    job->unit_scale = (float)scale;
+    notes->height = (float)(source_height * job->unit_scale);
+    plausibility(job, notes->height);
+
+    /* 5. ground */
+    bool flier = false;
+    double offset = 0.0;
+    if (d->ground == CROWD_GROUND_AUTO) {
+        offset = -ground_level(job, &rest, &flier) * job->unit_scale;
+        notes->ground_decision = CROWD_DECIDED_DETECTED;
+    } else if (d->ground == CROWD_GROUND_OFFSET) {
+        offset = d->ground_offset;
+        notes->ground_decision = CROWD_DECIDED_GIVEN;
+    }
+    notes->ground_offset = (float)offset;
+
+    /* 6. move the frames: translate * scale * yaw (the up rotation is already in them) */
+    float yaw[16], second[16];
+    yaw_to_z(notes->forward, yaw);
+    for (int k = 0; k < 16; k++)
+        second[k] = yaw[k] * (k % 4 < 3 && k < 12 ? job->unit_scale : 1.0f);
+    second[13] = (float)offset;
+    move_frames(job, second);
+    cb_mat4_mul(job->placement, second, up);
+    for (int row = 0; row < 3; row++)
+        for (int col = 0; col < 4; col++)
+            notes->placement[4 * row + col] = job->placement[4 * col + row];
+
+    /* 7. strides in the asset's units; only locomotion clips keep theirs */
+    if ((r = measure_strides(job, error)) != CROWD_OK)
+        return r;
+    double hover = INFINITY;
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        baked_clip *bc = &job->clips[i];
+        if (bc->role != CROWD_ROLE_LOCOMOTION) {
+            bc->stride.locomotion = false;
+            bc->stride.stride = 0.0;
+        } else if (!bc->stride.locomotion) { /* forced by --clip-role on a clip that does not travel */
+            bc->stride.stride = 0.0;
+        }
+        if (flier && bc->role == CROWD_ROLE_FLIGHT)
+            hover = fmin(hover, bc->ground * job->unit_scale + offset);
+    }
+    notes->hover = flier && isfinite(hover) ? (float)hover : 0.0f;
+    return CROWD_OK;
+}
+
+/* ---- bone mode honesty ---------------------------------------------------------------------------- */
+
+void crowd_bake_check_bones(bake_job *job)
+{
+    const crowd_rig *rig = job->rig;
+    crowd_bake_notes *notes = &job->notes;
+    notes->bone_mode = CROWD_BONE_MODE_NONE;
+    if (!job->bone_texels || !job->skin_joints)
+        return;
+    size_t bones = rig->bone_count;
+    double worst = 0.0;
+    for (uint32_t f = 0; f < job->frame_count; f++) {
+        const float *texels = job->bone_texels + (size_t)f * bones * 12;
+        const float *frame = job->positions + (size_t)f * rig->vertex_count * 3;
+        for (uint32_t v = 0; v < rig->vertex_count; v++) {
+            float m[12] = {0}, bind[3], p[3];
+            for (int k = 0; k < 4; k++) {
+                float w = job->skin_weights[4 * v + k] / 65535.0f;
+                const float *b = texels + (size_t)job->skin_joints[4 * v + k] * 12;
+                for (int e = 0; w != 0.0f && e < 12; e++)
+                    m[e] += w * b[e];
+            }
+            crowd_place_point(job->placement, rig->positions + 3 * (size_t)v, bind);
+            for (int r = 0; r < 3; r++)
+                p[r] = m[4 * r] * bind[0] + m[4 * r + 1] * bind[1] + m[4 * r + 2] * bind[2] + m[4 * r + 3];
+            const float *t = frame + 3 * (size_t)v;
+            worst = fmax(worst, sqrt(((double)p[0] - t[0]) * (p[0] - t[0]) + ((double)p[1] - t[1]) * (p[1] - t[1]) +
+                                     ((double)p[2] - t[2]) * (p[2] - t[2])));
+        }
+    }
+    notes->bone_error = (float)worst;
+    double height = notes->height > 0 ? notes->height : 1.0;
+    if (worst <= BONE_EXACT * height) {
+        notes->bone_mode = CROWD_BONE_MODE_EXACT;
+    } else if (rig->morph_target_count) {
+        notes->bone_mode = CROWD_BONE_MODE_UNAVAILABLE;
+        warn(job, "bone mode cannot play this asset: its morph targets are not in the bone texture (bone mode is "
+                  "off by up to %.4g m, %.3g%% of the height); the asset records bone mode as unavailable",
+             worst, 100.0 * worst / height);
+    } else {
+        notes->bone_mode = CROWD_BONE_MODE_APPROXIMATE;
+        warn(job, "bone mode is approximate: more than 4 influences per vertex put it up to %.4g m (%.3g%% of the "
+                  "height) off the VAT frames; the asset records that error", worst, 100.0 * worst / height);
+    }
+}

@@ -1,0 +1,362 @@
+/* "Bring your own character": the humanoid dressed up as a third-party file would be (turned to
+ * face -Z or +X, authored in centimetres or inches, Z up, lifted or sunk, Blender-style clip names,
+ * an extra still pose, a one-shot roll, a flight cycle with no ground contact), written as .glb and
+ * read back. Each must bake to the same character as the plain humanoid scaled to 1.7 m: facing
+ * +Z, 1.7 m tall, on the ground, with the right roles and only walk/jog/run as gaits. Plus bone
+ * mode on a morph-animated asset: warned, recorded unavailable, not a verify PASS. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define PI 3.14159265358979323846
+#include "common/cbmath.h"
+#include "crowdbake/gltf.h"
+#include "test_support.h"
+
+/* ---- dressing the humanoid up ------------------------------------------------------------------ */
+
+typedef struct dressing {
+    float m[16];                 /* source placement: the inverse of what the bake must undo */
+    float q[4];                  /* its rotation */
+    float s;                     /* its uniform scale */
+    crowd_rig plain;             /* shallow copy of the read-back humanoid before dressing */
+    crowd_rig_sample_fn sample;  /* its sampler */
+    uint32_t idle, wave, plain_clips;
+} dressing;
+
+static dressing dress; /* one at a time: the sampler reaches it here */
+
+static void quat_mul(const float a[4], const float b[4], float out[4])
+{
+    float r[4] = {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+                  a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+                  a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+                  a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+    memcpy(out, r, sizeof r);
+}
+
+static void place_root(crowd_trs *t, const float m[16], const float q[4], float s)
+{
+    float p[3];
+    cb_mat4_transform_point(m, t->translation, p);
+    memcpy(t->translation, p, sizeof p);
+    quat_mul(q, t->rotation, t->rotation);
+    for (int k = 0; k < 3; k++)
+        t->scale[k] *= s;
+}
+
+static void dressed_sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
+{
+    const dressing *d = &dress;
+    uint32_t root = 0;
+    if (clip < d->plain_clips) {
+        d->sample(&d->plain, clip, time, pose, morph);
+    } else if (clip == d->plain_clips) { /* "Armature|Pose": the idle's first frame, held */
+        d->sample(&d->plain, d->idle, 0.0, pose, morph);
+    } else if (clip == d->plain_clips + 1) { /* "Armature|Roll": a forward roll, travelling, one-shot */
+        d->sample(&d->plain, d->idle, 0.0, pose, morph);
+        double u = time / rig->clips[clip].duration, angle = 2 * PI * u;
+        float r[4] = {(float)sin(angle / 2), 0, 0, (float)cos(angle / 2)};
+        quat_mul(r, pose[root].rotation, pose[root].rotation);
+        pose[root].translation[2] += (float)(1.5 * u);
+        pose[root].translation[1] -= (float)(0.5 * sin(PI * u));
+    } else { /* "Armature|Fly": waving, 1 m up, bobbing: a cycle with no ground contact */
+        d->sample(&d->plain, d->wave, time, pose, morph);
+        pose[root].translation[1] += (float)(1.0 + 0.1 * sin(2 * PI * time / rig->clips[clip].duration));
+    }
+    for (uint32_t b = 0; b < rig->bone_count; b++)
+        if (rig->bones[b].parent < 0)
+            place_root(&pose[b], d->m, d->q, d->s);
+}
+
+static char *copy_name(const char *name)
+{
+    char *s = malloc(strlen(name) + 1);
+    return s ? strcpy(s, name) : NULL;
+}
+
+/* A .glb of the humanoid as a user's file: rotated by q (about axis, degrees), scaled, moved. */
+static uint8_t *dressed_glb(const float axis[3], float degrees, float scale, float lift, size_t *size)
+{
+    crowd_error err;
+    uint8_t *plain_glb = NULL, *out = NULL;
+    size_t plain_size = 0;
+    crowd_rig rig = {0};
+    if (crowd_gltf_write_glb(humanoid(), NULL, &plain_glb, &plain_size, &err) != CROWD_OK ||
+        crowd_gltf_read_memory(plain_glb, plain_size, "humanoid.glb", NULL, NULL, &rig, &err) != CROWD_OK) {
+        fprintf(stderr, "dressed_glb: %s\n", err.message);
+        return NULL;
+    }
+    crowd_gltf_bytes_free(plain_glb);
+    dressing *d = &dress;
+    memset(d, 0, sizeof *d);
+    double half = degrees * PI / 360.0;
+    float q[4] = {(float)(axis[0] * sin(half)), (float)(axis[1] * sin(half)), (float)(axis[2] * sin(half)),
+                  (float)cos(half)};
+    memcpy(d->q, q, sizeof q);
+    d->s = scale;
+    float one[3] = {scale, scale, scale}, t[3] = {0, lift * scale, 0};
+    cb_mat4_from_trs(d->m, t, q, one);
+    if (axis[2] != 0.0f) /* Z up: lifted along the source's up */
+        d->m[13] = 0, d->m[14] = lift * scale;
+    d->plain = rig;
+    d->plain.bones = malloc(rig.bone_count * sizeof *rig.bones);
+    memcpy(d->plain.bones, rig.bones, rig.bone_count * sizeof *rig.bones);
+    d->sample = rig.sample;
+    d->plain_clips = rig.clip_count;
+    d->idle = (uint32_t)crowd_rig_find_clip(&rig, "idle");
+    d->wave = (uint32_t)crowd_rig_find_clip(&rig, "wave");
+
+    /* mesh and binds in the dressed space */
+    float inverse[16];
+    cb_mat4_invert(inverse, d->m);
+    for (uint32_t v = 0; v < rig.vertex_count; v++) {
+        float p[3], n[3];
+        cb_mat4_transform_point(d->m, rig.positions + 3 * v, p);
+        for (int r = 0; r < 3; r++)
+            n[r] = (d->m[r] * rig.normals[3 * v] + d->m[4 + r] * rig.normals[3 * v + 1] +
+                    d->m[8 + r] * rig.normals[3 * v + 2]) / scale;
+        memcpy(rig.positions + 3 * v, p, sizeof p);
+        memcpy(rig.normals + 3 * v, n, sizeof n);
+    }
+    for (uint32_t b = 0; b < rig.bone_count; b++) {
+        float ib[16];
+        cb_mat4_mul(ib, rig.bones[b].inverse_bind, inverse);
+        memcpy(rig.bones[b].inverse_bind, ib, sizeof ib);
+        if (rig.bones[b].parent < 0)
+            place_root(&rig.bones[b].rest, d->m, d->q, d->s);
+    }
+    /* Blender names, and three clips a user's file has */
+    free(rig.clips[d->idle].name);
+    rig.clips[d->idle].name = copy_name("Armature|Idle");
+    crowd_rig_clip *clips = realloc(rig.clips, (rig.clip_count + 3) * sizeof *clips);
+    rig.clips = clips;
+    d->plain.clips = clips;
+    clips[rig.clip_count] = (crowd_rig_clip){copy_name("Armature|Pose"), 0.0, 1.0, true, NAN, 0};
+    clips[rig.clip_count + 1] = (crowd_rig_clip){copy_name("Armature|Roll"), 0.0, 1.2, false, NAN, 0};
+    clips[rig.clip_count + 2] = (crowd_rig_clip){copy_name("Armature|Fly"), 0.0, 1.6, true, NAN, 0};
+    rig.clip_count += 3;
+    rig.sample = dressed_sample;
+    if (crowd_gltf_write_glb(&rig, NULL, &out, size, &err) != CROWD_OK)
+        fprintf(stderr, "dressed_glb: %s\n", err.message);
+    rig.sample = d->sample;
+    free(d->plain.bones);
+    crowd_rig_free(&rig);
+    return out;
+}
+
+/* ---- the checks ------------------------------------------------------------------------------- */
+
+static crowd_bake_output reference;
+static crowd_asset reference_asset;
+
+static void warned(void *user, const char *message)
+{
+    int *count = user;
+    (*count)++;
+    printf("  warning: %s\n", message);
+}
+
+static void reference_bake(void)
+{
+    crowd_bake_desc desc = {.height = 1.7f};
+    reference = bake_or_die(humanoid(), desc);
+    crowd_error err;
+    REQUIRE(crowd_asset_load_memory(&reference_asset, reference.bytes, reference.size, &err) == CROWD_OK);
+    CHECKF(fabsf(reference.stats.notes.height - 1.7f) < 1e-4f, "height %g", (double)reference.stats.notes.height);
+    CHECK(reference.stats.notes.forward == CROWD_AXIS_POS_Z);
+}
+
+/* Worst distance between a clip's frames in the two assets (same clip name). */
+static double clip_distance(const crowd_asset *a, const crowd_asset *b, const char *name_a, const char *name_b)
+{
+    uint32_t ca, cb;
+    if (!crowd_asset_match_clip(a, name_a, &ca) || !crowd_asset_match_clip(b, name_b, &cb))
+        return INFINITY;
+    double worst = 0.0;
+    uint32_t frames = a->clips[ca].frame_count < b->clips[cb].frame_count ? a->clips[ca].frame_count
+                                                                          : b->clips[cb].frame_count;
+    for (uint32_t f = 0; f < frames; f++)
+        for (uint32_t v = 0; v < a->vertex_count; v++) {
+            float pa[3], pb[3], n[3];
+            crowd_asset_decode_vertex(a, a->clips[ca].first_frame + f, v, pa, n);
+            crowd_asset_decode_vertex(b, b->clips[cb].first_frame + f, v, pb, n);
+            worst = fmax(worst, hypot(hypot(pa[0] - pb[0], pa[1] - pb[1]), pa[2] - pb[2]));
+        }
+    return worst;
+}
+
+static void check_case(const char *what, const float axis[3], float degrees, float scale, float lift,
+                       crowd_bake_up up, crowd_axis expect_forward)
+{
+    size_t size = 0;
+    uint8_t *glb = dressed_glb(axis, degrees, scale, lift, &size);
+    REQUIRE(glb);
+    crowd_rig rig;
+    crowd_error err;
+    CHECKF(crowd_gltf_read_memory(glb, size, what, NULL, NULL, &rig, &err) == CROWD_OK, "%s", err.message);
+    crowd_gltf_bytes_free(glb);
+    int warnings = 0;
+    crowd_bake_desc desc = {.height = 1.7f, .up = up, .warn = warned, .warn_user = &warnings};
+    crowd_bake_output out = bake_or_die(&rig, desc);
+    crowd_asset a;
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    const crowd_bake_notes *n = &out.stats.notes;
+    printf("  %s: faced %d (%s), height %.4f m, scale %g, ground offset %+.4f m\n", what, n->forward,
+           n->forward_decision == CROWD_DECIDED_DETECTED ? "detected" : "not detected", (double)n->height,
+           (double)a.unit_scale, (double)n->ground_offset);
+    CHECKF(n->forward == expect_forward && n->forward_decision == CROWD_DECIDED_DETECTED, "%s: forward %d", what,
+           n->forward);
+    CHECKF(fabsf(n->height - 1.7f) < 1e-3f, "%s: height %g m", what, (double)n->height);
+    CHECKF(warnings == 0, "%s: %d warnings", what, warnings);
+    /* the same character as the plain humanoid at 1.7 m: facing +Z, on the ground */
+    static const char *const same[][2] = {{"Armature|Idle", "idle"}, {"walk", "walk"}, {"run", "run"}};
+    for (int k = 0; k < 3; k++) {
+        double d = clip_distance(&a, &reference_asset, same[k][0], same[k][1]);
+        CHECKF(d < 2e-3, "%s: %s is %.4f m from the reference", what, same[k][0], d);
+    }
+    static const struct { const char *clip; crowd_clip_role role; } roles[] = {
+        {"idle", CROWD_ROLE_IDLE},         {"walk", CROWD_ROLE_LOCOMOTION},  {"jog", CROWD_ROLE_LOCOMOTION},
+        {"run", CROWD_ROLE_LOCOMOTION},    {"wave", CROWD_ROLE_IDLE},        {"cheer", CROWD_ROLE_IDLE},
+        {"pose", CROWD_ROLE_POSE},         {"Armature|Roll", CROWD_ROLE_ACTION}, {"FLY", CROWD_ROLE_FLIGHT},
+    };
+    for (size_t k = 0; k < sizeof roles / sizeof *roles; k++) {
+        uint32_t c = 0;
+        CHECKF(crowd_asset_match_clip(&a, roles[k].clip, &c), "%s: no clip %s", what, roles[k].clip);
+        crowd_clip_evidence e;
+        crowd_asset_clip_evidence(&a, c, &e);
+        CHECKF(crowd_clip_role_of(&a.clips[c]) == roles[k].role, "%s: %s is %s (contacts %u/%u, distinct %u, keys %u, "
+               "airborne %.3f, travels %d)", what, a.clips[c].name, crowd_clip_role_name(crowd_clip_role_of(&a.clips[c])),
+               e.contact_frames, e.frames, e.distinct_frames, e.key_count, (double)e.airborne, e.travels);
+        bool gait = (a.clips[c].flags & CROWD_CLIP_LOCOMOTION) != 0;
+        CHECKF(gait == (roles[k].role == CROWD_ROLE_LOCOMOTION) && gait == (a.clips[c].stride > 0),
+               "%s: %s gait %d stride %g", what, a.clips[c].name, gait, (double)a.clips[c].stride);
+    }
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+}
+
+static void faces_minus_z_in_centimetres(void)
+{
+    check_case("-Z, cm", (const float[3]){0, 1, 0}, 180.0f, 100.0f, 0.0f, CROWD_UP_DEFAULT, CROWD_AXIS_NEG_Z);
+}
+
+static void faces_plus_x_in_inches_lifted(void)
+{
+    check_case("+X, inches, lifted", (const float[3]){0, 1, 0}, 90.0f, 1.0f / 0.0254f, 0.4f, CROWD_UP_DEFAULT,
+               CROWD_AXIS_POS_X);
+}
+
+static void sunk(void)
+{
+    check_case("sunk", (const float[3]){0, 1, 0}, 0.0f, 1.0f, -0.3f, CROWD_UP_DEFAULT, CROWD_AXIS_POS_Z);
+}
+
+static void z_up(void)
+{
+    /* +90 degrees about X takes +Y (up) to +Z and +Z (forward) to -Y (Blender's forward); --up +z turns
+     * it back, so the forward seen after the up rotation is +Z */
+    check_case("Z up", (const float[3]){1, 0, 0}, 90.0f, 1.0f, 0.0f, CROWD_UP_POS_Z, CROWD_AXIS_POS_Z);
+}
+
+/* Without --height a centimetre file is 170+ m tall: a warning naming centimetres and the flag. */
+static void implausible_size_warns(void)
+{
+    size_t size = 0;
+    uint8_t *glb = dressed_glb((const float[3]){0, 1, 0}, 0.0f, 100.0f, 0.0f, &size);
+    REQUIRE(glb);
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_memory(glb, size, "cm.glb", NULL, NULL, &rig, &err) == CROWD_OK);
+    crowd_gltf_bytes_free(glb);
+    int warnings = 0;
+    crowd_bake_desc desc = {.rig = NULL, .warn = warned, .warn_user = &warnings};
+    const char *clips[] = {"idle", "walk"};
+    desc.clip_names = clips;
+    desc.clip_name_count = 2;
+    crowd_bake_output out = bake_or_die(&rig, desc);
+    CHECKF(warnings == 1 && out.stats.notes.height > 150.0f, "%d warnings, height %g", warnings,
+           (double)out.stats.notes.height);
+    crowd_bake_output_free(&out);
+    /* and a predicted size over the limit is refused before baking */
+    desc.warn = NULL;
+    desc.rig = &rig;
+    desc.max_bytes = 1u << 20;
+    crowd_bake_output refused;
+    CHECK(crowd_bake(&desc, &refused, &err) == CROWD_ERROR_LIMIT);
+    CHECKF(strstr(err.message, "--fps") && strstr(err.message, "--clips") && strstr(err.message, "--compact"), "%s",
+           err.message);
+    crowd_rig_free(&rig);
+}
+
+/* --clip-role overrides; clip names match as written. */
+static void overrides(void)
+{
+    crowd_bake_clip_role roles[] = {{"WALK", CROWD_ROLE_IDLE}, {"Wave", CROWD_ROLE_ACTION}};
+    crowd_bake_desc desc = {.clip_roles = roles, .clip_role_count = 2};
+    crowd_bake_output out = bake_or_die(humanoid(), desc);
+    crowd_asset a;
+    crowd_error err;
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    uint32_t walk, wave, idle;
+    REQUIRE(crowd_asset_match_clip(&a, "walk", &walk) && crowd_asset_match_clip(&a, "wave", &wave) &&
+            crowd_asset_match_clip(&a, "Rig|IDLE", &idle));
+    CHECK(crowd_clip_role_of(&a.clips[walk]) == CROWD_ROLE_IDLE && a.clips[walk].stride == 0.0f &&
+          !(a.clips[walk].flags & CROWD_CLIP_LOCOMOTION));
+    CHECK(crowd_clip_role_of(&a.clips[wave]) == CROWD_ROLE_ACTION);
+    crowd_clip_evidence e;
+    CHECK(crowd_asset_clip_evidence(&a, walk, &e) && e.overridden && e.travels);
+    CHECK(!crowd_asset_match_clip(&a, "stroll", &idle));
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+    roles[0].clip = "nope";
+    desc.rig = humanoid();
+    crowd_bake_output bad;
+    CHECK(crowd_bake(&desc, &bad, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "nope"));
+}
+
+/* Bone mode of a morph-animated asset: warned, recorded unavailable, verify never a plain PASS. */
+static void morph_bone_mode(void)
+{
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(CROWD_ASSET_DIR "/gltf/AnimatedMorphCube.glb", NULL, &rig, &err) == CROWD_OK);
+    REQUIRE(rig.morph_target_count > 0);
+    int warnings = 0;
+    crowd_bake_desc desc = {.bones = true, .warn = warned, .warn_user = &warnings};
+    crowd_bake_output out = bake_or_die(&rig, desc);
+    CHECKF(warnings >= 1 && out.stats.notes.bone_mode == CROWD_BONE_MODE_UNAVAILABLE, "%d warnings, mode %d",
+           warnings, out.stats.notes.bone_mode);
+    crowd_asset a;
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    crowd_verify_report report;
+    REQUIRE(crowd_verify(&a, &rig, &report, &err) == CROWD_OK);
+    CHECKF(report.bone_mode == CROWD_BONE_MODE_UNAVAILABLE && report.bone_position_max_mm > 1.0 &&
+               !isfinite(report.bone_bound_mm),
+           "mode %d, bone error %.3f mm", report.bone_mode, report.bone_position_max_mm);
+    printf("  AnimatedMorphCube: bone mode off by %.1f mm, recorded %.1f mm, verify %s\n", report.bone_position_max_mm,
+           report.bone_recorded_mm, report.passed ? "VAT passes, bone mode not applicable" : report.failure);
+    crowd_verify_report_free(&report);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+}
+
+int main(void)
+{
+    RUN_TEST(reference_bake);
+    RUN_TEST(faces_minus_z_in_centimetres);
+    RUN_TEST(faces_plus_x_in_inches_lifted);
+    RUN_TEST(sunk);
+    RUN_TEST(z_up);
+    RUN_TEST(implausible_size_warns);
+    RUN_TEST(overrides);
+    RUN_TEST(morph_bone_mode);
+    crowd_asset_free(&reference_asset);
+    crowd_bake_output_free(&reference);
+    TEST_MAIN_END();
+}
