@@ -76,9 +76,7 @@ static const step script[] = {
 
 static double wall_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return tool_now_ms(); /* monotonic (tool_support.c) */
 }
 
 /* The HUD's claims after a step, against what the step did. Returns a complaint or NULL. */

@@ -138,9 +138,7 @@ static int parse(int argc, char **argv, shot_options *o)
 
 static double now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+    return tool_now_ms(); /* monotonic (tool_support.c) */
 }
 
 static int compare_double(const void *a, const void *b)
