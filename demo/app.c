@@ -175,7 +175,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
         sd.target = app->crowd;
         r = crowd_sim_create(&sd, &app->sim, error);
     }
-    gd.crowd = app->crowd; /* sizes the instance buffer (it would grow on upload anyway) */
+    gd.sizing_crowd = app->crowd; /* sizes the instance buffer (it would grow on upload anyway) */
     app->target_valid = false;
     if (r == CROWD_OK)
         r = crowd_gl_create(&gd, &app->renderer, error);

@@ -1,9 +1,11 @@
 #!/bin/sh
 # crowd_core is plain C11 + libm: every source of src/core and src/crowd compiles with gcc and clang
 # at -std=c11 -pedantic and no -D flags (no _POSIX_C_SOURCE, no _GNU_SOURCE), and every public
-# header compiles as C++11 with g++ and clang++ at -Wpedantic. Usage: check_portable.sh SOURCE_DIR
+# header compiles as C++11 with g++ and clang++ at -Wpedantic.
+# Usage: check_portable.sh SOURCE_DIR BINARY_DIR (the binary dir holds the generated crowdbake/version.h)
 set -u
 root=${1:-.}
+generated=${2:-build}/include
 cd "$root" || exit 1
 failures=0
 checked=0
@@ -11,13 +13,13 @@ for cc in gcc clang; do
     if ! command -v $cc > /dev/null; then echo "check_portable: $cc missing"; failures=$((failures + 1)); continue; fi
     for f in src/core/*.c src/crowd/*.c; do
         checked=$((checked + 1))
-        $cc -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -Isrc -fsyntax-only "$f" ||
+        $cc -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -I"$generated" -Isrc -fsyntax-only "$f" ||
             { echo "FAIL $cc: $f"; failures=$((failures + 1)); }
     done
     for h in include/crowdbake/*.h; do
         checked=$((checked + 1))
         printf '#include "crowdbake/%s"\nint main(void) { return 0; }\n' "$(basename "$h")" |
-            $cc -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -x c -fsyntax-only - ||
+            $cc -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -I"$generated" -x c -fsyntax-only - ||
             { echo "FAIL $cc: $h"; failures=$((failures + 1)); }
     done
 done
@@ -26,7 +28,7 @@ for cxx in g++ clang++; do
     for h in include/crowdbake/*.h; do
         checked=$((checked + 1))
         printf '#include "crowdbake/%s"\nint main() { return 0; }\n' "$(basename "$h")" |
-            $cxx -std=c++11 -Wall -Wextra -Wpedantic -Werror -Iinclude -x c++ -fsyntax-only - ||
+            $cxx -std=c++11 -Wall -Wextra -Wpedantic -Werror -Iinclude -I"$generated" -x c++ -fsyntax-only - ||
             { echo "FAIL $cxx: $h"; failures=$((failures + 1)); }
     done
 done

@@ -111,7 +111,7 @@ static crowd *make_crowd(uint32_t n)
 /* The GPU buffer holds what the crowd's record array can span (slack included). */
 static crowd_gl_renderer *make_renderer(const crowd *c)
 {
-    crowd_gl_desc d = {.asset = &asset, .crowd = c, .es = gl.es, .shadow_map_size = 1024, .debug = true};
+    crowd_gl_desc d = {.asset = &asset, .sizing_crowd = c, .es = gl.es, .shadow_map_size = 1024, .debug = true};
     crowd_gl_renderer *r = NULL;
     crowd_error err;
     if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
@@ -461,7 +461,7 @@ static void shadow_pass_returns_to_the_target(void)
     crowd *c = make_crowd(100);
     block(c, 100, clip_or_die(&asset, "idle"));
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.crowd = c, .debug = true});
+    crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.sizing_crowd = c, .debug = true});
     glBindFramebuffer(GL_FRAMEBUFFER, gl.fbo);
     REQUIRE(r != NULL);
     crowd_gl_scene s = default_scene();
@@ -498,7 +498,7 @@ static void debug_mode_reports_errors(void)
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     for (int debug = 0; debug < 2; debug++) {
-        crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.crowd = c, .debug = debug != 0});
+        crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.sizing_crowd = c, .debug = debug != 0});
         REQUIRE(r != NULL);
         crowd_view view = {.viewport_height = H};
         memcpy(view.view, s.view, sizeof view.view);
@@ -525,7 +525,7 @@ static void timer_queries_report_gpu_time(void)
 {
     crowd *c = make_crowd(100);
     block(c, 100, clip_or_die(&asset, "walk"));
-    crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.crowd = c, .timers = true});
+    crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.sizing_crowd = c, .timers = true});
     REQUIRE(r != NULL);
     crowd_gl_scene s = default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);

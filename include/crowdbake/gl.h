@@ -74,8 +74,8 @@ typedef enum crowd_gl_upload_mode {
 
 typedef struct crowd_gl_desc {
     const crowd_asset *asset;       /* required; borrowed for the renderer's lifetime */
-    const crowd *crowd;             /* optional: sizes the instance buffer to crowd_record_capacity(crowd)
-                                       at creation (not kept) */
+    const crowd *sizing_crowd;      /* optional: sizes the instance buffer to
+                                       crowd_record_capacity(sizing_crowd) at creation (not kept) */
     uint32_t capacity;              /* records the instance buffer holds at first; 0 = the crowd's record
                                        capacity, or 1024. It grows on upload when a frame needs more */
     crowd_gl_mode mode;

@@ -688,10 +688,10 @@ static crowd_result allocate_storage(crowd_asset *a, crowd_error *error)
     return CROWD_OK;
 }
 
-/* The optional BAKE section: asset_notes.c knows its layout. */
+/* The optional BAKE section (a known section of version 1): asset_notes.c knows its layout. */
 static crowd_result load_notes(loader *ld, crowd_asset *a)
 {
-    const crowd_section_view *s = crowd_container_find(&ld->view, CROWD_TAG_BAKE);
+    const crowd_section_view *s = claim(ld, CROWD_TAG_BAKE);
     return s ? crowd_asset_check_notes(a, s->data, s->size, ld->error) : CROWD_OK;
 }
 

@@ -308,7 +308,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->asset = desc->asset;
     r->mode = desc->mode;
     r->cross_fade = true;
-    r->capacity = desc->capacity ? desc->capacity : desc->crowd ? crowd_record_capacity(desc->crowd) : 1024;
+    r->capacity = desc->capacity ? desc->capacity : desc->sizing_crowd ? crowd_record_capacity(desc->sizing_crowd) : 1024;
     r->capacity = r->capacity ? r->capacity : 1;
     r->shadow_size = desc->shadow_map_size ? desc->shadow_map_size : 2048;
     r->upload = desc->upload == CROWD_GL_UPLOAD_DEFAULT ? CROWD_GL_UPLOAD_RING : desc->upload;
