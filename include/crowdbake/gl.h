@@ -28,6 +28,18 @@ typedef enum crowd_gl_mode {
     CROWD_GL_BONES = 1,
 } crowd_gl_mode;
 
+/* Where culling and level of detail happen. CPU: the crowd's draw list is drawn as it is (every
+ * platform; the reference). GPU: a compute pass per frame culls and picks levels per instance and
+ * feeds indirect draws (desktop GL 4.3+ with vertex-stage storage buffers; see crowd_gl_cull).
+ * AUTO: GPU where that exists, else CPU. DEFAULT is CPU for now: the GPU path does not yet budget
+ * vertices or draw attachments at its own levels (see crowd_gl_cull). */
+typedef enum crowd_gl_path {
+    CROWD_GL_PATH_DEFAULT = 0,
+    CROWD_GL_PATH_CPU = 1,
+    CROWD_GL_PATH_GPU = 2,          /* crowd_gl_create fails where it is not available */
+    CROWD_GL_PATH_AUTO = 3,
+} crowd_gl_path;
+
 typedef struct crowd_gl_desc {
     const crowd_asset *asset;       /* required; borrowed for the renderer's lifetime */
     uint32_t capacity;              /* records the GPU buffer holds; 0 = 10,000. For a crowd, use
@@ -39,6 +51,7 @@ typedef struct crowd_gl_desc {
      * "shirt" if there is one, else -1. */
     int tint_region;
     bool es;                        /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
+    crowd_gl_path path;             /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
 } crowd_gl_desc;
 
 /* Light and atmosphere for a frame. Directions are unit vectors in world space. */
@@ -124,6 +137,61 @@ CROWD_API void crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_
 CROWD_API void crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene);
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
+
+/* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
+ *
+ * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. The
+ * cull pass runs over the crowd's live records: with the coverage policy all of them (slots
+ * [0, stats.simulated)); with the distance policy those of the frame's draws (chunks the CPU found
+ * visible; for no CPU work per chunk or instance, give the crowd one chunk, chunk_size >=
+ * world_size, and far_pool -1, which also keeps records in their slots). The coverage policy's CPU
+ * re-sort moves records between slots, and the per-slot hysteresis state and band values stay
+ * with the slots, not with the instances. For each
+ * record it tests the bounding sphere (asset sphere x scale) against the camera and the light,
+ * picks the level by the settings of crowd_gl_set_lod, and compacts the slot into one partition per
+ * level for the colour pass and one per level <= shadow_max_lod for the shadow pass; the counters
+ * are the instance counts of glMultiDrawElementsIndirect. Nothing is read back.
+ *
+ * Skip-when-unchanged: the pass is skipped and last frame's draws reused when the key is unchanged
+ * and the frame uploaded nothing. The key: the view and projection matrices (position, heading,
+ * pitch and frustum all change the per-instance sphere test, so all of them count), the light's
+ * view-projection (shadow casters), the LOD settings and band, and the frame's live ranges.
+ * Time is not in it: the bounds are the asset's, the same for every pose, so a settled crowd
+ * under a still camera costs no pass.
+ *
+ * Not yet on the GPU path: the vertex budget (vertex_budget is ignored; the per-level submitted
+ * counts are in crowd_gl_get_gpu_stats), attachments (drawn from the CPU draw list, at the CPU's
+ * levels). */
+
+/* The resolved path: CROWD_GL_PATH_CPU or CROWD_GL_PATH_GPU. */
+CROWD_API crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *renderer);
+
+/* LOD settings for the GPU path: the crowd's (crowd_settings(crowd)): policy, screen_coverage,
+ * lod_distances, lod_bias, hysteresis, min_coverage, shadow_max_lod, shadows, cross_fade_max_lod.
+ * `band` is the width of the stochastic hand-off between two levels, relative: each threshold T
+ * becomes the band [T / (1 + band), T * (1 + band)], in which each instance takes the coarser level
+ * when a fixed random value of its own is below the blend factor (drawn by exactly one level, never
+ * two). 0 = default (0.15), negative = no band (exactly the CPU policy's levels). Until called, the
+ * GPU path uses crowd_desc defaults for the coverage policy. No effect on the CPU path. */
+CROWD_API void crowd_gl_set_lod(crowd_gl_renderer *renderer, const crowd_desc *settings, float band);
+
+/* GPU path: culls and classifies for this frame's camera and light (light_view_projection may be
+ * NULL: no shadow casters), or skips when nothing changed. CPU path: nothing. */
+CROWD_API void crowd_gl_cull(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_view *view,
+                             const float light_view_projection[16]);
+
+/* What the GPU path did, read back asynchronously: the counters of the pass that finished
+ * `frames_late` passes ago (0 = none read yet; they are a few frames old, never waited for). */
+typedef struct crowd_gl_gpu_stats {
+    uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass */
+    uint32_t shadow_casters;
+    uint64_t triangles, shadow_triangles;
+    uint32_t frames_late;           /* passes run since the one these counts come from */
+    bool valid;                     /* false until the first copy has been read */
+    uint64_t passes_run, passes_skipped;
+} crowd_gl_gpu_stats;
+
+CROWD_API const crowd_gl_gpu_stats *crowd_gl_get_gpu_stats(const crowd_gl_renderer *renderer);
 
 /* Reports a pending GL error as CROWD_ERROR_GL naming `where`. */
 CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);

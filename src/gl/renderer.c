@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"
 #include "gl/shaders.h"
 
@@ -258,6 +259,28 @@ static int default_tint_region(const crowd_asset *a, int requested)
     return shirt >= 0 ? shirt : -1;
 }
 
+/* The GPU-driven path (gpu_crowd.c) where asked for and available. */
+static crowd_result choose_path(crowd_gl_renderer *r, crowd_error *error)
+{
+    crowd_gl_path path = r->desc.path;
+    if (path == CROWD_GL_PATH_DEFAULT || path == CROWD_GL_PATH_CPU)
+        return CROWD_OK;
+    if (path != CROWD_GL_PATH_GPU && path != CROWD_GL_PATH_AUTO)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_desc.path: unknown value %d", (int)path);
+    if (!crowd_gpu_crowd_available(r)) {
+        if (path == CROWD_GL_PATH_AUTO)
+            return CROWD_OK;
+        return crowd_fail(error, CROWD_ERROR_GL, "the GPU-driven path needs desktop GL 4.3 with storage buffers "
+                                                 "in the vertex stage");
+    }
+    return crowd_gpu_crowd_create(r, error);
+}
+
+crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *r)
+{
+    return r && r->gpu ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU;
+}
+
 crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error)
 {
     if (!desc || !out || !desc->asset)
@@ -286,6 +309,8 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     }
     if (result == CROWD_OK)
         result = build_programs(r, error);
+    if (result == CROWD_OK)
+        result = choose_path(r, error);
     if (result != CROWD_OK) {
         crowd_gl_destroy(r);
         return result;
@@ -306,6 +331,7 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
 {
     if (!r)
         return;
+    crowd_gpu_crowd_destroy(r);
     for (int b = 0; b < 2; b++)
         for (int f = 0; f < 2; f++)
             for (int d = 0; d < 2; d++)
