@@ -262,6 +262,70 @@ static void bands_split_as_expected(void)
     crowd_destroy(c);
 }
 
+
+/* The vertex budget on the GPU against the CPU's exact rule, same view: nobody hidden, the indices
+ * submitted fit, every instance at the CPU's level or coarser (the GPU demotes whole coverage
+ * bins, so a superset of the CPU's smallest-first prefix), the same budget_satisfied; and an
+ * impossible budget leaves everyone visible at the last level, unsatisfied. */
+static void budget_fits_like_the_cpu(void)
+{
+    const uint32_t budgets[2] = {0, 1};
+    for (int k = 0; k < 2; k++) {
+        crowd *c = make_crowd(6000, CROWD_LOD_SCREEN_COVERAGE, 8.0f, 21, 60.0f);
+        crowd_view v;
+        look(&v, 0, 5, 40, 0, 1, 0);
+        crowd_desc d = *crowd_settings(c);
+        const crowd_frame *f = crowd_update(c, 0.0f, &v);
+        uint64_t unbudgeted = 0;
+        for (uint32_t l = 0; l < asset.lod_count; l++)
+            unbudgeted += (uint64_t)f->stats.lod_histogram[l] * asset.lods[l].index_count;
+        d.vertex_budget = budgets[k] ? budgets[k] : (uint32_t)(unbudgeted * 0.6);
+        REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
+        crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU);
+        float light[16];
+        light_matrix(r, light);
+        f = cull(c, r, &v, light);
+        uint32_t slots = f->record_count;
+        int *cpu = malloc(slots * sizeof(int)), *colour = malloc(slots * sizeof(int)), *shadow = malloc(slots * sizeof(int));
+        for (uint32_t s = 0; s < slots; s++)
+            cpu[s] = -1;
+        for (uint32_t i = 0; i < f->draw_count; i++)
+            for (uint32_t s = f->draws[i].first; s < f->draws[i].first + f->draws[i].count; s++)
+                cpu[s] = (int)f->draws[i].lod;
+        uint32_t hist[CROWD_MAX_LODS] = {0}, casters = 0, hidden = 0, finer = 0, visible = 0;
+        read_levels(r, slots, colour, shadow, hist, &casters);
+        for (uint32_t s = 0; s < slots; s++) {
+            visible += cpu[s] >= 0;
+            hidden += (cpu[s] >= 0) != (colour[s] >= 0);
+            finer += cpu[s] >= 0 && colour[s] < cpu[s];
+        }
+        uint64_t indices = 0;
+        for (uint32_t l = 0; l < asset.lod_count; l++)
+            indices += (uint64_t)hist[l] * asset.lods[l].index_count;
+        glFinish();
+        for (int i = 0; i < 4; i++)
+            crowd_gl_cull(r, f, &v, light);
+        const crowd_gl_gpu_stats *gs = crowd_gl_get_gpu_stats(r);
+        printf("     budget %u (unbudgeted %llu): GPU %llu indices, %u demoted (CPU %u), satisfied GPU %d CPU %d\n",
+               d.vertex_budget, (unsigned long long)unbudgeted, (unsigned long long)indices, gs->demoted,
+               f->stats.demoted, gs->budget_satisfied, f->stats.budget_satisfied);
+        CHECKF(!hidden && visible > 1000, "%u of %u visible instances hidden or added", hidden, visible);
+        CHECKF(!finer, "%u instances finer than the CPU's level", finer);
+        CHECK(gs->valid && gs->budget_satisfied == f->stats.budget_satisfied);
+        CHECK(gs->demoted >= f->stats.demoted);
+        if (f->stats.budget_satisfied)
+            CHECKF(indices <= d.vertex_budget && indices >= d.vertex_budget * 0.8, "%llu indices for %u",
+                   (unsigned long long)indices, d.vertex_budget);
+        else
+            CHECK(hist[asset.lod_count - 1] == visible);
+        free(cpu);
+        free(colour);
+        free(shadow);
+        crowd_gl_destroy(r);
+        crowd_destroy(c);
+    }
+}
+
 static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, bool bands, uint8_t *out)
 {
     crowd_gl_scene s = {0};
@@ -408,6 +472,7 @@ int main(void)
         return 1;
     RUN_TEST(bands_off_match_the_cpu);
     RUN_TEST(bands_split_as_expected);
+    RUN_TEST(budget_fits_like_the_cpu);
     RUN_TEST(frames_match_the_cpu_path);
     RUN_TEST(skip_cache);
     crowd_asset_free(&asset);

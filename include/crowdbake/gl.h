@@ -159,9 +159,15 @@ CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *rend
  * Time is not in it: the bounds are the asset's, the same for every pose, so a settled crowd
  * under a still camera costs no pass.
  *
- * Not yet on the GPU path: the vertex budget (vertex_budget is ignored; the per-level submitted
- * counts are in crowd_gl_get_gpu_stats), attachments (drawn from the CPU draw list, at the CPU's
- * levels). */
+ * Vertex budget (coverage policy, as on the CPU): a first dispatch histograms the visible instances
+ * by preferred level and log2 coverage (256 bins, 8 per octave), a one-invocation dispatch walks
+ * the bins from the smallest coverage up, demoting whole bins to the last level until the indices
+ * submitted fit (seed 004's order: smallest first, each as far as it goes; nobody is hidden; an
+ * impossible budget leaves everyone visible at the last level), and the classify dispatch applies
+ * the cutoff. Bins make it demote up to one bin's instances more than the CPU's exact rule would.
+ * budget_satisfied and demoted arrive with the late stats.
+ *
+ * Not yet on the GPU path: attachments are drawn from the CPU draw list, at the CPU's levels. */
 
 /* The resolved path: CROWD_GL_PATH_CPU or CROWD_GL_PATH_GPU. */
 CROWD_API crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *renderer);
@@ -186,6 +192,8 @@ typedef struct crowd_gl_gpu_stats {
     uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass */
     uint32_t shadow_casters;
     uint64_t triangles, shadow_triangles;
+    uint32_t demoted;               /* vertex budget: visible instances drawn below their preferred level */
+    bool budget_satisfied;          /* true without a budget */
     uint32_t frames_late;           /* passes run since the one these counts come from */
     bool valid;                     /* false until the first copy has been read */
     uint64_t passes_run, passes_skipped;

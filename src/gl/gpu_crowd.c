@@ -69,6 +69,10 @@ enum cull_uniform {
     C_SHADOW_MAX_LOD,
     C_PARTITION,
     C_SHADOW_BASE,
+    C_STAGE,
+    C_BUDGET_ON,
+    C_BUDGET,
+    C_INDEX_COUNTS,
     C_COUNT
 };
 
@@ -76,8 +80,12 @@ static const char *const cull_uniform_names[C_COUNT] = {
     "u_range_count", "u_total",     "u_planes",     "u_light_planes", "u_camera",     "u_projection_scale",
     "u_perspective", "u_sphere_y",  "u_sphere_radius", "u_levels",    "u_policy",     "u_thresholds",
     "u_hysteresis",  "u_bias",      "u_min_coverage", "u_band",       "u_shadow_max_lod", "u_partition",
-    "u_shadow_base",
+    "u_shadow_base", "u_stage", "u_budget_on", "u_budget", "u_index_counts",
 };
+
+#define BINS 256                       /* as cull.comp */
+#define BUDGET_RESULT (8 * BINS)       /* words: cutoff, satisfied, demoted, indices low, high */
+#define BUDGET_WORDS (BUDGET_RESULT + 8)
 
 /* The LOD settings of crowd_gl_set_lod, resolved; part of the skip key, so no padding holes. */
 typedef struct cull_settings {
@@ -86,6 +94,7 @@ typedef struct cull_settings {
     float hysteresis, bias, min_coverage, band_log;
     int32_t shadow_max_lod;            /* -1: no casters */
     int32_t cross_fade_max_lod;
+    uint32_t vertex_budget;            /* index references; 0 = none */
 } cull_settings;
 
 /* What the pass's result depends on besides the records (see gl.h: skip-when-unchanged). */
@@ -104,6 +113,7 @@ struct crowd_gpu_crowd {
     uint32_t levels;
 
     /* live ranges of the last frame: (first slot, first item) pairs, as on the GPU */
+    GLuint budget;                     /* histogram + result (cull.comp binding 5) */
     GLuint ranges;
     uint32_t *range_words, range_capacity, range_count, total;
 
@@ -164,6 +174,7 @@ static void resolve_settings(const crowd_asset *a, const crowd_desc *in, float b
     uint32_t smax = d.shadow_max_lod ? d.shadow_max_lod : 2, cfm = d.cross_fade_max_lod ? d.cross_fade_max_lod : 1;
     out->shadow_max_lod = d.shadows < 0 ? -1 : (int32_t)(smax < a->lod_count ? smax : a->lod_count - 1);
     out->cross_fade_max_lod = (int32_t)(cfm < a->lod_count ? cfm : a->lod_count - 1);
+    out->vertex_budget = out->policy == 1 ? d.vertex_budget : 0; /* as on the CPU: coverage policy only */
 }
 
 void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
@@ -267,6 +278,12 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
     g->range_words = crowd_calloc(2 * (size_t)g->range_capacity, sizeof(uint32_t));
     if (!g->range_words)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
+    glGenBuffers(1, &g->budget);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->budget);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 4 * BUDGET_WORDS, NULL, GL_DYNAMIC_COPY);
+    uint32_t zero = 0;
+    glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
     glGenBuffers(1, &g->ranges);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->ranges);
     glBufferData(GL_SHADER_STORAGE_BUFFER, 8 * (GLsizeiptr)g->range_capacity, NULL, GL_DYNAMIC_DRAW);
@@ -293,6 +310,7 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
         glDeleteProgram(g->cull);
     glDeleteVertexArrays(1, &g->vao);
     glDeleteBuffers(1, &g->ranges);
+    glDeleteBuffers(1, &g->budget);
     crowd_free(g->range_words);
     crowd_free(g);
     r->gpu = NULL;
@@ -366,6 +384,9 @@ static void publish_stats(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
         st->triangles += (uint64_t)tris * g->layer.late_counts[l];
         st->shadow_triangles += (uint64_t)tris * g->layer.late_counts[g->levels + l];
     }
+    const uint32_t *budget = g->layer.late_extra;
+    st->budget_satisfied = !g->settings.vertex_budget || budget[1] != 0;
+    st->demoted = g->settings.vertex_budget ? budget[2] : 0;
 }
 
 void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view *view, const float light[16])
@@ -416,8 +437,31 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         glUniform1i(u[C_SHADOW_MAX_LOD], light ? s->shadow_max_lod : -1);
         glUniform1ui(u[C_PARTITION], g->layer.partition_capacity);
         glUniform1ui(u[C_SHADOW_BASE], g->levels);
-        if (g->total)
-            glDispatchCompute((g->total + 255) / 256, 1, 1);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, g->budget);
+        bool budget = s->vertex_budget != 0;
+        glUniform1i(u[C_BUDGET_ON], budget);
+        GLuint groups = (g->total + 255) / 256;
+        if (budget) { /* histogram, resolve, then classify and compact */
+            GLuint counts[CROWD_MAX_LODS] = {0};
+            for (uint32_t l = 0; l < g->levels; l++)
+                counts[l] = r->asset->lods[l].index_count;
+            glUniform1ui(u[C_BUDGET], s->vertex_budget);
+            glUniform1uiv(u[C_INDEX_COUNTS], CROWD_MAX_LODS, counts);
+            uint32_t zero = 0;
+            glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->budget);
+            glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, 4 * BUDGET_RESULT, GL_RED_INTEGER,
+                                 GL_UNSIGNED_INT, &zero);
+            glUniform1i(u[C_STAGE], 0);
+            if (groups)
+                glDispatchCompute(groups, 1, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            glUniform1i(u[C_STAGE], 1);
+            glDispatchCompute(1, 1, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        }
+        glUniform1i(u[C_STAGE], 2);
+        if (groups)
+            glDispatchCompute(groups, 1, 1);
         crowd_gpu_layer_end(&g->layer);
     }
     publish_stats(r, g);

@@ -69,7 +69,7 @@ crowd_result crowd_gpu_layer_create(crowd_gpu_layer *g, uint32_t partitions, uin
     for (int i = 0; i < CROWD_GPU_RING; i++) {
         glGenBuffers(1, &g->ring[i]);
         glBindBuffer(GL_COPY_WRITE_BUFFER, g->ring[i]);
-        glBufferData(GL_COPY_WRITE_BUFFER, sizeof g->template, NULL, GL_STREAM_READ);
+        glBufferData(GL_COPY_WRITE_BUFFER, sizeof g->template + 4 * CROWD_GPU_EXTRA_WORDS, NULL, GL_STREAM_READ);
     }
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
@@ -100,6 +100,13 @@ void crowd_gpu_layer_set_command(crowd_gpu_layer *g, uint32_t p, uint32_t count,
     glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)(p * COMMAND_BYTES), COMMAND_BYTES, &g->template[5 * p]);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
     g->key_valid = false;
+}
+
+void crowd_gpu_layer_set_extra(crowd_gpu_layer *g, GLuint buffer, uint32_t offset, uint32_t words)
+{
+    g->extra = buffer;
+    g->extra_offset = offset;
+    g->extra_words = words < CROWD_GPU_EXTRA_WORDS ? words : CROWD_GPU_EXTRA_WORDS;
 }
 
 void crowd_gpu_layer_invalidate(crowd_gpu_layer *g)
@@ -140,6 +147,11 @@ void crowd_gpu_layer_end(crowd_gpu_layer *g)
     glBindBuffer(GL_COPY_READ_BUFFER, g->commands);
     glBindBuffer(GL_COPY_WRITE_BUFFER, g->ring[i]);
     glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, sizeof g->template);
+    if (g->extra) {
+        glBindBuffer(GL_COPY_READ_BUFFER, g->extra);
+        glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, g->extra_offset, sizeof g->template,
+                            4 * (GLsizeiptr)g->extra_words);
+    }
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
     g->fence[i] = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
@@ -167,10 +179,13 @@ void crowd_gpu_layer_poll(crowd_gpu_layer *g)
     glDeleteSync(g->fence[oldest]);
     g->fence[oldest] = 0;
     glBindBuffer(GL_COPY_READ_BUFFER, g->ring[oldest]);
-    const uint32_t *words = glMapBufferRange(GL_COPY_READ_BUFFER, 0, sizeof g->template, GL_MAP_READ_BIT);
+    const uint32_t *words =
+        glMapBufferRange(GL_COPY_READ_BUFFER, 0, sizeof g->template + 4 * CROWD_GPU_EXTRA_WORDS, GL_MAP_READ_BIT);
     if (words) {
         for (uint32_t p = 0; p < CROWD_GPU_MAX_PARTITIONS; p++)
             g->late_counts[p] = words[5 * p + 1];
+        for (uint32_t k = 0; k < g->extra_words; k++)
+            g->late_extra[k] = words[5 * CROWD_GPU_MAX_PARTITIONS + k];
         g->late_pass = g->ring_pass[oldest];
         glUnmapBuffer(GL_COPY_READ_BUFFER);
     }

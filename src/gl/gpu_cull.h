@@ -28,6 +28,7 @@
 #define CROWD_GPU_MAX_PARTITIONS 16
 #define CROWD_GPU_KEY_MAX 512
 #define CROWD_GPU_RING 3
+#define CROWD_GPU_EXTRA_WORDS 16
 
 typedef struct crowd_gpu_layer {
     GLuint ids, commands, template_commands, state;
@@ -45,7 +46,10 @@ typedef struct crowd_gpu_layer {
     GLsync fence[CROWD_GPU_RING];
     uint64_t ring_pass[CROWD_GPU_RING]; /* passes_run when the copy was made */
     uint32_t ring_next;
+    GLuint extra;                       /* optional: words of the caller's copied along (crowd_gpu_layer_set_extra) */
+    uint32_t extra_offset, extra_words;
     uint32_t late_counts[CROWD_GPU_MAX_PARTITIONS];
+    uint32_t late_extra[CROWD_GPU_EXTRA_WORDS];
     uint64_t late_pass;                 /* the pass those counts come from; 0 = none yet */
 } crowd_gpu_layer;
 
@@ -75,6 +79,10 @@ void crowd_gpu_layer_invalidate(crowd_gpu_layer *g);
 /* Reads the oldest stats copy if its fence has passed (one zero-timeout status query, at most once
  * per call: call once per frame). Updates late_counts / late_pass. */
 void crowd_gpu_layer_poll(crowd_gpu_layer *g);
+
+/* Copies `words` (<= CROWD_GPU_EXTRA_WORDS) words at byte `offset` of `buffer` with every stats copy,
+ * into late_extra (a pass's own results, e.g. the crowd's budget outcome). */
+void crowd_gpu_layer_set_extra(crowd_gpu_layer *g, GLuint buffer, uint32_t offset, uint32_t words);
 
 /* Compiles and links a compute shader (`source` without #version; GLSL 4.30 header prepended). */
 crowd_result crowd_gpu_compute_program(GLuint *program, const char *name, const char *source, crowd_error *error);
