@@ -23,11 +23,6 @@
 extern "C" {
 #endif
 
-typedef enum crowd_gl_mode {
-    CROWD_GL_VAT = 0,
-    CROWD_GL_BONES = 1,
-} crowd_gl_mode;
-
 /* Where culling and level of detail happen. CPU: the crowd's draw list is drawn as it is (every
  * platform; the reference). GPU: a compute pass per frame culls and picks levels per instance and
  * feeds indirect draws (desktop GL 4.3+ with vertex-stage storage buffers; see crowd_gl_cull).
@@ -40,18 +35,23 @@ typedef enum crowd_gl_path {
     CROWD_GL_PATH_AUTO = 3,
 } crowd_gl_path;
 
+typedef enum crowd_gl_mode {
+    CROWD_GL_VAT = 0,
+    CROWD_GL_BONES = 1,
+} crowd_gl_mode;
+
 typedef struct crowd_gl_desc {
     const crowd_asset *asset;       /* required; borrowed for the renderer's lifetime */
     uint32_t capacity;              /* records the GPU buffer holds; 0 = 10,000. For a crowd, use
                                        crowd_record_capacity(crowd) (more than its capacity) */
     crowd_gl_mode mode;
+    crowd_gl_path path;             /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
     uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
     /* Region whose colour is the record's tint instead of a palette choice; -1 washes every region
      * with 40 % of the tint (a multiply, so textures stay readable), 0 = default: the region named
      * "shirt" if there is one, else -1. */
     int tint_region;
     bool es;                        /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
-    crowd_gl_path path;             /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
 } crowd_gl_desc;
 
 /* Light and atmosphere for a frame. Directions are unit vectors in world space. */
@@ -138,6 +138,10 @@ CROWD_API void crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *fra
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 
+
+/* Reports a pending GL error as CROWD_ERROR_GL naming `where`. */
+CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
+
 /* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
  *
  * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. The
@@ -200,9 +204,6 @@ typedef struct crowd_gl_gpu_stats {
 } crowd_gl_gpu_stats;
 
 CROWD_API const crowd_gl_gpu_stats *crowd_gl_get_gpu_stats(const crowd_gl_renderer *renderer);
-
-/* Reports a pending GL error as CROWD_ERROR_GL naming `where`. */
-CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
 
 #ifdef __cplusplus
 }

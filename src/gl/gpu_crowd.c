@@ -11,6 +11,27 @@
 #include "core/error.h"
 #include "gl/shaders.h"
 
+crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *r)
+{
+    return r && r->gpu ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU;
+}
+
+crowd_result crowd_gpu_crowd_choose(crowd_gl_renderer *r, crowd_error *error)
+{
+    crowd_gl_path path = r->desc.path;
+    if (path == CROWD_GL_PATH_DEFAULT || path == CROWD_GL_PATH_CPU)
+        return CROWD_OK;
+    if (path != CROWD_GL_PATH_GPU && path != CROWD_GL_PATH_AUTO)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_desc.path: unknown value %d", (int)path);
+    if (!crowd_gpu_crowd_available(r)) {
+        if (path == CROWD_GL_PATH_AUTO)
+            return CROWD_OK;
+        return crowd_fail(error, CROWD_ERROR_GL, "the GPU-driven path needs desktop GL 4.3 with storage buffers "
+                                                 "in the vertex stage");
+    }
+    return crowd_gpu_crowd_create(r, error);
+}
+
 #ifdef __EMSCRIPTEN__
 bool crowd_gpu_crowd_available(const crowd_gl_renderer *r)
 {
@@ -259,6 +280,32 @@ static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
+/* Partitions and state for `capacity` records (at creation, and again if the instance buffer grows:
+ * the hysteresis state starts afresh then). */
+static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, uint32_t capacity, crowd_error *error)
+{
+    const crowd_asset *a = r->asset;
+    if (g->layer.ids)
+        crowd_gpu_layer_destroy(&g->layer);
+    crowd_result result = crowd_gpu_layer_create(&g->layer, 2 * g->levels, capacity, capacity, error);
+    if (result != CROWD_OK)
+        return result;
+    for (uint32_t l = 0; l < g->levels; l++) { /* colour level l and shadow level l draw the same mesh */
+        crowd_gpu_layer_set_command(&g->layer, l, a->lods[l].index_count, a->lods[l].first_index, 0);
+        crowd_gpu_layer_set_command(&g->layer, g->levels + l, a->lods[l].index_count, a->lods[l].first_index, 0);
+    }
+    if (g->budget)
+        crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
+    if (g->vao) { /* the slot attribute reads the new id buffer */
+        glBindVertexArray(g->vao);
+        glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+        glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+        glBindVertexArray(0);
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+    }
+    return CROWD_OK;
+}
+
 crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
 {
     const crowd_asset *a = r->asset;
@@ -267,13 +314,9 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
     r->gpu = g;
     g->levels = a->lod_count < CROWD_MAX_LODS ? a->lod_count : CROWD_MAX_LODS;
-    crowd_result result = crowd_gpu_layer_create(&g->layer, 2 * g->levels, r->capacity, r->capacity, error);
+    crowd_result result = size_layer(r, g, r->capacity, error);
     if (result != CROWD_OK)
         return result;
-    for (uint32_t l = 0; l < g->levels; l++) { /* colour level l and shadow level l draw the same mesh */
-        crowd_gpu_layer_set_command(&g->layer, l, a->lods[l].index_count, a->lods[l].first_index, 0);
-        crowd_gpu_layer_set_command(&g->layer, g->levels + l, a->lods[l].index_count, a->lods[l].first_index, 0);
-    }
     g->range_capacity = 64;
     g->range_words = crowd_calloc(2 * (size_t)g->range_capacity, sizeof(uint32_t));
     if (!g->range_words)
@@ -331,7 +374,11 @@ static bool update_ranges(struct crowd_gpu_crowd *g, const crowd_frame *f)
     bool coverage = g->settings.policy == 1;
     uint32_t draw_count = coverage ? 1 : f->draw_count;
     for (uint32_t d = 0; d < draw_count; d++) {
-        const crowd_draw *draw = coverage ? &everyone : &f->draws[d];
+        crowd_draw draw_in = coverage ? everyone : f->draws[d];
+        const crowd_draw *draw = &draw_in;
+        uint32_t room = g->layer.partition_capacity; /* never past the buffers: records beyond are not drawn */
+        draw_in.first = draw_in.first < room ? draw_in.first : room;
+        draw_in.count = draw_in.count < room - draw_in.first ? draw_in.count : room - draw_in.first;
         if (!draw->count)
             continue;
         if (n && g->range_words[2 * (n - 1)] + (total - g->range_words[2 * (n - 1) + 1]) == draw->first) {
@@ -394,6 +441,8 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
     if (!r || !r->gpu || !f || !view)
         return;
     struct crowd_gpu_crowd *g = r->gpu;
+    if (r->capacity > g->layer.partition_capacity && size_layer(r, g, r->capacity, NULL) != CROWD_OK)
+        return; /* out of GPU memory: last frame's draws stay */
     cull_key key;
     memset(&key, 0, sizeof key);
     memcpy(key.view, view->view, sizeof key.view);

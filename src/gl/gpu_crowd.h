@@ -6,6 +6,15 @@
 #include "gl/gpu_cull.h"
 #include "gl/renderer_internal.h"
 
+/* draw.c: binds a crowd or attachment program with its textures, the asset's uniforms, the camera
+ * and (colour pass) the lighting. Declared here, next to its one user outside draw.c. */
+void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
+                            const float view_projection[16], bool shadow, const crowd_gl_scene *scene);
+
+/* crowd_gl_create's hook: creates the GPU-driven path where desc.path asks for it and it is
+ * available (GPU fails where it is not; AUTO falls back to CPU). */
+crowd_result crowd_gpu_crowd_choose(crowd_gl_renderer *r, crowd_error *error);
+
 /* Whether this context can run the GPU path (desktop GL 4.3+, storage buffers in the vertex stage).
  * Asks the driver: creation time only. */
 bool crowd_gpu_crowd_available(const crowd_gl_renderer *r);

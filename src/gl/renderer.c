@@ -259,28 +259,6 @@ static int default_tint_region(const crowd_asset *a, int requested)
     return shirt >= 0 ? shirt : -1;
 }
 
-/* The GPU-driven path (gpu_crowd.c) where asked for and available. */
-static crowd_result choose_path(crowd_gl_renderer *r, crowd_error *error)
-{
-    crowd_gl_path path = r->desc.path;
-    if (path == CROWD_GL_PATH_DEFAULT || path == CROWD_GL_PATH_CPU)
-        return CROWD_OK;
-    if (path != CROWD_GL_PATH_GPU && path != CROWD_GL_PATH_AUTO)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_desc.path: unknown value %d", (int)path);
-    if (!crowd_gpu_crowd_available(r)) {
-        if (path == CROWD_GL_PATH_AUTO)
-            return CROWD_OK;
-        return crowd_fail(error, CROWD_ERROR_GL, "the GPU-driven path needs desktop GL 4.3 with storage buffers "
-                                                 "in the vertex stage");
-    }
-    return crowd_gpu_crowd_create(r, error);
-}
-
-crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *r)
-{
-    return r && r->gpu ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU;
-}
-
 crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error)
 {
     if (!desc || !out || !desc->asset)
@@ -310,7 +288,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     if (result == CROWD_OK)
         result = build_programs(r, error);
     if (result == CROWD_OK)
-        result = choose_path(r, error);
+        result = crowd_gpu_crowd_choose(r, error);
     if (result != CROWD_OK) {
         crowd_gl_destroy(r);
         return result;

@@ -45,6 +45,7 @@ struct crowd_gl_renderer {
     crowd_program crowd[2][2][2];   /* [bones][cross-fade][depth only] */
     crowd_program attachment[2];    /* [depth only] */
     crowd_program prop[2];          /* [depth only] */
+    struct crowd_gpu_crowd *gpu;    /* the GPU-driven path (gpu_crowd.c); NULL on the CPU path */
 
     GLuint tex_clips, tex_positions, tex_normals, tex_bones, tex_palette, tex_regions, tex_albedo;
     GLuint shadow_depth, shadow_fbo;
@@ -62,17 +63,9 @@ struct crowd_gl_renderer {
     crowd_gl_batch props, ground;
 
     crowd_gl_stats stats;
-
-    /* GPU-driven path (gpu_crowd.c); NULL on the CPU path */
-    struct crowd_gpu_crowd *gpu;
 };
 
 /* renderer.c: points the instance attributes (locations 8..11) at record `first`. */
 void crowd_gl_bind_instances(const crowd_gl_renderer *r, uint32_t first);
-
-/* draw.c: binds a crowd or attachment program with its textures, the asset's uniforms, the camera
- * and (colour pass) the lighting. */
-void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
-                            const float view_projection[16], bool shadow, const crowd_gl_scene *scene);
 
 #endif
