@@ -326,6 +326,55 @@ static void budget_fits_like_the_cpu(void)
     }
 }
 
+/* Hysteresis state lives in a GPU buffer: an instance at level 1 that comes a little closer than the
+ * threshold (inside the dead band) stays at 1, as the CPU policy's would; closer still, it takes
+ * level 0; a fresh renderer at the dead-band distance picks 0 (no state). One chunk, so the
+ * record keeps its slot. */
+static void hysteresis_on_the_gpu(void)
+{
+    crowd *c = make_crowd(1, CROWD_LOD_DISTANCE, 400.0f, 1, 0.0f);
+    crowd_set_transform(c, 0, 0.0f, 0.0f, 0.0f, 0.0f);
+    crowd_set_scale(c, 0, 1.0f);
+    crowd_desc d = *crowd_settings(c);
+    d.lod_policy = CROWD_LOD_SCREEN_COVERAGE; /* GPU classification; live range [0, 1) either way */
+    crowd_view v;
+    look(&v, 0, 0, 10, 0, 0, 0);
+    float t0 = 0.0f;
+    { /* the coverage policy's resolved thresholds */
+        crowd_desc cd = {.asset = &asset, .capacity = 1, .lod_policy = CROWD_LOD_SCREEN_COVERAGE};
+        crowd *probe = NULL;
+        REQUIRE(crowd_create(&cd, &probe, NULL) == CROWD_OK);
+        memcpy(d.screen_coverage, crowd_settings(probe)->screen_coverage, sizeof d.screen_coverage);
+        d.hysteresis = crowd_settings(probe)->hysteresis;
+        crowd_destroy(probe);
+        t0 = d.screen_coverage[0];
+    }
+    const float factors[3] = {0.5f, 1.0f + 0.5f * d.hysteresis, 1.0f + 1.5f * d.hysteresis};
+    const int expected[3] = {1, 1, 0};
+    crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU);
+    for (int k = 0; k < 4; k++) {
+        float coverage = t0 * factors[k < 3 ? k : 1];
+        float dist = asset.sphere_radius * v.projection[5] / coverage, y = asset.sphere_center_y;
+        look(&v, 0, y, dist, 0, y, 0);
+        if (k == 3) { /* a fresh renderer: no state, the dead band's other side */
+            crowd_gl_destroy(r);
+            r = make_renderer(c, CROWD_GL_PATH_GPU);
+        }
+        const crowd_frame *f = crowd_update(c, 0.0f, &v);
+        REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+        crowd_gl_set_lod(r, &d, -1.0f);
+        crowd_gl_cull(r, f, &v, NULL);
+        int colour[4], shadow[4];
+        uint32_t hist[CROWD_MAX_LODS] = {0}, casters = 0, slots = f->record_count < 4 ? f->record_count : 4;
+        read_levels(r, slots, colour, shadow, hist, &casters);
+        int want = k < 3 ? expected[k] : 0;
+        CHECKF(colour[0] == want, "step %d (coverage %.3f x threshold): level %d, expected %d", k,
+               (double)factors[k < 3 ? k : 1], colour[0], want);
+    }
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
 static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, bool bands, uint8_t *out)
 {
     crowd_gl_scene s = {0};
@@ -441,11 +490,18 @@ static void skip_cache(void)
     REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     crowd_gl_cull(r, f, &v, light);
     CHECKF(gs->passes_run == 3, "moving the camera: %llu run", (unsigned long long)gs->passes_run);
+    /* pitch is in the key (the per-instance sphere test is fully 3D, unlike the grass's horizontal
+     * chunk test): looking a little lower from the same place runs the pass */
+    look(&v, 1, 6, 50, 0, 0.5f, 0);
+    f = crowd_update(c, 1.0f / 30.0f, &v);
+    REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+    crowd_gl_cull(r, f, &v, light);
+    CHECKF(gs->passes_run == 4, "pitching: %llu run", (unsigned long long)gs->passes_run);
     crowd_desc settings = *crowd_settings(c);
     settings.lod_bias = 2.0f;
     crowd_gl_set_lod(r, &settings, 0.0f);
     crowd_gl_cull(r, f, &v, light);
-    CHECKF(gs->passes_run == 4, "changing the LOD settings: %llu run", (unsigned long long)gs->passes_run);
+    CHECKF(gs->passes_run == 5, "changing the LOD settings: %llu run", (unsigned long long)gs->passes_run);
     glFinish(); /* the test may wait; the stats then arrive with the next polls */
     for (int i = 0; i < 4; i++)
         crowd_gl_cull(r, f, &v, light);
@@ -472,6 +528,7 @@ int main(void)
         return 1;
     RUN_TEST(bands_off_match_the_cpu);
     RUN_TEST(bands_split_as_expected);
+    RUN_TEST(hysteresis_on_the_gpu);
     RUN_TEST(budget_fits_like_the_cpu);
     RUN_TEST(frames_match_the_cpu_path);
     RUN_TEST(skip_cache);
