@@ -420,7 +420,7 @@ static uint32_t differing(const uint8_t *a, const uint8_t *b, int tolerance)
 }
 
 /* The same view through both paths, coverage policy, bands off: the same levels per instance, so
- * the frames (VAT and bones, cross-fade, shadows) may differ in at most a handful of pixels. The
+ * the frames (VAT and bones, cross-fade, shadows, attachments) may differ in at most a handful of pixels. The
  * crowd stands inside the view so both paths' shadow casters are the same instances. */
 static void frames_match_the_cpu_path(void)
 {
@@ -431,6 +431,19 @@ static void frames_match_the_cpu_path(void)
         crowd_gl_renderer *rc = make_renderer(c, CROWD_GL_PATH_CPU), *rg = make_renderer(c, CROWD_GL_PATH_GPU);
         crowd_gl_mode mode = bones ? CROWD_GL_BONES : CROWD_GL_VAT;
         REQUIRE(crowd_gl_set_mode(rc, mode) == CROWD_OK && crowd_gl_set_mode(rg, mode) == CROWD_OK);
+        /* a big cap on every other instance, up to level 3 (levels past it draw none on either path) */
+        static const float cap_p[] = {-0.3f, 0, -0.3f, 0.3f, 0, -0.3f, 0.3f, 0, 0.3f, -0.3f, 0, 0.3f, 0, 0.36f, 0};
+        static const float cap_n[] = {-0.6f, 0.5f, -0.6f, 0.6f, 0.5f, -0.6f, 0.6f, 0.5f, 0.6f, -0.6f, 0.5f, 0.6f, 0, 1, 0};
+        static const uint32_t cap_i[] = {0, 2, 1, 0, 3, 2, 0, 4, 3, 3, 4, 2, 2, 4, 1, 1, 4, 0};
+        crowd_gl_attachment_desc cap = {cap_p, cap_n, 5, cap_i, 18, "head", {230, 20, 200, 255}, 0, 3};
+        REQUIRE(crowd_gl_add_attachment(rc, &cap, NULL, NULL) == CROWD_OK);
+        REQUIRE(crowd_gl_add_attachment(rg, &cap, NULL, NULL) == CROWD_OK);
+        for (uint32_t i = 0; i < 600; i += 2) {
+            crowd_variant w = {{(uint8_t)(37 * i), (uint8_t)(200 - 13 * i), (uint8_t)(90 + 31 * i)}, {0}, 1};
+            for (int k = 0; k < 6; k++)
+                w.region_choice[k] = (uint8_t)(i + k);
+            crowd_set_variant(c, i, &w);
+        }
         int run = crowd_asset_find_clip(&asset, "run");
         for (uint32_t i = 0; i < 600; i += 3) /* some mid-fade */
             crowd_play(c, i, (uint32_t)run, 1.0f / asset.clips[run].duration, 2.0f);

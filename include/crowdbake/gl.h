@@ -26,8 +26,8 @@ extern "C" {
 /* Where culling and level of detail happen. CPU: the crowd's draw list is drawn as it is (every
  * platform; the reference). GPU: a compute pass per frame culls and picks levels per instance and
  * feeds indirect draws (desktop GL 4.3+ with vertex-stage storage buffers; see crowd_gl_cull).
- * AUTO: GPU where that exists, else CPU. DEFAULT is CPU for now: the GPU path does not yet budget
- * vertices or draw attachments at its own levels (see crowd_gl_cull). */
+ * AUTO: GPU where that exists, else CPU. DEFAULT is CPU for now: the GPU path needs crowd_gl_cull
+ * and crowd_gl_set_lod calls each frame that existing callers do not make yet. */
 typedef enum crowd_gl_path {
     CROWD_GL_PATH_DEFAULT = 0,
     CROWD_GL_PATH_CPU = 1,
@@ -171,7 +171,8 @@ CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
  * the cutoff. Bins make it demote up to one bin's instances more than the CPU's exact rule would.
  * budget_satisfied and demoted arrive with the late stats.
  *
- * Not yet on the GPU path: attachments are drawn from the CPU draw list, at the CPU's levels. */
+ * Attachments draw from the same partitions (levels <= their max_lod; a tiny dispatch copies the
+ * crowd's counts into their commands). Their triangles are not in the stats on this path. */
 
 /* The resolved path: CROWD_GL_PATH_CPU or CROWD_GL_PATH_GPU. */
 CROWD_API crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *renderer);

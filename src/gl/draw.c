@@ -129,6 +129,10 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
             *triangles += (uint64_t)lod->triangle_count * draw->count;
         }
     }
+    if (r->gpu) { /* GPU-driven path: attachments from the same partitions */
+        crowd_gpu_attachments_draw(r, f, view_projection, shadow, scene);
+        return;
+    }
     for (uint32_t i = 0; i < r->attachment_count; i++) {
         const crowd_gl_attachment *at = &r->attachments[i];
         const crowd_program *p = &r->attachment[shadow];

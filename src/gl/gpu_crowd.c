@@ -52,6 +52,11 @@ void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const floa
 {
     (void)r, (void)f, (void)vp, (void)shadow, (void)scene;
 }
+void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, const float vp[16], bool shadow,
+                                const crowd_gl_scene *scene)
+{
+    (void)r, (void)f, (void)vp, (void)shadow, (void)scene;
+}
 void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
 {
     (void)r, (void)settings, (void)band;
@@ -131,6 +136,11 @@ struct crowd_gpu_crowd {
     GLint u[C_COUNT];
     crowd_program programs[2][2][2]; /* [bones][cross-fade][depth only] */
     GLuint vao;
+
+    /* attachments: programs, one VAO each (mesh + slot attribute), 16 commands each */
+    crowd_program attachment_programs[2]; /* [depth only] */
+    GLuint attachment_vaos[CROWD_GL_MAX_ATTACHMENTS], attachment_commands;
+    uint32_t attachments_ready;        /* attachments with a VAO and commands (r->attachment_count grows) */
     uint32_t levels;
 
     /* live ranges of the last frame: (first slot, first item) pairs, as on the GPU */
@@ -231,6 +241,11 @@ static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd 
                                                   depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
             }
     }
+    for (int depth = 0; depth < 2 && result == CROWD_OK && a->bones.data; depth++)
+        result = crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)",
+                                          "#version 430 core\n", depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : "GPU_DRIVEN\n",
+                                          crowd_glsl_attachment_vert,
+                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     if (result == CROWD_OK)
         for (int i = 0; i < C_COUNT; i++)
             g->u[i] = glGetUniformLocation(g->cull, cull_uniform_names[i]);
@@ -296,6 +311,7 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     }
     if (g->budget)
         crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
+    g->attachments_ready = 0; /* their VAOs and commands follow the new buffers */
     if (g->vao) { /* the slot attribute reads the new id buffer */
         glBindVertexArray(g->vao);
         glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
@@ -354,6 +370,10 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
     glDeleteVertexArrays(1, &g->vao);
     glDeleteBuffers(1, &g->ranges);
     glDeleteBuffers(1, &g->budget);
+    glDeleteBuffers(1, &g->attachment_commands);
+    glDeleteVertexArrays(CROWD_GL_MAX_ATTACHMENTS, g->attachment_vaos);
+    for (int d = 0; d < 2; d++)
+        crowd_program_release(&g->attachment_programs[d]);
     crowd_free(g->range_words);
     crowd_free(g);
     r->gpu = NULL;
@@ -412,6 +432,52 @@ static bool update_ranges(struct crowd_gpu_crowd *g, const crowd_frame *f)
     return changed;
 }
 
+/* VAOs and command templates for attachments added since the last pass (crowd_gl_add_attachment
+ * appends; the layer's buffers may have been re-sized). */
+static void prepare_attachments(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
+{
+    if (g->attachments_ready == r->attachment_count)
+        return;
+    if (!g->attachment_commands) {
+        glGenBuffers(1, &g->attachment_commands);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->attachment_commands);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, CROWD_GL_MAX_ATTACHMENTS * 5 * 4 * CROWD_GPU_MAX_PARTITIONS, NULL,
+                     GL_DYNAMIC_COPY);
+    }
+    uint32_t words[5 * CROWD_GPU_MAX_PARTITIONS];
+    for (uint32_t i = 0; i < r->attachment_count; i++) {
+        const crowd_gl_attachment *at = &r->attachments[i];
+        for (uint32_t p = 0; p < CROWD_GPU_MAX_PARTITIONS; p++) {
+            words[5 * p] = at->index_count;
+            words[5 * p + 1] = 0;
+            words[5 * p + 2] = 0;
+            words[5 * p + 3] = 0;
+            words[5 * p + 4] = p * g->layer.partition_capacity;
+        }
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->attachment_commands);
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(i * sizeof words), sizeof words, words);
+        if (!g->attachment_vaos[i])
+            glGenVertexArrays(1, &g->attachment_vaos[i]);
+        glBindVertexArray(g->attachment_vaos[i]);
+        glBindBuffer(GL_ARRAY_BUFFER, at->positions);
+        glEnableVertexAttribArray(0);
+        glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+        glBindBuffer(GL_ARRAY_BUFFER, at->normals);
+        glEnableVertexAttribArray(1);
+        glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+        glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, at->indices);
+        glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+        glEnableVertexAttribArray(12);
+        glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+        glVertexAttribDivisor(12, 1);
+        glBindVertexArray(0);
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    g->attachments_ready = r->attachment_count;
+    crowd_gpu_layer_invalidate(&g->layer); /* their counts come with the next pass */
+}
+
 static void publish_stats(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
 {
     crowd_gpu_layer_poll(&g->layer);
@@ -451,6 +517,7 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         memcpy(key.light, light, sizeof key.light);
     key.has_light = light != NULL;
     key.settings = g->settings;
+    prepare_attachments(r, g);
     bool dirty = update_ranges(g, f) || f->upload_count > 0;
     if (crowd_gpu_layer_begin(&g->layer, &key, sizeof key, dirty)) {
         const cull_settings *s = &g->settings;
@@ -511,6 +578,13 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         glUniform1i(u[C_STAGE], 2);
         if (groups)
             glDispatchCompute(groups, 1, 1);
+        if (r->attachment_count && g->attachment_programs[0].id) { /* their instance counts are the crowd's */
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, g->attachment_commands);
+            glUniform1i(u[C_STAGE], 3);
+            glUniform1ui(u[C_TOTAL], r->attachment_count * CROWD_GPU_MAX_PARTITIONS);
+            glDispatchCompute(1, 1, 1);
+        }
         crowd_gpu_layer_end(&g->layer);
     }
     publish_stats(r, g);
@@ -560,5 +634,41 @@ void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const floa
         r->stats.shadow_triangles += g->stats.shadow_triangles;
     else
         r->stats.triangles += g->stats.triangles;
+}
+#endif
+
+#ifndef __EMSCRIPTEN__
+void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                                bool shadow, const crowd_gl_scene *scene)
+{
+    struct crowd_gpu_crowd *g = r->gpu;
+    const cull_settings *s = &g->settings;
+    const crowd_program *p = &g->attachment_programs[shadow];
+    if (!p->id || g->attachments_ready != r->attachment_count || (shadow && s->shadow_max_lod < 0))
+        return;
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->attachment_commands);
+    for (uint32_t i = 0; i < r->attachment_count; i++) {
+        const crowd_gl_attachment *at = &r->attachments[i];
+        int32_t top = (int32_t)g->levels - 1;
+        top = (int32_t)at->max_lod < top ? (int32_t)at->max_lod : top;
+        if (shadow)
+            top = s->shadow_max_lod < top ? s->shadow_max_lod : top;
+        uint32_t base = i * CROWD_GPU_MAX_PARTITIONS + (shadow ? g->levels : 0);
+        crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
+        glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
+        glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
+        glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);
+        if (!shadow)
+            glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
+        glBindVertexArray(g->attachment_vaos[i]);
+        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)(base * 5u * 4u),
+                                    top + 1, 0);
+        if (shadow)
+            r->stats.shadow_draws++;
+        else
+            r->stats.draws++;
+    }
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
 }
 #endif

@@ -28,6 +28,10 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r);
 void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16], bool shadow,
                           const crowd_gl_scene *scene);
 
+/* The attachments' draws of one pass, from the same partitions (levels <= each one's max_lod). */
+void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                                bool shadow, const crowd_gl_scene *scene);
+
 #ifndef __EMSCRIPTEN__
 /* For tests: the layer (partition p < levels: colour level p; levels + l: shadow level l). */
 const crowd_gpu_layer *crowd_gpu_crowd_layer(const crowd_gl_renderer *r);

@@ -30,6 +30,8 @@ layout(std430, binding = 4) readonly buffer crowd_ranges { uvec2 ranges[]; }; //
 // submitted (low, high words)
 #define BINS 256
 layout(std430, binding = 5) buffer crowd_budget { uint histogram[]; };
+// attachments' commands: 16 per attachment, instanceCount copied from the crowd's (stage 3)
+layout(std430, binding = 6) buffer crowd_attachment_commands { uint attachment_commands[]; };
 #define RESULT (8 * BINS)
 
 uniform uint u_range_count;
@@ -50,7 +52,7 @@ uniform float u_band;                 // log of (1 + band width); 0: no band
 uniform int u_shadow_max_lod;         // -1: no shadow casters
 uniform uint u_partition;             // ids per partition
 uniform uint u_shadow_base;           // partition index of shadow level 0
-uniform int u_stage;                  // 0 histogram, 1 resolve, 2 classify and compact
+uniform int u_stage;                  // 0 histogram, 1 resolve, 2 classify and compact, 3 attachments
 uniform int u_budget_on;
 uniform uint u_budget;                // index references
 uniform uint u_index_counts[8];       // per level
@@ -176,6 +178,11 @@ void main()
     if (u_stage == 1) {
         if (t == 0u)
             resolve_budget();
+        return;
+    }
+    if (u_stage == 3) { // u_total = attachments x 16: each attachment draws its wearers' partitions
+        if (t < u_total)
+            attachment_commands[5u * t + 1u] = commands[5u * (t % 16u) + 1u];
         return;
     }
     if (u_stage == 0) { // uniform: the whole dispatch leaves here, before any barrier
