@@ -12,6 +12,9 @@
 #include "crowdbake/crowd.h"
 #include "scene/scene.h"
 #include "tool_support.h"
+#ifdef CROWD_BENCH_RENDER
+#include "bench_render.h"
+#endif
 
 #define WARMUP 15
 #define DEFAULT_FRAMES 60
@@ -27,9 +30,15 @@ typedef struct bench_row {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--json]\n"
+                 "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
+                 "                   [--static] [--still]\n"
                  "\n"
                  "Runtime CPU cost per frame (simulation, chunk grid + LOD, gather, total) on the seed's\n"
-                 "benchmark scene, medians over the frames. Without an asset, bakes the humanoid first.\n");
+                 "benchmark scene, medians over the frames. Without an asset, bakes the humanoid first.\n"
+                 "--render draws every frame headless through EGL (desktop GL) on the CPU path or the GPU-driven\n"
+                 "path (--path is the same option) and reports the render path's CPU ms per call and each\n"
+                 "pass's GPU ms (timer queries); --static: no simulation (a settled crowd), --still: the\n"
+                 "camera does not orbit (the GPU path then skips its cull pass).\n");
 }
 
 static int compare_double(const void *a, const void *b)
@@ -195,22 +204,42 @@ int main(int argc, char **argv)
 {
     const char *asset_path = NULL, *counts_text = "1000,10000,25000,50000,100000,250000,1000000";
     uint32_t frames = DEFAULT_FRAMES;
-    bool json = false;
+    bool json = false, frames_given = false, render = false, sim_on = true, still = false;
+    int render_path = 0; /* 1 cpu, 2 gpu */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return tool_finish_stdout("crowd-bench", 0);
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
-        } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames")) {
+        } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
+                   !strcmp(argv[i], "--path")) {
             if (i + 1 >= argc)
                 return tool_missing_value("crowd-bench", argv[i]);
             if (!strcmp(argv[i], "--counts")) {
                 counts_text = argv[++i];
-            } else if (!tool_parse_u32(argv[++i], 45, 100000, &frames)) {
-                fprintf(stderr, "crowd-bench: --frames %s: expected a whole number in 45..100000\n", argv[i]);
+                continue;
+            }
+            if (!strcmp(argv[i], "--frames")) {
+                if (!tool_parse_u32(argv[++i], 3, 100000, &frames)) {
+                    fprintf(stderr, "crowd-bench: --frames %s: expected a whole number in 3..100000 (45 or more "
+                                    "without --render)\n", argv[i]);
+                    return 2;
+                }
+                frames_given = true;
+                continue;
+            }
+            const char *v = argv[++i];
+            if (strcmp(v, "cpu") && strcmp(v, "gpu")) {
+                fprintf(stderr, "crowd-bench: %s needs cpu or gpu\n", argv[i - 1]);
                 return 2;
             }
+            render = true;
+            render_path = !strcmp(v, "gpu") ? 2 : 1;
+        } else if (!strcmp(argv[i], "--static")) {
+            sim_on = false;
+        } else if (!strcmp(argv[i], "--still")) {
+            still = true;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "crowd-bench: unknown option %s (see --help)\n", argv[i]);
             return 2;
@@ -233,6 +262,16 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    if (!render && frames < 45) {
+        fprintf(stderr, "crowd-bench: --frames needs 45..100000 without --render\n");
+        return 2;
+    }
+#ifndef CROWD_BENCH_RENDER
+    if (render) {
+        fprintf(stderr, "crowd-bench: built without GL, no --render\n");
+        return 2;
+    }
+#endif
     crowd_asset asset;
     crowd_error err;
     crowd_result r;
@@ -249,6 +288,15 @@ int main(int argc, char **argv)
         crowd_bake_output_free(&baked);
         return 1;
     }
+#ifdef CROWD_BENCH_RENDER
+    if (render) {
+        int rs = bench_render(&asset, counts, n, render_path == 2 ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU,
+                              frames_given ? frames : 10, sim_on, still);
+        crowd_asset_free(&asset);
+        crowd_bake_output_free(&baked);
+        return rs;
+    }
+#endif
     bench_row rows[33];
     uint32_t row_count = 0;
     int status = 0;

@@ -48,6 +48,18 @@
 extern "C" {
 #endif
 
+/* Where culling and level of detail happen. CPU: the crowd's draw list is drawn as it is (every
+ * platform; the reference). GPU: a compute pass per frame culls and picks levels per instance and
+ * feeds indirect draws (desktop GL 4.3+ with vertex-stage storage buffers; see crowd_gl_cull).
+ * AUTO: GPU where that exists, else CPU. DEFAULT is CPU for now: the GPU path needs crowd_gl_cull
+ * and crowd_gl_set_lod calls each frame that existing callers do not make yet. */
+typedef enum crowd_gl_path {
+    CROWD_GL_PATH_DEFAULT = 0,
+    CROWD_GL_PATH_CPU = 1,
+    CROWD_GL_PATH_GPU = 2,          /* crowd_gl_create fails where it is not available */
+    CROWD_GL_PATH_AUTO = 3,
+} crowd_gl_path;
+
 typedef enum crowd_gl_mode {
     CROWD_GL_VAT = 0,
     CROWD_GL_BONES = 1,
@@ -79,6 +91,7 @@ typedef struct crowd_gl_desc {
     uint32_t capacity;              /* records the instance buffer holds at first; 0 = the crowd's record
                                        capacity, or 1024. It grows on upload when a frame needs more */
     crowd_gl_mode mode;
+    crowd_gl_path path;             /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
     uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
     crowd_gl_tint tint;             /* 0 = CROWD_GL_TINT_DEFAULT */
     uint32_t tint_region;           /* with CROWD_GL_TINT_REGION: the region index (< asset->region_count) */
@@ -205,6 +218,70 @@ CROWD_API const char *crowd_gl_last_error(const crowd_gl_renderer *renderer);
 /* Reports a pending GL error as CROWD_ERROR_GL naming `where`. A synchronous round trip: for set-up,
  * resizes and debug modes, not for every frame. */
 CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
+
+/* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
+ *
+ * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. The
+ * cull pass runs over the crowd's live records: with the coverage policy all of them (slots
+ * [0, stats.simulated)); with the distance policy those of the frame's draws (chunks the CPU found
+ * visible; for no CPU work per chunk or instance, give the crowd one chunk, chunk_size >=
+ * world_size, and far_pool -1, which also keeps records in their slots). The coverage policy's CPU
+ * re-sort moves records between slots, and the per-slot hysteresis state and band values stay
+ * with the slots, not with the instances. For each
+ * record it tests the bounding sphere (asset sphere x scale) against the camera and the light,
+ * picks the level by the settings of crowd_gl_set_lod, and compacts the slot into one partition per
+ * level for the colour pass and one per level <= shadow_max_lod for the shadow pass; the counters
+ * are the instance counts of glMultiDrawElementsIndirect. Nothing is read back.
+ *
+ * Skip-when-unchanged: the pass is skipped and last frame's draws reused when the key is unchanged
+ * and the frame uploaded nothing. The key: the view and projection matrices (position, heading,
+ * pitch and frustum all change the per-instance sphere test, so all of them count), the light's
+ * view-projection (shadow casters), the LOD settings and band, and the frame's live ranges.
+ * Time is not in it: the bounds are the asset's, the same for every pose, so a settled crowd
+ * under a still camera costs no pass.
+ *
+ * Vertex budget (coverage policy, as on the CPU): a first dispatch histograms the visible instances
+ * by preferred level and log2 coverage (256 bins, 8 per octave), a one-invocation dispatch walks
+ * the bins from the smallest coverage up, demoting whole bins to the last level until the indices
+ * submitted fit (seed 004's order: smallest first, each as far as it goes; nobody is hidden; an
+ * impossible budget leaves everyone visible at the last level), and the classify dispatch applies
+ * the cutoff. Bins make it demote up to one bin's instances more than the CPU's exact rule would.
+ * budget_satisfied and demoted arrive with the late stats.
+ *
+ * Attachments draw from the same partitions (levels <= their max_lod; a tiny dispatch copies the
+ * crowd's counts into their commands). Their triangles are not in the stats on this path. */
+
+/* The resolved path: CROWD_GL_PATH_CPU or CROWD_GL_PATH_GPU. */
+CROWD_API crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *renderer);
+
+/* LOD settings for the GPU path: the crowd's (crowd_settings(crowd)): policy, screen_coverage,
+ * lod_distances, lod_bias, hysteresis, min_coverage, shadow_max_lod, shadows, cross_fade_max_lod.
+ * `band` is the width of the stochastic hand-off between two levels, relative: each threshold T
+ * becomes the band [T / (1 + band), T * (1 + band)], in which each instance takes the coarser level
+ * when a fixed random value of its own is below the blend factor (drawn by exactly one level, never
+ * two). 0 = default (0.15), negative = no band (exactly the CPU policy's levels). Until called, the
+ * GPU path uses crowd_desc defaults for the coverage policy. No effect on the CPU path. */
+CROWD_API void crowd_gl_set_lod(crowd_gl_renderer *renderer, const crowd_desc *settings, float band);
+
+/* GPU path: culls and classifies for this frame's camera and light (light_view_projection may be
+ * NULL: no shadow casters), or skips when nothing changed. CPU path: nothing. */
+CROWD_API void crowd_gl_cull(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_view *view,
+                             const float light_view_projection[16]);
+
+/* What the GPU path did, read back asynchronously: the counters of the pass that finished
+ * `frames_late` passes ago (0 = none read yet; they are a few frames old, never waited for). */
+typedef struct crowd_gl_gpu_stats {
+    uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass */
+    uint32_t shadow_casters;
+    uint64_t triangles, shadow_triangles;
+    uint32_t demoted;               /* vertex budget: visible instances drawn below their preferred level */
+    bool budget_satisfied;          /* true without a budget */
+    uint32_t frames_late;           /* passes run since the one these counts come from */
+    bool valid;                     /* false until the first copy has been read */
+    uint64_t passes_run, passes_skipped;
+} crowd_gl_gpu_stats;
+
+CROWD_API const crowd_gl_gpu_stats *crowd_gl_get_gpu_stats(const crowd_gl_renderer *renderer);
 
 #ifdef __cplusplus
 }

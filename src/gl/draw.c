@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/camera.h"
+#include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"
 
 static void mat4_mul(float out[16], const float a[16], const float b[16])
@@ -83,8 +84,8 @@ static void draw_batch(const crowd_gl_batch *b)
 
 /* Binds a program for the crowd or an attachment and sets what both share: textures, the asset's
  * decode uniforms, the camera and (colour pass only) the lighting. */
-static void begin_program(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
-                          const float view_projection[16], bool shadow, const crowd_gl_scene *scene)
+void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
+                            const float view_projection[16], bool shadow, const crowd_gl_scene *scene)
 {
     glUseProgram(p->id);
     bind_textures(r, p, shadow);
@@ -103,7 +104,9 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
     int bones = r->mode == CROWD_GL_BONES;
     uint32_t *draws = shadow ? &r->stats.shadow_draws : &r->stats.draws;
     uint64_t *triangles = shadow ? &r->stats.shadow_triangles : &r->stats.triangles;
-    for (int fade = 0; fade < 2; fade++) {
+    if (r->gpu) /* GPU-driven path: the body from the cull pass's partitions */
+        crowd_gpu_crowd_draw(r, f, view_projection, shadow, scene);
+    for (int fade = 0; fade < 2 && !r->gpu; fade++) {
         const crowd_program *p = &r->crowd[bones][fade][shadow];
         bool used = false;
         for (uint32_t d = 0; d < f->draw_count; d++) {
@@ -112,7 +115,7 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
             if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || wants_fade != (fade != 0))
                 continue;
             if (!used) {
-                begin_program(r, p, f, view_projection, shadow, scene);
+                crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
                 glBindVertexArray(r->vao);
                 if (!a->colors)
                     glVertexAttrib4f(2, 1.0f, 1.0f, 1.0f, 1.0f); /* generic value: white vertex colours */
@@ -126,6 +129,10 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
             *triangles += (uint64_t)lod->triangle_count * draw->count;
         }
     }
+    if (r->gpu) { /* GPU-driven path: attachments from the same partitions */
+        crowd_gpu_attachments_draw(r, f, view_projection, shadow, scene);
+        return;
+    }
     for (uint32_t i = 0; i < r->attachment_count; i++) {
         const crowd_gl_attachment *at = &r->attachments[i];
         const crowd_program *p = &r->attachment[shadow];
@@ -135,7 +142,7 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
             if (draw->lod > at->max_lod || (shadow && !(draw->flags & CROWD_DRAW_SHADOW)))
                 continue;
             if (!used) {
-                begin_program(r, p, f, view_projection, shadow, scene);
+                crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
                 glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
                 glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
                 glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);

@@ -54,11 +54,11 @@ static void append_defines(char *out, size_t size, const char *defines)
     }
 }
 
-static GLuint compile(GLenum stage, const char *name, bool es, const char *defines, const char *body,
+static GLuint compile(GLenum stage, const char *name, const char *header, const char *defines, const char *body,
                       crowd_error *error)
 {
     char preamble[1024];
-    snprintf(preamble, sizeof preamble, "%s", es ? CROWD_GLSL_ES_HEADER : CROWD_GLSL_DESKTOP_HEADER);
+    snprintf(preamble, sizeof preamble, "%s", header);
     append_defines(preamble, sizeof preamble, defines);
     const char *sources[2] = {preamble, body};
     GLuint shader = glCreateShader(stage);
@@ -79,11 +79,19 @@ static GLuint compile(GLenum stage, const char *name, bool es, const char *defin
 crowd_result crowd_program_build(crowd_program *program, const char *name, bool es, const char *defines,
                                  const char *vertex, const char *fragment, crowd_error *error)
 {
+    return crowd_program_build_with(program, name, es ? CROWD_GLSL_ES_HEADER : CROWD_GLSL_DESKTOP_HEADER, defines,
+                                    vertex, fragment, error);
+}
+
+crowd_result crowd_program_build_with(crowd_program *program, const char *name, const char *header,
+                                      const char *defines, const char *vertex, const char *fragment,
+                                      crowd_error *error)
+{
     memset(program, 0, sizeof *program);
-    GLuint vs = compile(GL_VERTEX_SHADER, name, es, defines, vertex, error);
+    GLuint vs = compile(GL_VERTEX_SHADER, name, header, defines, vertex, error);
     if (!vs)
         return CROWD_ERROR_GL;
-    GLuint fs = compile(GL_FRAGMENT_SHADER, name, es, defines, fragment, error);
+    GLuint fs = compile(GL_FRAGMENT_SHADER, name, header, defines, fragment, error);
     if (!fs) {
         glDeleteShader(vs);
         return CROWD_ERROR_GL;

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"
 #include "gl/shaders.h"
 
@@ -342,6 +343,8 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
         create_timers(r);
         result = crowd_gl_check("timer queries", error);
     }
+    if (result == CROWD_OK)
+        result = crowd_gpu_crowd_choose(r, error);
     if (result != CROWD_OK) {
         crowd_gl_destroy(r);
         return result;
@@ -362,6 +365,7 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
 {
     if (!r)
         return;
+    crowd_gpu_crowd_destroy(r);
     for (int b = 0; b < 2; b++)
         for (int f = 0; f < 2; f++)
             for (int d = 0; d < 2; d++)

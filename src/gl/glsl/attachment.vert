@@ -1,9 +1,30 @@
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
+#ifdef GPU_DRIVEN
+// The GPU-driven path reads the record from a buffer, as crowd.vert does (see there).
+#define i_transform i_unused_transform
+#define i_clip_a i_unused_clip_a
+#define i_clip_b i_unused_clip_b
+#define i_look i_unused_look
+#endif
 layout(location = 8) in vec4 i_transform;
 layout(location = 9) in vec4 i_clip_a;
 layout(location = 10) in vec4 i_clip_b;
 layout(location = 11) in uvec4 i_look;
+
+#ifdef GPU_DRIVEN
+layout(location = 12) in uint i_slot;
+struct crowd_record_gpu { vec4 transform; vec4 clip_a; vec4 clip_b; uvec4 look; };
+layout(std430, binding = 0) readonly buffer crowd_records { crowd_record_gpu u_records[]; };
+#undef i_transform
+#undef i_clip_a
+#undef i_clip_b
+#undef i_look
+#define i_transform u_records[i_slot].transform
+#define i_clip_a u_records[i_slot].clip_a
+#define i_clip_b u_records[i_slot].clip_b
+#define i_look u_records[i_slot].look
+#endif
 
 uniform mat4 u_view_projection;
 uniform float u_time;

@@ -5,10 +5,35 @@ layout(location = 3) in vec3 a_bind_position;
 layout(location = 4) in vec3 a_bind_normal;
 layout(location = 5) in uvec4 a_joints;
 layout(location = 6) in vec4 a_weights;
+#ifdef GPU_DRIVEN
+// The GPU-driven path (GLSL 4.30, src/gl/gpu_crowd.c) reads the record from a buffer (below): the
+// four attributes declared next become unused inputs under other names.
+#define i_transform i_unused_transform
+#define i_clip_a i_unused_clip_a
+#define i_clip_b i_unused_clip_b
+#define i_look i_unused_look
+#endif
 layout(location = 8) in vec4 i_transform;   // x y z yaw
 layout(location = 9) in vec4 i_clip_a;      // clip, phase offset, rate, scale
 layout(location = 10) in vec4 i_clip_b;     // clip, phase offset, rate, fade start
 layout(location = 11) in uvec4 i_look;      // tint rgba8, variant, fade rate bits, flags (crowd.h CROWD_RECORD_*)
+
+#ifdef GPU_DRIVEN
+// The cull pass wrote this instance's slot into its level's partition of the id buffer; the draw's
+// baseInstance points i_slot there. The four names then stand for the record's fields, so the rest
+// of this file reads the same record either way.
+layout(location = 12) in uint i_slot;
+struct crowd_record_gpu { vec4 transform; vec4 clip_a; vec4 clip_b; uvec4 look; };
+layout(std430, binding = 0) readonly buffer crowd_records { crowd_record_gpu u_records[]; };
+#undef i_transform
+#undef i_clip_a
+#undef i_clip_b
+#undef i_look
+#define i_transform u_records[i_slot].transform
+#define i_clip_a u_records[i_slot].clip_a
+#define i_clip_b u_records[i_slot].clip_b
+#define i_look u_records[i_slot].look
+#endif
 
 uniform mat4 u_view_projection;
 uniform float u_time;

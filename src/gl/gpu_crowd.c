@@ -1,0 +1,674 @@
+/* The crowd's GPU-driven path: the cull pass (glsl/cull.comp) over the frame's live records on the
+ * layer of gpu_cull.h, and the body draws as glMultiDrawElementsIndirect over its partitions, with
+ * the crowd's own vertex shader reading records through the compacted slots (GPU_DRIVEN). */
+#include "gl/gpu_crowd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "gl/shaders.h"
+
+crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *r)
+{
+    return r && r->gpu ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU;
+}
+
+crowd_result crowd_gpu_crowd_choose(crowd_gl_renderer *r, crowd_error *error)
+{
+    crowd_gl_path path = r->desc.path;
+    if (path == CROWD_GL_PATH_DEFAULT || path == CROWD_GL_PATH_CPU)
+        return CROWD_OK;
+    if (path != CROWD_GL_PATH_GPU && path != CROWD_GL_PATH_AUTO)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_desc.path: unknown value %d", (int)path);
+    if (!crowd_gpu_crowd_available(r)) {
+        if (path == CROWD_GL_PATH_AUTO)
+            return CROWD_OK;
+        return crowd_fail(error, CROWD_ERROR_GL, "the GPU-driven path needs desktop GL 4.3 with storage buffers "
+                                                 "in the vertex stage");
+    }
+    return crowd_gpu_crowd_create(r, error);
+}
+
+#ifdef __EMSCRIPTEN__
+bool crowd_gpu_crowd_available(const crowd_gl_renderer *r)
+{
+    (void)r;
+    return false;
+}
+crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
+{
+    (void)r;
+    return crowd_fail(error, CROWD_ERROR_GL, "the GPU-driven path needs desktop GL 4.3");
+}
+void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
+{
+    (void)r;
+}
+void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const float vp[16], bool shadow,
+                          const crowd_gl_scene *scene)
+{
+    (void)r, (void)f, (void)vp, (void)shadow, (void)scene;
+}
+void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, const float vp[16], bool shadow,
+                                const crowd_gl_scene *scene)
+{
+    (void)r, (void)f, (void)vp, (void)shadow, (void)scene;
+}
+void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
+{
+    (void)r, (void)settings, (void)band;
+}
+void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view *view, const float light[16])
+{
+    (void)r, (void)f, (void)view, (void)light;
+}
+const crowd_gl_gpu_stats *crowd_gl_get_gpu_stats(const crowd_gl_renderer *r)
+{
+    static const crowd_gl_gpu_stats none;
+    (void)r;
+    return &none;
+}
+#else
+
+#define DEFAULT_BAND 0.15f
+
+enum cull_uniform {
+    C_RANGE_COUNT,
+    C_TOTAL,
+    C_PLANES,
+    C_LIGHT_PLANES,
+    C_CAMERA,
+    C_PROJECTION_SCALE,
+    C_PERSPECTIVE,
+    C_SPHERE_Y,
+    C_SPHERE_RADIUS,
+    C_LEVELS,
+    C_POLICY,
+    C_THRESHOLDS,
+    C_HYSTERESIS,
+    C_BIAS,
+    C_MIN_COVERAGE,
+    C_BAND,
+    C_SHADOW_MAX_LOD,
+    C_PARTITION,
+    C_SHADOW_BASE,
+    C_STAGE,
+    C_BUDGET_ON,
+    C_BUDGET,
+    C_INDEX_COUNTS,
+    C_COUNT
+};
+
+static const char *const cull_uniform_names[C_COUNT] = {
+    "u_range_count", "u_total",     "u_planes",     "u_light_planes", "u_camera",     "u_projection_scale",
+    "u_perspective", "u_sphere_y",  "u_sphere_radius", "u_levels",    "u_policy",     "u_thresholds",
+    "u_hysteresis",  "u_bias",      "u_min_coverage", "u_band",       "u_shadow_max_lod", "u_partition",
+    "u_shadow_base", "u_stage", "u_budget_on", "u_budget", "u_index_counts",
+};
+
+#define BINS 256                       /* as cull.comp */
+#define BUDGET_RESULT (8 * BINS)       /* words: cutoff, satisfied, demoted, indices low, high */
+#define BUDGET_WORDS (BUDGET_RESULT + 8)
+
+/* The LOD settings of crowd_gl_set_lod, resolved; part of the skip key, so no padding holes. */
+typedef struct cull_settings {
+    uint32_t policy;                   /* 0 distance, 1 coverage */
+    float thresholds[CROWD_MAX_LODS];
+    float hysteresis, bias, min_coverage, band_log;
+    int32_t shadow_max_lod;            /* -1: no casters */
+    int32_t cross_fade_max_lod;
+    uint32_t vertex_budget;            /* index references; 0 = none */
+} cull_settings;
+
+/* What the pass's result depends on besides the records (see gl.h: skip-when-unchanged). */
+typedef struct cull_key {
+    float view[16], projection[16], light[16];
+    uint32_t has_light;
+    cull_settings settings;
+} cull_key;
+
+struct crowd_gpu_crowd {
+    crowd_gpu_layer layer;
+    GLuint cull;
+    GLint u[C_COUNT];
+    crowd_program programs[2][2][2]; /* [bones][cross-fade][depth only] */
+    GLuint vao;
+
+    /* attachments: programs, one VAO each (mesh + slot attribute), 16 commands each */
+    crowd_program attachment_programs[2]; /* [depth only] */
+    GLuint attachment_vaos[CROWD_GL_MAX_ATTACHMENTS], attachment_commands;
+    uint32_t attachments_ready;        /* attachments with a VAO and commands (r->attachment_count grows) */
+    uint32_t levels;
+
+    /* live ranges of the last frame: (first slot, first item) pairs, as on the GPU */
+    GLuint budget;                     /* histogram + result (cull.comp binding 5) */
+    GLuint ranges;
+    uint32_t *range_words, range_capacity, range_count, total;
+
+    cull_settings settings;
+    crowd_gl_gpu_stats stats;
+};
+
+bool crowd_gpu_crowd_available(const crowd_gl_renderer *r)
+{
+    if (r->desc.es)
+        return false;
+    GLint major = 0, minor = 0, vertex_blocks = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    if (major < 4 || (major == 4 && minor < 3))
+        return false;
+    glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_blocks);
+    return vertex_blocks >= 1;
+}
+
+const crowd_gpu_layer *crowd_gpu_crowd_layer(const crowd_gl_renderer *r)
+{
+    return r->gpu ? &r->gpu->layer : NULL;
+}
+
+/* ---- settings ---------------------------------------------------------------------------------- */
+
+static void resolve_settings(const crowd_asset *a, const crowd_desc *in, float band, cull_settings *out)
+{
+    static const float default_coverage[5] = {0.25f, 0.1f, 0.04f, 0.015f, 0.0f};
+    static const float default_distances[4] = {6.0f, 14.0f, 34.0f, 80.0f};
+    crowd_desc d = {0};
+    if (in)
+        d = *in;
+    memset(out, 0, sizeof *out);
+    out->policy = in && d.lod_policy == CROWD_LOD_DISTANCE ? 0u : 1u;
+    bool given = false, hints = false;
+    if (out->policy == 1) {
+        for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
+            given |= d.screen_coverage[l] != 0.0f;
+        for (uint32_t l = 1; l < a->lod_count; l++)
+            hints |= a->lods[l].screen_coverage > 0.0f;
+        for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
+            out->thresholds[l] = given ? d.screen_coverage[l]
+                                 : hints ? (l < a->lod_count ? a->lods[l].screen_coverage : 0.0f)
+                                         : (l < 5 ? default_coverage[l] : 0.0f);
+    } else {
+        for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
+            given |= d.lod_distances[l] != 0.0f;
+        for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
+            out->thresholds[l] = given ? d.lod_distances[l] : (l < 4 ? default_distances[l] : 0.0f);
+    }
+    out->hysteresis = d.hysteresis != 0.0f ? d.hysteresis : 0.1f;
+    out->bias = d.lod_bias > 0.0f ? d.lod_bias : 1.0f;
+    out->min_coverage = d.min_coverage > 0.0f ? d.min_coverage : 0.0f;
+    float width = band == 0.0f ? DEFAULT_BAND : band;
+    out->band_log = width > 0.0f && isfinite(width) ? logf(1.0f + width) : 0.0f;
+    uint32_t smax = d.shadow_max_lod ? d.shadow_max_lod : 2, cfm = d.cross_fade_max_lod ? d.cross_fade_max_lod : 1;
+    out->shadow_max_lod = d.shadows < 0 ? -1 : (int32_t)(smax < a->lod_count ? smax : a->lod_count - 1);
+    out->cross_fade_max_lod = (int32_t)(cfm < a->lod_count ? cfm : a->lod_count - 1);
+    out->vertex_budget = out->policy == 1 ? d.vertex_budget : 0; /* as on the CPU: coverage policy only */
+}
+
+void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
+{
+    if (!r || !r->gpu)
+        return;
+    resolve_settings(r->asset, settings, band, &r->gpu->settings);
+}
+
+/* ---- creation ---------------------------------------------------------------------------------- */
+
+static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, crowd_error *error)
+{
+    const crowd_asset *a = r->asset;
+    char encoding[64] = "GPU_DRIVEN\n";
+    if (a->position_encoding == CROWD_POSITION_F16_BOX)
+        strcat(encoding, "POS_F16\n");
+    if (a->normal_encoding == CROWD_NORMAL_OCT8_IN_W)
+        strcat(encoding, "NORMAL_W8\n");
+    if (a->normal_encoding == CROWD_NORMAL_OCT_F16)
+        strcat(encoding, "NORMAL_F16\n");
+    crowd_result result = crowd_gpu_compute_program(&g->cull, "crowd cull", crowd_glsl_cull_comp, error);
+    for (int bones = 0; bones < 2 && result == CROWD_OK; bones++) {
+        if (bones && !a->bones.data)
+            break;
+        for (int fade = 0; fade < 2 && result == CROWD_OK; fade++)
+            for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
+                char defines[160];
+                snprintf(defines, sizeof defines, "%s%s%s%s", encoding, bones ? "BONES\n" : "",
+                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : "");
+                result = crowd_program_build_with(&g->programs[bones][fade][depth], "crowd (GPU-driven)",
+                                                  "#version 430 core\n", defines, crowd_glsl_crowd_vert,
+                                                  depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+            }
+    }
+    for (int depth = 0; depth < 2 && result == CROWD_OK && a->bones.data; depth++)
+        result = crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)",
+                                          "#version 430 core\n", depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : "GPU_DRIVEN\n",
+                                          crowd_glsl_attachment_vert,
+                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+    if (result == CROWD_OK)
+        for (int i = 0; i < C_COUNT; i++)
+            g->u[i] = glGetUniformLocation(g->cull, cull_uniform_names[i]);
+    return result;
+}
+
+/* The mesh attributes of the CPU path's VAO (locations 0..6), plus the slot attribute (12) read
+ * per instance from the id buffer: baseInstance selects the partition. */
+static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
+{
+    const crowd_asset *a = r->asset;
+    glGenVertexArrays(1, &g->vao);
+    glBindVertexArray(g->vao);
+    glBindBuffer(GL_ARRAY_BUFFER, r->vbo_region);
+    glEnableVertexAttribArray(0);
+    glVertexAttribIPointer(0, 1, GL_UNSIGNED_BYTE, 0, NULL);
+    if (a->uvs) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->vbo_uv);
+        glEnableVertexAttribArray(1);
+        glVertexAttribPointer(1, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+    }
+    if (a->colors) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->vbo_color);
+        glEnableVertexAttribArray(2);
+        glVertexAttribPointer(2, 4, GL_UNSIGNED_BYTE, GL_TRUE, 0, NULL);
+    }
+    glBindBuffer(GL_ARRAY_BUFFER, r->vbo_position);
+    glEnableVertexAttribArray(3);
+    glVertexAttribPointer(3, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+    glBindBuffer(GL_ARRAY_BUFFER, r->vbo_normal);
+    glEnableVertexAttribArray(4);
+    glVertexAttribPointer(4, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+    if (a->joints) {
+        glBindBuffer(GL_ARRAY_BUFFER, r->vbo_joints);
+        glEnableVertexAttribArray(5);
+        glVertexAttribIPointer(5, 4, GL_UNSIGNED_SHORT, 0, NULL);
+        glBindBuffer(GL_ARRAY_BUFFER, r->vbo_weights);
+        glEnableVertexAttribArray(6);
+        glVertexAttribPointer(6, 4, GL_UNSIGNED_SHORT, GL_TRUE, 0, NULL);
+    }
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r->ibo);
+    glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+    glEnableVertexAttribArray(12);
+    glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+    glVertexAttribDivisor(12, 1);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+/* Partitions and state for `capacity` records (at creation, and again if the instance buffer grows:
+ * the hysteresis state starts afresh then). */
+static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, uint32_t capacity, crowd_error *error)
+{
+    const crowd_asset *a = r->asset;
+    if (g->layer.ids)
+        crowd_gpu_layer_destroy(&g->layer);
+    crowd_result result = crowd_gpu_layer_create(&g->layer, 2 * g->levels, capacity, capacity, error);
+    if (result != CROWD_OK)
+        return result;
+    for (uint32_t l = 0; l < g->levels; l++) { /* colour level l and shadow level l draw the same mesh */
+        crowd_gpu_layer_set_command(&g->layer, l, a->lods[l].index_count, a->lods[l].first_index, 0);
+        crowd_gpu_layer_set_command(&g->layer, g->levels + l, a->lods[l].index_count, a->lods[l].first_index, 0);
+    }
+    if (g->budget)
+        crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
+    g->attachments_ready = 0; /* their VAOs and commands follow the new buffers */
+    if (g->vao) { /* the slot attribute reads the new id buffer */
+        glBindVertexArray(g->vao);
+        glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+        glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+        glBindVertexArray(0);
+        glBindBuffer(GL_ARRAY_BUFFER, 0);
+    }
+    return CROWD_OK;
+}
+
+crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
+{
+    const crowd_asset *a = r->asset;
+    struct crowd_gpu_crowd *g = crowd_calloc(1, sizeof *g);
+    if (!g)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
+    r->gpu = g;
+    g->levels = a->lod_count < CROWD_MAX_LODS ? a->lod_count : CROWD_MAX_LODS;
+    crowd_result result = size_layer(r, g, r->capacity, error);
+    if (result != CROWD_OK)
+        return result;
+    g->range_capacity = 64;
+    g->range_words = crowd_calloc(2 * (size_t)g->range_capacity, sizeof(uint32_t));
+    if (!g->range_words)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
+    glGenBuffers(1, &g->budget);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->budget);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 4 * BUDGET_WORDS, NULL, GL_DYNAMIC_COPY);
+    uint32_t zero = 0;
+    glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
+    glGenBuffers(1, &g->ranges);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->ranges);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 8 * (GLsizeiptr)g->range_capacity, NULL, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    resolve_settings(a, NULL, 0.0f, &g->settings);
+    build_vao(r, g);
+    result = build_programs(r, g, error);
+    if (result == CROWD_OK)
+        result = crowd_gl_check("GPU-driven path", error);
+    return result;
+}
+
+void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
+{
+    struct crowd_gpu_crowd *g = r->gpu;
+    if (!g)
+        return;
+    crowd_gpu_layer_destroy(&g->layer);
+    for (int b = 0; b < 2; b++)
+        for (int f = 0; f < 2; f++)
+            for (int d = 0; d < 2; d++)
+                crowd_program_release(&g->programs[b][f][d]);
+    if (g->cull)
+        glDeleteProgram(g->cull);
+    glDeleteVertexArrays(1, &g->vao);
+    glDeleteBuffers(1, &g->ranges);
+    glDeleteBuffers(1, &g->budget);
+    glDeleteBuffers(1, &g->attachment_commands);
+    glDeleteVertexArrays(CROWD_GL_MAX_ATTACHMENTS, g->attachment_vaos);
+    for (int d = 0; d < 2; d++)
+        crowd_program_release(&g->attachment_programs[d]);
+    crowd_free(g->range_words);
+    crowd_free(g);
+    r->gpu = NULL;
+}
+
+/* ---- the cull pass ----------------------------------------------------------------------------- */
+
+/* The frame's draws as live slot ranges, adjacent ones merged (the coverage policy's per-level draws
+ * become one). Returns whether they differ from last frame's (uploaded then). */
+static bool update_ranges(struct crowd_gpu_crowd *g, const crowd_frame *f)
+{
+    uint32_t n = 0, total = 0;
+    bool changed = false;
+    /* The coverage policy keeps every live record in slots [0, live count), culled ones included
+     * (they sort after the drawn ones, parked ones last): all of them, so that instances out of
+     * the camera's view still cast shadows into it. */
+    crowd_draw everyone = {0, 0, f->stats.simulated, 0};
+    bool coverage = g->settings.policy == 1;
+    uint32_t draw_count = coverage ? 1 : f->draw_count;
+    for (uint32_t d = 0; d < draw_count; d++) {
+        crowd_draw draw_in = coverage ? everyone : f->draws[d];
+        const crowd_draw *draw = &draw_in;
+        uint32_t room = g->layer.partition_capacity; /* never past the buffers: records beyond are not drawn */
+        draw_in.first = draw_in.first < room ? draw_in.first : room;
+        draw_in.count = draw_in.count < room - draw_in.first ? draw_in.count : room - draw_in.first;
+        if (!draw->count)
+            continue;
+        if (n && g->range_words[2 * (n - 1)] + (total - g->range_words[2 * (n - 1) + 1]) == draw->first) {
+            total += draw->count; /* continues the previous range */
+            continue;
+        }
+        if (n == g->range_capacity) { /* grows rarely (more chunks drawn apart than ever before) */
+            uint32_t *grown = crowd_realloc_sized(g->range_words, 8 * (size_t)n, 16 * (size_t)n);
+            if (!grown)
+                break;
+            g->range_words = grown;
+            g->range_capacity = 2 * n;
+            glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->ranges);
+            glBufferData(GL_SHADER_STORAGE_BUFFER, 8 * (GLsizeiptr)g->range_capacity, NULL, GL_DYNAMIC_DRAW);
+            changed = true;
+        }
+        changed |= n >= g->range_count || g->range_words[2 * n] != draw->first || g->range_words[2 * n + 1] != total;
+        g->range_words[2 * n] = draw->first;
+        g->range_words[2 * n + 1] = total;
+        n++;
+        total += draw->count;
+    }
+    changed |= n != g->range_count || total != g->total;
+    g->range_count = n;
+    g->total = total;
+    if (changed && n) {
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->ranges);
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 8 * (GLsizeiptr)n, g->range_words);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    }
+    return changed;
+}
+
+/* VAOs and command templates for attachments added since the last pass (crowd_gl_add_attachment
+ * appends; the layer's buffers may have been re-sized). */
+static void prepare_attachments(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
+{
+    if (g->attachments_ready == r->attachment_count)
+        return;
+    if (!g->attachment_commands) {
+        glGenBuffers(1, &g->attachment_commands);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->attachment_commands);
+        glBufferData(GL_SHADER_STORAGE_BUFFER, CROWD_GL_MAX_ATTACHMENTS * 5 * 4 * CROWD_GPU_MAX_PARTITIONS, NULL,
+                     GL_DYNAMIC_COPY);
+    }
+    uint32_t words[5 * CROWD_GPU_MAX_PARTITIONS];
+    for (uint32_t i = 0; i < r->attachment_count; i++) {
+        const crowd_gl_attachment *at = &r->attachments[i];
+        for (uint32_t p = 0; p < CROWD_GPU_MAX_PARTITIONS; p++) {
+            words[5 * p] = at->index_count;
+            words[5 * p + 1] = 0;
+            words[5 * p + 2] = 0;
+            words[5 * p + 3] = 0;
+            words[5 * p + 4] = p * g->layer.partition_capacity;
+        }
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->attachment_commands);
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, (GLintptr)(i * sizeof words), sizeof words, words);
+        if (!g->attachment_vaos[i])
+            glGenVertexArrays(1, &g->attachment_vaos[i]);
+        glBindVertexArray(g->attachment_vaos[i]);
+        glBindBuffer(GL_ARRAY_BUFFER, at->positions);
+        glEnableVertexAttribArray(0);
+        glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+        glBindBuffer(GL_ARRAY_BUFFER, at->normals);
+        glEnableVertexAttribArray(1);
+        glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+        glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, at->indices);
+        glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+        glEnableVertexAttribArray(12);
+        glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+        glVertexAttribDivisor(12, 1);
+        glBindVertexArray(0);
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    g->attachments_ready = r->attachment_count;
+    crowd_gpu_layer_invalidate(&g->layer); /* their counts come with the next pass */
+}
+
+static void publish_stats(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
+{
+    crowd_gpu_layer_poll(&g->layer);
+    crowd_gl_gpu_stats *st = &g->stats;
+    st->passes_run = g->layer.passes_run;
+    st->passes_skipped = g->layer.passes_skipped;
+    if (!g->layer.late_pass)
+        return;
+    st->valid = true;
+    st->frames_late = (uint32_t)(g->layer.passes_run - g->layer.late_pass);
+    st->triangles = st->shadow_triangles = 0;
+    st->shadow_casters = 0;
+    for (uint32_t l = 0; l < g->levels; l++) {
+        uint32_t tris = r->asset->lods[l].triangle_count;
+        st->submitted[l] = g->layer.late_counts[l];
+        st->shadow_casters += g->layer.late_counts[g->levels + l];
+        st->triangles += (uint64_t)tris * g->layer.late_counts[l];
+        st->shadow_triangles += (uint64_t)tris * g->layer.late_counts[g->levels + l];
+    }
+    const uint32_t *budget = g->layer.late_extra;
+    st->budget_satisfied = !g->settings.vertex_budget || budget[1] != 0;
+    st->demoted = g->settings.vertex_budget ? budget[2] : 0;
+}
+
+void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view *view, const float light[16])
+{
+    if (!r || !r->gpu || !f || !view)
+        return;
+    struct crowd_gpu_crowd *g = r->gpu;
+    if (r->capacity > g->layer.partition_capacity && size_layer(r, g, r->capacity, NULL) != CROWD_OK)
+        return; /* out of GPU memory: last frame's draws stay */
+    cull_key key;
+    memset(&key, 0, sizeof key);
+    memcpy(key.view, view->view, sizeof key.view);
+    memcpy(key.projection, view->projection, sizeof key.projection);
+    if (light)
+        memcpy(key.light, light, sizeof key.light);
+    key.has_light = light != NULL;
+    key.settings = g->settings;
+    prepare_attachments(r, g);
+    bool dirty = update_ranges(g, f) || f->upload_count > 0;
+    if (crowd_gpu_layer_begin(&g->layer, &key, sizeof key, dirty)) {
+        const cull_settings *s = &g->settings;
+        float planes[6][4], light_planes[6][4] = {{0}}, camera[3];
+        const float *v = view->view;
+        crowd_frustum_planes(view->view, view->projection, planes);
+        if (light) {
+            static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+            crowd_frustum_planes(identity, light, light_planes);
+        }
+        for (int i = 0; i < 3; i++) /* -R^T t, as crowd_camera_from_view */
+            camera[i] = -(v[i * 4] * v[12] + v[i * 4 + 1] * v[13] + v[i * 4 + 2] * v[14]);
+        const GLint *u = g->u;
+        glUseProgram(g->cull);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, g->ranges);
+        glUniform1ui(u[C_RANGE_COUNT], g->range_count);
+        glUniform1ui(u[C_TOTAL], g->total);
+        glUniform4fv(u[C_PLANES], 6, &planes[0][0]);
+        glUniform4fv(u[C_LIGHT_PLANES], 6, &light_planes[0][0]);
+        glUniform3fv(u[C_CAMERA], 1, camera);
+        glUniform1f(u[C_PROJECTION_SCALE], view->projection[5]);
+        glUniform1i(u[C_PERSPECTIVE], view->projection[11] < -0.5f);
+        glUniform1f(u[C_SPHERE_Y], r->asset->sphere_center_y);
+        glUniform1f(u[C_SPHERE_RADIUS], r->asset->sphere_radius);
+        glUniform1i(u[C_LEVELS], (GLint)g->levels);
+        glUniform1i(u[C_POLICY], (GLint)s->policy);
+        glUniform1fv(u[C_THRESHOLDS], CROWD_MAX_LODS, s->thresholds);
+        glUniform1f(u[C_HYSTERESIS], s->hysteresis);
+        glUniform1f(u[C_BIAS], s->bias);
+        glUniform1f(u[C_MIN_COVERAGE], s->min_coverage);
+        glUniform1f(u[C_BAND], s->band_log);
+        glUniform1i(u[C_SHADOW_MAX_LOD], light ? s->shadow_max_lod : -1);
+        glUniform1ui(u[C_PARTITION], g->layer.partition_capacity);
+        glUniform1ui(u[C_SHADOW_BASE], g->levels);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, g->budget);
+        bool budget = s->vertex_budget != 0;
+        glUniform1i(u[C_BUDGET_ON], budget);
+        GLuint groups = (g->total + 255) / 256;
+        if (budget) { /* histogram, resolve, then classify and compact */
+            GLuint counts[CROWD_MAX_LODS] = {0};
+            for (uint32_t l = 0; l < g->levels; l++)
+                counts[l] = r->asset->lods[l].index_count;
+            glUniform1ui(u[C_BUDGET], s->vertex_budget);
+            glUniform1uiv(u[C_INDEX_COUNTS], CROWD_MAX_LODS, counts);
+            uint32_t zero = 0;
+            glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->budget);
+            glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, 4 * BUDGET_RESULT, GL_RED_INTEGER,
+                                 GL_UNSIGNED_INT, &zero);
+            glUniform1i(u[C_STAGE], 0);
+            if (groups)
+                glDispatchCompute(groups, 1, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            glUniform1i(u[C_STAGE], 1);
+            glDispatchCompute(1, 1, 1);
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        }
+        glUniform1i(u[C_STAGE], 2);
+        if (groups)
+            glDispatchCompute(groups, 1, 1);
+        if (r->attachment_count && g->attachment_programs[0].id) { /* their instance counts are the crowd's */
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, g->attachment_commands);
+            glUniform1i(u[C_STAGE], 3);
+            glUniform1ui(u[C_TOTAL], r->attachment_count * CROWD_GPU_MAX_PARTITIONS);
+            glDispatchCompute(1, 1, 1);
+        }
+        crowd_gpu_layer_end(&g->layer);
+    }
+    publish_stats(r, g);
+}
+
+const crowd_gl_gpu_stats *crowd_gl_get_gpu_stats(const crowd_gl_renderer *r)
+{
+    static const crowd_gl_gpu_stats none;
+    return r && r->gpu ? &r->gpu->stats : &none;
+}
+
+/* ---- draws ------------------------------------------------------------------------------------- */
+
+void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16], bool shadow,
+                          const crowd_gl_scene *scene)
+{
+    struct crowd_gpu_crowd *g = r->gpu;
+    const cull_settings *s = &g->settings;
+    int bones = r->mode == CROWD_GL_BONES;
+    int32_t top = shadow ? s->shadow_max_lod : (int32_t)g->levels - 1;
+    int32_t fade_top = r->cross_fade ? s->cross_fade_max_lod : -1;
+    uint32_t base = shadow ? g->levels : 0;
+    if (top < 0)
+        return;
+    glBindVertexArray(g->vao);
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->layer.commands);
+    for (int fade = 1; fade >= 0; fade--) {
+        int32_t lo = fade ? 0 : fade_top + 1, hi = fade ? (fade_top < top ? fade_top : top) : top;
+        if (lo > hi)
+            continue;
+        const crowd_program *p = &g->programs[bones][fade][shadow];
+        crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
+        if (!r->asset->colors)
+            glVertexAttrib4f(2, 1.0f, 1.0f, 1.0f, 1.0f);
+        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
+                                    (const void *)(uintptr_t)((base + (uint32_t)lo) * 5u * sizeof(uint32_t)),
+                                    hi - lo + 1, 0);
+        if (shadow)
+            r->stats.shadow_draws++;
+        else
+            r->stats.draws++;
+    }
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    /* triangles: known only to the GPU; the late stats' figure */
+    if (shadow)
+        r->stats.shadow_triangles += g->stats.shadow_triangles;
+    else
+        r->stats.triangles += g->stats.triangles;
+}
+#endif
+
+#ifndef __EMSCRIPTEN__
+void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                                bool shadow, const crowd_gl_scene *scene)
+{
+    struct crowd_gpu_crowd *g = r->gpu;
+    const cull_settings *s = &g->settings;
+    const crowd_program *p = &g->attachment_programs[shadow];
+    if (!p->id || g->attachments_ready != r->attachment_count || (shadow && s->shadow_max_lod < 0))
+        return;
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->attachment_commands);
+    for (uint32_t i = 0; i < r->attachment_count; i++) {
+        const crowd_gl_attachment *at = &r->attachments[i];
+        int32_t top = (int32_t)g->levels - 1;
+        top = (int32_t)at->max_lod < top ? (int32_t)at->max_lod : top;
+        if (shadow)
+            top = s->shadow_max_lod < top ? s->shadow_max_lod : top;
+        uint32_t base = i * CROWD_GPU_MAX_PARTITIONS + (shadow ? g->levels : 0);
+        crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
+        glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
+        glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
+        glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);
+        if (!shadow)
+            glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
+        glBindVertexArray(g->attachment_vaos[i]);
+        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)(base * 5u * 4u),
+                                    top + 1, 0);
+        if (shadow)
+            r->stats.shadow_draws++;
+        else
+            r->stats.draws++;
+    }
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+}
+#endif

@@ -1,0 +1,163 @@
+/* crowd-bench --render cpu|gpu: every frame drawn headless through EGL (desktop GL, 1280 x 720,
+ * the tool context's 4x MSAA target), on the benchmark's scene and camera. Reports the render
+ * path's CPU time per frame (upload, cull, shadow and colour pass calls, timed around the GL
+ * calls) and each pass's GPU time from GL_TIME_ELAPSED queries, read after the run (never waited
+ * for inside a frame). A glFinish after each frame, outside the timings, keeps frames from piling
+ * up and gives the frame's wall time.
+ *
+ * The GPU path's crowd has one chunk (chunk_size = world size) and no far pool, so the CPU does
+ * no per-chunk work and records keep their slots; the CPU path keeps the benchmark's 24 m chunks. */
+#include "bench_render.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/camera.h"
+#include "crowdbake/gl.h"
+#include "gl/gl_api.h"
+#include "gl_context.h"
+#include "scene/scene.h"
+#include "tool_support.h"
+
+#define RENDER_WARMUP 3
+#define PASSES 3 /* cull, shadow, colour */
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(double *v, uint32_t n)
+{
+    qsort(v, n, sizeof *v, compare_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void orbit_view(crowd_view *view, crowd_gl_scene *scene, float angle)
+{
+    float r = sqrtf(28.0f * 28.0f + 44.0f * 44.0f), a0 = atan2f(28.0f, 44.0f);
+    const float eye[3] = {r * sinf(a0 + angle), 16.0f, r * cosf(a0 + angle)}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
+    cb_look_at(view->view, eye, target, up);
+    cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    view->viewport_height = 720.0f;
+    memcpy(scene->view, view->view, sizeof scene->view);
+    memcpy(scene->projection, view->projection, sizeof scene->projection);
+}
+
+int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, crowd_gl_path path, uint32_t frames,
+                 bool sim_on, bool still)
+{
+    tool_gl gl = {0};
+    crowd_error err;
+    if (tool_gl_create(&gl, 1280, 720, false, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd-bench: %s\n", err.message);
+        return 1;
+    }
+    bool gpu = path == CROWD_GL_PATH_GPU;
+    printf("crowd-bench --render %s on %s: medians of %u frames after %d warm-up, 1280x720, shadows on, %s, %s\n",
+           gpu ? "gpu" : "cpu", gl.renderer, frames, RENDER_WARMUP, sim_on ? "wander sim" : "static crowd",
+           still ? "still camera" : "orbiting camera");
+    printf("%9s %8s | %8s %8s %8s %8s %8s | %8s %8s %8s | %9s %8s %s\n", "instances", "update", "upload", "cull",
+           "shadow", "colour", "render", "gpu cull", "gpu shad", "gpu col", "frame", "tris", "passes run/skipped");
+    int status = 0;
+    for (uint32_t k = 0; k < n && !status; k++) {
+        uint32_t count = counts[k];
+        crowd_desc cd = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = gpu ? 420.0f : 24.0f,
+                         .far_pool = gpu ? -1 : 0};
+        crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
+        crowd_scene_obstacles(obstacles);
+        crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles,
+                             .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 7};
+        crowd *c = NULL;
+        crowd_sim *sim = NULL;
+        crowd_gl_renderer *r = NULL;
+        uint32_t total = RENDER_WARMUP + frames;
+        double *t = calloc((size_t)total * 8, sizeof(double));
+        GLuint *queries = calloc((size_t)total * PASSES, sizeof(GLuint));
+        crowd_gl_desc gd = {.asset = asset, .path = path};
+        if (!t || !queries || crowd_create(&cd, &c, &err) != CROWD_OK ||
+            (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK ||
+            (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
+            crowd_scene_setup(r, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK) {
+            fprintf(stderr, "crowd-bench: %s\n", err.message);
+            status = 1;
+            goto next;
+        }
+        glGenQueries((GLsizei)(total * PASSES), queries);
+        crowd_gl_scene scene = {0};
+        crowd_scene_lighting(&scene, 0.0011f);
+        scene.shadows = true;
+        crowd_view view;
+        float light[16], sky[3], centre[3] = {0, 1.2f, 0};
+        crowd_scene_sky(sky);
+        crowd_gl_fit_shadow(r, scene.sun_direction, centre, 60.0f, light);
+        crowd_gl_set_lod(r, crowd_settings(c), 0.0f);
+        uint64_t triangles = 0;
+        for (uint32_t f = 0; f < total; f++) {
+            orbit_view(&view, &scene, still ? 0.0f : 0.01f * (float)f);
+            double a = tool_now_ms();
+            if (sim_on)
+                crowd_sim_step(sim, 1.0f / 60.0f);
+            const crowd_frame *frame = crowd_update(c, 1.0f / 60.0f, &view);
+            double b = tool_now_ms();
+            crowd_gl_upload(r, frame, NULL);
+            double c0 = tool_now_ms();
+            glBeginQuery(GL_TIME_ELAPSED, queries[f * PASSES]);
+            crowd_gl_cull(r, frame, &view, light);
+            glEndQuery(GL_TIME_ELAPSED);
+            double c1 = tool_now_ms();
+            glBeginQuery(GL_TIME_ELAPSED, queries[f * PASSES + 1]);
+            crowd_gl_render_shadows(r, frame, light);
+            glEndQuery(GL_TIME_ELAPSED);
+            double c2 = tool_now_ms();
+            glBeginQuery(GL_TIME_ELAPSED, queries[f * PASSES + 2]);
+            glClearColor(sky[0], sky[1], sky[2], 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+            crowd_gl_draw(r, frame, &scene);
+            glEndQuery(GL_TIME_ELAPSED);
+            double c3 = tool_now_ms();
+            glFinish();
+            double c4 = tool_now_ms();
+            double *row = &t[(size_t)f * 8];
+            row[0] = b - a, row[1] = c0 - b, row[2] = c1 - c0, row[3] = c2 - c1, row[4] = c3 - c2;
+            row[5] = c3 - b, row[6] = c4 - a;
+            triangles = gpu ? crowd_gl_get_gpu_stats(r)->triangles + crowd_gl_get_gpu_stats(r)->shadow_triangles
+                            : crowd_gl_get_stats(r)->triangles + crowd_gl_get_stats(r)->shadow_triangles;
+        }
+        double med[7], gpu_ms[PASSES];
+        double *col = calloc(frames, sizeof(double));
+        for (int m = 0; m < 7; m++) {
+            for (uint32_t f = 0; f < frames; f++)
+                col[f] = t[(size_t)(f + RENDER_WARMUP) * 8 + (size_t)m];
+            med[m] = median_of(col, frames);
+        }
+        for (int p = 0; p < PASSES; p++) { /* after the run: every query has its result */
+            for (uint32_t f = 0; f < frames; f++) {
+                GLuint64 ns = 0;
+                glGetQueryObjectui64v(queries[(f + RENDER_WARMUP) * PASSES + (uint32_t)p], GL_QUERY_RESULT, &ns);
+                col[f] = (double)ns / 1e6;
+            }
+            gpu_ms[p] = median_of(col, frames);
+        }
+        free(col);
+        const crowd_gl_gpu_stats *gs = crowd_gl_get_gpu_stats(r);
+        printf("%9u %8.3f | %8.3f %8.3f %8.3f %8.3f %8.3f | %8.3f %8.3f %8.3f | %9.2f %7.2fM %llu/%llu\n", count,
+               med[0], med[1], med[2], med[3], med[4], med[5], gpu_ms[0], gpu_ms[1], gpu_ms[2], med[6],
+               (double)triangles / 1e6, (unsigned long long)gs->passes_run, (unsigned long long)gs->passes_skipped);
+        glDeleteQueries((GLsizei)(total * PASSES), queries);
+    next:
+        free(t);
+        free(queries);
+        crowd_gl_destroy(r);
+        crowd_sim_destroy(sim);
+        crowd_destroy(c);
+    }
+    printf("update: sim step + crowd_update (runtime CPU). upload..colour: the render path's CPU ms per call,\n"
+           "render = their sum; gpu *: GL_TIME_ELAPSED per pass; frame: wall time with a glFinish per frame.\n"
+           "tris: submitted triangles, colour + shadow (GPU path: counters read back a few frames late).\n");
+    tool_gl_destroy(&gl);
+    return status;
+}
