@@ -38,7 +38,7 @@ static crowd *make_crowd(uint32_t n, crowd_lod_policy policy, float chunk, uint6
         exit(1);
     crowd_set_count(c, n);
     uint64_t rng = seed;
-    int walk = crowd_asset_find_clip(&asset, "walk");
+    uint32_t walk = clip_or_die(&asset, "walk");
     for (uint32_t i = 0; i < n; i++) {
         float x = (float)(test_uniform(&rng) * 2.0 - 1.0) * spread, z = (float)(test_uniform(&rng) * 2.0 - 1.0) * spread;
         crowd_set_transform(c, i, x, 0.0f, z, (float)(test_uniform(&rng) * 6.28));
@@ -444,7 +444,7 @@ static void frames_match_the_cpu_path(void)
                 w.region_choice[k] = (uint8_t)(i + k);
             crowd_set_variant(c, i, &w);
         }
-        int run = crowd_asset_find_clip(&asset, "run");
+        uint32_t run = clip_or_die(&asset, "run");
         for (uint32_t i = 0; i < 600; i += 3) /* some mid-fade */
             crowd_play(c, i, (uint32_t)run, 1.0f / asset.clips[run].duration, 2.0f);
         crowd_view v;
