@@ -82,7 +82,7 @@ struct demo_app {
     const crowd_frame *frame;
     double fps, frame_ms, cpu_ms, main_ms, last_frame_ms, last_main_ms, last_entry;
     uint32_t frames, rasterised, sampled_submitted;
-    bool sample_now;               /* a setting changed: sample rasterised on the next frame */
+    bool sample_now; /* a setting changed: sample rasterised on the next frame */
     bool help;
     /* the multisampled target (MSAA on), resolved into desc.framebuffer */
     GLuint msaa_fbo, msaa_color, msaa_depth;
@@ -123,8 +123,8 @@ static void release_crowd(demo_app *app)
 static crowd_desc crowd_settings_of(const demo_app *app, const crowd_asset *asset)
 {
     const double *s = app->settings;
-    crowd_desc d = {.asset = asset, .capacity = app->desc.capacity, .world_size = WORLD_SIZE,
-                    .chunk_size = (float)s[DEMO_CHUNK]};
+    crowd_desc d = {
+        .asset = asset, .capacity = app->desc.capacity, .world_size = WORLD_SIZE, .chunk_size = (float)s[DEMO_CHUNK]};
     d.lod_policy = s[DEMO_LOD_POLICY] > 0.5 ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE;
     d.lod_bias = (float)s[DEMO_LOD_BIAS];
     d.vertex_budget = (uint32_t)s[DEMO_VERTEX_BUDGET];
@@ -140,8 +140,14 @@ static crowd_desc crowd_settings_of(const demo_app *app, const crowd_asset *asse
 static crowd_spawn_options demo_spawn_options(const crowd_asset *asset)
 {
     static const char *const gaits[3] = {"walk", "jog", "run"};
-    crowd_spawn_options o = {.scale_min = 0.92f, .scale_max = 1.08f, .shirts = 1, .saturation_min = 0.35f,
-                             .saturation_max = 0.95f, .value_min = 0.45f, .value_max = 0.95f, .accessories = 1,
+    crowd_spawn_options o = {.scale_min = 0.92f,
+                             .scale_max = 1.08f,
+                             .shirts = 1,
+                             .saturation_min = 0.35f,
+                             .saturation_max = 0.95f,
+                             .value_min = 0.45f,
+                             .value_max = 0.95f,
+                             .accessories = 1,
                              .accessory_odds = {0.3f, 0.12f}};
     if (crowd_asset_find_clip(asset, "idle", NULL))
         o.idle_clip = "idle";
@@ -162,12 +168,18 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
     release_crowd(app);
     const crowd_asset *asset = &app->assets[app->active].asset;
     crowd_desc cd = crowd_settings_of(app, asset);
-    crowd_sim_desc sd = {.scenario = (crowd_scenario)app->settings[DEMO_SCENARIO], .obstacles = app->obstacles,
-                         .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 7,
-                         .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1, .spawn = demo_spawn_options(asset)};
+    crowd_sim_desc sd = {.scenario = (crowd_scenario)app->settings[DEMO_SCENARIO],
+                         .obstacles = app->obstacles,
+                         .obstacle_count = CROWD_SCENE_OBSTACLES,
+                         .seed = 7,
+                         .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1,
+                         .spawn = demo_spawn_options(asset)};
     if (!asset->bones.data)
         app->settings[DEMO_MODE] = 0;
-    crowd_gl_desc gd = {.asset = asset, .es = app->desc.es, .debug = app->desc.gl_debug, .timers = app->desc.gl_timers,
+    crowd_gl_desc gd = {.asset = asset,
+                        .es = app->desc.es,
+                        .debug = app->desc.gl_debug,
+                        .timers = app->desc.gl_timers,
                         .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
                         .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT};
     crowd_result r = crowd_create(&cd, &app->crowd, error);
@@ -202,12 +214,25 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
     app->desc = *desc;
     if (!app->desc.capacity)
         app->desc.capacity = 250000;
-    double defaults[DEMO_SETTING_COUNT] = {
-        [DEMO_COUNT] = desc->initial_count ? desc->initial_count : 20000,
-        [DEMO_CHUNK] = 24, [DEMO_MODE] = 0, [DEMO_CROSS_FADE] = 1, [DEMO_LOD_POLICY] = 0, [DEMO_LOD_BIAS] = 1,
-        [DEMO_VERTEX_BUDGET] = 0, [DEMO_SHADOWS] = 1, [DEMO_SHADOW_MAX_LOD] = 2, [DEMO_FAR_POOL] = 1,
-        [DEMO_STRIDE_MATCHING] = 1, [DEMO_SEPARATION] = 1, [DEMO_FOG] = 0.0011, [DEMO_SCENARIO] = 0,
-        [DEMO_ASSET] = 0, [DEMO_CAMERA] = 0, [DEMO_HUD] = 1, [DEMO_PAUSED] = 0, [DEMO_MSAA] = DEMO_MSAA_DEFAULT};
+    double defaults[DEMO_SETTING_COUNT] = {[DEMO_COUNT] = desc->initial_count ? desc->initial_count : 20000,
+                                           [DEMO_CHUNK] = 24,
+                                           [DEMO_MODE] = 0,
+                                           [DEMO_CROSS_FADE] = 1,
+                                           [DEMO_LOD_POLICY] = 0,
+                                           [DEMO_LOD_BIAS] = 1,
+                                           [DEMO_VERTEX_BUDGET] = 0,
+                                           [DEMO_SHADOWS] = 1,
+                                           [DEMO_SHADOW_MAX_LOD] = 2,
+                                           [DEMO_FAR_POOL] = 1,
+                                           [DEMO_STRIDE_MATCHING] = 1,
+                                           [DEMO_SEPARATION] = 1,
+                                           [DEMO_FOG] = 0.0011,
+                                           [DEMO_SCENARIO] = 0,
+                                           [DEMO_ASSET] = 0,
+                                           [DEMO_CAMERA] = 0,
+                                           [DEMO_HUD] = 1,
+                                           [DEMO_PAUSED] = 0,
+                                           [DEMO_MSAA] = DEMO_MSAA_DEFAULT};
     memcpy(app->settings, defaults, sizeof defaults);
     crowd_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
@@ -540,8 +565,8 @@ static GLuint bind_scene_target(demo_app *app, int width, int height)
         release_msaa(app);
     GLuint fbo = samples ? app->msaa_fbo : app->desc.framebuffer;
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    if (app->renderer && (!app->target_valid || app->target_fbo != fbo || app->target_width != width ||
-                          app->target_height != height)) {
+    if (app->renderer &&
+        (!app->target_valid || app->target_fbo != fbo || app->target_width != width || app->target_height != height)) {
         crowd_error err = {0};
         if (crowd_gl_set_target(app->renderer, fbo, 0, 0, width, height, &err) != CROWD_OK) {
             fprintf(stderr, "crowdbake: %s\n", err.message); /* the console: the smoke test fails on it */
@@ -701,10 +726,10 @@ const char *demo_stats_json(const demo_app *app)
              "\"submitted\":%u,\"rasterised\":%u,\"draws\":%u,\"shadow_draws\":%u,\"triangles\":%llu,"
              "\"shadow_triangles\":%llu,\"msaa\":%u,\"hud_width\":%d,\"hud_height\":%d,\"frames\":%u,"
              "\"gl_errors\":%d}",
-             st.frame_ms, st.main_ms, st.last_frame_ms, st.last_main_ms, st.frame_ms > 0 ? st.main_ms / st.frame_ms : 0.0,
-             st.gpu_shadow_ms, st.gpu_color_ms, st.instances, st.submitted, st.rasterised, st.draws, st.shadow_draws,
-             (unsigned long long)st.triangles, (unsigned long long)st.shadow_triangles, st.msaa, st.hud_width,
-             st.hud_height, st.frames, st.gl_errors);
+             st.frame_ms, st.main_ms, st.last_frame_ms, st.last_main_ms,
+             st.frame_ms > 0 ? st.main_ms / st.frame_ms : 0.0, st.gpu_shadow_ms, st.gpu_color_ms, st.instances,
+             st.submitted, st.rasterised, st.draws, st.shadow_draws, (unsigned long long)st.triangles,
+             (unsigned long long)st.shadow_triangles, st.msaa, st.hud_width, st.hud_height, st.frames, st.gl_errors);
     return json;
 }
 

@@ -13,54 +13,54 @@ typedef struct demo_app demo_app;
 
 /* Settings, addressed by name from the web panel and by key from the native overlay. */
 typedef enum demo_setting {
-    DEMO_COUNT,            /* instances, 0..250000 */
-    DEMO_CHUNK,            /* chunk size, metres, 4..420 (>= world: one draw) */
-    DEMO_MODE,             /* 0 VAT, 1 bones */
-    DEMO_CROSS_FADE,       /* 0/1 */
-    DEMO_LOD_POLICY,       /* 0 distance, 1 screen coverage */
-    DEMO_LOD_BIAS,         /* 0.25..4 */
-    DEMO_VERTEX_BUDGET,    /* submitted indices, 0 = unlimited (screen coverage policy) */
-    DEMO_SHADOWS,          /* 0/1 */
-    DEMO_SHADOW_MAX_LOD,   /* 1..4: chunks past it cast no shadow */
-    DEMO_FAR_POOL,         /* 0/1 */
-    DEMO_STRIDE_MATCHING,  /* 0/1: off plays clips at their authored rate (the skating baseline) */
-    DEMO_SEPARATION,       /* 0/1 */
-    DEMO_FOG,              /* exp2 density, 0..0.01 */
-    DEMO_SCENARIO,         /* 0 wander, 1 stampede, 2 parade, 3 mill, 4 gather */
-    DEMO_ASSET,            /* index into the loaded assets */
-    DEMO_CAMERA,           /* 0 orbit, 1 walk, 2 tour */
-    DEMO_HUD,              /* 0/1 */
-    DEMO_PAUSED,           /* 0/1: simulation and animation stand still (the camera still moves) */
-    DEMO_MSAA,             /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
+    DEMO_COUNT,           /* instances, 0..250000 */
+    DEMO_CHUNK,           /* chunk size, metres, 4..420 (>= world: one draw) */
+    DEMO_MODE,            /* 0 VAT, 1 bones */
+    DEMO_CROSS_FADE,      /* 0/1 */
+    DEMO_LOD_POLICY,      /* 0 distance, 1 screen coverage */
+    DEMO_LOD_BIAS,        /* 0.25..4 */
+    DEMO_VERTEX_BUDGET,   /* submitted indices, 0 = unlimited (screen coverage policy) */
+    DEMO_SHADOWS,         /* 0/1 */
+    DEMO_SHADOW_MAX_LOD,  /* 1..4: chunks past it cast no shadow */
+    DEMO_FAR_POOL,        /* 0/1 */
+    DEMO_STRIDE_MATCHING, /* 0/1: off plays clips at their authored rate (the skating baseline) */
+    DEMO_SEPARATION,      /* 0/1 */
+    DEMO_FOG,             /* exp2 density, 0..0.01 */
+    DEMO_SCENARIO,        /* 0 wander, 1 stampede, 2 parade, 3 mill, 4 gather */
+    DEMO_ASSET,           /* index into the loaded assets */
+    DEMO_CAMERA,          /* 0 orbit, 1 walk, 2 tour */
+    DEMO_HUD,             /* 0/1 */
+    DEMO_PAUSED,          /* 0/1: simulation and animation stand still (the camera still moves) */
+    DEMO_MSAA,            /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
     DEMO_SETTING_COUNT
 } demo_setting;
 
 typedef struct demo_setting_info {
-    const char *name;      /* "count", "chunk", ... as the web panel and the URL use them */
-    const char *label;     /* for people */
+    const char *name;  /* "count", "chunk", ... as the web panel and the URL use them */
+    const char *label; /* for people */
     double min, max, step;
-    const char *choices;   /* "vat|bones" for enumerations, NULL for numbers and toggles */
-    int key;               /* GLFW key that cycles or steps it on the native overlay */
+    const char *choices; /* "vat|bones" for enumerations, NULL for numbers and toggles */
+    int key;             /* GLFW key that cycles or steps it on the native overlay */
 } demo_setting_info;
 
 const demo_setting_info *demo_setting_table(void);
 int demo_setting_find(const char *name);
 
 typedef struct demo_input {
-    float move[3];         /* walk camera: right, up, forward, each -1..1 */
-    bool fast;             /* move faster */
-    float look[2];         /* mouse motion in pixels: yaw, pitch (walk), orbit (orbit) */
-    float zoom;            /* wheel steps */
+    float move[3]; /* walk camera: right, up, forward, each -1..1 */
+    bool fast;     /* move faster */
+    float look[2]; /* mouse motion in pixels: yaw, pitch (walk), orbit (orbit) */
+    float zoom;    /* wheel steps */
 } demo_input;
 
 typedef struct demo_desc {
-    bool es;               /* GLES 3 / WebGL2 context (else desktop GL 3.3 core) */
-    uint32_t capacity;     /* most instances ever shown; 0 = 250,000 */
-    uint32_t initial_count;/* 0 = 20,000 */
-    uint32_t framebuffer;  /* where frames end up (0 = the window's); single-sampled: MSAA is the demo's */
-    bool gl_debug;         /* check GL errors after every pass of every frame (a round trip each) */
-    bool gl_timers;        /* GPU time per pass through timer queries, where the context has them */
-    int gl_upload;         /* a crowd_gl_upload_mode (0 = the renderer's default), for measuring */
+    bool es;                /* GLES 3 / WebGL2 context (else desktop GL 3.3 core) */
+    uint32_t capacity;      /* most instances ever shown; 0 = 250,000 */
+    uint32_t initial_count; /* 0 = 20,000 */
+    uint32_t framebuffer;   /* where frames end up (0 = the window's); single-sampled: MSAA is the demo's */
+    bool gl_debug;          /* check GL errors after every pass of every frame (a round trip each) */
+    bool gl_timers;         /* GPU time per pass through timer queries, where the context has them */
+    int gl_upload;          /* a crowd_gl_upload_mode (0 = the renderer's default), for measuring */
 } demo_desc;
 
 crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error);
@@ -110,13 +110,13 @@ double demo_cpu_ms(const demo_app *app);
 typedef struct demo_stats {
     double frame_ms, main_ms, last_frame_ms, last_main_ms;
     double gpu_shadow_ms, gpu_color_ms;
-    uint32_t instances, submitted, rasterised;  /* submitted and rasterised come from one frame */
+    uint32_t instances, submitted, rasterised; /* submitted and rasterised come from one frame */
     uint32_t draws, shadow_draws;
     uint64_t triangles, shadow_triangles;
-    uint32_t msaa;                              /* samples: 0, 2, 4 */
-    int hud_width, hud_height;                  /* the overlay's panel in pixels (0 when hidden) */
+    uint32_t msaa;             /* samples: 0, 2, 4 */
+    int hud_width, hud_height; /* the overlay's panel in pixels (0 when hidden) */
     uint32_t frames;
-    int gl_errors;                              /* seen in debug mode */
+    int gl_errors; /* seen in debug mode */
 } demo_stats;
 void demo_get_stats(const demo_app *app, demo_stats *stats);
 /* The same as JSON (window.crowd.stats()); a static buffer. */

@@ -66,9 +66,9 @@ static void finish(demo_bench *b)
                      b->renderer, DEMO_BENCH_MEASURE, DEMO_BENCH_WARMUP);
     for (int i = 0; i < DEMO_BENCH_COUNTS; i++) {
         const demo_bench_row *r = &b->rows[i];
-        n += snprintf(b->report + n, sizeof b->report - (size_t)n, "%9u %9.2f %6.1f %8.2f %6u %10u %9.2fM\n",
-                      r->count, r->frame_ms, r->frame_ms > 0 ? 1000.0 / r->frame_ms : 0.0, r->cpu_ms, r->draws,
-                      r->submitted, (double)r->triangles / 1e6);
+        n += snprintf(b->report + n, sizeof b->report - (size_t)n, "%9u %9.2f %6.1f %8.2f %6u %10u %9.2fM\n", r->count,
+                      r->frame_ms, r->frame_ms > 0 ? 1000.0 / r->frame_ms : 0.0, r->cpu_ms, r->draws, r->submitted,
+                      (double)r->triangles / 1e6);
     }
     printf("%s", b->report);
     fflush(stdout);

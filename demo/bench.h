@@ -18,8 +18,8 @@ typedef struct demo_bench_row {
 } demo_bench_row;
 
 typedef struct demo_bench {
-    int stage;                     /* index into the counts; -1 when idle */
-    uint32_t frame;                /* frames into the stage */
+    int stage;      /* index into the counts; -1 when idle */
+    uint32_t frame; /* frames into the stage */
     double restore_count;
     double orbit_time;
     double frame_ms[DEMO_BENCH_MEASURE], cpu_ms[DEMO_BENCH_MEASURE];
@@ -37,7 +37,7 @@ void demo_bench_record(demo_bench *bench, double frame_ms, double cpu_ms, const 
                        const crowd_gl_stats *gl);
 bool demo_bench_running(const demo_bench *bench);
 const char *demo_bench_report(const demo_bench *bench);
-const char *demo_bench_text(const demo_bench *bench);  /* progress while running, else the report */
+const char *demo_bench_text(const demo_bench *bench);     /* progress while running, else the report */
 double demo_bench_median(double *values, uint32_t count); /* sorts values */
 
 /* app.c: puts the orbit camera at a pose (the benchmark flies its own path). */

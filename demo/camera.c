@@ -8,21 +8,27 @@
 
 /* The tour: eye and target keyframes, looped with Catmull-Rom, 8 s apart. */
 static const float tour_keys[][6] = {
-    {60, 30, 60, 0, 0, 0},      {20, 4, 35, 0, 1.5f, 0},   {-8, 1.7f, 12, 5, 1.6f, -10},
-    {-30, 12, -20, 0, 1, 0},    {-90, 60, 10, 0, 0, 0},    {10, 120, 150, 0, 0, 0},
+    {60, 30, 60, 0, 0, 0},   {20, 4, 35, 0, 1.5f, 0}, {-8, 1.7f, 12, 5, 1.6f, -10},
+    {-30, 12, -20, 0, 1, 0}, {-90, 60, 10, 0, 0, 0},  {10, 120, 150, 0, 0, 0},
 };
 #define TOUR_KEYS (int)(sizeof tour_keys / sizeof tour_keys[0])
 #define TOUR_SECONDS_PER_KEY 8.0
 
 void demo_camera_init(demo_camera *c)
 {
-    *c = (demo_camera){.mode = CAMERA_ORBIT, .orbit_yaw = 0.55f, .orbit_pitch = 0.32f, .orbit_distance = 55.0f,
-                       .orbit_target = {0, 1.2f, 0}, .walk_position = {-12, 1.7f, 18}, .walk_yaw = 2.6f};
+    *c = (demo_camera){.mode = CAMERA_ORBIT,
+                       .orbit_yaw = 0.55f,
+                       .orbit_pitch = 0.32f,
+                       .orbit_distance = 55.0f,
+                       .orbit_target = {0, 1.2f, 0},
+                       .walk_position = {-12, 1.7f, 18},
+                       .walk_yaw = 2.6f};
 }
 
 static float catmull(float p0, float p1, float p2, float p3, float t)
 {
-    return 0.5f * (2 * p1 + (-p0 + p2) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t * t + (-p0 + 3 * p1 - 3 * p2 + p3) * t * t * t);
+    return 0.5f * (2 * p1 + (-p0 + p2) * t + (2 * p0 - 5 * p1 + 4 * p2 - p3) * t * t +
+                   (-p0 + 3 * p1 - 3 * p2 + p3) * t * t * t);
 }
 
 static void tour_pose(double time, float eye[3], float target[3])
@@ -67,7 +73,9 @@ void demo_camera_update(demo_camera *c, const demo_input *in, float seconds, flo
         c->walk_position[1] = c->walk_position[1] < 0.5f ? 0.5f : c->walk_position[1];
         float half = world * 0.5f;
         for (int i = 0; i < 3; i += 2)
-            c->walk_position[i] = c->walk_position[i] < -half ? -half : c->walk_position[i] > half ? half : c->walk_position[i];
+            c->walk_position[i] = c->walk_position[i] < -half  ? -half
+                                  : c->walk_position[i] > half ? half
+                                                               : c->walk_position[i];
         for (int i = 0; i < 3; i++)
             c->eye[i] = c->walk_position[i];
         float cp = cosf(c->walk_pitch);

@@ -36,8 +36,8 @@ struct demo_hud {
     crowd_program program;
     GLint u_viewport, u_color;
     GLuint vao, vbo;
-    float *vertices;          /* x, y per triangle corner */
-    char *quads;              /* stb_easy_font output: 4 vertices x 16 bytes per quad */
+    float *vertices; /* x, y per triangle corner */
+    char *quads;     /* stb_easy_font output: 4 vertices x 16 bytes per quad */
 };
 
 crowd_result demo_hud_create(bool es, demo_hud **out, crowd_error *error)
@@ -47,9 +47,9 @@ crowd_result demo_hud_create(bool es, demo_hud **out, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "hud: out of memory");
     h->vertices = malloc(sizeof(float) * 12 * (HUD_MAX_QUADS + 1));
     h->quads = malloc(64 * HUD_MAX_QUADS);
-    crowd_result r = h->vertices && h->quads ? crowd_program_build(&h->program, "hud", es, NULL, hud_vertex,
-                                                                    hud_fragment, error)
-                                             : crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "hud: out of memory");
+    crowd_result r = h->vertices && h->quads
+                         ? crowd_program_build(&h->program, "hud", es, NULL, hud_vertex, hud_fragment, error)
+                         : crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "hud: out of memory");
     if (r != CROWD_OK) {
         demo_hud_destroy(h);
         return r;

@@ -64,11 +64,11 @@ static void frame(void)
 {
     double now = glfwGetTime(), x, y;
     glfwGetCursorPos(window, &x, &y);
-    demo_input input = {{key_axis(GLFW_KEY_D, GLFW_KEY_A), key_axis(GLFW_KEY_E, GLFW_KEY_Q),
-                         key_axis(GLFW_KEY_W, GLFW_KEY_S)},
-                        glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS,
-                        {dragging ? (float)(x - mouse_x) : 0.0f, dragging ? (float)(y - mouse_y) : 0.0f},
-                        wheel};
+    demo_input input = {
+        {key_axis(GLFW_KEY_D, GLFW_KEY_A), key_axis(GLFW_KEY_E, GLFW_KEY_Q), key_axis(GLFW_KEY_W, GLFW_KEY_S)},
+        glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS,
+        {dragging ? (float)(x - mouse_x) : 0.0f, dragging ? (float)(y - mouse_y) : 0.0f},
+        wheel};
     mouse_x = x;
     mouse_y = y;
     wheel = 0.0f;
@@ -141,8 +141,12 @@ EXPORT int web_start(int debug, int timers, int upload)
 {
     if (open_window(true))
         return 1;
-    demo_desc desc = {.es = true, .capacity = 250000, .initial_count = 20000, .gl_debug = debug != 0,
-                      .gl_timers = timers != 0, .gl_upload = upload};
+    demo_desc desc = {.es = true,
+                      .capacity = 250000,
+                      .initial_count = 20000,
+                      .gl_debug = debug != 0,
+                      .gl_timers = timers != 0,
+                      .gl_upload = upload};
     crowd_error err;
     if (demo_create(&desc, &app, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-demo: %s\n", err.message);
@@ -179,8 +183,8 @@ EXPORT const char *web_settings_json(void)
         n += snprintf(json + n, sizeof json - (size_t)n,
                       "%s{\"name\":\"%s\",\"label\":\"%s\",\"min\":%g,\"max\":%g,\"step\":%g,\"choices\":\"%s\","
                       "\"value\":%.9g}",
-                      i ? "," : "", t[i].name, t[i].label, t[i].min, t[i].max, t[i].step, t[i].choices ? t[i].choices : "",
-                      app ? demo_get(app, (demo_setting)i) : 0.0);
+                      i ? "," : "", t[i].name, t[i].label, t[i].min, t[i].max, t[i].step,
+                      t[i].choices ? t[i].choices : "", app ? demo_get(app, (demo_setting)i) : 0.0);
     snprintf(json + n, sizeof json - (size_t)n, "]");
     return json;
 }

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "demo/app.h"
 #include "crowdbake/gl.h"
+#include "demo/app.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "tool_support.h"
@@ -22,7 +22,7 @@
 #define HUD_MAX_HEIGHT 120
 
 typedef struct step {
-    const char *shot;              /* screenshot name, NULL for none */
+    const char *shot; /* screenshot name, NULL for none */
     demo_setting setting;
     double value;
 } step;
@@ -152,8 +152,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd-demo-headless: %s\n", err.message);
         return 1;
     }
-    demo_desc desc = {.es = false, .capacity = count > 100000 ? count : 100000, .initial_count = count,
-                      .framebuffer = gl.fbo, .gl_debug = gl_debug, .gl_timers = gl_timers};
+    demo_desc desc = {.es = false,
+                      .capacity = count > 100000 ? count : 100000,
+                      .initial_count = count,
+                      .framebuffer = gl.fbo,
+                      .gl_debug = gl_debug,
+                      .gl_timers = gl_timers};
     int status = 1;
     uint8_t *pixels = malloc((size_t)width * height * 3);
     if (!pixels || demo_create(&desc, &app, &err) != CROWD_OK)
@@ -230,8 +234,8 @@ int main(int argc, char **argv)
         const crowd_frame *frame = demo_current_frame(app);
         demo_stats ds;
         demo_get_stats(app, &ds);
-        printf("  %-20s %6u submitted %5u draws %7.2f M triangles  frame %7.1f ms (wall)  main %6.1f ms%s\n",
-               st->shot, frame ? frame->stats.submitted : 0, frame ? frame->stats.draws : 0,
+        printf("  %-20s %6u submitted %5u draws %7.2f M triangles  frame %7.1f ms (wall)  main %6.1f ms%s\n", st->shot,
+               frame ? frame->stats.submitted : 0, frame ? frame->stats.draws : 0,
                frame ? (double)frame->stats.triangles / 1e6 : 0.0, ds.frame_ms, ds.main_ms,
                ds.gpu_color_ms >= 0 ? "" : "  gpu n/a");
         if (ds.gpu_color_ms >= 0)

@@ -12,14 +12,28 @@
 static void camera(crowd_view *view)
 {
     const float e[3] = {0, 10, 30}, len = sqrtf(10 * 10 + 30 * 30);
-    const float f[3] = {0, -10 / len, -30 / len};                /* forward */
-    const float s[3] = {1, 0, 0};                                /* side = forward x up */
-    const float u[3] = {0, -f[2], f[1]};                         /* up = side x forward */
-    const float view_m[16] = {s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0,
-                              -(s[0] * e[0] + s[1] * e[1] + s[2] * e[2]), -(u[0] * e[0] + u[1] * e[1] + u[2] * e[2]),
-                              f[0] * e[0] + f[1] * e[1] + f[2] * e[2], 1};
+    const float f[3] = {0, -10 / len, -30 / len}; /* forward */
+    const float s[3] = {1, 0, 0};                 /* side = forward x up */
+    const float u[3] = {0, -f[2], f[1]};          /* up = side x forward */
+    const float view_m[16] = {s[0],
+                              u[0],
+                              -f[0],
+                              0,
+                              s[1],
+                              u[1],
+                              -f[1],
+                              0,
+                              s[2],
+                              u[2],
+                              -f[2],
+                              0,
+                              -(s[0] * e[0] + s[1] * e[1] + s[2] * e[2]),
+                              -(u[0] * e[0] + u[1] * e[1] + u[2] * e[2]),
+                              f[0] * e[0] + f[1] * e[1] + f[2] * e[2],
+                              1};
     const float n = 0.1f, far = 500.0f, t = 1.0f / tanf(0.5f * 0.87f), aspect = 16.0f / 9.0f;
-    const float proj[16] = {t / aspect, 0, 0, 0, 0, t, 0, 0, 0, 0, (far + n) / (n - far), -1, 0, 0, 2 * far * n / (n - far), 0};
+    const float proj[16] = {
+        t / aspect, 0, 0, 0, 0, t, 0, 0, 0, 0, (far + n) / (n - far), -1, 0, 0, 2 * far * n / (n - far), 0};
     memcpy(view->view, view_m, sizeof view_m);
     memcpy(view->projection, proj, sizeof proj);
     view->viewport_height = 720;
@@ -85,12 +99,13 @@ int main(int argc, char **argv)
     for (uint32_t d = 0; d < frame->draw_count; d++) {
         const crowd_draw *draw = &frame->draws[d];
         printf("  draw %u: LOD %u, records %u..%u%s%s\n", d, draw->lod, draw->first, draw->first + draw->count - 1,
-               draw->flags & CROWD_DRAW_SHADOW ? ", shadow" : "", draw->flags & CROWD_DRAW_CROSS_FADE ? ", cross-fade" : "");
+               draw->flags & CROWD_DRAW_SHADOW ? ", shadow" : "",
+               draw->flags & CROWD_DRAW_CROSS_FADE ? ", cross-fade" : "");
     }
     crowd_record r;
     crowd_get(c, 0, &r);
-    printf("instance 0: at (%.1f, %.1f), clip %g -> %g, fade rate %.1f/s\n", (double)r.position[0], (double)r.position[2],
-           (double)r.clip_a, (double)r.clip_b, (double)r.fade_rate);
+    printf("instance 0: at (%.1f, %.1f), clip %g -> %g, fade rate %.1f/s\n", (double)r.position[0],
+           (double)r.position[2], (double)r.clip_a, (double)r.clip_b, (double)r.fade_rate);
 
     crowd_destroy(c);
     crowd_asset_free(&asset);

@@ -48,8 +48,8 @@ void camera(crowd_view *view)
 {
     const float len = std::sqrt(10.0f * 10.0f + 30.0f * 30.0f), fy = -10 / len, fz = -30 / len;
     const float e[3] = {0, 10, 30}, u[3] = {0, -fz, fy};
-    const float v[16] = {1, u[0], 0, 0, 0, u[1], -fy, 0, 0, u[2], -fz, 0,
-                         -e[0], -(u[1] * e[1] + u[2] * e[2]), fy * e[1] + fz * e[2], 1};
+    const float v[16] = {
+        1, u[0], 0, 0, 0, u[1], -fy, 0, 0, u[2], -fz, 0, -e[0], -(u[1] * e[1] + u[2] * e[2]), fy * e[1] + fz * e[2], 1};
     const float n = 0.1f, f = 500.0f, t = 1.0f / std::tan(0.5f * 0.87f), aspect = 16.0f / 9.0f;
     const float p[16] = {t / aspect, 0, 0, 0, 0, t, 0, 0, 0, 0, (f + n) / (n - f), -1, 0, 0, 2 * f * n / (n - f), 0};
     std::memcpy(view->view, v, sizeof v);

@@ -84,17 +84,17 @@ static const char *vertex_shader =
     "}\n";
 
 /* Sun and hemisphere light, as crowdbake's renderer lights a white character. */
-static const char *fragment_shader =
-    "#version 300 es\n"
-    "precision highp float;\n"
-    "in vec3 v_normal;\n"
-    "uniform vec3 u_sun_direction, u_sun_color, u_sky_color, u_ground_color;\n"
-    "out vec4 o_color;\n"
-    "void main() {\n"
-    "    vec3 n = normalize(v_normal);\n"
-    "    vec3 light = mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5) + u_sun_color * max(dot(n, u_sun_direction), 0.0);\n"
-    "    o_color = vec4(pow(light, vec3(1.0 / 2.2)), 1.0);\n"
-    "}\n";
+static const char *fragment_shader = "#version 300 es\n"
+                                     "precision highp float;\n"
+                                     "in vec3 v_normal;\n"
+                                     "uniform vec3 u_sun_direction, u_sun_color, u_sky_color, u_ground_color;\n"
+                                     "out vec4 o_color;\n"
+                                     "void main() {\n"
+                                     "    vec3 n = normalize(v_normal);\n"
+                                     "    vec3 light = mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5) + u_sun_color "
+                                     "* max(dot(n, u_sun_direction), 0.0);\n"
+                                     "    o_color = vec4(pow(light, vec3(1.0 / 2.2)), 1.0);\n"
+                                     "}\n";
 
 static GLuint compile(GLenum type, const char *source)
 {
@@ -119,8 +119,8 @@ static GLuint texture(const crowd_texture *t, GLenum internal, GLenum format)
     glBindTexture(GL_TEXTURE_2D, id);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST); /* integer textures: no filtering */
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, (GLsizei)t->width, (GLsizei)t->height, 0, format,
-                 GL_UNSIGNED_SHORT, t->data);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, (GLsizei)t->width, (GLsizei)t->height, 0, format, GL_UNSIGNED_SHORT,
+                 t->data);
     return id;
 }
 
@@ -134,9 +134,22 @@ static void camera(const float eye[3], const float target[3], float view[16], fl
     l = sqrtf(s[0] * s[0] + s[2] * s[2]);
     s[0] /= l, s[2] /= l;
     float u[3] = {s[1] * f[2] - s[2] * f[1], s[2] * f[0] - s[0] * f[2], s[0] * f[1] - s[1] * f[0]};
-    float v[16] = {s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0,
-                   -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]), -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
-                   f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2], 1};
+    float v[16] = {s[0],
+                   u[0],
+                   -f[0],
+                   0,
+                   s[1],
+                   u[1],
+                   -f[1],
+                   0,
+                   s[2],
+                   u[2],
+                   -f[2],
+                   0,
+                   -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]),
+                   -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
+                   f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2],
+                   1};
     float n = 0.1f, far = 200.0f, t = 1.0f / tanf(0.5f * 50.0f * 3.14159265f / 180.0f), aspect = (float)W / H;
     float p[16] = {t / aspect, 0, 0, 0, 0, t, 0, 0, 0, 0, (far + n) / (n - far), -1, 0, 0, 2 * far * n / (n - far), 0};
     memcpy(view, v, sizeof v);
@@ -147,7 +160,8 @@ static void multiply(const float a[16], const float b[16], float out[16])
 {
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++)
-            out[c * 4 + r] = a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
+            out[c * 4 + r] =
+                a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
 }
 
 static bool make_context(void)
@@ -243,8 +257,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd_gl: %s\n", err.message);
         return 1;
     }
-    crowd_gl_scene scene = {.sun_direction = {0.36f, 0.80f, 0.48f}, .sun_color = {1.6f, 1.5f, 1.4f},
-                            .sky_color = {0.35f, 0.4f, 0.5f}, .ground_color = {0.15f, 0.13f, 0.1f}, .flat_color = true};
+    crowd_gl_scene scene = {.sun_direction = {0.36f, 0.80f, 0.48f},
+                            .sun_color = {1.6f, 1.5f, 1.4f},
+                            .sky_color = {0.35f, 0.4f, 0.5f},
+                            .ground_color = {0.15f, 0.13f, 0.1f},
+                            .flat_color = true};
     memcpy(scene.view, view.view, sizeof scene.view);
     memcpy(scene.projection, view.projection, sizeof scene.projection);
     static uint8_t theirs[W * H * 4], ours[W * H * 4];
@@ -310,7 +327,8 @@ int main(int argc, char **argv)
     uint32_t either = 0, both = 0, only_one = 0, off = 0;
     double difference = 0;
     for (int i = 0; i < W * H; i++) {
-        bool a = theirs[4 * i] | theirs[4 * i + 1] | theirs[4 * i + 2], b = ours[4 * i] | ours[4 * i + 1] | ours[4 * i + 2];
+        bool a = theirs[4 * i] | theirs[4 * i + 1] | theirs[4 * i + 2],
+             b = ours[4 * i] | ours[4 * i + 1] | ours[4 * i + 2];
         either += a || b;
         only_one += a != b;
         if (a && b) {

@@ -20,13 +20,13 @@
 #include "crowdbake/asset.h"
 #include "crowdbake/crowd.h"
 
-#define CHECK_FINITE(cond, ...)                                                                        \
-    do {                                                                                              \
-        if (!(cond)) {                                                                                \
-            fprintf(stderr, "fuzz_crowd: " __VA_ARGS__);                                              \
-            fputc('\n', stderr);                                                                      \
-            abort();                                                                                  \
-        }                                                                                             \
+#define CHECK_FINITE(cond, ...)                          \
+    do {                                                 \
+        if (!(cond)) {                                   \
+            fprintf(stderr, "fuzz_crowd: " __VA_ARGS__); \
+            fputc('\n', stderr);                         \
+            abort();                                     \
+        }                                                \
     } while (0)
 
 static bool finite_n(const float *v, int n)
@@ -97,10 +97,22 @@ static void fuzz_view(crowd_view *view)
     for (int i = 0; i < 3; i++)
         s[i] /= sl;
     float u[3] = {s[1] * f[2] - s[2] * f[1], s[2] * f[0] - s[0] * f[2], s[0] * f[1] - s[1] * f[0]};
-    float v[16] = {s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0,
+    float v[16] = {s[0],
+                   u[0],
+                   -f[0],
+                   0,
+                   s[1],
+                   u[1],
+                   -f[1],
+                   0,
+                   s[2],
+                   u[2],
+                   -f[2],
+                   0,
                    -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]),
                    -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
-                   f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2], 1};
+                   f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2],
+                   1};
     memcpy(view->view, v, sizeof v);
     float t = 1.0f / tanf(0.5236f), n = 0.1f, far_z = 500.0f;
     view->projection[0] = t / (16.0f / 9.0f);

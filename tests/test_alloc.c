@@ -31,7 +31,7 @@
 static struct {
     void *live[LIVE_SLOTS];
     uint64_t allocations, releases, foreign, failed;
-    uint64_t fail_at;     /* fail the allocation with this number (1-based); 0 = never */
+    uint64_t fail_at; /* fail the allocation with this number (1-based); 0 = never */
     uint64_t outstanding;
     bool overflow;
 } counter;
@@ -94,7 +94,7 @@ static void hooks_remove(void)
 
 /* ---- fixtures ------------------------------------------------------------------------------------ */
 
-static crowd_rig tiny;            /* built with libc, freed with libc's hooks */
+static crowd_rig tiny; /* built with libc, freed with libc's hooks */
 static crowd_bake_output tiny_baked;
 static crowd_bake_output human_baked; /* the humanoid, 10 fps: every clip, every LOD, bones */
 static crowd_asset human;
@@ -102,7 +102,8 @@ static crowd_asset human;
 static crowd_bake_desc tiny_desc(void)
 {
     static const float ratios[2] = {1.0f, 0.5f};
-    return (crowd_bake_desc){.rig = &tiny, .frames = 6, .lod_count = 2, .lod_ratios = ratios, .bones = true, .tangents = true};
+    return (crowd_bake_desc){
+        .rig = &tiny, .frames = 6, .lod_count = 2, .lod_ratios = ratios, .bones = true, .tangents = true};
 }
 
 static crowd_desc human_crowd_desc(void)
@@ -307,19 +308,36 @@ static void churn(crowd *c, crowd_sim *sim, uint32_t frame, uint64_t *random)
     for (uint32_t k = 0; k < 40 && n; k++) {
         uint32_t i = (uint32_t)(test_rand(random) % n);
         switch ((frame + k) % 9) {
-        case 0: crowd_set_transform(c, i, (float)(test_uniform(random) * 100 - 50), 0, (float)(test_uniform(random) * 100 - 50), 1.0f); break;
-        case 1: crowd_set_scale(c, i, 0.8f + 0.4f * (float)test_uniform(random)); break;
-        case 2: crowd_set_variant(c, i, &(crowd_variant){{1, 2, 3}, {1, 2, 3, 4, 5, 6}, 3}); break;
-        case 3: crowd_play(c, i, wave, 1.0f, 0.3f); break;
-        case 4: crowd_play(c, i, walk, 1.0f, 0.0f); break;
-        case 5: crowd_set_speed(c, i, 1.4f); break;
-        case 6: crowd_set_phase(c, i, 0.25f); break;
+        case 0:
+            crowd_set_transform(c, i, (float)(test_uniform(random) * 100 - 50), 0,
+                                (float)(test_uniform(random) * 100 - 50), 1.0f);
+            break;
+        case 1:
+            crowd_set_scale(c, i, 0.8f + 0.4f * (float)test_uniform(random));
+            break;
+        case 2:
+            crowd_set_variant(c, i, &(crowd_variant){{1, 2, 3}, {1, 2, 3, 4, 5, 6}, 3});
+            break;
+        case 3:
+            crowd_play(c, i, wave, 1.0f, 0.3f);
+            break;
+        case 4:
+            crowd_play(c, i, walk, 1.0f, 0.0f);
+            break;
+        case 5:
+            crowd_set_speed(c, i, 1.4f);
+            break;
+        case 6:
+            crowd_set_phase(c, i, 0.25f);
+            break;
         case 7: {
             crowd_record record;
             crowd_get(c, i, &record);
             break;
         }
-        default: crowd_play(c, i, (uint32_t)(test_rand(random) % human.clip_count), 2.0f, 0.2f); break;
+        default:
+            crowd_play(c, i, (uint32_t)(test_rand(random) % human.clip_count), 2.0f, 0.2f);
+            break;
         }
     }
     if (frame % 50 == 10)
@@ -344,9 +362,9 @@ static void the_frame_loop_allocates_nothing(void)
     crowd_sim *sim = NULL;
     REQUIRE(crowd_create(&cd, &c, NULL) == CROWD_OK);
     crowd_obstacle pillars[2] = {{5, 5, 2}, {-10, 3, 1.5f}};
-    REQUIRE(crowd_sim_create(&(crowd_sim_desc){.target = c, .obstacles = pillars, .obstacle_count = 2, .separation = 1,
-                                               .seed = 5},
-                             &sim, NULL) == CROWD_OK);
+    REQUIRE(crowd_sim_create(
+                &(crowd_sim_desc){.target = c, .obstacles = pillars, .obstacle_count = 2, .separation = 1, .seed = 5},
+                &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, 2500) == CROWD_OK);
     crowd_view view;
     look(&view, 0, 12, 40);
@@ -363,7 +381,8 @@ static void the_frame_loop_allocates_nothing(void)
         }
         churn(c, sim, frame, &random);
         crowd_sim_step(sim, 1.0f / 60.0f);
-        look(&view, 40.0f * sinf((float)frame * 0.01f), 8.0f + (float)(frame % 300) * 0.1f, 40.0f * cosf((float)frame * 0.01f));
+        look(&view, 40.0f * sinf((float)frame * 0.01f), 8.0f + (float)(frame % 300) * 0.1f,
+             40.0f * cosf((float)frame * 0.01f));
         const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &view);
         crowd_count_visible(c, &view);
         draws += f->draw_count;
@@ -408,9 +427,13 @@ static void the_renderer_allocates_nothing_per_frame(bool es)
     REQUIRE(crowd_gl_create(&gd, &r, &err) == CROWD_OK);
     uint8_t ground[4] = {120, 130, 110, 255};
     crowd_gl_set_ground(r, 120.0f, ground);
-    crowd_gl_scene scene = {.sun_direction = {0.3f, 0.85f, 0.45f}, .sun_color = {2, 2, 2}, .sky_color = {0.4f, 0.4f, 0.5f},
-                            .ground_color = {0.16f, 0.16f, 0.16f}, .fog_color = {0.8f, 0.8f, 0.85f},
-                            .fog_density = 0.002f, .shadows = true};
+    crowd_gl_scene scene = {.sun_direction = {0.3f, 0.85f, 0.45f},
+                            .sun_color = {2, 2, 2},
+                            .sky_color = {0.4f, 0.4f, 0.5f},
+                            .ground_color = {0.16f, 0.16f, 0.16f},
+                            .fog_color = {0.8f, 0.8f, 0.85f},
+                            .fog_density = 0.002f,
+                            .shadows = true};
     crowd_view view;
     uint64_t random = 5, allocations = 0;
     uint32_t gl_draws = 0;
@@ -441,7 +464,8 @@ static void the_renderer_allocates_nothing_per_frame(bool es)
     CHECKF(crowd_gl_check("frames", &err) == CROWD_OK, "%s", err.message);
     printf("     %s: crowd_gl_create %llu allocations, all released; 2 x 60 frames (VAT, bones) of upload + shadows + "
            "draw, %u GL draws: %llu allocations\n",
-           es ? "GLES 3.0" : "GL 3.3", (unsigned long long)create_allocations, gl_draws, (unsigned long long)allocations);
+           es ? "GLES 3.0" : "GL 3.3", (unsigned long long)create_allocations, gl_draws,
+           (unsigned long long)allocations);
     CHECK(gl_draws > 0);
     CHECKF(allocations == 0, "%llu allocations in 120 frames", (unsigned long long)allocations);
     crowd_gl_destroy(r);

@@ -6,8 +6,8 @@
 
 #include "bake/layout.h"
 #include "bake/stride.h"
-#include "core/format.h"
 #include "check.h"
+#include "core/format.h"
 #include "test_support.h"
 
 static crowd_bake_output default_bake;
@@ -304,8 +304,8 @@ static void unit_scale(void)
     REQUIRE(crowd_verify(&a, humanoid(), &r, &err) == CROWD_OK);
     CHECKF(r.passed, "%s", r.failure);
     CHECK(r.bones_checked);
-    printf("     scale 0.01: VAT max %.5f mm (bound %.5f), bone max %.5f mm\n", r.position_max_mm,
-           r.position_bound_mm, r.bone_position_max_mm);
+    printf("     scale 0.01: VAT max %.5f mm (bound %.5f), bone max %.5f mm\n", r.position_max_mm, r.position_bound_mm,
+           r.bone_position_max_mm);
     crowd_verify_report_free(&r);
     crowd_asset_free(&a);
     crowd_bake_output_free(&out);

@@ -8,7 +8,7 @@
 #include "core/format.h"
 #include "test_support.h"
 
-static crowd_bake_output tiny;      /* small enough to damage every byte */
+static crowd_bake_output tiny; /* small enough to damage every byte */
 static crowd_rig tiny_rig;
 
 static crowd_result load(const uint8_t *bytes, size_t size, crowd_error *err)
@@ -136,11 +136,11 @@ static size_t entry_of(uint32_t tag)
     return 0;
 }
 
-#define EXPECT(expr, code)                                                                            \
-    do {                                                                                              \
-        crowd_error err_ = {0};                                                                       \
-        crowd_result r_ = (expr);                                                                     \
-        (void)err_;                                                                                   \
+#define EXPECT(expr, code)                                                                                    \
+    do {                                                                                                      \
+        crowd_error err_ = {0};                                                                               \
+        crowd_result r_ = (expr);                                                                             \
+        (void)err_;                                                                                           \
         CHECKF(r_ == (code), "%s -> %s, expected %s", #expr, crowd_result_name(r_), crowd_result_name(code)); \
     } while (0)
 
@@ -160,7 +160,7 @@ static void distinct_errors(void)
     EXPECT(load_edited(strs + 8, (uint32_t)strs_offset - 16, 8, &err_), CROWD_ERROR_SECTION_OVERLAP);
     EXPECT(load_edited(head + 8, 0, 8, &err_), CROWD_ERROR_SECTION_RANGE);
     EXPECT(load_edited(vpos + 16, (uint32_t)tiny.size, 8, &err_), CROWD_ERROR_SECTION_RANGE);
-    EXPECT(load_edited(head + 4, 1, 4, &err_), CROWD_ERROR_INVALID_DATA);  /* reserved */
+    EXPECT(load_edited(head + 4, 1, 4, &err_), CROWD_ERROR_INVALID_DATA);          /* reserved */
     EXPECT(load_edited(vpos, CROWD_TAG_HEAD, 4, &err_), CROWD_ERROR_INVALID_DATA); /* duplicate tag */
     EXPECT(load_edited(vpos, CROWD_TAG('X', 'X', 'X', 'X'), 4, &err_), CROWD_ERROR_MISSING);
 
@@ -178,8 +178,8 @@ static void distinct_errors(void)
 
     /* semantic checks inside sections */
     size_t h = crowd_rd64(tiny.bytes + head + 8);
-    EXPECT(load_edited(h + CROWD_HEAD_CLIP_COUNT, 2, 4, &err_), CROWD_ERROR_OVERFLOW);      /* CLIP too small */
-    EXPECT(load_edited(h + CROWD_HEAD_INDEX_COUNT, 3, 4, &err_), CROWD_ERROR_OVERFLOW);     /* INDX size mismatch */
+    EXPECT(load_edited(h + CROWD_HEAD_CLIP_COUNT, 2, 4, &err_), CROWD_ERROR_OVERFLOW);        /* CLIP too small */
+    EXPECT(load_edited(h + CROWD_HEAD_INDEX_COUNT, 3, 4, &err_), CROWD_ERROR_OVERFLOW);       /* INDX size mismatch */
     EXPECT(load_edited(h + CROWD_HEAD_VERTEX_COUNT, 19, 4, &err_), CROWD_ERROR_INVALID_DATA); /* texture too small */
     EXPECT(load_edited(h + CROWD_HEAD_VERTEX_COUNT, 0xFFFFFFFFu, 4, &err_), CROWD_ERROR_LIMIT);
     EXPECT(load_edited(h + CROWD_HEAD_FRAME_COUNT, 0, 4, &err_), CROWD_ERROR_LIMIT);
@@ -194,10 +194,10 @@ static void distinct_errors(void)
     EXPECT(load_edited(h + CROWD_HEAD_RESERVED, 1, 1, &err_), CROWD_ERROR_INVALID_DATA);
 
     size_t indx = crowd_rd64(tiny.bytes + entry_of(CROWD_TAG_INDX) + 8);
-    EXPECT(load_edited(indx, 18, 4, &err_), CROWD_ERROR_INVALID_DATA);     /* vertex index out of range */
+    EXPECT(load_edited(indx, 18, 4, &err_), CROWD_ERROR_INVALID_DATA); /* vertex index out of range */
     size_t clip = crowd_rd64(tiny.bytes + entry_of(CROWD_TAG_CLIP) + 8);
-    EXPECT(load_edited(clip + 4, 1, 4, &err_), CROWD_ERROR_INVALID_DATA);  /* first frame does not tile */
-    EXPECT(load_edited(clip + 8, 9, 4, &err_), CROWD_ERROR_INVALID_DATA);  /* past the texture */
+    EXPECT(load_edited(clip + 4, 1, 4, &err_), CROWD_ERROR_INVALID_DATA);            /* first frame does not tile */
+    EXPECT(load_edited(clip + 8, 9, 4, &err_), CROWD_ERROR_INVALID_DATA);            /* past the texture */
     EXPECT(load_edited(clip + 16, 0xFF800000u, 4, &err_), CROWD_ERROR_INVALID_DATA); /* -inf duration */
     size_t lods = crowd_rd64(tiny.bytes + entry_of(CROWD_TAG_LODS) + 8);
     EXPECT(load_edited(lods + 4, 1000, 4, &err_), CROWD_ERROR_INVALID_DATA);
@@ -219,7 +219,6 @@ static void distinct_errors(void)
     (void)e;
 }
 
-
 /* ---- hostile contents: every value that passes the checksums must still pass validation -------- */
 
 /* Loads a copy of `image` with `edit` applied and every CRC re-sealed, so the checksums pass and
@@ -239,8 +238,8 @@ static crowd_result load_patched(const crowd_bake_output *image, image_edit edit
 }
 
 typedef struct patch32 {
-    uint32_t tag;      /* section, or 0 for an absolute offset */
-    size_t offset;     /* inside the section */
+    uint32_t tag;  /* section, or 0 for an absolute offset */
+    size_t offset; /* inside the section */
     uint32_t value;
 } patch32;
 
@@ -264,12 +263,14 @@ static void apply_patch16(uint8_t *bytes, void *user)
 }
 
 /* Expects `r` to be INVALID_DATA with `needle` in the message. */
-#define EXPECT_REFUSED(expr, needle)                                                                   \
-    do {                                                                                              \
-        crowd_error e_ = {0};                                                                         \
-        crowd_result r_ = (expr);                                                                     \
-        CHECKF(r_ == CROWD_ERROR_INVALID_DATA && strstr(e_.message, needle), "%s -> %s \"%s\", expected " \
-               "INVALID_DATA naming %s", #expr, crowd_result_name(r_), e_.message, needle);           \
+#define EXPECT_REFUSED(expr, needle)                                         \
+    do {                                                                     \
+        crowd_error e_ = {0};                                                \
+        crowd_result r_ = (expr);                                            \
+        CHECKF(r_ == CROWD_ERROR_INVALID_DATA && strstr(e_.message, needle), \
+               "%s -> %s \"%s\", expected "                                  \
+               "INVALID_DATA naming %s",                                     \
+               #expr, crowd_result_name(r_), e_.message, needle);            \
     } while (0)
 
 static void bone_texture_values(void)
@@ -289,8 +290,7 @@ static void bone_texture_values(void)
     crowd_error err;
     patch32 p = {CROWD_TAG_TBON, (3 * 1 + 2) * 16, 0x7FC00000u}; /* frame 0, bone 1, row 2, x */
     load_patched(&tiny, apply_patch32, &p, &err);
-    CHECKF(strstr(err.message, "frame 0, bone 1, row 2") && strstr(err.message, "x = nan"), "message: %s",
-           err.message);
+    CHECKF(strstr(err.message, "frame 0, bone 1, row 2") && strstr(err.message, "x = nan"), "message: %s", err.message);
     /* a large but sane value still loads */
     p.value = 0x447A0000u; /* 1000.0 */
     CHECK(load_patched(&tiny, apply_patch32, &p, &err) == CROWD_OK);
@@ -329,8 +329,7 @@ static void fp16_texture_values(void)
     CHECK(load_patched(&f16, apply_patch16, &p, &err) == CROWD_OK);
     p = (patch16){CROWD_TAG_TPOS, 8 * 3 + 4, 0x3C01u};
     load_patched(&f16, apply_patch16, &p, &err);
-    CHECKF(strstr(err.message, "frame 0, vertex 3") && strstr(err.message, "z = 1.00098"), "message: %s",
-           err.message);
+    CHECKF(strstr(err.message, "frame 0, vertex 3") && strstr(err.message, "z = 1.00098"), "message: %s", err.message);
     crowd_bake_output_free(&f16);
 }
 
@@ -394,8 +393,8 @@ static void wrapping_triangle_count(void)
 
 /* Appends a section `tag` with `length` bytes of `payload` to a copy of `image` (one more table
  * entry: every section moves 32 bytes on). The result is sealed; free() it. */
-static uint8_t *with_extra_section(const crowd_bake_output *image, uint32_t tag, const void *payload,
-                                   size_t length, size_t *size)
+static uint8_t *with_extra_section(const crowd_bake_output *image, uint32_t tag, const void *payload, size_t length,
+                                   size_t *size)
 {
     uint32_t count = crowd_rd32(image->bytes + 12);
     size_t table_end = 32 + 32 * (size_t)count;

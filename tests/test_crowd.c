@@ -65,9 +65,9 @@ static void culling_matches_brute_force(void)
     uint8_t *seen = malloc(n);
     crowd_view views[4];
     view_at(&views[0], 28, 16, 44, 0, 1.2f, 0);
-    view_at(&views[1], 0, 1.7f, 0, 100, 1.7f, 0);     /* eye level inside the crowd */
+    view_at(&views[1], 0, 1.7f, 0, 100, 1.7f, 0); /* eye level inside the crowd */
     view_at(&views[2], -150, 60, -150, 0, 0, 0);
-    view_at(&views[3], 0, 300, 1, 0, 0, 0);           /* looking straight down */
+    view_at(&views[3], 0, 300, 1, 0, 0, 0); /* looking straight down */
     for (int v = 0; v < 4; v++) {
         const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &views[v]);
         submitted_set(c, f, seen, n);
@@ -167,7 +167,6 @@ static void lod_histogram_for_a_known_camera(void)
     CHECK(edge->stats.triangles >= f->stats.triangles);
     crowd_destroy(c);
 }
-
 
 /* The far pool merges last-level chunks into one draw without changing what is submitted;
  * chunk_size >= world collapses everything into one draw. */
@@ -390,8 +389,10 @@ static void hostile_calls(void)
     crowd_sim *sim = NULL;
     crowd_error err;
     CHECK(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation_radius = INFINITY}, &sim, &err) ==
-              CROWD_ERROR_ARGUMENT && sim == NULL);
-    CHECK(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation_radius = NAN}, &sim, &err) == CROWD_ERROR_ARGUMENT);
+              CROWD_ERROR_ARGUMENT &&
+          sim == NULL);
+    CHECK(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation_radius = NAN}, &sim, &err) ==
+          CROWD_ERROR_ARGUMENT);
     CHECK(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation_radius = -1.0f}, &sim, &err) ==
           CROWD_ERROR_ARGUMENT);
     crowd_destroy(c);
@@ -494,7 +495,8 @@ static void feet_do_not_slide(void)
     qsort(errors, count, sizeof *errors, compare_floats);
     float median = errors[count / 2], p99 = errors[count * 99 / 100];
     printf("     %u agent-steps (%u at scale 0.6 or 1.5): feet vs ground speed median %.3f%%, 99th %.3f%%, "
-           "worst %.3f%%\n", count, scaled, 100 * median, 100 * p99, 100 * errors[count - 1]);
+           "worst %.3f%%\n",
+           count, scaled, 100 * median, 100 * p99, 100 * errors[count - 1]);
     CHECK(scaled > 100);
     CHECKF(median < 0.002f && p99 < 0.01f, "feet slide: median %.4f, 99th %.4f", median, p99);
     free(errors);
@@ -510,8 +512,8 @@ static void simulation(void)
     for (int scenario = 0; scenario < CROWD_SCENARIO_COUNT; scenario++) {
         crowd *c = make_crowd(2000, 24.0f);
         crowd_sim *sim = NULL;
-        crowd_sim_desc sd = {.target = c, .scenario = (crowd_scenario)scenario, .obstacles = obstacles,
-                             .obstacle_count = 3, .seed = 1};
+        crowd_sim_desc sd = {
+            .target = c, .scenario = (crowd_scenario)scenario, .obstacles = obstacles, .obstacle_count = 3, .seed = 1};
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 2000) == CROWD_OK);
         crowd_view v;
@@ -563,7 +565,6 @@ static void simulation(void)
     }
     CHECK(!memcmp(&a[0], &a[1], sizeof a[0]));
 }
-
 
 /* Pairs of agents closer than `distance` (brute force over a uniform grid of 1 m cells). */
 static uint32_t close_pairs(crowd *c, float distance)
@@ -621,7 +622,7 @@ static void separation_keeps_space(void)
 typedef struct mirror {
     crowd_record *gpu;
     uint8_t *seen;
-    uint32_t n;         /* instances (indices) tracked */
+    uint32_t n; /* instances (indices) tracked */
     bool uploaded;
 } mirror;
 
@@ -710,7 +711,8 @@ static void regions_under_motion(void)
         crowd_scenario scenario;
         float chunk;
         uint32_t n;
-    } runs[] = {{CROWD_SCENARIO_WANDER, 24.0f, 8000}, {CROWD_SCENARIO_STAMPEDE, 8.0f, 6000},
+    } runs[] = {{CROWD_SCENARIO_WANDER, 24.0f, 8000},
+                {CROWD_SCENARIO_STAMPEDE, 8.0f, 6000},
                 {CROWD_SCENARIO_GATHER, 12.0f, 6000}};
     for (uint32_t run = 0; run < sizeof runs / sizeof runs[0]; run++) {
         crowd *c = make_crowd(runs[run].n, runs[run].chunk);
@@ -781,7 +783,7 @@ static void regions_at_the_limits(void)
     mirror m = mirror_make(c, n);
     mirror_check(c, crowd_update(c, 0.1f, &v), &m);
     CHECK(c->slots + (n - first) > crowd_record_capacity(c)); /* slack leaves no room at the end */
-    REQUIRE(crowd_set_count(c, n) == CROWD_OK); /* brand-new instances need the slack's slots */
+    REQUIRE(crowd_set_count(c, n) == CROWD_OK);               /* brand-new instances need the slack's slots */
     for (uint32_t i = first; i < n; i++)
         crowd_set_transform(c, i, -100.0f + 0.05f * (float)i, 0.0f, 50.0f, 0.0f);
     crowd_record r;
@@ -886,12 +888,24 @@ static void settings_contracts(void)
             d = good;
             float x = bad_floats[b];
             switch (field) {
-            case 0: d.lod_bias = x; break;
-            case 1: d.min_coverage = x; break;
-            case 2: d.screen_coverage[1] = x; break;
-            case 3: d.lod_distances[2] = x; break;
-            case 4: d.hysteresis = x == -1.0f ? -0.5f : x; break;
-            default: d.world_size = x; break;
+            case 0:
+                d.lod_bias = x;
+                break;
+            case 1:
+                d.min_coverage = x;
+                break;
+            case 2:
+                d.screen_coverage[1] = x;
+                break;
+            case 3:
+                d.lod_distances[2] = x;
+                break;
+            case 4:
+                d.hysteresis = x == -1.0f ? -0.5f : x;
+                break;
+            default:
+                d.world_size = x;
+                break;
             }
             crowd_error err = {0};
             CHECKF(crowd_configure(c, &d, &err) == CROWD_ERROR_ARGUMENT && err.message[0] &&
@@ -1087,9 +1101,14 @@ static void sim_state_and_spawn_options(void)
     crowd_sim *sim = NULL, *second = NULL;
     crowd_error err;
     const char *const run_only[] = {"run"};
-    crowd_sim_desc sd = {.target = c, .seed = 4,
-                         .spawn = {.scale_min = 1.5f, .scale_max = 1.5f, .shirts = -1, .accessories = -1,
-                                   .gait_clips = run_only, .gait_clip_count = 1}};
+    crowd_sim_desc sd = {.target = c,
+                         .seed = 4,
+                         .spawn = {.scale_min = 1.5f,
+                                   .scale_max = 1.5f,
+                                   .shirts = -1,
+                                   .accessories = -1,
+                                   .gait_clips = run_only,
+                                   .gait_clip_count = 1}};
     REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
     CHECK(c->agents != NULL && c->drift != NULL);
     CHECK(crowd_sim_create(&sd, &second, &err) == CROWD_ERROR_ARGUMENT && !second && strstr(err.message, "already"));
@@ -1108,13 +1127,15 @@ static void sim_state_and_spawn_options(void)
         walking += (uint32_t)r.clip_a == walk || (uint32_t)r.clip_b == walk;
         running += (uint32_t)r.clip_a == run;
     }
-    CHECKF(odd == 0 && walking == 0 && running > 100, "%u off the options, %u walking, %u running", odd, walking, running);
+    CHECKF(odd == 0 && walking == 0 && running > 100, "%u off the options, %u walking, %u running", odd, walking,
+           running);
     crowd_sim_destroy(sim);
     CHECK(c->agents == NULL);
     const char *const nope[] = {"moonwalk"};
     sd.spawn = (crowd_spawn_options){.gait_clips = nope, .gait_clip_count = 1};
     CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "moonwalk"));
-    sd.spawn = (crowd_spawn_options){.idle_clip = "idle", .gait_clips = (const char *const[]){"idle"}, .gait_clip_count = 1};
+    sd.spawn =
+        (crowd_spawn_options){.idle_clip = "idle", .gait_clips = (const char *const[]){"idle"}, .gait_clip_count = 1};
     CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT); /* idle has no stride */
     sd.spawn = (crowd_spawn_options){.scale_min = 2.0f, .scale_max = 1.0f};
     CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT);

@@ -64,18 +64,18 @@ static void half_rounds_to_nearest_even(void)
 static void half_overflow_underflow_and_specials(void)
 {
     CHECK(crowd_half_from_float(65504.0f) == 0x7BFF);
-    CHECK(crowd_half_from_float(65519.996f) == 0x7BFF);      /* below the midpoint to 65536 */
-    CHECK(crowd_half_from_float(65520.0f) == 0x7C00);        /* midpoint: ties to even = infinity */
+    CHECK(crowd_half_from_float(65519.996f) == 0x7BFF); /* below the midpoint to 65536 */
+    CHECK(crowd_half_from_float(65520.0f) == 0x7C00);   /* midpoint: ties to even = infinity */
     CHECK(crowd_half_from_float(1e9f) == 0x7C00);
     CHECK(crowd_half_from_float(-1e9f) == 0xFC00);
     CHECK(crowd_half_from_float(INFINITY) == 0x7C00);
     CHECK(crowd_half_from_float(-INFINITY) == 0xFC00);
     uint16_t nan = crowd_half_from_float(NAN);
     CHECK((nan & 0x7C00) == 0x7C00 && (nan & 0x3FF) != 0);
-    CHECK(crowd_half_from_float(2.9802322e-8f) == 0x0000);   /* 2^-25: tie between 0 and 2^-24 -> 0 */
-    CHECK(crowd_half_from_float(2.9802326e-8f) == 0x0001);   /* just above the tie */
+    CHECK(crowd_half_from_float(2.9802322e-8f) == 0x0000); /* 2^-25: tie between 0 and 2^-24 -> 0 */
+    CHECK(crowd_half_from_float(2.9802326e-8f) == 0x0001); /* just above the tie */
     CHECK(crowd_half_from_float(1e-30f) == 0x0000);
-    CHECK(crowd_half_from_float(-1e-30f) == 0x8000);         /* signed zero */
+    CHECK(crowd_half_from_float(-1e-30f) == 0x8000); /* signed zero */
     CHECK(crowd_half_from_float(-0.0f) == 0x8000);
     CHECK(crowd_half_from_float(6.1035156e-5f) == 0x0400);
 }
@@ -142,7 +142,8 @@ static void octahedral_bounds(void)
             worst = fmax(worst, e);
             worst_precise = fmax(worst_precise, ep);
             precise_worse += ep > e + 1e-7;
-            length_error = fmax(length_error, fabs(sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]) - 1.0));
+            length_error =
+                fmax(length_error, fabs(sqrt((double)d[0] * d[0] + (double)d[1] * d[1] + (double)d[2] * d[2]) - 1.0));
         }
         CHECKF(worst <= bound, "%u bits: worst %.6f rad, bound %.6f", bits, worst, bound);
         CHECKF(worst_precise <= worst, "%u bits: precise %.6f worse than nearest %.6f", bits, worst_precise, worst);
@@ -166,7 +167,8 @@ static void octahedral_fp16_bound(void)
         float n[3], s[2], d[3];
         random_unit(&state, n);
         crowd_oct_encode(n, s);
-        float h[2] = {crowd_half_to_float(crowd_half_from_float(s[0])), crowd_half_to_float(crowd_half_from_float(s[1]))};
+        float h[2] = {crowd_half_to_float(crowd_half_from_float(s[0])),
+                      crowd_half_to_float(crowd_half_from_float(s[1]))};
         crowd_oct_decode(h, d);
         worst = fmax(worst, angle(n, d));
     }
@@ -188,8 +190,8 @@ static void position_u16_bound(void)
         worst = fmax(worst, fabs((double)decoded - v) / allowed);
     }
     CHECKF(worst <= 1.0, "worst %.5f of the allowed error", worst);
-    CHECK(crowd_quantize_unorm16(5.0f, 1.0f, 0.0f) == 0);     /* flat axis */
-    CHECK(crowd_quantize_unorm16(-10.0f, 0.0f, 1.0f) == 0);   /* clamped */
+    CHECK(crowd_quantize_unorm16(5.0f, 1.0f, 0.0f) == 0);   /* flat axis */
+    CHECK(crowd_quantize_unorm16(-10.0f, 0.0f, 1.0f) == 0); /* clamped */
     CHECK(crowd_quantize_unorm16(10.0f, 0.0f, 1.0f) == 65535);
     CHECK(crowd_quantize_unorm16(NAN, 0.0f, 1.0f) == 0);
 }

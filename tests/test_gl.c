@@ -78,8 +78,8 @@ static bool is_background(const uint8_t *p)
 }
 
 typedef struct diff {
-    double mean;        /* mean absolute difference per channel, 0..255 */
-    uint32_t over;      /* pixels with any channel off by more than the tolerance */
+    double mean;   /* mean absolute difference per channel, 0..255 */
+    uint32_t over; /* pixels with any channel off by more than the tolerance */
 } diff;
 
 static diff compare(const uint8_t *a, const uint8_t *b, int tolerance)
@@ -151,7 +151,8 @@ static void frame_is_not_blank(void)
     memset(seen, 0, sizeof seen);
     for (int i = 0; i < W * H; i++) {
         covered += !is_background(pixels + 3 * i);
-        uint32_t key = (uint32_t)(pixels[3 * i] >> 3) << 10 | (uint32_t)(pixels[3 * i + 1] >> 3) << 5 | (pixels[3 * i + 2] >> 3);
+        uint32_t key =
+            (uint32_t)(pixels[3 * i] >> 3) << 10 | (uint32_t)(pixels[3 * i + 1] >> 3) << 5 | (pixels[3 * i + 2] >> 3);
         colours += !seen[key];
         seen[key] = 1;
     }
@@ -358,7 +359,8 @@ static void attachments_sit_on_the_head(void)
     for (int col = 0; col < 4; col++)
         for (int row = 0; row < 4; row++)
             vp[col * 4 + row] = s.projection[row] * s.view[col * 4] + s.projection[4 + row] * s.view[col * 4 + 1] +
-                                s.projection[8 + row] * s.view[col * 4 + 2] + s.projection[12 + row] * s.view[col * 4 + 3];
+                                s.projection[8 + row] * s.view[col * 4 + 2] +
+                                s.projection[12 + row] * s.view[col * 4 + 3];
     for (int row = 0; row < 4; row++)
         clip[row] = vp[row] * world[0] + vp[4 + row] * world[1] + vp[8 + row] * world[2] + vp[12 + row];
     float socket_x = (clip[0] / clip[3] * 0.5f + 0.5f) * W, socket_y = (0.5f - clip[1] / clip[3] * 0.5f) * H;

@@ -45,7 +45,9 @@ static void bake_and_verify(const char *file)
         r = crowd_verify(&asset, &rig, &report, &err);
         CHECKF(r == CROWD_OK && report.passed, "%s: verify: %s", file, r == CROWD_OK ? report.failure : err.message);
         printf("| %s | %u | %u | %u | %.0f | %.2f | %.4f / %.4f |\n", file, rig.vertex_count, rig.bone_count,
-               rig.clip_count, ms, (double)(out.stats.bytes_positions + out.stats.bytes_normals + out.stats.bytes_bones) / (1024.0 * 1024.0),
+               rig.clip_count, ms,
+               (double)(out.stats.bytes_positions + out.stats.bytes_normals + out.stats.bytes_bones) /
+                   (1024.0 * 1024.0),
                report.position_max_mm, report.position_bound_mm);
         crowd_verify_report_free(&report);
         crowd_asset_free(&asset);
@@ -63,7 +65,8 @@ static void every_asset_bakes_and_verifies(void)
     int n = 0;
     for (struct dirent *e; (e = readdir(dir)) && n < 64;) {
         size_t len = strlen(e->d_name);
-        bool gltf = len > 5 && !strcmp(e->d_name + len - 5, ".gltf"), glb = len > 4 && !strcmp(e->d_name + len - 4, ".glb");
+        bool gltf = len > 5 && !strcmp(e->d_name + len - 5, ".gltf"),
+             glb = len > 4 && !strcmp(e->d_name + len - 4, ".glb");
         if (gltf || glb)
             names[n++] = strdup(e->d_name);
     }
@@ -83,8 +86,11 @@ static void locomotion_strides(void)
     const struct {
         const char *file, *clip;
         bool travels;
-    } clips[] = {{"Fox.glb", "Walk", true},        {"Fox.glb", "Run", true},          {"Fox.glb", "Survey", false},
-                 {"RobotExpressive.glb", "Running", true}, {"RobotExpressive.glb", "Walking", true},
+    } clips[] = {{"Fox.glb", "Walk", true},
+                 {"Fox.glb", "Run", true},
+                 {"Fox.glb", "Survey", false},
+                 {"RobotExpressive.glb", "Running", true},
+                 {"RobotExpressive.glb", "Walking", true},
                  {"RobotExpressive.glb", "Idle", false}};
     for (size_t i = 0; i < sizeof clips / sizeof clips[0]; i++) {
         char path[256];
@@ -92,8 +98,8 @@ static void locomotion_strides(void)
         crowd_rig rig;
         crowd_error err;
         REQUIRE(crowd_gltf_read_file(path, NULL, &rig, &err) == CROWD_OK);
-        crowd_bake_desc desc = {.clip_names = &clips[i].clip, .clip_name_count = 1, .lod_count = 1,
-                                .lod_ratios = (const float[]){1.0f}};
+        crowd_bake_desc desc = {
+            .clip_names = &clips[i].clip, .clip_name_count = 1, .lod_count = 1, .lod_ratios = (const float[]){1.0f}};
         crowd_bake_output out = bake_or_die(&rig, desc);
         crowd_asset asset;
         REQUIRE(crowd_asset_load_memory(&asset, out.bytes, out.size, &err) == CROWD_OK);
@@ -101,7 +107,8 @@ static void locomotion_strides(void)
         CHECKF(clips[i].travels == ((c->flags & CROWD_CLIP_LOCOMOTION) != 0 && c->stride > 0), "%s %s: stride %g",
                clips[i].file, clips[i].clip, (double)c->stride);
         printf("     %-20s %-8s stride %8.4f (file units) over %.3f s%s\n", clips[i].file, clips[i].clip,
-               (double)c->stride, (double)c->duration, rig.clips[crowd_rig_find_clip(&rig, clips[i].clip)].loop ? ", loops" : "");
+               (double)c->stride, (double)c->duration,
+               rig.clips[crowd_rig_find_clip(&rig, clips[i].clip)].loop ? ", loops" : "");
         crowd_asset_free(&asset);
         crowd_bake_output_free(&out);
         crowd_rig_free(&rig);
@@ -132,8 +139,8 @@ static void seamed_meshes_simplify(void)
             const crowd_lod *lod = &a.lods[l];
             printf(" %u", lod->triangle_count);
             if (l)
-                CHECKF(lod->triangle_count < a.lods[l - 1].triangle_count, "%s: LOD %u does not shrink",
-                       cases[i].file, l);
+                CHECKF(lod->triangle_count < a.lods[l - 1].triangle_count, "%s: LOD %u does not shrink", cases[i].file,
+                       l);
             int bad = 0;
             for (uint32_t k = 0; k < lod->index_count; k += 3) {
                 const uint32_t *t = a.indices + lod->first_index + k;

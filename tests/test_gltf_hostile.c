@@ -82,9 +82,11 @@ static const struct {
     {"animation/channel_duplicate_targets.gltf", false, "animations[0].channels[1]: animates nodes[0].scale again"},
     {"animation/channel_node_matrix.gltf", false, "nodes[0] has a matrix and cannot be animated"},
     {"animation/channel_node_no_morphs.gltf", false, "nodes[0] has no morph targets"},
-    {"animation/sampler_input_format_invalid.gltf", false, "animations[0].samplers[0].input: accessors[0] must be float"},
+    {"animation/sampler_input_format_invalid.gltf", false,
+     "animations[0].samplers[0].input: accessors[0] must be float"},
     {"animation/sampler_input_no_bounds.gltf", true, "animations[0].samplers[0].input: accessors[0] has no min/max"},
-    {"animation/sampler_output_count_invalid.gltf", false, "animations[0].channels[0].sampler: output accessors[1] has 6 values"},
+    {"animation/sampler_output_count_invalid.gltf", false,
+     "animations[0].channels[0].sampler: output accessors[1] has 6 values"},
     {"animation/sampler_output_format_invalid.gltf", false, "has the wrong type for scale"},
     {"animation/sampler_too_few_cubic_frames.gltf", false, "CUBICSPLINE needs at least 2 keyframes"},
     {"animation/unresolved_channel_target.gltf", false, "animations[0].channels[0].target.node: nodes 0 out of range"},
@@ -106,11 +108,13 @@ static const struct {
     {"mesh/accessor_unequal_count.gltf", false, "accessors[1] has 4 elements, the others 3"},
     {"mesh/indices_invalid_format.gltf", false, "meshes[0].primitives[0].indices: accessors[1] must be unsigned"},
     {"mesh/morph_attribute_invalid_count.gltf", false, "meshes[0].primitives[0].targets[0]: 4 elements for 3 vertices"},
-    {"mesh/morph_unequal_targets_count.gltf", false, "meshes[0].primitives[1].targets: 1 morph targets, primitive 0 has 2"},
+    {"mesh/morph_unequal_targets_count.gltf", false,
+     "meshes[0].primitives[1].targets: 1 morph targets, primitive 0 has 2"},
     {"mesh/morph_weights_wrong_count.gltf", false, "meshes[0].weights: 2 weights for 1 morph targets"},
     {"mesh/unequal_joints.gltf", false, "2 JOINTS_n sets but 1 WEIGHTS_n sets"},
     {"mesh/unresolved_positions.gltf", false, "attributes.POSITION: not a valid accessor index"},
-    {"mesh_data/index_buffer_oob.gltf", false, "meshes[0].primitives[0].indices[5]: vertex 5 out of range (4 vertices)"},
+    {"mesh_data/index_buffer_oob.gltf", false,
+     "meshes[0].primitives[0].indices[5]: vertex 5 out of range (4 vertices)"},
     {"mesh_data/joints_no_weights.gltf", false, "lie past the end of buffers[0]"},
     {"mesh_data/joints_weights_complex.gltf", false, "JOINTS_1[1]: joint 9 out of range (9 joints)"},
     {"node/infinite_transform.gltf", false, "nodes[0].translation[0]: not a finite number"},
@@ -118,7 +122,8 @@ static const struct {
     {"node/node_loop.gltf", false, "is its own ancestor"},
     {"node/node_loop_scene.gltf", false, "already has parent"},
     {"node/node_parent_override.gltf", false, "nodes[1].children[0]: node 2 already has parent 0"},
-    {"node/node_skin_without_skinned_mesh.gltf", false, "nodes[0].skin: meshes[0].primitives[0].attributes has no JOINTS_0"},
+    {"node/node_skin_without_skinned_mesh.gltf", false,
+     "nodes[0].skin: meshes[0].primitives[0].attributes has no JOINTS_0"},
     {"node/unresolved_skin.gltf", false, "nodes[0].skin: skins 0 out of range"},
     {"scene/non_root_node.gltf", true, "scenes[0].nodes[0]: node 1 is not a root"},
     {"root/undefined_used_extensions.gltf", false, "extensionsRequired[0]: KHR_extension is not in extensionsUsed"},
@@ -267,36 +272,57 @@ static void targeted_damage(void)
     const float nan = NAN, inf = INFINITY, one = 1.0f;
     const uint8_t joint7 = 7;
     const struct {
-        const char *from, *to;   /* JSON edit, or NULL */
-        size_t at;               /* byte edit at `at` (when size > 0) */
+        const char *from, *to; /* JSON edit, or NULL */
+        size_t at;             /* byte edit at `at` (when size > 0) */
         const void *bytes;
         size_t size;
         const char *expect;
     } cases[] = {
-        {"\"count\":4,\"type\":\"VEC3\",\"min\"", "\"count\":4000000000,\"type\":\"VEC3\",\"min\"", 0, NULL, 0, "accessors[0]"},
-        {"\"byteOffset\":368", "\"byteOffset\":400", 0, NULL, 0, "accessors[8]: 3 elements from byte 400 run past the end of bufferViews[0]"},
+        {"\"count\":4,\"type\":\"VEC3\",\"min\"", "\"count\":4000000000,\"type\":\"VEC3\",\"min\"", 0, NULL, 0,
+         "accessors[0]"},
+        {"\"byteOffset\":368", "\"byteOffset\":400", 0, NULL, 0,
+         "accessors[8]: 3 elements from byte 400 run past the end of bufferViews[0]"},
         {"\"buffers\":[{\"byteLength\":416", "\"buffers\":[{\"byteLength\":1e12", 0, NULL, 0, "buffers[0].byteLength"},
-        {"\"bufferViews\":[{\"buffer\":0,\"byteLength\":416", "\"bufferViews\":[{\"buffer\":0,\"byteLength\":99999999999", 0, NULL, 0, "bufferViews[0]"},
+        {"\"bufferViews\":[{\"buffer\":0,\"byteLength\":416",
+         "\"bufferViews\":[{\"buffer\":0,\"byteLength\":99999999999", 0, NULL, 0, "bufferViews[0]"},
         {"{\"name\":\"joint1\",", "{\"name\":\"joint1\",\"children\":[0],", 0, NULL, 0, "is its own ancestor"},
         {"\"children\":[1]", "\"children\":[0]", 0, NULL, 0, "is its own ancestor"},
         {"\"joints\":[0,1]", "\"joints\":[0,9]", 0, NULL, 0, "skins[0].joints[1]: nodes 9 out of range (3 nodes)"},
         {"\"nodes\":[0,2]", "\"nodes\":[0,2,7]", 0, NULL, 0, "scenes[0].nodes[2]: nodes 7 out of range"},
-        {"\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_draco_mesh_compression\"]", 0, NULL, 0, "KHR_draco_mesh_compression (extensionsUsed[0]: compressed data that crowdbake does not decode)"},
-        {"\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"]", 0, NULL, 0, "EXT_meshopt_compression (extensionsUsed[0]: compressed data"},
-        {"\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_texture_basisu\"],\"extensionsRequired\":[\"KHR_texture_basisu\"]", 0, NULL, 0, "KHR_texture_basisu (extensionsRequired[0]: compressed data"},
-        {"\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_x\"],\"extensionsRequired\":[\"EXT_x\"]", 0, NULL, 0, "EXT_x (extensionsRequired[0]: not implemented)"},
-        {"\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_x\",\"KHR_draco_mesh_compression\"],\"extensionsRequired\":[\"EXT_x\"]", 0, NULL, 0, "needs 2 glTF extensions crowdbake cannot read: EXT_x (extensionsRequired[0]: not implemented), KHR_draco_mesh_compression (extensionsUsed[1]"},
+        {"\"asset\":{\"version\":\"2.0\"}",
+         "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_draco_mesh_compression\"]", 0, NULL, 0,
+         "KHR_draco_mesh_compression (extensionsUsed[0]: compressed data that crowdbake does not decode)"},
+        {"\"asset\":{\"version\":\"2.0\"}",
+         "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_meshopt_compression\"]", 0, NULL, 0,
+         "EXT_meshopt_compression (extensionsUsed[0]: compressed data"},
+        {"\"asset\":{\"version\":\"2.0\"}",
+         "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_texture_basisu\"],\"extensionsRequired\":[\"KHR_"
+         "texture_basisu\"]",
+         0, NULL, 0, "KHR_texture_basisu (extensionsRequired[0]: compressed data"},
+        {"\"asset\":{\"version\":\"2.0\"}",
+         "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_x\"],\"extensionsRequired\":[\"EXT_x\"]", 0, NULL,
+         0, "EXT_x (extensionsRequired[0]: not implemented)"},
+        {"\"asset\":{\"version\":\"2.0\"}",
+         "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"EXT_x\",\"KHR_draco_mesh_compression\"],"
+         "\"extensionsRequired\":[\"EXT_x\"]",
+         0, NULL, 0,
+         "needs 2 glTF extensions crowdbake cannot read: EXT_x (extensionsRequired[0]: not implemented), "
+         "KHR_draco_mesh_compression (extensionsUsed[1]"},
         {"base64,", "base64,*", 0, NULL, 0, "buffers[0].uri: invalid base64 character at offset 0"},
         {"base64,", "base64,AAAA", 0, NULL, 0, "buffers[0]: byteLength 416 but the URI holds 419 bytes"},
         {"\"uri\":\"data:", "\"uri\":\"../../etc/passwd\",\"x\":\"", 0, NULL, 0, "buffers[0].uri: external file"},
-        {"\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\"", "\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"normalized\":true,\"min\"", 0, NULL, 0, "accessors[0].normalized"},
+        {"\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\"",
+         "\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"normalized\":true,\"min\"", 0, NULL, 0,
+         "accessors[0].normalized"},
         {"\"path\":\"rotation\"", "\"path\":\"pointer\"", 0, NULL, 0, "channels[1].target.path"},
-        {"{\"input\":6,\"output\":7}", "{\"input\":6,\"output\":7,\"interpolation\":\"BEZIER\"}", 0, NULL, 0, "animations[0].samplers[0].interpolation"},
+        {"{\"input\":6,\"output\":7}", "{\"input\":6,\"output\":7,\"interpolation\":\"BEZIER\"}", 0, NULL, 0,
+         "animations[0].samplers[0].interpolation"},
         {NULL, NULL, 332 + 4 * 4, &nan, 4, "accessors[7]: element 1 component 1 is not a finite number"},
         {NULL, NULL, 368, &inf, 4, "accessors[8]: element 0 component 0 is not a finite number"},
         {NULL, NULL, 320 + 4, &inf, 4, "accessors[6]: element 1 component 0 is not a finite number"},
         {NULL, NULL, 320 + 8, &one, 4, "animations[0].samplers[0].input[2]: time 1 does not increase"},
-        {NULL, NULL, 96 + 8, &joint7, 1, "meshes[0].primitives[0].attributes.JOINTS_0[2]: joint 7 out of range (2 joints)"},
+        {NULL, NULL, 96 + 8, &joint7, 1,
+         "meshes[0].primitives[0].attributes.JOINTS_0[2]: joint 7 out of range (2 joints)"},
         {NULL, NULL, 176 + 2, &joint7, 1, "meshes[0].primitives[0].indices[1]: vertex 7 out of range (4 vertices)"},
         {NULL, NULL, 112, &(float){-1.0f}, 4, "meshes[0].primitives[0].attributes.WEIGHTS_0[0]: negative weight"},
         {NULL, NULL, 192 + 12, &one, 4, "skins[0].inverseBindMatrices[0]: not an affine matrix"},
@@ -358,7 +384,8 @@ static void absurd_structures(void)
     o += snprintf(json + o, cap - (size_t)o, "],\"nodes\":[{\"mesh\":0}],\"meshes\":[{\"primitives\":[");
     for (int p = 0; p < 20000 && (size_t)o + 128 < cap; p++)
         o += snprintf(json + o, cap - (size_t)o, "%s{\"attributes\":{\"POSITION\":0,\"NORMAL\":0}}", p ? "," : "");
-    o += snprintf(json + o, cap - (size_t)o, "]}],\"accessors\":[{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}]}");
+    o += snprintf(json + o, cap - (size_t)o,
+                  "]}],\"accessors\":[{\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}]}");
     crowd_result r = read_bytes((const uint8_t *)json, (size_t)o, &rig, &err);
     CHECKF(r == CROWD_OK && rig.vertex_count == 3 && rig.index_count == 60000, "%s", err.message);
     crowd_rig_free(&rig);

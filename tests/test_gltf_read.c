@@ -35,7 +35,10 @@ static char *fixture(const uint8_t *extra, size_t extra_size, const char *const 
 }
 
 /* Appends accessors (JSON objects, comma-separated) after the fixture's last one. */
-#define ADD_ACCESSORS(objects) {"\"type\":\"VEC4\"}],\"bufferViews\"", "\"type\":\"VEC4\"}," objects "],\"bufferViews\""}
+#define ADD_ACCESSORS(objects)                                                                   \
+    {                                                                                            \
+        "\"type\":\"VEC4\"}],\"bufferViews\"", "\"type\":\"VEC4\"}," objects "],\"bufferViews\"" \
+    }
 
 static crowd_result read_edits(const uint8_t *extra, size_t n, const char *const edits[][2], int count, crowd_rig *rig,
                                crowd_error *err)
@@ -71,7 +74,8 @@ static void fixture_basics(void)
     CHECK(near3(pose[1].translation, 0, 2, 0));
     pose_at(&rig, 0.5, pose); /* LINEAR: lerp, and slerp for rotations */
     CHECK(near3(pose[1].translation, 0, 1.5f, 0));
-    CHECKF(fabsf(pose[1].rotation[2] - sinf(0.3926991f)) < 1e-5f && fabsf(pose[1].rotation[3] - cosf(0.3926991f)) < 1e-5f,
+    CHECKF(fabsf(pose[1].rotation[2] - sinf(0.3926991f)) < 1e-5f &&
+               fabsf(pose[1].rotation[3] - cosf(0.3926991f)) < 1e-5f,
            "slerp halfway gives %g %g", (double)pose[1].rotation[2], (double)pose[1].rotation[3]);
     pose_at(&rig, 7.0, pose); /* past the end: the last key */
     CHECK(near3(pose[1].translation, 0, 1, 0));
@@ -80,7 +84,8 @@ static void fixture_basics(void)
 
 static void step_interpolation(void)
 {
-    const char *const edits[][2] = {{"{\"input\":6,\"output\":7}", "{\"input\":6,\"output\":7,\"interpolation\":\"STEP\"}"}};
+    const char *const edits[][2] = {
+        {"{\"input\":6,\"output\":7}", "{\"input\":6,\"output\":7,\"interpolation\":\"STEP\"}"}};
     crowd_rig rig;
     crowd_error err;
     REQUIRE(read_edits(NULL, 0, edits, 1, &rig, &err) == CROWD_OK);
@@ -96,13 +101,12 @@ static void step_interpolation(void)
  * t = 1: 0.5 v0 + 0.125 * 2 * out0 + 0.5 v1 - 0.125 * 2 * in1. */
 static void cubic_spline_tangent_scaling(void)
 {
-    float extra[2 + 18] = {0, 2,
-                           0, 0, 0, /* key 0: in-tangent, value, out-tangent */
-                           0, 1, 0, 1, 0, 0,
-                           0, 0, 1, /* key 1 */
+    float extra[2 + 18] = {0, 2, 0, 0, 0,             /* key 0: in-tangent, value, out-tangent */
+                           0, 1, 0, 1, 0, 0, 0, 0, 1, /* key 1 */
                            0, 2, 0, 0, 0, 0};
     const char *const edits[][2] = {
-        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[2]},"
+        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\","
+                      "\"min\":[0],\"max\":[2]},"
                       "{\"bufferView\":0,\"byteOffset\":424,\"componentType\":5126,\"count\":6,\"type\":\"VEC3\"}"),
         {"{\"input\":6,\"output\":7}", "{\"input\":9,\"output\":10,\"interpolation\":\"CUBICSPLINE\"}"}};
     crowd_rig rig;
@@ -122,14 +126,17 @@ static void cubic_spline_tangent_scaling(void)
 static void accessor_decoding(void)
 {
     /* bytes: 8 x s8/u8, 4 x s16/u16 in the same 8 bytes, a MAT3 of u8 (columns padded to 4) */
-    const uint8_t extra[] = {0x80, 0x7f, 0x00, 0xff, 0x01, 0x02, 0x03, 0x04, /* @416 */
-                             1, 2, 3, 0, 4, 5, 6, 0, 7, 8, 9, 0,              /* @424 MAT3 u8 */
-                             2, 0, 0, 0,                                      /* @436 sparse index 2 */
-                             0, 0, 0xa0, 0x40};                               /* @440 sparse value 5.0f */
+    const uint8_t extra[] = {0x80, 0x7f, 0x00, 0xff, 0x01, 0x02, 0x03, 0x04,             /* @416 */
+                             1,    2,    3,    0,    4,    5,    6,    0,    7, 8, 9, 0, /* @424 MAT3 u8 */
+                             2,    0,    0,    0,                                        /* @436 sparse index 2 */
+                             0,    0,    0xa0, 0x40};                                    /* @440 sparse value 5.0f */
     const char *const edits[][2] = {
-        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5120,\"count\":4,\"type\":\"SCALAR\",\"normalized\":true},"
-                      "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5121,\"count\":4,\"type\":\"SCALAR\",\"normalized\":true},"
-                      "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5122,\"count\":2,\"type\":\"SCALAR\",\"normalized\":true},"
+        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5120,\"count\":4,\"type\":\"SCALAR\","
+                      "\"normalized\":true},"
+                      "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5121,\"count\":4,\"type\":\"SCALAR\","
+                      "\"normalized\":true},"
+                      "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5122,\"count\":2,\"type\":\"SCALAR\","
+                      "\"normalized\":true},"
                       "{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5123,\"count\":2,\"type\":\"SCALAR\"},"
                       "{\"bufferView\":0,\"byteOffset\":424,\"componentType\":5121,\"count\":1,\"type\":\"MAT3\"},"
                       "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"},"
@@ -187,8 +194,10 @@ static void matrix_node_and_ancestor(void)
     /* a non-joint ancestor scaling by 2 above the joints; the root given as a matrix */
     const char *const edits[][2] = {
         {"\"scenes\":[{\"nodes\":[0,2]}]", "\"scenes\":[{\"nodes\":[3,2]}]"},
-        {"{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}]", "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"armature\",\"scale\":[2,2,2],\"children\":[0]}]"},
-        {"{\"name\":\"root\",\"children\":[1]}", "{\"name\":\"root\",\"children\":[1],\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0.5,0,0,1]}"}};
+        {"{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}]",
+         "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"armature\",\"scale\":[2,2,2],\"children\":[0]}]"},
+        {"{\"name\":\"root\",\"children\":[1]}",
+         "{\"name\":\"root\",\"children\":[1],\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0.5,0,0,1]}"}};
     crowd_rig rig;
     crowd_error err;
     REQUIRE(read_edits(NULL, 0, edits, 3, &rig, &err) == CROWD_OK);
@@ -212,9 +221,12 @@ static void rigid_part_and_missing_ibm(void)
 {
     /* a prop under joint1 (rigid, weight 1 on its own bone) and no inverseBindMatrices */
     const char *const edits[][2] = {
-        {"{\"name\":\"joint1\",\"translation\":[0,1,0]}", "{\"name\":\"joint1\",\"translation\":[0,1,0],\"children\":[3]}"},
-        {"{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}]", "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"prop\",\"mesh\":1,\"translation\":[1,0,0]}]"},
-        {"\"indices\":4}]}]", "\"indices\":4}]},{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},\"indices\":4}]}]"},
+        {"{\"name\":\"joint1\",\"translation\":[0,1,0]}",
+         "{\"name\":\"joint1\",\"translation\":[0,1,0],\"children\":[3]}"},
+        {"{\"name\":\"mesh\",\"mesh\":0,\"skin\":0}]",
+         "{\"name\":\"mesh\",\"mesh\":0,\"skin\":0},{\"name\":\"prop\",\"mesh\":1,\"translation\":[1,0,0]}]"},
+        {"\"indices\":4}]}]",
+         "\"indices\":4}]},{\"primitives\":[{\"attributes\":{\"POSITION\":0,\"NORMAL\":1},\"indices\":4}]}]"},
         {",\"inverseBindMatrices\":5", ""}};
     crowd_rig rig;
     crowd_error err;
@@ -338,9 +350,9 @@ static void texture_and_colors(void)
     crowd_rig_free(&rig);
 
     const uint8_t colors[16] = {255, 128, 0, 255, 0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0, 255};
-    const char *const edits[][2] = {
-        ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\",\"normalized\":true}"),
-        {"\"WEIGHTS_0\":3}", "\"WEIGHTS_0\":3,\"COLOR_0\":9}"}};
+    const char *const edits[][2] = {ADD_ACCESSORS("{\"bufferView\":0,\"byteOffset\":416,\"componentType\":5121,"
+                                                  "\"count\":4,\"type\":\"VEC4\",\"normalized\":true}"),
+                                    {"\"WEIGHTS_0\":3}", "\"WEIGHTS_0\":3,\"COLOR_0\":9}"}};
     REQUIRE(read_edits(colors, sizeof colors, edits, 2, &rig, &err) == CROWD_OK);
     REQUIRE(rig.colors);
     /* linear 128/255 is sRGB 188 */

@@ -42,9 +42,9 @@ static void rig_survives(void)
     for (size_t v = 0; v < vc; v++)
         for (uint32_t k = 0; k < a->influence_count; k++) {
             size_t i = v * a->influence_count + k, j = v * b->influence_count + k;
-            influence_mismatch += k < b->influence_count
-                                      ? a->weights[i] != b->weights[j] || (a->weights[i] > 0 && a->joints[i] != b->joints[j])
-                                      : a->weights[i] != 0;
+            influence_mismatch += k < b->influence_count ? a->weights[i] != b->weights[j] ||
+                                                               (a->weights[i] > 0 && a->joints[i] != b->joints[j])
+                                                         : a->weights[i] != 0;
         }
     CHECKF(influence_mismatch == 0, "%d influences differ", influence_mismatch);
     REQUIRE(b->region_count == a->region_count);

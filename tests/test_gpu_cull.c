@@ -31,8 +31,12 @@ static void look(crowd_view *v, float ex, float ey, float ez, float tx, float ty
 
 static crowd *make_crowd(uint32_t n, crowd_lod_policy policy, float chunk, uint64_t seed, float spread)
 {
-    crowd_desc d = {.asset = &asset, .capacity = n, .world_size = 200.0f, .chunk_size = chunk,
-                    .lod_policy = policy, .far_pool = -1};
+    crowd_desc d = {.asset = &asset,
+                    .capacity = n,
+                    .world_size = 200.0f,
+                    .chunk_size = chunk,
+                    .lod_policy = policy,
+                    .far_pool = -1};
     crowd *c = NULL;
     if (crowd_create(&d, &c, NULL) != CROWD_OK)
         exit(1);
@@ -40,7 +44,8 @@ static crowd *make_crowd(uint32_t n, crowd_lod_policy policy, float chunk, uint6
     uint64_t rng = seed;
     uint32_t walk = clip_or_die(&asset, "walk");
     for (uint32_t i = 0; i < n; i++) {
-        float x = (float)(test_uniform(&rng) * 2.0 - 1.0) * spread, z = (float)(test_uniform(&rng) * 2.0 - 1.0) * spread;
+        float x = (float)(test_uniform(&rng) * 2.0 - 1.0) * spread,
+              z = (float)(test_uniform(&rng) * 2.0 - 1.0) * spread;
         crowd_set_transform(c, i, x, 0.0f, z, (float)(test_uniform(&rng) * 6.28));
         crowd_set_scale(c, i, 0.7f + 0.6f * (float)test_uniform(&rng));
         crowd_variant v = {{(uint8_t)(37 * i), (uint8_t)(200 - 13 * i), (uint8_t)(90 + 31 * i)}, {0}, 0};
@@ -165,7 +170,8 @@ static void bands_off_match_the_cpu(void)
         light_matrix(r, light);
         const crowd_frame *f = cull(c, r, &v, light);
         uint32_t slots = f->record_count;
-        int *cpu = malloc(slots * sizeof(int)), *colour = malloc(slots * sizeof(int)), *shadow = malloc(slots * sizeof(int));
+        int *cpu = malloc(slots * sizeof(int)), *colour = malloc(slots * sizeof(int)),
+            *shadow = malloc(slots * sizeof(int));
         for (uint32_t s = 0; s < slots; s++)
             cpu[s] = -1;
         for (uint32_t d = 0; d < f->draw_count; d++)
@@ -194,8 +200,8 @@ static void bands_off_match_the_cpu(void)
             CHECKF(hist[l] == f->stats.lod_histogram[l], "view %d level %u: GPU %u, CPU %u", k, l, hist[l],
                    f->stats.lod_histogram[l]);
         CHECKF(differ == 0, "view %d: %u of %u slots differ (CPU visible %u)", k, differ, slots, visible);
-        CHECKF(caster_differ == 0 && casters == expected_casters, "view %d: casters GPU %u, reference %u, %u differ",
-               k, casters, expected_casters, caster_differ);
+        CHECKF(caster_differ == 0 && casters == expected_casters, "view %d: casters GPU %u, reference %u, %u differ", k,
+               casters, expected_casters, caster_differ);
         printf("     view %d: %u visible, levels %u %u %u %u %u, %u casters\n", k, visible, hist[0], hist[1], hist[2],
                hist[3], hist[4], casters);
         CHECK(visible > 50 || k == 3);
@@ -262,7 +268,6 @@ static void bands_split_as_expected(void)
     crowd_destroy(c);
 }
 
-
 /* The vertex budget on the GPU against the CPU's exact rule, same view: nobody hidden, the indices
  * submitted fit, every instance at the CPU's level or coarser (the GPU demotes whole coverage
  * bins, so a superset of the CPU's smallest-first prefix), the same budget_satisfied; and an
@@ -286,7 +291,8 @@ static void budget_fits_like_the_cpu(void)
         light_matrix(r, light);
         f = cull(c, r, &v, light);
         uint32_t slots = f->record_count;
-        int *cpu = malloc(slots * sizeof(int)), *colour = malloc(slots * sizeof(int)), *shadow = malloc(slots * sizeof(int));
+        int *cpu = malloc(slots * sizeof(int)), *colour = malloc(slots * sizeof(int)),
+            *shadow = malloc(slots * sizeof(int));
         for (uint32_t s = 0; s < slots; s++)
             cpu[s] = -1;
         for (uint32_t i = 0; i < f->draw_count; i++)
@@ -433,7 +439,8 @@ static void frames_match_the_cpu_path(void)
         REQUIRE(crowd_gl_set_mode(rc, mode) == CROWD_OK && crowd_gl_set_mode(rg, mode) == CROWD_OK);
         /* a big cap on every other instance, up to level 3 (levels past it draw none on either path) */
         static const float cap_p[] = {-0.3f, 0, -0.3f, 0.3f, 0, -0.3f, 0.3f, 0, 0.3f, -0.3f, 0, 0.3f, 0, 0.36f, 0};
-        static const float cap_n[] = {-0.6f, 0.5f, -0.6f, 0.6f, 0.5f, -0.6f, 0.6f, 0.5f, 0.6f, -0.6f, 0.5f, 0.6f, 0, 1, 0};
+        static const float cap_n[] = {-0.6f, 0.5f,  -0.6f, 0.6f, 0.5f, -0.6f, 0.6f, 0.5f,
+                                      0.6f,  -0.6f, 0.5f,  0.6f, 0,    1,     0};
         static const uint32_t cap_i[] = {0, 2, 1, 0, 3, 2, 0, 4, 3, 3, 4, 2, 2, 4, 1, 1, 4, 0};
         crowd_gl_attachment_desc cap = {cap_p, cap_n, 5, cap_i, 18, "head", {230, 20, 200, 255}, 0, 3};
         REQUIRE(crowd_gl_add_attachment(rc, &cap, NULL, NULL) == CROWD_OK);

@@ -19,11 +19,11 @@
 /* ---- dressing the humanoid up ------------------------------------------------------------------ */
 
 typedef struct dressing {
-    float m[16];                 /* source placement: the inverse of what the bake must undo */
-    float q[4];                  /* its rotation */
-    float s;                     /* its uniform scale */
-    crowd_rig plain;             /* shallow copy of the read-back humanoid before dressing */
-    crowd_rig_sample_fn sample;  /* its sampler */
+    float m[16];                /* source placement: the inverse of what the bake must undo */
+    float q[4];                 /* its rotation */
+    float s;                    /* its uniform scale */
+    crowd_rig plain;            /* shallow copy of the read-back humanoid before dressing */
+    crowd_rig_sample_fn sample; /* its sampler */
     uint32_t idle, wave, plain_clips;
 } dressing;
 
@@ -31,10 +31,9 @@ static dressing dress; /* one at a time: the sampler reaches it here */
 
 static void quat_mul(const float a[4], const float b[4], float out[4])
 {
-    float r[4] = {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-                  a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-                  a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
-                  a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+    float r[4] = {
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1], a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3], a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
     memcpy(out, r, sizeof r);
 }
 
@@ -118,7 +117,8 @@ static uint8_t *dressed_glb(const float axis[3], float degrees, float scale, flo
         cb_mat4_transform_point(d->m, rig.positions + 3 * v, p);
         for (int r = 0; r < 3; r++)
             n[r] = (d->m[r] * rig.normals[3 * v] + d->m[4 + r] * rig.normals[3 * v + 1] +
-                    d->m[8 + r] * rig.normals[3 * v + 2]) / scale;
+                    d->m[8 + r] * rig.normals[3 * v + 2]) /
+                   scale;
         memcpy(rig.positions + 3 * v, p, sizeof p);
         memcpy(rig.normals + 3 * v, n, sizeof n);
     }
@@ -177,8 +177,8 @@ static double clip_distance(const crowd_asset *a, const crowd_asset *b, const ch
     if (!crowd_asset_match_clip(a, name_a, &ca) || !crowd_asset_match_clip(b, name_b, &cb))
         return INFINITY;
     double worst = 0.0;
-    uint32_t frames = a->clips[ca].frame_count < b->clips[cb].frame_count ? a->clips[ca].frame_count
-                                                                          : b->clips[cb].frame_count;
+    uint32_t frames =
+        a->clips[ca].frame_count < b->clips[cb].frame_count ? a->clips[ca].frame_count : b->clips[cb].frame_count;
     for (uint32_t f = 0; f < frames; f++)
         for (uint32_t v = 0; v < a->vertex_count; v++) {
             float pa[3], pb[3], n[3];
@@ -189,8 +189,8 @@ static double clip_distance(const crowd_asset *a, const crowd_asset *b, const ch
     return worst;
 }
 
-static void check_case(const char *what, const float axis[3], float degrees, float scale, float lift,
-                       crowd_bake_up up, crowd_axis expect_forward)
+static void check_case(const char *what, const float axis[3], float degrees, float scale, float lift, crowd_bake_up up,
+                       crowd_axis expect_forward)
 {
     size_t size = 0;
     uint8_t *glb = dressed_glb(axis, degrees, scale, lift, &size);
@@ -218,19 +218,26 @@ static void check_case(const char *what, const float axis[3], float degrees, flo
         double d = clip_distance(&a, &reference_asset, same[k][0], same[k][1]);
         CHECKF(d < 2e-3, "%s: %s is %.4f m from the reference", what, same[k][0], d);
     }
-    static const struct { const char *clip; crowd_clip_role role; } roles[] = {
-        {"idle", CROWD_ROLE_IDLE},         {"walk", CROWD_ROLE_LOCOMOTION},  {"jog", CROWD_ROLE_LOCOMOTION},
-        {"run", CROWD_ROLE_LOCOMOTION},    {"wave", CROWD_ROLE_IDLE},        {"cheer", CROWD_ROLE_IDLE},
-        {"pose", CROWD_ROLE_POSE},         {"Armature|Roll", CROWD_ROLE_ACTION}, {"FLY", CROWD_ROLE_FLIGHT},
+    static const struct {
+        const char *clip;
+        crowd_clip_role role;
+    } roles[] = {
+        {"idle", CROWD_ROLE_IDLE},      {"walk", CROWD_ROLE_LOCOMOTION},
+        {"jog", CROWD_ROLE_LOCOMOTION}, {"run", CROWD_ROLE_LOCOMOTION},
+        {"wave", CROWD_ROLE_IDLE},      {"cheer", CROWD_ROLE_IDLE},
+        {"pose", CROWD_ROLE_POSE},      {"Armature|Roll", CROWD_ROLE_ACTION},
+        {"FLY", CROWD_ROLE_FLIGHT},
     };
     for (size_t k = 0; k < sizeof roles / sizeof *roles; k++) {
         uint32_t c = 0;
         CHECKF(crowd_asset_match_clip(&a, roles[k].clip, &c), "%s: no clip %s", what, roles[k].clip);
         crowd_clip_evidence e;
         crowd_asset_clip_evidence(&a, c, &e);
-        CHECKF(crowd_clip_role_of(&a.clips[c]) == roles[k].role, "%s: %s is %s (contacts %u/%u, distinct %u, keys %u, "
-               "airborne %.3f, travels %d)", what, a.clips[c].name, crowd_clip_role_name(crowd_clip_role_of(&a.clips[c])),
-               e.contact_frames, e.frames, e.distinct_frames, e.key_count, (double)e.airborne, e.travels);
+        CHECKF(crowd_clip_role_of(&a.clips[c]) == roles[k].role,
+               "%s: %s is %s (contacts %u/%u, distinct %u, keys %u, "
+               "airborne %.3f, travels %d)",
+               what, a.clips[c].name, crowd_clip_role_name(crowd_clip_role_of(&a.clips[c])), e.contact_frames, e.frames,
+               e.distinct_frames, e.key_count, (double)e.airborne, e.travels);
         bool gait = (a.clips[c].flags & CROWD_CLIP_LOCOMOTION) != 0;
         CHECKF(gait == (roles[k].role == CROWD_ROLE_LOCOMOTION) && gait == (a.clips[c].stride > 0),
                "%s: %s gait %d stride %g", what, a.clips[c].name, gait, (double)a.clips[c].stride);
@@ -329,8 +336,8 @@ static void morph_bone_mode(void)
     int warnings = 0;
     crowd_bake_desc desc = {.bones = true, .warn = warned, .warn_user = &warnings};
     crowd_bake_output out = bake_or_die(&rig, desc);
-    CHECKF(warnings >= 1 && out.stats.notes.bone_mode == CROWD_BONE_MODE_UNAVAILABLE, "%d warnings, mode %d",
-           warnings, out.stats.notes.bone_mode);
+    CHECKF(warnings >= 1 && out.stats.notes.bone_mode == CROWD_BONE_MODE_UNAVAILABLE, "%d warnings, mode %d", warnings,
+           out.stats.notes.bone_mode);
     crowd_asset a;
     REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
     crowd_verify_report report;

@@ -20,17 +20,32 @@
 #define AGENTS 100000u
 #define DEFAULT_FRAMES 1600u /* about 80 s under ASan+UBSan, 27 s in Release, on the 2-core machine */
 
-
 static crowd_bake_output baked;
 static crowd_asset asset;
 static uint64_t rng;
 
-enum { OP_TRANSFORM, OP_SCALE, OP_VARIANT, OP_PLAY, OP_PLAY_ONCE, OP_PHASE, OP_SPEED, OP_REMOVE, OP_COUNT,
-       OP_CONFIGURE, OP_SCENARIO, OP_SEPARATION, OP_STRIDE, OP_SPAWN, OP_GET, OP_KINDS };
-static const char *const op_names[OP_KINDS] = {"set_transform", "set_scale", "set_variant", "play", "play_once",
-                                               "set_phase", "set_speed", "remove", "set_count", "configure",
-                                               "set_scenario", "set_separation", "stride_matching", "sim_spawn",
-                                               "get"};
+enum {
+    OP_TRANSFORM,
+    OP_SCALE,
+    OP_VARIANT,
+    OP_PLAY,
+    OP_PLAY_ONCE,
+    OP_PHASE,
+    OP_SPEED,
+    OP_REMOVE,
+    OP_COUNT,
+    OP_CONFIGURE,
+    OP_SCENARIO,
+    OP_SEPARATION,
+    OP_STRIDE,
+    OP_SPAWN,
+    OP_GET,
+    OP_KINDS
+};
+static const char *const op_names[OP_KINDS] = {"set_transform",   "set_scale", "set_variant",  "play",
+                                               "play_once",       "set_phase", "set_speed",    "remove",
+                                               "set_count",       "configure", "set_scenario", "set_separation",
+                                               "stride_matching", "sim_spawn", "get"};
 static uint32_t accepted[OP_KINDS], refused[OP_KINDS];
 
 static uint32_t below(uint32_t n)
@@ -46,8 +61,8 @@ static float uniform(float lo, float hi)
 /* Mostly ordinary values in [lo, hi], sometimes one of the nasty ones. */
 static float value(float lo, float hi)
 {
-    static const float nasty[] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e-40f, -1e-40f, 1e-44f, 0.0f, -0.0f,
-                                  1e20f, -1e12f, 1e9f, 1e-3f, 1e3f, -1.0f};
+    static const float nasty[] = {NAN,  INFINITY, -INFINITY, 3e38f,  -3e38f, 1e-40f, -1e-40f, 1e-44f,
+                                  0.0f, -0.0f,    1e20f,     -1e12f, 1e9f,   1e-3f,  1e3f,    -1.0f};
     if (below(8) == 0)
         return nasty[below(sizeof nasty / sizeof nasty[0])];
     return uniform(lo, hi);
@@ -67,7 +82,8 @@ static uint32_t pick_index(const crowd *c)
 static bool record_finite(const crowd_record *r)
 {
     const float *f = (const float *)(const void *)r;
-    for (int k = 0; k < 12; k++) /* position, yaw, clip a, offset a, rate a, scale, clip b, offset b, rate b, fade start */
+    for (int k = 0; k < 12;
+         k++) /* position, yaw, clip a, offset a, rate a, scale, clip b, offset b, rate b, fade start */
         if (!isfinite(f[k]))
             return false;
     return isfinite(r->fade_rate) && (r->flags & ~3u) == 0 && r->scale > 0.0f;
@@ -87,7 +103,8 @@ static crowd_result expect(crowd *c, int op, crowd_result r, bool must_refuse, b
                "%s: refusal without a reason (%d)", op_names[op], (int)r);
         crowd_record after;
         if (before && crowd_get(c, index, &after) == CROWD_OK)
-            CHECKF(!memcmp(before, &after, sizeof after), "%s: a refused call changed instance %u", op_names[op], index);
+            CHECKF(!memcmp(before, &after, sizeof after), "%s: a refused call changed instance %u", op_names[op],
+                   index);
     }
     return r;
 }
@@ -154,7 +171,8 @@ static void random_call(crowd *c, crowd_sim *sim)
         expect(c, OP_SCALE, crowd_set_scale(c, index, s), out, false, index, kept);
     } else if (roll < 360) {
         crowd_variant v = {{(uint8_t)below(256), (uint8_t)below(256), (uint8_t)below(256)},
-                           {(uint8_t)below(256), 0, 0, 0, 0, 0}, (uint8_t)below(256)};
+                           {(uint8_t)below(256), 0, 0, 0, 0, 0},
+                           (uint8_t)below(256)};
         expect(c, OP_VARIANT, crowd_set_variant(c, index, &v), !kept, kept != NULL, index, kept);
     } else if (roll < 520) {
         bool once = below(4) == 0;
@@ -225,7 +243,8 @@ static void check_frame(crowd *c, const crowd_frame *f, const crowd_view *view, 
     memset(drawn, 0, AGENTS);
     for (uint32_t d = 0; d < f->draw_count; d++) {
         const crowd_draw *draw = &f->draws[d];
-        if (draw->first > f->record_count || draw->count > f->record_count - draw->first || draw->lod >= asset.lod_count) {
+        if (draw->first > f->record_count || draw->count > f->record_count - draw->first ||
+            draw->lod >= asset.lod_count) {
             bad_draws++;
             continue;
         }
@@ -239,15 +258,17 @@ static void check_frame(crowd *c, const crowd_frame *f, const crowd_view *view, 
             twice += drawn[index]++ > 0;
         }
     }
-    CHECKF(!bad_draws && !strangers && !twice, "frame %u: %u draws out of range, %u slots drawn without a live "
-                                              "instance, %u instances drawn twice", frame, bad_draws, strangers, twice);
+    CHECKF(!bad_draws && !strangers && !twice,
+           "frame %u: %u draws out of range, %u slots drawn without a live "
+           "instance, %u instances drawn twice",
+           frame, bad_draws, strangers, twice);
     CHECKF(submitted == f->stats.submitted, "frame %u: draws hold %u instances, stats say %u", frame, submitted,
            f->stats.submitted);
-    CHECKF(f->stats.simulated == n && f->record_count <= crowd_record_capacity(c), "frame %u: simulated %u of %u", frame,
-           f->stats.simulated, n);
+    CHECKF(f->stats.simulated == n && f->record_count <= crowd_record_capacity(c), "frame %u: simulated %u of %u",
+           frame, f->stats.simulated, n);
     for (uint32_t u = 0; u < f->upload_count; u++)
-        CHECKF(f->uploads[u].first + (uint64_t)f->uploads[u].count <= f->record_count, "frame %u: upload %u out of range",
-               frame, u);
+        CHECKF(f->uploads[u].first + (uint64_t)f->uploads[u].count <= f->record_count,
+               "frame %u: upload %u out of range", frame, u);
     float planes[6][4];
     crowd_frustum_planes(view->view, view->projection, planes);
     uint32_t not_finite = 0, missed = 0, live = 0;
@@ -260,11 +281,13 @@ static void check_frame(crowd *c, const crowd_frame *f, const crowd_view *view, 
         const crowd_record *r = &f->records[s];
         if (!record_finite(r)) {
             if (not_finite++ < 3)
-                fprintf(stderr, "frame %u: instance %u: position (%g %g %g) yaw %g clip %g/%g offset %g/%g rate %g/%g "
-                                "scale %g fade %g @ %g flags %x\n", frame, index, (double)r->position[0],
-                        (double)r->position[1], (double)r->position[2], (double)r->yaw, (double)r->clip_a,
-                        (double)r->clip_b, (double)r->offset_a, (double)r->offset_b, (double)r->rate_a,
-                        (double)r->rate_b, (double)r->scale, (double)r->fade_rate, (double)r->fade_start, r->flags);
+                fprintf(stderr,
+                        "frame %u: instance %u: position (%g %g %g) yaw %g clip %g/%g offset %g/%g rate %g/%g "
+                        "scale %g fade %g @ %g flags %x\n",
+                        frame, index, (double)r->position[0], (double)r->position[1], (double)r->position[2],
+                        (double)r->yaw, (double)r->clip_a, (double)r->clip_b, (double)r->offset_a, (double)r->offset_b,
+                        (double)r->rate_a, (double)r->rate_b, (double)r->scale, (double)r->fade_rate,
+                        (double)r->fade_start, r->flags);
             continue;
         }
         if (coverage && crowd_settings(c)->min_coverage > 0.0f)

@@ -147,9 +147,10 @@ void reseal(uint8_t *bytes, size_t size)
             crowd_wr32(entry + 24, crowd_crc32(0, bytes + offset, (size_t)length));
     }
     crowd_wr32(bytes + 24, 0);
-    crowd_wr32(bytes + 24, crowd_crc32(0, bytes, 32 + 32 * (size_t)crowd_rd32(bytes + 12) <= size
-                                                       ? 32 + 32 * (size_t)crowd_rd32(bytes + 12)
-                                                       : 32 + 32 * (size_t)count));
+    crowd_wr32(bytes + 24,
+               crowd_crc32(0, bytes,
+                           32 + 32 * (size_t)crowd_rd32(bytes + 12) <= size ? 32 + 32 * (size_t)crowd_rd32(bytes + 12)
+                                                                            : 32 + 32 * (size_t)count));
 }
 
 size_t section_offset(const uint8_t *bytes, uint32_t tag, uint64_t *size)
@@ -215,7 +216,8 @@ void gltf_fixture_bin(uint8_t bin[GLTF_FIXTURE_BYTES])
     const uint8_t joints[] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
     const float weights[] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
     const uint16_t indices[] = {0, 1, 2, 2, 1, 3};
-    const float ibm[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
+    const float ibm[] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0,  0, 1,
+                         1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
     const float times[] = {0, 1, 2};
     const float translations[] = {0, 1, 0, 0, 2, 0, 0, 1, 0};
     const float s = 0.70710678f;
@@ -261,13 +263,15 @@ char *gltf_fixture_json(const uint8_t *bin, size_t size)
         "\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"translation\"}},"
         "{\"sampler\":1,\"target\":{\"node\":1,\"path\":\"rotation\"}}]}],"
         "\"accessors\":["
-        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\":[0,0,0],\"max\":[1,1,0]},"
+        "{\"bufferView\":0,\"byteOffset\":0,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\",\"min\":[0,0,0],"
+        "\"max\":[1,1,0]},"
         "{\"bufferView\":0,\"byteOffset\":48,\"componentType\":5126,\"count\":4,\"type\":\"VEC3\"},"
         "{\"bufferView\":0,\"byteOffset\":96,\"componentType\":5121,\"count\":4,\"type\":\"VEC4\"},"
         "{\"bufferView\":0,\"byteOffset\":112,\"componentType\":5126,\"count\":4,\"type\":\"VEC4\"},"
         "{\"bufferView\":0,\"byteOffset\":176,\"componentType\":5123,\"count\":6,\"type\":\"SCALAR\"},"
         "{\"bufferView\":0,\"byteOffset\":192,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},"
-        "{\"bufferView\":0,\"byteOffset\":320,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\",\"min\":[0],\"max\":[2]},"
+        "{\"bufferView\":0,\"byteOffset\":320,\"componentType\":5126,\"count\":3,\"type\":\"SCALAR\",\"min\":[0],"
+        "\"max\":[2]},"
         "{\"bufferView\":0,\"byteOffset\":332,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
         "{\"bufferView\":0,\"byteOffset\":368,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}],"
         "\"bufferViews\":[{\"buffer\":0,\"byteLength\":%zu}],"

@@ -39,7 +39,8 @@ static double median_of(double *v, uint32_t n)
 static void orbit_view(crowd_view *view, crowd_gl_scene *scene, float angle)
 {
     float r = sqrtf(28.0f * 28.0f + 44.0f * 44.0f), a0 = atan2f(28.0f, 44.0f);
-    const float eye[3] = {r * sinf(a0 + angle), 16.0f, r * cosf(a0 + angle)}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
+    const float eye[3] = {r * sinf(a0 + angle), 16.0f, r * cosf(a0 + angle)}, target[3] = {0, 1.2f, 0},
+                up[3] = {0, 1, 0};
     cb_look_at(view->view, eye, target, up);
     cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
     view->viewport_height = 720.0f;
@@ -65,12 +66,17 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
     int status = 0;
     for (uint32_t k = 0; k < n && !status; k++) {
         uint32_t count = counts[k];
-        crowd_desc cd = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = gpu ? 420.0f : 24.0f,
+        crowd_desc cd = {.asset = asset,
+                         .capacity = count,
+                         .world_size = 420.0f,
+                         .chunk_size = gpu ? 420.0f : 24.0f,
                          .far_pool = gpu ? -1 : 0};
         crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
         crowd_scene_obstacles(obstacles);
-        crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles,
-                             .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 7};
+        crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
+                             .obstacles = obstacles,
+                             .obstacle_count = CROWD_SCENE_OBSTACLES,
+                             .seed = 7};
         crowd *c = NULL;
         crowd_sim *sim = NULL;
         crowd_gl_renderer *r = NULL;

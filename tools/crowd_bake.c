@@ -81,11 +81,11 @@ static int parse_args(int argc, char **argv, options *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define TAKES_VALUE()                                                                                          \
-    do {                                                                                                       \
-        if (!v)                                                                                                \
-            return bad_flag(a, NULL, "a value");                                                               \
-        i++;                                                                                                   \
+#define TAKES_VALUE()                            \
+    do {                                         \
+        if (!v)                                  \
+            return bad_flag(a, NULL, "a value"); \
+        i++;                                     \
     } while (0)
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
@@ -381,7 +381,9 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
            s->clip_count && n->height > 0 ? "standing: idle clip or rest pose" : "rest pose", (double)a->unit_scale,
            n->scale_decision == CROWD_DECIDED_GIVEN ? " (given)" : " (source read as metres)");
     printf("               ground offset %+.4f m (%s)", (double)n->ground_offset,
-           n->ground_decision == CROWD_DECIDED_DETECTED ? "auto" : n->ground_decision == CROWD_DECIDED_GIVEN ? "given" : "none");
+           n->ground_decision == CROWD_DECIDED_DETECTED ? "auto"
+           : n->ground_decision == CROWD_DECIDED_GIVEN  ? "given"
+                                                        : "none");
     if (n->hover > 0.0f)
         printf(", flier: hovers %.3f m above the ground", (double)n->hover);
     printf("\n");
@@ -390,7 +392,8 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
         printf("               bone mode %s (worst error %.3f mm)\n", modes[n->bone_mode], (double)n->bone_error * 1e3);
     }
     printf("  predicted    %s before baking\n", tool_bytes(s->predicted_bytes, b1));
-    printf("  clips        %-16s %-10s %6s %8s %10s %9s\n", "name", "role", "frames", "seconds", "stride m", "speed m/s");
+    printf("  clips        %-16s %-10s %6s %8s %10s %9s\n", "name", "role", "frames", "seconds", "stride m",
+           "speed m/s");
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const crowd_clip *clip = &a->clips[c];
         printf("               %-16s %-10s %6u %8.3f %10.4f %9.3f\n", clip->name,

@@ -99,8 +99,12 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         return 1;
     }
-    crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles,
-                         .obstacle_count = CROWD_SCENE_OBSTACLES, .separation = separation, .seed = 7};
+    crowd_sim_desc sd = {.target = c,
+                         .scenario = CROWD_SCENARIO_WANDER,
+                         .obstacles = obstacles,
+                         .obstacle_count = CROWD_SCENE_OBSTACLES,
+                         .separation = separation,
+                         .seed = 7};
     if (crowd_sim_create(&sd, &sim, &err) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK) {
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         crowd_sim_destroy(sim);
@@ -165,9 +169,8 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
 static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
     printf("crowd-bench: medians of frames after %d warm-up, ms per frame (single thread)\n", WARMUP);
-    printf("%9s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "sep", "sim",
-           "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles",
-           "MB up");
+    printf("%9s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "sep", "sim", "of sep",
+           "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles", "MB up");
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
@@ -222,8 +225,10 @@ int main(int argc, char **argv)
             }
             if (!strcmp(argv[i], "--frames")) {
                 if (!tool_parse_u32(argv[++i], 3, 100000, &frames)) {
-                    fprintf(stderr, "crowd-bench: --frames %s: expected a whole number in 3..100000 (45 or more "
-                                    "without --render)\n", argv[i]);
+                    fprintf(stderr,
+                            "crowd-bench: --frames %s: expected a whole number in 3..100000 (45 or more "
+                            "without --render)\n",
+                            argv[i]);
                     return 2;
                 }
                 frames_given = true;

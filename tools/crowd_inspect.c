@@ -53,7 +53,8 @@ static void print_text(const char *path, size_t size, const crowd_asset *a, cons
     static const char *const modes[] = {"not baked", "exact", "approximate", "unavailable"};
     if (crowd_asset_bake_notes(a, &n)) {
         printf("placement     source faced %s (%s), up %s; height %.3f m; unit scale %g (%s); ground offset %+.4f m "
-               "(%s)", axes[n.forward], how[n.forward_decision], axes[n.up], (double)n.height, (double)a->unit_scale,
+               "(%s)",
+               axes[n.forward], how[n.forward_decision], axes[n.up], (double)n.height, (double)a->unit_scale,
                how[n.scale_decision], (double)n.ground_offset, how[n.ground_decision]);
         if (n.hover > 0.0f)
             printf("; flier hovering %.3f m", (double)n.hover);

@@ -14,31 +14,30 @@
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: crowd-shot [asset.crowd] [options]\n"
-            "\n"
-            "Renders a crowd to a PNG headless (EGL surfaceless, e.g. Mesa llvmpipe). Without an asset,\n"
-            "bakes the built-in humanoid first.\n"
-            "\n"
-            "  --out <file.png>      output (default shot.png)\n"
-            "  --size <w>x<h>        image size (default 1280x720)\n"
-            "  --count <n>           instances (default 5000)\n"
-            "  --scenario <name>     wander, stampede, parade, mill, gather (default wander)\n"
-            "  --seconds <s>         simulated time before the shot (default 3)\n"
-            "  --eye x,y,z           camera position (default 28,16,44)\n"
-            "  --target x,y,z        camera target (default 0,1.2,0)\n"
-            "  --mode vat|bones      animation path (default vat)\n"
-            "  --no-shadows          skip the shadow pass\n"
-            "  --desktop             OpenGL 3.3 core instead of OpenGL ES 3.0\n"
-            "  --path cpu|gpu|auto   culling and LOD on the CPU (default) or in a compute pass with\n"
-            "                        indirect draws (desktop GL 4.3; implies --desktop)\n"
-            "  --msaa 0|2|4          samples per pixel of the offscreen target (default 4)\n"
-            "  --upload orphan|ring|in-place   how changed records reach the GPU (default ring)\n"
-            "  --frames <n>          after the shot, draw n more frames (simulating at 60 Hz, no glFinish\n"
-            "                        between them) and print the medians: CPU ms of the upload and of the\n"
-            "                        whole frame, and the wall ms per frame over the run (a bench loop)\n"
-            "  --gl-debug            check GL errors after every upload and pass\n"
-            "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n");
+    fprintf(out, "usage: crowd-shot [asset.crowd] [options]\n"
+                 "\n"
+                 "Renders a crowd to a PNG headless (EGL surfaceless, e.g. Mesa llvmpipe). Without an asset,\n"
+                 "bakes the built-in humanoid first.\n"
+                 "\n"
+                 "  --out <file.png>      output (default shot.png)\n"
+                 "  --size <w>x<h>        image size (default 1280x720)\n"
+                 "  --count <n>           instances (default 5000)\n"
+                 "  --scenario <name>     wander, stampede, parade, mill, gather (default wander)\n"
+                 "  --seconds <s>         simulated time before the shot (default 3)\n"
+                 "  --eye x,y,z           camera position (default 28,16,44)\n"
+                 "  --target x,y,z        camera target (default 0,1.2,0)\n"
+                 "  --mode vat|bones      animation path (default vat)\n"
+                 "  --no-shadows          skip the shadow pass\n"
+                 "  --desktop             OpenGL 3.3 core instead of OpenGL ES 3.0\n"
+                 "  --path cpu|gpu|auto   culling and LOD on the CPU (default) or in a compute pass with\n"
+                 "                        indirect draws (desktop GL 4.3; implies --desktop)\n"
+                 "  --msaa 0|2|4          samples per pixel of the offscreen target (default 4)\n"
+                 "  --upload orphan|ring|in-place   how changed records reach the GPU (default ring)\n"
+                 "  --frames <n>          after the shot, draw n more frames (simulating at 60 Hz, no glFinish\n"
+                 "                        between them) and print the medians: CPU ms of the upload and of the\n"
+                 "                        whole frame, and the wall ms per frame over the run (a bench loop)\n"
+                 "  --gl-debug            check GL errors after every upload and pass\n"
+                 "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n");
 }
 
 /* Camera coordinates: three finite numbers, each within 1e5 m of the origin (the world is 420 m). */
@@ -62,11 +61,26 @@ typedef struct shot_options {
 
 static int parse(int argc, char **argv, shot_options *o)
 {
-    *o = (shot_options){NULL, "shot.png", 1280, 720, 5000, CROWD_SCENARIO_WANDER, 3.0f,
-                        {28, 16, 44}, {0, 1.2f, 0}, CROWD_GL_VAT, true, false, false, false, 4, 0,
-                        CROWD_GL_UPLOAD_DEFAULT, CROWD_GL_PATH_CPU};
-    static const char *const valued[] = {"--out", "--size", "--count", "--seconds", "--eye", "--target",
-                                         "--scenario", "--mode", "--msaa", "--frames", "--upload", "--path"};
+    *o = (shot_options){NULL,
+                        "shot.png",
+                        1280,
+                        720,
+                        5000,
+                        CROWD_SCENARIO_WANDER,
+                        3.0f,
+                        {28, 16, 44},
+                        {0, 1.2f, 0},
+                        CROWD_GL_VAT,
+                        true,
+                        false,
+                        false,
+                        false,
+                        4,
+                        0,
+                        CROWD_GL_UPLOAD_DEFAULT,
+                        CROWD_GL_PATH_CPU};
+    static const char *const valued[] = {"--out",      "--size", "--count", "--seconds", "--eye",    "--target",
+                                         "--scenario", "--mode", "--msaa",  "--frames",  "--upload", "--path"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -104,7 +118,9 @@ static int parse(int argc, char **argv, shot_options *o)
         } else if (!strcmp(a, "--path")) {
             ++i;
             ok = !strcmp(v, "cpu") || !strcmp(v, "gpu") || !strcmp(v, "auto");
-            o->path = !strcmp(v, "gpu") ? CROWD_GL_PATH_GPU : !strcmp(v, "auto") ? CROWD_GL_PATH_AUTO : CROWD_GL_PATH_CPU;
+            o->path = !strcmp(v, "gpu")    ? CROWD_GL_PATH_GPU
+                      : !strcmp(v, "auto") ? CROWD_GL_PATH_AUTO
+                                           : CROWD_GL_PATH_CPU;
             o->desktop |= o->path != CROWD_GL_PATH_CPU;
         } else if (!strcmp(a, "--desktop")) {
             o->desktop = true;
@@ -118,9 +134,10 @@ static int parse(int argc, char **argv, shot_options *o)
             ok = tool_parse_u32(argv[++i], 1, 100000, &o->frames);
         } else if (!strcmp(a, "--upload")) {
             i++;
-            o->upload = !strcmp(v, "orphan") ? CROWD_GL_UPLOAD_ORPHAN : !strcmp(v, "ring") ? CROWD_GL_UPLOAD_RING
-                        : !strcmp(v, "in-place")                  ? CROWD_GL_UPLOAD_IN_PLACE
-                                                                  : CROWD_GL_UPLOAD_DEFAULT;
+            o->upload = !strcmp(v, "orphan")     ? CROWD_GL_UPLOAD_ORPHAN
+                        : !strcmp(v, "ring")     ? CROWD_GL_UPLOAD_RING
+                        : !strcmp(v, "in-place") ? CROWD_GL_UPLOAD_IN_PLACE
+                                                 : CROWD_GL_UPLOAD_DEFAULT;
             ok = o->upload != CROWD_GL_UPLOAD_DEFAULT;
         } else if (a[0] == '-') {
             fprintf(stderr, "crowd-shot: unknown option %s (see --help)\n", a);
@@ -239,14 +256,20 @@ int main(int argc, char **argv)
     crowd_scene_obstacles(obstacles);
     uint32_t capacity = o.count ? o.count : 1;
     crowd_desc cd = {.asset = &asset, .capacity = capacity};
-    crowd_sim_desc sd = {.scenario = o.scenario, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 1};
-    crowd_gl_desc gd = {.asset = &asset, .mode = o.mode, .es = !o.desktop, .upload = o.upload, .debug = o.gl_debug,
-                        .timers = o.gl_timers, .path = o.path};
+    crowd_sim_desc sd = {
+        .scenario = o.scenario, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 1};
+    crowd_gl_desc gd = {.asset = &asset,
+                        .mode = o.mode,
+                        .es = !o.desktop,
+                        .upload = o.upload,
+                        .debug = o.gl_debug,
+                        .timers = o.gl_timers,
+                        .path = o.path};
     if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
         crowd_sim_spawn(sim, o.count) != CROWD_OK ||
         (gd.sizing_crowd = c, crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-        crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f,
-                          &err) != CROWD_OK)
+        crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f, &err) !=
+            CROWD_OK)
         goto done;
 
     crowd_gl_scene scene = {0};
@@ -294,7 +317,8 @@ int main(int argc, char **argv)
         goto done;
     const crowd_stats *st = &frame->stats;
     const crowd_gl_stats *gs = crowd_gl_get_stats(r);
-    printf("wrote %s (%ux%u, %s on %s)\n", o.out, o.width, o.height, o.desktop ? "GL 3.3 core" : "GLES 3.0", gl.renderer);
+    printf("wrote %s (%ux%u, %s on %s)\n", o.out, o.width, o.height, o.desktop ? "GL 3.3 core" : "GLES 3.0",
+           gl.renderer);
     printf("  %u instances, %u submitted in %u draws (+%u shadow draws), %.2f M triangles, LODs", st->simulated,
            st->submitted, gs->draws, gs->shadow_draws, (double)gs->triangles / 1e6);
     for (uint32_t l = 0; l < asset.lod_count; l++)

@@ -23,8 +23,8 @@ static void print_text(const char *path, const crowd_asset *a, const crowd_verif
     printf("crowd-verify %s (source: %s)\n", path, a->source_name);
     printf("  vertex-frames      %llu (%u vertices x %u frames)\n", (unsigned long long)r->vertex_frames,
            a->vertex_count, a->frame_count);
-    printf("  VAT positions      max %.4f mm  mean %.4f mm  bound %.4f mm  (quantum %.4f mm, %s)\n",
-           r->position_max_mm, r->position_mean_mm, r->position_bound_mm, r->quantum_mm,
+    printf("  VAT positions      max %.4f mm  mean %.4f mm  bound %.4f mm  (quantum %.4f mm, %s)\n", r->position_max_mm,
+           r->position_mean_mm, r->position_bound_mm, r->quantum_mm,
            a->position_encoding == CROWD_POSITION_F16_BOX ? "fp16" : "16-bit box");
     printf("  VAT normals        max %.4f deg  mean %.4f deg  bound %.4f deg  (%s)\n", r->normal_max_deg,
            r->normal_mean_deg, r->normal_bound_deg,
@@ -33,7 +33,8 @@ static void print_text(const char *path, const crowd_asset *a, const crowd_verif
                                                           : "octahedral fp16");
     if (r->bones_checked && r->bone_mode == CROWD_BONE_MODE_UNAVAILABLE) {
         printf("  bone mode          NOT APPLICABLE: the bake found bone mode cannot play this asset (morph "
-               "targets); max error %.4f mm\n", r->bone_position_max_mm);
+               "targets); max error %.4f mm\n",
+               r->bone_position_max_mm);
     } else if (r->bones_checked) {
         printf("  bone positions     max %.4f mm  mean %.4f mm  ", r->bone_position_max_mm, r->bone_position_mean_mm);
         if (isfinite(r->bone_bound_mm))
@@ -50,15 +51,17 @@ static void print_text(const char *path, const crowd_asset *a, const crowd_verif
         char truth[32] = "-", err[32] = "-";
         if (isfinite(vc->truth)) {
             snprintf(truth, sizeof truth, "%.4f", vc->truth);
-            snprintf(err, sizeof err, vc->truth > 0 ? "%.4f%%" : "%.2g m", vc->max_relative_error * (vc->truth > 0 ? 100 : 1));
+            snprintf(err, sizeof err, vc->truth > 0 ? "%.4f%%" : "%.2g m",
+                     vc->max_relative_error * (vc->truth > 0 ? 100 : 1));
         }
         printf("  %-18s %10.4f %10.4f %10s %10s %10.4f\n", vc->name, (double)vc->manifest_stride, vc->decoded_stride,
                truth, err, vc->position_max_mm);
     }
     printf("%s%s\n", r->passed ? "PASS: every bound holds" : "FAIL: ",
            !r->passed ? r->failure
-           : r->bones_checked && r->bone_mode == CROWD_BONE_MODE_UNAVAILABLE ? " (VAT mode only; bone mode not applicable)"
-                                                                             : "");
+           : r->bones_checked && r->bone_mode == CROWD_BONE_MODE_UNAVAILABLE
+               ? " (VAT mode only; bone mode not applicable)"
+               : "");
 }
 
 static void json_number(double v)

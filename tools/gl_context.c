@@ -49,8 +49,9 @@ crowd_result tool_gl_create_samples(tool_gl *gl, int width, int height, bool es,
         return crowd_fail(error, CROWD_ERROR_GL, "EGL: no config for %s", es ? "OpenGL ES 3" : "OpenGL");
     }
     const EGLint es_attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 0, EGL_NONE};
-    const EGLint gl_attributes[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                    EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
+    const EGLint gl_attributes[] = {
+        EGL_CONTEXT_MAJOR_VERSION,           3,       EGL_CONTEXT_MINOR_VERSION, 3, EGL_CONTEXT_OPENGL_PROFILE_MASK,
+        EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
     gl->context = eglCreateContext(display, config, EGL_NO_CONTEXT, es ? es_attributes : gl_attributes);
     if (gl->context == EGL_NO_CONTEXT || !eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, gl->context)) {
         tool_gl_destroy(gl);
@@ -111,8 +112,8 @@ void tool_gl_read_rgb(tool_gl *gl, uint8_t *rgb)
         glReadPixels(0, 0, gl->width, gl->height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
         for (int y = 0; y < gl->height; y++) /* GL rows are bottom-up */
             for (int x = 0; x < gl->width; x++)
-                memcpy(rgb + ((size_t)y * gl->width + x) * 3,
-                       rgba + ((size_t)(gl->height - 1 - y) * gl->width + x) * 4, 3);
+                memcpy(rgb + ((size_t)y * gl->width + x) * 3, rgba + ((size_t)(gl->height - 1 - y) * gl->width + x) * 4,
+                       3);
         free(rgba);
     }
     glBindFramebuffer(GL_FRAMEBUFFER, gl->fbo);

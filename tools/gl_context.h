@@ -10,7 +10,7 @@
 
 typedef struct tool_gl {
     void *display, *context;
-    unsigned fbo, color, depth;       /* multisampled target */
+    unsigned fbo, color, depth; /* multisampled target */
     unsigned resolve_fbo, resolve_color;
     int width, height;
     bool es;

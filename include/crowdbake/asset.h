@@ -49,9 +49,9 @@ typedef enum crowd_position_encoding {
 
 /* How vertex normals are stored. */
 typedef enum crowd_normal_encoding {
-    CROWD_NORMAL_OCT16 = 1,        /* RG16UI normal texture: octahedral, 16 bits per axis */
-    CROWD_NORMAL_OCT8_IN_W = 2,    /* no normal texture: 8+8-bit octahedral in the position w */
-    CROWD_NORMAL_OCT_F16 = 3,      /* RG16F normal texture: octahedral as half floats */
+    CROWD_NORMAL_OCT16 = 1,     /* RG16UI normal texture: octahedral, 16 bits per axis */
+    CROWD_NORMAL_OCT8_IN_W = 2, /* no normal texture: 8+8-bit octahedral in the position w */
+    CROWD_NORMAL_OCT_F16 = 3,   /* RG16F normal texture: octahedral as half floats */
 } crowd_normal_encoding;
 
 /* Texel formats, named as the GL sized internal format they upload to. */
@@ -65,15 +65,15 @@ typedef enum crowd_texel_format {
 } crowd_texel_format;
 
 typedef struct crowd_texture {
-    uint32_t width, height;       /* 0 when the asset has no such texture */
+    uint32_t width, height; /* 0 when the asset has no such texture */
     crowd_texel_format format;
     uint32_t texel_bytes;
-    const void *data;             /* width * height texels, row after row, ready for glTexImage2D */
+    const void *data; /* width * height texels, row after row, ready for glTexImage2D */
     uint64_t bytes;
 } crowd_texture;
 
 enum {
-    CROWD_CLIP_LOOP = 1u << 0,     /* the last frame is followed by the first */
+    CROWD_CLIP_LOOP = 1u << 0,       /* the last frame is followed by the first */
     CROWD_CLIP_LOCOMOTION = 1u << 1, /* the clip travels: stride > 0 */
 };
 
@@ -95,29 +95,29 @@ typedef enum crowd_clip_role {
 
 typedef struct crowd_clip {
     const char *name;
-    uint32_t first_frame;         /* first row of this clip in the animation textures */
-    uint32_t frame_count;         /* >= 1 */
-    uint32_t flags;               /* CROWD_CLIP_* */
-    float duration;               /* seconds of one cycle */
-    float stride;                 /* metres travelled per cycle at authored speed; 0 in place */
+    uint32_t first_frame; /* first row of this clip in the animation textures */
+    uint32_t frame_count; /* >= 1 */
+    uint32_t flags;       /* CROWD_CLIP_* */
+    float duration;       /* seconds of one cycle */
+    float stride;         /* metres travelled per cycle at authored speed; 0 in place */
 } crowd_clip;
 
 typedef struct crowd_lod {
-    uint32_t first_index;         /* into crowd_asset.indices */
+    uint32_t first_index; /* into crowd_asset.indices */
     uint32_t index_count;
     uint32_t triangle_count;
-    float screen_coverage;        /* authored/generated hint: use this level while the character
+    float screen_coverage; /* authored/generated hint: use this level while the character
                                      covers at least this fraction of the viewport height; 0 = none */
 } crowd_lod;
 
 typedef struct crowd_bone {
     const char *name;
-    int32_t parent;               /* -1 for a root; otherwise < this bone's index */
-    float bind[12];               /* bone-to-model transform in the bind pose (3x4, row-major) */
+    int32_t parent; /* -1 for a root; otherwise < this bone's index */
+    float bind[12]; /* bone-to-model transform in the bind pose (3x4, row-major) */
 } crowd_bone;
 
 typedef struct crowd_socket {
-    const char *name;             /* "head", "hand_l", ... */
+    const char *name; /* "head", "hand_l", ... */
     uint32_t bone;
     /* Attachment transform in bind-pose model space. At run time the socket's world transform is
      * skin(bone, frame) * offset, where skin is the bone texture's matrix for that frame. */
@@ -129,10 +129,10 @@ enum {
 };
 
 typedef struct crowd_region {
-    const char *name;             /* "skin", "shirt", "pants", ... or a glTF material's name */
-    uint32_t palette_first;       /* into crowd_asset.palette */
-    uint32_t palette_count;       /* variant colours to pick from; >= 1; [0] is the authored colour */
-    uint32_t flags;               /* CROWD_REGION_* */
+    const char *name;       /* "skin", "shirt", "pants", ... or a glTF material's name */
+    uint32_t palette_first; /* into crowd_asset.palette */
+    uint32_t palette_count; /* variant colours to pick from; >= 1; [0] is the authored colour */
+    uint32_t flags;         /* CROWD_REGION_* */
 } crowd_region;
 
 enum {
@@ -144,20 +144,20 @@ enum {
 };
 
 typedef enum crowd_source_kind {
-    CROWD_SOURCE_PROCEDURAL = 1,  /* the built-in humanoid; source_name holds its parameters */
-    CROWD_SOURCE_GLTF = 2,        /* source_name is the glTF file the bake read */
+    CROWD_SOURCE_PROCEDURAL = 1, /* the built-in humanoid; source_name holds its parameters */
+    CROWD_SOURCE_GLTF = 2,       /* source_name is the glTF file the bake read */
 } crowd_source_kind;
 
 typedef struct crowd_asset {
-    uint32_t flags;               /* CROWD_ASSET_* */
+    uint32_t flags; /* CROWD_ASSET_* */
     uint32_t vertex_count;
-    uint32_t frame_count;         /* total frames over all clips (rows of the texture layout) */
-    uint32_t index_count;         /* all LOD levels together */
+    uint32_t frame_count; /* total frames over all clips (rows of the texture layout) */
+    uint32_t index_count; /* all LOD levels together */
     uint32_t bone_count, clip_count, lod_count, socket_count, region_count, palette_count;
 
     crowd_position_encoding position_encoding;
     crowd_normal_encoding normal_encoding;
-    float bounds_min[3], bounds_max[3]; /* box of every vertex in every frame: the decode box */
+    float bounds_min[3], bounds_max[3];   /* box of every vertex in every frame: the decode box */
     float sphere_center_y, sphere_radius; /* sphere around (0, center_y, 0) covering that box
                                              under any yaw: per-instance culling bound */
 
@@ -172,26 +172,26 @@ typedef struct crowd_asset {
     crowd_texture albedo;
 
     /* Static per-vertex streams (vertex_count entries each). */
-    const float *bind_positions;  /* xyz, bind pose: the bone-mode input */
-    const float *bind_normals;    /* xyz */
-    const float *uvs;             /* uv, or NULL without CROWD_ASSET_HAS_UVS */
-    const uint8_t *colors;        /* rgba8, or NULL without CROWD_ASSET_HAS_COLORS */
-    const uint8_t *regions;       /* region id per vertex, < region_count */
-    const uint16_t *joints;       /* 4 per vertex, < bone_count; NULL without bones */
-    const uint16_t *weights;      /* 4 per vertex, unorm16, summing to 65535; NULL without bones */
-    const uint32_t *indices;      /* every LOD's triangles; each index < vertex_count */
+    const float *bind_positions; /* xyz, bind pose: the bone-mode input */
+    const float *bind_normals;   /* xyz */
+    const float *uvs;            /* uv, or NULL without CROWD_ASSET_HAS_UVS */
+    const uint8_t *colors;       /* rgba8, or NULL without CROWD_ASSET_HAS_COLORS */
+    const uint8_t *regions;      /* region id per vertex, < region_count */
+    const uint16_t *joints;      /* 4 per vertex, < bone_count; NULL without bones */
+    const uint16_t *weights;     /* 4 per vertex, unorm16, summing to 65535; NULL without bones */
+    const uint32_t *indices;     /* every LOD's triangles; each index < vertex_count */
 
     const crowd_clip *clips;
     const crowd_lod *lods;        /* lods[0] is full detail; triangle counts never increase */
     const crowd_bone *bones_info; /* bone_count entries (names and hierarchy) */
     const crowd_socket *sockets;
     const crowd_region *regions_info;
-    const uint8_t *palette;       /* rgba8 colours, palette_count of them */
+    const uint8_t *palette; /* rgba8 colours, palette_count of them */
 
     crowd_source_kind source_kind;
     const char *source_name;
-    float bake_fps;               /* sampling rate the bake used (0 when fixed frame counts) */
-    float unit_scale;             /* source units -> asset units the bake applied (crowd-bake --scale
+    float bake_fps;   /* sampling rate the bake used (0 when fixed frame counts) */
+    float unit_scale; /* source units -> asset units the bake applied (crowd-bake --scale
                                      or --height); everything in the asset is already scaled */
 
     /* The optional BAKE section (placement, bone-mode status, clip evidence): NULL in files baked
@@ -207,8 +207,7 @@ typedef struct crowd_asset {
  * and names point into it, so it must stay alive and unchanged until crowd_asset_free. The data
  * must be 16-byte aligned (malloc'd memory is). Costs one pass over the bytes (CRC32 at a few
  * GB/s) plus one over the indices, the bone texture and the fp16 textures. On failure `asset` is zeroed and nothing needs freeing. */
-CROWD_API crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size,
-                                     crowd_error *error);
+CROWD_API crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size, crowd_error *error);
 
 /* Reads a whole .crowd file and validates it as crowd_asset_load_memory does; the asset owns the
  * bytes. */
@@ -229,42 +228,45 @@ typedef enum crowd_bone_mode {
 
 /* Which way the source faced and how the bake decided it. */
 typedef enum crowd_axis {
-    CROWD_AXIS_POS_Z = 0, CROWD_AXIS_NEG_Z = 1, CROWD_AXIS_POS_X = 2, CROWD_AXIS_NEG_X = 3,
+    CROWD_AXIS_POS_Z = 0,
+    CROWD_AXIS_NEG_Z = 1,
+    CROWD_AXIS_POS_X = 2,
+    CROWD_AXIS_NEG_X = 3,
     CROWD_AXIS_POS_Y = 4,
 } crowd_axis;
 
 typedef enum crowd_decision {
-    CROWD_DECIDED_DEFAULT = 0,       /* nothing to measure: the glTF convention (+Z forward, +Y up) */
-    CROWD_DECIDED_DETECTED = 1,      /* measured from the frames (foot slide, contacts, rest pose) */
-    CROWD_DECIDED_GIVEN = 2,         /* a bake option said so */
+    CROWD_DECIDED_DEFAULT = 0,  /* nothing to measure: the glTF convention (+Z forward, +Y up) */
+    CROWD_DECIDED_DETECTED = 1, /* measured from the frames (foot slide, contacts, rest pose) */
+    CROWD_DECIDED_GIVEN = 2,    /* a bake option said so */
 } crowd_decision;
 
 typedef struct crowd_bake_notes {
-    float placement[12];             /* source model space -> asset space, 3x4 row-major: rotation
+    float placement[12]; /* source model space -> asset space, 3x4 row-major: rotation
                                         (up, then forward), uniform scale (unit_scale), then the
                                         ground offset along +Y; applied to everything in the asset */
-    crowd_axis forward;              /* the source's forward axis (+Z after the bake) */
+    crowd_axis forward;  /* the source's forward axis (+Z after the bake) */
     crowd_decision forward_decision;
-    crowd_axis up;                   /* the source's up axis: POS_Y or POS_Z */
-    crowd_decision scale_decision;   /* GIVEN: --scale or --height; DEFAULT: 1 (metres per the spec) */
-    crowd_decision ground_decision;  /* DETECTED: --ground auto; GIVEN: an offset; DEFAULT: none */
+    crowd_axis up;                  /* the source's up axis: POS_Y or POS_Z */
+    crowd_decision scale_decision;  /* GIVEN: --scale or --height; DEFAULT: 1 (metres per the spec) */
+    crowd_decision ground_decision; /* DETECTED: --ground auto; GIVEN: an offset; DEFAULT: none */
     crowd_bone_mode bone_mode;
-    float bone_error;                /* metres: bone mode's worst vertex error against the VAT frames */
-    float height;                    /* metres: standing height (idle clip's first frame, else rest pose) */
-    float ground_offset;             /* metres moved along +Y to put the character on the ground */
-    float hover;                     /* metres: lowest point of the flight clips above y = 0 (fliers) */
+    float bone_error;    /* metres: bone mode's worst vertex error against the VAT frames */
+    float height;        /* metres: standing height (idle clip's first frame, else rest pose) */
+    float ground_offset; /* metres moved along +Y to put the character on the ground */
+    float hover;         /* metres: lowest point of the flight clips above y = 0 (fliers) */
 } crowd_bake_notes;
 
 /* Why a clip got its role. */
 typedef struct crowd_clip_evidence {
-    uint32_t frames;                 /* frames analysed */
-    uint32_t contact_frames;         /* frames with a foot planted on the ground (still, at ground level) */
-    uint32_t distinct_frames;        /* frames that differ from the one before (a pose has 1 or 2) */
-    uint32_t key_count;              /* most keyframes of any channel in the source; 0 = unknown */
-    float loop_error;                /* last pose vs first, as a fraction of the height (0 = seamless) */
-    float airborne;                  /* lowest point of the clip above the rest pose's, fraction of height */
-    bool travels;                    /* planted feet slide consistently (the stride extractor's verdict) */
-    bool overridden;                 /* crowd-bake --clip-role set the role */
+    uint32_t frames;          /* frames analysed */
+    uint32_t contact_frames;  /* frames with a foot planted on the ground (still, at ground level) */
+    uint32_t distinct_frames; /* frames that differ from the one before (a pose has 1 or 2) */
+    uint32_t key_count;       /* most keyframes of any channel in the source; 0 = unknown */
+    float loop_error;         /* last pose vs first, as a fraction of the height (0 = seamless) */
+    float airborne;           /* lowest point of the clip above the rest pose's, fraction of height */
+    bool travels;             /* planted feet slide consistently (the stride extractor's verdict) */
+    bool overridden;          /* crowd-bake --clip-role set the role */
 } crowd_clip_evidence;
 
 /* Fills `notes` from the asset's BAKE section. Returns false (notes zeroed, placement identity)
@@ -293,7 +295,6 @@ CROWD_API bool crowd_asset_match_clip(const crowd_asset *asset, const char *name
 CROWD_API bool crowd_match_clip_name(const char *const *names, size_t stride, uint32_t count, const char *name,
                                      uint32_t *index);
 
-
 /* Looks up the clip / socket / region with this exact name (crowd_asset_match_clip matches clip names as people write them): true and its index in *index, or
  * false (no such name, or a NULL argument) with *index left untouched. `index` may be NULL to ask
  * only whether the name exists. O(count) string compares. */
@@ -305,11 +306,11 @@ CROWD_API bool crowd_asset_find_region(const crowd_asset *asset, const char *nam
  * arithmetic, same formulas): position in model space, unit normal. Caller bugs (out-of-range
  * indices) return CROWD_ERROR_ARGUMENT and leave the outputs untouched. */
 CROWD_API crowd_result crowd_asset_decode_vertex(const crowd_asset *asset, uint32_t frame, uint32_t vertex,
-                                       float position[3], float normal[3]);
+                                                 float position[3], float normal[3]);
 
 /* The 3x4 skinning matrix of `bone` at absolute `frame` from the bone texture. */
 CROWD_API crowd_result crowd_asset_bone_matrix(const crowd_asset *asset, uint32_t frame, uint32_t bone,
-                                     float matrix[12]);
+                                               float matrix[12]);
 
 /* Bytes per vertex per frame of the animation textures actually sampled (positions + normals +
  * tangents), the figure to compare between encodings. */

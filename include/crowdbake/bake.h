@@ -60,18 +60,22 @@ typedef void (*crowd_bake_warn_fn)(void *user, const char *message);
 /* Which way the source character faces; AUTO measures it (see crowd_bake_desc.forward). */
 typedef enum crowd_bake_forward {
     CROWD_FORWARD_AUTO = 0,
-    CROWD_FORWARD_POS_Z, CROWD_FORWARD_NEG_Z, CROWD_FORWARD_POS_X, CROWD_FORWARD_NEG_X,
+    CROWD_FORWARD_POS_Z,
+    CROWD_FORWARD_NEG_Z,
+    CROWD_FORWARD_POS_X,
+    CROWD_FORWARD_NEG_X,
 } crowd_bake_forward;
 
 typedef enum crowd_bake_up {
-    CROWD_UP_DEFAULT = 0,             /* +Y, glTF's convention */
-    CROWD_UP_POS_Y, CROWD_UP_POS_Z,
+    CROWD_UP_DEFAULT = 0, /* +Y, glTF's convention */
+    CROWD_UP_POS_Y,
+    CROWD_UP_POS_Z,
 } crowd_bake_up;
 
 typedef enum crowd_bake_ground {
-    CROWD_GROUND_AUTO = 0,            /* planted feet (or the rest pose) at y = 0; fliers: nothing below 0 */
-    CROWD_GROUND_NONE,                /* keep the source's heights */
-    CROWD_GROUND_OFFSET,              /* move up by crowd_bake_desc.ground_offset metres */
+    CROWD_GROUND_AUTO = 0, /* planted feet (or the rest pose) at y = 0; fliers: nothing below 0 */
+    CROWD_GROUND_NONE,     /* keep the source's heights */
+    CROWD_GROUND_OFFSET,   /* move up by crowd_bake_desc.ground_offset metres */
 } crowd_bake_ground;
 
 /* A role forced on a clip (crowd-bake --clip-role NAME=ROLE); names match as crowd_match_clip_name. */
@@ -84,39 +88,39 @@ typedef struct crowd_bake_clip_role {
 
 /* Zeroed fields take the defaults listed on each line. */
 typedef struct crowd_bake_desc {
-    const crowd_rig *rig;             /* required; borrowed */
-    float fps;                        /* samples per second per clip; 0 = 30. Range 1..240 */
-    uint32_t frames;                  /* fixed frames per clip, overriding fps; 0 = from fps */
-    const char *const *clip_names;    /* clips to bake, in this order; NULL = all, in rig order */
+    const crowd_rig *rig;          /* required; borrowed */
+    float fps;                     /* samples per second per clip; 0 = 30. Range 1..240 */
+    uint32_t frames;               /* fixed frames per clip, overriding fps; 0 = from fps */
+    const char *const *clip_names; /* clips to bake, in this order; NULL = all, in rig order */
     uint32_t clip_name_count;
-    uint32_t lod_count;               /* levels including full detail; 0 = 5. Range 1..CROWD_MAX_LODS */
-    const float *lod_ratios;          /* lod_count triangle ratios in (0, 1], first 1, decreasing;
+    uint32_t lod_count;      /* levels including full detail; 0 = 5. Range 1..CROWD_MAX_LODS */
+    const float *lod_ratios; /* lod_count triangle ratios in (0, 1], first 1, decreasing;
                                          NULL = 1, 0.4, 0.15, 0.05, 0.012 (the humanoid's last <= 60) */
-    bool bones;                       /* also bake the bone texture and 4-influence skin streams */
-    bool tangents;                    /* also bake per-frame tangents (RG16UI octahedral) */
-    bool compact;                     /* 8 bytes/vertex/frame: no normal texture, 8+8-bit normal in
+    bool bones;              /* also bake the bone texture and 4-influence skin streams */
+    bool tangents;           /* also bake per-frame tangents (RG16UI octahedral) */
+    bool compact;            /* 8 bytes/vertex/frame: no normal texture, 8+8-bit normal in
                                          the position texel's w */
-    bool fp16;                        /* half-float positions and normals (12 bytes, ~60x coarser);
+    bool fp16;               /* half-float positions and normals (12 bytes, ~60x coarser);
                                          for comparison with fp16 bakers */
-    float scale;                      /* unit scale applied to everything the bake measures (positions,
+    float scale;             /* unit scale applied to everything the bake measures (positions,
                                          bone translations, sockets, bounds, strides): 0.01 turns a
                                          centimetre asset into metres. 0 = 1. Range 0.0001..10000 */
-    uint32_t tex_width;               /* animation texture width; 0 = 4096. Doubled automatically
+    uint32_t tex_width;      /* animation texture width; 0 = 4096. Doubled automatically
                                          while the height would exceed CROWD_MAX_TEXTURE_DIM */
     /* Placement, applied to everything the asset holds (see PLACEMENT below). */
-    crowd_bake_forward forward;       /* AUTO: measured from the locomotion clips, else +Z */
-    crowd_bake_up up;                 /* DEFAULT: +Y */
-    float height;                     /* metres: scale to this standing height; 0 = use `scale`.
+    crowd_bake_forward forward;             /* AUTO: measured from the locomotion clips, else +Z */
+    crowd_bake_up up;                       /* DEFAULT: +Y */
+    float height;                           /* metres: scale to this standing height; 0 = use `scale`.
                                          Range 0.01..1000; not with `scale` */
-    crowd_bake_ground ground;         /* AUTO by default */
-    float ground_offset;              /* metres, with CROWD_GROUND_OFFSET; |offset| <= 10000 */
+    crowd_bake_ground ground;               /* AUTO by default */
+    float ground_offset;                    /* metres, with CROWD_GROUND_OFFSET; |offset| <= 10000 */
     const crowd_bake_clip_role *clip_roles; /* borrowed; roles forced on named clips */
     uint32_t clip_role_count;
-    uint64_t max_bytes;               /* refuse bakes predicted larger; 0 = CROWD_BAKE_DEFAULT_MAX_BYTES,
+    uint64_t max_bytes;      /* refuse bakes predicted larger; 0 = CROWD_BAKE_DEFAULT_MAX_BYTES,
                                          UINT64_MAX = no limit */
-    crowd_bake_warn_fn warn;          /* optional */
+    crowd_bake_warn_fn warn; /* optional */
     void *warn_user;
-    crowd_bake_progress_fn progress;  /* optional */
+    crowd_bake_progress_fn progress; /* optional */
     void *progress_user;
 } crowd_bake_desc;
 
@@ -127,13 +131,13 @@ typedef struct crowd_bake_stats {
     uint32_t bytes_per_vertex_frame;
     uint32_t lod_count;
     uint32_t lod_triangles[CROWD_MAX_LODS];
-    uint64_t predicted_bytes;         /* the size estimate the bake checked against max_bytes */
-    crowd_bake_notes notes;           /* what the bake decided (also in the asset's BAKE section) */
+    uint64_t predicted_bytes; /* the size estimate the bake checked against max_bytes */
+    crowd_bake_notes notes;   /* what the bake decided (also in the asset's BAKE section) */
     double ms_skin, ms_encode, ms_lod, ms_stride, ms_pack, ms_total;
 } crowd_bake_stats;
 
 typedef struct crowd_bake_output {
-    uint8_t *bytes;                   /* the .crowd image, 16-byte aligned; free with crowd_bake_output_free */
+    uint8_t *bytes; /* the .crowd image, 16-byte aligned; free with crowd_bake_output_free */
     size_t size;
     crowd_bake_stats stats;
 } crowd_bake_output;
@@ -148,35 +152,35 @@ CROWD_API void crowd_bake_output_free(crowd_bake_output *output);
 /* ---- verification ---------------------------------------------------------------------------- */
 
 typedef struct crowd_verify_clip {
-    const char *name;             /* points into the asset */
-    float manifest_stride;        /* what the bake recorded */
-    double decoded_stride;        /* re-measured from the decoded texture */
-    double truth;                 /* the rig's exact stride, NAN when unknown */
-    double max_relative_error;    /* of both strides against truth; 0 when truth is unknown */
-    double position_max_mm;       /* worst VAT position error in this clip */
+    const char *name;          /* points into the asset */
+    float manifest_stride;     /* what the bake recorded */
+    double decoded_stride;     /* re-measured from the decoded texture */
+    double truth;              /* the rig's exact stride, NAN when unknown */
+    double max_relative_error; /* of both strides against truth; 0 when truth is unknown */
+    double position_max_mm;    /* worst VAT position error in this clip */
 } crowd_verify_clip;
 
 typedef struct crowd_verify_report {
     uint64_t vertex_frames;
     /* VAT mode: decoded exactly as the shader does vs double-precision skinning of the source. */
     double position_max_mm, position_mean_mm;
-    double position_bound_mm;     /* the encoding's bound: half a quantum (u16), half an ulp (f16) */
-    double quantum_mm;            /* largest per-axis quantum */
+    double position_bound_mm; /* the encoding's bound: half a quantum (u16), half an ulp (f16) */
+    double quantum_mm;        /* largest per-axis quantum */
     double normal_max_deg, normal_mean_deg, normal_bound_deg;
     /* Bone mode (when baked): 4 unorm16 weights and the bone texture vs the same truth. */
     bool bones_checked;
     double bone_position_max_mm, bone_position_mean_mm, bone_normal_max_deg;
-    double bone_bound_mm;         /* NAN when bone mode cannot match exactly (>4 influences, morphs) */
-    crowd_bone_mode bone_mode;    /* as the bake recorded it (EXACT for bone bakes without a BAKE section);
+    double bone_bound_mm;      /* NAN when bone mode cannot match exactly (>4 influences, morphs) */
+    crowd_bone_mode bone_mode; /* as the bake recorded it (EXACT for bone bakes without a BAKE section);
                                      UNAVAILABLE: bone mode is not checked against any bound (not
                                      applicable), APPROXIMATE: it must not exceed the recorded error */
-    double bone_recorded_mm;      /* the bake's own measurement of bone mode's error; NAN when absent */
+    double bone_recorded_mm;   /* the bake's own measurement of bone mode's error; NAN when absent */
     uint32_t clip_count;
-    crowd_verify_clip *clips;     /* owned; crowd_verify_report_free */
-    double stride_tolerance;      /* relative, 1e-3, for the manifest stride; the stride re-measured
+    crowd_verify_clip *clips; /* owned; crowd_verify_report_free */
+    double stride_tolerance;  /* relative, 1e-3, for the manifest stride; the stride re-measured
                                      from decoded frames may also be off by the encoding's error */
     bool passed;
-    char failure[256];            /* the first broken bound, when !passed */
+    char failure[256]; /* the first broken bound, when !passed */
 } crowd_verify_report;
 
 /* Checks a loaded asset against the rig it was baked from: every vertex of every frame, decoded
@@ -186,7 +190,7 @@ typedef struct crowd_verify_report {
  * every bound held. Errors are only for unusable input (clip names that do not match the rig,
  * vertex counts that differ, out of memory). */
 CROWD_API crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_verify_report *report,
-                          crowd_error *error);
+                                    crowd_error *error);
 CROWD_API void crowd_verify_report_free(crowd_verify_report *report);
 
 /* Writes `size` bytes to `path` through a temporary file in the same directory and a rename, so

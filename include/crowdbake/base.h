@@ -32,7 +32,7 @@ extern "C" {
 
 typedef enum crowd_result {
     CROWD_OK = 0,
-    CROWD_ERROR_IO,              /* a file could not be opened, read, written or renamed */
+    CROWD_ERROR_IO, /* a file could not be opened, read, written or renamed */
     CROWD_ERROR_OUT_OF_MEMORY,
     CROWD_ERROR_ARGUMENT,        /* the caller passed something invalid: index out of range, bad option */
     CROWD_ERROR_BAD_MAGIC,       /* not a .crowd file */
@@ -77,7 +77,7 @@ typedef struct crowd_allocator {
 CROWD_API void crowd_set_allocator(const crowd_allocator *allocator);
 
 /* Explicit limits. Sizes from files are checked against these before anything is allocated. */
-#define CROWD_MAX_TEXTURE_DIM 16384u  /* widest/tallest texture a bake may produce */
+#define CROWD_MAX_TEXTURE_DIM 16384u /* widest/tallest texture a bake may produce */
 #define CROWD_MAX_VERTICES (1u << 22)
 #define CROWD_MAX_INDICES (1u << 26)
 #define CROWD_MAX_BONES 1024u
@@ -87,7 +87,7 @@ CROWD_API void crowd_set_allocator(const crowd_allocator *allocator);
 #define CROWD_MAX_SOCKETS 256u
 #define CROWD_MAX_REGIONS 64u
 #define CROWD_MAX_PALETTE 4096u
-#define CROWD_INFLUENCES 4u           /* joints/weights per vertex in bone mode */
+#define CROWD_INFLUENCES 4u /* joints/weights per vertex in bone mode */
 
 #ifdef __cplusplus
 }

@@ -59,20 +59,20 @@ extern "C" {
 /* The per-instance record, exactly as uploaded (16 floats, 64 bytes). Integer fields are stored as
  * float bit patterns (GLSL floatBitsToUint) so the whole record is one float attribute stream. */
 typedef struct crowd_record {
-    float position[3];      /* world metres */
-    float yaw;              /* radians, rotation about +Y; 0 faces +Z */
-    float clip_a;           /* clip index, as a float */
-    float offset_a;         /* phase at time 0, [0, 1) */
-    float rate_a;           /* cycles per second */
+    float position[3]; /* world metres */
+    float yaw;         /* radians, rotation about +Y; 0 faces +Z */
+    float clip_a;      /* clip index, as a float */
+    float offset_a;    /* phase at time 0, [0, 1) */
+    float rate_a;      /* cycles per second */
     float scale;
-    float clip_b;           /* the clip being faded to (equals clip_a when not fading) */
+    float clip_b; /* the clip being faded to (equals clip_a when not fading) */
     float offset_b;
     float rate_b;
-    float fade_start;       /* shader time the fade began */
-    uint32_t tint;          /* rgba8: the shirt colour (the humanoid) or a tint (other assets) */
-    uint32_t variant;       /* packed crowd_variant, see crowd_pack_variant */
-    float fade_rate;        /* 1 / fade duration; 0 when no fade is running */
-    uint32_t flags;         /* CROWD_RECORD_* bits (unused bits are 0) */
+    float fade_start; /* shader time the fade began */
+    uint32_t tint;    /* rgba8: the shirt colour (the humanoid) or a tint (other assets) */
+    uint32_t variant; /* packed crowd_variant, see crowd_pack_variant */
+    float fade_rate;  /* 1 / fade duration; 0 when no fade is running */
+    uint32_t flags;   /* CROWD_RECORD_* bits (unused bits are 0) */
 } crowd_record;
 
 /* Record flags. A held clip plays once: its phase is clamp(offset + time * rate, 0, 1) instead of
@@ -81,8 +81,8 @@ typedef struct crowd_record {
  * (a looping clip held this way shows frame n - 1 from phase (n - 1) / n on). A held clip's offset
  * is not wrapped into [0, 1): it is -(start time) * rate, so the phase counts from its start. */
 enum {
-    CROWD_RECORD_HOLD_A = 1u << 0,  /* clip A plays once and holds its last frame */
-    CROWD_RECORD_HOLD_B = 1u << 1,  /* clip B (the clip a fade goes to) likewise */
+    CROWD_RECORD_HOLD_A = 1u << 0, /* clip A plays once and holds its last frame */
+    CROWD_RECORD_HOLD_B = 1u << 1, /* clip B (the clip a fade goes to) likewise */
 };
 
 /* Where one clip of a record is at shader time `time`, computed exactly as the vertex shader does
@@ -98,9 +98,9 @@ typedef struct crowd_clip_sample {
 
 /* An instance's looks. Palette choices index each region's palette (modulo its size). */
 typedef struct crowd_variant {
-    uint8_t tint[3];        /* rgb */
+    uint8_t tint[3];          /* rgb */
     uint8_t region_choice[6]; /* palette choice for regions 0..5 (4 bits each when packed) */
-    uint8_t accessories;    /* bit a: wears attachment slot a (see gl.h attachments) */
+    uint8_t accessories;      /* bit a: wears attachment slot a (see gl.h attachments) */
 } crowd_variant;
 
 /* variant word: bits 4r..4r+3 = region_choice[r] for r < 6, bits 24..31 = accessories */
@@ -112,15 +112,15 @@ typedef enum crowd_lod_policy {
 } crowd_lod_policy;
 
 typedef enum crowd_lod_pivot {
-    CROWD_PIVOT_CENTRE = 0,       /* distance to the chunk's centre (default) */
-    CROWD_PIVOT_NEAR_EDGE = 1     /* distance to the chunk's nearest point: never under-detailed, but
+    CROWD_PIVOT_CENTRE = 0,   /* distance to the chunk's centre (default) */
+    CROWD_PIVOT_NEAR_EDGE = 1 /* distance to the chunk's nearest point: never under-detailed, but
                                      a 42 m chunk stays at LOD 0 until its centre is 52 m away */
 } crowd_lod_pivot;
 
 /* shadow_max_lod / cross_fade_max_lod: a level (1..CROWD_MAX_LODS - 1), or one of these. */
-#define CROWD_MAX_LOD_DEFAULT 0u           /* the field's documented default */
-#define CROWD_MAX_LOD_ZERO 0xFFFFFFFEu     /* LOD 0 only */
-#define CROWD_MAX_LOD_ALL 0xFFFFFFFFu      /* every level (any level >= the asset's count does the same) */
+#define CROWD_MAX_LOD_DEFAULT 0u       /* the field's documented default */
+#define CROWD_MAX_LOD_ZERO 0xFFFFFFFEu /* LOD 0 only */
+#define CROWD_MAX_LOD_ALL 0xFFFFFFFFu  /* every level (any level >= the asset's count does the same) */
 /* hysteresis: a dead band in (0, 1), 0 for the default, or this for none at all. */
 #define CROWD_HYSTERESIS_NONE (-1.0f)
 
@@ -129,10 +129,10 @@ typedef enum crowd_lod_pivot {
  * default, 1 on, -1 off. Every float must be finite; a field out of its range is
  * CROWD_ERROR_ARGUMENT with the reason in the error. */
 typedef struct crowd_desc {
-    const crowd_asset *asset;     /* required; borrowed for the crowd's lifetime */
-    uint32_t capacity;            /* instances; 0 = 10,000. Range 1..4,194,304 */
-    float world_size;             /* square world centred on the origin, metres; 0 = 420 */
-    float chunk_size;             /* grid cell, metres; 0 = 24. >= world_size: one chunk, one draw */
+    const crowd_asset *asset; /* required; borrowed for the crowd's lifetime */
+    uint32_t capacity;        /* instances; 0 = 10,000. Range 1..4,194,304 */
+    float world_size;         /* square world centred on the origin, metres; 0 = 420 */
+    float chunk_size;         /* grid cell, metres; 0 = 24. >= world_size: one chunk, one draw */
     crowd_lod_policy lod_policy;
     crowd_lod_pivot lod_pivot;
     /* Where each LOD ends, metres: positive, finite, non-decreasing. All zeros = 6, 14, 34, 80,
@@ -141,27 +141,27 @@ typedef struct crowd_desc {
      * [0] = 10 means 10, 23.5, 55.2, ...: it never caps the chain). A zero between given entries
      * is an error. To keep a level forever, give a distance beyond the world. */
     float lod_distances[CROWD_MAX_LODS - 1];
-    float lod_bias;               /* distances (or coverage) multiplied by this; 0 = 1; else > 0 */
+    float lod_bias;                        /* distances (or coverage) multiplied by this; 0 = 1; else > 0 */
     float screen_coverage[CROWD_MAX_LODS]; /* per-level minimum coverage (fraction of viewport
                                      height), finite, >= 0, non-increasing over the asset's levels;
                                      all zeros = the asset's hints, else 0.25, 0.1, 0.04, 0.015, 0 */
-    float min_coverage;           /* instances smaller than this are culled; 0 = none; finite >= 0 */
-    float hysteresis;             /* relative dead band for coverage LOD, in (0, 1); 0 = 0.1;
+    float min_coverage;                    /* instances smaller than this are culled; 0 = none; finite >= 0 */
+    float hysteresis;                      /* relative dead band for coverage LOD, in (0, 1); 0 = 0.1;
                                      CROWD_HYSTERESIS_NONE = none */
-    uint32_t vertex_budget;       /* submitted index references; 0 = unlimited (coverage policy) */
-    uint32_t shadow_max_lod;      /* chunks past this LOD cast no shadow; CROWD_MAX_LOD_DEFAULT = 2,
+    uint32_t vertex_budget;                /* submitted index references; 0 = unlimited (coverage policy) */
+    uint32_t shadow_max_lod;               /* chunks past this LOD cast no shadow; CROWD_MAX_LOD_DEFAULT = 2,
                                      CROWD_MAX_LOD_ZERO, a level, or CROWD_MAX_LOD_ALL */
-    uint32_t cross_fade_max_lod;  /* chunks past this LOD skip the two-clip path;
+    uint32_t cross_fade_max_lod;           /* chunks past this LOD skip the two-clip path;
                                      CROWD_MAX_LOD_DEFAULT = 1, otherwise as shadow_max_lod */
-    int far_pool;                 /* last-LOD chunks merged into one draw; default on */
-    int shadows;                  /* emit shadow flags at all; default on */
+    int far_pool;                          /* last-LOD chunks merged into one draw; default on */
+    int shadows;                           /* emit shadow flags at all; default on */
 } crowd_desc;
 
 /* Camera for one update. Matrices are column-major 4x4 (GL convention, clip = P * V * world). */
 typedef struct crowd_view {
     float view[16];
     float projection[16];
-    float viewport_height;        /* pixels; only used for reporting coverage in pixels */
+    float viewport_height; /* pixels; only used for reporting coverage in pixels */
 } crowd_view;
 
 enum {
@@ -171,28 +171,28 @@ enum {
 };
 
 typedef struct crowd_draw {
-    uint32_t lod;                 /* index into asset->lods */
-    uint32_t first;               /* first record (slot) of the draw */
-    uint32_t count;               /* instances */
-    uint32_t flags;               /* CROWD_DRAW_* */
+    uint32_t lod;   /* index into asset->lods */
+    uint32_t first; /* first record (slot) of the draw */
+    uint32_t count; /* instances */
+    uint32_t flags; /* CROWD_DRAW_* */
 } crowd_draw;
 
 typedef struct crowd_range {
-    uint32_t first, count;        /* records */
+    uint32_t first, count; /* records */
 } crowd_range;
 
 typedef struct crowd_stats {
-    uint32_t simulated;           /* live instances */
-    uint32_t submitted;           /* instances in draws (after chunk culling) */
-    uint32_t rasterised;          /* instances whose own bounds meet the frustum; filled by
+    uint32_t simulated;  /* live instances */
+    uint32_t submitted;  /* instances in draws (after chunk culling) */
+    uint32_t rasterised; /* instances whose own bounds meet the frustum; filled by
                                      crowd_count_visible, else 0 */
     uint32_t draws, shadow_draws;
-    uint64_t triangles;           /* submitted, colour pass */
+    uint64_t triangles; /* submitted, colour pass */
     uint64_t shadow_triangles;
-    uint64_t bytes_uploaded;      /* this update's upload ranges */
+    uint64_t bytes_uploaded;                /* this update's upload ranges */
     uint32_t lod_histogram[CROWD_MAX_LODS]; /* submitted instances per level */
     uint32_t chunks_visible, chunks_total;
-    uint32_t demoted;             /* coverage policy with a budget: instances below their preferred level */
+    uint32_t demoted; /* coverage policy with a budget: instances below their preferred level */
     bool budget_satisfied;
     uint32_t fades_active;
     /* CPU time of this update, milliseconds: binning into chunks (unless the simulation's step
@@ -205,12 +205,12 @@ typedef struct crowd_stats {
 typedef struct crowd_frame {
     const crowd_draw *draws;
     uint32_t draw_count;
-    const crowd_record *records;  /* the whole record array, in slot order */
-    uint32_t record_count;        /* slots in use (drawn or not, slack included); at most
+    const crowd_record *records; /* the whole record array, in slot order */
+    uint32_t record_count;       /* slots in use (drawn or not, slack included); at most
                                      crowd_record_capacity() */
-    const crowd_range *uploads;   /* slot ranges whose bytes changed since the previous update */
+    const crowd_range *uploads;  /* slot ranges whose bytes changed since the previous update */
     uint32_t upload_count;
-    float time;                   /* the shader's time uniform */
+    float time; /* the shader's time uniform */
     crowd_stats stats;
 } crowd_frame;
 
@@ -331,16 +331,16 @@ CROWD_API void crowd_frustum_planes(const float view[16], const float projection
  * Pushes are computed at the end of a step, from where everyone then is, for the next step. */
 
 typedef enum crowd_scenario {
-    CROWD_SCENARIO_WANDER = 0,  /* everyone ambles about, some jog or run, some stand */
-    CROWD_SCENARIO_STAMPEDE,    /* everyone runs east; the world wraps */
-    CROWD_SCENARIO_PARADE,      /* walking lanes around the centre */
-    CROWD_SCENARIO_MILL,        /* jogging in a vortex around the centre */
-    CROWD_SCENARIO_GATHER,      /* converge on the centre, slow down, cheer */
+    CROWD_SCENARIO_WANDER = 0, /* everyone ambles about, some jog or run, some stand */
+    CROWD_SCENARIO_STAMPEDE,   /* everyone runs east; the world wraps */
+    CROWD_SCENARIO_PARADE,     /* walking lanes around the centre */
+    CROWD_SCENARIO_MILL,       /* jogging in a vortex around the centre */
+    CROWD_SCENARIO_GATHER,     /* converge on the centre, slow down, cheer */
     CROWD_SCENARIO_COUNT
 } crowd_scenario;
 
 typedef struct crowd_obstacle {
-    float x, z, radius;         /* a round obstacle (pillar, tree, statue) */
+    float x, z, radius; /* a round obstacle (pillar, tree, statue) */
 } crowd_obstacle;
 
 /* How crowd_sim_spawn dresses and sizes agents, and which clips the gaits use. Zeroed fields take
@@ -353,38 +353,38 @@ typedef struct crowd_spawn_options {
                                              -1: every tint white */
     float saturation_min, saturation_max; /* with shirts = 1: HSV ranges in [0, 1], min <= max */
     float value_min, value_max;
-    int accessories;                      /* 0: attachment slot 0 (hat) 30 %, slot 1 (balloon)
+    int accessories;         /* 0: attachment slot 0 (hat) 30 %, slot 1 (balloon)
                                              12 %, never both; 1: accessory_odds; -1: none */
-    float accessory_odds[8];              /* with accessories = 1: chance per slot, [0, 1],
+    float accessory_odds[8]; /* with accessories = 1: chance per slot, [0, 1],
                                              independent */
     /* Clip names (exact, as crowd_asset_find_clip). NULL = the default name; a name the asset
      * lacks is an error at crowd_sim_create. idle: "idle", else the first clip without a stride;
      * cheer (gather scenario, arrived): "cheer", else none; gaits: NULL = every clip with a
      * stride, slowest first (the humanoid: walk, jog, run), else the named locomotion clips (each
      * with a stride), in any order (sorted by natural speed). */
-    const char *idle_clip;                /* borrowed: read by crowd_sim_create only */
+    const char *idle_clip; /* borrowed: read by crowd_sim_create only */
     const char *cheer_clip;
     const char *const *gait_clips;
-    uint32_t gait_clip_count;             /* entries of gait_clips; at most 7 */
+    uint32_t gait_clip_count; /* entries of gait_clips; at most 7 */
 } crowd_spawn_options;
 
 typedef struct crowd_sim_desc {
-    crowd *target;                        /* required; the crowd whose instances the sim drives */
+    crowd *target; /* required; the crowd whose instances the sim drives */
     crowd_scenario scenario;
-    const crowd_obstacle *obstacles;      /* copied; up to 1024 */
+    const crowd_obstacle *obstacles; /* copied; up to 1024 */
     uint32_t obstacle_count;
-    int separation;                       /* 0: on up to separation_limit agents; 1: always; -1: never */
-    uint32_t separation_limit;            /* 0 = 40,000 */
-    float separation_radius;              /* personal space, metres; 0 = 0.7 */
-    uint32_t seed;                        /* same seed, same crowd */
-    crowd_spawn_options spawn;            /* looks and clips; zeroed = the defaults */
+    int separation;            /* 0: on up to separation_limit agents; 1: always; -1: never */
+    uint32_t separation_limit; /* 0 = 40,000 */
+    float separation_radius;   /* personal space, metres; 0 = 0.7 */
+    uint32_t seed;             /* same seed, same crowd */
+    crowd_spawn_options spawn; /* looks and clips; zeroed = the defaults */
 } crowd_sim_desc;
 
 typedef struct crowd_sim_stats {
-    double ms_step;                       /* the whole step, separation included */
-    double ms_separation;                 /* the separation pass (sort and pairs; the step gathers
+    double ms_step;       /* the whole step, separation included */
+    double ms_separation; /* the separation pass (sort and pairs; the step gathers
                                              its input as it goes) */
-    uint32_t rewritten;                   /* agents whose record changed */
+    uint32_t rewritten;   /* agents whose record changed */
     bool separation_active;
 } crowd_sim_stats;
 

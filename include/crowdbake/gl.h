@@ -56,7 +56,7 @@ extern "C" {
 typedef enum crowd_gl_path {
     CROWD_GL_PATH_DEFAULT = 0,
     CROWD_GL_PATH_CPU = 1,
-    CROWD_GL_PATH_GPU = 2,          /* crowd_gl_create fails where it is not available */
+    CROWD_GL_PATH_GPU = 2, /* crowd_gl_create fails where it is not available */
     CROWD_GL_PATH_AUTO = 3,
 } crowd_gl_path;
 
@@ -67,37 +67,37 @@ typedef enum crowd_gl_mode {
 
 /* Which region carries the record's tint. */
 typedef enum crowd_gl_tint {
-    CROWD_GL_TINT_DEFAULT = 0,      /* the region named "shirt" if there is one, else WASH */
-    CROWD_GL_TINT_REGION,           /* region crowd_gl_desc.tint_region (0 included) */
-    CROWD_GL_TINT_WASH,             /* every region gets 40 % of the tint (a multiply: textures stay readable) */
+    CROWD_GL_TINT_DEFAULT = 0, /* the region named "shirt" if there is one, else WASH */
+    CROWD_GL_TINT_REGION,      /* region crowd_gl_desc.tint_region (0 included) */
+    CROWD_GL_TINT_WASH,        /* every region gets 40 % of the tint (a multiply: textures stay readable) */
 } crowd_gl_tint;
 
 /* How changed record ranges reach the GPU (crowd_gl_upload). Both ways never write a buffer that a
  * queued draw may still read, so the driver never has to wait for the GPU. */
 typedef enum crowd_gl_upload_mode {
-    CROWD_GL_UPLOAD_DEFAULT = 0,    /* RING: the measured winner (Chromium SwiftShader, 20k walking: frame
+    CROWD_GL_UPLOAD_DEFAULT = 0, /* RING: the measured winner (Chromium SwiftShader, 20k walking: frame
                                        517 ms ring, 567 orphan, 692 in-place; llvmpipe 100k: upload CPU
                                        0.94-1.06 ms ring, 1.07-1.13 orphan, 1.12-1.15 in-place) */
-    CROWD_GL_UPLOAD_ORPHAN,         /* a changed frame re-specifies the buffer with the live span (one
+    CROWD_GL_UPLOAD_ORPHAN,      /* a changed frame re-specifies the buffer with the live span (one
                                        glBufferData with the data: the old store is orphaned, not waited on) */
-    CROWD_GL_UPLOAD_RING,           /* a ring of 3 buffers; each gets the ranges it missed */
-    CROWD_GL_UPLOAD_IN_PLACE,       /* glBufferSubData of the dirty ranges into one buffer (may stall) */
+    CROWD_GL_UPLOAD_RING,        /* a ring of 3 buffers; each gets the ranges it missed */
+    CROWD_GL_UPLOAD_IN_PLACE,    /* glBufferSubData of the dirty ranges into one buffer (may stall) */
 } crowd_gl_upload_mode;
 
 typedef struct crowd_gl_desc {
-    const crowd_asset *asset;       /* required; borrowed for the renderer's lifetime */
-    const crowd *sizing_crowd;      /* optional: sizes the instance buffer to
+    const crowd_asset *asset;  /* required; borrowed for the renderer's lifetime */
+    const crowd *sizing_crowd; /* optional: sizes the instance buffer to
                                        crowd_record_capacity(sizing_crowd) at creation (not kept) */
-    uint32_t capacity;              /* records the instance buffer holds at first; 0 = the crowd's record
+    uint32_t capacity;         /* records the instance buffer holds at first; 0 = the crowd's record
                                        capacity, or 1024. It grows on upload when a frame needs more */
     crowd_gl_mode mode;
-    crowd_gl_path path;             /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
-    uint32_t shadow_map_size;       /* texels per side; 0 = 2048 */
-    crowd_gl_tint tint;             /* 0 = CROWD_GL_TINT_DEFAULT */
-    uint32_t tint_region;           /* with CROWD_GL_TINT_REGION: the region index (< asset->region_count) */
+    crowd_gl_path path;       /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
+    uint32_t shadow_map_size; /* texels per side; 0 = 2048 */
+    crowd_gl_tint tint;       /* 0 = CROWD_GL_TINT_DEFAULT */
+    uint32_t tint_region;     /* with CROWD_GL_TINT_REGION: the region index (< asset->region_count) */
     crowd_gl_upload_mode upload;
-    bool es;                        /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
-    bool debug;                     /* check GL errors after every upload and pass (costs a round trip each) */
+    bool es;    /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
+    bool debug; /* check GL errors after every upload and pass (costs a round trip each) */
     /* GPU time per pass through timer queries (GL 3.3 core, GL_EXT_disjoint_timer_query on GLES,
      * EXT_disjoint_timer_query_webgl2 in a browser), where present. Results are read 4 frames late
      * from a ring of query objects and never waited for, but reading one is a glGetQueryObject
@@ -109,26 +109,26 @@ typedef struct crowd_gl_desc {
 
 /* Light and atmosphere for a frame. Directions are unit vectors in world space. */
 typedef struct crowd_gl_scene {
-    float view[16], projection[16]; /* the camera, column-major */
-    float sun_direction[3];         /* towards the sun */
-    float sun_color[3];             /* linear */
+    float view[16], projection[16];      /* the camera, column-major */
+    float sun_direction[3];              /* towards the sun */
+    float sun_color[3];                  /* linear */
     float sky_color[3], ground_color[3]; /* hemisphere ambient, linear */
     float fog_color[3];
-    float fog_density;              /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
-    bool shadows;                   /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
-    bool flat_color;                /* every character white: geometry and light only (comparisons) */
+    float fog_density; /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
+    bool shadows;      /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
+    bool flat_color;   /* every character white: geometry and light only (comparisons) */
 } crowd_gl_scene;
 
 typedef struct crowd_gl_attachment_desc {
-    const float *positions;         /* xyz, in the socket's space (metres) */
-    const float *normals;           /* xyz */
+    const float *positions; /* xyz, in the socket's space (metres) */
+    const float *normals;   /* xyz */
     uint32_t vertex_count;
     const uint32_t *indices;
     uint32_t index_count;
-    const char *socket;             /* a socket name of the asset ("head") */
-    uint8_t color[4];               /* sRGB */
-    uint32_t accessory_bit;         /* worn by instances whose variant has this accessory bit (0..7) */
-    uint32_t max_lod;               /* chunks past this LOD do not draw it */
+    const char *socket;     /* a socket name of the asset ("head") */
+    uint8_t color[4];       /* sRGB */
+    uint32_t accessory_bit; /* worn by instances whose variant has this accessory bit (0..7) */
+    uint32_t max_lod;       /* chunks past this LOD do not draw it */
 } crowd_gl_attachment_desc;
 
 /* A static mesh drawn instanced with the crowd's lighting, shadows and fog (props, obstacles). */
@@ -136,16 +136,16 @@ typedef struct crowd_gl_prop {
     float position[3];
     float yaw;
     float scale[3];
-    uint8_t color[4];               /* sRGB */
+    uint8_t color[4]; /* sRGB */
 } crowd_gl_prop;
 
 typedef struct crowd_gl_stats {
-    uint32_t draws, shadow_draws;   /* GL draw calls issued in the last colour / shadow pass; the shadow
+    uint32_t draws, shadow_draws; /* GL draw calls issued in the last colour / shadow pass; the shadow
                                        figures are 0 when the last colour pass ran without shadows */
     uint64_t triangles, shadow_triangles;
-    uint64_t bytes_uploaded;        /* by the last crowd_gl_upload */
-    uint32_t capacity;              /* records the instance buffer holds now */
-    bool timers;                    /* GPU timer queries are on and supported */
+    uint64_t bytes_uploaded;            /* by the last crowd_gl_upload */
+    uint32_t capacity;                  /* records the instance buffer holds now */
+    bool timers;                        /* GPU timer queries are on and supported */
     double gpu_shadow_ms, gpu_color_ms; /* GPU time of each pass, from a frame CROWD_GL_TIMER_LATENCY
                                        frames ago; negative until a first result (or without timers) */
 } crowd_gl_stats;
@@ -178,13 +178,13 @@ CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_
 
 /* Adds an attachment mesh; returns its index. */
 CROWD_API crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, const crowd_gl_attachment_desc *desc,
-                                     uint32_t *index, crowd_error *error);
+                                               uint32_t *index, crowd_error *error);
 
 /* Props: a mesh (positions, normals, indices) drawn at each of `count` placements; replaces any
  * previous props. The ground plane is a prop too (a flat box). */
 CROWD_API crowd_result crowd_gl_set_props(crowd_gl_renderer *renderer, const float *positions, const float *normals,
-                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
-                                const crowd_gl_prop *props, uint32_t count, crowd_error *error);
+                                          uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
+                                          const crowd_gl_prop *props, uint32_t count, crowd_error *error);
 
 /* A square ground plane of `size` metres centred on the origin, receiving shadows (size <= 0: none). */
 CROWD_API crowd_result crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
@@ -192,23 +192,24 @@ CROWD_API crowd_result crowd_gl_set_ground(crowd_gl_renderer *renderer, float si
 /* The framebuffer and viewport crowd_gl_render_shadows returns to (it cannot ask the driver which
  * ones were bound without a round trip). Defaults to those bound when the renderer was created.
  * Call it after a resize or when drawing into another framebuffer; checks for GL errors. */
-CROWD_API crowd_result crowd_gl_set_target(crowd_gl_renderer *renderer, uint32_t framebuffer, int x, int y,
-                                          int width, int height, crowd_error *error);
+CROWD_API crowd_result crowd_gl_set_target(crowd_gl_renderer *renderer, uint32_t framebuffer, int x, int y, int width,
+                                           int height, crowd_error *error);
 
 /* Fits a light's view-projection around a sphere (centre, radius) seen from `sun_direction`,
  * snapped to shadow-map texels so a moving camera does not make shadow edges shimmer. */
-CROWD_API void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const float sun_direction[3], const float centre[3],
-                         float radius, float light_view_projection[16]);
+CROWD_API void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const float sun_direction[3],
+                                   const float centre[3], float radius, float light_view_projection[16]);
 
 /* Renders the shadow map: every draw flagged CROWD_DRAW_SHADOW (and props) from the light, then binds
  * the target framebuffer and viewport (crowd_gl_set_target). CROWD_OK, or with desc.debug
  * CROWD_ERROR_GL when a GL error is pending afterwards (crowd_gl_last_error). */
 CROWD_API crowd_result crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
-                             const float light_view_projection[16]);
+                                               const float light_view_projection[16]);
 
 /* Draws ground, props, the crowd and its attachments into the current framebuffer (depth test on).
  * `time` is frame->time. Returns as crowd_gl_render_shadows does. */
-CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene);
+CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame,
+                                     const crowd_gl_scene *scene);
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 
@@ -274,10 +275,10 @@ typedef struct crowd_gl_gpu_stats {
     uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass */
     uint32_t shadow_casters;
     uint64_t triangles, shadow_triangles;
-    uint32_t demoted;               /* vertex budget: visible instances drawn below their preferred level */
-    bool budget_satisfied;          /* true without a budget */
-    uint32_t frames_late;           /* passes run since the one these counts come from */
-    bool valid;                     /* false until the first copy has been read */
+    uint32_t demoted;      /* vertex budget: visible instances drawn below their preferred level */
+    bool budget_satisfied; /* true without a budget */
+    uint32_t frames_late;  /* passes run since the one these counts come from */
+    bool valid;            /* false until the first copy has been read */
     uint64_t passes_run, passes_skipped;
 } crowd_gl_gpu_stats;
 

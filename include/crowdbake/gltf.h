@@ -86,14 +86,14 @@ extern "C" {
 #endif
 
 /* Explicit limits of the reader, checked before allocation. */
-#define CROWD_GLTF_MAX_FILE_BYTES (1ull << 30)   /* .glb, .gltf or one external buffer/image file */
+#define CROWD_GLTF_MAX_FILE_BYTES (1ull << 30) /* .glb, .gltf or one external buffer/image file */
 #define CROWD_GLTF_MAX_JSON_BYTES (64u << 20)
-#define CROWD_GLTF_MAX_ARRAY 1000000u            /* entries in any top-level array */
+#define CROWD_GLTF_MAX_ARRAY 1000000u /* entries in any top-level array */
 #define CROWD_GLTF_MAX_NODES 65536u
-#define CROWD_GLTF_MAX_MORPH_TARGETS 256u        /* over all baked meshes */
-#define CROWD_GLTF_MAX_INFLUENCES 32u            /* joints per vertex: 8 JOINTS_n/WEIGHTS_n sets */
-#define CROWD_GLTF_MAX_MORPH_FLOATS (1u << 27)   /* morph targets x vertices x 6 */
-#define CROWD_GLTF_MAX_KEYS (1u << 24)           /* keyframes in one sampler */
+#define CROWD_GLTF_MAX_MORPH_TARGETS 256u      /* over all baked meshes */
+#define CROWD_GLTF_MAX_INFLUENCES 32u          /* joints per vertex: 8 JOINTS_n/WEIGHTS_n sets */
+#define CROWD_GLTF_MAX_MORPH_FLOATS (1u << 27) /* morph targets x vertices x 6 */
+#define CROWD_GLTF_MAX_KEYS (1u << 24)         /* keyframes in one sampler */
 #define CROWD_GLTF_MAX_IMAGE_PIXELS (1u << 26)
 
 typedef void (*crowd_gltf_warn_fn)(void *user, const char *message);
@@ -110,8 +110,8 @@ typedef struct crowd_gltf_desc {
     uint32_t skin;                    /* with select_skin: the index in `skins` */
     const crowd_gltf_socket *sockets; /* borrowed; socket_count entries */
     uint32_t socket_count;
-    bool no_external_files;           /* refuse URIs naming files (untrusted input, fuzzing) */
-    crowd_gltf_warn_fn warn;          /* optional: receives each warning */
+    bool no_external_files;  /* refuse URIs naming files (untrusted input, fuzzing) */
+    crowd_gltf_warn_fn warn; /* optional: receives each warning */
     void *warn_user;
 } crowd_gltf_desc;
 
@@ -119,16 +119,17 @@ typedef struct crowd_gltf_desc {
  * directory) into `rig` (overwritten; free with crowd_rig_free). `desc` may be NULL. On failure
  * the rig is zeroed and nothing stays allocated. The rig's source_name is `path`. Cost: linear
  * in the file's size plus the decoded image. */
-CROWD_API crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc, crowd_rig *rig, crowd_error *error);
+CROWD_API crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc, crowd_rig *rig,
+                                            crowd_error *error);
 
 /* As crowd_gltf_read_file for bytes already in memory (borrowed for the call only). `name` is
  * used in messages and as the rig's source_name (NULL: "memory"); `base_dir` resolves relative
  * URIs (NULL: every URI that names a file is refused). */
 CROWD_API crowd_result crowd_gltf_read_memory(const void *data, size_t size, const char *name, const char *base_dir,
-                                    const crowd_gltf_desc *desc, crowd_rig *rig, crowd_error *error);
+                                              const crowd_gltf_desc *desc, crowd_rig *rig, crowd_error *error);
 
 typedef struct crowd_gltf_write_desc {
-    float fps;                        /* keyframes per second per clip; 0 = 30. Range 1..240 */
+    float fps; /* keyframes per second per clip; 0 = 30. Range 1..240 */
 } crowd_gltf_write_desc;
 
 /* Writes `rig` (which must pass crowd_rig_validate) as a .glb image: *bytes (free with
@@ -136,14 +137,14 @@ typedef struct crowd_gltf_write_desc {
  * and *size. `desc` may be NULL. Cost: the rig's sampler is called (fps x duration + 1) times per
  * clip. */
 CROWD_API crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_desc *desc, uint8_t **bytes,
-                                  size_t *size, crowd_error *error);
+                                            size_t *size, crowd_error *error);
 
 /* Releases the image of crowd_gltf_write_glb (through the allocator hooks of base.h). */
 CROWD_API void crowd_gltf_bytes_free(uint8_t *bytes);
 
 /* crowd_gltf_write_glb to a file, atomically (a failed write leaves nothing behind). */
 CROWD_API crowd_result crowd_gltf_write_file(const crowd_rig *rig, const crowd_gltf_write_desc *desc, const char *path,
-                                   crowd_error *error);
+                                             crowd_error *error);
 
 #ifdef __cplusplus
 }

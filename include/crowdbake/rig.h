@@ -27,16 +27,16 @@ typedef struct crowd_trs {
 
 typedef struct crowd_rig_bone {
     char *name;
-    int32_t parent;              /* -1 for a root; parents come before their children */
-    crowd_trs rest;              /* local transform where no clip animates this bone */
-    float inverse_bind[16];      /* model space -> bone space in the bind pose */
+    int32_t parent;         /* -1 for a root; parents come before their children */
+    crowd_trs rest;         /* local transform where no clip animates this bone */
+    float inverse_bind[16]; /* model space -> bone space in the bind pose */
 } crowd_rig_bone;
 
 typedef struct crowd_rig_clip {
     char *name;
-    double start;                /* seconds; the clip covers [start, start + duration] */
-    double duration;             /* > 0 */
-    bool loop;                   /* time start + duration equals time start */
+    double start;    /* seconds; the clip covers [start, start + duration] */
+    double duration; /* > 0 */
+    bool loop;       /* time start + duration equals time start */
     /* Metres travelled per cycle when known exactly (the procedural gaits): the ground truth the
      * stride extractor is tested against. NAN when unknown; 0 for an in-place clip. */
     double stride_truth;
@@ -46,17 +46,17 @@ typedef struct crowd_rig_clip {
 } crowd_rig_clip;
 
 typedef struct crowd_rig_socket {
-    char *name;                  /* "head", "hand_l", "hand_r", "back", ... */
+    char *name; /* "head", "hand_l", "hand_r", "back", ... */
     uint32_t bone;
-    float offset[16];            /* socket transform in the bone's space */
+    float offset[16]; /* socket transform in the bone's space */
 } crowd_rig_socket;
 
 /* A named part of the surface that instances may recolour ("shirt", "pants", "skin", "hair"). */
 typedef struct crowd_rig_region {
     char *name;
-    uint32_t palette_count;      /* >= 1 */
-    uint8_t (*palette)[4];       /* rgba8 choices; [0] is the default (a glTF base colour factor) */
-    bool textured;               /* multiplied by the rig's albedo texture at the vertex UVs */
+    uint32_t palette_count; /* >= 1 */
+    uint8_t (*palette)[4];  /* rgba8 choices; [0] is the default (a glTF base colour factor) */
+    bool textured;          /* multiplied by the rig's albedo texture at the vertex UVs */
 } crowd_rig_region;
 
 typedef struct crowd_rig crowd_rig;
@@ -76,12 +76,12 @@ typedef enum crowd_rig_source {
 struct crowd_rig {
     /* Mesh, bind pose, model space. */
     uint32_t vertex_count;
-    uint32_t index_count;        /* triangles: 3 per */
-    float *positions;            /* xyz */
-    float *normals;              /* xyz, unit */
-    float *uvs;                  /* uv, or NULL */
-    uint8_t *colors;             /* rgba8, or NULL */
-    uint8_t *regions;            /* region id per vertex, < region_count */
+    uint32_t index_count; /* triangles: 3 per */
+    float *positions;     /* xyz */
+    float *normals;       /* xyz, unit */
+    float *uvs;           /* uv, or NULL */
+    uint8_t *colors;      /* rgba8, or NULL */
+    uint8_t *regions;     /* region id per vertex, < region_count */
     uint32_t *indices;
 
     /* Skinning: `influence_count` joints and weights per vertex (weights sum to 1). Rigid parts
@@ -119,11 +119,11 @@ struct crowd_rig {
     float lod_screen_coverage[CROWD_MAX_LODS];
 
     crowd_rig_sample_fn sample;
-    void *sampler_data;                   /* owned: freed with sampler_free */
+    void *sampler_data; /* owned: freed with sampler_free */
     void (*sampler_free)(void *sampler_data);
 
     crowd_rig_source source;
-    char *source_name;                    /* file path, or the procedural parameters */
+    char *source_name; /* file path, or the procedural parameters */
 };
 
 /* ---- the built-in procedural humanoid -------------------------------------------------------- */
@@ -143,12 +143,12 @@ CROWD_API crowd_result crowd_rig_build_humanoid(const crowd_humanoid_desc *desc,
 /* Parameters of the humanoid's gaits (also what the tests check the baked strides against). */
 typedef struct crowd_gait {
     const char *name;
-    double duration;             /* seconds per cycle (two steps) */
-    double stride;               /* metres the body travels per cycle */
-    double duty;                 /* fraction of the cycle a foot is planted (< 0.5: airborne phase) */
-    double lift;                 /* peak foot lift during swing, metres */
-    double pelvis_height;        /* mean pelvis height, metres */
-    double bob;                  /* pelvis vertical amplitude, metres */
+    double duration;      /* seconds per cycle (two steps) */
+    double stride;        /* metres the body travels per cycle */
+    double duty;          /* fraction of the cycle a foot is planted (< 0.5: airborne phase) */
+    double lift;          /* peak foot lift during swing, metres */
+    double pelvis_height; /* mean pelvis height, metres */
+    double bob;           /* pelvis vertical amplitude, metres */
 } crowd_gait;
 
 /* The humanoid's gait table (walk, jog, run) and its length. */

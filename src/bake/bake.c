@@ -35,28 +35,36 @@ static crowd_result check_desc(const crowd_bake_desc *d, crowd_error *error)
     if (!d->rig)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: no rig");
     if (d->fps != 0.0f && !(d->fps >= 1.0f && d->fps <= 240.0f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.fps %g outside 1..240 (0 for the default 30)", (double)d->fps);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.fps %g outside 1..240 (0 for the default 30)",
+                          (double)d->fps);
     if (d->frames > CROWD_MAX_FRAMES_PER_CLIP)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.frames %u outside 1..%u (0 to sample at fps)", d->frames,
-                          CROWD_MAX_FRAMES_PER_CLIP);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.frames %u outside 1..%u (0 to sample at fps)",
+                          d->frames, CROWD_MAX_FRAMES_PER_CLIP);
     if (d->lod_count > CROWD_MAX_LODS)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.lod_count %u outside 1..%u (0 for the default 5)", d->lod_count, CROWD_MAX_LODS);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_bake_desc.lod_count %u outside 1..%u (0 for the default 5)", d->lod_count,
+                          CROWD_MAX_LODS);
     if (d->tex_width > CROWD_MAX_TEXTURE_DIM)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.tex_width %u outside 1..%u (0 for the default 4096)", d->tex_width,
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_bake_desc.tex_width %u outside 1..%u (0 for the default 4096)", d->tex_width,
                           CROWD_MAX_TEXTURE_DIM);
     if (d->scale != 0.0f && !(d->scale >= 1e-4f && d->scale <= 1e4f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.scale %g outside 0.0001..10000 (0 for 1)", (double)d->scale);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.scale %g outside 0.0001..10000 (0 for 1)",
+                          (double)d->scale);
     if (d->compact && d->fp16)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.compact and .fp16 cannot be combined");
     if (d->height != 0.0f && !(d->height >= 0.01f && d->height <= 1000.0f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.height %g m outside 0.01..1000 m", (double)d->height);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.height %g m outside 0.01..1000 m",
+                          (double)d->height);
     if (d->height != 0.0f && d->scale != 0.0f)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.height and .scale cannot be combined (both set the size)");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_bake_desc.height and .scale cannot be combined (both set the size)");
     if ((unsigned)d->forward > CROWD_FORWARD_NEG_X || (unsigned)d->up > CROWD_UP_POS_Z ||
         (unsigned)d->ground > CROWD_GROUND_OFFSET)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: forward, up or ground out of range");
     if (d->ground == CROWD_GROUND_OFFSET && !(fabsf(d->ground_offset) <= 1e4f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.ground_offset %g m outside -10000..10000 m", (double)d->ground_offset);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.ground_offset %g m outside -10000..10000 m",
+                          (double)d->ground_offset);
     if (d->clip_role_count && !d->clip_roles)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: clip_role_count without clip_roles");
     if (d->lod_ratios) {
@@ -65,9 +73,8 @@ static crowd_result check_desc(const crowd_bake_desc *d, crowd_error *error)
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.lod_ratios[0] must be 1 (full detail)");
         for (uint32_t i = 1; i < n; i++)
             if (!(d->lod_ratios[i] > 0.0f && d->lod_ratios[i] <= d->lod_ratios[i - 1]))
-                return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                                  "crowd_bake_desc.lod_ratios[%u] (%g) must be in (0, %g]", i, (double)d->lod_ratios[i],
-                                  (double)d->lod_ratios[i - 1]);
+                return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.lod_ratios[%u] (%g) must be in (0, %g]",
+                                  i, (double)d->lod_ratios[i], (double)d->lod_ratios[i - 1]);
     }
     return CROWD_OK;
 }
@@ -97,7 +104,8 @@ static crowd_result select_clips(bake_job *job, crowd_error *error)
                     strncat(names, c ? ", " : "", sizeof names - strlen(names) - 1);
                     strncat(names, rig->clips[c].name, sizeof names - strlen(names) - 1);
                 }
-                return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.clip_names[%u]: no clip named \"%s\" (the rig has: %s)", i,
+                return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                                  "crowd_bake_desc.clip_names[%u]: no clip named \"%s\" (the rig has: %s)", i,
                                   d->clip_names[i], names);
             }
         }
@@ -148,8 +156,8 @@ static crowd_result layout_textures(bake_job *job, crowd_error *error)
                                           &job->tex_width, &job->tex_height, error);
     if (r != CROWD_OK || !job->desc->bones)
         return r;
-    return crowd_layout_texture((uint64_t)job->frame_count * job->rig->bone_count * 3, width, "bone",
-                                &job->bone_width, &job->bone_height, error);
+    return crowd_layout_texture((uint64_t)job->frame_count * job->rig->bone_count * 3, width, "bone", &job->bone_width,
+                                &job->bone_height, error);
 }
 
 /* The file's size from the layout alone (textures exactly, mesh streams and LOD indices estimated
@@ -180,8 +188,8 @@ static crowd_result predict_size(bake_job *job, uint64_t *predicted, crowd_error
                       "bake: predicted file size %.1f MB exceeds --max-bytes %.1f MB (%u vertices x %u frames, %.1f s "
                       "of clips, longest \"%s\" %.1f s); try a lower --fps, fewer --clips, or --compact%s",
                       bytes / 1048576.0, limit / 1048576.0, rig->vertex_count, job->frame_count, seconds,
-                      rig->clips[job->clips[longest].rig_clip].name,
-                      rig->clips[job->clips[longest].rig_clip].duration, d->compact ? "" : " (8 bytes per vertex-frame)");
+                      rig->clips[job->clips[longest].rig_clip].name, rig->clips[job->clips[longest].rig_clip].duration,
+                      d->compact ? "" : " (8 bytes per vertex-frame)");
 }
 
 /* ---- sampling and skinning -------------------------------------------------------------------- */
@@ -293,8 +301,8 @@ static void encode_textures(const bake_job *job, const packed_image *image)
         crowd_encode_normals_f16(job->normals, texels, image->normals);
     } else {
         /* Compact mode: the 8+8-bit normal rides in w and no normal texture is sampled. */
-        crowd_encode_positions_u16(job->positions, d->compact ? job->normals : NULL, texels, job->box_min,
-                                   job->box_max, image->positions);
+        crowd_encode_positions_u16(job->positions, d->compact ? job->normals : NULL, texels, job->box_min, job->box_max,
+                                   image->positions);
         if (image->normals)
             crowd_encode_normals_oct16(job->normals, texels, image->normals);
     }
@@ -364,7 +372,6 @@ static crowd_result build_skin_streams(bake_job *job, crowd_error *error)
     return CROWD_OK;
 }
 
-
 /* ---- entry point ------------------------------------------------------------------------------ */
 
 static void free_job(bake_job *job)
@@ -424,8 +431,8 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     const float *ratios = desc->lod_ratios ? desc->lod_ratios : default_lod_ratios;
     uint32_t lod_count = desc->lod_count ? desc->lod_count : 5;
     if (!desc->lod_ratios && lod_count > 5) {
-        r = crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.lod_count %u needs lod_ratios (defaults exist for up to 5 levels)",
-                       lod_count);
+        r = crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                       "crowd_bake_desc.lod_count %u needs lod_ratios (defaults exist for up to 5 levels)", lod_count);
         goto done;
     }
     if ((r = select_clips(&job, error)) || (r = layout_textures(&job, error)) ||

@@ -9,31 +9,31 @@
 #include "crowdbake/bake.h"
 
 typedef struct baked_clip {
-    uint32_t rig_clip;      /* index into rig->clips */
+    uint32_t rig_clip; /* index into rig->clips */
     uint32_t first_frame;
     uint32_t frame_count;
     crowd_stride stride;
     crowd_clip_role role;
     crowd_clip_evidence evidence;
-    double ground;          /* the clip's ground (25th percentile of per-frame lowest points) */
-    double lowest;          /* lowest point of any frame */
+    double ground; /* the clip's ground (25th percentile of per-frame lowest points) */
+    double lowest; /* lowest point of any frame */
 } baked_clip;
 
 typedef struct bake_job {
     const crowd_bake_desc *desc;
     const crowd_rig *rig;
     float fps;
-    float unit_scale;               /* desc->scale, or the --height factor; 1 when unset */
-    float placement[16];            /* source model -> asset, column-major 4x4 (bake/place.c) */
+    float unit_scale;    /* desc->scale, or the --height factor; 1 when unset */
+    float placement[16]; /* source model -> asset, column-major 4x4 (bake/place.c) */
     crowd_bake_notes notes;
     uint32_t clip_count;
     baked_clip *clips;
-    uint32_t frame_count;           /* all clips */
+    uint32_t frame_count; /* all clips */
 
     /* Float frames: frame_count x vertex_count xyz (tangents only with desc->tangents). */
     float *positions, *normals, *tangents;
-    float *bind_tangents;           /* xyzw per vertex */
-    float *bone_texels;             /* frame_count x bone_count x 12 (3x4 rows), with desc->bones */
+    float *bind_tangents; /* xyzw per vertex */
+    float *bone_texels;   /* frame_count x bone_count x 12 (3x4 rows), with desc->bones */
 
     float box_min[3], box_max[3];
     float sphere_center_y, sphere_radius;
@@ -57,10 +57,10 @@ void crowd_place_direction(const float m[16], const float in[3], float out[3]);
 /* The .crowd image under construction. Textures are encoded straight into it (no copy). */
 typedef struct packed_image {
     crowd_container_builder builder;
-    uint16_t *positions;            /* RGBA16UI or RGBA16F, tex_width x tex_height */
-    uint16_t *normals;              /* RG16UI or RG16F; NULL in compact mode */
-    uint16_t *tangents;             /* RG16UI; NULL without tangents */
-    float *bones;                   /* RGBA32F, bone_width x bone_height; NULL without bones */
+    uint16_t *positions; /* RGBA16UI or RGBA16F, tex_width x tex_height */
+    uint16_t *normals;   /* RG16UI or RG16F; NULL in compact mode */
+    uint16_t *tangents;  /* RG16UI; NULL without tangents */
+    float *bones;        /* RGBA32F, bone_width x bone_height; NULL without bones */
 } packed_image;
 
 /* Lays out the container for a job whose frames, LODs, strides and skin streams are done, copies

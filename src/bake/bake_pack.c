@@ -13,9 +13,9 @@ typedef struct packed_tables {
     crowd_string_table strings;
     uint8_t head[CROWD_HEAD_BYTES];
     uint8_t *clips, *lods, *bones, *sockets, *regions, *palette, *region_ids, *colors;
-    float *scaled_positions;        /* the bind pose placed (bake/place.c) */
+    float *scaled_positions; /* the bind pose placed (bake/place.c) */
     float *placed_normals;
-    uint8_t *notes;                 /* the BAKE section */
+    uint8_t *notes; /* the BAKE section */
 } packed_tables;
 
 static void free_tables(packed_tables *t)
@@ -66,8 +66,9 @@ static void write_head(const bake_job *job, uint32_t source_name, uint8_t *h)
     crowd_wr32(h + CROWD_HEAD_REGION_COUNT, rig->region_count);
     crowd_wr32(h + CROWD_HEAD_PALETTE_COUNT, palette_total(rig));
     crowd_wr32(h + CROWD_HEAD_POSITION_ENCODING, d->fp16 ? CROWD_POSITION_F16_BOX : CROWD_POSITION_U16_BOX);
-    crowd_wr32(h + CROWD_HEAD_NORMAL_ENCODING,
-               d->fp16 ? CROWD_NORMAL_OCT_F16 : d->compact ? CROWD_NORMAL_OCT8_IN_W : CROWD_NORMAL_OCT16);
+    crowd_wr32(h + CROWD_HEAD_NORMAL_ENCODING, d->fp16      ? CROWD_NORMAL_OCT_F16
+                                               : d->compact ? CROWD_NORMAL_OCT8_IN_W
+                                                            : CROWD_NORMAL_OCT16);
     for (int i = 0; i < 3; i++) {
         crowd_wrf32(h + CROWD_HEAD_BOUNDS_MIN + 4 * i, job->box_min[i]);
         crowd_wrf32(h + CROWD_HEAD_BOUNDS_MAX + 4 * i, job->box_max[i]);

@@ -19,7 +19,7 @@ typedef struct crowd_container_builder {
         uint32_t tag;
         const void *data; /* borrowed until crowd_container_allocate returns; NULL: filled later */
         uint64_t size;
-        uint64_t offset;  /* set by crowd_container_allocate */
+        uint64_t offset; /* set by crowd_container_allocate */
     } sections[CROWD_MAX_SECTIONS];
     uint8_t *image;
     size_t image_size;

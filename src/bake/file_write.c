@@ -65,8 +65,8 @@ static crowd_result resolve_target(const char *path, char **resolved, crowd_erro
     if (S_ISREG(link_info.st_mode))
         return CROWD_OK;
     if (!S_ISLNK(link_info.st_mode))
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: is %s; refusing to replace it (write to a regular file)",
-                          path, file_kind(link_info.st_mode));
+        return crowd_fail(error, CROWD_ERROR_IO, "%s: is %s; refusing to replace it (write to a regular file)", path,
+                          file_kind(link_info.st_mode));
     if (stat(path, &info) != 0)
         return crowd_fail(error, CROWD_ERROR_IO, "%s: is a symbolic link that leads nowhere usable: %s", path,
                           strerror(errno));

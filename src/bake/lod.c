@@ -58,7 +58,7 @@ static uint32_t label_components(const uint32_t *indices, uint32_t triangle_coun
 /* ---- per-component simplification ------------------------------------------------------------- */
 
 typedef struct component_work {
-    uint32_t *local_indices;   /* component triangles in local vertex ids */
+    uint32_t *local_indices; /* component triangles in local vertex ids */
     uint32_t local_index_count;
     uint32_t *local_to_global;
     uint32_t local_vertex_count;
@@ -126,9 +126,9 @@ static uint32_t simplify_component(const component_work *cw, const float *positi
     if (count > target_indices + target_indices / 2) {
         /* Edge collapse stalled (topology it must preserve); clustering gets to the target. */
         uint32_t *sloppy = cw->scratch + cw->local_index_count;
-        size_t sloppy_count = meshopt_simplifySloppy(sloppy, cw->local_indices, cw->local_index_count,
-                                                     cw->local_positions, cw->local_vertex_count,
-                                                     3 * sizeof(float), target_indices, 1.0f, &error);
+        size_t sloppy_count =
+            meshopt_simplifySloppy(sloppy, cw->local_indices, cw->local_index_count, cw->local_positions,
+                                   cw->local_vertex_count, 3 * sizeof(float), target_indices, 1.0f, &error);
         if (sloppy_count >= 12 && sloppy_count < count) {
             memmove(cw->scratch, sloppy, sloppy_count * sizeof(uint32_t));
             count = sloppy_count;
@@ -353,8 +353,9 @@ crowd_result crowd_lod_chain_from_authored(const uint32_t *indices, const uint32
         /* authored levels may grow where an author asks for it; the runtime relies on monotonic counts */
         if (l > 0 && n > out->levels[l - 1].index_count) {
             crowd_lod_chain_free(out);
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "authored LOD %u has more triangles (%u) than level %u (%u)",
-                              l, n / 3, l - 1, out->levels[l - 1].index_count / 3);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "authored LOD %u has more triangles (%u) than level %u (%u)", l, n / 3, l - 1,
+                              out->levels[l - 1].index_count / 3);
         }
         meshopt_optimizeVertexCache(out->indices + cursor, indices + firsts[l], n, vertex_count);
         out->levels[l] = (crowd_lod){cursor, n, n / 3, coverage ? coverage[l] : 0.0f};

@@ -6,7 +6,7 @@
 #include "crowdbake/asset.h"
 
 typedef struct crowd_lod_chain {
-    uint32_t *indices;      /* every level's triangles, concatenated; malloc'd */
+    uint32_t *indices; /* every level's triangles, concatenated; malloc'd */
     uint32_t index_count;
     uint32_t level_count;
     crowd_lod levels[CROWD_MAX_LODS];

@@ -13,10 +13,10 @@
 #include "core/alloc.h"
 #include "core/error.h"
 
-#define CONTACT_BAND 0.03     /* of the height: a frame touches the ground when its lowest point is this near */
-#define AIRBORNE 0.05         /* of the height: a clip's ground this far above the rest pose's is off the ground */
-#define STILL 1e-4            /* of the height: frames closer than this are the same pose */
-#define BONE_EXACT 1e-3       /* of the height: bone mode within this of the VAT frames is exact */
+#define CONTACT_BAND 0.03 /* of the height: a frame touches the ground when its lowest point is this near */
+#define AIRBORNE 0.05     /* of the height: a clip's ground this far above the rest pose's is off the ground */
+#define STILL 1e-4        /* of the height: frames closer than this are the same pose */
+#define BONE_EXACT 1e-3   /* of the height: bone mode within this of the VAT frames is exact */
 
 void crowd_place_point(const float m[16], const float in[3], float out[3])
 {
@@ -65,7 +65,7 @@ static void move_frames(bake_job *job, const float m[16])
 /* ---- clip roles ------------------------------------------------------------------------------- */
 
 typedef struct rest_info {
-    double lowest, top, height;  /* of the bind pose, after the up rotation */
+    double lowest, top, height; /* of the bind pose, after the up rotation */
 } rest_info;
 
 static double frame_gap(const float *a, const float *b, uint32_t vertex_count)
@@ -143,7 +143,8 @@ static crowd_result assign_roles(bake_job *job, const rest_info *rest, crowd_err
         const crowd_bake_clip_role *o = &d->clip_roles[k];
         uint32_t index;
         if (!o->clip || (unsigned)o->role - 1u >= CROWD_ROLE_COUNT - 1u)
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.clip_roles[%u]: needs a clip name and a role", k);
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "crowd_bake_desc.clip_roles[%u]: needs a clip name and a role", k);
         if (!crowd_match_clip_name((const char *const *)&job->rig->clips[0].name, sizeof(crowd_rig_clip),
                                    job->rig->clip_count, o->clip, &index))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.clip_roles: no clip named \"%s\"", o->clip);
@@ -240,17 +241,25 @@ static void plausibility(const bake_job *job, double height)
     if (height >= 0.05 && height <= 50.0)
         return;
     if (height > 50.0 && height / 100.0 <= 50.0)
-        warn(job, "character is %.4g m tall: the file is probably in centimetres (--scale 0.01, or --height "
-                  "METRES; %.3g m at --scale 0.01)", height, height / 100.0);
+        warn(job,
+             "character is %.4g m tall: the file is probably in centimetres (--scale 0.01, or --height "
+             "METRES; %.3g m at --scale 0.01)",
+             height, height / 100.0);
     else if (height > 50.0)
-        warn(job, "character is %.4g m tall: the file is probably in millimetres (--scale 0.001, or --height "
-                  "METRES; %.3g m at --scale 0.001)", height, height / 1000.0);
+        warn(job,
+             "character is %.4g m tall: the file is probably in millimetres (--scale 0.001, or --height "
+             "METRES; %.3g m at --scale 0.001)",
+             height, height / 1000.0);
     else if (height * 39.37 >= 0.05 && height * 39.37 <= 50.0 && height * 100.0 > 3.0)
-        warn(job, "character is %.4g m tall: the file is probably in inches or feet read as metres' fractions; "
-                  "--height METRES sets its size (%.3g m at --scale 39.37)", height, height * 39.37);
+        warn(job,
+             "character is %.4g m tall: the file is probably in inches or feet read as metres' fractions; "
+             "--height METRES sets its size (%.3g m at --scale 39.37)",
+             height, height * 39.37);
     else
-        warn(job, "character is %.4g m tall, outside 0.05..50 m: --height METRES sets its size (%.3g m at "
-                  "--scale 100)", height, height * 100.0);
+        warn(job,
+             "character is %.4g m tall, outside 0.05..50 m: --height METRES sets its size (%.3g m at "
+             "--scale 100)",
+             height, height * 100.0);
 }
 
 /* The y that should become 0 (source units, after the up rotation), and the hover of fliers. */
@@ -340,9 +349,11 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
     if (d->height != 0.0f) {
         scale = d->height / source_height;
         if (!(scale >= 1e-4 && scale <= 1e4))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                              "crowd_bake_desc.height %g m: the character is %g source units tall, a scale of %g (outside "
-                              "0.0001..10000)", (double)d->height, source_height, scale);
+            return crowd_fail(
+                error, CROWD_ERROR_ARGUMENT,
+                "crowd_bake_desc.height %g m: the character is %g source units tall, a scale of %g (outside "
+                "0.0001..10000)",
+                (double)d->height, source_height, scale);
         notes->scale_decision = CROWD_DECIDED_GIVEN;
     }
     job->unit_scale = (float)scale;
@@ -428,12 +439,15 @@ void crowd_bake_check_bones(bake_job *job)
         notes->bone_mode = CROWD_BONE_MODE_EXACT;
     } else if (rig->morph_target_count) {
         notes->bone_mode = CROWD_BONE_MODE_UNAVAILABLE;
-        warn(job, "bone mode cannot play this asset: its morph targets are not in the bone texture (bone mode is "
-                  "off by up to %.4g m, %.3g%% of the height); the asset records bone mode as unavailable",
+        warn(job,
+             "bone mode cannot play this asset: its morph targets are not in the bone texture (bone mode is "
+             "off by up to %.4g m, %.3g%% of the height); the asset records bone mode as unavailable",
              worst, 100.0 * worst / height);
     } else {
         notes->bone_mode = CROWD_BONE_MODE_APPROXIMATE;
-        warn(job, "bone mode is approximate: more than 4 influences per vertex put it up to %.4g m (%.3g%% of the "
-                  "height) off the VAT frames; the asset records that error", worst, 100.0 * worst / height);
+        warn(job,
+             "bone mode is approximate: more than 4 influences per vertex put it up to %.4g m (%.3g%% of the "
+             "height) off the VAT frames; the asset records that error",
+             worst, 100.0 * worst / height);
     }
 }

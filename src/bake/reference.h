@@ -9,8 +9,8 @@
 typedef struct crowd_reference {
     const crowd_rig *rig;
     crowd_trs *pose;
-    double *global;        /* bone_count 3x4 row-major, model space */
-    double *skin;          /* bone_count 3x4 row-major */
+    double *global; /* bone_count 3x4 row-major, model space */
+    double *skin;   /* bone_count 3x4 row-major */
     float *morph_weights;
 } crowd_reference;
 

@@ -68,7 +68,7 @@ typedef struct stride_input {
     const float *frames;
     uint32_t vertex_count, frame_count, steps;
     double dt, ground, tolerance, band;
-    const double *lowest;        /* per frame, in frame order */
+    const double *lowest; /* per frame, in frame order */
 } stride_input;
 
 static bool in_contact(const stride_input *in, contact_mode mode, uint32_t f, double ya, double yb)
@@ -139,8 +139,8 @@ static bool measure(const stride_input *in, contact_mode mode, double height, do
     return ok;
 }
 
-bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t frame_count, double duration,
-                          bool loop, crowd_stride *out)
+bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t frame_count, double duration, bool loop,
+                          crowd_stride *out)
 {
     memset(out, 0, sizeof *out);
     uint32_t steps = loop ? frame_count : frame_count - 1; /* frame pairs (f, f+1) */
@@ -169,8 +169,15 @@ bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t f
     qsort(sorted, frame_count, sizeof *sorted, compare_double);
     double ground = sorted[frame_count / 4], height = top - ground;
     crowd_free(sorted);
-    stride_input in = {frames, vertex_count, frame_count, steps, duration / (loop ? frame_count : frame_count - 1),
-                       ground, fmax(0.005 * height, 1e-4), 0.05 * height, lowest};
+    stride_input in = {frames,
+                       vertex_count,
+                       frame_count,
+                       steps,
+                       duration / (loop ? frame_count : frame_count - 1),
+                       ground,
+                       fmax(0.005 * height, 1e-4),
+                       0.05 * height,
+                       lowest};
     bool ok = measure(&in, CONTACT_GLOBAL, height, duration, out);
     if (ok && !out->locomotion) {
         crowd_stride second;

@@ -21,17 +21,17 @@
 #include <stdint.h>
 
 typedef struct crowd_stride {
-    double stride;          /* metres per cycle; 0 when the clip does not travel */
-    double speed;           /* metres per second at the authored rate */
-    double velocity[2];     /* planted velocity (x, z), metres per second */
-    uint32_t samples;       /* contact vertex-frames the median was taken over */
-    bool locomotion;        /* feet plant and slide consistently: stride is meaningful */
+    double stride;      /* metres per cycle; 0 when the clip does not travel */
+    double speed;       /* metres per second at the authored rate */
+    double velocity[2]; /* planted velocity (x, z), metres per second */
+    uint32_t samples;   /* contact vertex-frames the median was taken over */
+    bool locomotion;    /* feet plant and slide consistently: stride is meaningful */
 } crowd_stride;
 
 /* frames: frame_count frames of vertex_count xyz positions, sampled uniformly over one cycle of
  * `duration` seconds (looping: the frame after the last is the first). Allocates scratch
  * memory; returns false only when out of memory. */
-bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t frame_count, double duration,
-                          bool loop, crowd_stride *out);
+bool crowd_extract_stride(const float *frames, uint32_t vertex_count, uint32_t frame_count, double duration, bool loop,
+                          crowd_stride *out);
 
 #endif

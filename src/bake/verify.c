@@ -29,9 +29,9 @@ typedef struct verify_state {
     crowd_verify_report *report;
     crowd_reference ref;
     double *truth_positions, *truth_normals;
-    float *decoded;              /* one clip's decoded positions, for the stride */
+    float *decoded; /* one clip's decoded positions, for the stride */
     double position_sum, normal_sum, bone_sum;
-    double placement[12];        /* source -> asset, 3x4 row-major */
+    double placement[12]; /* source -> asset, 3x4 row-major */
 } verify_state;
 
 static void fail(crowd_verify_report *report, const char *fmt, ...) CROWD_PRINTF(2, 3);
@@ -81,9 +81,9 @@ static void set_bounds(verify_state *s)
         magnitude = fmax(magnitude, fmax(fabs(a->bounds_min[k]), fabs(a->bounds_max[k])));
     r->quantum_mm = qmax * 1e3;
     r->position_bound_mm = (sqrt(half2) + POSITION_SLACK_M + 8.0 * FLT_EPSILON * magnitude) * 1e3;
-    double normal_rad = a->normal_encoding == CROWD_NORMAL_OCT16     ? crowd_oct_error_bound(16)
+    double normal_rad = a->normal_encoding == CROWD_NORMAL_OCT16       ? crowd_oct_error_bound(16)
                         : a->normal_encoding == CROWD_NORMAL_OCT8_IN_W ? crowd_oct_error_bound(8)
-                                                                        : CROWD_OCT_ERROR_FACTOR * (1.0 / 2048.0);
+                                                                       : CROWD_OCT_ERROR_FACTOR * (1.0 / 2048.0);
     r->normal_bound_deg = (normal_rad + NORMAL_SLACK_RAD) * RAD_TO_DEG;
 
     bool exact_bones = s->rig->morph_target_count == 0;
@@ -237,7 +237,7 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
     bool has_notes = crowd_asset_bake_notes(asset, &notes);
     for (int k = 0; k < 12; k++)
         s.placement[k] = has_notes ? notes.placement[k] : (k % 5 == 0 ? asset->unit_scale : 0.0);
-    report->bone_mode = has_notes ? notes.bone_mode
+    report->bone_mode = has_notes               ? notes.bone_mode
                         : report->bones_checked ? CROWD_BONE_MODE_EXACT
                                                 : CROWD_BONE_MODE_NONE;
     report->bone_recorded_mm = has_notes ? notes.bone_error * 1e3 : NAN;
@@ -287,8 +287,10 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
             fail(report, "bone-mode position error %.4f mm exceeds the %.4f mm the bake recorded",
                  report->bone_position_max_mm, report->bone_recorded_mm);
     } else if (report->bones_checked && !isfinite(report->bone_bound_mm)) {
-        fail(report, "bone-mode position error %.4f mm and no bound (more than 4 influences or morph targets, baked "
-                     "before bone mode was checked at bake time)", report->bone_position_max_mm);
+        fail(report,
+             "bone-mode position error %.4f mm and no bound (more than 4 influences or morph targets, baked "
+             "before bone mode was checked at bake time)",
+             report->bone_position_max_mm);
     } else if (report->bones_checked && report->bone_position_max_mm > report->bone_bound_mm) {
         fail(report, "bone-mode position error %.4f mm exceeds the bound %.4f mm", report->bone_position_max_mm,
              report->bone_bound_mm);

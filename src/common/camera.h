@@ -17,10 +17,22 @@ static inline void cb_look_at(float m[16], const float eye[3], const float targe
     for (int i = 0; i < 3; i++)
         s[i] /= sl;
     float u[3] = {s[1] * f[2] - s[2] * f[1], s[2] * f[0] - s[0] * f[2], s[0] * f[1] - s[1] * f[0]};
-    float r[16] = {s[0], u[0], -f[0], 0, s[1], u[1], -f[1], 0, s[2], u[2], -f[2], 0,
+    float r[16] = {s[0],
+                   u[0],
+                   -f[0],
+                   0,
+                   s[1],
+                   u[1],
+                   -f[1],
+                   0,
+                   s[2],
+                   u[2],
+                   -f[2],
+                   0,
                    -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]),
                    -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
-                   f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2], 1};
+                   f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2],
+                   1};
     memcpy(m, r, sizeof r);
 }
 

@@ -21,16 +21,15 @@ static inline void cb_mat4_mul(float out[16], const float a[16], const float b[1
 {
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++)
-            out[c * 4 + r] = a[0 * 4 + r] * b[c * 4 + 0] + a[1 * 4 + r] * b[c * 4 + 1] +
-                             a[2 * 4 + r] * b[c * 4 + 2] + a[3 * 4 + r] * b[c * 4 + 3];
+            out[c * 4 + r] = a[0 * 4 + r] * b[c * 4 + 0] + a[1 * 4 + r] * b[c * 4 + 1] + a[2 * 4 + r] * b[c * 4 + 2] +
+                             a[3 * 4 + r] * b[c * 4 + 3];
 }
 
 /* Rotation-translation-scale -> matrix (T * R * S), glTF's node transform. */
 static inline void cb_mat4_from_trs(float m[16], const float t[3], const float q[4], const float s[3])
 {
     float x = q[0], y = q[1], z = q[2], w = q[3];
-    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y,
-          wz = w * z;
+    float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z, wx = w * x, wy = w * y, wz = w * z;
     m[0] = (1 - 2 * (yy + zz)) * s[0];
     m[1] = 2 * (xy + wz) * s[0];
     m[2] = 2 * (xz - wy) * s[0];
@@ -85,8 +84,8 @@ static inline int cb_mat4_invert(float out[16], const float m[16])
              a[8] * a[2] * a[7] - a[8] * a[3] * a[6];
     inv[11] = -a[0] * a[5] * a[11] + a[0] * a[7] * a[9] + a[4] * a[1] * a[11] - a[4] * a[3] * a[9] -
               a[8] * a[1] * a[7] + a[8] * a[3] * a[5];
-    inv[15] = a[0] * a[5] * a[10] - a[0] * a[6] * a[9] - a[4] * a[1] * a[10] + a[4] * a[2] * a[9] +
-              a[8] * a[1] * a[6] - a[8] * a[2] * a[5];
+    inv[15] = a[0] * a[5] * a[10] - a[0] * a[6] * a[9] - a[4] * a[1] * a[10] + a[4] * a[2] * a[9] + a[8] * a[1] * a[6] -
+              a[8] * a[2] * a[5];
     double det = a[0] * inv[0] + a[1] * inv[4] + a[2] * inv[8] + a[3] * inv[12];
     if (!(fabs(det) > 1e-30))
         return 0;
@@ -121,8 +120,7 @@ static inline void cb_quat_normalize(float q[4])
  * precision: the procedural rig builds its poses from IK bases with it. */
 static inline void cb_quat_from_basis(const double x[3], const double y[3], const double z[3], double q[4])
 {
-    double m00 = x[0], m10 = x[1], m20 = x[2], m01 = y[0], m11 = y[1], m21 = y[2], m02 = z[0], m12 = z[1],
-           m22 = z[2];
+    double m00 = x[0], m10 = x[1], m20 = x[2], m01 = y[0], m11 = y[1], m21 = y[2], m02 = z[0], m12 = z[1], m22 = z[2];
     double trace = m00 + m11 + m22;
     if (trace > 0) {
         double s = sqrt(trace + 1.0) * 2;

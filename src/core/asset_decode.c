@@ -29,8 +29,8 @@ static void decode_normal_f16(const uint16_t *texel, float normal[3])
     crowd_oct_decode(square, normal);
 }
 
-crowd_result crowd_asset_decode_vertex(const crowd_asset *asset, uint32_t frame, uint32_t vertex,
-                                       float position[3], float normal[3])
+crowd_result crowd_asset_decode_vertex(const crowd_asset *asset, uint32_t frame, uint32_t vertex, float position[3],
+                                       float normal[3])
 {
     if (!asset || !asset->positions.data || frame >= asset->frame_count || vertex >= asset->vertex_count)
         return crowd_fail(NULL, CROWD_ERROR_ARGUMENT, "decode: frame or vertex out of range");

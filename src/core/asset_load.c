@@ -79,8 +79,8 @@ static crowd_result expect_section(loader *ld, uint32_t tag, bool present, uint6
     if (s->size != count * record)
         return crowd_fail(ld->error, CROWD_ERROR_OVERFLOW,
                           "section %s is %llu bytes; %llu records of %llu bytes need %llu", name,
-                          (unsigned long long)s->size, (unsigned long long)count,
-                          (unsigned long long)record, (unsigned long long)(count * record));
+                          (unsigned long long)s->size, (unsigned long long)count, (unsigned long long)record,
+                          (unsigned long long)(count * record));
     *out = s->data;
     return CROWD_OK;
 }
@@ -163,8 +163,7 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
     const uint32_t known_flags = CROWD_ASSET_HAS_BONES | CROWD_ASSET_HAS_TANGENTS | CROWD_ASSET_HAS_UVS |
                                  CROWD_ASSET_HAS_COLORS | CROWD_ASSET_HAS_ALBEDO;
     if (a->flags & ~known_flags)
-        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unknown flags 0x%x",
-                          a->flags & ~known_flags);
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unknown flags 0x%x", a->flags & ~known_flags);
     bool bones = a->flags & CROWD_ASSET_HAS_BONES;
     if ((a->flags & CROWD_ASSET_HAS_ALBEDO) && !(a->flags & CROWD_ASSET_HAS_UVS))
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: an albedo texture without UVs");
@@ -181,8 +180,7 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
         (r = check_count(ld, "region_count", a->region_count, 1, CROWD_MAX_REGIONS)) ||
         (r = check_count(ld, "palette_count", a->palette_count, 1, CROWD_MAX_PALETTE)))
         return r;
-    if ((uint64_t)a->frame_count == 0 ||
-        (uint64_t)a->frame_count > (uint64_t)a->clip_count * CROWD_MAX_FRAMES_PER_CLIP)
+    if ((uint64_t)a->frame_count == 0 || (uint64_t)a->frame_count > (uint64_t)a->clip_count * CROWD_MAX_FRAMES_PER_CLIP)
         return crowd_fail(ld->error, CROWD_ERROR_LIMIT, "header: frame_count %u outside 1..%llu", a->frame_count,
                           (unsigned long long)a->clip_count * CROWD_MAX_FRAMES_PER_CLIP);
 
@@ -248,12 +246,12 @@ static crowd_result load_texture(loader *ld, uint32_t tag, bool present, uint32_
     crowd_tag_name(tag, name);
     if (present) {
         if (width == 0 || height == 0 || width > CROWD_MAX_TEXTURE_DIM || height > CROWD_MAX_TEXTURE_DIM)
-            return crowd_fail(ld->error, CROWD_ERROR_LIMIT, "texture %s: %u x %u outside 1..%u per side", name,
-                              width, height, CROWD_MAX_TEXTURE_DIM);
+            return crowd_fail(ld->error, CROWD_ERROR_LIMIT, "texture %s: %u x %u outside 1..%u per side", name, width,
+                              height, CROWD_MAX_TEXTURE_DIM);
         if ((uint64_t)width * height < texels_needed)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "texture %s: %u x %u texels cannot hold the %llu the layout needs", name, width,
-                              height, (unsigned long long)texels_needed);
+                              "texture %s: %u x %u texels cannot hold the %llu the layout needs", name, width, height,
+                              (unsigned long long)texels_needed);
     }
     const uint8_t *data;
     uint32_t texel = texel_bytes_of(format);
@@ -299,11 +297,10 @@ static crowd_result load_textures(loader *ld, crowd_asset *a, const texture_dims
  * are scanned once here so no decode (CPU or GPU) can meet a NaN, an infinity or a point outside
  * the decode box. Padding texels are scanned too: they are uploaded like the rest. */
 
-#define HALF_ONE 0x3C00u            /* 1.0 as a half: larger magnitudes (inf and NaN included) fail */
+#define HALF_ONE 0x3C00u                 /* 1.0 as a half: larger magnitudes (inf and NaN included) fail */
 #define FLOAT_MAX_COORDINATE 0x49742400u /* bits of 1e6f == CROWD_MAX_COORDINATE */
 
-static void texel_place(char *where, size_t size, uint64_t texel, uint64_t per_frame, uint64_t needed,
-                        const char *item)
+static void texel_place(char *where, size_t size, uint64_t texel, uint64_t per_frame, uint64_t needed, const char *item)
 {
     if (texel >= needed)
         snprintf(where, size, "texel %llu (padding)", (unsigned long long)texel);
@@ -359,8 +356,8 @@ static crowd_result check_f16_positions(loader *ld, const crowd_asset *a)
         char where[96];
         texel_place(where, sizeof where, t, a->vertex_count, (uint64_t)a->vertex_count * a->frame_count, "vertex");
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                          "texture TPOS %s: %c = %g (half 0x%04x) is outside the decode box's [0, 1]", where,
-                          "xyzw"[k], (double)crowd_half_to_float(h[k]), h[k]);
+                          "texture TPOS %s: %c = %g (half 0x%04x) is outside the decode box's [0, 1]", where, "xyzw"[k],
+                          (double)crowd_half_to_float(h[k]), h[k]);
     }
     return CROWD_OK;
 }
@@ -401,9 +398,8 @@ static crowd_result check_bone_texture(loader *ld, const crowd_asset *a)
             snprintf(where, sizeof where, "texel %llu (frame %llu, bone %llu, row %llu)", (unsigned long long)texel,
                      (unsigned long long)(texel / 3 / a->bone_count), (unsigned long long)(texel / 3 % a->bone_count),
                      (unsigned long long)(texel % 3));
-        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                          "texture TBON %s: %c = %g is not finite or beyond +-%g", where, "xyzw"[i % 4],
-                          (double)crowd_rdf32(p), (double)CROWD_MAX_COORDINATE);
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "texture TBON %s: %c = %g is not finite or beyond +-%g",
+                          where, "xyzw"[i % 4], (double)crowd_rdf32(p), (double)CROWD_MAX_COORDINATE);
     }
     return CROWD_OK;
 }
@@ -469,12 +465,11 @@ static crowd_result load_streams(loader *ld, crowd_asset *a)
             sum += a->weights[CROWD_INFLUENCES * v + k];
         }
         if (sum != 65535u)
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "vertices[%u].weights: sum to %u, expected 65535", v, sum);
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "vertices[%u].weights: sum to %u, expected 65535", v,
+                              sum);
     }
     if (a->index_count % 3 != 0)
-        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "index_count %u is not a multiple of 3",
-                          a->index_count);
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "index_count %u is not a multiple of 3", a->index_count);
     for (uint32_t i = 0; i < a->index_count; i++)
         if (a->indices[i] >= a->vertex_count)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "indices[%u]: vertex %u out of range (%u vertices)",
@@ -504,8 +499,8 @@ static crowd_result load_clips(loader *ld, crowd_asset *a, crowd_clip *clips)
         c->stride = crowd_rdf32(rec + 20);
         if (c->first_frame != next_frame)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "clips[%u] \"%s\": first_frame %u, expected %llu (clips tile the frames in order)",
-                              i, c->name, c->first_frame, (unsigned long long)next_frame);
+                              "clips[%u] \"%s\": first_frame %u, expected %llu (clips tile the frames in order)", i,
+                              c->name, c->first_frame, (unsigned long long)next_frame);
         if (c->frame_count == 0 || c->frame_count > CROWD_MAX_FRAMES_PER_CLIP)
             return crowd_fail(ld->error, CROWD_ERROR_LIMIT, "clips[%u] \"%s\": frame_count %u outside 1..%u", i,
                               c->name, c->frame_count, CROWD_MAX_FRAMES_PER_CLIP);
@@ -524,12 +519,12 @@ static crowd_result load_clips(loader *ld, crowd_asset *a, crowd_clip *clips)
                               (double)c->duration);
         if (!(c->stride == 0.0f || (c->stride >= 1e-6f && c->stride <= CROWD_MAX_COORDINATE)))
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "clips[%u] \"%s\": stride %g m must be 0 or in 1e-6..1e6", i, c->name,
-                              (double)c->stride);
+                              "clips[%u] \"%s\": stride %g m must be 0 or in 1e-6..1e6", i, c->name, (double)c->stride);
         if (((c->flags & CROWD_CLIP_LOCOMOTION) != 0) != (c->stride > 0.0f))
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "clips[%u] \"%s\": flag LOCOMOTION %s but stride is %g (a travelling clip has stride > 0)",
-                              i, c->name, (c->flags & CROWD_CLIP_LOCOMOTION) ? "set" : "clear", (double)c->stride);
+            return crowd_fail(
+                ld->error, CROWD_ERROR_INVALID_DATA,
+                "clips[%u] \"%s\": flag LOCOMOTION %s but stride is %g (a travelling clip has stride > 0)", i, c->name,
+                (c->flags & CROWD_CLIP_LOCOMOTION) ? "set" : "clear", (double)c->stride);
     }
     if (next_frame != a->frame_count)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "clips cover %llu frames, the texture holds %u",
@@ -550,17 +545,14 @@ static crowd_result load_lods(loader *ld, crowd_asset *a, crowd_lod *lods)
         l->triangle_count = crowd_rd32(rec + 8);
         l->screen_coverage = crowd_rdf32(rec + 12);
         if ((uint64_t)l->first_index + l->index_count > a->index_count)
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "lods[%u]: indices %u + %u past the %u in INDX", i, l->first_index,
-                              l->index_count, a->index_count);
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "lods[%u]: indices %u + %u past the %u in INDX", i,
+                              l->first_index, l->index_count, a->index_count);
         if (l->index_count == 0 || (uint64_t)l->index_count != 3ull * l->triangle_count)
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "lods[%u]: %u indices do not make %u triangles", i, l->index_count,
-                              l->triangle_count);
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "lods[%u]: %u indices do not make %u triangles", i,
+                              l->index_count, l->triangle_count);
         if (i > 0 && l->triangle_count > lods[i - 1].triangle_count)
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
-                              "lods[%u]: %u triangles, more than level %u's %u", i, l->triangle_count, i - 1,
-                              lods[i - 1].triangle_count);
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "lods[%u]: %u triangles, more than level %u's %u", i,
+                              l->triangle_count, i - 1, lods[i - 1].triangle_count);
         if (!(l->screen_coverage >= 0.0f && l->screen_coverage <= 1e6f))
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "lods[%u]: screen_coverage %g not in 0..1e6", i,
                               (double)l->screen_coverage);
@@ -587,8 +579,9 @@ static crowd_result load_bones(loader *ld, crowd_asset *a, crowd_bone *bones)
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                               "bones[%u] \"%s\": parent %d must be -1 or an earlier bone", i, b->name, b->parent);
         if (!sane_n(b->bind, 12))
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "bones[%u] \"%s\": bind matrix not finite or beyond +-%g",
-                              i, b->name, (double)CROWD_MAX_COORDINATE);
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "bones[%u] \"%s\": bind matrix not finite or beyond +-%g", i, b->name,
+                              (double)CROWD_MAX_COORDINATE);
     }
     return CROWD_OK;
 }
@@ -596,8 +589,7 @@ static crowd_result load_bones(loader *ld, crowd_asset *a, crowd_bone *bones)
 static crowd_result load_sockets(loader *ld, crowd_asset *a, crowd_socket *sockets)
 {
     const uint8_t *rec;
-    crowd_result r =
-        expect_section(ld, CROWD_TAG_SOCK, a->socket_count > 0, a->socket_count, CROWD_SOCKET_BYTES, &rec);
+    crowd_result r = expect_section(ld, CROWD_TAG_SOCK, a->socket_count > 0, a->socket_count, CROWD_SOCKET_BYTES, &rec);
     if (r != CROWD_OK)
         return r;
     for (uint32_t i = 0; i < a->socket_count; i++, rec += CROWD_SOCKET_BYTES) {
@@ -610,11 +602,13 @@ static crowd_result load_sockets(loader *ld, crowd_asset *a, crowd_socket *socke
         for (int k = 0; k < 12; k++)
             s->offset[k] = crowd_rdf32(rec + 8 + 4 * k);
         if (s->bone >= a->bone_count)
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "sockets[%u] \"%s\": bone %u out of range (%u bones)",
-                              i, s->name, s->bone, a->bone_count);
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "sockets[%u] \"%s\": bone %u out of range (%u bones)", i, s->name, s->bone,
+                              a->bone_count);
         if (!sane_n(s->offset, 12))
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "sockets[%u] \"%s\": offset not finite or beyond +-%g",
-                              i, s->name, (double)CROWD_MAX_COORDINATE);
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "sockets[%u] \"%s\": offset not finite or beyond +-%g", i, s->name,
+                              (double)CROWD_MAX_COORDINATE);
     }
     return CROWD_OK;
 }

@@ -13,9 +13,9 @@ crowd_result crowd_asset_check_notes(crowd_asset *a, const uint8_t *data, uint64
 {
     if (size < CROWD_BAKE_NOTES_BYTES || crowd_rd32(data + CROWD_BAKE_CLIP_COUNT) != a->clip_count ||
         size != CROWD_BAKE_NOTES_BYTES + (uint64_t)a->clip_count * CROWD_CLIP_EVIDENCE_BYTES)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                          "section BAKE is %llu bytes; %u clips need %u + %u x %u", (unsigned long long)size,
-                          a->clip_count, CROWD_BAKE_NOTES_BYTES, a->clip_count, CROWD_CLIP_EVIDENCE_BYTES);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section BAKE is %llu bytes; %u clips need %u + %u x %u",
+                          (unsigned long long)size, a->clip_count, CROWD_BAKE_NOTES_BYTES, a->clip_count,
+                          CROWD_CLIP_EVIDENCE_BYTES);
     if (crowd_rd32(data + CROWD_BAKE_RESERVED) != 0)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section BAKE: reserved field not zero");
     for (uint32_t k = 0; k < 12 + 4; k++) {
@@ -31,8 +31,7 @@ crowd_result crowd_asset_check_notes(crowd_asset *a, const uint8_t *data, uint64
         crowd_rd32(data + CROWD_BAKE_GROUND_DECISION) > CROWD_DECIDED_GIVEN)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section BAKE: axis, decision or bone mode out of range");
     if ((mode != CROWD_BONE_MODE_NONE) != ((a->flags & CROWD_ASSET_HAS_BONES) != 0))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section BAKE: bone mode %u disagrees with HAS_BONES",
-                          mode);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section BAKE: bone mode %u disagrees with HAS_BONES", mode);
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const uint8_t *rec = data + CROWD_BAKE_NOTES_BYTES + (size_t)c * CROWD_CLIP_EVIDENCE_BYTES;
         if (!isfinite(crowd_rdf32(rec + 16)) || !isfinite(crowd_rdf32(rec + 20)) || (crowd_rd32(rec + 24) & ~3u) ||
@@ -86,8 +85,7 @@ bool crowd_asset_clip_evidence(const crowd_asset *asset, uint32_t clip, crowd_cl
 
 /* ---- roles ------------------------------------------------------------------------------------ */
 
-static const char *const role_names[CROWD_ROLE_COUNT] = {"unknown", "locomotion", "idle", "action", "pose",
-                                                         "flight"};
+static const char *const role_names[CROWD_ROLE_COUNT] = {"unknown", "locomotion", "idle", "action", "pose", "flight"};
 
 crowd_clip_role crowd_clip_role_of(const crowd_clip *clip)
 {

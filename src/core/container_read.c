@@ -3,8 +3,7 @@
 #include "core/crc32.h"
 #include "core/error.h"
 
-static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *section_count,
-                                crowd_error *error)
+static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *section_count, crowd_error *error)
 {
     size_t magic_len = sizeof CROWD_MAGIC - 1;
     size_t compare = size < magic_len ? size : magic_len;
@@ -12,18 +11,16 @@ static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *sect
         return crowd_fail(error, CROWD_ERROR_BAD_MAGIC, "not a .crowd file (the first bytes are not \"%s\")",
                           CROWD_MAGIC);
     if (size < CROWD_FILE_HEADER_BYTES)
-        return crowd_fail(error, CROWD_ERROR_TRUNCATED, "file is %zu bytes, shorter than the %u-byte header",
-                          size, CROWD_FILE_HEADER_BYTES);
+        return crowd_fail(error, CROWD_ERROR_TRUNCATED, "file is %zu bytes, shorter than the %u-byte header", size,
+                          CROWD_FILE_HEADER_BYTES);
 
     uint32_t version = crowd_rd32(data + 8);
     if (version != 1u)
-        return crowd_fail(error, CROWD_ERROR_BAD_VERSION,
-                          "format version %u; this build reads version 1", version);
+        return crowd_fail(error, CROWD_ERROR_BAD_VERSION, "format version %u; this build reads version 1", version);
 
     uint64_t declared = crowd_rd64(data + 16);
     if (declared > size)
-        return crowd_fail(error, CROWD_ERROR_TRUNCATED,
-                          "file is %zu bytes but declares %llu: it was cut short", size,
+        return crowd_fail(error, CROWD_ERROR_TRUNCATED, "file is %zu bytes but declares %llu: it was cut short", size,
                           (unsigned long long)declared);
     if (declared < size)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
@@ -32,8 +29,7 @@ static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *sect
 
     uint32_t count = crowd_rd32(data + 12);
     if (count == 0 || count > CROWD_MAX_SECTIONS)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "section count %u outside 1..%u", count,
-                          CROWD_MAX_SECTIONS);
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "section count %u outside 1..%u", count, CROWD_MAX_SECTIONS);
     uint64_t table_end = CROWD_FILE_HEADER_BYTES + (uint64_t)count * CROWD_SECTION_ENTRY_BYTES;
     if (table_end > size)
         return crowd_fail(error, CROWD_ERROR_TRUNCATED,
@@ -47,8 +43,8 @@ static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *sect
     crc = crowd_crc32(crc, data + 28, (size_t)table_end - 28);
     uint32_t stored = crowd_rd32(data + 24);
     if (crc != stored)
-        return crowd_fail(error, CROWD_ERROR_CHECKSUM,
-                          "header/section table CRC32 is %08x, expected %08x", crc, stored);
+        return crowd_fail(error, CROWD_ERROR_CHECKSUM, "header/section table CRC32 is %08x, expected %08x", crc,
+                          stored);
     if (crowd_rd32(data + 28) != 0)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "header reserved field is not zero");
 
@@ -61,8 +57,8 @@ static crowd_result check_padding(const uint8_t *data, uint64_t from, uint64_t t
 {
     for (uint64_t i = from; i < to; i++)
         if (data[i] != 0)
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                              "padding byte %llu %s is not zero", (unsigned long long)i, where);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "padding byte %llu %s is not zero",
+                              (unsigned long long)i, where);
     return CROWD_OK;
 }
 
@@ -77,32 +73,30 @@ static crowd_result read_entry(const uint8_t *data, size_t size, uint32_t index,
     crowd_tag_name(tag, name);
 
     if (crowd_rd32(entry + 4) != 0 || crowd_rd32(entry + 28) != 0)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section %u (%s): reserved field not zero",
-                          index, name);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section %u (%s): reserved field not zero", index, name);
     if (offset % CROWD_SECTION_ALIGN != 0)
-        return crowd_fail(error, CROWD_ERROR_MISALIGNED,
-                          "section %u (%s) starts at byte %llu, not a multiple of %u", index, name,
-                          (unsigned long long)offset, CROWD_SECTION_ALIGN);
+        return crowd_fail(error, CROWD_ERROR_MISALIGNED, "section %u (%s) starts at byte %llu, not a multiple of %u",
+                          index, name, (unsigned long long)offset, CROWD_SECTION_ALIGN);
     if (offset > size || length > size - offset)
         return crowd_fail(error, CROWD_ERROR_SECTION_RANGE,
-                          "section %u (%s) spans bytes %llu + %llu, past the end of the %zu-byte file",
-                          index, name, (unsigned long long)offset, (unsigned long long)length, size);
+                          "section %u (%s) spans bytes %llu + %llu, past the end of the %zu-byte file", index, name,
+                          (unsigned long long)offset, (unsigned long long)length, size);
     if (offset < expected_offset)
-        return crowd_fail(error, offset < CROWD_FILE_HEADER_BYTES + CROWD_SECTION_ENTRY_BYTES
-                                     ? CROWD_ERROR_SECTION_RANGE
-                                     : CROWD_ERROR_SECTION_OVERLAP,
-                          "section %u (%s) starts at byte %llu, inside the data before it (ends at %llu)",
-                          index, name, (unsigned long long)offset, (unsigned long long)expected_offset);
+        return crowd_fail(error,
+                          offset < CROWD_FILE_HEADER_BYTES + CROWD_SECTION_ENTRY_BYTES ? CROWD_ERROR_SECTION_RANGE
+                                                                                       : CROWD_ERROR_SECTION_OVERLAP,
+                          "section %u (%s) starts at byte %llu, inside the data before it (ends at %llu)", index, name,
+                          (unsigned long long)offset, (unsigned long long)expected_offset);
     if (offset != expected_offset)
         return crowd_fail(error, CROWD_ERROR_MISALIGNED,
-                          "section %u (%s) starts at byte %llu; sections are packed, expected %llu", index,
-                          name, (unsigned long long)offset, (unsigned long long)expected_offset);
+                          "section %u (%s) starts at byte %llu; sections are packed, expected %llu", index, name,
+                          (unsigned long long)offset, (unsigned long long)expected_offset);
 
     uint32_t crc = crowd_crc32(0, data + offset, (size_t)length);
     uint32_t stored = crowd_rd32(entry + 24);
     if (crc != stored)
-        return crowd_fail(error, CROWD_ERROR_CHECKSUM, "section %u (%s): CRC32 is %08x, expected %08x",
-                          index, name, crc, stored);
+        return crowd_fail(error, CROWD_ERROR_CHECKSUM, "section %u (%s): CRC32 is %08x, expected %08x", index, name,
+                          crc, stored);
 
     out->tag = tag;
     out->data = data + offset;
@@ -110,8 +104,7 @@ static crowd_result read_entry(const uint8_t *data, size_t size, uint32_t index,
     return CROWD_OK;
 }
 
-crowd_result crowd_container_read(const uint8_t *data, size_t size, crowd_container_view *view,
-                                  crowd_error *error)
+crowd_result crowd_container_read(const uint8_t *data, size_t size, crowd_container_view *view, crowd_error *error)
 {
     uint32_t count = 0;
     crowd_result r = read_header(data, size, &count, error);
@@ -145,8 +138,7 @@ crowd_result crowd_container_read(const uint8_t *data, size_t size, crowd_contai
             return r;
     }
     if (cursor != size)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                          "%llu unclaimed bytes after the last section",
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%llu unclaimed bytes after the last section",
                           (unsigned long long)(size - cursor));
     return CROWD_OK;
 }

@@ -19,8 +19,7 @@ typedef struct crowd_container_view {
 
 /* Validates the container structure of `data` (every check of docs/format.md, "Container") and
  * lists its sections. Does not look inside sections beyond their CRC32. */
-crowd_result crowd_container_read(const uint8_t *data, size_t size, crowd_container_view *view,
-                                  crowd_error *error);
+crowd_result crowd_container_read(const uint8_t *data, size_t size, crowd_container_view *view, crowd_error *error);
 
 /* The section with this tag, or NULL. */
 const crowd_section_view *crowd_container_find(const crowd_container_view *view, uint32_t tag);

@@ -48,9 +48,8 @@ uint32_t crowd_crc32(uint32_t crc, const void *data, size_t size)
     while (size >= 8) {
         uint32_t lo = load_le32(p) ^ crc;
         uint32_t hi = load_le32(p + 4);
-        crc = tables[7][lo & 0xFF] ^ tables[6][(lo >> 8) & 0xFF] ^ tables[5][(lo >> 16) & 0xFF] ^
-              tables[4][lo >> 24] ^ tables[3][hi & 0xFF] ^ tables[2][(hi >> 8) & 0xFF] ^
-              tables[1][(hi >> 16) & 0xFF] ^ tables[0][hi >> 24];
+        crc = tables[7][lo & 0xFF] ^ tables[6][(lo >> 8) & 0xFF] ^ tables[5][(lo >> 16) & 0xFF] ^ tables[4][lo >> 24] ^
+              tables[3][hi & 0xFF] ^ tables[2][(hi >> 8) & 0xFF] ^ tables[1][(hi >> 16) & 0xFF] ^ tables[0][hi >> 24];
         p += 8;
         size -= 8;
     }

@@ -12,8 +12,7 @@
 #define CROWD_SECTION_ALIGN 16u
 #define CROWD_MAX_SECTIONS 64u
 
-#define CROWD_TAG(a, b, c, d) \
-    ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
+#define CROWD_TAG(a, b, c, d) ((uint32_t)(a) | (uint32_t)(b) << 8 | (uint32_t)(c) << 16 | (uint32_t)(d) << 24)
 
 enum crowd_section_tag {
     CROWD_TAG_HEAD = CROWD_TAG('H', 'E', 'A', 'D'), /* asset header, CROWD_HEAD_BYTES */
@@ -47,12 +46,12 @@ enum crowd_section_tag {
 #define CROWD_BONE_BYTES 56u
 #define CROWD_SOCKET_BYTES 56u
 #define CROWD_REGION_BYTES 16u
-#define CROWD_BAKE_NOTES_BYTES 96u   /* BAKE: this header, then clip_count evidence records */
+#define CROWD_BAKE_NOTES_BYTES 96u /* BAKE: this header, then clip_count evidence records */
 #define CROWD_CLIP_EVIDENCE_BYTES 32u
 
 /* Byte offsets inside the BAKE section's header (docs/format.md). */
 enum crowd_bake_field {
-    CROWD_BAKE_PLACEMENT = 0,        /* f32[12] */
+    CROWD_BAKE_PLACEMENT = 0, /* f32[12] */
     CROWD_BAKE_FORWARD = 48,
     CROWD_BAKE_FORWARD_DECISION = 52,
     CROWD_BAKE_UP = 56,
@@ -64,7 +63,7 @@ enum crowd_bake_field {
     CROWD_BAKE_GROUND_OFFSET = 80,
     CROWD_BAKE_HOVER = 84,
     CROWD_BAKE_CLIP_COUNT = 88,
-    CROWD_BAKE_RESERVED = 92,        /* u32 zero */
+    CROWD_BAKE_RESERVED = 92, /* u32 zero */
 };
 
 /* Byte offsets inside HEAD. */

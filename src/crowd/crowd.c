@@ -50,7 +50,8 @@ static crowd_result resolve_distances(crowd_desc *out, crowd_error *error)
         if (!(d[l] > 0.0f && isfinite(d[l])))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                               "crowd: lod_distances[%u] = %g: must be positive and finite (zeros only after the last "
-                              "given entry)", l, (double)d[l]);
+                              "given entry)",
+                              l, (double)d[l]);
         if (l && d[l] < d[l - 1])
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_distances[%u] = %g is below [%u] = %g", l,
                               (double)d[l], l - 1, (double)d[l - 1]);
@@ -115,7 +116,8 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
     if (!out->capacity)
         out->capacity = 10000;
     if (out->capacity > CROWD_MAX_CAPACITY)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: capacity %u above %u", out->capacity, CROWD_MAX_CAPACITY);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: capacity %u above %u", out->capacity,
+                          CROWD_MAX_CAPACITY);
     if (out->world_size == 0.0f)
         out->world_size = 420.0f;
     if (out->chunk_size == 0.0f)
@@ -141,7 +143,8 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
     if (out->hysteresis == 0.0f)
         out->hysteresis = 0.1f;
     if (!(out->lod_bias > 0.0f && out->lod_bias <= 1e6f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_bias %g: must be in (0, 1e6]", (double)out->lod_bias);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: lod_bias %g: must be in (0, 1e6]",
+                          (double)out->lod_bias);
     if (!(out->hysteresis > 0.0f && out->hysteresis < 1.0f) && out->hysteresis != CROWD_HYSTERESIS_NONE)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "crowd: hysteresis %g: must be in (0, 1), 0 (default) or CROWD_HYSTERESIS_NONE",
@@ -290,11 +293,10 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->regions = crowd_malloc(((size_t)c->cell_count + 3) * sizeof *c->regions);
     c->region_of_cell = crowd_malloc((size_t)c->cell_count * sizeof(uint32_t));
     c->movers = crowd_malloc((size_t)c->mover_capacity * sizeof *c->movers);
-    if (!c->regions || !c->region_of_cell || !c->movers ||
-        !c->records || !c->records_back || !c->index_of_slot || !c->index_back ||
-        !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index || !c->cell_of_slot || !c->cell_back ||
-        !c->rank_of_slot || !c->coverage_of_slot || !c->cells || !c->rank_start || !c->rank_cursor || !c->draws ||
-        !c->uploads) {
+    if (!c->regions || !c->region_of_cell || !c->movers || !c->records || !c->records_back || !c->index_of_slot ||
+        !c->index_back || !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index ||
+        !c->cell_of_slot || !c->cell_back || !c->rank_of_slot || !c->coverage_of_slot || !c->cells || !c->rank_start ||
+        !c->rank_cursor || !c->draws || !c->uploads) {
         uint32_t capacity = c->capacity;
         crowd_destroy(c);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory for %u instances", capacity);
@@ -380,7 +382,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         return CROWD_OK;
     crowd_slot_of(c, 0); /* the map must be current before slots are added or parked */
     if (count > c->instances && c->slots + (count - c->instances) > c->slot_capacity)
-        crowd_compact_slots(c); /* region slack gives way to new instances */
+        crowd_compact_slots(c);    /* region slack gives way to new instances */
     while (c->instances < count) { /* brand-new instances take fresh slots */
         uint32_t slot = c->slots++, index = c->instances++;
         c->cell_of_slot[slot] = CROWD_PARKED_CELL;
@@ -417,12 +419,12 @@ static crowd_record *record_of(crowd *c, uint32_t index)
 }
 
 /* The common refusals: no crowd, an index past the count. */
-#define CHECK_INDEX(c, index, what)                                                                     \
-    do {                                                                                              \
-        if (!(c))                                                                                     \
-            return CROWD_ERROR_ARGUMENT;                                                              \
-        if ((index) >= (c)->count)                                                                    \
-            return REFUSE(c, what ": instance %u of %u", (index), (c)->count);                        \
+#define CHECK_INDEX(c, index, what)                                            \
+    do {                                                                       \
+        if (!(c))                                                              \
+            return CROWD_ERROR_ARGUMENT;                                       \
+        if ((index) >= (c)->count)                                             \
+            return REFUSE(c, what ": instance %u of %u", (index), (c)->count); \
     } while (0)
 
 crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, float z, float yaw)
@@ -522,7 +524,8 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
             r->rate_b = r->rate_a;
             r->offset_b = r->offset_a;
             r->fade_rate = 0.0f;
-            r->flags = (r->flags & ~CROWD_RECORD_HOLD_B) | ((r->flags & CROWD_RECORD_HOLD_A) ? CROWD_RECORD_HOLD_B : 0u);
+            r->flags =
+                (r->flags & ~CROWD_RECORD_HOLD_B) | ((r->flags & CROWD_RECORD_HOLD_A) ? CROWD_RECORD_HOLD_B : 0u);
         }
     }
     if ((uint32_t)r->clip_a == clip && !once) { /* the clip that plays: new rate, and it loops */
@@ -664,7 +667,7 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
 crowd_result crowd_get(const crowd *c, uint32_t index, crowd_record *record)
 {
     if (!c || !record || index >= c->count)
-        return CROWD_ERROR_ARGUMENT; /* const: no message can be recorded */
+        return CROWD_ERROR_ARGUMENT;               /* const: no message can be recorded */
     *record = c->records[c->slot_of_index[index]]; /* kept current: see crowd_update */
     return CROWD_OK;
 }

@@ -10,13 +10,13 @@
  * Random choices come from a hash of the instance index and a decision counter, so no generator
  * state is stored. */
 typedef struct crowd_agent {
-    float velocity[2];      /* steering, x, z, m/s: where the agent walks; heading, gait and rate
+    float velocity[2];    /* steering, x, z, m/s: where the agent walks; heading, gait and rate
                                follow it */
-    int16_t direction[2];   /* desired heading, unit vector * 32767: no trigonometry per step */
-    uint8_t cruise;         /* desired speed in twentieths of a m/s */
-    uint8_t gait;           /* index into the sim's gait table */
-    uint8_t lane;           /* parade lane */
-    uint8_t due;            /* the sim's tick (twentieths of a second, mod 256) of the next wander
+    int16_t direction[2]; /* desired heading, unit vector * 32767: no trigonometry per step */
+    uint8_t cruise;       /* desired speed in twentieths of a m/s */
+    uint8_t gait;         /* index into the sim's gait table */
+    uint8_t lane;         /* parade lane */
+    uint8_t due;          /* the sim's tick (twentieths of a second, mod 256) of the next wander
                                decision: a deadline, not a countdown, so waiting writes nothing */
 } crowd_agent;
 
@@ -30,7 +30,7 @@ typedef struct crowd_drift {
 /* Per chunk, rebuilt every update. */
 typedef struct crowd_cell {
     uint32_t count;
-    float min[3], max[3];   /* instance positions */
+    float min[3], max[3]; /* instance positions */
     float max_scale;
     uint32_t lod;
     bool visible;
@@ -38,7 +38,7 @@ typedef struct crowd_cell {
 } crowd_cell;
 
 #define CROWD_PARKED_CELL UINT32_MAX
-#define CROWD_HOLE UINT32_MAX   /* index_of_slot of a slot no instance owns (region slack) */
+#define CROWD_HOLE UINT32_MAX /* index_of_slot of a slot no instance owns (region slack) */
 #define CROWD_NO_REGION UINT32_MAX
 
 /* Distance policy: the record array is cut into regions, one per chunk (region i is chunk i's; it
@@ -49,7 +49,7 @@ typedef struct crowd_cell {
  * tile [0, slot_capacity) without gaps. */
 typedef struct crowd_slot_region {
     uint32_t start, count, capacity;
-    bool dirty;             /* a live slot was written or moved since the last update's uploads */
+    bool dirty; /* a live slot was written or moved since the last update's uploads */
 } crowd_slot_region;
 
 /* An instance whose chunk now belongs to another region (found by binning, moved by the update). */
@@ -58,10 +58,10 @@ typedef struct crowd_mover {
 } crowd_mover;
 
 struct crowd {
-    crowd_desc desc;        /* resolved (sentinels kept, for crowd_settings) */
+    crowd_desc desc;               /* resolved (sentinels kept, for crowd_settings) */
     uint32_t shadow_max, fade_max; /* desc's max-LOD fields as levels */
-    float hysteresis;       /* desc's, 0 for none */
-    crowd_error last_error; /* crowd_last_error */
+    float hysteresis;              /* desc's, 0 for none */
+    crowd_error last_error;        /* crowd_last_error */
     const crowd_asset *asset;
     uint32_t capacity, count;
     uint32_t instances;     /* indices in use: live (count) + parked */
@@ -75,36 +75,36 @@ struct crowd {
     /* The simulation's per-slot state, moved with the records: NULL (and never touched) unless a
      * crowd_sim is attached (crowd_attach_sim_state); then owned by the crowd until detached. */
     crowd_agent *agents, *agents_back;
-    crowd_drift *drift, *drift_back;   /* all zero unless the simulation separates agents */
+    crowd_drift *drift, *drift_back; /* all zero unless the simulation separates agents */
     bool has_sim;
     uint32_t *index_of_slot, *index_back; /* CROWD_HOLE for slack */
-    uint8_t *dirty, *dirty_back;       /* record changed since the last update (only ever set on live or
+    uint8_t *dirty, *dirty_back;          /* record changed since the last update (only ever set on live or
                                           parked slots, never on holes) */
-    uint8_t *lod_of_slot, *lod_back;   /* coverage policy: the level chosen last time (hysteresis) */
-    uint32_t *slot_of_index;           /* per index; after a sort or re-layout (index_map_stale) it is
+    uint8_t *lod_of_slot, *lod_back;      /* coverage policy: the level chosen last time (hysteresis) */
+    uint32_t *slot_of_index;              /* per index; after a sort or re-layout (index_map_stale) it is
                                           rebuilt before crowd_update returns, so readers never do */
     bool index_map_stale;
     uint32_t *cell_of_slot, *cell_back; /* coverage policy (and any update without a valid region
                                           layout): the chunk (or CROWD_PARKED_CELL) of each slot */
-    bool binned;                       /* this frame's binning is done (the simulation did it) */
-    uint32_t *rank_of_slot;            /* scratch: sort rank this update (coverage policy) */
-    float *coverage_of_slot;           /* scratch: projected coverage */
+    bool binned;                        /* this frame's binning is done (the simulation did it) */
+    uint32_t *rank_of_slot;             /* scratch: sort rank this update (coverage policy) */
+    float *coverage_of_slot;            /* scratch: projected coverage */
 
     /* Grid. */
-    uint32_t grid_dim;                 /* cells per side */
+    uint32_t grid_dim; /* cells per side */
     float cell_size, world_min;
     uint32_t cell_count;
     crowd_cell *cells;
     uint32_t rank_count;
-    uint32_t *rank_start;              /* rank_count + 1: first slot of each rank after the sort */
-    uint32_t *rank_cursor;             /* scratch for the scatter */
+    uint32_t *rank_start;  /* rank_count + 1: first slot of each rank after the sort */
+    uint32_t *rank_cursor; /* scratch for the scatter */
 
     /* Region layout (distance policy; crowd_layout.c). */
-    bool layout_valid;                 /* false: slots are in no particular order, the next update lays
+    bool layout_valid;          /* false: slots are in no particular order, the next update lays
                                           them out afresh */
-    crowd_slot_region *regions;        /* cell_count + 3 */
+    crowd_slot_region *regions; /* cell_count + 3 */
     uint32_t region_count, pool_region, parked_region, tail_region;
-    uint32_t *region_of_cell;          /* the region of each chunk's instances (pool_region if pooled) */
+    uint32_t *region_of_cell; /* the region of each chunk's instances (pool_region if pooled) */
     crowd_mover *movers;
     uint32_t mover_count, mover_capacity;
     bool movers_overflow;              /* more movers than mover_capacity: lay out afresh instead */
@@ -138,7 +138,7 @@ typedef struct crowd_run {
     uint32_t id, n;
     float lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, scale; /* named, not arrays: kept in registers */
     bool dirty;
-    bool moves;                        /* the chunk belongs to another region than the walk's */
+    bool moves; /* the chunk belongs to another region than the walk's */
 } crowd_run;
 
 /* For the few per-agent helpers whose inlining decides the simulation's speed (compilers
@@ -168,9 +168,9 @@ typedef struct crowd_grid_map {
 typedef struct crowd_binner {
     crowd *c;
     crowd_grid_map grid;
-    uint32_t region;                   /* the region being walked, or CROWD_NO_REGION */
+    uint32_t region; /* the region being walked, or CROWD_NO_REGION */
     uint32_t fades;
-    crowd_run run;                     /* the run of crowd_bin_add */
+    crowd_run run; /* the run of crowd_bin_add */
 } crowd_binner;
 
 void crowd_bin_begin(crowd *c, crowd_binner *b);
@@ -268,18 +268,18 @@ static inline void crowd_bin_slot(crowd_binner *b, uint32_t s)
 }
 
 /* crowd_layout.c: the region layout. */
-void crowd_layout_regions(crowd *c);           /* full re-layout (counting sort), slack re-spread */
-bool crowd_regroup_chunks(crowd *c);          /* chunks joining or leaving the pool -> movers */
-bool crowd_apply_movers(crowd *c);             /* false: too many, lay out afresh */
-void crowd_park_slot(crowd *c, uint32_t slot); /* a live region's slot -> the parked region */
-void crowd_compact_slots(crowd *c);            /* drops holes, order kept; the layout is lost */
+void crowd_layout_regions(crowd *c);                        /* full re-layout (counting sort), slack re-spread */
+bool crowd_regroup_chunks(crowd *c);                        /* chunks joining or leaving the pool -> movers */
+bool crowd_apply_movers(crowd *c);                          /* false: too many, lay out afresh */
+void crowd_park_slot(crowd *c, uint32_t slot);              /* a live region's slot -> the parked region */
+void crowd_compact_slots(crowd *c);                         /* drops holes, order kept; the layout is lost */
 void crowd_move_slot(crowd *c, uint32_t from, uint32_t to); /* all per-slot state; `from` is left as is */
 
 /* crowd_lod.c */
 typedef struct crowd_camera {
     float planes[6][4];
     float position[3];
-    float projection_scale;            /* projection[5]: 1 / tan(fovy / 2) */
+    float projection_scale; /* projection[5]: 1 / tan(fovy / 2) */
     bool perspective;
 } crowd_camera;
 void crowd_camera_from_view(const crowd_view *view, crowd_camera *camera);
@@ -302,11 +302,11 @@ void crowd_rebuild_index_map(crowd *c);
 
 /* After a re-layout into the *_back arrays: the back arrays become the live ones (and the live ones
  * the next scratch). cell_of_slot too when `cells` (the layout pass keeps it in place). */
-#define CROWD_SWAP_POINTERS(a, b)                                                                       \
-    do {                                                                                              \
-        void *t_ = (void *)(a);                                                                       \
-        (a) = (b);                                                                                    \
-        (b) = t_;                                                                                     \
+#define CROWD_SWAP_POINTERS(a, b) \
+    do {                          \
+        void *t_ = (void *)(a);   \
+        (a) = (b);                \
+        (b) = t_;                 \
     } while (0)
 static inline void crowd_flip_slot_arrays(crowd *c, bool cells)
 {

@@ -135,7 +135,7 @@ static void place_instances(crowd *c)
 
 typedef struct upload_list {
     uint32_t n;
-    bool full;                         /* out of ranges: the last one runs to the end */
+    bool full; /* out of ranges: the last one runs to the end */
 } upload_list;
 
 static void add_upload(crowd *c, upload_list *u, uint32_t first, uint32_t end)

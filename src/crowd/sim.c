@@ -11,7 +11,7 @@
 #include "crowd/sim_internal.h"
 
 #define FADE_SECONDS 0.25f
-#define IDLE_ENTER 0.25f  /* m/s: below this an agent stands */
+#define IDLE_ENTER 0.25f /* m/s: below this an agent stands */
 #define IDLE_LEAVE 0.45f
 
 static const char *const scenario_names[CROWD_SCENARIO_COUNT] = {"wander", "stampede", "parade", "mill", "gather"};
@@ -122,7 +122,8 @@ static void build_gaits(crowd_sim *sim)
     sim->gait_count = 0;
     float idle_duration = a->clips[idle].duration;
     float idle_rate = idle_duration > 0 ? 1.0f / idle_duration : 0.0f;
-    sim->gaits[sim->gait_count++] = (sim_gait){idle, 0.0f, 0.0f, idle_rate < CROWD_MAX_RATE ? idle_rate : CROWD_MAX_RATE};
+    sim->gaits[sim->gait_count++] =
+        (sim_gait){idle, 0.0f, 0.0f, idle_rate < CROWD_MAX_RATE ? idle_rate : CROWD_MAX_RATE};
     uint32_t candidates = o->gait_clips ? o->gait_clip_count : a->clip_count;
     for (uint32_t k = 0; k < candidates && sim->gait_count < SIM_MAX_GAITS; k++) {
         uint32_t c = k;
@@ -168,15 +169,17 @@ static crowd_result check_spawn_options(const crowd_spawn_options *o, const crow
     if (!default_scale && !(o->scale_min >= 0.001f && o->scale_min <= o->scale_max && o->scale_max <= 1000.0f))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn scale %g..%g outside 0.001..1000",
                           (double)o->scale_min, (double)o->scale_max);
-    if (o->shirts == 1 && !(o->saturation_min >= 0.0f && o->saturation_min <= o->saturation_max &&
-                            o->saturation_max <= 1.0f && o->value_min >= 0.0f && o->value_min <= o->value_max &&
-                            o->value_max <= 1.0f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn shirt saturation/value ranges "
-                                                       "must be min <= max in [0, 1]");
+    if (o->shirts == 1 &&
+        !(o->saturation_min >= 0.0f && o->saturation_min <= o->saturation_max && o->saturation_max <= 1.0f &&
+          o->value_min >= 0.0f && o->value_min <= o->value_max && o->value_max <= 1.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_sim_create: spawn shirt saturation/value ranges "
+                          "must be min <= max in [0, 1]");
     for (uint32_t k = 0; o->accessories == 1 && k < 8; k++)
         if (!(o->accessory_odds[k] >= 0.0f && o->accessory_odds[k] <= 1.0f))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.accessory_odds[%u] = %g outside 0..1",
-                              k, (double)o->accessory_odds[k]);
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "crowd_sim_create: spawn.accessory_odds[%u] = %g outside 0..1", k,
+                              (double)o->accessory_odds[k]);
     return CROWD_OK;
 }
 
@@ -246,8 +249,9 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
     crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
     crowd_result r = CROWD_OK;
-    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted || !sim->fine_sorted_cell ||
-        !sim->fine_slots || !sim->fine_position || !sim->fine_push || !agents || !agents_back || !drift || !drift_back) {
+    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted ||
+        !sim->fine_sorted_cell || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !agents ||
+        !agents_back || !drift || !drift_back) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -362,7 +366,8 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
     float half = -c->world_min - 2.0f;
     const crowd_spawn_options *o = &sim->desc.spawn;
     bool default_scale = o->scale_min == 0.0f && o->scale_max == 0.0f;
-    float scale_lo = default_scale ? 0.92f : o->scale_min, scale_span = default_scale ? 0.16f : o->scale_max - o->scale_min;
+    float scale_lo = default_scale ? 0.92f : o->scale_min,
+          scale_span = default_scale ? 0.16f : o->scale_max - o->scale_min;
     sim->tick = (uint32_t)(c->time * 20.0); /* decision deadlines count from now */
     for (uint32_t i = 0; i < count; i++) {
         uint32_t *rng = &sim->spawn_rng;
@@ -404,7 +409,8 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         float speed = sqrtf(desired[0] * desired[0] + desired[1] * desired[1]);
         a->gait = (uint8_t)gait_for_speed(sim, 0, speed / c->records[slot].scale);
         uint32_t clip = sim->gaits[a->gait].clip;
-        crowd_play_slot(c, slot, clip, clamp_rate(crowd_stride_rate(c, clip, speed, c->records[slot].scale)), 0.0f, false);
+        crowd_play_slot(c, slot, clip, clamp_rate(crowd_stride_rate(c, clip, speed, c->records[slot].scale)), 0.0f,
+                        false);
         if (speed > 0.05f)
             c->records[slot].yaw = fast_atan2(desired[0], desired[1]);
         c->records[slot].offset_a = c->records[slot].offset_b = sim_uniform(rng);
@@ -413,7 +419,6 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
 }
 
 /* ---- the step --------------------------------------------------------------------------------- */
-
 
 /* Plays the gait that suits the speed, at the stride-matched rate. Speeds settle exponentially and
  * would change the rate (and rewrite the record) every step; below 0.2 % the mismatch is a foot
@@ -463,8 +468,7 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
     float *v = a->velocity, p[3] = {p_in[0], p_in[1], p_in[2]};
     if (speed < 0.001f) { /* standing still: only a drift moves it */
         v[0] = v[1] = 0.0f;
-        if (a->gait != 0 ||
-            (k.gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
+        if (a->gait != 0 || (k.gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
             update_gait(sim, s, a, 0.0f, k.gather);
         if (!drifting)
             return false; /* leave the record (and the upload) alone */
@@ -559,8 +563,7 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
             v[1] = desired[1];
         }
     }
-    float p[3] = {r->position[0] + (v[0] + drift.x) * k->dt, r->position[1],
-                  r->position[2] + (v[1] + drift.z) * k->dt};
+    float p[3] = {r->position[0] + (v[0] + drift.x) * k->dt, r->position[1], r->position[2] + (v[1] + drift.z) * k->dt};
     uint32_t chunk = crowd_chunk_at(&grid, p);
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
         sim_avoid_obstacles(sim, chunk, p, v)) {
@@ -578,7 +581,7 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
 typedef struct chunk_cache {
     float lo_x, hi_x, lo_z, hi_z;
     uint32_t chunk;
-    bool obstacles;                    /* obstacles reach into it */
+    bool obstacles; /* obstacles reach into it */
 } chunk_cache;
 
 static CROWD_ALWAYS_INLINE uint32_t cached_chunk(chunk_cache *cc, const crowd_grid_map *g, const uint32_t *obstacles,
@@ -588,8 +591,11 @@ static CROWD_ALWAYS_INLINE uint32_t cached_chunk(chunk_cache *cc, const crowd_gr
     if (tx >= cc->lo_x && tx < cc->hi_x && tz >= cc->lo_z && tz < cc->hi_z)
         return cc->chunk;
     uint32_t chunk = crowd_chunk_at(g, p), last = (uint32_t)g->last, ix = chunk % (last + 1), iz = chunk / (last + 1);
-    *cc = (chunk_cache){ix ? (float)ix : -INFINITY, ix < last ? (float)(ix + 1) : INFINITY,
-                        iz ? (float)iz : -INFINITY, iz < last ? (float)(iz + 1) : INFINITY, chunk,
+    *cc = (chunk_cache){ix ? (float)ix : -INFINITY,
+                        ix < last ? (float)(ix + 1) : INFINITY,
+                        iz ? (float)iz : -INFINITY,
+                        iz < last ? (float)(iz + 1) : INFINITY,
+                        chunk,
                         obstacles[chunk] != obstacles[chunk + 1]};
     return chunk;
 }
@@ -718,15 +724,17 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     double t0 = now_ms();
     crowd *c = sim->crowd;
     sim->tick = (uint32_t)(c->time * 20.0 + dt * 20.0);
-    bool separate = sim->desc.separation > 0 ||
-                    (sim->desc.separation == 0 && c->count <= sim->desc.separation_limit);
+    bool separate = sim->desc.separation > 0 || (sim->desc.separation == 0 && c->count <= sim->desc.separation_limit);
     sim->stats.separation_active = separate;
     if (!separate && sim->drifts) /* steps without separation never read drift: leave none behind */
         memset(c->drift, 0, sizeof *c->drift * c->slots);
     sim->drifts = separate;
 
-    step_params k = {.dt = dt, .blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f, .world = c->desc.world_size,
-                     .half = 0.5f * c->desc.world_size, .separate = separate,
+    step_params k = {.dt = dt,
+                     .blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f,
+                     .world = c->desc.world_size,
+                     .half = 0.5f * c->desc.world_size,
+                     .separate = separate,
                      .wraps = sim->desc.scenario == CROWD_SCENARIO_STAMPEDE,
                      .gather = sim->desc.scenario == CROWD_SCENARIO_GATHER};
     /* The crowd's binning and the separation's gathering ride along: this pass touches every

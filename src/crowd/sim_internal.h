@@ -11,25 +11,25 @@
 
 typedef struct sim_gait {
     uint32_t clip;
-    float speed;                /* natural speed (stride / duration), m/s; 0 for idle */
-    float rate_per_speed;       /* cycles per metre (1 / stride), 0 for clips without a stride */
-    float authored_rate;        /* 1 / duration */
+    float speed;          /* natural speed (stride / duration), m/s; 0 for idle */
+    float rate_per_speed; /* cycles per metre (1 / stride), 0 for clips without a stride */
+    float authored_rate;  /* 1 / duration */
 } sim_gait;
 
 struct crowd_sim {
     crowd *crowd;
-    crowd_sim_desc desc;        /* resolved */
+    crowd_sim_desc desc; /* resolved */
     crowd_obstacle *obstacles;
     uint32_t obstacle_count;
     /* obstacles near each chunk (crowd grid), as ranges into obstacle_ids */
     uint32_t *chunk_obstacle_start; /* cell_count + 1 */
     uint32_t *obstacle_ids;
 
-    sim_gait gaits[SIM_MAX_GAITS]; /* [0] idle, then locomotion by speed */
+    sim_gait gaits[SIM_MAX_GAITS];    /* [0] idle, then locomotion by speed */
     float gait_switch[SIM_MAX_GAITS]; /* [g]: above this speed gait g + 1 suits better (g >= 1) */
-    float cruise_scale[256];    /* agent cruise byte -> m/s per unit of its int16 direction */
+    float cruise_scale[256];          /* agent cruise byte -> m/s per unit of its int16 direction */
     uint32_t gait_count;
-    int cheer_clip;             /* -1 when the asset has none */
+    int cheer_clip; /* -1 when the asset has none */
 
     /* separation scratch: the fine grid, and live agents as gathered and as sorted */
     uint32_t fine_dim;
@@ -44,10 +44,10 @@ struct crowd_sim {
     float *fine_push;           /* their push, in the same order */
 
     uint32_t spawn_rng;
-    bool owns_state;            /* attached the crowd's agents/drift arrays (crowd_attach_sim_state) */
-    bool drifts;                /* the last step separated: agents may have drift */
-    uint32_t tick;              /* this step's time in twentieths of a second (decision deadlines) */
-    uint32_t decisions;         /* counter mixed into decision hashes */
+    bool owns_state;    /* attached the crowd's agents/drift arrays (crowd_attach_sim_state) */
+    bool drifts;        /* the last step separated: agents may have drift */
+    uint32_t tick;      /* this step's time in twentieths of a second (decision deadlines) */
+    uint32_t decisions; /* counter mixed into decision hashes */
     crowd_sim_stats stats;
 };
 
@@ -61,15 +61,15 @@ float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
 /* sim_separation.c: the step gathers live agents as it writes their positions (a local copy of
  * this in the hot loop stays in registers), then sim_separation pushes them apart. */
 typedef struct sim_gatherer {
-    float origin, inv;          /* the fine grid */
-    float lo, hi;               /* gathered coordinates are clamped to the world plus a margin */
+    float origin, inv; /* the fine grid */
+    float lo, hi;      /* gathered coordinates are clamped to the world plus a margin */
     int last;
-    uint32_t dim, n;            /* n: gathered so far */
+    uint32_t dim, n; /* n: gathered so far */
     uint32_t *count, *cell, *slot;
     float *xz;
 } sim_gatherer;
 
-uint32_t sim_fine_cells(uint32_t dim);       /* dim x dim, padded (see sim_separation.c) */
+uint32_t sim_fine_cells(uint32_t dim); /* dim x dim, padded (see sim_separation.c) */
 sim_gatherer sim_gather_begin(crowd_sim *sim);
 void sim_separation(crowd_sim *sim, const sim_gatherer *g);
 
@@ -92,8 +92,8 @@ static inline void sim_gather(sim_gatherer *g, uint32_t s, const float *p)
 
 /* sim.c */
 uint32_t sim_random(uint32_t *state);
-float sim_uniform(uint32_t *state); /* [0, 1) */
-uint32_t sim_hash(uint32_t a, uint32_t b);   /* well-mixed 32 bits of two words */
+float sim_uniform(uint32_t *state);           /* [0, 1) */
+uint32_t sim_hash(uint32_t a, uint32_t b);    /* well-mixed 32 bits of two words */
 static inline float sim_hash_unit(uint32_t h) /* [0, 1) */
 {
     return (float)(h >> 8) * (1.0f / 16777216.0f);

@@ -22,8 +22,17 @@ sim_gatherer sim_gather_begin(crowd_sim *sim)
 {
     memset(sim->fine_start, 0, sizeof(uint32_t) * (sim_fine_cells(sim->fine_dim) + 2));
     float lo = sim->crowd->world_min - 1.0f, hi = -sim->crowd->world_min + 1.0f;
-    return (sim_gatherer){sim->crowd->world_min, 1.0f / sim->fine_size, lo, hi, (int)sim->fine_dim - 1, sim->fine_dim,
-                          0, sim->fine_start, sim->fine_cell_of, sim->fine_slots, sim->fine_gathered};
+    return (sim_gatherer){sim->crowd->world_min,
+                          1.0f / sim->fine_size,
+                          lo,
+                          hi,
+                          (int)sim->fine_dim - 1,
+                          sim->fine_dim,
+                          0,
+                          sim->fine_start,
+                          sim->fine_cell_of,
+                          sim->fine_slots,
+                          sim->fine_gathered};
 }
 
 /* Gathered agents into fine-cell order: their slots and (x, z), so the pair loop reads two small
@@ -54,8 +63,8 @@ static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
 
 /* The push between agents k < j (sorted order), added to both: each pair is evaluated once.
  * Branch-free: about a third of candidates are in range, a branch would mispredict constantly. */
-static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t j, float radius, float r2,
-                             float *fx, float *fz)
+static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t j, float radius, float r2, float *fx,
+                             float *fz)
 {
     float ex = pos[2 * k] - pos[2 * j], ez = pos[2 * k + 1] - pos[2 * j + 1], d2 = ex * ex + ez * ez;
     bool tiny = d2 < 1e-8f; /* coincident: part along a direction fixed by the order */

@@ -156,9 +156,9 @@ void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float out[2])
  * one with the scenario's code inline. */
 void sim_desired_velocities(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
 {
-#define BATCH(scenario)                                                                               \
-    for (uint32_t i = 0; i < n; i++)                                                                  \
-        desired_velocity(sim, scenario, first + i, out + 2 * i);                                      \
+#define BATCH(scenario)                                          \
+    for (uint32_t i = 0; i < n; i++)                             \
+        desired_velocity(sim, scenario, first + i, out + 2 * i); \
     break
     switch (sim->desc.scenario) {
     case CROWD_SCENARIO_STAMPEDE:
@@ -212,7 +212,8 @@ static void obstacle_cells(const crowd *c, const crowd_obstacle *o, int range[4]
     float lo[2] = {o->x - reach, o->z - reach}, hi[2] = {o->x + reach, o->z + reach};
     int last = (int)c->grid_dim - 1;
     for (int k = 0; k < 2; k++) {
-        int a = (int)floorf((lo[k] - c->world_min) / c->cell_size), b = (int)floorf((hi[k] - c->world_min) / c->cell_size);
+        int a = (int)floorf((lo[k] - c->world_min) / c->cell_size),
+            b = (int)floorf((hi[k] - c->world_min) / c->cell_size);
         range[2 * k] = a < 0 ? 0 : a > last ? last : a;
         range[2 * k + 1] = b < 0 ? 0 : b > last ? last : b;
     }

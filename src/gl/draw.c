@@ -11,7 +11,8 @@ static void mat4_mul(float out[16], const float a[16], const float b[16])
 {
     for (int c = 0; c < 4; c++)
         for (int r = 0; r < 4; r++)
-            out[c * 4 + r] = a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
+            out[c * 4 + r] =
+                a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
 }
 
 /* Binds every texture to its fixed unit and tells the program which unit each sampler uses. The
@@ -21,11 +22,22 @@ static void bind_textures(const crowd_gl_renderer *r, const crowd_program *p, bo
     static const struct {
         crowd_uniform uniform;
         int unit;
-    } samplers[] = {{U_CLIPS, UNIT_CLIPS},     {U_VAT_POSITIONS, UNIT_VAT_POSITIONS}, {U_VAT_NORMALS, UNIT_VAT_NORMALS},
-                    {U_BONES, UNIT_BONES},     {U_PALETTE, UNIT_PALETTE},             {U_REGIONS, UNIT_REGIONS},
-                    {U_SHADOW_MAP, UNIT_SHADOW_MAP}, {U_ALBEDO, UNIT_ALBEDO}};
-    GLuint textures[8] = {r->tex_clips, r->tex_positions, r->tex_normals, r->tex_bones,
-                          r->tex_palette, r->tex_regions, shadow_pass ? 0 : r->shadow_depth, r->tex_albedo};
+    } samplers[] = {{U_CLIPS, UNIT_CLIPS},
+                    {U_VAT_POSITIONS, UNIT_VAT_POSITIONS},
+                    {U_VAT_NORMALS, UNIT_VAT_NORMALS},
+                    {U_BONES, UNIT_BONES},
+                    {U_PALETTE, UNIT_PALETTE},
+                    {U_REGIONS, UNIT_REGIONS},
+                    {U_SHADOW_MAP, UNIT_SHADOW_MAP},
+                    {U_ALBEDO, UNIT_ALBEDO}};
+    GLuint textures[8] = {r->tex_clips,
+                          r->tex_positions,
+                          r->tex_normals,
+                          r->tex_bones,
+                          r->tex_palette,
+                          r->tex_regions,
+                          shadow_pass ? 0 : r->shadow_depth,
+                          r->tex_albedo};
     for (int i = 0; i < 8; i++) {
         glActiveTexture(GL_TEXTURE0 + (GLenum)i);
         glBindTexture(GL_TEXTURE_2D, textures[i]);
@@ -60,7 +72,8 @@ static void lighting_uniforms(const crowd_gl_renderer *r, const crowd_program *p
     const GLint *u = p->uniforms;
     float camera[3];
     for (int i = 0; i < 3; i++) /* -R^T t of the view matrix */
-        camera[i] = -(s->view[i * 4] * s->view[12] + s->view[i * 4 + 1] * s->view[13] + s->view[i * 4 + 2] * s->view[14]);
+        camera[i] =
+            -(s->view[i * 4] * s->view[12] + s->view[i * 4 + 1] * s->view[13] + s->view[i * 4 + 2] * s->view[14]);
     glUniform3fv(u[U_CAMERA], 1, camera);
     glUniform3fv(u[U_SUN_DIRECTION], 1, s->sun_direction);
     glUniform3fv(u[U_SUN_COLOR], 1, s->sun_color);

@@ -26,8 +26,9 @@ crowd_result crowd_gpu_crowd_choose(crowd_gl_renderer *r, crowd_error *error)
     if (!crowd_gpu_crowd_available(r)) {
         if (path == CROWD_GL_PATH_AUTO)
             return CROWD_OK;
-        return crowd_fail(error, CROWD_ERROR_GL, "the GPU-driven path needs desktop GL 4.3 with storage buffers "
-                                                 "in the vertex stage");
+        return crowd_fail(error, CROWD_ERROR_GL,
+                          "the GPU-driven path needs desktop GL 4.3 with storage buffers "
+                          "in the vertex stage");
     }
     return crowd_gpu_crowd_create(r, error);
 }
@@ -103,24 +104,24 @@ enum cull_uniform {
 };
 
 static const char *const cull_uniform_names[C_COUNT] = {
-    "u_range_count", "u_total",     "u_planes",     "u_light_planes", "u_camera",     "u_projection_scale",
-    "u_perspective", "u_sphere_y",  "u_sphere_radius", "u_levels",    "u_policy",     "u_thresholds",
-    "u_hysteresis",  "u_bias",      "u_min_coverage", "u_band",       "u_shadow_max_lod", "u_partition",
-    "u_shadow_base", "u_stage", "u_budget_on", "u_budget", "u_index_counts",
+    "u_range_count", "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
+    "u_perspective", "u_sphere_y", "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
+    "u_hysteresis",  "u_bias",     "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
+    "u_shadow_base", "u_stage",    "u_budget_on",     "u_budget",       "u_index_counts",
 };
 
-#define BINS 256                       /* as cull.comp */
-#define BUDGET_RESULT (8 * BINS)       /* words: cutoff, satisfied, demoted, indices low, high */
+#define BINS 256                 /* as cull.comp */
+#define BUDGET_RESULT (8 * BINS) /* words: cutoff, satisfied, demoted, indices low, high */
 #define BUDGET_WORDS (BUDGET_RESULT + 8)
 
 /* The LOD settings of crowd_gl_set_lod, resolved; part of the skip key, so no padding holes. */
 typedef struct cull_settings {
-    uint32_t policy;                   /* 0 distance, 1 coverage */
+    uint32_t policy; /* 0 distance, 1 coverage */
     float thresholds[CROWD_MAX_LODS];
     float hysteresis, bias, min_coverage, band_log;
-    int32_t shadow_max_lod;            /* -1: no casters */
+    int32_t shadow_max_lod; /* -1: no casters */
     int32_t cross_fade_max_lod;
-    uint32_t vertex_budget;            /* index references; 0 = none */
+    uint32_t vertex_budget; /* index references; 0 = none */
 } cull_settings;
 
 /* What the pass's result depends on besides the records (see gl.h: skip-when-unchanged). */
@@ -140,11 +141,11 @@ struct crowd_gpu_crowd {
     /* attachments: programs, one VAO each (mesh + slot attribute), 16 commands each */
     crowd_program attachment_programs[2]; /* [depth only] */
     GLuint attachment_vaos[CROWD_GL_MAX_ATTACHMENTS], attachment_commands;
-    uint32_t attachments_ready;        /* attachments with a VAO and commands (r->attachment_count grows) */
+    uint32_t attachments_ready; /* attachments with a VAO and commands (r->attachment_count grows) */
     uint32_t levels;
 
     /* live ranges of the last frame: (first slot, first item) pairs, as on the GPU */
-    GLuint budget;                     /* histogram + result (cull.comp binding 5) */
+    GLuint budget; /* histogram + result (cull.comp binding 5) */
     GLuint ranges;
     uint32_t *range_words, range_capacity, range_count, total;
 
@@ -188,7 +189,7 @@ static void resolve_settings(const crowd_asset *a, const crowd_desc *in, float b
         for (uint32_t l = 1; l < a->lod_count; l++)
             hints |= a->lods[l].screen_coverage > 0.0f;
         for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
-            out->thresholds[l] = given ? d.screen_coverage[l]
+            out->thresholds[l] = given   ? d.screen_coverage[l]
                                  : hints ? (l < a->lod_count ? a->lods[l].screen_coverage : 0.0f)
                                          : (l < 5 ? default_coverage[l] : 0.0f);
     } else {
@@ -242,10 +243,10 @@ static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd 
             }
     }
     for (int depth = 0; depth < 2 && result == CROWD_OK && a->bones.data; depth++)
-        result = crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)",
-                                          "#version 430 core\n", depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : "GPU_DRIVEN\n",
-                                          crowd_glsl_attachment_vert,
-                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+        result =
+            crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)", "#version 430 core\n",
+                                     depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : "GPU_DRIVEN\n", crowd_glsl_attachment_vert,
+                                     depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     if (result == CROWD_OK)
         for (int i = 0; i < C_COUNT; i++)
             g->u[i] = glGetUniformLocation(g->cull, cull_uniform_names[i]);
@@ -312,7 +313,7 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     if (g->budget)
         crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
     g->attachments_ready = 0; /* their VAOs and commands follow the new buffers */
-    if (g->vao) { /* the slot attribute reads the new id buffer */
+    if (g->vao) {             /* the slot attribute reads the new id buffer */
         glBindVertexArray(g->vao);
         glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
         glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
@@ -662,8 +663,8 @@ void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, cons
         if (!shadow)
             glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
         glBindVertexArray(g->attachment_vaos[i]);
-        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)(base * 5u * 4u),
-                                    top + 1, 0);
+        glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)(base * 5u * 4u), top + 1,
+                                    0);
         if (shadow)
             r->stats.shadow_draws++;
         else

@@ -46,11 +46,11 @@ typedef struct crowd_gpu_layer {
     GLsync fence[CROWD_GPU_RING];
     uint64_t ring_pass[CROWD_GPU_RING]; /* passes_run when the copy was made */
     uint32_t ring_next;
-    GLuint extra;                       /* optional: words of the caller's copied along (crowd_gpu_layer_set_extra) */
+    GLuint extra; /* optional: words of the caller's copied along (crowd_gpu_layer_set_extra) */
     uint32_t extra_offset, extra_words;
     uint32_t late_counts[CROWD_GPU_MAX_PARTITIONS];
     uint32_t late_extra[CROWD_GPU_EXTRA_WORDS];
-    uint64_t late_pass;                 /* the pass those counts come from; 0 = none yet */
+    uint64_t late_pass; /* the pass those counts come from; 0 = none yet */
 } crowd_gpu_layer;
 
 /* Buffers for `partitions` partitions of `capacity` ids each and `state_items` state words. */

@@ -83,9 +83,8 @@ crowd_result crowd_program_build(crowd_program *program, const char *name, bool 
                                     vertex, fragment, error);
 }
 
-crowd_result crowd_program_build_with(crowd_program *program, const char *name, const char *header,
-                                      const char *defines, const char *vertex, const char *fragment,
-                                      crowd_error *error)
+crowd_result crowd_program_build_with(crowd_program *program, const char *name, const char *header, const char *defines,
+                                      const char *vertex, const char *fragment, crowd_error *error)
 {
     memset(program, 0, sizeof *program);
     GLuint vs = compile(GL_VERTEX_SHADER, name, header, defines, vertex, error);

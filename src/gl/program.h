@@ -55,9 +55,8 @@ typedef struct crowd_program {
 crowd_result crowd_program_build(crowd_program *program, const char *name, bool es, const char *defines,
                                  const char *vertex, const char *fragment, crowd_error *error);
 /* The same behind an explicit version header (the GPU-driven path's "#version 430 core"). */
-crowd_result crowd_program_build_with(crowd_program *program, const char *name, const char *header,
-                                      const char *defines, const char *vertex, const char *fragment,
-                                      crowd_error *error);
+crowd_result crowd_program_build_with(crowd_program *program, const char *name, const char *header, const char *defines,
+                                      const char *vertex, const char *fragment, crowd_error *error);
 void crowd_program_release(crowd_program *program);
 
 #endif

@@ -51,7 +51,8 @@ static crowd_result create_textures(crowd_gl_renderer *r, crowd_error *error)
     float *clips = crowd_calloc(4 * (size_t)a->clip_count, sizeof(float));
     uint32_t palette_width = 1;
     for (uint32_t g = 0; g < a->region_count; g++)
-        palette_width = a->regions_info[g].palette_count > palette_width ? a->regions_info[g].palette_count : palette_width;
+        palette_width =
+            a->regions_info[g].palette_count > palette_width ? a->regions_info[g].palette_count : palette_width;
     uint8_t *palette = crowd_calloc(4 * (size_t)palette_width * a->region_count, 1);
     float *regions = crowd_calloc(4 * (size_t)a->region_count, sizeof(float));
     if (!clips || !palette || !regions) {
@@ -81,8 +82,9 @@ static crowd_result create_textures(crowd_gl_renderer *r, crowd_error *error)
 
     bool f16 = a->position_encoding == CROWD_POSITION_F16_BOX;
     const crowd_texture *p = &a->positions, *n = &a->normals;
-    r->tex_positions = f16 ? data_texture(GL_RGBA16F, p->width, p->height, GL_RGBA, GL_HALF_FLOAT, p->data)
-                           : data_texture(GL_RGBA16UI, p->width, p->height, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT, p->data);
+    r->tex_positions =
+        f16 ? data_texture(GL_RGBA16F, p->width, p->height, GL_RGBA, GL_HALF_FLOAT, p->data)
+            : data_texture(GL_RGBA16UI, p->width, p->height, GL_RGBA_INTEGER, GL_UNSIGNED_SHORT, p->data);
     if (n->data)
         r->tex_normals = f16 ? data_texture(GL_RG16F, n->width, n->height, GL_RG, GL_HALF_FLOAT, n->data)
                              : data_texture(GL_RG16UI, n->width, n->height, GL_RG_INTEGER, GL_UNSIGNED_SHORT, n->data);
@@ -301,7 +303,8 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: NULL desc, out or asset");
     *out = NULL;
     if (desc->mode == CROWD_GL_BONES && !desc->asset->bones.data)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bone mode needs an asset with a bone texture (baked with crowd_bake_desc.bones)");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "bone mode needs an asset with a bone texture (baked with crowd_bake_desc.bones)");
     crowd_gl_renderer *r = crowd_calloc(1, sizeof *r);
     if (!r)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "renderer: out of memory");
@@ -309,7 +312,9 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->asset = desc->asset;
     r->mode = desc->mode;
     r->cross_fade = true;
-    r->capacity = desc->capacity ? desc->capacity : desc->sizing_crowd ? crowd_record_capacity(desc->sizing_crowd) : 1024;
+    r->capacity = desc->capacity       ? desc->capacity
+                  : desc->sizing_crowd ? crowd_record_capacity(desc->sizing_crowd)
+                                       : 1024;
     r->capacity = r->capacity ? r->capacity : 1;
     r->shadow_size = desc->shadow_map_size ? desc->shadow_map_size : 2048;
     r->upload = desc->upload == CROWD_GL_UPLOAD_DEFAULT ? CROWD_GL_UPLOAD_RING : desc->upload;
@@ -374,12 +379,12 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
         crowd_program_release(&r->attachment[d]);
         crowd_program_release(&r->prop[d]);
     }
-    GLuint textures[8] = {r->tex_clips, r->tex_positions, r->tex_normals, r->tex_bones,
-                          r->tex_palette, r->tex_regions, r->tex_albedo, r->shadow_depth};
+    GLuint textures[8] = {r->tex_clips,   r->tex_positions, r->tex_normals, r->tex_bones,
+                          r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_depth};
     glDeleteTextures(8, textures);
     glDeleteFramebuffers(1, &r->shadow_fbo);
-    GLuint buffers[8] = {r->vbo_region, r->vbo_uv, r->vbo_color, r->vbo_position, r->vbo_normal,
-                         r->vbo_joints, r->vbo_weights, r->ibo};
+    GLuint buffers[8] = {r->vbo_region, r->vbo_uv,     r->vbo_color,   r->vbo_position,
+                         r->vbo_normal, r->vbo_joints, r->vbo_weights, r->ibo};
     glDeleteBuffers(8, buffers);
     glDeleteBuffers(CROWD_GL_RING, r->ring);
     if (r->timers)
@@ -444,7 +449,8 @@ const char *crowd_gl_last_error(const crowd_gl_renderer *r)
 static crowd_result grow_instances(crowd_gl_renderer *r, uint32_t needed, crowd_error *error)
 {
     uint64_t grown = (uint64_t)r->capacity + r->capacity / 2;
-    uint32_t capacity = grown > needed ? (grown > UINT32_MAX / sizeof(crowd_record) ? needed : (uint32_t)grown) : needed;
+    uint32_t capacity =
+        grown > needed ? (grown > UINT32_MAX / sizeof(crowd_record) ? needed : (uint32_t)grown) : needed;
     while (glGetError() != GL_NO_ERROR) {
     }
     for (uint32_t i = 0; i < r->ring_count; i++) {
@@ -583,7 +589,8 @@ crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attach
         d->index_count % 3 || d->accessory_bit > 7)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: incomplete mesh or accessory bit > 7");
     if (!r->asset->bones.data)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachments need an asset with a bone texture (baked with crowd_bake_desc.bones)");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "attachments need an asset with a bone texture (baked with crowd_bake_desc.bones)");
     if (r->attachment_count == CROWD_GL_MAX_ATTACHMENTS)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "at most %d attachments", CROWD_GL_MAX_ATTACHMENTS);
     uint32_t socket;

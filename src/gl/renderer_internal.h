@@ -26,8 +26,8 @@ typedef struct crowd_gl_attachment {
     GLuint vao, positions, normals, indices;
     uint32_t index_count;
     uint32_t bone;
-    float offset[16];               /* socket offset (bind-pose model space), column-major */
-    float color[3];                 /* linear */
+    float offset[16]; /* socket offset (bind-pose model space), column-major */
+    float color[3];   /* linear */
     uint32_t accessory_bit, max_lod;
 } crowd_gl_attachment;
 
@@ -44,10 +44,10 @@ struct crowd_gl_renderer {
     bool cross_fade;
     int tint_region;
 
-    crowd_program crowd[2][2][2];   /* [bones][cross-fade][depth only] */
-    crowd_program attachment[2];    /* [depth only] */
-    crowd_program prop[2];          /* [depth only] */
-    struct crowd_gpu_crowd *gpu;    /* the GPU-driven path (gpu_crowd.c); NULL on the CPU path */
+    crowd_program crowd[2][2][2]; /* [bones][cross-fade][depth only] */
+    crowd_program attachment[2];  /* [depth only] */
+    crowd_program prop[2];        /* [depth only] */
+    struct crowd_gpu_crowd *gpu;  /* the GPU-driven path (gpu_crowd.c); NULL on the CPU path */
 
     GLuint tex_clips, tex_positions, tex_normals, tex_bones, tex_palette, tex_regions, tex_albedo;
     GLuint shadow_depth, shadow_fbo;
@@ -56,8 +56,8 @@ struct crowd_gl_renderer {
 
     GLuint vao;
     GLuint vbo_region, vbo_uv, vbo_color, vbo_position, vbo_normal, vbo_joints, vbo_weights, ibo;
-    GLuint instances;               /* the buffer draws read this frame (one of ring[] in RING mode) */
-    GLuint ring[CROWD_GL_RING];     /* ring[0] only, except in RING mode */
+    GLuint instances;           /* the buffer draws read this frame (one of ring[] in RING mode) */
+    GLuint ring[CROWD_GL_RING]; /* ring[0] only, except in RING mode */
     uint32_t ring_count, ring_next;
     crowd_range ring_stale[CROWD_GL_RING]; /* per buffer: hull of the ranges it has not seen yet */
     crowd_gl_upload_mode upload;

@@ -10,8 +10,8 @@ extern const char crowd_glsl_depth_frag[];
 extern const char crowd_glsl_cull_comp[];
 
 /* Prepended to every source: GLSL ES 3.00 (WebGL2, GLES) or GLSL 3.30 (desktop core). */
-#define CROWD_GLSL_ES_HEADER                                                                          \
-    "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n"  \
+#define CROWD_GLSL_ES_HEADER                                                                      \
+    "#version 300 es\nprecision highp float;\nprecision highp int;\nprecision highp sampler2D;\n" \
     "precision highp usampler2D;\nprecision highp sampler2DShadow;\n"
 #define CROWD_GLSL_DESKTOP_HEADER "#version 330 core\n"
 

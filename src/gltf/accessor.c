@@ -81,8 +81,7 @@ static crowd_result parse_type(gltf_accessor *a, const cJSON *json, const char *
         return crowd_fail(error, CROWD_ERROR_LIMIT, "%s.count: %u elements of %u values, limit %u values", path,
                           a->count, a->components, GLTF_MAX_ACCESSOR_VALUES);
     /* matrices: every column starts on a 4-byte boundary */
-    a->element_size = a->columns > 1 ? a->columns * align4(a->rows * a->component_size)
-                                     : a->rows * a->component_size;
+    a->element_size = a->columns > 1 ? a->columns * align4(a->rows * a->component_size) : a->rows * a->component_size;
     return CROWD_OK;
 }
 
@@ -141,8 +140,8 @@ static crowd_result parse_sparse_part(gltf_doc *doc, const cJSON *part, const ch
     if (r != CROWD_OK)
         return r;
     if (doc->views[v].stride)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: bufferViews[%d] of sparse data must not have a byteStride",
-                          path, v);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                          "%s: bufferViews[%d] of sparse data must not have a byteStride", path, v);
     if (!fits(&doc->views[v], (size_t)o, count, size, size))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: %u entries run past the end of bufferViews[%d]", path,
                           count, v);
@@ -188,8 +187,8 @@ static const uint8_t *view_bytes(const gltf_doc *doc, uint32_t view, const char 
     const gltf_view *v = &doc->views[view];
     const gltf_buffer *b = &doc->buffers[v->buffer];
     if (!b->data) {
-        crowd_fail(error, CROWD_ERROR_MISSING, "%s: buffers[%u] has no data (no uri, and not the .glb BIN chunk)",
-                   path, v->buffer);
+        crowd_fail(error, CROWD_ERROR_MISSING, "%s: buffers[%u] has no data (no uri, and not the .glb BIN chunk)", path,
+                   v->buffer);
         return NULL;
     }
     return b->data + v->offset;
@@ -291,8 +290,7 @@ crowd_result gltf_read_floats(const gltf_doc *doc, uint32_t index, float *out, c
     return read_any(doc, index, out, sizeof(float), store_float, path, error);
 }
 
-crowd_result gltf_read_uints(const gltf_doc *doc, uint32_t index, uint32_t *out, const char *path,
-                             crowd_error *error)
+crowd_result gltf_read_uints(const gltf_doc *doc, uint32_t index, uint32_t *out, const char *path, crowd_error *error)
 {
     if (doc->accessors[index].component == 5126)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: accessors[%u] holds floats, integers expected", path,
@@ -363,8 +361,8 @@ static crowd_result parse_accessor(gltf_doc *doc, uint32_t i, const cJSON *json,
 crowd_result gltf_parse_accessors(gltf_doc *doc, crowd_error *error)
 {
     const cJSON *array;
-    crowd_result r = gj_array(doc->root, "accessors", "root", false, CROWD_GLTF_MAX_ARRAY, &array,
-                              &doc->accessor_count, error);
+    crowd_result r =
+        gj_array(doc->root, "accessors", "root", false, CROWD_GLTF_MAX_ARRAY, &array, &doc->accessor_count, error);
     if (r != CROWD_OK)
         return r;
     if (doc->accessor_count && !(doc->accessors = crowd_calloc(doc->accessor_count, sizeof *doc->accessors)))

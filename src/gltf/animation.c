@@ -19,8 +19,9 @@ static const char *const path_names[] = {"translation", "rotation", "scale", "we
 
 static const float *key_value(const gltf_sampler *s, uint32_t k)
 {
-    return s->values + ((size_t)k * (s->interpolation == GLTF_CUBICSPLINE ? 3 : 1) +
-                        (s->interpolation == GLTF_CUBICSPLINE)) * s->width;
+    return s->values +
+           ((size_t)k * (s->interpolation == GLTF_CUBICSPLINE ? 3 : 1) + (s->interpolation == GLTF_CUBICSPLINE)) *
+               s->width;
 }
 
 static void slerp(const float *a, const float *b, double u, float *out)
@@ -50,7 +51,7 @@ static void slerp(const float *a, const float *b, double u, float *out)
 
 static void hermite(const gltf_sampler *s, uint32_t k, double u, double dt, float *out)
 {
-    const float *v0 = key_value(s, k), *b0 = v0 + s->width; /* out-tangent of k */
+    const float *v0 = key_value(s, k), *b0 = v0 + s->width;     /* out-tangent of k */
     const float *v1 = key_value(s, k + 1), *a1 = v1 - s->width; /* in-tangent of k+1 */
     double u2 = u * u, u3 = u2 * u;
     double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
@@ -113,12 +114,12 @@ void gltf_sampler_eval(const gltf_sampler *s, double t, bool rotation, float *ou
 
 /* ---- parsing --------------------------------------------------------------------------------- */
 
-static crowd_result read_input(gltf_doc *doc, gltf_sampler *s, uint32_t input, const char *path,
-                               crowd_error *error)
+static crowd_result read_input(gltf_doc *doc, gltf_sampler *s, uint32_t input, const char *path, crowd_error *error)
 {
     const gltf_accessor *a = &doc->accessors[input];
     if (a->components != 1 || a->component != 5126)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.input: accessors[%u] must be float scalars", path, input);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.input: accessors[%u] must be float scalars", path,
+                          input);
     if (a->count > CROWD_GLTF_MAX_KEYS)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "%s.input: %u keyframes, limit %u", path, a->count,
                           CROWD_GLTF_MAX_KEYS);
@@ -132,11 +133,11 @@ static crowd_result read_input(gltf_doc *doc, gltf_sampler *s, uint32_t input, c
     s->implicit_times = !gltf_accessor_has_bytes(doc, input);
     for (uint32_t k = 0; r == CROWD_OK && !s->implicit_times && k < s->key_count; k++) {
         if (!(s->times[k] >= 0.0f))
-            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.input[%u]: time %g is negative or not a number", path, k,
-                           (double)s->times[k]);
+            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.input[%u]: time %g is negative or not a number", path,
+                           k, (double)s->times[k]);
         else if (k && !(s->times[k] > s->times[k - 1]))
-            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.input[%u]: time %g does not increase (previous %g)", path,
-                           k, (double)s->times[k], (double)s->times[k - 1]);
+            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.input[%u]: time %g does not increase (previous %g)",
+                           path, k, (double)s->times[k], (double)s->times[k - 1]);
     }
     return r;
 }
@@ -159,8 +160,8 @@ static crowd_result parse_sampler(gltf_doc *doc, gltf_sampler *s, const cJSON *j
     else if (interpolation && !strcmp(interpolation, "CUBICSPLINE"))
         s->interpolation = GLTF_CUBICSPLINE;
     else if (interpolation && strcmp(interpolation, "LINEAR"))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.interpolation: \"%.32s\" is not LINEAR, STEP or CUBICSPLINE",
-                          path, interpolation);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                          "%s.interpolation: \"%.32s\" is not LINEAR, STEP or CUBICSPLINE", path, interpolation);
     s->output = (uint32_t)output;
     if ((r = read_input(doc, s, (uint32_t)input, path, error)))
         return r;
@@ -197,11 +198,12 @@ static crowd_result read_output(gltf_doc *doc, gltf_sampler *s, uint32_t path, u
     uint32_t width = path == GLTF_PATH_WEIGHTS ? node_target_count(doc, node) : a->components;
     uint64_t expected = (uint64_t)s->key_count * width * (s->interpolation == GLTF_CUBICSPLINE ? 3 : 1);
     if ((uint64_t)a->count * a->components != expected)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: output accessors[%u] has %u values, %llu expected", where,
-                          s->output, a->count * a->components, (unsigned long long)expected);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: output accessors[%u] has %u values, %llu expected",
+                          where, s->output, a->count * a->components, (unsigned long long)expected);
     if (s->values) /* shared by several channels: read once; a second use must agree on the width */
-        return s->width == width ? CROWD_OK
-                                 : crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: sampler used with another width", where);
+        return s->width == width
+                   ? CROWD_OK
+                   : crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: sampler used with another width", where);
     s->width = width;
     if (!(s->values = crowd_malloc(expected * sizeof(float) + 1)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
@@ -240,14 +242,15 @@ static crowd_result parse_target(gltf_doc *doc, gltf_channel *c, const cJSON *js
         if (!strcmp(name, path_names[p]))
             c->path = (uint8_t)p;
     if (c->path == 4)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.path: \"%.32s\" is not translation, rotation, scale or weights",
-                          sub, name);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                          "%s.path: \"%.32s\" is not translation, rotation, scale or weights", sub, name);
     c->node = node; /* -1: a target this reader cannot see (an extension's); the channel is ignored */
     if (node >= 0 && doc->nodes[node].has_matrix)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.node: nodes[%d] has a matrix and cannot be animated", sub,
-                          node);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.node: nodes[%d] has a matrix and cannot be animated",
+                          sub, node);
     if (node >= 0 && c->path == GLTF_PATH_WEIGHTS && !node_target_count(doc, (uint32_t)node))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.node: nodes[%d] has no morph targets to weight", sub, node);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.node: nodes[%d] has no morph targets to weight", sub,
+                          node);
     return CROWD_OK;
 }
 
@@ -275,8 +278,8 @@ static crowd_result parse_channels(gltf_doc *doc, gltf_animation *an, const cJSO
         c->sampler = (uint32_t)sampler;
         for (uint32_t p = 0; c->node >= 0 && p + 1 < i; p++)
             if (an->channels[p].node == c->node && an->channels[p].path == c->path)
-                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: animates nodes[%d].%s again (channels[%u])", sub,
-                                  c->node, path_names[c->path], p);
+                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: animates nodes[%d].%s again (channels[%u])",
+                                  sub, c->node, path_names[c->path], p);
         strncat(sub, ".sampler", sizeof sub - strlen(sub) - 1);
         if (c->node >= 0 && (r = read_output(doc, &an->samplers[sampler], c->path, (uint32_t)c->node, sub, error)))
             return r;

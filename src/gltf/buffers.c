@@ -30,8 +30,7 @@ static int base64_value(unsigned char c)
 }
 
 /* Strict: only the (standard or URL-safe) alphabet, at most two '=' of padding at the end. */
-static crowd_result base64_decode(const char *text, const char *path, uint8_t **out, size_t *size,
-                                  crowd_error *error)
+static crowd_result base64_decode(const char *text, const char *path, uint8_t **out, size_t *size, crowd_error *error)
 {
     size_t n = strlen(text);
     while (n > 0 && text[n - 1] == '=' && strlen(text) - n < 2)
@@ -81,8 +80,8 @@ static int hex_value(char c)
     return -1;
 }
 
-static crowd_result read_external(const gltf_doc *doc, const char *uri, const char *path, uint8_t **owned,
-                                  size_t *size, crowd_error *error)
+static crowd_result read_external(const gltf_doc *doc, const char *uri, const char *path, uint8_t **owned, size_t *size,
+                                  crowd_error *error)
 {
     if (!doc->base_dir || (doc->desc && doc->desc->no_external_files))
         return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "%s: external file \"%.100s\" refused (reading from memory)",
@@ -130,8 +129,8 @@ static crowd_result read_external(const gltf_doc *doc, const char *uri, const ch
     return CROWD_OK;
 }
 
-crowd_result gltf_resolve_uri(const gltf_doc *doc, const char *uri, const char *path, uint8_t **owned,
-                              size_t *size, crowd_error *error)
+crowd_result gltf_resolve_uri(const gltf_doc *doc, const char *uri, const char *path, uint8_t **owned, size_t *size,
+                              crowd_error *error)
 {
     *owned = NULL;
     *size = 0;
@@ -190,8 +189,8 @@ static crowd_result load_buffer(gltf_doc *doc, uint32_t i, const cJSON *json, cr
 crowd_result gltf_load_buffers(gltf_doc *doc, crowd_error *error)
 {
     const cJSON *array;
-    crowd_result r = gj_array(doc->root, "buffers", "root", false, CROWD_GLTF_MAX_ARRAY, &array,
-                              &doc->buffer_count, error);
+    crowd_result r =
+        gj_array(doc->root, "buffers", "root", false, CROWD_GLTF_MAX_ARRAY, &array, &doc->buffer_count, error);
     if (r != CROWD_OK)
         return r;
     if (doc->buffer_count && !(doc->buffers = crowd_calloc(doc->buffer_count, sizeof *doc->buffers)))
@@ -243,8 +242,8 @@ static crowd_result parse_view(gltf_doc *doc, uint32_t i, const cJSON *json, cro
 crowd_result gltf_parse_views(gltf_doc *doc, crowd_error *error)
 {
     const cJSON *array;
-    crowd_result r = gj_array(doc->root, "bufferViews", "root", false, CROWD_GLTF_MAX_ARRAY, &array,
-                              &doc->view_count, error);
+    crowd_result r =
+        gj_array(doc->root, "bufferViews", "root", false, CROWD_GLTF_MAX_ARRAY, &array, &doc->view_count, error);
     if (r != CROWD_OK)
         return r;
     if (doc->view_count && !(doc->views = crowd_calloc(doc->view_count, sizeof *doc->views)))

@@ -14,7 +14,7 @@
 typedef struct binding {
     const gltf_sampler *sampler;
     uint32_t path;
-    uint32_t target;             /* bone, or first rig morph target */
+    uint32_t target; /* bone, or first rig morph target */
 } binding;
 
 typedef struct clip_bindings {
@@ -25,9 +25,9 @@ typedef struct clip_bindings {
 typedef struct rig_sampler {
     gltf_animation *anims;
     uint32_t anim_count;
-    clip_bindings *clips;        /* rig clip_count */
-    float *default_weights;      /* morph_target_count */
-    double *wrap;                /* per clip: key interval added to close a loop one sample short, or 0 */
+    clip_bindings *clips;   /* rig clip_count */
+    float *default_weights; /* morph_target_count */
+    double *wrap;           /* per clip: key interval added to close a loop one sample short, or 0 */
 } rig_sampler;
 
 static void sampler_free(void *data)
@@ -57,7 +57,8 @@ static void eval_binding(const rig_sampler *s, const crowd_rig *rig, uint32_t cl
         return;
     }
     float first[CROWD_GLTF_MAX_MORPH_TARGETS];
-    uint32_t width = bd->sampler->width < CROWD_GLTF_MAX_MORPH_TARGETS ? bd->sampler->width : CROWD_GLTF_MAX_MORPH_TARGETS;
+    uint32_t width =
+        bd->sampler->width < CROWD_GLTF_MAX_MORPH_TARGETS ? bd->sampler->width : CROWD_GLTF_MAX_MORPH_TARGETS;
     double u = fmin(1.0, (time - end) / s->wrap[clip]);
     gltf_sampler_eval(bd->sampler, end, rotation, out);
     gltf_sampler_eval(bd->sampler, c->start, rotation, first);
@@ -102,8 +103,8 @@ static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *
  * level-0 mesh instance whose morph targets its `weights` channel sets. Built once per rig so
  * binding stays linear in the number of channels. */
 typedef struct node_links {
-    int32_t *next;               /* bone -> next bone of the same node, or -1 */
-    int32_t *instance;           /* node -> level-0 instance, or -1 */
+    int32_t *next;     /* bone -> next bone of the same node, or -1 */
+    int32_t *instance; /* node -> level-0 instance, or -1 */
 } node_links;
 
 static uint32_t bind_channel(const gltf_builder *b, const node_links *links, const gltf_channel *ch,
@@ -126,8 +127,8 @@ static uint32_t bind_channel(const gltf_builder *b, const node_links *links, con
     return n;
 }
 
-static crowd_result bind_clip(const gltf_builder *b, const node_links *links, const gltf_animation *an,
-                              uint32_t index, clip_bindings *out, crowd_error *error)
+static crowd_result bind_clip(const gltf_builder *b, const node_links *links, const gltf_animation *an, uint32_t index,
+                              clip_bindings *out, crowd_error *error)
 {
     uint32_t n = 0;
     for (uint32_t c = 0; c < an->channel_count; c++) {
@@ -135,8 +136,8 @@ static crowd_result bind_clip(const gltf_builder *b, const node_links *links, co
         const gltf_sampler *s = &an->samplers[an->channels[c].sampler];
         if (used && s->implicit_times && s->key_count > 1)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                              "animations[%u].samplers[%u].input: %u key times are implicit zeros (no bufferView)", index,
-                              an->channels[c].sampler, s->key_count);
+                              "animations[%u].samplers[%u].input: %u key times are implicit zeros (no bufferView)",
+                              index, an->channels[c].sampler, s->key_count);
         n += used;
     }
     if (!n)
@@ -144,8 +145,8 @@ static crowd_result bind_clip(const gltf_builder *b, const node_links *links, co
     if (!(out->items = crowd_malloc(n * sizeof *out->items)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     for (uint32_t c = 0; c < an->channel_count; c++)
-        out->count += bind_channel(b, links, &an->channels[c], &an->samplers[an->channels[c].sampler],
-                                   out->items + out->count);
+        out->count +=
+            bind_channel(b, links, &an->channels[c], &an->samplers[an->channels[c].sampler], out->items + out->count);
     return CROWD_OK;
 }
 
@@ -295,8 +296,8 @@ static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
     }
     double size = mesh_size(rig);
     for (uint32_t c = 0; c < rig->clip_count; c++) {
-        rig->clips[c].loop = clip_loops(rig, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global, weights, size,
-                                        &wrap[c]);
+        rig->clips[c].loop =
+            clip_loops(rig, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global, weights, size, &wrap[c]);
         rig->clips[c].duration += wrap[c];
     }
     s->wrap = wrap; /* set last: while measuring, the clips ended at their last key */

@@ -52,8 +52,8 @@ crowd_result gltf_glb_parse(const uint8_t *data, size_t size, gltf_glb *out, cro
             return crowd_fail(error, CROWD_ERROR_TRUNCATED, "glb: chunk %u: %u bytes, only %zu left", chunk, length,
                               size - at);
         if (length % 4)
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "glb: chunk %u: length %u is not a multiple of 4",
-                              chunk, length);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "glb: chunk %u: length %u is not a multiple of 4", chunk,
+                              length);
         if (chunk == 0 && type != CHUNK_JSON)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "glb: chunk 0 must be JSON");
         if (type == CHUNK_JSON && chunk != 0)

@@ -5,34 +5,34 @@
 #include "gltf/gltf_internal.h"
 
 typedef struct gltf_material_info {
-    const char *name;            /* borrowed from the JSON; NULL when unnamed */
-    float color[4];              /* linear base colour factor */
-    int32_t image;               /* base-colour image, or -1 */
-    uint32_t texcoord;           /* TEXCOORD_n of the base-colour texture */
+    const char *name;  /* borrowed from the JSON; NULL when unnamed */
+    float color[4];    /* linear base colour factor */
+    int32_t image;     /* base-colour image, or -1 */
+    uint32_t texcoord; /* TEXCOORD_n of the base-colour texture */
 } gltf_material;
 
 /* A mesh node baked into the character. LOD instances (MSFT_lod) stand in for their base node:
  * its bone, skin binding and morph targets apply. */
 typedef struct gltf_instance {
-    uint32_t node;               /* the node whose mesh is read */
-    uint32_t base_node;          /* the node whose transform/skin/targets apply */
-    int32_t skin;                /* -1: rigid */
-    uint32_t level;              /* 0, or the MSFT_lod level */
-    uint32_t first_target;       /* rig morph target of the mesh's first target */
+    uint32_t node;         /* the node whose mesh is read */
+    uint32_t base_node;    /* the node whose transform/skin/targets apply */
+    int32_t skin;          /* -1: rigid */
+    uint32_t level;        /* 0, or the MSFT_lod level */
+    uint32_t first_target; /* rig morph target of the mesh's first target */
 } gltf_instance;
 
 typedef struct gltf_builder {
     gltf_doc *doc;
     crowd_rig *rig;
-    int32_t selected_skin;       /* -1: none */
-    bool *skin_selected;         /* skin_count */
-    int32_t *node_bone;          /* node -> its (first) bone, or -1 */
-    uint32_t *bone_node;         /* bone -> node */
-    uint32_t **skin_bones;       /* per selected skin: joint -> bone */
+    int32_t selected_skin; /* -1: none */
+    bool *skin_selected;   /* skin_count */
+    int32_t *node_bone;    /* node -> its (first) bone, or -1 */
+    uint32_t *bone_node;   /* bone -> node */
+    uint32_t **skin_bones; /* per selected skin: joint -> bone */
     gltf_instance *instances;
     uint32_t instance_count, level_count;
     float screen_coverage[CROWD_MAX_LODS];
-    int32_t *material_region;    /* material -> region, or -1 until used */
+    int32_t *material_region; /* material -> region, or -1 until used */
 } gltf_builder;
 
 crowd_result gltf_material_info(const gltf_doc *doc, uint32_t material, gltf_material *info, crowd_error *error);

@@ -28,8 +28,8 @@ crowd_result gj_object(const cJSON *parent, const char *key, const char *path, b
 crowd_result gj_array(const cJSON *parent, const char *key, const char *path, bool required, uint32_t max,
                       const cJSON **out, uint32_t *count, crowd_error *error);
 /* A whole number in [min, max]. */
-crowd_result gj_uint(const cJSON *parent, const char *key, const char *path, bool required, uint64_t min,
-                     uint64_t max, uint64_t *out, crowd_error *error);
+crowd_result gj_uint(const cJSON *parent, const char *key, const char *path, bool required, uint64_t min, uint64_t max,
+                     uint64_t *out, crowd_error *error);
 /* An index into an array of `count` `what`s ("nodes"); absent and optional gives -1. */
 crowd_result gj_index(const cJSON *parent, const char *key, const char *path, bool required, uint32_t count,
                       const char *what, int32_t *out, crowd_error *error);
@@ -39,8 +39,8 @@ crowd_result gj_index_item(const cJSON *item, const char *path, uint32_t i, uint
 crowd_result gj_number(const cJSON *parent, const char *key, const char *path, bool required, double *out,
                        crowd_error *error);
 /* Exactly n finite numbers; *present tells whether the key was there. */
-crowd_result gj_floats(const cJSON *parent, const char *key, const char *path, uint32_t n, float *out,
-                       bool *present, crowd_error *error);
+crowd_result gj_floats(const cJSON *parent, const char *key, const char *path, uint32_t n, float *out, bool *present,
+                       crowd_error *error);
 crowd_result gj_bool(const cJSON *parent, const char *key, const char *path, bool *out, crowd_error *error);
 /* A string or NULL when absent (a non-string value is an error). Borrowed from the cJSON tree. */
 crowd_result gj_string(const cJSON *parent, const char *key, const char *path, bool required, const char **out,
@@ -56,7 +56,7 @@ bool gj_same_shape(const cJSON *a, const cJSON *b);
 typedef struct gltf_glb {
     const uint8_t *json;
     size_t json_size;
-    const uint8_t *bin;          /* NULL without a BIN chunk */
+    const uint8_t *bin; /* NULL without a BIN chunk */
     size_t bin_size;
 } gltf_glb;
 
@@ -68,25 +68,25 @@ crowd_result gltf_glb_parse(const uint8_t *data, size_t size, gltf_glb *out, cro
 typedef struct gltf_buffer {
     const uint8_t *data;
     size_t size;
-    uint8_t *owned;              /* decoded base64 or an external file */
+    uint8_t *owned; /* decoded base64 or an external file */
 } gltf_buffer;
 
 typedef struct gltf_view {
     uint32_t buffer;
     size_t offset, length;
-    uint32_t stride;             /* 0 = tightly packed */
+    uint32_t stride; /* 0 = tightly packed */
 } gltf_view;
 
 typedef struct gltf_accessor {
-    int32_t view;                /* -1: all zeros (before sparse) */
+    int32_t view; /* -1: all zeros (before sparse) */
     size_t offset;
     uint32_t count;
-    uint32_t component;          /* 5120 .. 5126 */
+    uint32_t component; /* 5120 .. 5126 */
     uint32_t component_size;
-    uint32_t components;         /* 1 SCALAR .. 16 MAT4 */
-    uint32_t columns, rows;      /* matrices pad each column to 4 bytes */
-    uint32_t element_size;       /* bytes of one element including column padding */
-    uint32_t stride;             /* element step in the view */
+    uint32_t components;    /* 1 SCALAR .. 16 MAT4 */
+    uint32_t columns, rows; /* matrices pad each column to 4 bytes */
+    uint32_t element_size;  /* bytes of one element including column padding */
+    uint32_t stride;        /* element step in the view */
     bool normalized;
     uint32_t sparse_count;
     uint32_t sparse_index_view, sparse_value_view;
@@ -98,37 +98,37 @@ typedef struct gltf_accessor {
 
 typedef struct gltf_node {
     const cJSON *json;
-    const char *name;            /* NULL when unnamed */
+    const char *name; /* NULL when unnamed */
     int32_t parent;
     int32_t mesh, skin;
     uint32_t child_count;
     uint32_t *children;
-    crowd_trs trs;               /* the matrix decomposed when the node has one */
+    crowd_trs trs; /* the matrix decomposed when the node has one */
     bool has_matrix;
     bool in_scene;
-    uint32_t weight_count;       /* node.weights, when present */
+    uint32_t weight_count; /* node.weights, when present */
     float *weights;
 } gltf_node;
 
 typedef struct gltf_skin {
     uint32_t joint_count;
     uint32_t *joints;
-    int32_t ibm_accessor;        /* -1: identities */
-    float *inverse_binds;        /* joint_count column-major 4x4; NULL until read (gltf_skin_binds) */
+    int32_t ibm_accessor; /* -1: identities */
+    float *inverse_binds; /* joint_count column-major 4x4; NULL until read (gltf_skin_binds) */
 } gltf_skin;
 
 typedef struct gltf_mesh {
     const cJSON *json;
     uint32_t primitive_count;
-    uint32_t target_count;       /* equal for every primitive */
-    float *weights;              /* mesh.weights or NULL */
-    uint32_t skin_checked;       /* smallest joint count its influences were proven valid for; 0: none */
+    uint32_t target_count; /* equal for every primitive */
+    float *weights;        /* mesh.weights or NULL */
+    uint32_t skin_checked; /* smallest joint count its influences were proven valid for; 0: none */
 } gltf_mesh;
 
 typedef struct gltf_doc {
     cJSON *root;
-    const char *name;            /* for messages */
-    const char *base_dir;        /* NULL: no file URIs */
+    const char *name;     /* for messages */
+    const char *base_dir; /* NULL: no file URIs */
     const crowd_gltf_desc *desc;
     gltf_glb glb;
     bool is_glb;
@@ -142,8 +142,8 @@ typedef struct gltf_doc {
     gltf_skin *skins;
     gltf_mesh *meshes;
     const cJSON **materials, **textures, **images; /* the arrays' items, for O(1) lookup */
-    gltf_animation *anims;       /* animation_count; moved to the rig's sampler when built */
-    uint64_t checked_values, check_budget; /* see accessor.c check_data */
+    gltf_animation *anims;                         /* animation_count; moved to the rig's sampler when built */
+    uint64_t checked_values, check_budget;         /* see accessor.c check_data */
     uint32_t *scene_roots;
     uint32_t scene_root_count;
 } gltf_doc;
@@ -163,15 +163,14 @@ crowd_result gltf_load_buffers(gltf_doc *doc, crowd_error *error);
 crowd_result gltf_parse_views(gltf_doc *doc, crowd_error *error);
 /* The bytes a URI names: a data: URI (base64) or a file next to the document. *owned receives
  * the allocation to free. */
-crowd_result gltf_resolve_uri(const gltf_doc *doc, const char *uri, const char *path, uint8_t **owned,
-                              size_t *size, crowd_error *error);
+crowd_result gltf_resolve_uri(const gltf_doc *doc, const char *uri, const char *path, uint8_t **owned, size_t *size,
+                              crowd_error *error);
 
 /* accessor.c */
 crowd_result gltf_parse_accessors(gltf_doc *doc, crowd_error *error);
 /* Reads accessor `index` as floats (normalised integers map to [0,1] / [-1,1]), sparse applied:
  * count x components values (matrix padding removed). `path` names the referencing property. */
-crowd_result gltf_read_floats(const gltf_doc *doc, uint32_t index, float *out, const char *path,
-                              crowd_error *error);
+crowd_result gltf_read_floats(const gltf_doc *doc, uint32_t index, float *out, const char *path, crowd_error *error);
 /* Whether the accessor's values come from bytes present in the file. False for implicit zeros
  * (no bufferView, no sparse) and for views into a buffer without data. The document phase
  * checks only such bytes; values that are implicit or absent are checked where the character
@@ -179,8 +178,7 @@ crowd_result gltf_read_floats(const gltf_doc *doc, uint32_t index, float *out, c
  * really needs. */
 bool gltf_accessor_has_bytes(const gltf_doc *doc, uint32_t index);
 /* Reads an integer accessor (indices, joints): count x components values. */
-crowd_result gltf_read_uints(const gltf_doc *doc, uint32_t index, uint32_t *out, const char *path,
-                             crowd_error *error);
+crowd_result gltf_read_uints(const gltf_doc *doc, uint32_t index, uint32_t *out, const char *path, crowd_error *error);
 
 /* nodes.c */
 crowd_result gltf_parse_nodes(gltf_doc *doc, crowd_error *error);

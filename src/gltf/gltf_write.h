@@ -11,8 +11,8 @@ typedef struct gltf_writer {
     cJSON *root, *accessors, *views;
     uint8_t *bin;
     size_t bin_size, bin_capacity;
-    uint32_t mesh_node;          /* node index of the skinned mesh */
-    bool failed;                 /* out of memory somewhere: checked once at the end */
+    uint32_t mesh_node; /* node index of the skinned mesh */
+    bool failed;        /* out of memory somewhere: checked once at the end */
 } gltf_writer;
 
 /* Appends `count` elements of `type` ("VEC3", ...) and `component` (5121 ... 5126) from `data` as

@@ -56,16 +56,15 @@ static bool whole_in(double v, uint64_t min, uint64_t max)
     return isfinite(v) && v == floor(v) && v >= (double)min && v <= (double)max;
 }
 
-crowd_result gj_uint(const cJSON *parent, const char *key, const char *path, bool required, uint64_t min,
-                     uint64_t max, uint64_t *out, crowd_error *error)
+crowd_result gj_uint(const cJSON *parent, const char *key, const char *path, bool required, uint64_t min, uint64_t max,
+                     uint64_t *out, crowd_error *error)
 {
     const cJSON *v = member(parent, key);
     if (!v)
         return required ? missing(path, key, error) : CROWD_OK;
     if (!cJSON_IsNumber(v) || !whole_in(v->valuedouble, min, max))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.%s: %s is not a whole number in %llu..%llu", path,
-                          key, cJSON_IsNumber(v) ? "value" : "non-number", (unsigned long long)min,
-                          (unsigned long long)max);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.%s: %s is not a whole number in %llu..%llu", path, key,
+                          cJSON_IsNumber(v) ? "value" : "non-number", (unsigned long long)min, (unsigned long long)max);
     *out = (uint64_t)v->valuedouble;
     return CROWD_OK;
 }
@@ -80,8 +79,8 @@ crowd_result gj_index(const cJSON *parent, const char *key, const char *path, bo
     if (!cJSON_IsNumber(v) || !whole_in(v->valuedouble, 0, INT32_MAX))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.%s: not a valid index", path, key);
     if (v->valuedouble >= count)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.%s: %s %.0f out of range (%u %s)", path, key,
-                          what, v->valuedouble, count, what);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.%s: %s %.0f out of range (%u %s)", path, key, what,
+                          v->valuedouble, count, what);
     *out = (int32_t)v->valuedouble;
     return CROWD_OK;
 }
@@ -110,8 +109,8 @@ crowd_result gj_number(const cJSON *parent, const char *key, const char *path, b
     return CROWD_OK;
 }
 
-crowd_result gj_floats(const cJSON *parent, const char *key, const char *path, uint32_t n, float *out,
-                       bool *present, crowd_error *error)
+crowd_result gj_floats(const cJSON *parent, const char *key, const char *path, uint32_t n, float *out, bool *present,
+                       crowd_error *error)
 {
     const cJSON *v = member(parent, key);
     *present = false;

@@ -7,11 +7,11 @@
 
 #include <cjson/cJSON.h>
 
+#include <stb_image.h>
 #include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
 #include "gltf/gltf_internal.h"
-#include <stb_image.h>
 
 static const cJSON *base_color_source(const cJSON *material, bool *specular_glossiness)
 {
@@ -44,8 +44,8 @@ crowd_result gltf_material_info(const gltf_doc *doc, uint32_t m, gltf_material *
     }
     for (int k = 0; k < 4; k++)
         if (!(info->color[k] >= 0.0f && info->color[k] <= 1.0f))
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: base colour component %d (%g) outside 0..1", path, k,
-                              (double)info->color[k]);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: base colour component %d (%g) outside 0..1", path,
+                              k, (double)info->color[k]);
     if (r != CROWD_OK || !texture)
         return r;
     int32_t index = -1;
@@ -123,8 +123,8 @@ crowd_result gltf_decode_image(const gltf_doc *doc, uint32_t i, uint8_t **rgba, 
             r = crowd_fail(error, CROWD_ERROR_MISSING, "%s: its buffer has no data", path);
     }
     int w = 0, h = 0, channels = 0;
-    if (r == CROWD_OK && size <= INT32_MAX && stbi_info_from_memory(bytes, (int)size, &w, &h, &channels) &&
-        w > 0 && h > 0 && (uint32_t)w <= CROWD_MAX_TEXTURE_DIM && (uint32_t)h <= CROWD_MAX_TEXTURE_DIM &&
+    if (r == CROWD_OK && size <= INT32_MAX && stbi_info_from_memory(bytes, (int)size, &w, &h, &channels) && w > 0 &&
+        h > 0 && (uint32_t)w <= CROWD_MAX_TEXTURE_DIM && (uint32_t)h <= CROWD_MAX_TEXTURE_DIM &&
         (uint64_t)w * h <= CROWD_GLTF_MAX_IMAGE_PIXELS)
         *rgba = stbi_load_from_memory(bytes, (int)size, &w, &h, &channels, 4);
     if (r == CROWD_OK && !*rgba)

@@ -19,8 +19,8 @@ typedef struct prim_plan {
     uint32_t mode;
     uint32_t source_vertices;
     uint32_t triangles;
-    bool flat;                   /* no NORMAL: every triangle gets its own vertices */
-    int32_t shares;              /* an earlier plan with the same vertices, or -1 */
+    bool flat;      /* no NORMAL: every triangle gets its own vertices */
+    int32_t shares; /* an earlier plan with the same vertices, or -1 */
     uint32_t vertex_base;
     int32_t region;
     uint32_t texcoord;
@@ -31,9 +31,9 @@ typedef struct mesh_plan {
     uint32_t prim_count;
     uint64_t vertices;
     uint64_t level_indices[CROWD_MAX_LODS];
-    uint32_t *level_fill;        /* indices written so far per level */
+    uint32_t *level_fill; /* indices written so far per level */
     uint32_t *levels[CROWD_MAX_LODS];
-    uint32_t *top_level;         /* per node: the highest LOD level of instances based on it */
+    uint32_t *top_level; /* per node: the highest LOD level of instances based on it */
     bool uvs, colors;
     uint32_t zero_weight_vertices;
 } mesh_plan;
@@ -74,8 +74,8 @@ static bool same_json(const cJSON *a, const cJSON *b, const char *key)
     return gj_same_shape(cJSON_GetObjectItemCaseSensitive(a, key), cJSON_GetObjectItemCaseSensitive(b, key));
 }
 
-static crowd_result plan_primitive(gltf_builder *b, mesh_plan *m, uint32_t instance, uint32_t index,
-                                   const cJSON *prim, crowd_error *error)
+static crowd_result plan_primitive(gltf_builder *b, mesh_plan *m, uint32_t instance, uint32_t index, const cJSON *prim,
+                                   crowd_error *error)
 {
     const gltf_doc *doc = b->doc;
     const gltf_instance *in = &b->instances[instance];
@@ -127,8 +127,8 @@ static crowd_result plan_primitive(gltf_builder *b, mesh_plan *m, uint32_t insta
         m->level_indices[l] += shows(m, in, l) ? 3ull * p->triangles : 0;
     uint32_t influences = in->skin >= 0 ? 4 * joint_sets(p) : 1;
     if (influences > CROWD_GLTF_MAX_INFLUENCES)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "%s.attributes: %u joints per vertex, limit %u", p->path, influences,
-                          CROWD_GLTF_MAX_INFLUENCES);
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "%s.attributes: %u joints per vertex, limit %u", p->path,
+                          influences, CROWD_GLTF_MAX_INFLUENCES);
     if (influences > b->rig->influence_count)
         b->rig->influence_count = influences;
     m->prim_count++;
@@ -169,8 +169,8 @@ static crowd_result order_regions(gltf_builder *b, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "materials: out of memory");
     for (uint32_t i = 0; i < b->instance_count; i++) {
         const cJSON *prim;
-        cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(doc->meshes[doc->nodes[b->instances[i].node].mesh].json,
-                                                                  "primitives"))
+        cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(
+                                     doc->meshes[doc->nodes[b->instances[i].node].mesh].json, "primitives"))
         {
             const cJSON *material = cJSON_GetObjectItemCaseSensitive(prim, "material");
             used[material ? (uint32_t)material->valuedouble : doc->material_count] = true;
@@ -204,8 +204,8 @@ static crowd_result make_plan(gltf_builder *b, mesh_plan *m, crowd_error *error)
     for (uint32_t i = 0; i < b->instance_count && r == CROWD_OK; i++) {
         const cJSON *prim;
         uint32_t k = 0;
-        cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(doc->meshes[doc->nodes[b->instances[i].node].mesh].json,
-                                                                  "primitives"))
+        cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(
+                                     doc->meshes[doc->nodes[b->instances[i].node].mesh].json, "primitives"))
         {
             if (r == CROWD_OK)
                 r = plan_primitive(b, m, i, k++, prim, error);
@@ -234,7 +234,7 @@ typedef struct source {
     uint32_t *joints;
     float *weights;
     uint32_t sets;
-    uint32_t *triangles;         /* 3 per triangle, source vertex indices */
+    uint32_t *triangles; /* 3 per triangle, source vertex indices */
 } source;
 
 static void free_source(source *s)
@@ -338,8 +338,8 @@ static crowd_result read_source(const gltf_doc *doc, const prim_plan *p, source 
  * mesh node's transform); for a rigid part the inverse of its bone's inverse bind, so that the
  * bone's skinning matrix (world x inverse bind) carries the part exactly as its node moves. */
 typedef struct placement {
-    float m[16];                 /* positions */
-    float n[9];                  /* normals: inverse transpose of m's 3x3, column-major */
+    float m[16]; /* positions */
+    float n[9];  /* normals: inverse transpose of m's 3x3, column-major */
 } placement;
 
 static void make_placement(const gltf_builder *b, const gltf_instance *in, placement *pl)
@@ -418,7 +418,8 @@ static void write_vertex(gltf_builder *b, mesh_plan *m, const prim_plan *p, cons
     if (rig->uvs && s->uvs)
         memcpy(rig->uvs + 2 * (size_t)v, s->uvs + 2 * (size_t)src, 2 * sizeof(float));
     for (uint32_t k = 0; rig->colors && k < 4; k++) {
-        float c = s->colors ? (k < s->color_components ? s->colors[(size_t)src * s->color_components + k] : 1.0f) : 1.0f;
+        float c =
+            s->colors ? (k < s->color_components ? s->colors[(size_t)src * s->color_components + k] : 1.0f) : 1.0f;
         rig->colors[4 * (size_t)v + k] = k < 3 ? gltf_linear_to_srgb8(c) : unit_to_byte(c);
     }
     write_influences(b, m, &b->instances[p->instance], s, src, v);

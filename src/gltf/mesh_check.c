@@ -26,7 +26,8 @@ static bool attribute_ok(const char *name, const gltf_accessor *a)
     if (!strncmp(name, "COLOR_", 6))
         return (a->components == 3 || a->components == 4) && a->columns == 1 && (a->component == 5126 || unorm);
     if (!strncmp(name, "JOINTS_", 7))
-        return a->components == 4 && a->columns == 1 && !a->normalized && (a->component == 5121 || a->component == 5123);
+        return a->components == 4 && a->columns == 1 && !a->normalized &&
+               (a->component == 5121 || a->component == 5123);
     if (!strncmp(name, "WEIGHTS_", 8))
         return a->components == 4 && a->columns == 1 && (a->component == 5126 || unorm);
     return true; /* application-specific "_NAME" attributes are not ours to judge */
@@ -63,11 +64,12 @@ static crowd_result check_attributes(const gltf_doc *doc, const cJSON *attribute
             return crowd_fail(error, r, "%s: not a valid accessor index (%u accessors)", sub, doc->accessor_count);
         const gltf_accessor *a = &doc->accessors[index];
         if (!target && !attribute_ok(item->string, a))
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: accessors[%u] has a type or component type not allowed here",
-                              sub, index);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "%s: accessors[%u] has a type or component type not allowed here", sub, index);
         if (target && a->components != 3 && strcmp(item->string, "TANGENT") && strncmp(item->string, "TEXCOORD_", 9) &&
             strncmp(item->string, "COLOR_", 6))
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: morph target accessors[%u] must be VEC3", sub, index);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: morph target accessors[%u] must be VEC3", sub,
+                              index);
         if (*count && a->count != *count)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: accessors[%u] has %u elements, the others %u", sub,
                               index, a->count, *count);
@@ -110,7 +112,8 @@ static crowd_result check_targets(const gltf_doc *doc, const cJSON *prim, const 
                                   uint32_t *target_count, crowd_error *error)
 {
     const cJSON *targets, *item;
-    crowd_result r = gj_array(prim, "targets", path, false, CROWD_GLTF_MAX_MORPH_TARGETS, &targets, target_count, error);
+    crowd_result r =
+        gj_array(prim, "targets", path, false, CROWD_GLTF_MAX_MORPH_TARGETS, &targets, target_count, error);
     uint32_t t = 0;
     cJSON_ArrayForEach(item, targets)
     {
@@ -152,8 +155,8 @@ static crowd_result check_primitive(const gltf_doc *doc, const cJSON *prim, cons
         return crowd_fail(error, CROWD_ERROR_LIMIT, "%s: %u JOINTS_n sets, limit %u", sub, joint_sets,
                           CROWD_GLTF_MAX_INFLUENCES / 4);
     if (joint_sets != weight_sets)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: %u JOINTS_n sets but %u WEIGHTS_n sets", sub, joint_sets,
-                          weight_sets);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: %u JOINTS_n sets but %u WEIGHTS_n sets", sub,
+                          joint_sets, weight_sets);
     if ((r = check_indices(doc, prim, path, vertices, error)))
         return r;
     return check_targets(doc, prim, path, vertices, targets, error);
@@ -233,8 +236,9 @@ static crowd_result check_vertex(const uint32_t *joints, const float *weights, u
                 return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.WEIGHTS_%u[%u]: negative weight %g", path, s, v,
                                   (double)weights[i]);
             if ((weights[i] > 0.0f || (s == 0 && k == 0)) && joints[i] >= joint_count)
-                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.JOINTS_%u[%u]: joint %u out of range (%u joints)",
-                                  path, s, v, joints[i], joint_count);
+                return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                                  "%s.JOINTS_%u[%u]: joint %u out of range (%u joints)", path, s, v, joints[i],
+                                  joint_count);
             sum += weights[i];
         }
     *off += sum != 0.0 && fabs(sum - 1.0) > 0.01;
@@ -248,7 +252,8 @@ static crowd_result check_influences(const gltf_doc *doc, const cJSON *attribute
     uint32_t vertices = doc->accessors[(uint32_t)position->valuedouble].count;
     uint32_t *joints = crowd_malloc((size_t)vertices * 4 * sets * sizeof *joints);
     float *weights = crowd_malloc((size_t)vertices * 4 * sets * sizeof *weights);
-    crowd_result r = joints && weights ? CROWD_OK : crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    crowd_result r =
+        joints && weights ? CROWD_OK : crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     for (uint32_t s = 0; r == CROWD_OK && s < sets; s++) {
         char jkey[32], wkey[32], sub[160];
         snprintf(jkey, sizeof jkey, "JOINTS_%u", s);

@@ -68,20 +68,20 @@ static crowd_result parse_transform(gltf_node *n, const cJSON *json, const char 
         (r = gj_floats(json, "scale", path, 3, n->trs.scale, &has_s, error)))
         return r;
     if (n->has_matrix && (has_t || has_r || has_s))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: has both a matrix and translation/rotation/scale", path);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: has both a matrix and translation/rotation/scale",
+                          path);
     if (n->has_matrix)
         return gltf_decompose(matrix, &n->trs, path, error);
     float *q = n->trs.rotation;
     float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
     if (!(len > 0.5f && len < 1.5f))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.rotation: quaternion of length %g is not a rotation", path,
-                          (double)len);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.rotation: quaternion of length %g is not a rotation",
+                          path, (double)len);
     cb_quat_normalize(q);
     return CROWD_OK;
 }
 
-static crowd_result parse_children(gltf_doc *doc, uint32_t i, const cJSON *json, const char *path,
-                                   crowd_error *error)
+static crowd_result parse_children(gltf_doc *doc, uint32_t i, const cJSON *json, const char *path, crowd_error *error)
 {
     gltf_node *n = &doc->nodes[i];
     const cJSON *array;
@@ -151,8 +151,8 @@ static crowd_result check_cycles(gltf_doc *doc, crowd_error *error)
             n = doc->nodes[n].parent;
         }
         if (n >= 0 && state[n] == 1)
-            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "nodes[%d]: is its own ancestor (the hierarchy has a cycle)",
-                           n);
+            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                           "nodes[%d]: is its own ancestor (the hierarchy has a cycle)", n);
         for (n = (int32_t)start; n >= 0 && state[n] == 1; n = doc->nodes[n].parent)
             state[n] = 2;
     }
@@ -163,8 +163,7 @@ static crowd_result check_cycles(gltf_doc *doc, crowd_error *error)
 crowd_result gltf_parse_nodes(gltf_doc *doc, crowd_error *error)
 {
     const cJSON *array;
-    crowd_result r =
-        gj_array(doc->root, "nodes", "root", false, CROWD_GLTF_MAX_NODES, &array, &doc->node_count, error);
+    crowd_result r = gj_array(doc->root, "nodes", "root", false, CROWD_GLTF_MAX_NODES, &array, &doc->node_count, error);
     if (r != CROWD_OK)
         return r;
     if (doc->node_count && !(doc->nodes = crowd_calloc(doc->node_count, sizeof *doc->nodes)))
@@ -253,7 +252,8 @@ static crowd_result check_inverse_binds(gltf_doc *doc, uint32_t index, const cJS
     char sub[96];
     snprintf(sub, sizeof sub, "%s.inverseBindMatrices", path);
     if (a->components != 16 || a->component != 5126)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: accessors[%d] must be MAT4 floats", sub, s->ibm_accessor);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: accessors[%d] must be MAT4 floats", sub,
+                          s->ibm_accessor);
     if (a->count < s->joint_count)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s: %u matrices for %u joints", sub, a->count,
                           s->joint_count);

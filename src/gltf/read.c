@@ -86,7 +86,8 @@ static crowd_result check_asset(const gltf_doc *doc, crowd_error *error)
         (r = gj_string(asset, "minVersion", "asset", false, &min_version, error)))
         return r;
     if (strncmp(version, "2.", 2) != 0)
-        return crowd_fail(error, CROWD_ERROR_BAD_VERSION, "asset.version: \"%.16s\", this reader reads glTF 2.x", version);
+        return crowd_fail(error, CROWD_ERROR_BAD_VERSION, "asset.version: \"%.16s\", this reader reads glTF 2.x",
+                          version);
     if (min_version && strcmp(min_version, "2.0") != 0)
         return crowd_fail(error, CROWD_ERROR_BAD_VERSION, "asset.minVersion: \"%.16s\" is newer than 2.0", min_version);
     if ((r = check_extension_list(doc, "extensionsUsed", &used, error)) ||
@@ -98,8 +99,8 @@ static crowd_result check_asset(const gltf_doc *doc, crowd_error *error)
     cJSON_ArrayForEach(item, required)
     {
         if (!in_array(used, item->valuestring))
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "extensionsRequired[%u]: %.64s is not in extensionsUsed", i,
-                              item->valuestring);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "extensionsRequired[%u]: %.64s is not in extensionsUsed",
+                              i, item->valuestring);
         bool packed = in_list(item->valuestring, compressed, sizeof compressed / sizeof *compressed);
         if (packed || !in_list(item->valuestring, supported, sizeof supported / sizeof *supported))
             refuse(list, sizeof list, &refused, item->valuestring, "extensionsRequired", i, packed);
@@ -117,11 +118,13 @@ static crowd_result check_asset(const gltf_doc *doc, crowd_error *error)
         i++;
     }
     if (refused)
-        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "the file needs %u glTF extension%s crowdbake cannot read: %s%s",
-                          refused, refused == 1 ? "" : "s", list,
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED,
+                          "the file needs %u glTF extension%s crowdbake cannot read: %s%s", refused,
+                          refused == 1 ? "" : "s", list,
                           any_compressed ? "; export the file without mesh or texture compression" : "");
     if (in_array(used, "KHR_texture_transform"))
-        gltf_warn(doc, "extensionsUsed: KHR_texture_transform is ignored (texture coordinates are baked untransformed)");
+        gltf_warn(doc,
+                  "extensionsUsed: KHR_texture_transform is ignored (texture coordinates are baked untransformed)");
     return CROWD_OK;
 }
 
@@ -141,8 +144,8 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
         gltf_warn(doc, "JSON: starts with a UTF-8 byte order mark (ignored)");
         json += 3;
         json_size -= 3;
-    } else if (!doc->is_glb && (json_size == 0 || (json[0] != '{' && json[0] != '[' && json[0] != ' ' && json[0] != '\t' &&
-                                                   json[0] != '\n' && json[0] != '\r'))) {
+    } else if (!doc->is_glb && (json_size == 0 || (json[0] != '{' && json[0] != '[' && json[0] != ' ' &&
+                                                   json[0] != '\t' && json[0] != '\n' && json[0] != '\r'))) {
         return crowd_fail(error, CROWD_ERROR_BAD_MAGIC, "%s: neither a .glb (magic \"glTF\") nor a JSON glTF document",
                           json_size ? "file" : "empty file");
     }
@@ -157,7 +160,8 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
     }
     for (size_t at = (size_t)(end - (const char *)json); at < json_size; at++)
         if (json[at] != ' ' && json[at] != '\t' && json[at] != '\n' && json[at] != '\r' && json[at] != '\0')
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "JSON: unexpected data after the document at byte %zu", at);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "JSON: unexpected data after the document at byte %zu",
+                              at);
     if (!cJSON_IsObject(doc->root))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "root: expected a JSON object");
     return CROWD_OK;

@@ -131,8 +131,10 @@ static int32_t choose_image(gltf_builder *b, uint64_t *votes)
     for (uint32_t g = 0; g < rig->region_count; g++) {
         rig->regions_info[g].textured = best >= 0 && region_image[g] == best;
         if (region_image[g] >= 0 && region_image[g] != best)
-            gltf_warn(doc, "materials: region \"%s\" uses images[%d]; one albedo per asset, images[%d] is kept, so it "
-                      "is baked untextured", rig->regions_info[g].name, region_image[g], best);
+            gltf_warn(doc,
+                      "materials: region \"%s\" uses images[%d]; one albedo per asset, images[%d] is kept, so it "
+                      "is baked untextured",
+                      rig->regions_info[g].name, region_image[g], best);
     }
     crowd_free(region_image);
     return best;

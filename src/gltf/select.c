@@ -18,7 +18,8 @@ static uint64_t mesh_vertices(const gltf_doc *doc, uint32_t mesh)
     const cJSON *prim;
     cJSON_ArrayForEach(prim, cJSON_GetObjectItemCaseSensitive(doc->meshes[mesh].json, "primitives"))
     {
-        const cJSON *pos = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(prim, "attributes"), "POSITION");
+        const cJSON *pos =
+            cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(prim, "attributes"), "POSITION");
         n += doc->accessors[(uint32_t)pos->valuedouble].count;
     }
     return n;
@@ -29,7 +30,8 @@ static uint64_t mesh_vertices(const gltf_doc *doc, uint32_t mesh)
 static crowd_result default_skin(const gltf_doc *doc, int32_t *out, crowd_error *error)
 {
     bool *animated = crowd_calloc(doc->node_count + 1, sizeof *animated);
-    uint64_t *score = crowd_calloc(doc->skin_count + 1, sizeof *score), *vertices = crowd_calloc(doc->mesh_count + 1, sizeof *vertices);
+    uint64_t *score = crowd_calloc(doc->skin_count + 1, sizeof *score),
+             *vertices = crowd_calloc(doc->mesh_count + 1, sizeof *vertices);
     *out = -1;
     if (!animated || !score || !vertices) {
         crowd_free(animated), crowd_free(score), crowd_free(vertices);
@@ -68,7 +70,8 @@ static crowd_result select_skins(gltf_builder *b, crowd_error *error)
     const gltf_doc *doc = b->doc;
     const crowd_gltf_desc *desc = doc->desc;
     if (desc && desc->select_skin && desc->skin >= doc->skin_count)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gltf_desc.skin %u: the file has %u skins", desc->skin, doc->skin_count);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gltf_desc.skin %u: the file has %u skins", desc->skin,
+                          doc->skin_count);
     b->selected_skin = desc && desc->select_skin ? (int32_t)desc->skin : -1;
     crowd_result r = desc && desc->select_skin ? CROWD_OK : default_skin(doc, &b->selected_skin, error);
     if (r != CROWD_OK)
@@ -145,17 +148,20 @@ static crowd_result add_instance(gltf_builder *b, uint32_t node, uint32_t base, 
     const gltf_node *n = &b->doc->nodes[node];
     for (uint32_t j = 0; n->skin >= 0 && level == 0 && j < b->doc->skins[n->skin].joint_count; j++)
         if (!b->doc->nodes[b->doc->skins[n->skin].joints[j]].in_scene) {
-            gltf_warn(b->doc, "nodes[%u]: skinned mesh in the scene, but joint node %u of skins[%d] is not (harmless: "
-                      "joint transforms are defined anyway)", node, b->doc->skins[n->skin].joints[j], n->skin);
+            gltf_warn(b->doc,
+                      "nodes[%u]: skinned mesh in the scene, but joint node %u of skins[%d] is not (harmless: "
+                      "joint transforms are defined anyway)",
+                      node, b->doc->skins[n->skin].joints[j], n->skin);
             break;
         }
     if (n->mesh < 0)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "nodes[%u].extensions.MSFT_lod: LOD node %u has no mesh", base,
-                          node);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "nodes[%u].extensions.MSFT_lod: LOD node %u has no mesh",
+                          base, node);
     const gltf_node *bn = &b->doc->nodes[base];
     if ((n->skin >= 0) != (bn->skin >= 0))
-        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "nodes[%u].extensions.MSFT_lod: LOD node %u is %sskinned, the base is %s",
-                          base, node, n->skin >= 0 ? "" : "not ", bn->skin >= 0 ? "skinned" : "rigid");
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED,
+                          "nodes[%u].extensions.MSFT_lod: LOD node %u is %sskinned, the base is %s", base, node,
+                          n->skin >= 0 ? "" : "not ", bn->skin >= 0 ? "skinned" : "rigid");
     b->instances[b->instance_count++] = (gltf_instance){node, base, n->skin, level, 0};
     if (level + 1 > b->level_count)
         b->level_count = level + 1;

@@ -54,7 +54,8 @@ crowd_result gltf_build_sockets(gltf_builder *b, crowd_error *error)
         wanted += marked_socket(&doc->nodes[n]);
     if (!wanted)
         return CROWD_OK;
-    if (!(b->rig->sockets = crowd_calloc(wanted < CROWD_MAX_SOCKETS ? wanted : CROWD_MAX_SOCKETS, sizeof *b->rig->sockets)))
+    if (!(b->rig->sockets =
+              crowd_calloc(wanted < CROWD_MAX_SOCKETS ? wanted : CROWD_MAX_SOCKETS, sizeof *b->rig->sockets)))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sockets: out of memory");
     crowd_result r = CROWD_OK;
     for (uint32_t n = 0; n < doc->node_count && r == CROWD_OK; n++)

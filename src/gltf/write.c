@@ -55,8 +55,11 @@ cJSON *gltf_write_floats(gltf_writer *w, const float *v, int n)
 
 static uint32_t components_of(const char *type)
 {
-    return !strcmp(type, "SCALAR") ? 1 : !strcmp(type, "VEC2") ? 2 : !strcmp(type, "VEC3") ? 3
-         : !strcmp(type, "VEC4") ? 4 : 16;
+    return !strcmp(type, "SCALAR") ? 1
+           : !strcmp(type, "VEC2") ? 2
+           : !strcmp(type, "VEC3") ? 3
+           : !strcmp(type, "VEC4") ? 4
+                                   : 16;
 }
 
 static void add_bounds(gltf_writer *w, cJSON *accessor, const float *data, uint32_t count, uint32_t n)
@@ -274,7 +277,8 @@ static void write_influences(gltf_writer *w, cJSON *attributes)
         snprintf(key, sizeof key, "JOINTS_%u", s);
         gltf_write_add(w, attributes, key, cJSON_CreateNumber(gltf_write_accessor(w, joints, vc, "VEC4", 5123, false)));
         snprintf(key, sizeof key, "WEIGHTS_%u", s);
-        gltf_write_add(w, attributes, key, cJSON_CreateNumber(gltf_write_accessor(w, weights, vc, "VEC4", 5126, false)));
+        gltf_write_add(w, attributes, key,
+                       cJSON_CreateNumber(gltf_write_accessor(w, weights, vc, "VEC4", 5126, false)));
     }
     w->failed |= !joints || !weights;
     crowd_free(joints);
@@ -287,17 +291,21 @@ static cJSON *write_attributes(gltf_writer *w)
     uint32_t vc = rig->vertex_count;
     cJSON *attributes = cJSON_CreateObject();
     w->failed |= !attributes;
-    gltf_write_add(w, attributes, "POSITION", cJSON_CreateNumber(gltf_write_accessor(w, rig->positions, vc, "VEC3", 5126, true)));
-    gltf_write_add(w, attributes, "NORMAL", cJSON_CreateNumber(gltf_write_accessor(w, rig->normals, vc, "VEC3", 5126, false)));
+    gltf_write_add(w, attributes, "POSITION",
+                   cJSON_CreateNumber(gltf_write_accessor(w, rig->positions, vc, "VEC3", 5126, true)));
+    gltf_write_add(w, attributes, "NORMAL",
+                   cJSON_CreateNumber(gltf_write_accessor(w, rig->normals, vc, "VEC3", 5126, false)));
     if (rig->uvs)
-        gltf_write_add(w, attributes, "TEXCOORD_0", cJSON_CreateNumber(gltf_write_accessor(w, rig->uvs, vc, "VEC2", 5126, false)));
+        gltf_write_add(w, attributes, "TEXCOORD_0",
+                       cJSON_CreateNumber(gltf_write_accessor(w, rig->uvs, vc, "VEC2", 5126, false)));
     if (rig->colors) {
         float *linear = crowd_malloc((size_t)vc * 4 * sizeof(float));
         for (size_t i = 0; linear && i < (size_t)vc * 4; i++)
             linear[i] = i % 4 == 3 ? rig->colors[i] / 255.0f : gltf_srgb8_to_linear(rig->colors[i]);
         w->failed |= !linear;
         if (linear)
-            gltf_write_add(w, attributes, "COLOR_0", cJSON_CreateNumber(gltf_write_accessor(w, linear, vc, "VEC4", 5126, false)));
+            gltf_write_add(w, attributes, "COLOR_0",
+                           cJSON_CreateNumber(gltf_write_accessor(w, linear, vc, "VEC4", 5126, false)));
         crowd_free(linear);
     }
     write_influences(w, attributes);
@@ -313,10 +321,12 @@ static cJSON *write_targets(gltf_writer *w)
         size_t at = (size_t)t * rig->vertex_count * 3;
         cJSON *target = gltf_write_add(w, targets, NULL, cJSON_CreateObject());
         gltf_write_add(w, target, "POSITION",
-                       cJSON_CreateNumber(gltf_write_accessor(w, rig->morph_positions + at, rig->vertex_count, "VEC3", 5126, true)));
+                       cJSON_CreateNumber(
+                           gltf_write_accessor(w, rig->morph_positions + at, rig->vertex_count, "VEC3", 5126, true)));
         if (rig->morph_normals)
             gltf_write_add(w, target, "NORMAL",
-                           cJSON_CreateNumber(gltf_write_accessor(w, rig->morph_normals + at, rig->vertex_count, "VEC3", 5126, false)));
+                           cJSON_CreateNumber(gltf_write_accessor(w, rig->morph_normals + at, rig->vertex_count, "VEC3",
+                                                                  5126, false)));
     }
     return targets;
 }
@@ -337,8 +347,9 @@ static void write_mesh(gltf_writer *w)
             end += 3;
         cJSON *prim = gltf_write_add(w, prims, NULL, cJSON_CreateObject());
         gltf_write_add(w, prim, "attributes", cJSON_Duplicate(attributes, true));
-        gltf_write_add(w, prim, "indices",
-                       cJSON_CreateNumber(gltf_write_accessor(w, rig->indices + start, end - start, "SCALAR", 5125, false)));
+        gltf_write_add(
+            w, prim, "indices",
+            cJSON_CreateNumber(gltf_write_accessor(w, rig->indices + start, end - start, "SCALAR", 5125, false)));
         gltf_write_add(w, prim, "material", cJSON_CreateNumber(region));
         if (targets)
             gltf_write_add(w, prim, "targets", cJSON_Duplicate(targets, true));

@@ -14,8 +14,8 @@
 typedef struct clip_samples {
     uint32_t keys;
     float *times;
-    crowd_trs *poses;            /* keys x bone_count */
-    float *weights;              /* keys x morph_target_count */
+    crowd_trs *poses; /* keys x bone_count */
+    float *weights;   /* keys x morph_target_count */
 } clip_samples;
 
 static bool sample_clip(const crowd_rig *rig, uint32_t c, float fps, clip_samples *s)

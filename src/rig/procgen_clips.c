@@ -42,9 +42,8 @@ static const struct {
     double duration;
     const crowd_gait *gait;
 } clip_table[CLIP_KIND_COUNT] = {
-    [CLIP_IDLE] = {"idle", 3.0, NULL},   [CLIP_WALK] = {"walk", 0, &gaits[0]},
-    [CLIP_JOG] = {"jog", 0, &gaits[1]},  [CLIP_RUN] = {"run", 0, &gaits[2]},
-    [CLIP_WAVE] = {"wave", 1.6, NULL},   [CLIP_CHEER] = {"cheer", 1.2, NULL},
+    [CLIP_IDLE] = {"idle", 3.0, NULL},  [CLIP_WALK] = {"walk", 0, &gaits[0]}, [CLIP_JOG] = {"jog", 0, &gaits[1]},
+    [CLIP_RUN] = {"run", 0, &gaits[2]}, [CLIP_WAVE] = {"wave", 1.6, NULL},    [CLIP_CHEER] = {"cheer", 1.2, NULL},
 };
 
 /* ---- 3x3 rotations (column-major: m[col * 3 + row]) ------------------------------------------ */
@@ -63,8 +62,7 @@ static mat3 mat3_mul(mat3 a, mat3 b)
     mat3 r;
     for (int c = 0; c < 3; c++)
         for (int row = 0; row < 3; row++)
-            r.m[c * 3 + row] =
-                a.m[row] * b.m[c * 3] + a.m[3 + row] * b.m[c * 3 + 1] + a.m[6 + row] * b.m[c * 3 + 2];
+            r.m[c * 3 + row] = a.m[row] * b.m[c * 3] + a.m[3 + row] * b.m[c * 3 + 1] + a.m[6 + row] * b.m[c * 3 + 2];
     return r;
 }
 

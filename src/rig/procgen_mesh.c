@@ -16,10 +16,10 @@ typedef enum tube_axis { AXIS_Y, AXIS_Z } tube_axis;
 
 /* One profile key: where along the axis, radii across it, and the centre's offset. */
 typedef struct profile_key {
-    double along;      /* y for vertical parts, z for feet */
-    double radius_a;   /* across x */
-    double radius_b;   /* across z (vertical parts) or y (feet) */
-    double offset;     /* centre z (vertical parts) or centre y above the sole (feet: = radius_b) */
+    double along;    /* y for vertical parts, z for feet */
+    double radius_a; /* across x */
+    double radius_b; /* across z (vertical parts) or y (feet) */
+    double offset;   /* centre z (vertical parts) or centre y above the sole (feet: = radius_b) */
 } profile_key;
 
 /* A bone chain along the tube: bones[0] at the start of the axis, joints[k] where bones[k] hands
@@ -35,9 +35,9 @@ typedef struct part_spec {
     tube_axis axis;
     const profile_key *keys;
     int key_count;
-    int rings, around;   /* at density 1 */
-    double exponent;     /* superellipse exponent of the cross-section: 2 = ellipse */
-    double mirror;       /* +1 left or centre, -1 right: mirrors x */
+    int rings, around;              /* at density 1 */
+    double exponent;                /* superellipse exponent of the cross-section: 2 = ellipse */
+    double mirror;                  /* +1 left or centre, -1 right: mirrors x */
     const double (*centre_line)[2]; /* (along, x) points for limbs that are not vertical, or NULL */
     int centre_line_count;
     bone_chain chain;
@@ -88,25 +88,25 @@ static int head_region(const double p[3], double along)
 /* ---- part definitions ------------------------------------------------------------------------- */
 
 static const profile_key torso_keys[] = {
-    {0.86, 0.100, 0.080, 0.000}, {0.92, 0.155, 0.105, -0.005}, {1.00, 0.170, 0.115, -0.010},
-    {1.08, 0.160, 0.110, -0.005}, {1.16, 0.148, 0.105, 0.000}, {1.26, 0.160, 0.115, 0.010},
-    {1.36, 0.175, 0.120, 0.015}, {1.44, 0.190, 0.110, 0.005}, {1.50, 0.175, 0.090, 0.000},
-    {1.54, 0.080, 0.065, 0.000}, {1.60, 0.055, 0.055, 0.005}, {1.66, 0.050, 0.050, 0.010},
+    {0.86, 0.100, 0.080, 0.000},  {0.92, 0.155, 0.105, -0.005}, {1.00, 0.170, 0.115, -0.010},
+    {1.08, 0.160, 0.110, -0.005}, {1.16, 0.148, 0.105, 0.000},  {1.26, 0.160, 0.115, 0.010},
+    {1.36, 0.175, 0.120, 0.015},  {1.44, 0.190, 0.110, 0.005},  {1.50, 0.175, 0.090, 0.000},
+    {1.54, 0.080, 0.065, 0.000},  {1.60, 0.055, 0.055, 0.005},  {1.66, 0.050, 0.050, 0.010},
 };
 
 static const profile_key arm_keys[] = {
-    {1.56, 0.035, 0.035, 0.0}, {1.52, 0.058, 0.060, 0.0}, {1.44, 0.056, 0.058, 0.0}, {1.34, 0.050, 0.052, 0.0},
-    {1.27, 0.046, 0.046, 0.0}, {1.20, 0.040, 0.042, 0.0}, {1.08, 0.040, 0.040, 0.0}, {0.96, 0.026, 0.030, 0.0},
+    {1.56, 0.035, 0.035, 0.0}, {1.52, 0.058, 0.060, 0.0}, {1.44, 0.056, 0.058, 0.0},  {1.34, 0.050, 0.052, 0.0},
+    {1.27, 0.046, 0.046, 0.0}, {1.20, 0.040, 0.042, 0.0}, {1.08, 0.040, 0.040, 0.0},  {0.96, 0.026, 0.030, 0.0},
     {0.90, 0.020, 0.046, 0.0}, {0.82, 0.016, 0.040, 0.0}, {0.765, 0.010, 0.022, 0.0},
 };
 
 static const double arm_centre_line[][2] = {{1.56, 0.195}, {1.50, 0.20}, {1.20, 0.22}, {0.94, 0.24}, {0.765, 0.255}};
 
 static const profile_key leg_keys[] = {
-    {1.07, 0.050, 0.050, 0.000}, {1.02, 0.085, 0.090, 0.000}, {0.90, 0.080, 0.085, 0.005},
-    {0.72, 0.066, 0.070, 0.010}, {0.58, 0.050, 0.055, 0.010}, {0.54, 0.049, 0.054, 0.015},
+    {1.07, 0.050, 0.050, 0.000},  {1.02, 0.085, 0.090, 0.000},  {0.90, 0.080, 0.085, 0.005},
+    {0.72, 0.066, 0.070, 0.010},  {0.58, 0.050, 0.055, 0.010},  {0.54, 0.049, 0.054, 0.015},
     {0.45, 0.052, 0.058, -0.005}, {0.30, 0.044, 0.046, -0.005}, {0.16, 0.034, 0.036, 0.000},
-    {0.10, 0.032, 0.034, 0.000}, {0.06, 0.025, 0.025, 0.000},
+    {0.10, 0.032, 0.034, 0.000},  {0.06, 0.025, 0.025, 0.000},
 };
 
 static const profile_key foot_keys[] = {
@@ -118,7 +118,14 @@ static const profile_key foot_keys[] = {
 #define KEYS(k) (k), (int)(sizeof(k) / sizeof((k)[0]))
 
 static const part_spec torso_part = {
-    AXIS_Y, KEYS(torso_keys), 16, 24, 2.0, 1.0, NULL, 0,
+    AXIS_Y,
+    KEYS(torso_keys),
+    16,
+    24,
+    2.0,
+    1.0,
+    NULL,
+    0,
     {6, {HB_HIPS, HB_SPINE1, HB_SPINE2, HB_CHEST, HB_NECK, HB_HEAD}, {1.14, 1.25, 1.36, 1.55, 1.64}, 0.045},
     torso_region};
 
@@ -431,10 +438,10 @@ crowd_result humanoid_build_mesh(crowd_rig *rig, float density, crowd_error *err
 {
     profile_key head_profile[16];
     head_keys(head_profile, 16);
-    const part_spec head_part = {AXIS_Y, head_profile, 16, 14, 24, 2.0, 1.0, NULL, 0,
-                                 {1, {HB_HEAD}, {0}, 0.05}, head_region};
-    const bone_chain arm_chain = {5, {HB_CLAVICLE_L, HB_UPPER_ARM_L, HB_FOREARM_L, HB_HAND_L, HB_FINGERS_L},
-                                  {1.50, 1.20, 0.94, 0.86}, 0.035};
+    const part_spec head_part = {AXIS_Y,     head_profile, 16, 14, 24, 2.0, 1.0, NULL, 0, {1, {HB_HEAD}, {0}, 0.05},
+                                 head_region};
+    const bone_chain arm_chain = {
+        5, {HB_CLAVICLE_L, HB_UPPER_ARM_L, HB_FOREARM_L, HB_HAND_L, HB_FINGERS_L}, {1.50, 1.20, 0.94, 0.86}, 0.035};
     const bone_chain leg_chain = {3, {HB_HIPS, HB_THIGH_L, HB_SHIN_L}, {1.03, 0.54}, 0.05};
     const bone_chain foot_chain = {2, {HB_FOOT_L, HB_TOE_L}, {0.13}, 0.03};
     part_spec parts[8] = {

@@ -7,8 +7,14 @@
 #include "core/error.h"
 #include "rig/procgen.h"
 
-#define L(x, y, z) {(x), (y), (z)}
-#define R(x, y, z) {-(x), (y), (z)}
+#define L(x, y, z)    \
+    {                 \
+        (x), (y), (z) \
+    }
+#define R(x, y, z)     \
+    {                  \
+        -(x), (y), (z) \
+    }
 
 const humanoid_joint humanoid_joints[HB_COUNT] = {
     [HB_ROOT] = {"root", -1, L(0, 0, 0)},
@@ -58,16 +64,36 @@ typedef struct region_def {
 } region_def;
 
 static const region_def humanoid_regions[HR_COUNT] = {
-    [HR_SKIN] = {"skin", 6, {{241, 194, 167, 255}, {224, 172, 138, 255}, {198, 134, 96, 255},
-                             {161, 102, 70, 255}, {120, 74, 50, 255}, {86, 54, 38, 255}}},
-    [HR_SHIRT] = {"shirt", 8, {{230, 230, 225, 255}, {200, 60, 50, 255}, {60, 110, 190, 255},
-                               {70, 150, 80, 255}, {235, 190, 60, 255}, {120, 70, 150, 255},
-                               {240, 130, 50, 255}, {60, 60, 70, 255}}},
-    [HR_PANTS] = {"pants", 6, {{50, 60, 90, 255}, {40, 40, 45, 255}, {110, 90, 70, 255},
-                               {150, 140, 120, 255}, {70, 80, 60, 255}, {120, 40, 40, 255}}},
+    [HR_SKIN] = {"skin",
+                 6,
+                 {{241, 194, 167, 255},
+                  {224, 172, 138, 255},
+                  {198, 134, 96, 255},
+                  {161, 102, 70, 255},
+                  {120, 74, 50, 255},
+                  {86, 54, 38, 255}}},
+    [HR_SHIRT] = {"shirt",
+                  8,
+                  {{230, 230, 225, 255},
+                   {200, 60, 50, 255},
+                   {60, 110, 190, 255},
+                   {70, 150, 80, 255},
+                   {235, 190, 60, 255},
+                   {120, 70, 150, 255},
+                   {240, 130, 50, 255},
+                   {60, 60, 70, 255}}},
+    [HR_PANTS] = {"pants",
+                  6,
+                  {{50, 60, 90, 255},
+                   {40, 40, 45, 255},
+                   {110, 90, 70, 255},
+                   {150, 140, 120, 255},
+                   {70, 80, 60, 255},
+                   {120, 40, 40, 255}}},
     [HR_SHOES] = {"shoes", 4, {{40, 30, 25, 255}, {230, 230, 230, 255}, {90, 60, 40, 255}, {30, 30, 40, 255}}},
-    [HR_HAIR] = {"hair", 5, {{40, 28, 20, 255}, {90, 60, 30, 255}, {200, 160, 90, 255}, {20, 20, 20, 255},
-                             {150, 70, 40, 255}}},
+    [HR_HAIR] = {"hair",
+                 5,
+                 {{40, 28, 20, 255}, {90, 60, 30, 255}, {200, 160, 90, 255}, {20, 20, 20, 255}, {150, 70, 40, 255}}},
 };
 
 char *crowd_strdup(const char *s)
@@ -111,8 +137,7 @@ crowd_result humanoid_build_skeleton(crowd_rig *rig, crowd_error *error)
             bone->rest.scale[i] = 1.0f;
         }
         bone->rest.rotation[3] = 1.0f;
-        translation_matrix(bone->inverse_bind, (float)-j->position[0], (float)-j->position[1],
-                           (float)-j->position[2]);
+        translation_matrix(bone->inverse_bind, (float)-j->position[0], (float)-j->position[1], (float)-j->position[2]);
     }
     for (uint32_t s = 0; s < socket_count; s++) {
         const socket_def *d = &humanoid_sockets[s];

@@ -60,8 +60,8 @@ static crowd_result validate_skin(const crowd_rig *rig, crowd_error *error)
         for (uint32_t k = 0; k < rig->influence_count; k++) {
             size_t i = (size_t)v * rig->influence_count + k;
             if (rig->joints[i] >= rig->bone_count)
-                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: vertex %u joint %u out of range (%u bones)",
-                                  v, rig->joints[i], rig->bone_count);
+                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: vertex %u joint %u out of range (%u bones)", v,
+                                  rig->joints[i], rig->bone_count);
             if (!(rig->weights[i] >= 0.0f))
                 return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: vertex %u has a negative or NaN weight", v);
             sum += rig->weights[i];

@@ -61,15 +61,15 @@ static void free_mesh(mesh *m)
 }
 
 /* A unit pillar: radius 1, height 1, with a flat top. */
-static const float pillar_profile[][2] = {{0.0f, 0.0f}, {1.0f, 0.0f}, {1.0f, 0.02f}, {1.0f, 0.96f},
-                                          {0.95f, 1.0f}, {0.0f, 1.0f}};
+static const float pillar_profile[][2] = {{0.0f, 0.0f},  {1.0f, 0.0f},  {1.0f, 0.02f},
+                                          {1.0f, 0.96f}, {0.95f, 1.0f}, {0.0f, 1.0f}};
 /* A cap: a dome on a brim, sitting on the head socket. */
 static const float cap_profile[][2] = {{0.0f, -0.005f}, {0.125f, -0.005f}, {0.125f, 0.01f}, {0.1f, 0.03f},
-                                       {0.095f, 0.07f}, {0.07f, 0.11f}, {0.0f, 0.125f}};
+                                       {0.095f, 0.07f}, {0.07f, 0.11f},    {0.0f, 0.125f}};
 /* A balloon on a string, held at the right hand. */
-static const float balloon_profile[][2] = {{0.0f, 0.0f}, {0.006f, 0.02f}, {0.006f, 0.62f}, {0.05f, 0.64f},
-                                           {0.14f, 0.72f}, {0.17f, 0.84f}, {0.15f, 0.96f}, {0.09f, 1.04f},
-                                           {0.0f, 1.07f}};
+static const float balloon_profile[][2] = {{0.0f, 0.0f},   {0.006f, 0.02f}, {0.006f, 0.62f},
+                                           {0.05f, 0.64f}, {0.14f, 0.72f},  {0.17f, 0.84f},
+                                           {0.15f, 0.96f}, {0.09f, 1.04f},  {0.0f, 1.07f}};
 
 #define ROWS(a) (int)(sizeof(a) / sizeof((a)[0]))
 
@@ -81,8 +81,15 @@ static crowd_result add_attachment(crowd_gl_renderer *r, const float (*profile)[
         free_mesh(&m);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "scene: out of memory");
     }
-    crowd_gl_attachment_desc d = {m.positions, m.normals, m.vertex_count, m.indices, m.index_count, socket,
-                                  {color[0], color[1], color[2], color[3]}, bit, 1};
+    crowd_gl_attachment_desc d = {m.positions,
+                                  m.normals,
+                                  m.vertex_count,
+                                  m.indices,
+                                  m.index_count,
+                                  socket,
+                                  {color[0], color[1], color[2], color[3]},
+                                  bit,
+                                  1};
     crowd_result result = crowd_gl_add_attachment(r, &d, NULL, error);
     free_mesh(&m);
     return result;
@@ -104,7 +111,8 @@ crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, c
     for (uint32_t i = 0; i < obstacle_count; i++) {
         const crowd_obstacle *o = &obstacles[i];
         uint8_t shade = (uint8_t)(150 + (i * 37) % 60);
-        props[i] = (crowd_gl_prop){{o->x, 0.0f, o->z}, 0.0f, {o->radius, 3.0f, o->radius}, {shade, shade, (uint8_t)(shade - 20), 255}};
+        props[i] = (crowd_gl_prop){
+            {o->x, 0.0f, o->z}, 0.0f, {o->radius, 3.0f, o->radius}, {shade, shade, (uint8_t)(shade - 20), 255}};
     }
     crowd_result result = crowd_gl_set_props(r, pillar.positions, pillar.normals, pillar.vertex_count, pillar.indices,
                                              pillar.index_count, props, obstacle_count, error);
