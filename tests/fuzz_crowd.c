@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/camera.h"
 #include "core/crc32.h"
 #include "core/format.h"
 #include "crowdbake/asset.h"
@@ -87,39 +88,9 @@ static void check_lookups(const crowd_asset *a)
 static void fuzz_view(crowd_view *view)
 {
     memset(view, 0, sizeof *view);
-    const float eye[3] = {6, 3, 10};
-    float f[3] = {-eye[0], -eye[1], -eye[2]}, up[3] = {0, 1, 0};
-    float fl = sqrtf(f[0] * f[0] + f[1] * f[1] + f[2] * f[2]);
-    for (int i = 0; i < 3; i++)
-        f[i] /= fl;
-    float s[3] = {f[1] * up[2] - f[2] * up[1], f[2] * up[0] - f[0] * up[2], f[0] * up[1] - f[1] * up[0]};
-    float sl = sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-    for (int i = 0; i < 3; i++)
-        s[i] /= sl;
-    float u[3] = {s[1] * f[2] - s[2] * f[1], s[2] * f[0] - s[0] * f[2], s[0] * f[1] - s[1] * f[0]};
-    float v[16] = {s[0],
-                   u[0],
-                   -f[0],
-                   0,
-                   s[1],
-                   u[1],
-                   -f[1],
-                   0,
-                   s[2],
-                   u[2],
-                   -f[2],
-                   0,
-                   -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]),
-                   -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]),
-                   f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2],
-                   1};
-    memcpy(view->view, v, sizeof v);
-    float t = 1.0f / tanf(0.5236f), n = 0.1f, far_z = 500.0f;
-    view->projection[0] = t / (16.0f / 9.0f);
-    view->projection[5] = t;
-    view->projection[10] = (far_z + n) / (n - far_z);
-    view->projection[11] = -1.0f;
-    view->projection[14] = 2.0f * far_z * n / (n - far_z);
+    const float eye[3] = {6, 3, 10}, target[3] = {0, 0, 0}, up[3] = {0, 1, 0};
+    cb_look_at(view->view, eye, target, up);
+    cb_perspective(view->projection, 1.0472f, 16.0f / 9.0f, 0.1f, 500.0f);
     view->viewport_height = 720.0f;
 }
 
