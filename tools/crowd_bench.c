@@ -276,6 +276,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd-bench: built without GL, no --render\n");
         return 2;
     }
+    (void)render_path, (void)frames_given, (void)sim_on, (void)still; /* --render's settings */
 #endif
     crowd_asset asset;
     crowd_error err;
