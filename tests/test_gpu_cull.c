@@ -243,7 +243,7 @@ static void bands_split_as_expected(void)
             float centre[3], radius, m = coverage_of(&v, &f->records[s], centre, &radius) * st->lod_bias;
             for (uint32_t k = 1; k < asset.lod_count; k++) {
                 float threshold = st->screen_coverage[k - 1] * (1.0f - st->hysteresis);
-                double t = 0.5 * (1.0 - log(m / threshold) / log(1.0 + band));
+                double t = 0.5 * (1.0 - log(m / threshold) / log1p(band));
                 t = t < 0 ? 0 : t > 1 ? 1 : t;
                 expected[k] += t;
                 variance[k] += t * (1 - t);
