@@ -28,22 +28,6 @@ static void look(float view[16], float projection[16], float ex, float ey, float
     cb_perspective(projection, 50.0f * 3.14159265f / 180.0f, (float)W / H, 0.1f, 500.0f);
 }
 
-static crowd_gl_scene default_scene(void)
-{
-    crowd_gl_scene s = {0};
-    float l = sqrtf(0.3f * 0.3f + 0.85f * 0.85f + 0.45f * 0.45f);
-    s.sun_direction[0] = 0.3f / l, s.sun_direction[1] = 0.85f / l, s.sun_direction[2] = 0.45f / l;
-    for (int k = 0; k < 3; k++) {
-        s.sun_color[k] = 2.0f;
-        s.sky_color[k] = k == 2 ? 0.55f : 0.42f;
-        s.ground_color[k] = 0.16f;
-        s.fog_color[k] = k == 2 ? 0.85f : 0.75f;
-    }
-    s.fog_density = 0.002f;
-    s.shadows = true;
-    return s;
-}
-
 /* Renders one frame of `c` with `r` into `out` (top-down RGB). */
 static void render(crowd *c, crowd_gl_renderer *r, crowd_gl_scene *scene, float dt, uint8_t *out)
 {
@@ -142,7 +126,7 @@ static void frame_is_not_blank(void)
     crowd *c = make_crowd(100);
     crowd_gl_renderer *r = make_renderer(c);
     block(c, 100, clip_or_die(&asset, "walk"));
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     render(c, r, &s, 0.0f, pixels);
     save("crowd", pixels);
@@ -170,7 +154,7 @@ static void vat_and_bone_modes_agree(void)
     crowd *c = make_crowd(100);
     crowd_gl_renderer *r = make_renderer(c);
     block(c, 100, clip_or_die(&asset, "run"));
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 5, 12, 0, 0.8f, -8);
     render(c, r, &s, 0.0f, pixels);
     REQUIRE(crowd_gl_set_mode(r, CROWD_GL_BONES) == CROWD_OK);
@@ -222,7 +206,7 @@ static void vat_matches_cpu_skinning(void)
         for (uint32_t i = 0; i < ic; i++)
             indices[k * ic + i] = rig->indices[i] + (uint32_t)k * vc;
     }
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     s.flat_color = true;
     s.fog_density = 0.0f;
     look(s.view, s.projection, 0, 1.3f, 4.2f, 0, 1.0f, 0);
@@ -262,7 +246,7 @@ static void shadows_darken_the_ground(void)
     crowd *c = make_crowd(100);
     crowd_gl_renderer *r = make_renderer(c);
     block(c, 100, clip_or_die(&asset, "idle"));
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 14, 10, 0, 0, -8);
     render(c, r, &s, 0.0f, pixels);
     uint32_t shadow_draws = crowd_gl_get_stats(r)->shadow_draws;
@@ -288,7 +272,7 @@ static void shadows_darken_the_ground(void)
 static void cross_fade_halfway(void)
 {
     uint32_t walk = clip_or_die(&asset, "walk"), run = clip_or_die(&asset, "run");
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     s.flat_color = true;
     look(s.view, s.projection, 3, 1.2f, 0, 0, 1.0f, 0);
     uint8_t *images[3] = {pixels, pixels2, pixels3};
@@ -336,7 +320,7 @@ static void attachments_sit_on_the_head(void)
     uint32_t wave = clip_or_die(&asset, "cheer");
     for (uint32_t i = 0; i < 2; i++)
         crowd_play(c, i, (uint32_t)wave, 1.0f / asset.clips[wave].duration, 0.0f);
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     s.flat_color = true;
     s.shadows = false;
     look(s.view, s.projection, 0, 1.7f, 4, 0, 1.2f, 0);
@@ -413,7 +397,7 @@ static void upload_modes_agree_and_buffers_grow(void)
     static const crowd_gl_upload_mode modes[3] = {CROWD_GL_UPLOAD_IN_PLACE, CROWD_GL_UPLOAD_ORPHAN,
                                                   CROWD_GL_UPLOAD_RING};
     uint32_t walk = clip_or_die(&asset, "walk");
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     uint8_t *images[3] = {pixels, pixels2, pixels3};
     for (int m = 0; m < 3; m++) {
@@ -466,7 +450,7 @@ static void shadow_pass_returns_to_the_target(void)
     crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.sizing_crowd = c, .debug = true});
     glBindFramebuffer(GL_FRAMEBUFFER, gl.fbo);
     REQUIRE(r != NULL);
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     glClearColor(0.9f, 0.92f, 0.95f, 1.0f); /* the background, so what the last test drew does not count */
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
@@ -497,7 +481,7 @@ static void debug_mode_reports_errors(void)
 {
     crowd *c = make_crowd(10);
     block(c, 10, clip_or_die(&asset, "idle"));
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     for (int debug = 0; debug < 2; debug++) {
         crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.sizing_crowd = c, .debug = debug != 0});
@@ -529,7 +513,7 @@ static void timer_queries_report_gpu_time(void)
     block(c, 100, clip_or_die(&asset, "walk"));
     crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.sizing_crowd = c, .timers = true});
     REQUIRE(r != NULL);
-    crowd_gl_scene s = default_scene();
+    crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     const crowd_gl_stats *st = crowd_gl_get_stats(r);
     if (!st->timers) {

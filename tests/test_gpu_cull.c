@@ -383,19 +383,9 @@ static void hysteresis_on_the_gpu(void)
 
 static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, bool bands, uint8_t *out)
 {
-    crowd_gl_scene s = {0};
+    crowd_gl_scene s = test_default_scene();
     memcpy(s.view, v->view, sizeof s.view);
     memcpy(s.projection, v->projection, sizeof s.projection);
-    float l = sqrtf(0.3f * 0.3f + 0.85f * 0.85f + 0.45f * 0.45f);
-    s.sun_direction[0] = 0.3f / l, s.sun_direction[1] = 0.85f / l, s.sun_direction[2] = 0.45f / l;
-    for (int k = 0; k < 3; k++) {
-        s.sun_color[k] = 2.0f;
-        s.sky_color[k] = k == 2 ? 0.55f : 0.42f;
-        s.ground_color[k] = 0.16f;
-        s.fog_color[k] = k == 2 ? 0.85f : 0.75f;
-    }
-    s.fog_density = 0.002f;
-    s.shadows = true;
     const crowd_frame *f = crowd_update(c, 0.0f, v);
     REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     float light[16];

@@ -306,3 +306,19 @@ crowd_result read_gltf_text(const char *text, crowd_rig *rig, crowd_error *error
     crowd_gltf_desc desc = {.warn = count_warning, .warn_user = warnings};
     return crowd_gltf_read_memory(text, strlen(text), "fixture.gltf", NULL, &desc, rig, error);
 }
+
+crowd_gl_scene test_default_scene(void)
+{
+    crowd_gl_scene s = {0};
+    float l = sqrtf(0.3f * 0.3f + 0.85f * 0.85f + 0.45f * 0.45f);
+    s.sun_direction[0] = 0.3f / l, s.sun_direction[1] = 0.85f / l, s.sun_direction[2] = 0.45f / l;
+    for (int k = 0; k < 3; k++) {
+        s.sun_color[k] = 2.0f;
+        s.sky_color[k] = k == 2 ? 0.55f : 0.42f;
+        s.ground_color[k] = 0.16f;
+        s.fog_color[k] = k == 2 ? 0.85f : 0.75f;
+    }
+    s.fog_density = 0.002f;
+    s.shadows = true;
+    return s;
+}

@@ -4,6 +4,7 @@
 
 #include "crowdbake/asset.h"
 #include "crowdbake/bake.h"
+#include "crowdbake/gl.h"
 #include "crowdbake/gltf.h"
 #include "crowdbake/rig.h"
 
@@ -33,6 +34,9 @@ uint32_t clip_or_die(const crowd_asset *asset, const char *name);
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
 double test_uniform(uint64_t *state); /* [0, 1) */
+
+/* The GL tests' light: sun, hemisphere, fog and shadows on; the camera left zero. */
+crowd_gl_scene test_default_scene(void);
 
 #endif
 
