@@ -207,7 +207,10 @@ static void dirty_tracking_and_flags(void)
     crowd_view v;
     view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const crowd_frame *f = crowd_update(c, 0.1f, &v);
-    CHECK(f->stats.bytes_uploaded == (uint64_t)n * sizeof(crowd_record));
+    /* every record, plus the slots the first layout turned into slack (their owner changed) */
+    CHECKF(f->stats.bytes_uploaded >= (uint64_t)n * sizeof(crowd_record) &&
+               f->stats.bytes_uploaded <= (uint64_t)f->record_count * sizeof(crowd_record),
+           "first update uploaded %llu bytes", (unsigned long long)f->stats.bytes_uploaded);
     f = crowd_update(c, 0.1f, &v);
     CHECKF(f->stats.bytes_uploaded == 0 && f->upload_count == 0, "settled crowd uploaded %llu bytes",
            (unsigned long long)f->stats.bytes_uploaded);

@@ -146,14 +146,6 @@ static bool sphere_in(const float planes[6][4], const float c[3], float radius)
     return true;
 }
 
-static int level_from_zero(const crowd_desc *s, float coverage)
-{
-    for (uint32_t l = 0; l + 1 < asset.lod_count; l++)
-        if (coverage * s->lod_bias >= s->screen_coverage[l] * (1.0f - s->hysteresis))
-            return (int)l;
-    return (int)asset.lod_count - 1;
-}
-
 /* Bands off: the GPU's visible set and levels equal the CPU coverage policy's, instance by instance,
  * for several views; shadow casters equal a brute-force reference (light frustum, level <= max). */
 static void bands_off_match_the_cpu(void)
@@ -179,7 +171,7 @@ static void bands_off_match_the_cpu(void)
                 cpu[s] = (int)f->draws[d].lod;
         uint32_t hist[CROWD_MAX_LODS] = {0}, casters = 0;
         read_levels(r, slots, colour, shadow, hist, &casters);
-        uint32_t differ = 0, visible = 0, expected_casters = 0, caster_differ = 0;
+        uint32_t differ = 0, visible = 0, expected_casters = 0, caster_differ = 0, cpu_casters = 0;
         const crowd_desc *st = crowd_settings(c);
         float light_planes[6][4];
         static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -190,9 +182,12 @@ static void bands_off_match_the_cpu(void)
             if (crowd_index_of_slot(c, s) == UINT32_MAX)
                 continue;
             float centre[3], radius;
-            float cov = coverage_of(&v, &f->records[s], centre, &radius);
-            int level = level_from_zero(st, cov);
-            bool casts = level <= (int)st->shadow_max_lod && sphere_in(light_planes, centre, radius);
+            (void)coverage_of(&v, &f->records[s], centre, &radius);
+            /* the CPU path's rule per instance: drawn by the camera, level <= shadow_max_lod, and
+             * (the GPU's own cut) inside the light's frustum */
+            int level = cpu[s];
+            bool casts = level >= 0 && level <= (int)st->shadow_max_lod && sphere_in(light_planes, centre, radius);
+            cpu_casters += level >= 0 && level <= (int)st->shadow_max_lod;
             expected_casters += casts;
             caster_differ += casts != (shadow[s] >= 0) || (casts && shadow[s] != level);
         }
@@ -202,8 +197,13 @@ static void bands_off_match_the_cpu(void)
         CHECKF(differ == 0, "view %d: %u of %u slots differ (CPU visible %u)", k, differ, slots, visible);
         CHECKF(caster_differ == 0 && casters == expected_casters, "view %d: casters GPU %u, reference %u, %u differ", k,
                casters, expected_casters, caster_differ);
-        printf("     view %d: %u visible, levels %u %u %u %u %u, %u casters\n", k, visible, hist[0], hist[1], hist[2],
-               hist[3], hist[4], casters);
+        uint32_t flagged = 0; /* the CPU path's casters: its draws flagged to cast */
+        for (uint32_t d = 0; d < f->draw_count; d++)
+            flagged += (f->draws[d].flags & CROWD_DRAW_SHADOW) ? f->draws[d].count : 0;
+        CHECKF(flagged == cpu_casters && casters <= flagged, "view %d: CPU path casts %u (rule %u), GPU %u", k,
+               flagged, cpu_casters, casters);
+        printf("     view %d: %u visible, levels %u %u %u %u %u, %u casters (CPU path %u)\n", k, visible, hist[0],
+               hist[1], hist[2], hist[3], hist[4], casters, flagged);
         CHECK(visible > 50 || k == 3);
         free(cpu);
         free(colour);

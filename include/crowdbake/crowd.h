@@ -208,8 +208,14 @@ typedef struct crowd_frame {
     const crowd_record *records; /* the whole record array, in slot order */
     uint32_t record_count;       /* slots in use (drawn or not, slack included); at most
                                      crowd_record_capacity() */
-    const crowd_range *uploads;  /* slot ranges whose bytes changed since the previous update */
+    const crowd_range *uploads;  /* slot ranges whose bytes changed since the previous update, or
+                                     whose owner did (slots that became slack are in them too) */
     uint32_t upload_count;
+    /* Per slot of [0, record_count): the index of the instance whose record it holds, or a value
+     * >= stats.simulated for slack and parked slots. It changes only inside upload ranges, so a
+     * consumer can keep a copy (the GPU path does: per-instance state that follows an instance
+     * from slot to slot, and a cull over every live record without walking chunks). */
+    const uint32_t *slot_instances;
     float time; /* the shader's time uniform */
     crowd_stats stats;
 } crowd_frame;

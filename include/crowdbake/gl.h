@@ -51,8 +51,10 @@ extern "C" {
 /* Where culling and level of detail happen. CPU: the crowd's draw list is drawn as it is (every
  * platform; the reference). GPU: a compute pass per frame culls and picks levels per instance and
  * feeds indirect draws (desktop GL 4.3+ with vertex-stage storage buffers; see crowd_gl_cull).
- * AUTO: GPU where that exists, else CPU. DEFAULT is CPU for now: the GPU path needs crowd_gl_cull
- * and crowd_gl_set_lod calls each frame that existing callers do not make yet. */
+ * AUTO: GPU where that exists, else CPU (GLES 3.0 / WebGL2 contexts always get CPU). DEFAULT is
+ * AUTO. A GPU-path renderer draws the crowd's own draw list, exactly as the CPU path, until the
+ * first crowd_gl_cull call: callers that never cull keep working, and the ones that do get the
+ * cull pass's draws from then on. */
 typedef enum crowd_gl_path {
     CROWD_GL_PATH_DEFAULT = 0,
     CROWD_GL_PATH_CPU = 1,
@@ -223,21 +225,24 @@ CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
 /* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
  *
  * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. The
- * cull pass runs over the crowd's live records: with the coverage policy all of them (slots
- * [0, stats.simulated)); with the distance policy those of the frame's draws (chunks the CPU found
- * visible; for no CPU work per chunk or instance, give the crowd one chunk, chunk_size >=
- * world_size, and far_pool -1, which also keeps records in their slots). The coverage policy's CPU
- * re-sort moves records between slots, and the per-slot hysteresis state and band values stay
- * with the slots, not with the instances. For each
- * record it tests the bounding sphere (asset sphere x scale) against the camera and the light,
- * picks the level by the settings of crowd_gl_set_lod, and compacts the slot into one partition per
- * level for the colour pass and one per level <= shadow_max_lod for the shadow pass; the counters
- * are the instance counts of glMultiDrawElementsIndirect. Nothing is read back.
+ * cull pass runs over every slot in use, [0, record_count), whatever the policy and whatever the
+ * CPU culled, and keeps the live ones (frame.slot_instances, which crowd_gl_upload copies to the
+ * GPU through the frame's upload ranges): no CPU work per chunk or per instance. Hysteresis state
+ * and the band's random value belong to the instance (indexed by its instance index), so they
+ * follow it when its record moves to another slot (a chunk change, the coverage policy's re-sort).
+ * For each live record it tests the bounding sphere (asset sphere x scale) against the camera and
+ * the light, picks the level by the settings of crowd_gl_set_lod, and compacts the slot into one
+ * partition per level for the colour pass and one per level <= shadow_max_lod for the shadow pass;
+ * the counters are the instance counts of glMultiDrawElementsIndirect. Nothing is read back.
+ * Shadow casters follow the CPU path's rule per instance: drawn by the camera, at a level <=
+ * shadow_max_lod, inside the light's frustum (the CPU path casts the chunks the camera sees, so
+ * neither path casts from outside the view).
  *
  * Skip-when-unchanged: the pass is skipped and last frame's draws reused when the key is unchanged
  * and the frame uploaded nothing. The key: the view and projection matrices (position, heading,
  * pitch and frustum all change the per-instance sphere test, so all of them count), the light's
- * view-projection (shadow casters), the LOD settings and band, and the frame's live ranges.
+ * view-projection (shadow casters), the LOD settings and band; and the frame must have uploaded
+ * nothing and kept its slots in use and live count.
  * Time is not in it: the bounds are the asset's, the same for every pose, so a settled crowd
  * under a still camera costs no pass.
  *
@@ -261,7 +266,8 @@ CROWD_API crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *renderer);
  * becomes the band [T / (1 + band), T * (1 + band)], in which each instance takes the coarser level
  * when a fixed random value of its own is below the blend factor (drawn by exactly one level, never
  * two). 0 = default (0.15), negative = no band (exactly the CPU policy's levels). Until called, the
- * GPU path uses crowd_desc defaults for the coverage policy. No effect on the CPU path. */
+ * GPU path uses crowd_settings(desc.sizing_crowd) when that was given, else crowd_desc defaults
+ * (the coverage policy). No effect on the CPU path. */
 CROWD_API void crowd_gl_set_lod(crowd_gl_renderer *renderer, const crowd_desc *settings, float band);
 
 /* GPU path: culls and classifies for this frame's camera and light (light_view_projection may be

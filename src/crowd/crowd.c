@@ -657,6 +657,8 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
     c->index_of_slot[last_slot] = index;
     c->index_of_slot[removed_slot] = last;
     c->dirty[removed_slot] = 1;
+    c->dirty[last_slot] = 1; /* its record stays, its owner's index changed (frame.slot_instances) */
+    c->dirty_unbinned = true;
     c->count = last;
     c->binned = false;
     if (c->layout_valid) /* out of its chunk's region now, so no draw or pass over live slots sees it */

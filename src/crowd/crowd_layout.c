@@ -36,7 +36,7 @@ void crowd_move_slot(crowd *c, uint32_t from, uint32_t to)
 static void make_hole(crowd *c, uint32_t s)
 {
     c->index_of_slot[s] = CROWD_HOLE;
-    c->dirty[s] = 0; /* holes are never drawn, so never uploaded */
+    c->dirty[s] = 1; /* never drawn, but its owner changed (frame.slot_instances' readers) */
 }
 
 static void save_slot(crowd *c, uint32_t s, uint32_t k)
@@ -360,9 +360,10 @@ static void scatter_slots(crowd *c)
     for (uint32_t r = 0; r < c->region_count; r++) {
         const crowd_slot_region *g = &c->regions[r];
         uint32_t first = g->start + g->count, n = g->capacity - g->count;
-        for (uint32_t s = first; s < first + n; s++)
+        for (uint32_t s = first; s < first + n; s++) { /* a slot that held someone re-uploads as a hole */
             c->index_back[s] = CROWD_HOLE;
-        memset(c->dirty_back + first, 0, n);
+            c->dirty_back[s] = s < c->slots && c->index_of_slot[s] != CROWD_HOLE;
+        }
     }
     crowd_flip_slot_arrays(c, false);
 }

@@ -191,8 +191,8 @@ static void build_uploads(crowd *c)
     if (c->layout_valid) {
         for (uint32_t g = 0; g < c->tail_region; g++) {
             crowd_slot_region *r = &c->regions[g];
-            if (r->dirty || c->dirty_unbinned)
-                scan_dirty(c, &u, r->start, r->start + r->count);
+            if (r->dirty || c->dirty_unbinned) /* its slack too: slots that became holes re-upload */
+                scan_dirty(c, &u, r->start, r->start + r->capacity);
             r->dirty = false;
         }
     } else {
@@ -321,6 +321,7 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
         crowd_rebuild_index_map(c);
     c->frame.records = c->records;
     c->frame.record_count = c->slots;
+    c->frame.slot_instances = c->index_of_slot;
     c->frame.time = (float)c->time;
     return &c->frame;
 }

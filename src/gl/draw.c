@@ -117,9 +117,10 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
     int bones = r->mode == CROWD_GL_BONES;
     uint32_t *draws = shadow ? &r->stats.shadow_draws : &r->stats.draws;
     uint64_t *triangles = shadow ? &r->stats.shadow_triangles : &r->stats.triangles;
-    if (r->gpu) /* GPU-driven path: the body from the cull pass's partitions */
+    bool gpu = crowd_gpu_crowd_driven(r);
+    if (gpu) /* GPU-driven path: the body from the cull pass's partitions */
         crowd_gpu_crowd_draw(r, f, view_projection, shadow, scene);
-    for (int fade = 0; fade < 2 && !r->gpu; fade++) {
+    for (int fade = 0; fade < 2 && !gpu; fade++) {
         const crowd_program *p = &r->crowd[bones][fade][shadow];
         bool used = false;
         for (uint32_t d = 0; d < f->draw_count; d++) {
@@ -142,7 +143,7 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
             *triangles += (uint64_t)lod->triangle_count * draw->count;
         }
     }
-    if (r->gpu) { /* GPU-driven path: attachments from the same partitions */
+    if (gpu) { /* GPU-driven path: attachments from the same partitions */
         crowd_gpu_attachments_draw(r, f, view_projection, shadow, scene);
         return;
     }

@@ -18,8 +18,8 @@ crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *r)
 
 crowd_result crowd_gpu_crowd_choose(crowd_gl_renderer *r, crowd_error *error)
 {
-    crowd_gl_path path = r->desc.path;
-    if (path == CROWD_GL_PATH_DEFAULT || path == CROWD_GL_PATH_CPU)
+    crowd_gl_path path = r->desc.path == CROWD_GL_PATH_DEFAULT ? CROWD_GL_PATH_AUTO : r->desc.path;
+    if (path == CROWD_GL_PATH_CPU)
         return CROWD_OK;
     if (path != CROWD_GL_PATH_GPU && path != CROWD_GL_PATH_AUTO)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_desc.path: unknown value %d", (int)path);
@@ -47,6 +47,15 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
 void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
 {
     (void)r;
+}
+void crowd_gpu_crowd_upload(crowd_gl_renderer *r, const crowd_frame *f)
+{
+    (void)r, (void)f;
+}
+bool crowd_gpu_crowd_driven(const crowd_gl_renderer *r)
+{
+    (void)r;
+    return false;
 }
 void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const float vp[16], bool shadow,
                           const crowd_gl_scene *scene)
@@ -77,7 +86,7 @@ const crowd_gl_gpu_stats *crowd_gl_get_gpu_stats(const crowd_gl_renderer *r)
 #define DEFAULT_BAND 0.15f
 
 enum cull_uniform {
-    C_RANGE_COUNT,
+    C_LIVE,
     C_TOTAL,
     C_PLANES,
     C_LIGHT_PLANES,
@@ -104,7 +113,7 @@ enum cull_uniform {
 };
 
 static const char *const cull_uniform_names[C_COUNT] = {
-    "u_range_count", "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
+      "u_live", "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
     "u_perspective", "u_sphere_y", "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
     "u_hysteresis",  "u_bias",     "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
     "u_shadow_base", "u_stage",    "u_budget_on",     "u_budget",       "u_index_counts",
@@ -144,10 +153,14 @@ struct crowd_gpu_crowd {
     uint32_t attachments_ready; /* attachments with a VAO and commands (r->attachment_count grows) */
     uint32_t levels;
 
-    /* live ranges of the last frame: (first slot, first item) pairs, as on the GPU */
     GLuint budget; /* histogram + result (cull.comp binding 5) */
-    GLuint ranges;
-    uint32_t *range_words, range_capacity, range_count, total;
+    /* the instance index of every slot (frame.slot_instances; cull.comp binding 4), kept up to date
+     * through the frames' upload ranges; the pass runs over slots [0, total), live ones < live */
+    GLuint slot_ids;
+    bool ids_uploaded;
+    uint32_t ids_span; /* the record_count of the last upload: slots past it were not kept up */
+    uint32_t total, live;
+    bool driven; /* crowd_gl_cull has been called: draws come from the partitions */
 
     cull_settings settings;
     crowd_gl_gpu_stats stats;
@@ -312,6 +325,12 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     }
     if (g->budget)
         crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
+    if (!g->slot_ids)
+        glGenBuffers(1, &g->slot_ids);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->slot_ids);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 4 * (GLsizeiptr)capacity, NULL, GL_DYNAMIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    g->ids_uploaded = false; /* the next upload sends every slot's */
     g->attachments_ready = 0; /* their VAOs and commands follow the new buffers */
     if (g->vao) {             /* the slot attribute reads the new id buffer */
         glBindVertexArray(g->vao);
@@ -334,21 +353,14 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
     crowd_result result = size_layer(r, g, r->capacity, error);
     if (result != CROWD_OK)
         return result;
-    g->range_capacity = 64;
-    g->range_words = crowd_calloc(2 * (size_t)g->range_capacity, sizeof(uint32_t));
-    if (!g->range_words)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
     glGenBuffers(1, &g->budget);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->budget);
     glBufferData(GL_SHADER_STORAGE_BUFFER, 4 * BUDGET_WORDS, NULL, GL_DYNAMIC_COPY);
     uint32_t zero = 0;
     glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
     crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
-    glGenBuffers(1, &g->ranges);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->ranges);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, 8 * (GLsizeiptr)g->range_capacity, NULL, GL_DYNAMIC_DRAW);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    resolve_settings(a, NULL, 0.0f, &g->settings);
+    /* until crowd_gl_set_lod: the sizing crowd's settings, else crowd_desc's defaults */
+    resolve_settings(a, r->desc.sizing_crowd ? crowd_settings(r->desc.sizing_crowd) : NULL, 0.0f, &g->settings);
     build_vao(r, g);
     result = build_programs(r, g, error);
     if (result == CROWD_OK)
@@ -369,68 +381,54 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
     if (g->cull)
         glDeleteProgram(g->cull);
     glDeleteVertexArrays(1, &g->vao);
-    glDeleteBuffers(1, &g->ranges);
+    glDeleteBuffers(1, &g->slot_ids);
     glDeleteBuffers(1, &g->budget);
     glDeleteBuffers(1, &g->attachment_commands);
     glDeleteVertexArrays(CROWD_GL_MAX_ATTACHMENTS, g->attachment_vaos);
     for (int d = 0; d < 2; d++)
         crowd_program_release(&g->attachment_programs[d]);
-    crowd_free(g->range_words);
     crowd_free(g);
     r->gpu = NULL;
 }
 
 /* ---- the cull pass ----------------------------------------------------------------------------- */
 
-/* The frame's draws as live slot ranges, adjacent ones merged (the coverage policy's per-level draws
- * become one). Returns whether they differ from last frame's (uploaded then). */
-static bool update_ranges(struct crowd_gpu_crowd *g, const crowd_frame *f)
+bool crowd_gpu_crowd_driven(const crowd_gl_renderer *r)
 {
-    uint32_t n = 0, total = 0;
-    bool changed = false;
-    /* The coverage policy keeps every live record in slots [0, live count), culled ones included
-     * (they sort after the drawn ones, parked ones last): all of them, so that instances out of
-     * the camera's view still cast shadows into it. */
-    crowd_draw everyone = {0, 0, f->stats.simulated, 0};
-    bool coverage = g->settings.policy == 1;
-    uint32_t draw_count = coverage ? 1 : f->draw_count;
-    for (uint32_t d = 0; d < draw_count; d++) {
-        crowd_draw draw_in = coverage ? everyone : f->draws[d];
-        const crowd_draw *draw = &draw_in;
-        uint32_t room = g->layer.partition_capacity; /* never past the buffers: records beyond are not drawn */
-        draw_in.first = draw_in.first < room ? draw_in.first : room;
-        draw_in.count = draw_in.count < room - draw_in.first ? draw_in.count : room - draw_in.first;
-        if (!draw->count)
-            continue;
-        if (n && g->range_words[2 * (n - 1)] + (total - g->range_words[2 * (n - 1) + 1]) == draw->first) {
-            total += draw->count; /* continues the previous range */
-            continue;
-        }
-        if (n == g->range_capacity) { /* grows rarely (more chunks drawn apart than ever before) */
-            uint32_t *grown = crowd_realloc_sized(g->range_words, 8 * (size_t)n, 16 * (size_t)n);
-            if (!grown)
-                break;
-            g->range_words = grown;
-            g->range_capacity = 2 * n;
-            glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->ranges);
-            glBufferData(GL_SHADER_STORAGE_BUFFER, 8 * (GLsizeiptr)g->range_capacity, NULL, GL_DYNAMIC_DRAW);
-            changed = true;
-        }
-        changed |= n >= g->range_count || g->range_words[2 * n] != draw->first || g->range_words[2 * n + 1] != total;
-        g->range_words[2 * n] = draw->first;
-        g->range_words[2 * n + 1] = total;
-        n++;
-        total += draw->count;
+    return r->gpu && r->gpu->driven;
+}
+
+/* The slots' owners follow the records: the same ranges (the first upload, and the first after the
+ * buffers were re-sized, sends them all; slots that join the span in use are sent whole, since the
+ * crowd reports owner changes only inside its span). O(upload ranges), nothing per chunk or per
+ * instance. */
+void crowd_gpu_crowd_upload(crowd_gl_renderer *r, const crowd_frame *f)
+{
+    struct crowd_gpu_crowd *g = r->gpu;
+    if (r->capacity > g->layer.partition_capacity && size_layer(r, g, r->capacity, NULL) != CROWD_OK)
+        return; /* out of GPU memory: last frame's draws stay */
+    if (!f->slot_instances)
+        return;
+    uint32_t room = g->layer.partition_capacity, n = f->record_count < room ? f->record_count : room;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->slot_ids);
+    if (!g->ids_uploaded || n > g->ids_span) {
+        uint32_t from = g->ids_uploaded ? g->ids_span : 0;
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 4 * (GLintptr)from, 4 * (GLsizeiptr)(n - from),
+                        f->slot_instances + from);
     }
-    changed |= n != g->range_count || total != g->total;
-    g->range_count = n;
-    g->total = total;
-    if (changed && n) {
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->ranges);
-        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, 8 * (GLsizeiptr)n, g->range_words);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    if (g->ids_uploaded) {
+        for (uint32_t i = 0; i < f->upload_count; i++) {
+            uint32_t first = f->uploads[i].first, count = f->uploads[i].count;
+            if (first >= n)
+                continue;
+            count = count < n - first ? count : n - first;
+            glBufferSubData(GL_SHADER_STORAGE_BUFFER, 4 * (GLintptr)first, 4 * (GLsizeiptr)count,
+                            f->slot_instances + first);
+        }
     }
-    return changed;
+    g->ids_uploaded = true;
+    g->ids_span = n;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 }
 
 /* VAOs and command templates for attachments added since the last pass (crowd_gl_add_attachment
@@ -519,7 +517,12 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
     key.has_light = light != NULL;
     key.settings = g->settings;
     prepare_attachments(r, g);
-    bool dirty = update_ranges(g, f) || f->upload_count > 0;
+    g->driven = true;
+    /* every slot in use, live or not (the pass tells them apart by owner): no walk over chunks */
+    uint32_t room = g->layer.partition_capacity, total = f->record_count < room ? f->record_count : room;
+    bool dirty = f->upload_count > 0 || total != g->total || f->stats.simulated != g->live;
+    g->total = total;
+    g->live = f->stats.simulated;
     if (crowd_gpu_layer_begin(&g->layer, &key, sizeof key, dirty)) {
         const cull_settings *s = &g->settings;
         float planes[6][4], light_planes[6][4] = {{0}}, camera[3];
@@ -534,8 +537,8 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         const GLint *u = g->u;
         glUseProgram(g->cull);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, g->ranges);
-        glUniform1ui(u[C_RANGE_COUNT], g->range_count);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, g->slot_ids);
+        glUniform1ui(u[C_LIVE], g->live);
         glUniform1ui(u[C_TOTAL], g->total);
         glUniform4fv(u[C_PLANES], 6, &planes[0][0]);
         glUniform4fv(u[C_LIGHT_PLANES], 6, &light_planes[0][0]);

@@ -23,6 +23,13 @@ bool crowd_gpu_crowd_available(const crowd_gl_renderer *r);
 crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error);
 void crowd_gpu_crowd_destroy(crowd_gl_renderer *r);
 
+/* crowd_gl_upload's hook (r->gpu only): the frame's slot owners, for the same ranges as the records. */
+void crowd_gpu_crowd_upload(crowd_gl_renderer *r, const crowd_frame *f);
+
+/* Whether the draws come from the cull pass: the GPU path once crowd_gl_cull has been called (before
+ * that, a GPU-path renderer draws the crowd's own draw list, so callers that never cull see it). */
+bool crowd_gpu_crowd_driven(const crowd_gl_renderer *r);
+
 /* The crowd's body draws of one pass, from the last cull's partitions (attachments stay on the CPU
  * draw list). */
 void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16], bool shadow,

@@ -547,6 +547,8 @@ crowd_result crowd_gl_upload(crowd_gl_renderer *r, const crowd_frame *frame, cro
             }
         }
     }
+    if (r->gpu)
+        crowd_gpu_crowd_upload(r, frame);
     r->uploaded = true;
     r->stats.bytes_uploaded = bytes;
     r->stats.capacity = r->capacity;

@@ -1,8 +1,11 @@
 // The crowd's GPU cull pass (GLSL 4.30, desktop GL 4.3+; see src/gl/gpu_cull.h for the layer).
-// One invocation per live record: frustum test of the instance's bounding sphere, its level of
+// One invocation per slot in use; the live ones (their owner, frame.slot_instances, is a live
+// instance) go on: frustum test of the instance's bounding sphere, its level of
 // detail (screen coverage or distance, the CPU policy's thresholds and hysteresis, plus the
 // stochastic band), then compaction of its slot into the partition of its level (colour pass)
-// and, when it casts, into the shadow partition of that level. A partition's counter is the
+// and, when it casts, into the shadow partition of that level. Casters follow the CPU path's rule
+// at instance granularity: what the camera draws, up to the shadow's last level, inside the
+// light's frustum (the CPU path casts the camera's visible chunks; nobody outside the view casts). A partition's counter is the
 // instanceCount of its indirect draw command: nothing is read back.
 //
 // With a vertex budget the pass runs in three stages (u_stage): 0 adds every visible instance to a
@@ -24,8 +27,8 @@ layout(std430, binding = 0) readonly buffer crowd_records { crowd_record_gpu rec
 layout(std430, binding = 1) writeonly buffer crowd_ids { uint ids[]; };
 // DrawElementsIndirectCommand x partitions: count, instanceCount, firstIndex, baseVertex, baseInstance
 layout(std430, binding = 2) buffer crowd_commands { uint commands[]; };
-layout(std430, binding = 3) buffer crowd_state { uint state[]; };        // per slot: last level (hysteresis)
-layout(std430, binding = 4) readonly buffer crowd_ranges { uvec2 ranges[]; }; // live slots: (first slot, first item)
+layout(std430, binding = 3) buffer crowd_state { uint state[]; }; // per instance: last level (hysteresis)
+layout(std430, binding = 4) readonly buffer crowd_owners { uint slot_instances[]; }; // per slot: its instance
 // [level * BINS + bin] counts, then the result: cutoff bin (-1: none), satisfied, demoted, indices
 // submitted (low, high words)
 #define BINS 256
@@ -34,8 +37,8 @@ layout(std430, binding = 5) buffer crowd_budget { uint histogram[]; };
 layout(std430, binding = 6) buffer crowd_attachment_commands { uint attachment_commands[]; };
 #define RESULT (8 * BINS)
 
-uniform uint u_range_count;
-uniform uint u_total;                 // items: the sum of the ranges' lengths
+uniform uint u_live;                  // live instances: a slot whose owner is >= this is slack or parked
+uniform uint u_total;                 // slots in use
 uniform vec4 u_planes[6];             // camera frustum, a x + b y + c z + d >= 0 inside
 uniform vec4 u_light_planes[6];       // the light's frustum (shadow casters)
 uniform vec3 u_camera;
@@ -60,8 +63,8 @@ uniform uint u_index_counts[8];       // per level
 shared uint s_count[16];
 shared uint s_base[16];
 
-// A fixed random value in [0, 1) per slot (integer hash; no state).
-float slot_random(uint s)
+// A fixed random value in [0, 1) per instance (integer hash; no state).
+float instance_random(uint s)
 {
     s ^= s >> 16u;
     s *= 0x7feb352du;
@@ -133,22 +136,22 @@ void resolve_budget()
     histogram[RESULT + 4] = high;
 }
 
-// One live record: its slot, sphere, coverage, preferred level (hysteresis and band applied) and
-// whether the camera sees it and it is large enough to draw at all.
-struct Item { uint slot; vec3 centre; float radius; float coverage; int level; bool big_enough; bool seen; };
+// One slot: its instance, sphere, coverage, preferred level (hysteresis and band applied) and
+// whether it is live, the camera sees it and it is large enough to draw at all.
+struct Item { uint slot; uint instance; vec3 centre; float radius; float coverage; int level; bool big_enough; bool seen; };
 
 Item classify(uint t)
 {
-    uint lo = 0u, hi = u_range_count; // the last range whose first item is <= t
-    while (hi - lo > 1u) {
-        uint mid = (lo + hi) / 2u;
-        if (ranges[mid].y <= t)
-            lo = mid;
-        else
-            hi = mid;
-    }
     Item it;
-    it.slot = ranges[lo].x + (t - ranges[lo].y);
+    it.slot = t;
+    it.instance = slot_instances[t];
+    if (it.instance >= u_live) { // slack or parked: its record is undefined, never read it
+        it.level = 0;
+        it.centre = vec3(0.0);
+        it.radius = it.coverage = 0.0;
+        it.big_enough = it.seen = false;
+        return it;
+    }
     crowd_record_gpu r = records[it.slot];
     float scale = r.clip_a.w;
     precise vec3 centre = vec3(r.transform.x, r.transform.y + u_sphere_y * scale, r.transform.z);
@@ -160,8 +163,8 @@ Item classify(uint t)
     // The band: this instance's thresholds sit at a fixed random point of [T / (1 + w), T (1 + w)],
     // so inside the band a fraction of instances equal to the blend factor takes the coarser level,
     // each drawn by exactly one level.
-    float personal = u_band != 0.0 ? exp(u_band * (1.0 - 2.0 * slot_random(it.slot))) : 1.0;
-    int previous = int(state[it.slot]);
+    float personal = u_band != 0.0 ? exp(u_band * (1.0 - 2.0 * instance_random(it.instance))) : 1.0;
+    int previous = int(state[it.instance]);
     it.level = u_policy == 1 ? coverage_level(coverage * u_bias, previous, personal)
                              : distance_level(dist / u_bias, 1.0 / personal);
     it.centre = centre;
@@ -204,12 +207,12 @@ void main()
         slot = it.slot;
         int l = it.level;
         if (it.seen)
-            state[slot] = uint(l); // the preferred level: budget demotions do not feed hysteresis
+            state[it.instance] = uint(l); // the preferred level: budget demotions do not feed hysteresis
         if (u_budget_on != 0 && it.seen && coverage_bin(it.coverage) <= int(histogram[RESULT]))
             l = u_levels - 1;
         if (it.seen)
             level = l;
-        if (it.big_enough && l <= u_shadow_max_lod && sphere_in(u_light_planes, it.centre, it.radius))
+        if (it.seen && l <= u_shadow_max_lod && sphere_in(u_light_planes, it.centre, it.radius))
             shadow = int(u_shadow_base) + l;
         if (level >= 0)
             local = atomicAdd(s_count[level], 1u);
