@@ -381,6 +381,72 @@ static void hysteresis_on_the_gpu(void)
     crowd_destroy(c);
 }
 
+/* The slot holding instance `index` (frame.slot_instances), or UINT32_MAX. */
+static uint32_t slot_of(const crowd_frame *f, uint32_t index)
+{
+    for (uint32_t s = 0; s < f->record_count; s++)
+        if (f->slot_instances[s] == index)
+            return s;
+    return UINT32_MAX;
+}
+
+/* Hysteresis state belongs to the instance: instance 0 is at level 1, then walks into the next chunk
+ * (its record moves to another slot) and comes inside the dead band: it stays at 1, while instance
+ * 1 at the same coverage, with no history, takes level 0. Its old slot, now slack, is not drawn. */
+static void hysteresis_follows_the_instance(void)
+{
+    crowd *c = make_crowd(2, CROWD_LOD_DISTANCE, 8.0f, 1, 0.0f); /* chunk edges at x = 4 + 8 k */
+    crowd_desc d = *crowd_settings(c);
+    d.lod_policy = CROWD_LOD_SCREEN_COVERAGE; /* the GPU's classification */
+    {
+        crowd_desc cd = {.asset = &asset, .capacity = 1, .lod_policy = CROWD_LOD_SCREEN_COVERAGE};
+        crowd *probe = NULL;
+        REQUIRE(crowd_create(&cd, &probe, NULL) == CROWD_OK);
+        memcpy(d.screen_coverage, crowd_settings(probe)->screen_coverage, sizeof d.screen_coverage);
+        d.hysteresis = crowd_settings(probe)->hysteresis;
+        crowd_destroy(probe);
+    }
+    float y = asset.sphere_center_y;
+    crowd_view v;
+    look(&v, 4, y, 0, 4, y, -1);
+    float far = asset.sphere_radius * v.projection[5] / (0.5f * d.screen_coverage[0]),
+          band = asset.sphere_radius * v.projection[5] / ((1.0f + 0.5f * d.hysteresis) * d.screen_coverage[0]);
+    crowd_set_transform(c, 0, 4.5f, 0.0f, -sqrtf(far * far - 0.25f), 0.0f);
+    crowd_set_transform(c, 1, 3.0f, 0.0f, -sqrtf(band * band - 1.0f), 0.0f);
+    crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU);
+    uint32_t before = 0;
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) /* into the chunk x in [-4, 4), inside the dead band */
+            crowd_set_transform(c, 0, 3.5f, 0.0f, -sqrtf(band * band - 0.25f), 0.0f);
+        const crowd_frame *f = crowd_update(c, 0.0f, &v);
+        REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+        crowd_gl_set_lod(r, &d, -1.0f);
+        crowd_gl_cull(r, f, &v, NULL);
+        uint32_t slots = f->record_count, s0 = slot_of(f, 0), s1 = slot_of(f, 1);
+        REQUIRE(s0 != UINT32_MAX && s1 != UINT32_MAX);
+        int *colour = malloc(slots * sizeof(int)), *shadow = malloc(slots * sizeof(int));
+        uint32_t hist[CROWD_MAX_LODS] = {0}, casters = 0, drawn = 0;
+        read_levels(r, slots, colour, shadow, hist, &casters);
+        for (uint32_t l = 0; l < asset.lod_count; l++)
+            drawn += hist[l];
+        if (k == 0) {
+            CHECKF(colour[s0] == 1 && colour[s1] == 0, "start: levels %d %d, expected 1 0", colour[s0], colour[s1]);
+            before = s0;
+        } else {
+            CHECKF(s0 != before, "instance 0 kept slot %u: the test moves nothing", s0);
+            CHECKF(colour[s0] == 1, "moved from slot %u to %u inside the dead band: level %d, expected 1", before, s0,
+                   colour[s0]);
+            CHECKF(colour[s1] == 0, "instance 1 (no history, same coverage): level %d, expected 0", colour[s1]);
+            CHECKF(before >= slots || colour[before] < 0, "the vacated slot %u is still drawn", before);
+        }
+        CHECKF(drawn == 2, "frame %d: %u drawn, expected 2", k, drawn);
+        free(colour);
+        free(shadow);
+    }
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
 static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, bool bands, uint8_t *out)
 {
     crowd_gl_scene s = test_default_scene();
@@ -539,6 +605,7 @@ int main(void)
     RUN_TEST(bands_off_match_the_cpu);
     RUN_TEST(bands_split_as_expected);
     RUN_TEST(hysteresis_on_the_gpu);
+    RUN_TEST(hysteresis_follows_the_instance);
     RUN_TEST(budget_fits_like_the_cpu);
     RUN_TEST(frames_match_the_cpu_path);
     RUN_TEST(skip_cache);
