@@ -13,6 +13,7 @@
 #include "crowdbake/gl.h"
 #include "demo/bench.h"
 #include "demo/camera.h"
+#include "demo/gpu_path.h"
 #include "demo/hud.h"
 #include "gl/gl_api.h"
 #include "scene/scene.h"
@@ -46,6 +47,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_HUD] = {"hud", "HUD", 0, 1, 1, NULL, KEY_F2},
     [DEMO_PAUSED] = {"paused", "paused", 0, 1, 1, NULL, ' '},
     [DEMO_MSAA] = {"msaa", "MSAA", 0, 2, 1, "off|2x|4x", 'O'},
+    [DEMO_PATH] = {"path", "render path", 0, 2, 1, "auto|cpu|gpu", 'U'},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -181,6 +183,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
                         .debug = app->desc.gl_debug,
                         .timers = app->desc.gl_timers,
                         .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
+                        .path = demo_path_of(app->settings[DEMO_PATH]),
                         .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT};
     crowd_result r = crowd_create(&cd, &app->crowd, error);
     if (r == CROWD_OK) {
@@ -232,7 +235,8 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            [DEMO_CAMERA] = 0,
                                            [DEMO_HUD] = 1,
                                            [DEMO_PAUSED] = 0,
-                                           [DEMO_MSAA] = DEMO_MSAA_DEFAULT};
+                                           [DEMO_MSAA] = DEMO_MSAA_DEFAULT,
+                                           [DEMO_PATH] = desc->gl_path};
     memcpy(app->settings, defaults, sizeof defaults);
     crowd_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
@@ -320,6 +324,7 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
         r = crowd_sim_spawn(app->sim, (uint32_t)value);
         break;
     case DEMO_CHUNK:
+    case DEMO_PATH:
         r = build_crowd(app, &err);
         break;
     case DEMO_ASSET:
@@ -495,6 +500,7 @@ static void write_status(demo_app *app)
                   s[DEMO_STRIDE_MATCHING] > 0.5 ? "matched" : "OFF (skating)", s[DEMO_SEPARATION] > 0.5 ? "on" : "off",
                   s[DEMO_FOG], choice_name(DEMO_CAMERA, s[DEMO_CAMERA], camera, sizeof camera),
                   choice_name(DEMO_MSAA, s[DEMO_MSAA], msaa, sizeof msaa));
+    n += demo_path_status(app->renderer, app->status + n, sizeof app->status - (size_t)n);
     if (app->error[0])
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "! %s\n", app->error);
     if (demo_benchmark_running(app) || demo_benchmark_report(app)[0])
@@ -503,7 +509,7 @@ static void write_status(demo_app *app)
         snprintf(app->status + n, sizeof app->status - (size_t)n,
                  "\nkeys: = / - instances x2 / /2   C chunk   M VAT/bones   X cross-fade   L LOD policy\n"
                  "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
-                 "      K stride matching   N separation   F fog   1-5 or Z scenario   G asset   O MSAA\n"
+                 "      K stride matching   N separation   F fog   1-5 or Z scenario   G asset   O MSAA   U path\n"
                  "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
                  "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n");
 }
@@ -658,12 +664,15 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         app->gl_errors++;
     }
     app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
+    float light[16];
     if (app->scene.shadows) {
-        float centre[3], radius, light[16];
+        float centre[3], radius;
         demo_camera_shadow_focus(&app->camera, centre, &radius);
         crowd_gl_fit_shadow(app->renderer, app->scene.sun_direction, centre, radius, light);
-        debug_check(app, crowd_gl_render_shadows(app->renderer, app->frame, light), "shadow pass");
     }
+    demo_path_cull(app->renderer, app->crowd, app->frame, &view, app->scene.shadows ? light : NULL);
+    if (app->scene.shadows)
+        debug_check(app, crowd_gl_render_shadows(app->renderer, app->frame, light), "shadow pass");
     debug_check(app, crowd_gl_draw(app->renderer, app->frame, &app->scene), "colour pass");
     present(app, scene_fbo, width, height);
     double cpu = now_ms() - t0;

@@ -32,6 +32,7 @@ typedef enum demo_setting {
     DEMO_HUD,             /* 0/1 */
     DEMO_PAUSED,          /* 0/1: simulation and animation stand still (the camera still moves) */
     DEMO_MSAA,            /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
+    DEMO_PATH,            /* 0 auto, 1 cpu, 2 gpu: the renderer's crowd_gl_path (demo/gpu_path.h) */
     DEMO_SETTING_COUNT
 } demo_setting;
 
@@ -61,6 +62,7 @@ typedef struct demo_desc {
     bool gl_debug;          /* check GL errors after every pass of every frame (a round trip each) */
     bool gl_timers;         /* GPU time per pass through timer queries, where the context has them */
     int gl_upload;          /* a crowd_gl_upload_mode (0 = the renderer's default), for measuring */
+    int gl_path;            /* the "path" setting's start: 0 auto, 1 cpu, 2 gpu */
 } demo_desc;
 
 crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error);

@@ -10,6 +10,7 @@
 #include <GLFW/glfw3.h>
 
 #include "demo/app.h"
+#include "demo/gpu_path.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
@@ -265,14 +266,16 @@ int main(int argc, char **argv)
             desc.gl_debug = true;
         else if (!strcmp(argv[i], "--gl-timers"))
             desc.gl_timers = true;
+        else if (!strcmp(argv[i], "--path") && i + 1 < argc && demo_path_parse(argv[i + 1]) >= 0)
+            desc.gl_path = demo_path_parse(argv[++i]);
         else if (argv[i][0] == '-') {
-            fprintf(stderr, "crowd-demo: unknown option %s\n", argv[i]);
+            fprintf(stderr, "crowd-demo: unknown option or value %s\n", argv[i]);
             return 2;
         } else
             assets++;
     }
     if (!assets) {
-        fprintf(stderr, "usage: crowd-demo asset.crowd [more.crowd ...] [--gl-debug] [--gl-timers]\n");
+        fprintf(stderr, "usage: crowd-demo asset.crowd [more.crowd ...] [--gl-debug] [--gl-timers] [--path auto|cpu|gpu]\n");
         return 2;
     }
     if (open_window(false))
@@ -284,8 +287,10 @@ int main(int argc, char **argv)
     }
     int loaded = 0;
     for (int i = 1; i < argc; i++) {
-        if (argv[i][0] == '-')
+        if (argv[i][0] == '-') {
+            i += !strcmp(argv[i], "--path"); /* and its value */
             continue;
+        }
         size_t size = 0;
         uint8_t *bytes = read_file(argv[i], &size);
         const char *name = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];

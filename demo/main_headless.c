@@ -12,6 +12,7 @@
 
 #include "crowdbake/gl.h"
 #include "demo/app.h"
+#include "demo/gpu_path.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "tool_support.h"
@@ -40,6 +41,9 @@ static const step script[] = {
     {"msaa_2x", DEMO_MSAA, 1},
     {"msaa_4x", DEMO_MSAA, 2},
     {NULL, DEMO_MSAA, 0},
+    {"path_cpu", DEMO_PATH, 1},
+    {"path_gpu", DEMO_PATH, 2},
+    {NULL, DEMO_PATH, 0},
     {"stampede", DEMO_SCENARIO, 1},
     {"parade", DEMO_SCENARIO, 2},
     {"mill", DEMO_SCENARIO, 3},
@@ -117,6 +121,7 @@ int main(int argc, char **argv)
     uint32_t count = 20000, frames = 45;
     int width = 1280, height = 720, first_asset = 0;
     bool gl_debug = false, gl_timers = false;
+    int gl_path = 0; /* auto */
     int asset_count = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--out-dir") && i + 1 < argc)
@@ -132,11 +137,13 @@ int main(int argc, char **argv)
             gl_debug = true;
         else if (!strcmp(argv[i], "--gl-timers"))
             gl_timers = true;
+        else if (!strcmp(argv[i], "--path") && i + 1 < argc && demo_path_parse(argv[i + 1]) >= 0)
+            gl_path = demo_path_parse(argv[++i]);
         else if (argv[i][0] != '-' && !first_asset)
             first_asset = i;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "usage: crowd-demo-headless asset.crowd [more.crowd ...] [--out-dir dir] [--count n] "
-                            "[--frames n] [--size WxH] [--gl-debug] [--gl-timers]\n");
+                            "[--frames n] [--size WxH] [--gl-debug] [--gl-timers] [--path auto|cpu|gpu]\n");
             return 2;
         }
     }
@@ -157,7 +164,8 @@ int main(int argc, char **argv)
                       .initial_count = count,
                       .framebuffer = gl.fbo,
                       .gl_debug = gl_debug,
-                      .gl_timers = gl_timers};
+                      .gl_timers = gl_timers,
+                      .gl_path = gl_path};
     int status = 1;
     uint8_t *pixels = malloc((size_t)width * height * 3);
     if (!pixels || demo_create(&desc, &app, &err) != CROWD_OK)
