@@ -26,9 +26,10 @@ int demo_path_status(const crowd_gl_renderer *r, char *out, size_t size)
     const crowd_gl_gpu_stats *g = crowd_gl_get_gpu_stats(r);
     if (!g->valid)
         return snprintf(out, size, "path gpu: no stats read back yet\n");
-    return snprintf(out, size, "path gpu, %u frames late: LOD %u %u %u %u %u, %u casters, %.2f+%.2f M tri, %llu skips\n",
-                    g->frames_late, g->submitted[0], g->submitted[1], g->submitted[2], g->submitted[3],
-                    g->submitted[4], g->shadow_casters, (double)g->triangles / 1e6, (double)g->shadow_triangles / 1e6,
+    return snprintf(out, size,
+                    "path gpu, %u frames late: LOD %u %u %u %u %u, %u casters, %.2f+%.2f M tri, %llu skips\n",
+                    g->frames_late, g->submitted[0], g->submitted[1], g->submitted[2], g->submitted[3], g->submitted[4],
+                    g->shadow_casters, (double)g->triangles / 1e6, (double)g->shadow_triangles / 1e6,
                     (unsigned long long)g->passes_skipped);
 }
 

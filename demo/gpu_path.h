@@ -14,8 +14,8 @@ int demo_path_parse(const char *name);
 
 /* GPU path only (nothing on the CPU path): the crowd's LOD settings and the cull pass for this
  * frame's camera and light (NULL: no shadows). Between crowd_gl_upload and the shadow pass. */
-void demo_path_cull(crowd_gl_renderer *renderer, const crowd *crowd, const crowd_frame *frame,
-                    const crowd_view *view, const float light[16]);
+void demo_path_cull(crowd_gl_renderer *renderer, const crowd *crowd, const crowd_frame *frame, const crowd_view *view,
+                    const float light[16]);
 
 /* One HUD line: the resolved path and, on the GPU path, its stats, which are read back a few
  * frames late and labelled so. Returns the characters written (snprintf's). */

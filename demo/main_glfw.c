@@ -275,7 +275,8 @@ int main(int argc, char **argv)
             assets++;
     }
     if (!assets) {
-        fprintf(stderr, "usage: crowd-demo asset.crowd [more.crowd ...] [--gl-debug] [--gl-timers] [--path auto|cpu|gpu]\n");
+        fprintf(stderr,
+                "usage: crowd-demo asset.crowd [more.crowd ...] [--gl-debug] [--gl-timers] [--path auto|cpu|gpu]\n");
         return 2;
     }
     if (open_window(false))

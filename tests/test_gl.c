@@ -95,7 +95,12 @@ static crowd *make_crowd(uint32_t n)
 /* The GPU buffer holds what the crowd's record array can span (slack included). */
 static crowd_gl_renderer *make_renderer(const crowd *c)
 {
-    crowd_gl_desc d = {.asset = &asset, .sizing_crowd = c, .path = CROWD_GL_PATH_CPU, .es = gl.es, .shadow_map_size = 1024, .debug = true};
+    crowd_gl_desc d = {.asset = &asset,
+                       .sizing_crowd = c,
+                       .path = CROWD_GL_PATH_CPU,
+                       .es = gl.es,
+                       .shadow_map_size = 1024,
+                       .debug = true};
     crowd_gl_renderer *r = NULL;
     crowd_error err;
     if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {

@@ -200,8 +200,8 @@ static void bands_off_match_the_cpu(void)
         uint32_t flagged = 0; /* the CPU path's casters: its draws flagged to cast */
         for (uint32_t d = 0; d < f->draw_count; d++)
             flagged += (f->draws[d].flags & CROWD_DRAW_SHADOW) ? f->draws[d].count : 0;
-        CHECKF(flagged == cpu_casters && casters <= flagged, "view %d: CPU path casts %u (rule %u), GPU %u", k,
-               flagged, cpu_casters, casters);
+        CHECKF(flagged == cpu_casters && casters <= flagged, "view %d: CPU path casts %u (rule %u), GPU %u", k, flagged,
+               cpu_casters, casters);
         printf("     view %d: %u visible, levels %u %u %u %u %u, %u casters (CPU path %u)\n", k, visible, hist[0],
                hist[1], hist[2], hist[3], hist[4], casters, flagged);
         CHECK(visible > 50 || k == 3);

@@ -113,7 +113,7 @@ enum cull_uniform {
 };
 
 static const char *const cull_uniform_names[C_COUNT] = {
-      "u_live", "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
+    "u_live",        "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
     "u_perspective", "u_sphere_y", "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
     "u_hysteresis",  "u_bias",     "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
     "u_shadow_base", "u_stage",    "u_budget_on",     "u_budget",       "u_index_counts",
@@ -330,7 +330,7 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->slot_ids);
     glBufferData(GL_SHADER_STORAGE_BUFFER, 4 * (GLsizeiptr)capacity, NULL, GL_DYNAMIC_DRAW);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    g->ids_uploaded = false; /* the next upload sends every slot's */
+    g->ids_uploaded = false;  /* the next upload sends every slot's */
     g->attachments_ready = 0; /* their VAOs and commands follow the new buffers */
     if (g->vao) {             /* the slot attribute reads the new id buffer */
         glBindVertexArray(g->vao);
