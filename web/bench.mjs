@@ -6,6 +6,8 @@
 // wasm and the GL calls it makes), measured by the page, not by the demo, so any build compares.
 //   node web/bench.mjs --site after=dist --site before=/tmp/before/dist --site ring='dist?upload=ring' --msaa 0,4 \
 //        --counts 1000,4000,20000,100000 --frames 4 --warmup 2 --rounds 2
+// A site may end in '|name=value,...': demo settings set after load (e.g. 'dist|paused=1', a crowd
+// that uploads nothing), for finding where the page's time goes.
 // MSAA: builds with an 'msaa' setting get it set (0 off, 2 = 2x, 4 = 4x); builds without one get
 // the canvas's antialias attribute forced (Chromium's default multisampling, 4x here).
 import { chromium } from 'playwright-core';
@@ -17,9 +19,11 @@ const all = (name) => argv.flatMap((a, i) => (a === name ? [argv[i + 1]] : []));
 const option = (name, fallback) => all(name)[0] ?? fallback;
 // --site label=dir[?query]: the same build may appear twice with different URL options
 const sites = all('--site').map((s) => {
-  const [label, rest] = [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)];
+  const [label, spec] = [s.slice(0, s.indexOf('=')), s.slice(s.indexOf('=') + 1)];
+  const [rest, sets] = spec.split('|');
   const [dir, q] = rest.split('?');
-  return { label, dir: path.resolve(dir), query: q ? '?' + q : '' };
+  const settings = (sets ? sets.split(',') : []).map((kv) => [kv.split('=')[0], Number(kv.split('=')[1])]);
+  return { label, dir: path.resolve(dir), query: q ? '?' + q : '', settings };
 });
 const counts = option('--counts', '1000,4000,20000,100000').split(',').map(Number);
 const msaas = option('--msaa', '0,4').split(',').map(Number);
@@ -78,6 +82,7 @@ async function measure(browser, site, msaa) {
   await page.goto(site.url + (site.query || query));
   await page.waitForFunction(() => window.crowd, null, { timeout: 300000 });
   if (hasSetting) await page.evaluate((v) => window.crowd.set('msaa', v === 4 ? 2 : v === 2 ? 1 : 0), msaa);
+  for (const [name, value] of site.settings) await page.evaluate(([n, v]) => window.crowd.set(n, v), [name, value]);
   const rows = [];
   for (const count of counts) {
     await page.evaluate((n) => window.crowd.set('count', n), count);
