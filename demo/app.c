@@ -368,6 +368,8 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     if (r != CROWD_OK) {
         snprintf(app->error, sizeof app->error, "%s: %.200s", info->name, err.message[0] ? err.message : "refused");
         app->settings[s] = previous;
+        if (s == DEMO_PATH) /* not available here (the GPU path in a browser): back on the path that was */
+            build_crowd(app, &err);
     }
     return r;
 }

@@ -108,7 +108,14 @@ async function set(page, name, value) {
 
 async function everySetting(page) {
   const table = JSON.parse(await page.evaluate(() => window.crowd.settingsJson()));
-  const skip = new Set(['count', 'asset', 'camera', 'scenario', 'paused', 'hud']); // exercised separately
+  const skip = new Set(['count', 'asset', 'camera', 'scenario', 'paused', 'hud', 'path']); // exercised separately
+  // the render path: WebGL2 has the CPU path only; asking for the GPU path is refused and keeps it
+  for (const v of [1, 0]) await set(page, 'path', v);
+  const refused = await page.evaluate(() => window.crowd.set('path', 2));
+  check(refused !== 0 && /GL 4\.3/.test(await page.evaluate(() => window.crowd.error())),
+        `path = gpu in WebGL2: ${refused}, ${await page.evaluate(() => window.crowd.error())}`);
+  await frames(page, 2);
+  check(await page.evaluate(() => window.crowd.get('path')) === 0, 'path: not back on auto after the refusal');
   for (const s of table) {
     if (skip.has(s.name)) continue;
     const values = s.choices ? s.choices.split('|').map((_, i) => i)
