@@ -516,6 +516,9 @@ static int tube_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
         ellipsoid_shape(&shapes[n], (uint16_t)n, 4, 8, black), n++; /* 4, 5 pupils */
     for (int i = 0; i < 2; i++)
         tube_shape(&shapes[n], (uint16_t)n, 4, 3, 5, s->colors[1], 1, 0, 0), n++; /* 6, 7 antennae */
+    /* 8, 9, ...: a pair of prolegs under every segment; they, not the body, touch the ground */
+    for (int i = 0; i < 2 * (int)z[T_NODES]; i++)
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 4, 8, s->colors[1]), n++;
     s->chain_count = 2;
     for (int i = 0; i < 2; i++)
         chain_init(&s->chains[i], 4, z[T_ANTENNA] / 3, 0.06, 0.01, 0.004);
@@ -536,8 +539,13 @@ static void tube_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
             step_cycle(g, s->speed, ph + 0.8 * (double)i / nodes, &dz, &lift);
         else
             r *= 1.0 + 0.06 * sin(2.0 * M_PI * (ph - (double)i / nodes));
-        double c[3] = {0.0, r + lift, s->root_z - i * z[T_SPACING] + dz};
+        double clearance = 0.35 * z[T_RADIUS];
+        double c[3] = {0.0, r + clearance + lift, s->root_z - i * z[T_SPACING] + dz};
         tube_point(&p[0], i, c, r);
+        for (int k = 0; k < 2; k++) {
+            double leg[3] = {(k ? -0.55 : 0.55) * r, lift + clearance * 1.2, c[2]};
+            ellipsoid(&p[8 + 2 * i + k], leg, 0.3 * r, clearance * 1.2, 0.35 * r, 0, 0, 0);
+        }
     }
     /* the head rides above the first segment, swaying while idle */
     double sway = moving ? 0.05 * sin(2.0 * M_PI * ph) : 0.3 * sin(2.0 * M_PI * ph);
