@@ -20,12 +20,13 @@ static const crowd_frames_clip tiny_clips[2] = {{"sway", 0, 4, 30.0f, true, NAN}
 
 static crowd_vertex_frames tiny_frames(void)
 {
-    static const float base[8][3] = {{0, 0, 0}, {0.2f, 0, 0}, {0, 0, 0.2f}, {0.05f, 0.3f, 0.05f},
+    static const float base[8][3] = {{0, 0, 0},    {0.2f, 0, 0}, {0, 0, 0.2f},    {0.05f, 0.3f, 0.05f},
                                      {0.5f, 0, 0}, {0.7f, 0, 0}, {0.5f, 0, 0.2f}, {0.55f, 0.3f, 0.05f}};
     for (int f = 0; f < 6; f++)
         for (int v = 0; v < 8; v++)
             for (int k = 0; k < 3; k++)
-                tiny_positions[(f * 8 + v) * 3 + k] = base[v][k] + (k == 0 && base[v][1] > 0 ? 0.05f * sinf(f * 1.5f) : 0);
+                tiny_positions[(f * 8 + v) * 3 + k] =
+                    base[v][k] + (k == 0 && base[v][1] > 0 ? 0.05f * sinf(f * 1.5f) : 0);
     memset(tiny_colors, 200, sizeof tiny_colors);
     return (crowd_vertex_frames){.vertex_count = 8,
                                  .index_count = 24,
@@ -161,8 +162,8 @@ static void critter_dump_bake_verify(crowd_critter_kind kind)
     CHECK(report.position_max_mm <= report.position_bound_mm);
     CHECK(asset.bones.data == NULL && asset.lod_count >= 2);
     printf("  %s seed 3: %u vertices, %u frames, %zu bytes dump, %zu bytes .crowd, max error %.4f mm (bound %.4f)\n",
-           crowd_critter_kind_name(kind), asset.vertex_count, asset.frame_count, size, out.size,
-           report.position_max_mm, report.position_bound_mm);
+           crowd_critter_kind_name(kind), asset.vertex_count, asset.frame_count, size, out.size, report.position_max_mm,
+           report.position_bound_mm);
     for (uint32_t i = 0; i < asset.clip_count && i < 3; i++) {
         const crowd_clip *clip = &asset.clips[i];
         const crowd_critter_clip_stats *cs = &c.clip_stats[i];
@@ -220,7 +221,8 @@ static void critters_are_deterministic(void)
     crowd_critter_desc p;
     CHECK(crowd_critter_parse("quad:42", &p) && p.kind == CROWD_CRITTER_QUAD && p.seed == 42);
     CHECK(crowd_critter_parse("critter tube seed=7 fps=30", &p) && p.kind == CROWD_CRITTER_TUBE && p.seed == 7);
-    CHECK(!crowd_critter_parse("dragon", &p) && !crowd_critter_parse("blob:", &p) && !crowd_critter_parse("blob:-1", &p));
+    CHECK(!crowd_critter_parse("dragon", &p) && !crowd_critter_parse("blob:", &p) &&
+          !crowd_critter_parse("blob:-1", &p));
 }
 
 int main(void)

@@ -248,8 +248,10 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
         }
         if (o->desc.bones) {
-            fprintf(stderr, "crowd-bake: %s: vertex frames have no skeleton, so no bone texture, bone mode or "
-                            "sockets; bake without --bones\n", which);
+            fprintf(stderr,
+                    "crowd-bake: %s: vertex frames have no skeleton, so no bone texture, bone mode or "
+                    "sockets; bake without --bones\n",
+                    which);
             return 2;
         }
         if (o->density != 0.0f || o->gltf.select_skin || o->gltf.socket_count) {
@@ -461,9 +463,10 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
     }
     printf("  elapsed      %.1f ms (%s %.1f, skin %.1f, encode %.1f, lods %.1f, strides %.1f, pack %.1f)\n",
            read_ms + s->ms_total,
-           a->source_kind == CROWD_SOURCE_GLTF ? "read" : a->source_kind == CROWD_SOURCE_FRAMES ? "capture/read" : "build",
-           read_ms, s->ms_skin,
-           s->ms_encode, s->ms_lod, s->ms_stride, s->ms_pack);
+           a->source_kind == CROWD_SOURCE_GLTF     ? "read"
+           : a->source_kind == CROWD_SOURCE_FRAMES ? "capture/read"
+                                                   : "build",
+           read_ms, s->ms_skin, s->ms_encode, s->ms_lod, s->ms_stride, s->ms_pack);
 }
 
 /* The frames path: a critter capture or a dump, optionally written out as a dump, then baked. */

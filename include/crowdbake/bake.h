@@ -175,19 +175,19 @@ typedef struct crowd_frames_clip {
 } crowd_frames_clip;
 
 typedef struct crowd_vertex_frames {
-    uint32_t vertex_count;     /* 1..CROWD_MAX_VERTICES */
-    uint32_t index_count;      /* a positive multiple of 3 */
-    uint32_t frame_count;      /* every clip's frames together */
-    const float *positions;    /* frame_count x vertex_count xyz, metres, +Y up, facing +Z */
-    const float *normals;      /* same layout, or NULL: area-weighted face normals per frame */
-    const uint32_t *indices;   /* counter-clockwise triangles */
-    const uint16_t *parts;     /* part id per vertex (< part_count), or NULL: one part. Parts stand in
+    uint32_t vertex_count;   /* 1..CROWD_MAX_VERTICES */
+    uint32_t index_count;    /* a positive multiple of 3 */
+    uint32_t frame_count;    /* every clip's frames together */
+    const float *positions;  /* frame_count x vertex_count xyz, metres, +Y up, facing +Z */
+    const float *normals;    /* same layout, or NULL: area-weighted face normals per frame */
+    const uint32_t *indices; /* counter-clockwise triangles */
+    const uint16_t *parts;   /* part id per vertex (< part_count), or NULL: one part. Parts stand in
                                   for the dominant bone: the LOD chain never welds two parts */
-    uint32_t part_count;       /* 1..CROWD_FRAMES_MAX_PARTS; 0 = 1 */
-    const uint8_t *colors;     /* rgba8 per vertex (sRGB), or NULL: white */
-    uint32_t clip_count;       /* 1..CROWD_MAX_CLIPS */
+    uint32_t part_count;     /* 1..CROWD_FRAMES_MAX_PARTS; 0 = 1 */
+    const uint8_t *colors;   /* rgba8 per vertex (sRGB), or NULL: white */
+    uint32_t clip_count;     /* 1..CROWD_MAX_CLIPS */
     const crowd_frames_clip *clips;
-    const char *source_name;   /* recorded in the asset (crowd-verify rebuilds the source from it); may be NULL */
+    const char *source_name; /* recorded in the asset (crowd-verify rebuilds the source from it); may be NULL */
 } crowd_vertex_frames;
 
 /* Checks every count, range and value of `frames` (finite positions, unit-able normals, indices and

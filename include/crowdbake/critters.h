@@ -49,19 +49,19 @@ typedef struct crowd_critter_desc {
 
 /* What the capture found for one clip. */
 typedef struct crowd_critter_clip_stats {
-    uint32_t loop_start;   /* captured frame the loop begins at (after the warm-up) */
-    uint32_t loop_frames;  /* frames in the loop */
-    double seam_max_m;     /* worst vertex distance between the frame after the loop and its first frame */
-    double seam_rms_m;     /* the same, root mean square over the vertices */
-    double step_rms_m;     /* a typical frame-to-frame vertex motion in the loop, for scale */
-    double travelled_m;    /* root distance over the loop: the stride (0 for idle) */
-    double speed;          /* metres per second over the loop */
+    uint32_t loop_start;  /* captured frame the loop begins at (after the warm-up) */
+    uint32_t loop_frames; /* frames in the loop */
+    double seam_max_m;    /* worst vertex distance between the frame after the loop and its first frame */
+    double seam_rms_m;    /* the same, root mean square over the vertices */
+    double step_rms_m;    /* a typical frame-to-frame vertex motion in the loop, for scale */
+    double travelled_m;   /* root distance over the loop: the stride (0 for idle) */
+    double speed;         /* metres per second over the loop */
 } crowd_critter_clip_stats;
 
 typedef struct crowd_critter {
     crowd_vertex_frames frames; /* the capture, ready for crowd_bake_frames or crowd_frames_dump_write */
     crowd_critter_clip_stats clip_stats[3];
-    float height; /* standing height of the first idle frame, metres */
+    float height;         /* standing height of the first idle frame, metres */
     char source_name[64]; /* "critter KIND seed=N fps=F": crowd-verify rebuilds the critter from it */
     void *storage;        /* owned */
 } crowd_critter;

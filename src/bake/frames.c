@@ -59,8 +59,9 @@ crowd_result crowd_vertex_frames_validate(const crowd_vertex_frames *f, crowd_er
         if (f->normals) {
             const float *n = f->normals + 3 * i;
             if (!finite3(n) || !(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 1e-12f))
-                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: frame %zu vertex %zu normal zero or not finite",
-                                  i / f->vertex_count, i % f->vertex_count);
+                return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                                  "frames: frame %zu vertex %zu normal zero or not finite", i / f->vertex_count,
+                                  i % f->vertex_count);
         }
     }
     for (uint32_t c = 0; c < f->clip_count; c++) {
@@ -79,14 +80,15 @@ crowd_result crowd_vertex_frames_validate(const crowd_vertex_frames *f, crowd_er
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: clip \"%s\" fps %g outside 1..240", clip->name,
                               (double)clip->fps);
         if (!isnan(clip->stride) && !(clip->stride >= 0.0f && clip->stride <= 1e4f))
-            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: clip \"%s\" stride %g m outside 0..10000 (NAN: unknown)",
-                              clip->name, (double)clip->stride);
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "frames: clip \"%s\" stride %g m outside 0..10000 (NAN: unknown)", clip->name,
+                              (double)clip->stride);
         for (uint32_t d = 0; d < c; d++) {
             const char *names[1] = {f->clips[d].name};
             uint32_t match;
             if (crowd_match_clip_name(names, sizeof(const char *), 1, clip->name, &match))
-                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: clips[%u] \"%s\" repeats clips[%u] \"%s\"", c,
-                                  clip->name, d, f->clips[d].name);
+                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: clips[%u] \"%s\" repeats clips[%u] \"%s\"",
+                                  c, clip->name, d, f->clips[d].name);
         }
     }
     return CROWD_OK;

@@ -84,13 +84,15 @@ crowd_result crowd_frames_dump_read(const void *data, size_t size, crowd_frames_
         if (b[o])
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: reserved header byte %u is not zero", o);
     if (vc == 0 || vc > CROWD_MAX_VERTICES)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: vertex_count %u outside 1..%u", vc, CROWD_MAX_VERTICES);
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: vertex_count %u outside 1..%u", vc,
+                          CROWD_MAX_VERTICES);
     if (ic == 0 || ic % 3 || ic > CROWD_MAX_INDICES)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: index_count %u (a positive multiple of 3, <= %u)",
-                          ic, CROWD_MAX_INDICES);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                          "frames dump: index_count %u (a positive multiple of 3, <= %u)", ic, CROWD_MAX_INDICES);
     if (fc == 0 || (uint64_t)fc * vc > CROWD_FRAMES_MAX_VERTEX_FRAMES)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: %u frames x %u vertices outside 1..%llu vertex-frames",
-                          fc, vc, (unsigned long long)CROWD_FRAMES_MAX_VERTEX_FRAMES);
+        return crowd_fail(error, CROWD_ERROR_LIMIT,
+                          "frames dump: %u frames x %u vertices outside 1..%llu vertex-frames", fc, vc,
+                          (unsigned long long)CROWD_FRAMES_MAX_VERTEX_FRAMES);
     if (cc == 0 || cc > CROWD_MAX_CLIPS)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: clip_count %u outside 1..%u", cc, CROWD_MAX_CLIPS);
     if ((flags & FLAG_PARTS) ? (parts == 0 || parts > CROWD_FRAMES_MAX_PARTS) : parts > 1)
@@ -101,10 +103,10 @@ crowd_result crowd_frames_dump_read(const void *data, size_t size, crowd_frames_
                           DUMP_NAME_MAX);
     dump_layout l = layout_of(flags, vc, ic, fc, cc, name_bytes);
     if (declared != l.end || size != l.end)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                          "frames dump: the header's counts need %llu bytes; the header says %llu and the data has %zu%s",
-                          (unsigned long long)l.end, (unsigned long long)declared, size,
-                          size < l.end ? " (truncated?)" : "");
+        return crowd_fail(
+            error, CROWD_ERROR_INVALID_DATA,
+            "frames dump: the header's counts need %llu bytes; the header says %llu and the data has %zu%s",
+            (unsigned long long)l.end, (unsigned long long)declared, size, size < l.end ? " (truncated?)" : "");
     for (uint32_t i = 0; i < name_bytes; i++)
         if (b[l.name + i] == 0)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: source name holds a NUL byte");
@@ -124,7 +126,7 @@ crowd_result crowd_frames_dump_read(const void *data, size_t size, crowd_frames_
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "frames dump: out of memory for %zu bytes", total);
     memset(block, 0, off_positions);
     dump_storage s = {.clips = (crowd_frames_clip *)block,
-                      .names = (char (*)[CROWD_FRAMES_NAME_MAX + 1])(block + off_names),
+                      .names = (char(*)[CROWD_FRAMES_NAME_MAX + 1])(block + off_names),
                       .source = (char *)(block + off_source),
                       .indices = (uint32_t *)(block + off_indices),
                       .parts = (uint16_t *)(block + off_parts),
@@ -252,7 +254,8 @@ crowd_result crowd_frames_dump_write(const crowd_vertex_frames *f, uint8_t **byt
         return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: source name of %zu bytes (limit %u)", name_bytes,
                           DUMP_NAME_MAX);
     uint32_t flags = (f->normals ? FLAG_NORMALS : 0u) | (f->colors ? FLAG_COLORS : 0u) | (f->parts ? FLAG_PARTS : 0u);
-    dump_layout l = layout_of(flags, f->vertex_count, f->index_count, f->frame_count, f->clip_count, (uint32_t)name_bytes);
+    dump_layout l =
+        layout_of(flags, f->vertex_count, f->index_count, f->frame_count, f->clip_count, (uint32_t)name_bytes);
     if (l.end > SIZE_MAX)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: %llu bytes", (unsigned long long)l.end);
     uint8_t *b = crowd_calloc(1, (size_t)l.end);

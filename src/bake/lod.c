@@ -242,8 +242,7 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
     out->indices = crowd_malloc(sizeof(uint32_t) * (size_t)index_count * level_count);
     uint32_t *offsets = NULL;
     if ((parts && !keyed) || !parent || !global_to_local || !tri_component || !tri_order || !welded || !next_twin ||
-        !cw.local_indices ||
-        !cw.local_to_global || !cw.local_positions || !cw.scratch || !out->indices) {
+        !cw.local_indices || !cw.local_to_global || !cw.local_positions || !cw.scratch || !out->indices) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory for %u triangles", triangle_count);
         goto done;
     }

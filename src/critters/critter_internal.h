@@ -19,8 +19,8 @@ typedef enum prim_type { PRIM_ELLIPSOID, PRIM_TUBE } prim_type;
 typedef struct prim_shape {
     prim_type type;
     uint16_t part;
-    int lat, lon;            /* ellipsoid: rings between the poles, vertices per ring */
-    int points, sub, ring;   /* tube: control points, rings per span, vertices per ring */
+    int lat, lon;             /* ellipsoid: rings between the poles, vertices per ring */
+    int points, sub, ring;    /* tube: control points, rings per span, vertices per ring */
     uint8_t color[4], alt[4]; /* tube spans alternate colour and alt when `stripes` */
     int stripes;
     float side[3]; /* tube: a direction roughly across its first span (starts its ring frames) */
@@ -38,8 +38,8 @@ typedef struct critter_rng {
 } critter_rng;
 
 void critter_rng_seed(critter_rng *rng, uint64_t seed);
-double critter_rng_unit(critter_rng *rng);                          /* [0, 1) */
-double critter_rng_range(critter_rng *rng, double lo, double hi);   /* [lo, hi) */
+double critter_rng_unit(critter_rng *rng);                        /* [0, 1) */
+double critter_rng_range(critter_rng *rng, double lo, double hi); /* [lo, hi) */
 
 /* The simulation of one kind: built once per capture from the RNG, reset per clip, stepped at a
  * fixed dt, posed at the end of every captured frame. */

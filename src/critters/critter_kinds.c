@@ -307,7 +307,7 @@ static int blob_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     s->gaits[1] = (gait){walk, critter_rng_range(rng, 0.45, 0.7), 0.62, z[B_LEG] * 0.35, 0.02};
     s->gaits[2] = (gait){quantize(s, walk * 0.6), s->gaits[1].speed * 2.2, 0.38, z[B_LEG] * 0.55, 0.045};
     int n = 0;
-    ellipsoid_shape(&shapes[n], (uint16_t)n, 14, 20, s->colors[0]), n++;       /* 0 body */
+    ellipsoid_shape(&shapes[n], (uint16_t)n, 14, 20, s->colors[0]), n++; /* 0 body */
     for (int i = 0; i < 2; i++)
         tube_shape(&shapes[n], (uint16_t)n, 3, 4, 10, s->colors[0], 1, 0, 0), n++; /* 1, 2 legs */
     for (int i = 0; i < 2; i++)
@@ -317,7 +317,7 @@ static int blob_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     for (int i = 0; i < 2; i++)
         ellipsoid_shape(&shapes[n], (uint16_t)n, 8, 12, white), n++; /* 7, 8 eyes */
     for (int i = 0; i < 2; i++)
-        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, black), n++; /* 9, 10 pupils */
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, black), n++;          /* 9, 10 pupils */
     tube_shape(&shapes[n], (uint16_t)n, 4, 3, 6, s->colors[2], 1, 0, 0), n++; /* 11 tuft */
     s->chain_count = 3;
     chain_init(&s->chains[0], 4, z[B_ARM] / 3, 0.08, z[B_ARMR], z[B_ARMR] * 0.8);
@@ -406,14 +406,14 @@ static int quad_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     for (int i = 0; i < 4; i++)
         tube_shape(&shapes[n], (uint16_t)n, 3, 4, 9, s->colors[0], 1, 0, 0), n++; /* 1-4 legs */
     for (int i = 0; i < 4; i++)
-        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, s->colors[2]), n++; /* 5-8 paws */
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, s->colors[2]), n++;    /* 5-8 paws */
     tube_shape(&shapes[n], (uint16_t)n, 3, 3, 10, s->colors[0], 1, 0, 0), n++; /* 9 neck */
     ellipsoid_shape(&shapes[n], (uint16_t)n, 10, 14, s->colors[0]), n++;       /* 10 head */
     ellipsoid_shape(&shapes[n], (uint16_t)n, 7, 12, s->colors[1]), n++;        /* 11 snout */
     for (int i = 0; i < 2; i++)
         tube_shape(&shapes[n], (uint16_t)n, 3, 3, 6, s->colors[2], 0, 0, 1), n++; /* 12, 13 ears */
     for (int i = 0; i < 2; i++)
-        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 8, black), n++; /* 14, 15 eyes */
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 8, black), n++;      /* 14, 15 eyes */
     tube_shape(&shapes[n], (uint16_t)n, 6, 3, 8, s->colors[0], 1, 0, 0); /* 16 tail */
     shapes[n].stripes = critter_rng_unit(rng) < 0.5;
     memcpy(shapes[n].alt, s->colors[2], 4);

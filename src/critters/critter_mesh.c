@@ -194,8 +194,8 @@ void critter_mesh_orient(const prim_shape *shapes, int count, const float *posit
         const prim_shape *s = &shapes[i];
         bool ell = s->type == PRIM_ELLIPSOID;
         uint32_t n = ell ? ellipsoid_vertices(s) : tube_vertices(s);
-        uint32_t m = ell ? grid_indices((uint32_t)s->lat, (uint32_t)s->lon)
-                         : grid_indices(tube_rings(s), (uint32_t)s->ring);
+        uint32_t m =
+            ell ? grid_indices((uint32_t)s->lat, (uint32_t)s->lon) : grid_indices(tube_rings(s), (uint32_t)s->ring);
         /* signed volume of the closed surface: negative when the triangles face inwards */
         double volume = 0.0;
         for (uint32_t t = 0; t < m; t += 3) {
