@@ -39,7 +39,7 @@ CROWD_SEEDS = $(FUZZ_BUILD)/crowd-seeds
 FUZZ_CROWD_ARGS = $(FUZZ_BUILD)/crowd-corpus $(CROWD_SEEDS) -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 \
 	-artifact_prefix=$(FUZZ_BUILD)/crowd-
 
-.PHONY: all setup build build-asan build-web build-fuzz test test-web fuzz fuzz-smoke fuzz-crowd fuzz-crowd-seeds \
+.PHONY: all setup build critters build-asan build-web build-fuzz test test-web fuzz fuzz-smoke fuzz-crowd fuzz-crowd-seeds \
 	run bench bench-gltf web web-single serve clean \
 	test-package analyze format format-check
 
@@ -150,13 +150,22 @@ $(BUILD)/assets/fox.crowd: build
 
 # With a display: the demo in a window. Without one: say so, render a scripted run headless through
 # EGL (screenshots in build/shots) and point at the browser version.
-run: build $(DEMO_ASSETS)
+# The shipped critter kinds (seed 1 each), baked from their captures; G in the demo cycles to them.
+CRITTER_ASSETS = $(BUILD)/assets/critter-blob.crowd $(BUILD)/assets/critter-quad.crowd $(BUILD)/assets/critter-tube.crowd
+
+$(BUILD)/assets/critter-%.crowd: build
+	@mkdir -p $(dir $@)
+	@$(BUILD)/crowd-bake --critter $*:1 --out $@ --quiet
+
+critters: $(CRITTER_ASSETS)
+
+run: build $(DEMO_ASSETS) $(CRITTER_ASSETS)
 	@if [ -n "$$DISPLAY$$WAYLAND_DISPLAY" ] && [ -x $(BUILD)/crowd-demo ]; then \
-		$(BUILD)/crowd-demo $(DEMO_ASSETS); \
+		$(BUILD)/crowd-demo $(DEMO_ASSETS) $(CRITTER_ASSETS); \
 	else \
 		echo "No display found (DISPLAY and WAYLAND_DISPLAY are empty): rendering a scripted run headless instead."; \
 		mkdir -p $(BUILD)/shots; \
-		$(BUILD)/crowd-demo-headless $(DEMO_ASSETS) \
+		$(BUILD)/crowd-demo-headless $(DEMO_ASSETS) $(CRITTER_ASSETS) \
 			--out-dir $(BUILD)/shots --count 20000 --frames 20 && \
 		echo "For the interactive demo in a browser: make serve"; \
 	fi

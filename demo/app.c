@@ -308,7 +308,11 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     if (s == DEMO_ASSET && value >= app->asset_count)
         return CROWD_ERROR_ARGUMENT;
     if (s == DEMO_MODE && value > 0.5 && app->crowd && !app->assets[app->active].asset.bones.data) {
-        snprintf(app->error, sizeof app->error, "this asset has no bone texture (bake with --bones)");
+        /* vertex frames (critters, dumps) have no skeleton at all: --bones cannot help there */
+        snprintf(app->error, sizeof app->error, "%s",
+                 app->assets[app->active].asset.source_kind == CROWD_SOURCE_FRAMES
+                     ? "bone mode unavailable: this asset was baked from vertex frames (no skeleton)"
+                     : "this asset has no bone texture (bake with --bones)");
         return CROWD_ERROR_ARGUMENT;
     }
     double previous = app->settings[s];

@@ -169,6 +169,35 @@ expect 1 "cannot open" -- "$bin/crowd-export" "$work/missing.glb" --out "$work/x
 [[ -e "$work/x.glb" ]] && fail "a failed export left an output file"
 
 # crowd-shot: a PNG from the default scene, headless; bad flags refused
+# critters and frames dumps: bake, dump, re-bake the dump, verify both, determinism, refusals
+expect 0 "blob" -- "$bin/crowd-bake" --critter list
+expect 0 "wrote" -- "$bin/crowd-bake" --critter tube:5 --out "$work/t.crowd" --write-dump "$work/t.frames"
+[[ -s "$work/t.frames" && -s "$work/t.crowd" ]] || fail "no critter outputs"
+expect 0 "PASS" -- "$bin/crowd-verify" "$work/t.crowd"
+expect 0 "wrote" -- "$bin/crowd-bake" --frames-dump "$work/t.frames" --out "$work/td.crowd"
+expect 0 "PASS" -- "$bin/crowd-verify" "$work/td.crowd"
+expect 0 "PASS" -- "$bin/crowd-verify" "$work/td.crowd" --source "$work/t.frames"
+expect 0 "PASS" -- "$bin/crowd-verify" "$work/t.crowd" --source tube:5
+expect 1 "" -- "$bin/crowd-verify" "$work/t.crowd" --source tube:6
+"$bin/crowd-bake" --critter tube:5 --out "$work/t2.crowd" --write-dump "$work/t2.frames" --quiet
+cmp -s "$work/t.frames" "$work/t2.frames" || fail "the same critter seed gave a different dump"
+cmp -s "$work/t.crowd" "$work/t2.crowd" || fail "the same critter seed gave a different .crowd"
+"$bin/crowd-bake" --critter tube:6 --out "$work/t3.crowd" --quiet
+cmp -s "$work/t.crowd" "$work/t3.crowd" && fail "two critter seeds gave the same .crowd"
+expect 2 "no skeleton" -- "$bin/crowd-bake" --critter blob --bones --out "$work/never.crowd"
+expect 2 "no skeleton" -- "$bin/crowd-bake" --frames-dump "$work/t.frames" --bones --out "$work/never.crowd"
+expect 2 "KIND or KIND:SEED" -- "$bin/crowd-bake" --critter dragon --out "$work/never.crowd"
+expect 2 "KIND or KIND:SEED" -- "$bin/crowd-bake" --critter blob:x --out "$work/never.crowd"
+expect 2 "cannot be combined" -- "$bin/crowd-bake" --critter blob --frames-dump "$work/t.frames"
+expect 2 "needs --critter" -- "$bin/crowd-bake" --write-dump "$work/never.frames"
+expect 2 "missing value" -- "$bin/crowd-bake" --critter
+head -c 1000 "$work/t.frames" > "$work/cut.frames"
+expect 1 "truncated" -- "$bin/crowd-bake" --frames-dump "$work/cut.frames" --out "$work/never.crowd"
+head -c 100 /dev/zero > "$work/junk.frames"
+expect 1 "bad magic" -- "$bin/crowd-bake" --frames-dump "$work/junk.frames" --out "$work/never.crowd"
+expect 1 "cannot open" -- "$bin/crowd-bake" --frames-dump "$work/missing.frames" --out "$work/never.crowd"
+[[ -e "$work/never.crowd" || -e "$work/never.frames" ]] && fail "a refused critter bake left a file"
+
 if [[ -x "$bin/crowd-shot" ]]; then
   expect 0 "wrote" -- "$bin/crowd-shot" --out "$work/shot.png" --size 320x180 --count 300 --seconds 0.5
   [[ $(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' \n') == "89504e470d0a1a0a" ]] || fail "shot.png is not a PNG"

@@ -10,10 +10,17 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: crowd-bake [input.gltf|input.glb] [options]\n"
+            "       crowd-bake --critter KIND[:SEED] [options]      (--critter list names the kinds)\n"
+            "       crowd-bake --frames-dump FILE [options]\n"
             "\n"
             "Bakes skinned animation into a .crowd asset. Without an input, bakes the built-in\n"
-            "procedural humanoid.\n"
+            "procedural humanoid. --critter captures a procedural critter (no skeleton) and\n"
+            "--frames-dump reads captured vertex frames (docs/frames-dump.md); both bake like a rig,\n"
+            "without bones (no bone mode, no sockets).\n"
             "\n"
+            "  --critter KIND[:SEED]  capture a critter: blob, quad or tube; SEED picks the look (default 1)\n"
+            "  --frames-dump FILE   bake the vertex frames in FILE\n"
+            "  --write-dump FILE    also write the vertex frames (of --critter or --frames-dump) as a dump\n"
             "  --out <file>         output path (default: humanoid.crowd, or <input name>.crowd)\n"
             "  --fps <n>            samples per second per clip, 1..240 (default 30)\n"
             "  --frames <n>         fixed frame count per clip, overrides --fps\n"
@@ -54,6 +61,7 @@ typedef struct options {
     crowd_gltf_desc gltf;
     crowd_gltf_socket sockets[CROWD_MAX_SOCKETS];
     crowd_bake_clip_role roles[CROWD_MAX_CLIPS];
+    const char *critter, *frames_dump, *write_dump;
 } options;
 
 static bool parse_axis(const char *v, crowd_bake_forward *out)
@@ -202,6 +210,15 @@ static int parse_args(int argc, char **argv, options *o)
             TAKES_VALUE();
             if (!tool_parse_u32(v, 1, 1000, &o->time_runs))
                 return bad_flag(a, v, "a run count in 1..1000");
+        } else if (!strcmp(a, "--critter")) {
+            TAKES_VALUE();
+            o->critter = v;
+        } else if (!strcmp(a, "--frames-dump")) {
+            TAKES_VALUE();
+            o->frames_dump = v;
+        } else if (!strcmp(a, "--write-dump")) {
+            TAKES_VALUE();
+            o->write_dump = v;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
         } else if (a[0] == '-') {
@@ -214,6 +231,41 @@ static int parse_args(int argc, char **argv, options *o)
             o->input = a;
         }
 #undef TAKES_VALUE
+    }
+    if (o->critter && !strcmp(o->critter, "list"))
+        return 3;
+    if (o->critter || o->frames_dump) {
+        crowd_critter_desc cd;
+        const char *which = o->critter ? "--critter" : "--frames-dump";
+        if (o->critter && o->frames_dump) {
+            fprintf(stderr, "crowd-bake: --critter and --frames-dump cannot be combined (one source per bake)\n");
+            return 2;
+        }
+        if (o->critter && !crowd_critter_parse(o->critter, &cd))
+            return bad_flag("--critter", o->critter, "KIND or KIND:SEED with KIND blob, quad or tube (--critter list)");
+        if (o->input) {
+            fprintf(stderr, "crowd-bake: %s and an input file (%s) cannot be combined\n", which, o->input);
+            return 2;
+        }
+        if (o->desc.bones) {
+            fprintf(stderr,
+                    "crowd-bake: %s: vertex frames have no skeleton, so no bone texture, bone mode or "
+                    "sockets; bake without --bones\n",
+                    which);
+            return 2;
+        }
+        if (o->density != 0.0f || o->gltf.select_skin || o->gltf.socket_count) {
+            fprintf(stderr, "crowd-bake: --density, --skin and --socket do not apply to %s\n", which);
+            return 2;
+        }
+        if (o->time_runs) {
+            fprintf(stderr, "crowd-bake: --time applies to rigs (the summary of %s shows the capture and bake times)\n",
+                    which);
+            return 2;
+        }
+    } else if (o->write_dump) {
+        fprintf(stderr, "crowd-bake: --write-dump needs --critter or --frames-dump (a rig has no vertex frames)\n");
+        return 2;
     }
     if (o->ratio_count) {
         if (o->desc.lod_count && o->desc.lod_count != o->ratio_count) {
@@ -261,6 +313,15 @@ static void on_progress(void *user, float fraction, const char *stage)
         return;
     fprintf(stderr, "\rbaking %3.0f%% %-24s", fraction * 100.0, stage);
     p->shown = true;
+}
+
+static void list_critters(void)
+{
+    printf("critter kinds (crowd-bake --critter KIND[:SEED]; each seed a new look of the kind):\n");
+    for (int k = 0; k < CROWD_CRITTER_KIND_COUNT; k++)
+        printf("  %-6s %s\n", crowd_critter_kind_name((crowd_critter_kind)k),
+               crowd_critter_kind_summary((crowd_critter_kind)k));
+    printf("clips: idle, walk, run (loops found in the capture; walk and run strides = distance travelled)\n");
 }
 
 static char *default_output(const char *input)
@@ -401,17 +462,100 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
                (double)clip->stride, clip->duration > 0 ? (double)(clip->stride / clip->duration) : 0.0);
     }
     printf("  elapsed      %.1f ms (%s %.1f, skin %.1f, encode %.1f, lods %.1f, strides %.1f, pack %.1f)\n",
-           read_ms + s->ms_total, a->source_kind == CROWD_SOURCE_GLTF ? "read" : "build", read_ms, s->ms_skin,
-           s->ms_encode, s->ms_lod, s->ms_stride, s->ms_pack);
+           read_ms + s->ms_total,
+           a->source_kind == CROWD_SOURCE_GLTF     ? "read"
+           : a->source_kind == CROWD_SOURCE_FRAMES ? "capture/read"
+                                                   : "build",
+           read_ms, s->ms_skin, s->ms_encode, s->ms_lod, s->ms_stride, s->ms_pack);
+}
+
+/* The frames path: a critter capture or a dump, optionally written out as a dump, then baked. */
+static int bake_frames(options *o)
+{
+    char name[96];
+    crowd_critter_desc cd = {0};
+    if (o->critter) {
+        crowd_critter_parse(o->critter, &cd); /* checked while parsing */
+        snprintf(name, sizeof name, "%s-%u", crowd_critter_kind_name(cd.kind), cd.seed);
+    }
+    char *out_path = o->out ? NULL : default_output(o->critter ? name : o->frames_dump);
+    const char *path = o->out ? o->out : out_path;
+    tool_frames src = {0};
+    crowd_bake_output out = {0};
+    crowd_asset asset = {0};
+    crowd_error err = {0};
+    uint8_t *dump = NULL;
+    size_t dump_size = 0;
+    progress_state prog = {tool_now_ms(), false};
+    int status = 1;
+    double t0 = tool_now_ms();
+    if (!path || tool_load_frames(o->critter, o->frames_dump, &src, &err) != CROWD_OK)
+        goto done;
+    double read_ms = tool_now_ms() - t0;
+    crowd_vertex_frames frames = *src.frames;
+    if (o->frames_dump) /* crowd-verify re-reads the dump from here */
+        frames.source_name = o->frames_dump;
+    if (o->write_dump && (crowd_frames_dump_write(src.frames, &dump, &dump_size, &err) != CROWD_OK ||
+                          crowd_write_file_atomic(o->write_dump, dump, dump_size, &err) != CROWD_OK))
+        goto done;
+    o->desc.warn = bake_warning;
+    o->desc.progress = on_progress;
+    o->desc.progress_user = &prog;
+    if (crowd_bake_frames(&frames, &o->desc, &out, &err) != CROWD_OK)
+        goto done;
+    if (prog.shown)
+        fprintf(stderr, "\r%-40s\r", "");
+    if (crowd_asset_load_memory(&asset, out.bytes, out.size, &err) != CROWD_OK ||
+        crowd_write_file_atomic(path, out.bytes, out.size, &err) != CROWD_OK)
+        goto done;
+    if (!o->quiet) {
+        if (o->write_dump) {
+            char b[32];
+            printf("wrote %s (%s frames dump)\n", o->write_dump, tool_bytes(dump_size, b));
+        }
+        print_summary(&asset, &out.stats, path, read_ms);
+        if (o->critter) {
+            printf("  capture      %s, %u vertices, %u parts, height %.3f m\n", src.critter.source_name,
+                   frames.vertex_count, frames.part_count, (double)src.critter.height);
+            printf("  loops        %-8s %6s %6s %11s %11s %11s %10s\n", "clip", "start", "frames", "seam max mm",
+                   "seam rms mm", "step rms mm", "travel m");
+            for (uint32_t c = 0; c < frames.clip_count && c < 3; c++) {
+                const crowd_critter_clip_stats *cs = &src.critter.clip_stats[c];
+                printf("               %-8s %6u %6u %11.3f %11.3f %11.3f %10.4f\n", frames.clips[c].name,
+                       cs->loop_start, cs->loop_frames, cs->seam_max_m * 1e3, cs->seam_rms_m * 1e3,
+                       cs->step_rms_m * 1e3, cs->travelled_m);
+            }
+        }
+    }
+    status = 0;
+done:
+    if (status)
+        fprintf(stderr, "crowd-bake: %s\n", path ? err.message : "out of memory");
+    crowd_frames_dump_bytes_free(dump);
+    crowd_asset_free(&asset);
+    crowd_bake_output_free(&out);
+    tool_frames_free(&src);
+    free(out_path);
+    return status;
 }
 
 int main(int argc, char **argv)
 {
     options o = {0};
     int status = parse_args(argc, argv, &o);
+    if (status == 3) {
+        list_critters();
+        free(o.clip_list);
+        return tool_finish_stdout("crowd-bake", 0);
+    }
     if (status) {
         free(o.clip_list);
         return status == 1 ? tool_finish_stdout("crowd-bake", 0) : 2;
+    }
+    if (o.critter || o.frames_dump) {
+        status = bake_frames(&o);
+        free(o.clip_list);
+        return tool_finish_stdout("crowd-bake", status);
     }
     if (o.time_runs) {
         status = run_timing(&o);

@@ -161,13 +161,78 @@ static void ignore_warning(void *user, const char *message)
     (void)user, (void)message;
 }
 
+bool tool_is_frames_dump(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[8] = {0};
+    bool yes = f && fread(magic, 1, 8, f) == 8 && !memcmp(magic, "CRWDFRMS", 8);
+    if (f)
+        fclose(f);
+    return yes;
+}
+
+crowd_result tool_load_frames(const char *critter_spec, const char *dump_path, tool_frames *out, crowd_error *error)
+{
+    memset(out, 0, sizeof *out);
+    crowd_result r;
+    if (critter_spec) {
+        crowd_critter_desc desc;
+        if (!crowd_critter_parse(critter_spec, &desc))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "critter \"%.80s\": expected KIND or KIND:SEED (kinds: blob, quad, tube; --critter list)",
+                              critter_spec);
+        r = crowd_critter_capture(&desc, &out->critter, error);
+        out->frames = &out->critter.frames;
+    } else {
+        r = crowd_frames_dump_read_file(dump_path, &out->dump, error);
+        out->frames = &out->dump.frames;
+    }
+    if (r != CROWD_OK)
+        out->frames = NULL;
+    return r;
+}
+
+void tool_frames_free(tool_frames *f)
+{
+    crowd_critter_free(&f->critter);
+    crowd_frames_dump_free(&f->dump);
+    f->frames = NULL;
+}
+
+/* A frames source as a rig (for crowd-verify). */
+static crowd_result frames_rig(const char *critter_spec, const char *dump_path, crowd_rig *rig, crowd_error *error)
+{
+    tool_frames f;
+    crowd_result r = tool_load_frames(critter_spec, dump_path, &f, error);
+    if (r == CROWD_OK)
+        r = crowd_rig_from_frames(f.frames, rig, error);
+    tool_frames_free(&f);
+    return r;
+}
+
 crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_override, crowd_rig *rig,
                                   crowd_error *error)
 {
     /* the bake already showed the source's warnings */
     crowd_gltf_desc quiet = {.warn = ignore_warning};
+    crowd_critter_desc critter;
+    if (source_override && crowd_critter_parse(source_override, &critter))
+        return frames_rig(source_override, NULL, rig, error);
+    if (source_override && tool_is_frames_dump(source_override))
+        return frames_rig(NULL, source_override, rig, error);
     if (source_override)
         return tool_load_rig(source_override, 0.0f, &quiet, rig, error);
+    if (asset->source_kind == CROWD_SOURCE_FRAMES) {
+        if (!strncmp(asset->source_name, "critter ", 8))
+            return frames_rig(asset->source_name, NULL, rig, error);
+        crowd_result r = frames_rig(NULL, asset->source_name, rig, error);
+        if (r == CROWD_ERROR_IO && error) {
+            char cause[sizeof error->message];
+            snprintf(cause, sizeof cause, "%s", error->message);
+            crowd_fail(error, r, "%.180s (the path recorded at bake time; name the dump with --source)", cause);
+        }
+        return r;
+    }
     if (asset->source_kind == CROWD_SOURCE_PROCEDURAL) {
         float density = 1.0f;
         if (sscanf(asset->source_name, "humanoid density=%f", &density) != 1)

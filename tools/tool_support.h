@@ -6,6 +6,7 @@
 
 #include "crowdbake/asset.h"
 #include "crowdbake/bake.h"
+#include "crowdbake/critters.h"
 #include "crowdbake/gltf.h"
 #include "crowdbake/rig.h"
 
@@ -40,6 +41,19 @@ crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_o
                                   crowd_error *error);
 
 /* Reads a whole file into a 16-byte aligned buffer (free() it), or NULL with the error filled. */
+/* Vertex-frame sources: "critter KIND seed=N fps=F" / "KIND[:SEED]" captures a critter, anything
+ * else is read as a frames dump. Fills `frames` (owned by `holder` / `dump`; free with
+ * tool_frames_free). */
+typedef struct tool_frames {
+    crowd_critter critter;
+    crowd_frames_dump dump;
+    const crowd_vertex_frames *frames;
+} tool_frames;
+crowd_result tool_load_frames(const char *critter_spec, const char *dump_path, tool_frames *out, crowd_error *error);
+void tool_frames_free(tool_frames *f);
+/* True when the file at `path` starts with the frames-dump magic. */
+bool tool_is_frames_dump(const char *path);
+
 uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error);
 
 /* Bakes the built-in humanoid with the bone texture (the tools' default asset) into memory; free()

@@ -146,6 +146,7 @@ enum {
 typedef enum crowd_source_kind {
     CROWD_SOURCE_PROCEDURAL = 1, /* the built-in humanoid; source_name holds its parameters */
     CROWD_SOURCE_GLTF = 2,       /* source_name is the glTF file the bake read */
+    CROWD_SOURCE_FRAMES = 3,     /* vertex frames: a frames dump's path or "critter KIND seed=N" */
 } crowd_source_kind;
 
 typedef struct crowd_asset {

@@ -149,6 +149,86 @@ CROWD_API crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output
 
 CROWD_API void crowd_bake_output_free(crowd_bake_output *output);
 
+/* ---- baking vertex frames (things that are not skinned rigs) ----------------------------------
+ *
+ * Anything that can write out its vertices every frame (procedural critters, cloth, a physics
+ * capture, an engine's own animation) bakes through the same pipeline as a rig: same textures,
+ * LOD chain, placement, roles, strides and verification. The topology is fixed: every frame has
+ * the same vertices and triangles; only positions (and normals) change. There is no skeleton, so
+ * there is no bone texture, no bone mode and no sockets (attachments): a bake that asks for bones
+ * fails with CROWD_ERROR_ARGUMENT. */
+
+#define CROWD_FRAMES_NAME_MAX 31u /* clip names, bytes without the terminator */
+#define CROWD_FRAMES_MAX_PARTS 1024u
+#define CROWD_FRAMES_MAX_VERTEX_FRAMES (1ull << 28) /* about 3 GB of float positions */
+
+typedef struct crowd_frames_clip {
+    const char *name;     /* 1..CROWD_FRAMES_NAME_MAX bytes, unique (as crowd_match_clip_name) */
+    uint32_t first_frame; /* into crowd_vertex_frames.positions */
+    uint32_t frame_count; /* 1..CROWD_MAX_FRAMES_PER_CLIP; a loop's frames cover [0, frames / fps):
+                             the frame after the last is the first */
+    float fps;            /* the rate the frames were captured at, 1..240 */
+    bool loop;
+    float stride; /* metres per cycle when the producer knows it (the distance its critter travelled
+                     over the loop); verify checks the bake's measured stride against it.
+                     NAN = unknown, 0 = in place. */
+} crowd_frames_clip;
+
+typedef struct crowd_vertex_frames {
+    uint32_t vertex_count;   /* 1..CROWD_MAX_VERTICES */
+    uint32_t index_count;    /* a positive multiple of 3 */
+    uint32_t frame_count;    /* every clip's frames together */
+    const float *positions;  /* frame_count x vertex_count xyz, metres, +Y up, facing +Z */
+    const float *normals;    /* same layout, or NULL: area-weighted face normals per frame */
+    const uint32_t *indices; /* counter-clockwise triangles */
+    const uint16_t *parts;   /* part id per vertex (< part_count), or NULL: one part. Parts stand in
+                                  for the dominant bone: the LOD chain never welds two parts */
+    uint32_t part_count;     /* 1..CROWD_FRAMES_MAX_PARTS; 0 = 1 */
+    const uint8_t *colors;   /* rgba8 per vertex (sRGB), or NULL: white */
+    uint32_t clip_count;     /* 1..CROWD_MAX_CLIPS */
+    const crowd_frames_clip *clips;
+    const char *source_name; /* recorded in the asset (crowd-verify rebuilds the source from it); may be NULL */
+} crowd_vertex_frames;
+
+/* Checks every count, range and value of `frames` (finite positions, unit-able normals, indices and
+ * parts in range, clips inside the frames, rates and strides sane, names unique). */
+CROWD_API crowd_result crowd_vertex_frames_validate(const crowd_vertex_frames *frames, crowd_error *error);
+
+/* Builds a rig that plays `frames` back: one bone per part (identity, so the LOD and the rig share
+ * the part ids), one morph target per frame against frame 0, a sampler that blends the two frames
+ * around any time (wrapping loops), one region "body" whose palette is white so the vertex colours
+ * carry the look, `source` CROWD_RIG_FRAMES. The rig owns copies of everything (about 24 bytes per
+ * vertex-frame) and passes crowd_rig_validate; pass it to crowd_bake and crowd_verify as any rig.
+ * Normals are computed here when absent. */
+CROWD_API crowd_result crowd_rig_from_frames(const crowd_vertex_frames *frames, crowd_rig *rig, crowd_error *error);
+
+/* crowd_rig_from_frames + crowd_bake: `desc->rig` is ignored; desc->fps 0 takes the clips' own
+ * rate when they share one (so every captured frame is baked as it is), else 30. */
+CROWD_API crowd_result crowd_bake_frames(const crowd_vertex_frames *frames, const crowd_bake_desc *desc,
+                                         crowd_bake_output *output, crowd_error *error);
+
+/* ---- the frames dump: a file holding crowd_vertex_frames (docs/frames-dump.md) ------------------ */
+
+/* A decoded dump; `frames` points into `storage`, which the dump owns. */
+typedef struct crowd_frames_dump {
+    crowd_vertex_frames frames;
+    void *storage;
+} crowd_frames_dump;
+
+/* Decodes a dump from memory. Every count, offset and value is checked before use (hostile input
+ * gets CROWD_ERROR_INVALID_DATA or _LIMIT with the field named, never a crash); on failure nothing
+ * is allocated and `dump` is zeroed. Normals are normalised; absent ones stay NULL. */
+CROWD_API crowd_result crowd_frames_dump_read(const void *bytes, size_t size, crowd_frames_dump *dump,
+                                              crowd_error *error);
+CROWD_API crowd_result crowd_frames_dump_read_file(const char *path, crowd_frames_dump *dump, crowd_error *error);
+CROWD_API void crowd_frames_dump_free(crowd_frames_dump *dump);
+
+/* Encodes `frames` (validated first) as a dump; *bytes is allocated, free with crowd_frames_dump_bytes_free.
+ * Two encodings of the same frames are byte-identical. */
+CROWD_API crowd_result crowd_frames_dump_write(const crowd_vertex_frames *frames, uint8_t **bytes, size_t *size,
+                                               crowd_error *error);
+CROWD_API void crowd_frames_dump_bytes_free(uint8_t *bytes);
+
 /* ---- verification ---------------------------------------------------------------------------- */
 
 typedef struct crowd_verify_clip {

@@ -71,6 +71,7 @@ typedef void (*crowd_rig_sample_fn)(const crowd_rig *rig, uint32_t clip, double 
 typedef enum crowd_rig_source {
     CROWD_RIG_PROCEDURAL = 1,
     CROWD_RIG_GLTF = 2,
+    CROWD_RIG_FRAMES = 3, /* crowd_rig_from_frames: no skeleton, one identity bone per part */
 } crowd_rig_source;
 
 struct crowd_rig {

@@ -418,6 +418,10 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     crowd_result r = check_desc(desc, error);
     if (r == CROWD_OK)
         r = crowd_rig_validate(desc->rig, error);
+    if (r == CROWD_OK && desc->bones && desc->rig->source == CROWD_RIG_FRAMES)
+        r = crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                       "bake: vertex frames have no skeleton, so no bone texture, bone mode or sockets; bake without "
+                       "--bones");
     if (r != CROWD_OK)
         return r;
 
@@ -448,8 +452,9 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
                                           rig->lod_screen_coverage, rig->lod_level_count, rig->vertex_count, &job.lods,
                                           error);
     else
-        r = crowd_build_lod_chain(rig->positions, rig->normals, rig->vertex_count, rig->indices, rig->index_count,
-                                  ratios, lod_count, &job.lods, error);
+        r = crowd_build_lod_chain(rig->positions, rig->normals, rig->source == CROWD_RIG_FRAMES ? rig->joints : NULL,
+                                  rig->vertex_count, rig->indices, rig->index_count, ratios, lod_count, &job.lods,
+                                  error);
     if (r != CROWD_OK)
         goto done;
     double t2 = now_ms();

@@ -79,7 +79,9 @@ static void write_head(const bake_job *job, uint32_t source_name, uint8_t *h)
     crowd_wr32(h + CROWD_HEAD_VAT_HEIGHT, job->tex_height);
     crowd_wr32(h + CROWD_HEAD_BONE_TEX_WIDTH, job->bone_width);
     crowd_wr32(h + CROWD_HEAD_BONE_TEX_HEIGHT, job->bone_height);
-    crowd_wr32(h + CROWD_HEAD_SOURCE_KIND, rig->source == CROWD_RIG_GLTF ? CROWD_SOURCE_GLTF : CROWD_SOURCE_PROCEDURAL);
+    crowd_wr32(h + CROWD_HEAD_SOURCE_KIND, rig->source == CROWD_RIG_GLTF     ? CROWD_SOURCE_GLTF
+                                           : rig->source == CROWD_RIG_FRAMES ? CROWD_SOURCE_FRAMES
+                                                                             : CROWD_SOURCE_PROCEDURAL);
     crowd_wr32(h + CROWD_HEAD_SOURCE_NAME, source_name);
     crowd_wrf32(h + CROWD_HEAD_BAKE_FPS, d->frames ? 0.0f : job->fps);
     crowd_wrf32(h + CROWD_HEAD_UNIT_SCALE, job->unit_scale);

@@ -214,9 +214,9 @@ static void use_crowd_allocator(void)
     meshopt_refused = false;
 }
 
-crowd_result crowd_build_lod_chain(const float *positions, const float *normals, uint32_t vertex_count,
-                                   const uint32_t *indices, uint32_t index_count, const float *ratios,
-                                   uint32_t level_count, crowd_lod_chain *out, crowd_error *error)
+crowd_result crowd_build_lod_chain(const float *positions, const float *normals, const uint16_t *parts,
+                                   uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
+                                   const float *ratios, uint32_t level_count, crowd_lod_chain *out, crowd_error *error)
 {
     use_crowd_allocator();
     memset(out, 0, sizeof *out);
@@ -230,6 +230,7 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
     uint32_t *tri_order = crowd_malloc(sizeof(uint32_t) * (triangle_count + 1));
     uint32_t *welded = crowd_malloc(sizeof(uint32_t) * index_count);
     uint32_t *next_twin = crowd_malloc(sizeof(uint32_t) * vertex_count);
+    float *keyed = parts ? crowd_malloc(sizeof(float) * 4 * vertex_count) : NULL;
     component_work cw = {
         .next_twin = next_twin,
         .local_indices = crowd_malloc(sizeof(uint32_t) * index_count),
@@ -240,8 +241,8 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
     /* worst case: every level keeps every triangle */
     out->indices = crowd_malloc(sizeof(uint32_t) * (size_t)index_count * level_count);
     uint32_t *offsets = NULL;
-    if (!parent || !global_to_local || !tri_component || !tri_order || !welded || !next_twin || !cw.local_indices ||
-        !cw.local_to_global || !cw.local_positions || !cw.scratch || !out->indices) {
+    if ((parts && !keyed) || !parent || !global_to_local || !tri_component || !tri_order || !welded || !next_twin ||
+        !cw.local_indices || !cw.local_to_global || !cw.local_positions || !cw.scratch || !out->indices) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory for %u triangles", triangle_count);
         goto done;
     }
@@ -250,8 +251,17 @@ crowd_result crowd_build_lod_chain(const float *positions, const float *normals,
      * are one point of the surface, and a flat-shaded mesh shares no vertex at all; unwelded, each
      * side of a seam would be a separate part that cannot collapse. Parts that only touch are not
      * welded (their vertices differ), so limbs still simplify on their own. */
-    meshopt_generateShadowIndexBuffer(welded, indices, index_count, positions, vertex_count, 3 * sizeof(float),
-                                      3 * sizeof(float));
+    if (keyed) { /* vertex frames: parts stand in for bones, and two parts never weld where they touch */
+        for (uint32_t v = 0; v < vertex_count; v++) {
+            memcpy(keyed + 4 * (size_t)v, positions + 3 * (size_t)v, 3 * sizeof(float));
+            keyed[4 * (size_t)v + 3] = (float)parts[v];
+        }
+        meshopt_generateShadowIndexBuffer(welded, indices, index_count, keyed, vertex_count, 4 * sizeof(float),
+                                          4 * sizeof(float));
+    } else {
+        meshopt_generateShadowIndexBuffer(welded, indices, index_count, positions, vertex_count, 3 * sizeof(float),
+                                          3 * sizeof(float));
+    }
     for (uint32_t v = 0; v < vertex_count; v++)
         next_twin[v] = v;
     for (uint32_t i = 0; i < index_count; i++) {
@@ -320,6 +330,7 @@ done:
     crowd_free(tri_component);
     crowd_free(tri_order);
     crowd_free(welded);
+    crowd_free(keyed);
     crowd_free(next_twin);
     crowd_free(offsets);
     crowd_free(cw.local_indices);

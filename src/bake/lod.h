@@ -21,10 +21,12 @@ typedef struct crowd_lod_chain {
  * weld and every part keeps at least a few triangles; each kept corner then takes the twin whose
  * normal best matches its face; where edge collapse cannot get near the target, the component falls back to
  * clustering (meshopt_simplifySloppy). Degenerate triangles and triangles whose winding disagrees
- * with the vertex normals are dropped. Triangle counts never increase from level to level. */
-crowd_result crowd_build_lod_chain(const float *positions, const float *normals, uint32_t vertex_count,
-                                   const uint32_t *indices, uint32_t index_count, const float *ratios,
-                                   uint32_t level_count, crowd_lod_chain *out, crowd_error *error);
+ * with the vertex normals are dropped. Triangle counts never increase from level to level.
+ * `parts` (per vertex, or NULL) keeps vertices of different parts apart in the weld: a frames
+ * capture's limb that touches the body in frame 0 still simplifies on its own. */
+crowd_result crowd_build_lod_chain(const float *positions, const float *normals, const uint16_t *parts,
+                                   uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
+                                   const float *ratios, uint32_t level_count, crowd_lod_chain *out, crowd_error *error);
 
 /* Takes authored levels (glTF MSFT_lod) as they are, reordered for the vertex cache. Level l is
  * counts[l] indices from firsts[l] in `indices`; `coverage` may be NULL. */

@@ -215,7 +215,8 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
     for (int i = 0; i < 3; i++)
         if (a->bounds_max[i] < a->bounds_min[i])
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bounds_max[%d] < bounds_min[%d]", i, i);
-    if (a->source_kind != CROWD_SOURCE_PROCEDURAL && a->source_kind != CROWD_SOURCE_GLTF)
+    if (a->source_kind != CROWD_SOURCE_PROCEDURAL && a->source_kind != CROWD_SOURCE_GLTF &&
+        a->source_kind != CROWD_SOURCE_FRAMES)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unknown source kind %u",
                           (unsigned)a->source_kind);
     return read_string(ld, crowd_rd32(h + CROWD_HEAD_SOURCE_NAME), &a->source_name, "header.source_name");

@@ -1,0 +1,339 @@
+/* The capture: drive a critter at a fixed timestep, record its primitives every frame, find each
+ * clip's best loop by pose + velocity signatures, and write the loop out as in-place vertex frames. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "critters/critter_internal.h"
+
+#define SUBSTEPS 4
+#define WARMUP_SECONDS 4.0 /* the speed lag (e^-4t) is below 1e-7 of the target by then */
+#define CLIPS 3
+
+static const char *const kind_names[CROWD_CRITTER_KIND_COUNT] = {"blob", "quad", "tube"};
+static const char *const kind_summaries[CROWD_CRITTER_KIND_COUNT] = {
+    "a soft-bodied biped: squashy egg body on two stubby legs, dangling arms, big eyes, a tuft",
+    "a trotting quadruped: long body, four legs, neck and head with snout and ears, a springy tail",
+    "a crawling tube: 8-12 striped segments moved by a wave of steps from tail to head, spring antennae",
+};
+static const char *const clip_names[CLIPS] = {"idle", "walk", "run"};
+
+const char *crowd_critter_kind_name(crowd_critter_kind kind)
+{
+    return (unsigned)kind < CROWD_CRITTER_KIND_COUNT ? kind_names[kind] : NULL;
+}
+
+const char *crowd_critter_kind_summary(crowd_critter_kind kind)
+{
+    return (unsigned)kind < CROWD_CRITTER_KIND_COUNT ? kind_summaries[kind] : NULL;
+}
+
+bool crowd_critter_kind_parse(const char *name, crowd_critter_kind *kind)
+{
+    for (int k = 0; name && k < CROWD_CRITTER_KIND_COUNT; k++)
+        if (!strcmp(name, kind_names[k])) {
+            *kind = (crowd_critter_kind)k;
+            return true;
+        }
+    return false;
+}
+
+static bool parse_seed(const char *s, uint32_t *seed)
+{
+    if (!*s || *s == '-' || *s == '+')
+        return false;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || v > UINT32_MAX)
+        return false;
+    *seed = (uint32_t)v;
+    return true;
+}
+
+bool crowd_critter_parse(const char *text, crowd_critter_desc *desc)
+{
+    if (!text || !desc)
+        return false;
+    crowd_critter_desc d = {.seed = 1};
+    char kind[16], seed[16];
+    float fps = 0.0f;
+    if (!strncmp(text, "critter ", 8)) {
+        int used = 0;
+        if (sscanf(text, "critter %15s seed=%15s fps=%f%n", kind, seed, &fps, &used) != 3 || text[used] ||
+            !(fps >= 10.0f && fps <= 120.0f))
+            return false;
+        d.fps = fps;
+    } else {
+        const char *colon = strchr(text, ':');
+        size_t n = colon ? (size_t)(colon - text) : strlen(text);
+        if (n == 0 || n >= sizeof kind)
+            return false;
+        memcpy(kind, text, n);
+        kind[n] = '\0';
+        snprintf(seed, sizeof seed, "%s", colon ? colon + 1 : "1");
+        if (colon && strlen(colon + 1) >= sizeof seed)
+            return false;
+    }
+    if (!crowd_critter_kind_parse(kind, &d.kind) || !parse_seed(seed, &d.seed))
+        return false;
+    *desc = d;
+    return true;
+}
+
+/* ---- recording --------------------------------------------------------------------------------- */
+
+typedef struct recording {
+    uint32_t frames;
+    prim_pose *poses; /* frames x prim count */
+    double (*root)[3];
+} recording;
+
+/* Pose signature of one frame: every control point relative to the root (radii and axes as they
+ * are), so a loop compares shapes, not where the critter has got to. */
+static size_t signature(const prim_shape *shapes, int count, const prim_pose *p, const double root[3], float *out)
+{
+    size_t n = 0;
+    for (int i = 0; i < count; i++) {
+        const float *v = p[i].v;
+        if (shapes[i].type == PRIM_ELLIPSOID) {
+            for (int k = 0; k < 12; k++)
+                out[n++] = (float)(v[k] - (k < 3 && k != 1 ? root[k] : 0.0));
+        } else {
+            for (int c = 0; c < shapes[i].points; c++)
+                for (int k = 0; k < 4; k++)
+                    out[n++] = (float)(v[4 * c + k] - (k < 3 && k != 1 ? root[k] : 0.0));
+        }
+    }
+    return n;
+}
+
+/* The loop: the window [start, start + frames) whose frame after the end best continues into its
+ * start, in pose and in velocity (a matching pose moving the other way would still pop). Among
+ * lengths within 5 % of the best error the shortest wins: two cycles match as well as one. */
+static void find_loop(const float *sig, size_t width, uint32_t recorded, uint32_t warm, uint32_t shortest,
+                      uint32_t longest, uint32_t *start, uint32_t *frames)
+{
+    const double velocity_weight = 4.0;
+    double best = INFINITY;
+    double *per_length = crowd_malloc(sizeof(double) * (longest + 1));
+    uint32_t *start_of = crowd_malloc(sizeof(uint32_t) * (longest + 1));
+    if (!per_length || !start_of) { /* scratch for a search only: fall back to the shortest window */
+        crowd_free(per_length), crowd_free(start_of);
+        *start = warm, *frames = shortest;
+        return;
+    }
+    for (uint32_t len = shortest; len <= longest; len++) {
+        per_length[len] = INFINITY;
+        start_of[len] = warm;
+        for (uint32_t a = warm; a + len < recorded; a++) {
+            const float *s0 = sig + a * width, *s1 = sig + (a + len) * width;
+            const float *p0 = s0 - width, *p1 = s1 - width;
+            double e = 0.0;
+            for (size_t k = 0; k < width; k++) {
+                double dp = (double)s1[k] - s0[k], dv = ((double)s1[k] - p1[k]) - ((double)s0[k] - p0[k]);
+                e += dp * dp + velocity_weight * dv * dv;
+            }
+            if (e < per_length[len]) {
+                per_length[len] = e;
+                start_of[len] = a;
+            }
+        }
+        best = fmin(best, per_length[len]);
+    }
+    *frames = longest, *start = start_of[longest];
+    for (uint32_t len = shortest; len <= longest; len++)
+        if (per_length[len] <= best * 1.05 + 1e-12) {
+            *frames = len, *start = start_of[len];
+            break;
+        }
+    crowd_free(per_length);
+    crowd_free(start_of);
+}
+
+typedef struct critter_storage {
+    float *positions;
+    uint32_t *indices;
+    uint16_t *parts;
+    uint8_t *colors;
+    crowd_frames_clip clips[CLIPS];
+} critter_storage;
+
+static void free_storage(critter_storage *s)
+{
+    if (!s)
+        return;
+    crowd_free(s->positions);
+    crowd_free(s->indices);
+    crowd_free(s->parts);
+    crowd_free(s->colors);
+    crowd_free(s);
+}
+
+/* Vertices of recorded frame f, moved in place: minus the loop's straight line of travel. */
+static void frame_in_place(const prim_shape *shapes, int count, const recording *rec, uint32_t f, const double base[3],
+                           double along, float *out, uint32_t vertices)
+{
+    critter_mesh_positions(shapes, rec->poses + (size_t)f * count, count, out);
+    for (uint32_t v = 0; v < vertices; v++) {
+        out[3 * v] = (float)(out[3 * v] - base[0]);
+        out[3 * v + 2] = (float)(out[3 * v + 2] - (base[2] + along));
+    }
+}
+
+crowd_result crowd_critter_capture(const crowd_critter_desc *desc, crowd_critter *critter, crowd_error *error)
+{
+    if (!desc || !critter)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_critter_capture: NULL argument");
+    memset(critter, 0, sizeof *critter);
+    if ((unsigned)desc->kind >= CROWD_CRITTER_KIND_COUNT)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "critter: kind %u outside 0..%u", (unsigned)desc->kind,
+                          CROWD_CRITTER_KIND_COUNT - 1);
+    if (desc->fps != 0.0f && !(desc->fps >= 10.0f && desc->fps <= 120.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "critter: fps %g outside 10..120 (0 for 30)", (double)desc->fps);
+    double fps = desc->fps != 0.0f ? desc->fps : 30.0, dt = 1.0 / (fps * SUBSTEPS);
+    const critter_kind_ops *ops = critter_ops(desc->kind);
+    critter_sim *sim = critter_sim_new(desc->kind);
+    critter_storage *st = crowd_calloc(1, sizeof *st);
+    recording recs[CLIPS] = {{0}};
+    float *sig = NULL, *scratch = NULL;
+    crowd_result r = CROWD_OK;
+    if (!sim || !st)
+        goto oom;
+    critter_sim_set_fps(sim, fps);
+    critter_rng rng;
+    critter_rng_seed(&rng, ((uint64_t)desc->seed << 8) ^ (uint64_t)(desc->kind + 1) * 0x51ED27u);
+    prim_shape shapes[CRITTER_MAX_PRIMS];
+    int count = ops->build(sim, &rng, shapes);
+    uint32_t vertices = critter_mesh_vertex_count(shapes, count);
+    uint32_t index_count = critter_mesh_index_count(shapes, count);
+
+    uint32_t starts[CLIPS], lengths[CLIPS];
+    double travelled[CLIPS];
+    uint32_t warm = (uint32_t)ceil(WARMUP_SECONDS * fps);
+    size_t width = (size_t)count * CRITTER_POSE_FLOATS;
+    uint32_t total = 0;
+    for (int c = 0; c < CLIPS; c++) {
+        double lo, hi;
+        ops->loop_range(sim, c, &lo, &hi);
+        uint32_t shortest = (uint32_t)ceil(lo * fps), longest = (uint32_t)floor(hi * fps);
+        recording *rc = &recs[c];
+        rc->frames = warm + 2 * longest + 2;
+        rc->poses = crowd_malloc((size_t)rc->frames * count * sizeof(prim_pose));
+        rc->root = crowd_malloc((size_t)rc->frames * sizeof *rc->root);
+        crowd_free(sig);
+        sig = crowd_malloc((size_t)rc->frames * width * sizeof(float));
+        if (!rc->poses || !rc->root || !sig)
+            goto oom;
+        ops->reset(sim, c);
+        for (uint32_t f = 0; f < rc->frames; f++) {
+            for (int k = 0; f > 0 && k < SUBSTEPS; k++)
+                ops->step(sim, dt);
+            memset(rc->poses + (size_t)f * count, 0, (size_t)count * sizeof(prim_pose));
+            ops->pose(sim, rc->poses + (size_t)f * count, rc->root[f]);
+        }
+        size_t used = 0;
+        for (uint32_t f = 0; f < rc->frames; f++)
+            used = signature(shapes, count, rc->poses + (size_t)f * count, rc->root[f], sig + f * width);
+        /* signatures are packed to `used` floats per frame */
+        for (uint32_t f = 1; f < rc->frames; f++)
+            memmove(sig + f * used, sig + f * width, used * sizeof(float));
+        find_loop(sig, used, rc->frames, warm, shortest, longest, &starts[c], &lengths[c]);
+        travelled[c] = rc->root[starts[c] + lengths[c]][2] - rc->root[starts[c]][2];
+        if (c == 0)
+            travelled[c] = 0.0; /* idle does not move (its root never leaves the origin) */
+        total += lengths[c];
+    }
+
+    st->positions = crowd_malloc((size_t)total * vertices * 3 * sizeof(float));
+    st->indices = crowd_malloc((size_t)index_count * sizeof(uint32_t));
+    st->parts = crowd_malloc((size_t)vertices * sizeof(uint16_t));
+    st->colors = crowd_malloc((size_t)vertices * 4);
+    scratch = crowd_malloc((size_t)vertices * 3 * sizeof(float) * 2);
+    if (!st->positions || !st->indices || !st->parts || !st->colors || !scratch)
+        goto oom;
+    critter_mesh_topology(shapes, count, st->indices, st->parts, st->colors);
+    uint32_t first = 0;
+    for (int c = 0; c < CLIPS; c++) {
+        const recording *rc = &recs[c];
+        uint32_t a = starts[c], n = lengths[c];
+        double per_frame = travelled[c] / n;
+        for (uint32_t k = 0; k < n; k++)
+            frame_in_place(shapes, count, rc, a + k, rc->root[a], per_frame * k,
+                           st->positions + (size_t)(first + k) * vertices * 3, vertices);
+        /* the seam: the frame after the loop against the loop's first frame, both in place */
+        float *after = scratch, *second = scratch + (size_t)vertices * 3;
+        const float *head = st->positions + (size_t)first * vertices * 3;
+        frame_in_place(shapes, count, rc, a + n, rc->root[a], travelled[c], after, vertices);
+        frame_in_place(shapes, count, rc, a + 1, rc->root[a], per_frame, second, vertices);
+        double worst = 0.0, sum = 0.0, step_sum = 0.0;
+        for (uint32_t v = 0; v < vertices; v++) {
+            double d2 = 0.0, s2 = 0.0;
+            for (int k = 0; k < 3; k++) {
+                double d = (double)after[3 * v + k] - head[3 * v + k], s = (double)second[3 * v + k] - head[3 * v + k];
+                d2 += d * d, s2 += s * s;
+            }
+            worst = fmax(worst, sqrt(d2));
+            sum += d2, step_sum += s2;
+        }
+        crowd_critter_clip_stats *cs = &critter->clip_stats[c];
+        cs->loop_start = a;
+        cs->loop_frames = n;
+        cs->seam_max_m = worst;
+        cs->seam_rms_m = sqrt(sum / vertices);
+        cs->step_rms_m = sqrt(step_sum / vertices);
+        cs->travelled_m = travelled[c];
+        cs->speed = travelled[c] * fps / n;
+        st->clips[c] = (crowd_frames_clip){.name = clip_names[c],
+                                           .first_frame = first,
+                                           .frame_count = n,
+                                           .fps = (float)fps,
+                                           .loop = true,
+                                           .stride = (float)travelled[c]};
+        first += n;
+    }
+    critter_mesh_orient(shapes, count, st->positions, st->indices);
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint32_t v = 0; v < vertices; v++)
+        lo = fminf(lo, st->positions[3 * v + 1]), hi = fmaxf(hi, st->positions[3 * v + 1]);
+    critter->height = hi - lo;
+    snprintf(critter->source_name, sizeof critter->source_name, "critter %s seed=%u fps=%g", kind_names[desc->kind],
+             desc->seed, fps);
+    critter->frames = (crowd_vertex_frames){.vertex_count = vertices,
+                                            .index_count = index_count,
+                                            .frame_count = total,
+                                            .positions = st->positions,
+                                            .indices = st->indices,
+                                            .parts = st->parts,
+                                            .part_count = (uint32_t)count,
+                                            .colors = st->colors,
+                                            .clip_count = CLIPS,
+                                            .clips = st->clips,
+                                            .source_name = critter->source_name};
+    critter->storage = st;
+    st = NULL;
+    goto done;
+oom:
+    r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "critter: out of memory");
+    memset(critter, 0, sizeof *critter);
+done:
+    for (int c = 0; c < CLIPS; c++) {
+        crowd_free(recs[c].poses);
+        crowd_free(recs[c].root);
+    }
+    crowd_free(sig);
+    crowd_free(scratch);
+    free_storage(st);
+    critter_sim_delete(sim);
+    return r;
+}
+
+void crowd_critter_free(crowd_critter *critter)
+{
+    if (!critter)
+        return;
+    free_storage(critter->storage);
+    memset(critter, 0, sizeof *critter);
+}

@@ -1,0 +1,236 @@
+/* Vertex frames and critters: dump round trip, hostile dumps, dump -> bake -> verify within the
+ * quantum, the critters' loop seams and strides against the distance they travelled, determinism
+ * per seed, and bone mode refused. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "crowdbake/bake.h"
+#include "crowdbake/critters.h"
+
+int check_failures;
+
+/* Two tetrahedra (two parts) swaying over 6 frames: small enough to damage byte by byte. */
+static float tiny_positions[6 * 8 * 3];
+static const uint32_t tiny_indices[] = {0, 2, 1, 0, 1, 3, 1, 2, 3, 0, 3, 2, 4, 6, 5, 4, 5, 7, 5, 6, 7, 4, 7, 6};
+static const uint16_t tiny_parts[8] = {0, 0, 0, 0, 1, 1, 1, 1};
+static uint8_t tiny_colors[8 * 4];
+static const crowd_frames_clip tiny_clips[2] = {{"sway", 0, 4, 30.0f, true, NAN}, {"pose", 4, 2, 30.0f, false, 0.0f}};
+
+static crowd_vertex_frames tiny_frames(void)
+{
+    static const float base[8][3] = {{0, 0, 0},    {0.2f, 0, 0}, {0, 0, 0.2f},    {0.05f, 0.3f, 0.05f},
+                                     {0.5f, 0, 0}, {0.7f, 0, 0}, {0.5f, 0, 0.2f}, {0.55f, 0.3f, 0.05f}};
+    for (int f = 0; f < 6; f++)
+        for (int v = 0; v < 8; v++)
+            for (int k = 0; k < 3; k++)
+                tiny_positions[(f * 8 + v) * 3 + k] =
+                    base[v][k] + (k == 0 && base[v][1] > 0 ? 0.05f * sinf(f * 1.5f) : 0);
+    memset(tiny_colors, 200, sizeof tiny_colors);
+    return (crowd_vertex_frames){.vertex_count = 8,
+                                 .index_count = 24,
+                                 .frame_count = 6,
+                                 .positions = tiny_positions,
+                                 .indices = tiny_indices,
+                                 .parts = tiny_parts,
+                                 .part_count = 2,
+                                 .colors = tiny_colors,
+                                 .clip_count = 2,
+                                 .clips = tiny_clips,
+                                 .source_name = "tiny"};
+}
+
+static void dump_round_trip(void)
+{
+    crowd_vertex_frames f = tiny_frames();
+    uint8_t *bytes = NULL, *again = NULL;
+    size_t size = 0, size2 = 0;
+    crowd_error err = {0};
+    REQUIRE(crowd_frames_dump_write(&f, &bytes, &size, &err) == CROWD_OK);
+    crowd_frames_dump d;
+    REQUIRE(crowd_frames_dump_read(bytes, size, &d, &err) == CROWD_OK);
+    CHECK(d.frames.vertex_count == 8 && d.frames.frame_count == 6 && d.frames.clip_count == 2);
+    CHECK(!memcmp(d.frames.positions, tiny_positions, sizeof tiny_positions));
+    CHECK(!memcmp(d.frames.indices, tiny_indices, sizeof tiny_indices));
+    CHECK(d.frames.parts && d.frames.parts[5] == 1 && d.frames.part_count == 2);
+    CHECK(isnan(d.frames.clips[0].stride) && d.frames.clips[1].stride == 0.0f && !d.frames.clips[1].loop);
+    CHECK(!strcmp(d.frames.clips[0].name, "sway") && !strcmp(d.frames.source_name, "tiny"));
+    CHECK(d.frames.normals == NULL);
+    REQUIRE(crowd_frames_dump_write(&d.frames, &again, &size2, &err) == CROWD_OK);
+    CHECK(size2 == size && !memcmp(again, bytes, size));
+    crowd_frames_dump_bytes_free(again);
+    crowd_frames_dump_free(&d);
+    crowd_frames_dump_bytes_free(bytes);
+}
+
+/* Every truncated prefix, every single-byte corruption of the header and the clip table, and a
+ * few chosen bad values: each is refused with a message, or (for a value that stays legal)
+ * decodes into frames that validate; nothing crashes or leaks (run under ASan). */
+static void hostile_dumps(void)
+{
+    crowd_vertex_frames f = tiny_frames();
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    crowd_error err = {0};
+    REQUIRE(crowd_frames_dump_write(&f, &bytes, &size, &err) == CROWD_OK);
+    uint8_t *copy = malloc(size + 8);
+    REQUIRE(copy);
+    crowd_frames_dump d;
+    for (size_t n = 0; n < size; n++) {
+        memcpy(copy, bytes, n);
+        err.message[0] = '\0';
+        CHECKF(crowd_frames_dump_read(copy, n, &d, &err) != CROWD_OK && err.message[0], "prefix %zu", n);
+    }
+    memcpy(copy, bytes, size);
+    copy[size] = 0;
+    CHECK(crowd_frames_dump_read(copy, size + 1, &d, &err) != CROWD_OK); /* trailing byte */
+    size_t header_and_clips = 64 + 4 + 2 * 56;
+    static const uint8_t values[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+    uint32_t accepted = 0;
+    for (size_t at = 0; at < header_and_clips; at++)
+        for (size_t k = 0; k < sizeof values; k++) {
+            memcpy(copy, bytes, size);
+            if (copy[at] == values[k])
+                continue;
+            copy[at] = values[k];
+            crowd_result r = crowd_frames_dump_read(copy, size, &d, &err);
+            if (r == CROWD_OK) {
+                accepted++;
+                CHECK(crowd_vertex_frames_validate(&d.frames, &err) == CROWD_OK);
+                crowd_frames_dump_free(&d);
+            } else {
+                CHECKF(err.message[0] && d.storage == NULL, "byte %zu = %u", at, values[k]);
+            }
+        }
+    printf("  hostile: %zu prefixes refused; %u of %zu header/clip corruptions still legal\n", size, accepted,
+           header_and_clips * sizeof values);
+    /* a NaN position, an index out of range, a clip beyond the frames */
+    size_t positions_at = size - sizeof tiny_positions;
+    memcpy(copy, bytes, size);
+    memcpy(copy + positions_at + 4, &(float){NAN}, 4);
+    CHECK(crowd_frames_dump_read(copy, size, &d, &err) != CROWD_OK && strstr(err.message, "finite"));
+    memcpy(copy, bytes, size);
+    copy[64 + 4 + 2 * 56] = 9; /* indices[0] = 9 of 8 vertices */
+    CHECK(crowd_frames_dump_read(copy, size, &d, &err) != CROWD_OK && strstr(err.message, "out of range"));
+    memcpy(copy, bytes, size);
+    copy[64 + 4 + 56 + 36] = 7; /* clip "pose" 4..11 of 6 frames */
+    CHECK(crowd_frames_dump_read(copy, size, &d, &err) != CROWD_OK && strstr(err.message, "outside"));
+    free(copy);
+    crowd_frames_dump_bytes_free(bytes);
+}
+
+static void bones_refused(void)
+{
+    crowd_vertex_frames f = tiny_frames();
+    crowd_bake_desc desc = {.bones = true, .lod_count = 1};
+    crowd_bake_output out;
+    crowd_error err = {0};
+    CHECK(crowd_bake_frames(&f, &desc, &out, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "no skeleton"));
+    crowd_rig rig;
+    REQUIRE(crowd_rig_from_frames(&f, &rig, &err) == CROWD_OK);
+    desc.rig = &rig;
+    CHECK(crowd_bake(&desc, &out, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "no skeleton"));
+    crowd_rig_free(&rig);
+}
+
+/* A critter through a dump, baked and verified against the dumped frames. */
+static void critter_dump_bake_verify(crowd_critter_kind kind)
+{
+    crowd_critter_desc desc = {.kind = kind, .seed = 3};
+    crowd_critter c;
+    crowd_error err = {0};
+    REQUIRE(crowd_critter_capture(&desc, &c, &err) == CROWD_OK);
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    crowd_frames_dump d = {0};
+    crowd_bake_output out = {0};
+    crowd_asset asset = {0};
+    crowd_rig rig = {0};
+    crowd_verify_report report = {0};
+    REQUIRE(crowd_frames_dump_write(&c.frames, &bytes, &size, &err) == CROWD_OK);
+    REQUIRE(crowd_frames_dump_read(bytes, size, &d, &err) == CROWD_OK);
+    crowd_bake_desc bd = {0};
+    if (crowd_bake_frames(&d.frames, &bd, &out, &err) != CROWD_OK ||
+        crowd_asset_load_memory(&asset, out.bytes, out.size, &err) != CROWD_OK ||
+        crowd_rig_from_frames(&d.frames, &rig, &err) != CROWD_OK ||
+        crowd_verify(&asset, &rig, &report, &err) != CROWD_OK) {
+        CHECKF(0, "%s: %s", crowd_critter_kind_name(kind), err.message);
+        goto done;
+    }
+    CHECKF(report.passed, "%s: %s", crowd_critter_kind_name(kind), report.failure);
+    CHECK(report.position_max_mm <= report.position_bound_mm);
+    CHECK(asset.bones.data == NULL && asset.lod_count >= 2);
+    printf("  %s seed 3: %u vertices, %u frames, %zu bytes dump, %zu bytes .crowd, max error %.4f mm (bound %.4f)\n",
+           crowd_critter_kind_name(kind), asset.vertex_count, asset.frame_count, size, out.size, report.position_max_mm,
+           report.position_bound_mm);
+    for (uint32_t i = 0; i < asset.clip_count && i < 3; i++) {
+        const crowd_clip *clip = &asset.clips[i];
+        const crowd_critter_clip_stats *cs = &c.clip_stats[i];
+        /* the seam pops no more than a typical frame moves */
+        CHECKF(cs->seam_rms_m <= 0.5 * cs->step_rms_m + 1e-5, "%s %s: seam rms %.3f mm, step %.3f mm",
+               crowd_critter_kind_name(kind), clip->name, cs->seam_rms_m * 1e3, cs->step_rms_m * 1e3);
+        if (i == 0) {
+            CHECK(clip->stride == 0.0f);
+            continue;
+        }
+        /* the bake measured the stride from the planted feet; it must match the distance travelled */
+        double rel = fabs(clip->stride - cs->travelled_m) / cs->travelled_m;
+        CHECKF(cs->travelled_m > 0.05 && rel < 2e-3, "%s %s: baked stride %.4f m, travelled %.4f m",
+               crowd_critter_kind_name(kind), clip->name, (double)clip->stride, cs->travelled_m);
+        printf("    %-5s loop %3u frames from %3u, seam rms %.3f mm (step %.3f), stride %.4f m, travelled %.4f m\n",
+               clip->name, cs->loop_frames, cs->loop_start, cs->seam_rms_m * 1e3, cs->step_rms_m * 1e3,
+               (double)clip->stride, cs->travelled_m);
+    }
+done:
+    crowd_verify_report_free(&report);
+    crowd_rig_free(&rig);
+    crowd_asset_free(&asset);
+    crowd_bake_output_free(&out);
+    crowd_frames_dump_free(&d);
+    crowd_frames_dump_bytes_free(bytes);
+    crowd_critter_free(&c);
+}
+
+static void critters_bake_and_verify(void)
+{
+    for (int k = 0; k < CROWD_CRITTER_KIND_COUNT; k++)
+        critter_dump_bake_verify((crowd_critter_kind)k);
+}
+
+static void critters_are_deterministic(void)
+{
+    for (int k = 0; k < CROWD_CRITTER_KIND_COUNT; k++) {
+        crowd_critter a, b, other;
+        crowd_error err;
+        crowd_critter_desc d = {.kind = (crowd_critter_kind)k, .seed = 11};
+        REQUIRE(crowd_critter_capture(&d, &a, &err) == CROWD_OK);
+        REQUIRE(crowd_critter_capture(&d, &b, &err) == CROWD_OK);
+        d.seed = 12;
+        REQUIRE(crowd_critter_capture(&d, &other, &err) == CROWD_OK);
+        uint8_t *ba, *bb, *bo;
+        size_t sa, sb, so;
+        REQUIRE(crowd_frames_dump_write(&a.frames, &ba, &sa, &err) == CROWD_OK);
+        REQUIRE(crowd_frames_dump_write(&b.frames, &bb, &sb, &err) == CROWD_OK);
+        REQUIRE(crowd_frames_dump_write(&other.frames, &bo, &so, &err) == CROWD_OK);
+        CHECK(sa == sb && !memcmp(ba, bb, sa));
+        CHECK(sa != so || memcmp(ba, bo, sa) != 0);
+        crowd_frames_dump_bytes_free(ba), crowd_frames_dump_bytes_free(bb), crowd_frames_dump_bytes_free(bo);
+        crowd_critter_free(&a), crowd_critter_free(&b), crowd_critter_free(&other);
+    }
+    crowd_critter_desc p;
+    CHECK(crowd_critter_parse("quad:42", &p) && p.kind == CROWD_CRITTER_QUAD && p.seed == 42);
+    CHECK(crowd_critter_parse("critter tube seed=7 fps=30", &p) && p.kind == CROWD_CRITTER_TUBE && p.seed == 7);
+    CHECK(!crowd_critter_parse("dragon", &p) && !crowd_critter_parse("blob:", &p) &&
+          !crowd_critter_parse("blob:-1", &p));
+}
+
+int main(void)
+{
+    RUN_TEST(dump_round_trip);
+    RUN_TEST(hostile_dumps);
+    RUN_TEST(bones_refused);
+    RUN_TEST(critters_are_deterministic);
+    RUN_TEST(critters_bake_and_verify);
+    TEST_MAIN_END();
+}
