@@ -32,6 +32,7 @@ typedef enum demo_setting {
     DEMO_HUD,             /* 0/1 */
     DEMO_PAUSED,          /* 0/1: simulation and animation stand still (the camera still moves) */
     DEMO_MSAA,            /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
+    DEMO_COMPARE,         /* 0/1: classic skinning (left half) vs VAT (right half), demo/compare.c */
     DEMO_SETTING_COUNT
 } demo_setting;
 

@@ -258,6 +258,8 @@ typedef struct crowd_gl_skinned_stats {
     uint32_t draws, shadow_draws; /* GL draw calls of the last colour / shadow pass */
     uint64_t triangles;           /* last colour pass */
     uint64_t bytes_uploaded;      /* last frame: palettes (per pass) or skinned vertices */
+    double gpu_shadow_ms, gpu_color_ms; /* with the renderer's timers (crowd_gl_desc.timers), as
+                                       crowd_gl_stats: CROWD_GL_TIMER_LATENCY frames late; else negative */
 } crowd_gl_skinned_stats;
 
 typedef struct crowd_gl_skinned crowd_gl_skinned;

@@ -26,8 +26,38 @@ struct crowd_gl_skinned {
     float *skinned;              /* CPU skinning staging: capacity * vertex_count * 6 floats */
     const crowd_gl_character *characters;
     uint32_t count;
+    /* timer queries (the renderer's timers on): [pass][slot], read CROWD_GL_TIMER_LATENCY frames late */
+    bool timers;
+    GLuint queries[2][CROWD_GL_TIMER_SLOTS];
+    uint32_t issued[2];
     crowd_gl_skinned_stats stats;
 };
+
+/* As the renderer's timers (draw.c): the query of frame k - LATENCY is polled once, never waited for. */
+static void timer_begin(crowd_gl_skinned *s, int pass)
+{
+    if (!s->timers)
+        return;
+    uint32_t k = s->issued[pass];
+    if (k >= CROWD_GL_TIMER_LATENCY) {
+        GLuint q = s->queries[pass][(k - CROWD_GL_TIMER_LATENCY) % CROWD_GL_TIMER_SLOTS];
+        GLuint available = 0, ns = 0;
+        glGetQueryObjectuiv(q, GL_QUERY_RESULT_AVAILABLE, &available);
+        if (available) {
+            glGetQueryObjectuiv(q, GL_QUERY_RESULT, &ns);
+            *(pass ? &s->stats.gpu_color_ms : &s->stats.gpu_shadow_ms) = (double)ns / 1e6;
+        }
+    }
+    glBeginQuery(s->r->timer_target, s->queries[pass][k % CROWD_GL_TIMER_SLOTS]);
+}
+
+static void timer_end(crowd_gl_skinned *s, int pass)
+{
+    if (!s->timers)
+        return;
+    glEndQuery(s->r->timer_target);
+    s->issued[pass]++;
+}
 
 static crowd_result build(crowd_gl_skinned *s, crowd_error *error)
 {
@@ -120,6 +150,9 @@ crowd_result crowd_gl_skinned_create(const crowd_gl_skinned_desc *desc, crowd_gl
         result = build(s, error);
     if (result == CROWD_OK) {
         create_vao(s);
+        s->stats.gpu_shadow_ms = s->stats.gpu_color_ms = -1.0;
+        if ((s->timers = s->r->timers))
+            glGenQueries(2 * CROWD_GL_TIMER_SLOTS, &s->queries[0][0]);
         result = crowd_gl_check("skinned buffers", error);
     }
     if (result != CROWD_OK) {
@@ -138,6 +171,8 @@ void crowd_gl_skinned_destroy(crowd_gl_skinned *s)
         crowd_program_release(&s->programs[d].program);
     glDeleteVertexArrays(1, &s->vao);
     glDeleteBuffers(1, &s->stream);
+    if (s->timers)
+        glDeleteQueries(2 * CROWD_GL_TIMER_SLOTS, &s->queries[0][0]);
     crowd_free(s->skinned);
     crowd_free(s);
 }
@@ -249,7 +284,9 @@ crowd_result crowd_gl_skinned_render_shadows(crowd_gl_skinned *s, const float li
     glCullFace(GL_BACK);
     glEnable(GL_POLYGON_OFFSET_FILL);
     glPolygonOffset(1.5f, 2.0f); /* crowd_gl_render_shadows' bias: both paths self-shadow alike */
+    timer_begin(s, 0);
     draw_characters(s, light_view_projection, true, NULL);
+    timer_end(s, 0);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, r->target_fbo);
     glViewport(r->target_viewport[0], r->target_viewport[1], r->target_viewport[2], r->target_viewport[3]);
@@ -276,7 +313,9 @@ crowd_result crowd_gl_skinned_draw(crowd_gl_skinned *s, const crowd_gl_scene *sc
     glCullFace(GL_BACK);
     if (!scene->shadows)
         s->stats.shadow_draws = 0;
+    timer_begin(s, 1);
     draw_characters(s, view_projection, false, scene);
+    timer_end(s, 1);
     return crowd_gl_debug_check(s->r, "skinned colour pass");
 }
 
