@@ -11,6 +11,7 @@
 #include "common/camera.h"
 #include "crowdbake/crowd.h"
 #include "scene/scene.h"
+#include "bench_raycast.h"
 #include "tool_support.h"
 #ifdef CROWD_BENCH_RENDER
 #include "bench_compare.h"
@@ -34,6 +35,7 @@ static void usage(FILE *out)
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
+                 "       crowd-bench [asset.crowd] --raycast [--counts 100000,1000000]\n"
                  "\n"
                  "Runtime CPU cost per frame (simulation, chunk grid + LOD, gather, total) on the seed's\n"
                  "benchmark scene, medians over the frames. Without an asset, bakes the humanoid first.\n"
@@ -43,7 +45,8 @@ static void usage(FILE *out)
                  "camera does not orbit (the GPU path then skips its cull pass).\n"
                  "--compare: classic skinning (each agent posed on the CPU from the rig's clips, its own palette\n"
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
-                 "the humanoid, or its glTF source).\n");
+                 "the humanoid, or its glTF source).\n"
+                 "--raycast: crowd_raycast's cost per round (and crowd_hits_update's per frame) against brute force.\n");
 }
 
 static int compare_double(const void *a, const void *b)
@@ -213,7 +216,7 @@ int main(int argc, char **argv)
     const char *asset_path = NULL, *counts_text = "1000,10000,25000,50000,100000,250000,1000000";
     uint32_t frames = DEFAULT_FRAMES;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
-    bool counts_given = false;
+    bool counts_given = false, raycast = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -221,6 +224,8 @@ int main(int argc, char **argv)
             return tool_finish_stdout("crowd-bench", 0);
         } else if (!strcmp(argv[i], "--compare")) {
             compare = true;
+        } else if (!strcmp(argv[i], "--raycast")) {
+            raycast = true;
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
@@ -266,6 +271,8 @@ int main(int argc, char **argv)
     }
     if (compare && !counts_given)
         counts_text = "100,300,1000,10000"; /* the seed's 300 vs 5,000 sits inside */
+    if (raycast && !counts_given)
+        counts_text = "100000,1000000";
     uint32_t n = 0;
     char **items = tool_split_list(counts_text, &n);
     uint32_t counts[32];
@@ -304,6 +311,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         crowd_bake_output_free(&baked);
         return 1;
+    }
+    if (raycast) {
+        int rs = bench_raycast(&asset, counts, n);
+        crowd_asset_free(&asset);
+        crowd_bake_output_free(&baked);
+        return tool_finish_stdout("crowd-bench", rs);
     }
 #ifdef CROWD_BENCH_RENDER
     if (compare) {
