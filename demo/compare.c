@@ -260,8 +260,8 @@ static void half_target(compare_half *half, GLuint fbo, int x, int width, int he
     half->target_set = true;
 }
 
-static void draw_half(demo_compare *c, int h, float dt, const demo_camera *camera, crowd_gl_scene *scene,
-                      GLuint fbo, int x, int width, int height)
+static void draw_half(demo_compare *c, int h, float dt, const demo_camera *camera, crowd_gl_scene *scene, GLuint fbo,
+                      int x, int width, int height)
 {
     compare_half *half = &c->half[h];
     half_target(half, fbo, x, width, height);

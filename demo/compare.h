@@ -14,11 +14,11 @@
 #define DEMO_COMPARE_BUDGET_MS 16.7
 
 typedef struct demo_compare_desc {
-    const crowd_asset *asset; /* borrowed; the rig is rebuilt from its source (the humanoid; natively
+    const crowd_asset *asset;        /* borrowed; the rig is rebuilt from its source (the humanoid; natively
                                  also its glTF file) */
-    crowd_desc crowd;         /* both halves' crowd settings (asset and capacity set here) */
-    crowd_sim_desc sim;       /* scenario, obstacles, separation, seed, spawn (target set here) */
-    crowd_gl_desc gl;         /* es, debug, timers, upload (the rest set here) */
+    crowd_desc crowd;                /* both halves' crowd settings (asset and capacity set here) */
+    crowd_sim_desc sim;              /* scenario, obstacles, separation, seed, spawn (target set here) */
+    crowd_gl_desc gl;                /* es, debug, timers, upload (the rest set here) */
     const crowd_obstacle *obstacles; /* the showcase scene's pillars */
     uint32_t obstacle_count;
     float world_size;
@@ -32,8 +32,8 @@ void demo_compare_destroy(demo_compare *compare);
 
 /* Steps both halves by dt and draws them side by side into `fbo` (width x height), the classic
  * half in the left half. `scene` carries the lighting (its camera is overwritten per half). */
-void demo_compare_frame(demo_compare *compare, float dt, const demo_camera *camera, crowd_gl_scene *scene,
-                        GLuint fbo, int width, int height);
+void demo_compare_frame(demo_compare *compare, float dt, const demo_camera *camera, crowd_gl_scene *scene, GLuint fbo,
+                        int width, int height);
 
 /* Starts (or stops) the search for each half's count at DEMO_COMPARE_BUDGET_MS of CPU per frame:
  * doubling, then bisecting, each step measured as the median of a few frames. */

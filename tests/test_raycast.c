@@ -104,8 +104,8 @@ static void against_brute_force(float world, float chunk, uint32_t count, uint32
 static void raycast_matches_brute_force(void)
 {
     against_brute_force(420.0f, 24.0f, 20000, 4000); /* the demo's world */
-    against_brute_force(100.0f, 200.0f, 5000, 3000);  /* one chunk: refined all the same */
-    against_brute_force(60.0f, 8.0f, 3000, 3000);     /* dense */
+    against_brute_force(100.0f, 200.0f, 5000, 3000); /* one chunk: refined all the same */
+    against_brute_force(60.0f, 8.0f, 3000, 3000);    /* dense */
 }
 
 int main(void)

@@ -87,8 +87,8 @@ static bool near(const uint8_t *p, const uint8_t *q)
 }
 
 /* One frame: the crowd (VAT) and, when given, the skinned characters, with shadows from both. */
-static void render(crowd *c, crowd_gl_renderer *r, crowd_gl_skinned *sk, const crowd_gl_character *chars,
-                   uint32_t n, const crowd_gl_scene *scene, uint8_t *out)
+static void render(crowd *c, crowd_gl_renderer *r, crowd_gl_skinned *sk, const crowd_gl_character *chars, uint32_t n,
+                   const crowd_gl_scene *scene, uint8_t *out)
 {
     crowd_view view = {.viewport_height = H};
     memcpy(view.view, scene->view, sizeof view.view);
@@ -273,8 +273,8 @@ static void skinned_cross_fade_matches_vat(void)
     float *rows = malloc(sizeof(float) * 12 * asset.bone_count);
     REQUIRE(rows != NULL);
     CHECK(crowd_rig_pose_record(p, &rec, crowd_time(c), rows));
-    crowd_gl_character ch = {{rec.position[0], rec.position[1], rec.position[2]}, rec.yaw, rec.scale, rec.tint,
-                             rec.variant, rows};
+    crowd_gl_character ch = {
+        {rec.position[0], rec.position[1], rec.position[2]}, rec.yaw, rec.scale, rec.tint, rec.variant, rows};
     crowd_set_count(c, 0);
     crowd_gl_skinned_desc sd = {.renderer = r};
     crowd_gl_skinned *sk = NULL;

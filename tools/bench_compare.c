@@ -87,8 +87,7 @@ typedef struct compare_row {
     uint32_t vat_draws, classic_draws;
 } compare_row;
 
-static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t count, uint32_t frames,
-                     compare_row *row)
+static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t count, uint32_t frames, compare_row *row)
 {
     crowd_desc cd = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f};
     crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
@@ -152,7 +151,8 @@ static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t co
         m[T_POSE] = tool_now_ms() - a;
         glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
         m[T_SUBMIT] = classic_frame(gpu_skin, chars, count, light, &scene);
-        row->classic_draws = crowd_gl_skinned_get_stats(gpu_skin)->draws + crowd_gl_skinned_get_stats(gpu_skin)->shadow_draws;
+        row->classic_draws =
+            crowd_gl_skinned_get_stats(gpu_skin)->draws + crowd_gl_skinned_get_stats(gpu_skin)->shadow_draws;
         glFinish();
 
         if (with_cpu) { /* classic, CPU skinning: posing again (the same work), then skin + upload + draws */

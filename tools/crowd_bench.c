@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_raycast.h"
 #include "common/camera.h"
 #include "crowdbake/crowd.h"
 #include "scene/scene.h"
-#include "bench_raycast.h"
 #include "tool_support.h"
 #ifdef CROWD_BENCH_RENDER
 #include "bench_compare.h"
@@ -46,7 +46,7 @@ static void usage(FILE *out)
                  "--compare: classic skinning (each agent posed on the CPU from the rig's clips, its own palette\n"
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
                  "the humanoid, or its glTF source).\n"
-                 "--raycast: crowd_raycast's cost per round (and crowd_hits_update's per frame) against brute force.\n");
+                 "--raycast: crowd_raycast's cost per round (crowd_hits_update's per frame), against brute force.\n");
 }
 
 static int compare_double(const void *a, const void *b)

@@ -342,10 +342,10 @@ CROWD_API void crowd_frustum_planes(const float view[16], const float projection
 typedef struct crowd_hits crowd_hits;
 
 typedef struct crowd_ray_hit {
-    uint32_t index;    /* the instance (dense index, as crowd_get takes), UINT32_MAX for no hit */
-    float distance;    /* metres along the (normalised) ray */
-    float point[3];    /* where the ray enters the cylinder */
-    uint32_t tested;   /* cylinders tested (the cost; brute force: every live instance) */
+    uint32_t index;  /* the instance (dense index, as crowd_get takes), UINT32_MAX for no hit */
+    float distance;  /* metres along the (normalised) ray */
+    float point[3];  /* where the ray enters the cylinder */
+    uint32_t tested; /* cylinders tested (the cost; brute force: every live instance) */
 } crowd_ray_hit;
 
 /* Reserves the index for `crowd` (borrowed; must outlive it) at its capacity. */

@@ -246,18 +246,18 @@ typedef struct crowd_gl_skinned_desc {
 } crowd_gl_skinned_desc;
 
 typedef struct crowd_gl_character {
-    float position[3]; /* world metres */
-    float yaw;         /* radians about +Y */
-    float scale;       /* uniform */
-    uint32_t tint;     /* as crowd_record.tint */
-    uint32_t variant;  /* as crowd_record.variant */
+    float position[3];      /* world metres */
+    float yaw;              /* radians about +Y */
+    float scale;            /* uniform */
+    uint32_t tint;          /* as crowd_record.tint */
+    uint32_t variant;       /* as crowd_record.variant */
     const float *bone_rows; /* asset bone_count 3x4 row-major skinning matrices (crowd_rig_pose_record) */
 } crowd_gl_character;
 
 typedef struct crowd_gl_skinned_stats {
-    uint32_t draws, shadow_draws; /* GL draw calls of the last colour / shadow pass */
-    uint64_t triangles;           /* last colour pass */
-    uint64_t bytes_uploaded;      /* last frame: palettes (per pass) or skinned vertices */
+    uint32_t draws, shadow_draws;       /* GL draw calls of the last colour / shadow pass */
+    uint64_t triangles;                 /* last colour pass */
+    uint64_t bytes_uploaded;            /* last frame: palettes (per pass) or skinned vertices */
     double gpu_shadow_ms, gpu_color_ms; /* with the renderer's timers (crowd_gl_desc.timers), as
                                        crowd_gl_stats: CROWD_GL_TIMER_LATENCY frames late; else negative */
 } crowd_gl_skinned_stats;

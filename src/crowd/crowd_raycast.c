@@ -33,7 +33,7 @@ struct crowd_hits {
     hit_cylinder *cylinders; /* the snapshot, in slot order */
     uint32_t *entries;       /* per cell, indices into cylinders: cell c owns [start[c], start[c + 1]) */
     uint32_t entry_capacity;
-    uint32_t *start;         /* max_cells + 1 */
+    uint32_t *start; /* max_cells + 1 */
     uint32_t *big, big_count, big_capacity;
     uint32_t k_max, dim, max_cells;
     float cell, world_min, world_max;
@@ -263,8 +263,7 @@ static void test(const crowd_hits *h, uint32_t i, const ray *r, float *best_t, u
     }
 }
 
-static bool finish(const crowd_hits *h, const ray *r, float best_t, uint32_t best, uint32_t tested,
-                   crowd_ray_hit *hit)
+static bool finish(const crowd_hits *h, const ray *r, float best_t, uint32_t best, uint32_t tested, crowd_ray_hit *hit)
 {
     crowd_ray_hit out = {UINT32_MAX, INFINITY, {0, 0, 0}, tested};
     if (best != UINT32_MAX) {

@@ -67,9 +67,9 @@ static crowd_result build(crowd_gl_skinned *s, crowd_error *error)
         snprintf(defines, sizeof defines, "BONE_COUNT %u\n%s%s", a->bone_count, s->cpu ? "CPU_SKINNED\n" : "",
                  depth ? "DEPTH_ONLY\n" : "");
         skinned_program *p = &s->programs[depth];
-        crowd_result r = crowd_program_build(&p->program, s->cpu ? "skinned (cpu)" : "skinned", s->r->desc.es, defines,
-                                             crowd_glsl_skinned_vert,
-                                             depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+        crowd_result r =
+            crowd_program_build(&p->program, s->cpu ? "skinned (cpu)" : "skinned", s->r->desc.es, defines,
+                                crowd_glsl_skinned_vert, depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
         if (r != CROWD_OK)
             return r;
         GLuint id = p->program.id;
@@ -132,9 +132,10 @@ crowd_result crowd_gl_skinned_create(const crowd_gl_skinned_desc *desc, crowd_gl
     GLint vectors = 0;
     glGetIntegerv(GL_MAX_VERTEX_UNIFORM_VECTORS, &vectors);
     if (!desc->cpu_skinning && (GLint)(3 * a->bone_count + 16) > vectors)
-        return crowd_fail(error, CROWD_ERROR_LIMIT,
-                          "classic skinning: %u bones need %u vertex uniform vectors, this GPU has %d (use cpu_skinning)",
-                          a->bone_count, 3 * a->bone_count + 16, vectors);
+        return crowd_fail(
+            error, CROWD_ERROR_LIMIT,
+            "classic skinning: %u bones need %u vertex uniform vectors, this GPU has %d (use cpu_skinning)",
+            a->bone_count, 3 * a->bone_count + 16, vectors);
     crowd_gl_skinned *s = crowd_calloc(1, sizeof *s);
     if (!s)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "skinned: out of memory");

@@ -81,9 +81,10 @@ crowd_result crowd_rig_poser_create(const crowd_rig *rig, const crowd_asset *ass
                           "poser: the rig has %u morph targets, which a bone palette cannot play",
                           rig->morph_target_count);
     if (asset && (asset->bone_count != rig->bone_count || asset->vertex_count != rig->vertex_count))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "poser: the asset (%u bones, %u vertices) was not baked from this rig (%u bones, %u vertices)",
-                          asset->bone_count, asset->vertex_count, rig->bone_count, rig->vertex_count);
+        return crowd_fail(
+            error, CROWD_ERROR_ARGUMENT,
+            "poser: the asset (%u bones, %u vertices) was not baked from this rig (%u bones, %u vertices)",
+            asset->bone_count, asset->vertex_count, rig->bone_count, rig->vertex_count);
     crowd_rig_poser *p = crowd_calloc(1, sizeof *p);
     if (!p)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "poser: out of memory");
