@@ -40,6 +40,7 @@ struct crowd_hits {
     float y_lo, y_hi; /* heights every cylinder lies within */
     /* the asset's cylinder at scale 1 */
     float box_r, box_y0, box_y1;
+    float fit_r; /* the radius the cells fit (from the last update) */
 };
 
 /* The one place a record's position is read. */
@@ -84,6 +85,7 @@ crowd_result crowd_hits_create(const crowd *c, crowd_hits **out, crowd_error *er
                sqrtf(bx * bx + bz * bz);
     h->box_y0 = a->bounds_min[1];
     h->box_y1 = a->bounds_max[1];
+    h->fit_r = 1.5f * h->box_r; /* steady state for scales about 1 */
     h->dim = 1;
     *out = h;
     return CROWD_OK;
@@ -98,41 +100,6 @@ void crowd_hits_destroy(crowd_hits *h)
     crowd_free(h->start);
     crowd_free(h->big);
     crowd_free(h);
-}
-
-/* Pass 1: the cylinders of the live instances and their height slab; returns the radius the
- * cells must fit: the largest, but at most 1.5 x the mean (a few giants go to the short list
- * rather than coarsen every cell). */
-static float snapshot(crowd_hits *h)
-{
-    const crowd *c = h->crowd;
-    uint32_t n = 0;
-    float r_max = 0.0f;
-    double r_sum = 0.0;
-    h->y_lo = INFINITY;
-    h->y_hi = -INFINITY;
-    for (uint32_t s = 0; s < c->slots; s++) {
-        uint32_t index = c->index_of_slot[s];
-        if (index >= c->count) /* slack (CROWD_HOLE) or parked */
-            continue;
-        const crowd_record *r = &c->records[s];
-        float p[3];
-        hit_position(c, r, p);
-        float k = r->scale;
-        hit_cylinder *cy = &h->cylinders[n++];
-        cy->x = p[0];
-        cy->z = p[2];
-        cy->r = k * h->box_r;
-        cy->y0 = p[1] + k * h->box_y0;
-        cy->y1 = p[1] + k * h->box_y1;
-        cy->index = index;
-        h->y_lo = min_f(h->y_lo, cy->y0);
-        h->y_hi = max_f(h->y_hi, cy->y1);
-        r_max = max_f(r_max, cy->r);
-        r_sum += cy->r;
-    }
-    h->live = n;
-    return n ? min_f(r_max, (float)(1.5 * r_sum / n)) : 0.0f;
 }
 
 /* The cells a cylinder's footprint meets, or false when it is wider than a cell or leaves the grid. */
@@ -155,39 +122,74 @@ static bool footprint(const crowd_hits *h, const hit_cylinder *cy, uint32_t *x0,
     return true;
 }
 
-void crowd_hits_update(crowd_hits *h)
+/* Cells of about TARGET_PER_CELL instances each, but at least 2 x r_fit wide. */
+static void choose_cells(crowd_hits *h, float r_fit, uint32_t live)
 {
-    if (!h)
-        return;
     const crowd *c = h->crowd;
-    float r_max = snapshot(h);
-    /* Cells of about TARGET_PER_CELL instances each, but at least one typical cylinder wide. */
     float area = c->desc.world_size * c->desc.world_size;
-    double want = sqrt(TARGET_PER_CELL * area / (h->live ? h->live : 1));
-    double wide = 2.0 * r_max + 2.0 * FOOTPRINT_EPSILON;
-    want = fmax(want, wide);
+    double want = sqrt(TARGET_PER_CELL * area / (live ? live : 1));
+    want = fmax(want, 2.0 * r_fit + 2.0 * FOOTPRINT_EPSILON);
     uint32_t k = (uint32_t)fmax(1.0, floor(c->cell_size / want));
     k = k > h->k_max ? h->k_max : k;
     h->dim = c->grid_dim * k;
     h->cell = c->cell_size / (float)k;
     h->world_min = c->world_min;
     h->world_max = c->world_min + c->cell_size * (float)c->grid_dim;
-    uint32_t cells = h->dim * h->dim;
-    memset(h->start, 0, sizeof *h->start * ((size_t)cells + 1));
+    memset(h->start, 0, sizeof *h->start * ((size_t)h->dim * h->dim + 1));
+}
+
+void crowd_hits_update(crowd_hits *h)
+{
+    if (!h)
+        return;
+    const crowd *c = h->crowd;
+    /* The cells are sized before the pass from the live count and the last update's radii, so one
+     * pass over the records both snapshots and counts (a change of sizes this frame only sends
+     * more cylinders to the short list: never a wrong answer). */
+    choose_cells(h, h->fit_r, c->count);
+    uint32_t cells = h->dim * h->dim, n = 0;
+    float r_max = 0.0f;
+    double r_sum = 0.0;
+    h->y_lo = INFINITY;
+    h->y_hi = -INFINITY;
     h->big_count = 0;
-    /* pass 2: count per cell (into start[cell + 1]) */
-    for (uint32_t i = 0; i < h->live; i++) {
+    /* pass 1: the cylinders of the live instances, their height slab, the count per cell (into
+     * start[cell + 1]) */
+    for (uint32_t s = 0; s < c->slots; s++) {
+        uint32_t index = c->index_of_slot[s];
+        if (index >= c->count) /* slack (CROWD_HOLE) or parked */
+            continue;
+        const crowd_record *r = &c->records[s];
+        float p[3];
+        hit_position(c, r, p);
+        float k = r->scale;
+        hit_cylinder *cy = &h->cylinders[n++];
+        cy->x = p[0];
+        cy->z = p[2];
+        cy->r = k * h->box_r;
+        cy->y0 = p[1] + k * h->box_y0;
+        cy->y1 = p[1] + k * h->box_y1;
+        cy->index = index;
+        h->y_lo = min_f(h->y_lo, cy->y0);
+        h->y_hi = max_f(h->y_hi, cy->y1);
+        r_max = max_f(r_max, cy->r);
+        r_sum += cy->r;
         uint32_t x0, z0, x1, z1;
-        if (!footprint(h, &h->cylinders[i], &x0, &z0, &x1, &z1))
+        if (!footprint(h, cy, &x0, &z0, &x1, &z1))
             continue;
         for (uint32_t z = z0; z <= z1; z++)
             for (uint32_t x = x0; x <= x1; x++)
                 h->start[z * h->dim + x + 1]++;
     }
+    h->live = n;
+    /* next update's cells fit the largest radius, but at most 1.5 x the mean: a few giants go to
+     * the short list rather than coarsen every cell */
+    if (n)
+        h->fit_r = min_f(r_max, (float)(1.5 * r_sum / n));
     for (uint32_t i = 0; i < cells; i++)
         h->start[i + 1] += h->start[i];
     uint32_t total = h->start[cells]; /* at most 4 per cylinder (2 x 2 cells): fits entry_capacity */
-    /* pass 3: fill each cell from its end backwards, so start[cell + 1] ends at the cell's first
+    /* pass 2: fill each cell from its end backwards, so start[cell + 1] ends at the cell's first
      * entry; cylinders stay in slot order within a cell (the ray tests them in memory order) */
     for (uint32_t i = h->live; i-- > 0;) {
         uint32_t x0, z0, x1, z1;
