@@ -14,6 +14,7 @@
 #include "demo/bench.h"
 #include "demo/camera.h"
 #include "demo/gpu_path.h"
+#include "demo/compare.h"
 #include "demo/hud.h"
 #include "gl/gl_api.h"
 #include "scene/scene.h"
@@ -48,6 +49,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_PAUSED] = {"paused", "paused", 0, 1, 1, NULL, ' '},
     [DEMO_MSAA] = {"msaa", "MSAA", 0, 2, 1, "off|2x|4x", 'O'},
     [DEMO_PATH] = {"path", "render path", 0, 2, 1, "auto|cpu|gpu", 'U'},
+    [DEMO_COMPARE] = {"compare", "classic | VAT", 0, 1, 1, NULL, 'Y'},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -96,6 +98,7 @@ struct demo_app {
     int hud_width, hud_height, gl_errors;
     char gl_renderer[96];
     demo_bench bench;
+    demo_compare *compare; /* DEMO_COMPARE on: both halves live there */
     char status[2048];
     char error[256];
 };
@@ -113,6 +116,9 @@ static double now_ms(void)
 
 static void release_crowd(demo_app *app)
 {
+    demo_compare_destroy(app->compare);
+    app->compare = NULL;
+    app->settings[DEMO_COMPARE] = 0;
     crowd_gl_destroy(app->renderer);
     crowd_sim_destroy(app->sim);
     crowd_destroy(app->crowd);
@@ -295,6 +301,31 @@ crowd_result demo_add_asset(demo_app *app, const void *bytes, size_t size, const
     return r;
 }
 
+/* ---- compare mode (demo/compare.c) ------------------------------------------------------------ */
+
+static crowd_result compare_toggle(demo_app *app, bool on, crowd_error *error)
+{
+    demo_compare_destroy(app->compare);
+    app->compare = NULL;
+    if (!on)
+        return CROWD_OK;
+    const crowd_asset *asset = &app->assets[app->active].asset;
+    demo_compare_desc d = {.asset = asset,
+                           .crowd = crowd_settings_of(app, asset),
+                           .sim = {.scenario = (crowd_scenario)app->settings[DEMO_SCENARIO],
+                                   .seed = 7,
+                                   .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1,
+                                   .spawn = demo_spawn_options(asset)},
+                           .gl = {.es = app->desc.es,
+                                  .debug = app->desc.gl_debug,
+                                  .timers = app->desc.gl_timers,
+                                  .upload = (crowd_gl_upload_mode)app->desc.gl_upload},
+                           .obstacles = app->obstacles,
+                           .obstacle_count = CROWD_SCENE_OBSTACLES,
+                           .world_size = WORLD_SIZE};
+    return demo_compare_create(&d, &app->compare, error);
+}
+
 /* ---- settings --------------------------------------------------------------------------------- */
 
 crowd_result demo_set(demo_app *app, demo_setting s, double value)
@@ -326,6 +357,9 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     switch (s) {
     case DEMO_COUNT:
         r = crowd_sim_spawn(app->sim, (uint32_t)value);
+        break;
+    case DEMO_COMPARE:
+        r = compare_toggle(app, value > 0.5, &err);
         break;
     case DEMO_CHUNK:
     case DEMO_PATH:
@@ -434,6 +468,10 @@ bool demo_key(demo_app *app, int key, bool shift)
         demo_set(app, DEMO_COUNT, app->settings[DEMO_COUNT]);
         return true;
     }
+    if (key == 'T' && app->compare) {
+        demo_compare_find_budget(app->compare);
+        return true;
+    }
     if (key == '-' || key == '[') {
         demo_setting s = key == '-' ? DEMO_COUNT : DEMO_LOD_BIAS;
         demo_set(app, s, stepped(app, s, true));
@@ -483,7 +521,9 @@ static void write_status(demo_app *app)
                      "frame %.1f ms (%.0f fps)  main %.2f ms (%.0f%%)  %s\n",
                      app->asset_count ? app->assets[app->active].name : "(no asset)", app->gl_renderer, app->frame_ms,
                      app->fps, app->main_ms, app->frame_ms > 0 ? 100.0 * app->main_ms / app->frame_ms : 0.0, gpu);
-    if (st && gs) {
+    if (app->compare) /* in place of the main crowd's lines: that crowd is not drawn */
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_compare_status(app->compare));
+    else if (st && gs) {
         n += snprintf(app->status + n, sizeof app->status - (size_t)n,
                       "%u live  submitted %u  rasterised %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M shadow)\nLOD",
                       st->simulated, app->sampled_submitted, app->rasterised, gs->draws, gs->shadow_draws,
@@ -517,7 +557,8 @@ static void write_status(demo_app *app)
                  "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
                  "      K stride matching   N separation   F fog   1-5 or Z scenario   G asset   O MSAA   U path\n"
                  "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
-                 "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n");
+                 "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
+                 "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n");
 }
 
 static void release_msaa(demo_app *app)
@@ -657,6 +698,17 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         dt = 0.0f;
     demo_camera_matrices(&app->camera, (float)width / (float)(height ? height : 1), app->scene.view,
                          app->scene.projection);
+    if (app->compare) { /* both halves are compare.c's; the main crowd waits */
+        app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
+        demo_compare_frame(app->compare, dt, &app->camera, &app->scene, scene_fbo, width, height);
+        app->target_valid = false; /* the halves moved the renderers' targets */
+        present(app, scene_fbo, width, height);
+        app->frames++;
+        draw_hud(app, width, height);
+        app->last_main_ms = now_ms() - entry;
+        app->main_ms = app->main_ms > 0.0 ? app->main_ms * 0.9 + app->last_main_ms * 0.1 : app->last_main_ms;
+        return;
+    }
 
     double t0 = now_ms();
     crowd_sim_step(app->sim, dt);

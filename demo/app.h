@@ -33,6 +33,7 @@ typedef enum demo_setting {
     DEMO_PAUSED,          /* 0/1: simulation and animation stand still (the camera still moves) */
     DEMO_MSAA,            /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
     DEMO_PATH,            /* 0 auto, 1 cpu, 2 gpu: the renderer's crowd_gl_path (demo/gpu_path.h) */
+    DEMO_COMPARE,         /* 0/1: classic skinning (left half) vs VAT (right half), demo/compare.c */
     DEMO_SETTING_COUNT
 } demo_setting;
 

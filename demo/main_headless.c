@@ -76,6 +76,8 @@ static const step script[] = {
     {NULL, DEMO_ASSET, 0},
     {"paused", DEMO_PAUSED, 1},
     {NULL, DEMO_PAUSED, 0},
+    {"compare", DEMO_COMPARE, 1},
+    {NULL, DEMO_COMPARE, 0},
 };
 
 static double wall_ms(void)

@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_raycast.h"
 #include "common/camera.h"
 #include "crowdbake/crowd.h"
 #include "scene/scene.h"
 #include "tool_support.h"
 #ifdef CROWD_BENCH_RENDER
+#include "bench_compare.h"
 #include "bench_render.h"
 #endif
 
@@ -32,13 +34,19 @@ static void usage(FILE *out)
     fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still]\n"
+                 "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
+                 "       crowd-bench [asset.crowd] --raycast [--counts 100000,1000000]\n"
                  "\n"
                  "Runtime CPU cost per frame (simulation, chunk grid + LOD, gather, total) on the seed's\n"
                  "benchmark scene, medians over the frames. Without an asset, bakes the humanoid first.\n"
                  "--render draws every frame headless through EGL (desktop GL) on the CPU path or the GPU-driven\n"
                  "path (--path is the same option) and reports the render path's CPU ms per call and each\n"
                  "pass's GPU ms (timer queries); --static: no simulation (a settled crowd), --still: the\n"
-                 "camera does not orbit (the GPU path then skips its cull pass).\n");
+                 "camera does not orbit (the GPU path then skips its cull pass).\n"
+                 "--compare: classic skinning (each agent posed on the CPU from the rig's clips, its own palette\n"
+                 "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
+                 "the humanoid, or its glTF source).\n"
+                 "--raycast: crowd_raycast's cost per round (crowd_hits_update's per frame), against brute force.\n");
 }
 
 static int compare_double(const void *a, const void *b)
@@ -207,12 +215,17 @@ int main(int argc, char **argv)
 {
     const char *asset_path = NULL, *counts_text = "1000,10000,25000,50000,100000,250000,1000000";
     uint32_t frames = DEFAULT_FRAMES;
-    bool json = false, frames_given = false, render = false, sim_on = true, still = false;
+    bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
+    bool counts_given = false, raycast = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return tool_finish_stdout("crowd-bench", 0);
+        } else if (!strcmp(argv[i], "--compare")) {
+            compare = true;
+        } else if (!strcmp(argv[i], "--raycast")) {
+            raycast = true;
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
@@ -221,6 +234,7 @@ int main(int argc, char **argv)
                 return tool_missing_value("crowd-bench", argv[i]);
             if (!strcmp(argv[i], "--counts")) {
                 counts_text = argv[++i];
+                counts_given = true;
                 continue;
             }
             if (!strcmp(argv[i], "--frames")) {
@@ -255,6 +269,10 @@ int main(int argc, char **argv)
             asset_path = argv[i];
         }
     }
+    if (compare && !counts_given)
+        counts_text = "100,300,1000,10000"; /* the seed's 300 vs 5,000 sits inside */
+    if (raycast && !counts_given)
+        counts_text = "100000,1000000";
     uint32_t n = 0;
     char **items = tool_split_list(counts_text, &n);
     uint32_t counts[32];
@@ -267,13 +285,13 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    if (!render && frames < 45) {
+    if (!render && !compare && frames < 45) {
         fprintf(stderr, "crowd-bench: --frames needs 45..100000 without --render\n");
         return 2;
     }
 #ifndef CROWD_BENCH_RENDER
-    if (render) {
-        fprintf(stderr, "crowd-bench: built without GL, no --render\n");
+    if (render || compare) {
+        fprintf(stderr, "crowd-bench: built without GL, no --render or --compare\n");
         return 2;
     }
     (void)render_path, (void)frames_given, (void)sim_on, (void)still; /* --render's settings */
@@ -294,7 +312,19 @@ int main(int argc, char **argv)
         crowd_bake_output_free(&baked);
         return 1;
     }
+    if (raycast) {
+        int rs = bench_raycast(&asset, counts, n);
+        crowd_asset_free(&asset);
+        crowd_bake_output_free(&baked);
+        return tool_finish_stdout("crowd-bench", rs);
+    }
 #ifdef CROWD_BENCH_RENDER
+    if (compare) {
+        int rs = bench_compare(&asset, counts, n, frames_given ? frames : 10);
+        crowd_asset_free(&asset);
+        crowd_bake_output_free(&baked);
+        return tool_finish_stdout("crowd-bench", rs);
+    }
     if (render) {
         int rs = bench_render(&asset, counts, n, render_path == 2 ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU,
                               frames_given ? frames : 10, sim_on, still);

@@ -222,6 +222,66 @@ CROWD_API const char *crowd_gl_last_error(const crowd_gl_renderer *renderer);
  * resizes and debug modes, not for every frame. */
 CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
 
+/* ---- classic skinning: one mesh, skeleton, palette and draw call per character --------------
+ *
+ * The way a skinned character is usually drawn, beside the baked crowd for comparison (demo mode
+ * "compare", crowd-bench --compare): the caller poses each character's skeleton on the CPU every
+ * frame (crowdbake/rig.h crowd_rig_pose_record: the baker's sampling code at run time) and hands
+ * the palettes over; each character then costs its own palette upload (3 vec4 uniforms per bone,
+ * per pass) and its own glDrawElements, with GPU linear-blend skinning (4 influences) in the
+ * vertex shader. With cpu_skinning the vertices are skinned on the CPU instead and uploaded (the
+ * worst case: 24 bytes per vertex per character per frame). Both draw the asset's level 0 with the
+ * renderer's textures, lighting, shadow map and fog (the same fragment shader), so a character
+ * posed at a baked frame renders as its VAT instance does.
+ *
+ * Per frame, after the crowd's own calls: crowd_gl_skinned_upload (CPU skinning: skins and uploads;
+ * GPU skinning: remembers the characters), crowd_gl_render_shadows then crowd_gl_skinned_render_shadows
+ * (adds the characters to the shadow map the crowd's pass cleared), crowd_gl_draw then
+ * crowd_gl_skinned_draw. The characters array and the palettes it points at are borrowed from the
+ * upload to the frame's last skinned call. Needs an asset with joints and weights (a --bones
+ * bake) and a GPU with 3 x bone_count + 16 vertex uniform vectors (GLES 3.0 guarantees 256: about
+ * 80 bones). No GL query per frame; GL state afterwards as crowd_gl_draw leaves it. */
+typedef struct crowd_gl_skinned_desc {
+    crowd_gl_renderer *renderer; /* required; borrowed: its asset's mesh and textures, shadow map, target */
+    bool cpu_skinning;           /* skin on the CPU and upload the vertices (else GPU skinning) */
+    uint32_t capacity;           /* cpu_skinning: characters per frame; 0 = 256. Else unlimited */
+} crowd_gl_skinned_desc;
+
+typedef struct crowd_gl_character {
+    float position[3];      /* world metres */
+    float yaw;              /* radians about +Y */
+    float scale;            /* uniform */
+    uint32_t tint;          /* as crowd_record.tint */
+    uint32_t variant;       /* as crowd_record.variant */
+    const float *bone_rows; /* asset bone_count 3x4 row-major skinning matrices (crowd_rig_pose_record) */
+} crowd_gl_character;
+
+typedef struct crowd_gl_skinned_stats {
+    uint32_t draws, shadow_draws;       /* GL draw calls of the last colour / shadow pass */
+    uint64_t triangles;                 /* last colour pass */
+    uint64_t bytes_uploaded;            /* last frame: palettes (per pass) or skinned vertices */
+    double gpu_shadow_ms, gpu_color_ms; /* with the renderer's timers (crowd_gl_desc.timers), as
+                                       crowd_gl_stats: CROWD_GL_TIMER_LATENCY frames late; else negative */
+} crowd_gl_skinned_stats;
+
+typedef struct crowd_gl_skinned crowd_gl_skinned;
+
+CROWD_API crowd_result crowd_gl_skinned_create(const crowd_gl_skinned_desc *desc, crowd_gl_skinned **out,
+                                               crowd_error *error);
+CROWD_API void crowd_gl_skinned_destroy(crowd_gl_skinned *skinned);
+
+/* This frame's characters (count may be 0). CPU skinning skins every vertex of each and uploads
+ * them (count above the capacity: CROWD_ERROR_ARGUMENT, nothing drawn). */
+CROWD_API crowd_result crowd_gl_skinned_upload(crowd_gl_skinned *skinned, const crowd_gl_character *characters,
+                                               uint32_t count, crowd_error *error);
+/* Draws the characters into the renderer's shadow map (from light_view_projection, which should
+ * be the one given to crowd_gl_render_shadows) without clearing it, then binds the target back. */
+CROWD_API crowd_result crowd_gl_skinned_render_shadows(crowd_gl_skinned *skinned,
+                                                       const float light_view_projection[16]);
+/* Draws the characters into the current framebuffer, one draw call each. */
+CROWD_API crowd_result crowd_gl_skinned_draw(crowd_gl_skinned *skinned, const crowd_gl_scene *scene);
+CROWD_API const crowd_gl_skinned_stats *crowd_gl_skinned_get_stats(const crowd_gl_skinned *skinned);
+
 /* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
  *
  * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. The

@@ -12,7 +12,7 @@
 #define CROWDBAKE_RIG_H
 
 #include <stdbool.h>
-#include "base.h"
+#include "crowd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -166,6 +166,44 @@ CROWD_API void crowd_rig_global_matrices(const crowd_rig *rig, const crowd_trs *
 
 /* Skinning matrices: global * inverse_bind, bone_count column-major 4x4. */
 CROWD_API void crowd_rig_skin_matrices(const crowd_rig *rig, const float *global, float *skin);
+
+/* ---- posing at run time: classic skinning ----------------------------------------------------
+ *
+ * The skinned-mesh way of animating a character, for comparison with (and beside) the baked crowd:
+ * every frame, each character's skeleton is sampled from the rig's clips on the CPU (the very
+ * sampler and matrix code the baker uses: rig->sample, crowd_rig_global_matrices,
+ * crowd_rig_skin_matrices) and its skinning matrices go to the GPU as a bone palette (crowdbake/gl.h
+ * crowd_gl_skinned_*). A poser ties a rig to the asset baked from it: asset clips map to rig clips
+ * by name, and the palettes come out in the asset's space (the bake's placement P applied as
+ * P * skin * P^-1, as the bake does to its bone texture), so a palette skins the asset's bind
+ * positions (crowd_asset.bind_positions, joints, weights) exactly as bone mode does.
+ *
+ * Output: `rows` holds bone_count 3x4 row-major matrices (12 floats per bone, the bone texture's
+ * layout: p' = M * (p, 1)). Cost: one sample of the rig's clip (the procedural humanoid: analytic
+ * IK per leg) plus two 4x4 products per bone; about bone_count * 12 floats written. A poser holds
+ * scratch memory: one thread per poser. */
+typedef struct crowd_rig_poser crowd_rig_poser;
+
+/* Creates a poser for `rig` (borrowed; must outlive the poser) and `asset` (borrowed, may be NULL:
+ * then asset clip i is rig clip i and the placement is the identity). Errors: bone or vertex counts
+ * that differ between rig and asset, an asset clip the rig lacks (by name), morph targets (a
+ * palette cannot express them: CROWD_ERROR_UNSUPPORTED), out of memory. */
+CROWD_API crowd_result crowd_rig_poser_create(const crowd_rig *rig, const crowd_asset *asset, crowd_rig_poser **out,
+                                              crowd_error *error);
+CROWD_API void crowd_rig_poser_destroy(crowd_rig_poser *poser);
+
+/* Poses asset clip `clip` at `phase` of its cycle (wrapped into [0, 1) for a looping clip, clamped
+ * to [0, 1] otherwise): rig time start + phase * duration, which is exactly where the bake sampled
+ * frame f at phase f / n (looping) or f / (n - 1) (one-shot). False for a clip out of range. */
+CROWD_API bool crowd_rig_pose_phase(crowd_rig_poser *poser, uint32_t clip, float phase, float *rows);
+
+/* Poses an instance record at shader time `time` as the vertex shader plays it (crowd.h): clip A
+ * at fract(offset_a + time * rate_a) (clamped when CROWD_RECORD_HOLD_A), and while a fade runs
+ * (fade_rate > 0) clip B likewise, the two palettes mixed by clamp((time - fade_start) *
+ * fade_rate, 0, 1): linear blend skinning is linear in the matrices, so this equals the shader's
+ * mix of the two skinned positions. Between baked frames the runtime pose is the clip itself,
+ * where the VAT interpolates linearly between two frames. False for a clip index out of range. */
+CROWD_API bool crowd_rig_pose_record(crowd_rig_poser *poser, const crowd_record *record, float time, float *rows);
 
 /* Checks a rig's internal consistency (indices in range, weights normalised, parents ordered,
  * finite data, sampler present). The baker calls it; readers should produce rigs that pass. */
