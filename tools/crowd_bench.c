@@ -20,7 +20,7 @@
 #define DEFAULT_FRAMES 60
 
 typedef struct bench_row {
-    uint32_t count;
+    uint32_t count, threads;
     bool separation;
     double sim, separation_ms, chunk_lod, gather, output, total, best, memcpy_ms;
     double mb_uploaded, triangles, draws, submitted;
@@ -29,7 +29,7 @@ typedef struct bench_row {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--json]\n"
+    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--threads 1,2,0] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still]\n"
                  "\n"
@@ -38,7 +38,10 @@ static void usage(FILE *out)
                  "--render draws every frame headless through EGL (desktop GL) on the CPU path or the GPU-driven\n"
                  "path (--path is the same option) and reports the render path's CPU ms per call and each\n"
                  "pass's GPU ms (timer queries); --static: no simulation (a settled crowd), --still: the\n"
-                 "camera does not orbit (the GPU path then skips its cull pass).\n");
+                 "camera does not orbit (the GPU path then skips its cull pass).\n"
+                 "--threads: crowd_desc.threads for each run (0 = the machine's cores; default 1); with more\n"
+                 "than one, every count runs at each and a scaling table follows (total ms, speed-up over\n"
+                 "the first, total / memcpy of the record array).\n");
 }
 
 static int compare_double(const void *a, const void *b)
@@ -87,9 +90,11 @@ static double memcpy_ms(size_t bytes)
     return best;
 }
 
-static int run_count(const crowd_asset *asset, uint32_t count, int separation, uint32_t frames, bench_row *row)
+static int run_count(const crowd_asset *asset, uint32_t count, int separation, uint32_t threads, uint32_t frames,
+                     bench_row *row)
 {
-    crowd_desc desc = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f};
+    crowd_desc desc = {
+        .asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f, .threads = threads};
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_error err;
@@ -119,6 +124,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     double *up = calloc(frames, sizeof(double));
     memset(row, 0, sizeof *row);
     row->count = count;
+    row->threads = threads;
     row->best = 1e9;
     for (uint32_t f = 0; f < WARMUP + frames; f++) {
         double t0 = tool_now_ms();
@@ -168,18 +174,39 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
 
 static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
-    printf("crowd-bench: medians of frames after %d warm-up, ms per frame (single thread)\n", WARMUP);
-    printf("%9s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "sep", "sim", "of sep",
+    printf("crowd-bench: medians of frames after %d warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
+           WARMUP);
+    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "thr", "sep", "sim", "of sep",
            "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles", "MB up");
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        printf("%9u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2fM %6.2f ", r->count,
-               r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output, r->total,
+        printf("%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2fM %6.2f ", r->count,
+               r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output, r->total,
                r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms, r->triangles / 1e6,
                r->mb_uploaded);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf(" L%u:%u", l, r->lod[l]);
+        printf("\n");
+    }
+}
+
+/* Rows come thread setting by thread setting, each with the same counts in the same order. */
+static void print_scaling(const bench_row *rows, uint32_t n, uint32_t settings)
+{
+    uint32_t per = n / settings;
+    printf("\nscaling: total ms per frame (x: speed-up over thr %u; /mc: total / memcpy of the records)\n",
+           rows[0].threads);
+    printf("%9s %4s", "instances", "sep");
+    for (uint32_t t = 0; t < settings; t++)
+        printf("   thr %-2u      x   /mc", rows[t * per].threads);
+    printf("\n");
+    for (uint32_t i = 0; i < per; i++) {
+        printf("%9u %4s", rows[i].count, rows[i].separation ? "on" : "off");
+        for (uint32_t t = 0; t < settings; t++) {
+            const bench_row *r = &rows[t * per + i];
+            printf(" %8.3f %6.2f %5.2f", r->total, rows[i].total / r->total, r->total / r->memcpy_ms);
+        }
         printf("\n");
     }
 }
@@ -189,11 +216,11 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
     printf("{\"warmup\":%d,\"rows\":[", WARMUP);
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        printf("%s{\"instances\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_lod_ms\":%.4f,"
+        printf("%s{\"instances\":%u,\"threads\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_lod_ms\":%.4f,"
                "\"gather_ms\":%.4f,\"output_ms\":%.4f,\"total_ms\":%.4f,\"best_ms\":%.4f,\"ns_per_instance\":%.2f,"
                "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,\"triangles\":%.0f,"
                "\"draws\":%.0f,\"submitted\":%.0f,\"lods\":[",
-               i ? "," : "", r->count, r->separation ? "true" : "false", r->sim, r->separation_ms, r->chunk_lod,
+               i ? "," : "", r->count, r->threads, r->separation ? "true" : "false", r->sim, r->separation_ms, r->chunk_lod,
                r->gather, r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms,
                r->gather / r->memcpy_ms, r->mb_uploaded, r->triangles, r->draws, r->submitted);
         for (uint32_t l = 0; l < a->lod_count; l++)
@@ -206,7 +233,8 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
 int main(int argc, char **argv)
 {
     const char *asset_path = NULL, *counts_text = "1000,10000,25000,50000,100000,250000,1000000";
-    uint32_t frames = DEFAULT_FRAMES;
+    uint32_t frames = DEFAULT_FRAMES, threads[8] = {1}, thread_settings = 1;
+    const char *threads_text = NULL;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     for (int i = 1; i < argc; i++) {
@@ -216,11 +244,15 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
-                   !strcmp(argv[i], "--path")) {
+                   !strcmp(argv[i], "--path") || !strcmp(argv[i], "--threads")) {
             if (i + 1 >= argc)
                 return tool_missing_value("crowd-bench", argv[i]);
             if (!strcmp(argv[i], "--counts")) {
                 counts_text = argv[++i];
+                continue;
+            }
+            if (!strcmp(argv[i], "--threads")) {
+                threads_text = argv[++i];
                 continue;
             }
             if (!strcmp(argv[i], "--frames")) {
@@ -267,6 +299,18 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    if (threads_text) {
+        char **list = tool_split_list(threads_text, &thread_settings);
+        ok = list && thread_settings >= 1 && thread_settings <= 8;
+        for (uint32_t i = 0; ok && i < thread_settings; i++)
+            ok = tool_parse_u32(list[i], 0, CROWD_MAX_THREADS, &threads[i]);
+        free(list);
+        if (!ok) {
+            fprintf(stderr, "crowd-bench: --threads needs up to 8 comma-separated counts in 0..%u\n",
+                    CROWD_MAX_THREADS);
+            return 2;
+        }
+    }
     if (!render && frames < 45) {
         fprintf(stderr, "crowd-bench: --frames needs 45..100000 without --render\n");
         return 2;
@@ -303,21 +347,26 @@ int main(int argc, char **argv)
         return rs;
     }
 #endif
-    bench_row rows[33];
+    bench_row rows[8 * 33];
     uint32_t row_count = 0;
     int status = 0;
-    for (uint32_t i = 0; i < n && !status; i++)
-        status = run_count(&asset, counts[i], 0, frames, &rows[row_count++]);
     bool has_100k = false;
     for (uint32_t i = 0; i < n; i++)
         has_100k |= counts[i] == 100000;
-    if (!status && has_100k) /* the seed could not afford separation at 100k; we report it */
-        status = run_count(&asset, 100000, 1, frames, &rows[row_count++]);
+    for (uint32_t t = 0; t < thread_settings && !status; t++) {
+        for (uint32_t i = 0; i < n && !status; i++)
+            status = run_count(&asset, counts[i], 0, threads[t], frames, &rows[row_count++]);
+        if (!status && has_100k) /* the seed could not afford separation at 100k; we report it */
+            status = run_count(&asset, 100000, 1, threads[t], frames, &rows[row_count++]);
+    }
     if (!status) {
-        if (json)
+        if (json) {
             print_json(&asset, rows, row_count);
-        else
+        } else {
             print_table(&asset, rows, row_count);
+            if (thread_settings > 1)
+                print_scaling(rows, row_count, thread_settings);
+        }
     }
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);

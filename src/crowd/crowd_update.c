@@ -48,12 +48,28 @@ static void rebase_time(crowd *c)
     c->time -= REBASE_BY;
 }
 
+/* One task's share of the live regions (crowd_tasks.c). */
+static void bin_task(void *context, crowd_task *t)
+{
+    crowd *c = context;
+    uint32_t first, end;
+    while (crowd_task_span(t, &first, &end))
+        for (uint32_t s = first; s < end; s++) {
+            crowd_record *r = &c->records[s];
+            crowd_bin_fade(&t->bin, r, s);
+            crowd_bin_add(&t->bin, s, r, crowd_chunk_at(&t->bin.grid, r->position));
+        }
+}
+
 /* Region mode walks the live regions only (own regions and the pool come before parked). */
 static void bin_all(crowd *c)
 {
     crowd_binner b;
     crowd_bin_begin(c, &b);
-    if (c->layout_valid) {
+    if (crowd_tasks_enabled(c)) {
+        uint32_t n;
+        crowd_run_tasks(c, &b, bin_task, c, &n);
+    } else if (c->layout_valid) {
         for (uint32_t g = 0; g < c->parked_region; g++) {
             const crowd_slot_region *region = &c->regions[g];
             if (!region->count)
