@@ -1,7 +1,8 @@
 /* Threads (crowd_desc.threads): the worker pool itself, and determinism: the same seed and calls
  * give the same records, draws and uploads bit for bit on every run with a given thread count;
  * binning and separation give the same whatever the count (a scenario without random decisions
- * matches across 1, 2 and 3 threads). Under ThreadSanitizer (make test's tsan step) this and the
+ * matches across 1, 2 and 3 threads). Also the coverage policy's incremental ordering against the
+ * full sort it replaced. Under ThreadSanitizer (make test's tsan step) this and the
  * threaded soak are the race checks. */
 #include <math.h>
 #include <stdlib.h>
@@ -175,6 +176,89 @@ static void same_records_for_a_thread_count(void)
     CHECKF(wander[1] != wander[0] || wander[2] != wander[0], "wander: every count the same (decisions not split?)");
 }
 
+static int compare_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The coverage policy moves only the instances that changed level (crowd_update.c, move_buckets);
+ * the old policy sorted every slot whenever the order broke. Against it, frame by frame: the same
+ * instances in each level's draw, the same stats, the same records per instance. */
+static void coverage_moves_match_the_full_sort(void)
+{
+    const uint32_t n = 20000, frames = 90;
+    crowd *c[2] = {NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        crowd_desc d = {.asset = &asset,
+                        .capacity = n,
+                        .world_size = 420.0f,
+                        .chunk_size = 24.0f,
+                        .lod_policy = CROWD_LOD_SCREEN_COVERAGE,
+                        .vertex_budget = 3000000};
+        REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
+        c[k]->coverage_full_sort = k == 1;
+        uint64_t rng = 5;
+        crowd_set_count(c[k], n);
+        for (uint32_t i = 0; i < n; i++) {
+            float x = (float)(test_uniform(&rng) * 200.0 - 100.0), z = (float)(test_uniform(&rng) * 200.0 - 100.0);
+            crowd_set_transform(c[k], i, x, 0.0f, z, 0.0f);
+        }
+    }
+    uint32_t *lists[2] = {malloc(sizeof(uint32_t) * n), malloc(sizeof(uint32_t) * n)};
+    REQUIRE(lists[0] && lists[1]);
+    uint64_t moved_bytes[2] = {0, 0};
+    uint32_t bad_frames = 0;
+    for (uint32_t f = 0; f < frames; f++) {
+        crowd_view view;
+        float a = 0.04f * (float)f, r = 20.0f + 0.8f * (float)f;
+        view_at(&view, r * cosf(a), 4.0f + 0.2f * (float)f, r * sinf(a));
+        const crowd_frame *fr[2];
+        for (int k = 0; k < 2; k++) {
+            for (uint32_t i = f % 5; i < n; i += 5) { /* a fifth moves: some change chunk */
+                crowd_record rec;
+                crowd_get(c[k], i, &rec);
+                crowd_set_transform(c[k], i, rec.position[0] + 0.7f, 0.0f, rec.position[2], rec.yaw);
+            }
+            fr[k] = crowd_update(c[k], 1.0f / 60.0f, &view);
+            moved_bytes[k] += fr[k]->stats.bytes_uploaded;
+        }
+        bool same = fr[0]->draw_count == fr[1]->draw_count &&
+                    !memcmp(fr[0]->stats.lod_histogram, fr[1]->stats.lod_histogram, sizeof fr[0]->stats.lod_histogram) &&
+                    fr[0]->stats.submitted == fr[1]->stats.submitted && fr[0]->stats.demoted == fr[1]->stats.demoted &&
+                    fr[0]->stats.budget_satisfied == fr[1]->stats.budget_satisfied;
+        for (uint32_t d = 0; same && d < fr[0]->draw_count; d++) {
+            const crowd_draw *x = &fr[0]->draws[d], *y = &fr[1]->draws[d];
+            same = x->lod == y->lod && x->count == y->count && x->flags == y->flags;
+            for (int k = 0; same && k < 2; k++) {
+                const crowd_draw *dk = &fr[k]->draws[d];
+                for (uint32_t s = 0; s < dk->count; s++)
+                    lists[k][s] = c[k]->index_of_slot[dk->first + s];
+                qsort(lists[k], dk->count, sizeof(uint32_t), compare_u32);
+            }
+            same = same && !memcmp(lists[0], lists[1], sizeof(uint32_t) * x->count);
+        }
+        bad_frames += !same;
+    }
+    CHECKF(!bad_frames, "%u of %u frames differ from the full sort's", bad_frames, frames);
+    uint32_t differ = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        crowd_record x, y;
+        crowd_get(c[0], i, &x);
+        crowd_get(c[1], i, &y);
+        differ += memcmp(&x, &y, sizeof x) != 0;
+    }
+    CHECKF(!differ, "%u records differ", differ);
+    CHECKF(c[0]->coverage_moves > frames / 2 && c[1]->coverage_moves == 0, "%u updates moved slots, %u sorted",
+           c[0]->coverage_moves, c[0]->coverage_sorts);
+    printf("     coverage policy, %u frames: %.1f MB uploaded moving the changed (full sort: %.1f MB)\n", frames,
+           (double)moved_bytes[0] / 1048576.0, (double)moved_bytes[1] / 1048576.0);
+    free(lists[0]);
+    free(lists[1]);
+    crowd_destroy(c[0]);
+    crowd_destroy(c[1]);
+}
+
 static void threads_setting(void)
 {
     crowd *c = NULL;
@@ -198,6 +282,7 @@ int main(void)
     RUN_TEST(pool_runs_every_task_once);
     RUN_TEST(threads_setting);
     RUN_TEST(same_records_for_a_thread_count);
+    RUN_TEST(coverage_moves_match_the_full_sort);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

@@ -29,7 +29,7 @@ typedef struct bench_row {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--threads 1,2,0] [--json]\n"
+    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--threads 1,2,0] [--coverage] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still]\n"
                  "\n"
@@ -39,6 +39,7 @@ static void usage(FILE *out)
                  "path (--path is the same option) and reports the render path's CPU ms per call and each\n"
                  "pass's GPU ms (timer queries); --static: no simulation (a settled crowd), --still: the\n"
                  "camera does not orbit (the GPU path then skips its cull pass).\n"
+                 "--coverage: the screen-coverage LOD policy (per-instance levels) instead of distance.\n"
                  "--threads: crowd_desc.threads for each run (0 = the machine's cores; default 1); with more\n"
                  "than one, every count runs at each and a scaling table follows (total ms, speed-up over\n"
                  "the first, total / memcpy of the record array).\n");
@@ -90,11 +91,15 @@ static double memcpy_ms(size_t bytes)
     return best;
 }
 
+static bool bench_coverage; /* --coverage: the screen-coverage LOD policy instead of distance */
+
 static int run_count(const crowd_asset *asset, uint32_t count, int separation, uint32_t threads, uint32_t frames,
                      bench_row *row)
 {
     crowd_desc desc = {
         .asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f, .threads = threads};
+    if (bench_coverage)
+        desc.lod_policy = CROWD_LOD_SCREEN_COVERAGE;
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_error err;
@@ -273,6 +278,8 @@ int main(int argc, char **argv)
             }
             render = true;
             render_path = !strcmp(v, "gpu") ? 2 : 1;
+        } else if (!strcmp(argv[i], "--coverage")) {
+            bench_coverage = true;
         } else if (!strcmp(argv[i], "--static")) {
             sim_on = false;
         } else if (!strcmp(argv[i], "--still")) {

@@ -11,7 +11,8 @@
  * some slack after its records: an instance that walks into another chunk moves alone (O(instances
  * that changed chunk) per update, not a copy of every record); the whole array is laid out afresh
  * only when a region runs out of room nearby or the camera changes which chunks draw together. The
- * coverage policy (per-instance levels) re-sorts by level whenever the order breaks. Callers never
+ * coverage policy (per-instance levels) keeps records grouped by level: the instances that change
+ * level move (a full re-sort by level and chunk only when many do). Callers never
  * see slots: instances are addressed by a dense index 0..count-1 that stays put while records move.
  *
  * Animation phase is not uploaded: the shader computes fract(phase_offset + time * rate) (a

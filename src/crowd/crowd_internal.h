@@ -90,6 +90,9 @@ struct crowd {
                                           layout): the chunk (or CROWD_PARKED_CELL) of each slot */
     bool binned;                        /* this frame's binning is done (the simulation did it) */
     uint32_t *rank_of_slot;             /* scratch: sort rank this update (coverage policy) */
+    bool coverage_full_sort; /* tests: sort every slot whenever the bucket order breaks (the old
+                                policy, the reference for the incremental one) */
+    uint32_t coverage_moves, coverage_sorts; /* updates that moved a few slots / sorted all (tests) */
     float *coverage_of_slot;            /* scratch: projected coverage */
 
     /* Grid. */
