@@ -36,8 +36,8 @@ static void pool_runs_every_task_once(void)
         REQUIRE(pool);
         CHECK(crowd_pool_threads(pool) >= 1);
         if (sizes[s])
-            CHECKF(crowd_pool_threads(pool) == sizes[s] || crowd_pool_cores() == 1, "%u threads asked, %u",
-                   sizes[s], crowd_pool_threads(pool));
+            CHECKF(crowd_pool_threads(pool) == sizes[s] || crowd_pool_cores() == 1, "%u threads asked, %u", sizes[s],
+                   crowd_pool_threads(pool));
         uint32_t hits[300];
         for (uint32_t round = 0; round < 50; round++) {
             memset(hits, 0, sizeof hits);
@@ -90,8 +90,7 @@ static uint64_t frame_hash(uint64_t h, const crowd_frame *f)
 /* A run: n agents of `scenario` (separation on), frames steps and updates with an orbiting
  * camera; with `setters`, no sim at all but every instance moved through the setters (binning in
  * crowd_update). Returns the hash of every frame and of every instance's final record. */
-static uint64_t run(uint32_t threads, crowd_scenario scenario, bool setters, uint32_t n, uint32_t frames,
-                    bool *split)
+static uint64_t run(uint32_t threads, crowd_scenario scenario, bool setters, uint32_t n, uint32_t frames, bool *split)
 {
     crowd *c = NULL;
     crowd_sim *sim = NULL;
@@ -223,10 +222,11 @@ static void coverage_moves_match_the_full_sort(void)
             fr[k] = crowd_update(c[k], 1.0f / 60.0f, &view);
             moved_bytes[k] += fr[k]->stats.bytes_uploaded;
         }
-        bool same = fr[0]->draw_count == fr[1]->draw_count &&
-                    !memcmp(fr[0]->stats.lod_histogram, fr[1]->stats.lod_histogram, sizeof fr[0]->stats.lod_histogram) &&
-                    fr[0]->stats.submitted == fr[1]->stats.submitted && fr[0]->stats.demoted == fr[1]->stats.demoted &&
-                    fr[0]->stats.budget_satisfied == fr[1]->stats.budget_satisfied;
+        bool same =
+            fr[0]->draw_count == fr[1]->draw_count &&
+            !memcmp(fr[0]->stats.lod_histogram, fr[1]->stats.lod_histogram, sizeof fr[0]->stats.lod_histogram) &&
+            fr[0]->stats.submitted == fr[1]->stats.submitted && fr[0]->stats.demoted == fr[1]->stats.demoted &&
+            fr[0]->stats.budget_satisfied == fr[1]->stats.budget_satisfied;
         for (uint32_t d = 0; same && d < fr[0]->draw_count; d++) {
             const crowd_draw *x = &fr[0]->draws[d], *y = &fr[1]->draws[d];
             same = x->lod == y->lod && x->count == y->count && x->flags == y->flags;

@@ -29,7 +29,8 @@ typedef struct bench_row {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--threads 1,2,0] [--coverage] [--json]\n"
+    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--threads 1,2,0] "
+                 "[--coverage] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still]\n"
                  "\n"
@@ -181,14 +182,14 @@ static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
     printf("crowd-bench: medians of frames after %d warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
            WARMUP);
-    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "thr", "sep", "sim", "of sep",
-           "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles", "MB up");
+    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "thr", "sep", "sim",
+           "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles", "MB up");
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         printf("%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2fM %6.2f ", r->count,
-               r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output, r->total,
-               r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms, r->triangles / 1e6,
+               r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output,
+               r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms, r->triangles / 1e6,
                r->mb_uploaded);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf(" L%u:%u", l, r->lod[l]);
@@ -221,12 +222,13 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
     printf("{\"warmup\":%d,\"rows\":[", WARMUP);
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        printf("%s{\"instances\":%u,\"threads\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_lod_ms\":%.4f,"
+        printf("%s{\"instances\":%u,\"threads\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_"
+               "lod_ms\":%.4f,"
                "\"gather_ms\":%.4f,\"output_ms\":%.4f,\"total_ms\":%.4f,\"best_ms\":%.4f,\"ns_per_instance\":%.2f,"
                "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,\"triangles\":%.0f,"
                "\"draws\":%.0f,\"submitted\":%.0f,\"lods\":[",
-               i ? "," : "", r->count, r->threads, r->separation ? "true" : "false", r->sim, r->separation_ms, r->chunk_lod,
-               r->gather, r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms,
+               i ? "," : "", r->count, r->threads, r->separation ? "true" : "false", r->sim, r->separation_ms,
+               r->chunk_lod, r->gather, r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms,
                r->gather / r->memcpy_ms, r->mb_uploaded, r->triangles, r->draws, r->submitted);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf("%s%u", l ? "," : "", r->lod[l]);

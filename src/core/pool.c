@@ -1,6 +1,6 @@
 /* The worker pool (pool.h) on pthreads. This is the core's one POSIX file: it asks for POSIX
  * itself (the rest of the core is plain C11), and without POSIX threads it compiles to a loop. */
-#if !defined(CROWD_NO_THREADS) && (defined(__unix__) || defined(__APPLE__)) &&                              \
+#if !defined(CROWD_NO_THREADS) && (defined(__unix__) || defined(__APPLE__)) && \
     (!defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__))
 #define CROWD_POOL_PTHREADS 1
 #if !defined(_POSIX_C_SOURCE) && !defined(__APPLE__)

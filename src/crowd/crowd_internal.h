@@ -86,14 +86,14 @@ struct crowd {
     uint32_t *slot_of_index;              /* per index; after a sort or re-layout (index_map_stale) it is
                                           rebuilt before crowd_update returns, so readers never do */
     bool index_map_stale;
-    uint32_t *cell_of_slot, *cell_back; /* coverage policy (and any update without a valid region
+    uint32_t *cell_of_slot, *cell_back;      /* coverage policy (and any update without a valid region
                                           layout): the chunk (or CROWD_PARKED_CELL) of each slot */
-    bool binned;                        /* this frame's binning is done (the simulation did it) */
-    uint32_t *rank_of_slot;             /* scratch: sort rank this update (coverage policy) */
-    bool coverage_full_sort; /* tests: sort every slot whenever the bucket order breaks (the old
+    bool binned;                             /* this frame's binning is done (the simulation did it) */
+    uint32_t *rank_of_slot;                  /* scratch: sort rank this update (coverage policy) */
+    bool coverage_full_sort;                 /* tests: sort every slot whenever the bucket order breaks (the old
                                 policy, the reference for the incremental one) */
     uint32_t coverage_moves, coverage_sorts; /* updates that moved a few slots / sorted all (tests) */
-    float *coverage_of_slot;            /* scratch: projected coverage */
+    float *coverage_of_slot;                 /* scratch: projected coverage */
 
     /* Grid. */
     uint32_t grid_dim; /* cells per side */
@@ -300,9 +300,9 @@ static inline void crowd_bin_slot(crowd_binner *b, uint32_t s)
  * deterministic for a given thread count. */
 struct crowd_task {
     crowd_binner bin;
-    uint32_t index;       /* task number, 0 .. tasks - 1 */
-    uint32_t live_before; /* live slots walked by the tasks before this one */
-    uint32_t live_count;  /* live slots this task walks */
+    uint32_t index;        /* task number, 0 .. tasks - 1 */
+    uint32_t live_before;  /* live slots walked by the tasks before this one */
+    uint32_t live_count;   /* live slots this task walks */
     uint32_t region, skip; /* the walk's cursor: region, and its slots already walked */
     uint32_t first_region;
     uint64_t out[2]; /* the caller's results, summed by it after the walk */

@@ -10,7 +10,7 @@
 #include "core/pool.h"
 #include "crowd/crowd_internal.h"
 
-#define TASKS_PER_THREAD 4  /* load balance: chunks with obstacles or turning agents cost more */
+#define TASKS_PER_THREAD 4 /* load balance: chunks with obstacles or turning agents cost more */
 #define MAX_TASKS 64u
 #define MAX_TASK_CELLS 65536u /* a bigger grid walks on one thread: per-task tables would not pay */
 #define MIN_TASK_SLOTS 4096u  /* fewer live slots per task are not worth waking threads for */
@@ -149,8 +149,12 @@ crowd_task *crowd_run_tasks(crowd *c, crowd_binner *main, crowd_task_fn fn, void
             g++;
         }
         crowd_task *task = &c->tasks[t];
-        *task = (crowd_task){.index = t, .live_before = from, .live_count = to - from, .region = g,
-                             .skip = from - before, .first_region = g};
+        *task = (crowd_task){.index = t,
+                             .live_before = from,
+                             .live_count = to - from,
+                             .region = g,
+                             .skip = from - before,
+                             .first_region = g};
         task->bin = (crowd_binner){.c = c,
                                    .grid = main->grid,
                                    .region = CROWD_NO_REGION,
