@@ -2,7 +2,7 @@
 # idempotent and quick when nothing is), then builds out of tree.
 #
 #   make run         build, bake the built-in humanoid, open the demo (headless run without a display)
-#   make test        build (Release, ASan+UBSan, web) and run every test
+#   make test        build (Release, ASan+UBSan, TSan, web) and run every test
 #   make test-package  install to a temporary prefix and build consumers on it (part of make test)
 #   make analyze     cppcheck over the build's compile_commands.json (part of make test)
 #   make format      apply .clang-format;  make format-check: check it (part of make test)
@@ -17,6 +17,7 @@
 JOBS ?= 2
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 WEB_BUILD ?= build-web
 FUZZ_BUILD ?= build-fuzz
 FUZZ_TIME ?= 600
@@ -39,7 +40,7 @@ CROWD_SEEDS = $(FUZZ_BUILD)/crowd-seeds
 FUZZ_CROWD_ARGS = $(FUZZ_BUILD)/crowd-corpus $(CROWD_SEEDS) -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 \
 	-artifact_prefix=$(FUZZ_BUILD)/crowd-
 
-.PHONY: all setup build critters build-asan build-web build-fuzz test test-web fuzz fuzz-smoke fuzz-crowd fuzz-crowd-seeds \
+.PHONY: all setup build critters build-asan build-tsan test-tsan build-web build-fuzz test test-web fuzz fuzz-smoke fuzz-crowd fuzz-crowd-seeds \
 	run bench bench-gltf web web-single serve clean \
 	test-package analyze format format-check
 
@@ -56,6 +57,16 @@ build-asan: setup
 	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON -DCROWD_GL=OFF > /dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
+# ThreadSanitizer: the runtime's worker threads (crowd_desc.threads) under the tests that run them
+# (label `threads`: the pool and determinism test, the soak and test_crowd with threads on).
+build-tsan: setup
+	@$(CMAKE) -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_TSAN=ON -DCROWD_GL=OFF -DCROWD_TOOLS=OFF \
+		-DCROWD_EXAMPLES=OFF > /dev/null
+	@$(CMAKE) --build $(TSAN_BUILD) -j $(JOBS) --target test_threads test_soak test_crowd
+
+test-tsan: build-tsan
+	@cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 ctest --output-on-failure -j $(JOBS) -L threads
+
 # The libFuzzer targets (glTF reader, .crowd loader), in their own tree: clang, everything instrumented.
 build-fuzz: setup
 	@$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCROWD_FUZZ=ON \
@@ -68,6 +79,7 @@ test: build build-asan build-fuzz
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS) -L 'core|bake'
+	@$(MAKE) --no-print-directory test-tsan
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory test-web
 	@$(MAKE) --no-print-directory test-package
@@ -181,4 +193,4 @@ bench-gltf: build
 	@$(BUILD)/tests/gltf_read_bench
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(WEB_BUILD) $(FUZZ_BUILD) dist dist-single
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(WEB_BUILD) $(FUZZ_BUILD) dist dist-single

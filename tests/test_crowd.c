@@ -21,9 +21,17 @@ static void view_at(crowd_view *v, float ex, float ey, float ez, float tx, float
     v->viewport_height = 1080.0f;
 }
 
+/* CROWD_TEST_THREADS: crowd_desc.threads of the crowds made here (ctest's test_crowd_threads). */
+static uint32_t test_threads(void)
+{
+    const char *t = getenv("CROWD_TEST_THREADS");
+    return t ? (uint32_t)strtoul(t, NULL, 10) : 1u;
+}
+
 static crowd *make_crowd(uint32_t capacity, float chunk)
 {
-    crowd_desc d = {.asset = &asset, .capacity = capacity, .world_size = 420.0f, .chunk_size = chunk};
+    crowd_desc d = {
+        .asset = &asset, .capacity = capacity, .world_size = 420.0f, .chunk_size = chunk, .threads = test_threads()};
     crowd *c = NULL;
     crowd_error err;
     if (crowd_create(&d, &c, &err) != CROWD_OK) {
@@ -874,7 +882,7 @@ static void settings_contracts(void)
     CHECK(((const struct crowd *)c)->hysteresis == 0.0f);
 
     /* a lone first distance: completed by 2.35 x, so far chunks still reach the last level */
-    d = (crowd_desc){.asset = &asset, .capacity = n, .chunk_size = 24.0f, .far_pool = -1};
+    d = (crowd_desc){.asset = &asset, .capacity = n, .chunk_size = 24.0f, .far_pool = -1, .threads = test_threads()};
     d.lod_distances[0] = 3.0f;
     REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
     const float *ld = crowd_settings(c)->lod_distances;

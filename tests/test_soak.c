@@ -7,7 +7,8 @@
  * every one whose own sphere meets the frustum drawn), upload ranges inside the records. At the
  * end: resident memory flat since the warm-up. Deterministic: same seed, same run.
  *
- * Usage: test_soak [frames] [seed]. ctest runs the default size under ASan+UBSan too. */
+ * Usage: test_soak [frames] [seed] [threads]. ctest runs the default size under ASan+UBSan too, and a
+ * shorter run with two worker threads (crowd_desc.threads) in every tree, ThreadSanitizer's too. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,7 @@ int main(int argc, char **argv)
 {
     uint32_t frames = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : DEFAULT_FRAMES;
     uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261201u;
+    uint32_t threads = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 1u;
     rng = seed;
     baked = bake_or_die(humanoid(), (crowd_bake_desc){.bones = true});
     if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, NULL) != CROWD_OK)
@@ -329,7 +331,7 @@ int main(int argc, char **argv)
     crowd_sim *sim = NULL;
     crowd_error err;
     crowd_obstacle obstacles[4] = {{0, 0, 3}, {40, -30, 5}, {-60, 80, 2}, {120, 120, 8}};
-    if (crowd_create(&(crowd_desc){.asset = &asset, .capacity = AGENTS}, &c, &err) != CROWD_OK ||
+    if (crowd_create(&(crowd_desc){.asset = &asset, .capacity = AGENTS, .threads = threads}, &c, &err) != CROWD_OK ||
         crowd_sim_create(&(crowd_sim_desc){.target = c, .obstacles = obstacles, .obstacle_count = 4, .seed = 5}, &sim,
                          &err) != CROWD_OK ||
         crowd_sim_spawn(sim, AGENTS) != CROWD_OK) {
@@ -344,8 +346,8 @@ int main(int argc, char **argv)
     const float targets[4][3] = {{0, 1.2f, 0}, {100, 1.7f, 0}, {0, 0, 0}, {0, 0, 0}};
     uint32_t calls_per_frame = 300, warmup = frames < 100 ? frames / 2 : 50;
     long rss_warm = -1;
-    printf("soak: %u agents, %u frames, %u random calls per frame, seed %llu\n", AGENTS, frames, calls_per_frame,
-           (unsigned long long)seed);
+    printf("soak: %u agents, %u frames, %u random calls per frame, seed %llu, %u threads\n", AGENTS, frames,
+           calls_per_frame, (unsigned long long)seed, threads);
     for (uint32_t frame = 0; frame < frames && check_failures < 20; frame++) {
         for (uint32_t k = 0; k < calls_per_frame; k++)
             random_call(c, sim);

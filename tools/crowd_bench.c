@@ -22,7 +22,7 @@
 #define DEFAULT_FRAMES 60
 
 typedef struct bench_row {
-    uint32_t count;
+    uint32_t count, threads;
     bool separation;
     double sim, separation_ms, chunk_lod, gather, output, total, best, memcpy_ms;
     double mb_uploaded, triangles, draws, submitted;
@@ -31,7 +31,8 @@ typedef struct bench_row {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--json]\n"
+    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--threads 1,2,0] "
+                 "[--coverage] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
@@ -46,7 +47,11 @@ static void usage(FILE *out)
                  "--compare: classic skinning (each agent posed on the CPU from the rig's clips, its own palette\n"
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
                  "the humanoid, or its glTF source).\n"
-                 "--raycast: crowd_raycast's cost per round (crowd_hits_update's per frame), against brute force.\n");
+                 "--raycast: crowd_raycast's cost per round (crowd_hits_update's per frame), against brute force.\n"
+                 "--coverage: the screen-coverage LOD policy (per-instance levels) instead of distance.\n"
+                 "--threads: crowd_desc.threads for each run (0 = the machine's cores; default 1); with more\n"
+                 "than one, every count runs at each and a scaling table follows (total ms, speed-up over\n"
+                 "the first, total / memcpy of the record array).\n");
 }
 
 static int compare_double(const void *a, const void *b)
@@ -95,9 +100,15 @@ static double memcpy_ms(size_t bytes)
     return best;
 }
 
-static int run_count(const crowd_asset *asset, uint32_t count, int separation, uint32_t frames, bench_row *row)
+static bool bench_coverage; /* --coverage: the screen-coverage LOD policy instead of distance */
+
+static int run_count(const crowd_asset *asset, uint32_t count, int separation, uint32_t threads, uint32_t frames,
+                     bench_row *row)
 {
-    crowd_desc desc = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f};
+    crowd_desc desc = {
+        .asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f, .threads = threads};
+    if (bench_coverage)
+        desc.lod_policy = CROWD_LOD_SCREEN_COVERAGE;
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_error err;
@@ -127,6 +138,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     double *up = calloc(frames, sizeof(double));
     memset(row, 0, sizeof *row);
     row->count = count;
+    row->threads = threads;
     row->best = 1e9;
     for (uint32_t f = 0; f < WARMUP + frames; f++) {
         double t0 = tool_now_ms();
@@ -176,18 +188,39 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
 
 static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
-    printf("crowd-bench: medians of frames after %d warm-up, ms per frame (single thread)\n", WARMUP);
-    printf("%9s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "sep", "sim", "of sep",
-           "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles", "MB up");
+    printf("crowd-bench: medians of frames after %d warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
+           WARMUP);
+    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "thr", "sep", "sim",
+           "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles", "MB up");
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        printf("%9u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2fM %6.2f ", r->count,
-               r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output, r->total,
-               r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms, r->triangles / 1e6,
+        printf("%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2fM %6.2f ", r->count,
+               r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output,
+               r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms, r->triangles / 1e6,
                r->mb_uploaded);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf(" L%u:%u", l, r->lod[l]);
+        printf("\n");
+    }
+}
+
+/* Rows come thread setting by thread setting, each with the same counts in the same order. */
+static void print_scaling(const bench_row *rows, uint32_t n, uint32_t settings)
+{
+    uint32_t per = n / settings;
+    printf("\nscaling: total ms per frame (x: speed-up over thr %u; /mc: total / memcpy of the records)\n",
+           rows[0].threads);
+    printf("%9s %4s", "instances", "sep");
+    for (uint32_t t = 0; t < settings; t++)
+        printf("   thr %-2u      x   /mc", rows[t * per].threads);
+    printf("\n");
+    for (uint32_t i = 0; i < per; i++) {
+        printf("%9u %4s", rows[i].count, rows[i].separation ? "on" : "off");
+        for (uint32_t t = 0; t < settings; t++) {
+            const bench_row *r = &rows[t * per + i];
+            printf(" %8.3f %6.2f %5.2f", r->total, rows[i].total / r->total, r->total / r->memcpy_ms);
+        }
         printf("\n");
     }
 }
@@ -197,12 +230,13 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
     printf("{\"warmup\":%d,\"rows\":[", WARMUP);
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        printf("%s{\"instances\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_lod_ms\":%.4f,"
+        printf("%s{\"instances\":%u,\"threads\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_"
+               "lod_ms\":%.4f,"
                "\"gather_ms\":%.4f,\"output_ms\":%.4f,\"total_ms\":%.4f,\"best_ms\":%.4f,\"ns_per_instance\":%.2f,"
                "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,\"triangles\":%.0f,"
                "\"draws\":%.0f,\"submitted\":%.0f,\"lods\":[",
-               i ? "," : "", r->count, r->separation ? "true" : "false", r->sim, r->separation_ms, r->chunk_lod,
-               r->gather, r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms,
+               i ? "," : "", r->count, r->threads, r->separation ? "true" : "false", r->sim, r->separation_ms,
+               r->chunk_lod, r->gather, r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms,
                r->gather / r->memcpy_ms, r->mb_uploaded, r->triangles, r->draws, r->submitted);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf("%s%u", l ? "," : "", r->lod[l]);
@@ -214,7 +248,8 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
 int main(int argc, char **argv)
 {
     const char *asset_path = NULL, *counts_text = "1000,10000,25000,50000,100000,250000,1000000";
-    uint32_t frames = DEFAULT_FRAMES;
+    uint32_t frames = DEFAULT_FRAMES, threads[8] = {1}, thread_settings = 1;
+    const char *threads_text = NULL;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
     bool counts_given = false, raycast = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
@@ -229,12 +264,16 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
-                   !strcmp(argv[i], "--path")) {
+                   !strcmp(argv[i], "--path") || !strcmp(argv[i], "--threads")) {
             if (i + 1 >= argc)
                 return tool_missing_value("crowd-bench", argv[i]);
             if (!strcmp(argv[i], "--counts")) {
                 counts_text = argv[++i];
                 counts_given = true;
+                continue;
+            }
+            if (!strcmp(argv[i], "--threads")) {
+                threads_text = argv[++i];
                 continue;
             }
             if (!strcmp(argv[i], "--frames")) {
@@ -255,6 +294,8 @@ int main(int argc, char **argv)
             }
             render = true;
             render_path = !strcmp(v, "gpu") ? 2 : 1;
+        } else if (!strcmp(argv[i], "--coverage")) {
+            bench_coverage = true;
         } else if (!strcmp(argv[i], "--static")) {
             sim_on = false;
         } else if (!strcmp(argv[i], "--still")) {
@@ -285,6 +326,18 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    if (threads_text) {
+        char **list = tool_split_list(threads_text, &thread_settings);
+        ok = list && thread_settings >= 1 && thread_settings <= 8;
+        for (uint32_t i = 0; ok && i < thread_settings; i++)
+            ok = tool_parse_u32(list[i], 0, CROWD_MAX_THREADS, &threads[i]);
+        free(list);
+        if (!ok) {
+            fprintf(stderr, "crowd-bench: --threads needs up to 8 comma-separated counts in 0..%u\n",
+                    CROWD_MAX_THREADS);
+            return 2;
+        }
+    }
     if (!render && !compare && frames < 45) {
         fprintf(stderr, "crowd-bench: --frames needs 45..100000 without --render\n");
         return 2;
@@ -333,21 +386,26 @@ int main(int argc, char **argv)
         return rs;
     }
 #endif
-    bench_row rows[33];
+    bench_row rows[8 * 33];
     uint32_t row_count = 0;
     int status = 0;
-    for (uint32_t i = 0; i < n && !status; i++)
-        status = run_count(&asset, counts[i], 0, frames, &rows[row_count++]);
     bool has_100k = false;
     for (uint32_t i = 0; i < n; i++)
         has_100k |= counts[i] == 100000;
-    if (!status && has_100k) /* the seed could not afford separation at 100k; we report it */
-        status = run_count(&asset, 100000, 1, frames, &rows[row_count++]);
+    for (uint32_t t = 0; t < thread_settings && !status; t++) {
+        for (uint32_t i = 0; i < n && !status; i++)
+            status = run_count(&asset, counts[i], 0, threads[t], frames, &rows[row_count++]);
+        if (!status && has_100k) /* the seed could not afford separation at 100k; we report it */
+            status = run_count(&asset, 100000, 1, threads[t], frames, &rows[row_count++]);
+    }
     if (!status) {
-        if (json)
+        if (json) {
             print_json(&asset, rows, row_count);
-        else
+        } else {
             print_table(&asset, rows, row_count);
+            if (thread_settings > 1)
+                print_scaling(rows, row_count, thread_settings);
+        }
     }
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);

@@ -11,7 +11,8 @@
  * some slack after its records: an instance that walks into another chunk moves alone (O(instances
  * that changed chunk) per update, not a copy of every record); the whole array is laid out afresh
  * only when a region runs out of room nearby or the camera changes which chunks draw together. The
- * coverage policy (per-instance levels) re-sorts by level whenever the order breaks. Callers never
+ * coverage policy (per-instance levels) keeps records grouped by level: the instances that change
+ * level move (a full re-sort by level and chunk only when many do). Callers never
  * see slots: instances are addressed by a dense index 0..count-1 that stays put while records move.
  *
  * Animation phase is not uploaded: the shader computes fract(phase_offset + time * rate) (a
@@ -155,7 +156,21 @@ typedef struct crowd_desc {
                                      CROWD_MAX_LOD_DEFAULT = 1, otherwise as shadow_max_lod */
     int far_pool;                          /* last-LOD chunks merged into one draw; default on */
     int shadows;                           /* emit shadow flags at all; default on */
+    /* Worker threads for crowd_update's binning and crowd_sim_step (the step, its binning and
+     * the separation pass), the calling thread included: 0 = the machine's cores, 1 = none (every
+     * pass on the caller's thread), else 2..CROWD_MAX_THREADS. The threads start in crowd_create
+     * and stop in crowd_destroy; they run only inside crowd_update and crowd_sim_step, which
+     * return when all their work is done (the thread rules above are unchanged: the crowd is
+     * still called from one thread at a time, and its callbacks, allocator hooks included, run on
+     * the caller's thread). Results are deterministic for a given count: the same seed and calls
+     * give the same records, bit for bit, on every run (1 and 2 or more may differ from each other
+     * in the simulation's random decisions; binning and separation give the same for every count).
+     * A build without threads (CROWD_THREADS off, the wasm build) runs everything on the caller's
+     * thread whatever this says. Fixed at creation (crowd_configure keeps it). */
+    uint32_t threads;
 } crowd_desc;
+
+#define CROWD_MAX_THREADS 64u
 
 /* Camera for one update. Matrices are column-major 4x4 (GL convention, clip = P * V * world). */
 typedef struct crowd_view {

@@ -5,6 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/pool.h"
 #include "crowd/crowd_internal.h"
 
 #define CROWD_MAX_CAPACITY (1u << 22)
@@ -157,6 +158,8 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
         r = resolve_max_lod(&out->cross_fade_max_lod, 1, "cross_fade_max_lod", error);
     if (r != CROWD_OK)
         return r;
+    if (out->threads > CROWD_MAX_THREADS)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: threads %u above %u", out->threads, CROWD_MAX_THREADS);
     if (out->far_pool == 0)
         out->far_pool = 1;
     if (out->shadows == 0)
@@ -190,9 +193,10 @@ crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *erro
     crowd_desc resolved;
     crowd_result r = resolve(desc, &resolved, &c->last_error);
     if (r == CROWD_OK && (resolved.asset != c->desc.asset || resolved.capacity != c->desc.capacity ||
-                          resolved.world_size != c->desc.world_size || resolved.chunk_size != c->desc.chunk_size))
+                          resolved.world_size != c->desc.world_size || resolved.chunk_size != c->desc.chunk_size ||
+                          resolved.threads != c->desc.threads))
         r = crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT,
-                       "crowd_configure: asset, capacity, world and chunk size are fixed at creation");
+                       "crowd_configure: asset, capacity, world and chunk size and threads are fixed at creation");
     if (r != CROWD_OK) {
         if (error)
             *error = c->last_error;
@@ -237,6 +241,8 @@ void crowd_destroy(crowd *c)
     crowd_free(c->movers);
     crowd_free(c->draws);
     crowd_free(c->uploads);
+    crowd_tasks_destroy(c);
+    crowd_pool_destroy(c->pool);
     crowd_free(c);
 }
 
@@ -296,7 +302,8 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     if (!c->regions || !c->region_of_cell || !c->movers || !c->records || !c->records_back || !c->index_of_slot ||
         !c->index_back || !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index ||
         !c->cell_of_slot || !c->cell_back || !c->rank_of_slot || !c->coverage_of_slot || !c->cells || !c->rank_start ||
-        !c->rank_cursor || !c->draws || !c->uploads) {
+        !c->rank_cursor || !c->draws || !c->uploads || !(c->pool = crowd_pool_create(c->desc.threads)) ||
+        !crowd_tasks_create(c)) {
         uint32_t capacity = c->capacity;
         crowd_destroy(c);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory for %u instances", capacity);

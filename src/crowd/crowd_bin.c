@@ -24,7 +24,13 @@ void crowd_bin_begin(crowd *c, crowd_binner *b)
     }
     c->mover_count = 0;
     c->movers_overflow = false;
-    *b = (crowd_binner){.c = c, .grid = crowd_grid_of(c), .region = CROWD_NO_REGION, .run = {.id = CROWD_PARKED_CELL}};
+    *b = (crowd_binner){.c = c,
+                        .grid = crowd_grid_of(c),
+                        .region = CROWD_NO_REGION,
+                        .run = {.id = CROWD_PARKED_CELL},
+                        .cells = c->cells,
+                        .movers = c->movers,
+                        .mover_capacity = c->mover_capacity};
 }
 
 /* Region mode: the slots that follow belong to `region`. */
@@ -39,7 +45,9 @@ void crowd_bin_close(crowd_binner *b, const crowd_run *run)
 {
     if (!run->n)
         return;
-    crowd_cell *cell = &b->c->cells[run->id];
+    crowd_cell *cell = &b->cells[run->id];
+    if (b->touched && !cell->count)
+        b->touched[b->touched_count++] = run->id;
     cell->count += run->n;
     const float lo[3] = {run->lo_x, run->lo_y, run->lo_z}, hi[3] = {run->hi_x, run->hi_y, run->hi_z};
     for (int k = 0; k < 3; k++) {
@@ -47,23 +55,29 @@ void crowd_bin_close(crowd_binner *b, const crowd_run *run)
         cell->max[k] = hi[k] > cell->max[k] ? hi[k] : cell->max[k];
     }
     cell->max_scale = run->scale > cell->max_scale ? run->scale : cell->max_scale;
-    if (b->region != CROWD_NO_REGION)
-        b->c->regions[b->region].dirty |= run->dirty; /* the slots' region, not the chunk's */
+    if (b->region != CROWD_NO_REGION) { /* the slots' region, not the chunk's */
+        if (b->region_dirty)
+            b->region_dirty[b->region] |= run->dirty;
+        else
+            b->c->regions[b->region].dirty |= run->dirty;
+    }
 }
 
 void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id)
 {
-    crowd *c = b->c;
-    if (c->mover_count == c->mover_capacity) {
-        c->movers_overflow = true;
+    if (b->mover_count == b->mover_capacity) {
+        b->movers_overflow = true;
         return;
     }
-    c->movers[c->mover_count++] = (crowd_mover){s, id, b->region};
+    b->movers[b->mover_count++] = (crowd_mover){s, id, b->region};
 }
 
 void crowd_bin_end(crowd_binner *b)
 {
     crowd_bin_close(b, &b->run);
+    b->run = (crowd_run){.id = CROWD_PARKED_CELL};
+    b->c->mover_count = b->mover_count;
+    b->c->movers_overflow = b->movers_overflow;
     b->c->fades_active = b->fades;
     b->c->binned = true;
 }

@@ -57,6 +57,8 @@ typedef struct crowd_mover {
     uint32_t slot, cell, from; /* cell: the new chunk, or CROWD_PARKED_CELL; from: its region now */
 } crowd_mover;
 
+typedef struct crowd_task crowd_task; /* crowd_tasks.c */
+
 struct crowd {
     crowd_desc desc;               /* resolved (sentinels kept, for crowd_settings) */
     uint32_t shadow_max, fade_max; /* desc's max-LOD fields as levels */
@@ -84,11 +86,14 @@ struct crowd {
     uint32_t *slot_of_index;              /* per index; after a sort or re-layout (index_map_stale) it is
                                           rebuilt before crowd_update returns, so readers never do */
     bool index_map_stale;
-    uint32_t *cell_of_slot, *cell_back; /* coverage policy (and any update without a valid region
+    uint32_t *cell_of_slot, *cell_back;      /* coverage policy (and any update without a valid region
                                           layout): the chunk (or CROWD_PARKED_CELL) of each slot */
-    bool binned;                        /* this frame's binning is done (the simulation did it) */
-    uint32_t *rank_of_slot;             /* scratch: sort rank this update (coverage policy) */
-    float *coverage_of_slot;            /* scratch: projected coverage */
+    bool binned;                             /* this frame's binning is done (the simulation did it) */
+    uint32_t *rank_of_slot;                  /* scratch: sort rank this update (coverage policy) */
+    bool coverage_full_sort;                 /* tests: sort every slot whenever the bucket order breaks (the old
+                                policy, the reference for the incremental one) */
+    uint32_t coverage_moves, coverage_sorts; /* updates that moved a few slots / sorted all (tests) */
+    float *coverage_of_slot;                 /* scratch: projected coverage */
 
     /* Grid. */
     uint32_t grid_dim; /* cells per side */
@@ -121,6 +126,16 @@ struct crowd {
 
     double time;
     uint32_t fades_active;
+
+    /* Threads (crowd_desc.threads): the pool, and per-task scratch for split walks. */
+    struct crowd_pool *pool;
+    crowd_task *tasks;
+    uint32_t task_count;
+    crowd_cell *task_cells;     /* task_count * cell_count, reset between uses */
+    uint32_t *task_touched;     /* task_count * cell_count */
+    uint8_t *task_region_dirty; /* task_count * region_count, zero between uses */
+    crowd_mover *task_movers;   /* task_count * task_mover_capacity */
+    uint32_t task_mover_capacity;
 };
 
 /* Binning slots into chunks (crowd_bin.c): one pass over every live slot that also folds finished
@@ -171,6 +186,15 @@ typedef struct crowd_binner {
     uint32_t region; /* the region being walked, or CROWD_NO_REGION */
     uint32_t fades;
     crowd_run run; /* the run of crowd_bin_add */
+    /* Where stats and movers go: the crowd's own (crowd_bin_begin), or a task's scratch
+     * (crowd_tasks.c: a walk split over the pool, merged in task order afterwards). */
+    crowd_cell *cells;
+    uint32_t *touched; /* a task's: the chunks it has stats for (NULL for the crowd's binner) */
+    uint32_t touched_count;
+    uint8_t *region_dirty; /* a task's: per region; NULL: the regions' own flags */
+    crowd_mover *movers;
+    uint32_t mover_count, mover_capacity;
+    bool movers_overflow;
 } crowd_binner;
 
 void crowd_bin_begin(crowd *c, crowd_binner *b);
@@ -266,6 +290,37 @@ static inline void crowd_bin_slot(crowd_binner *b, uint32_t s)
     }
     c->cell_of_slot[s] = id;
 }
+
+/* crowd_tasks.c: a walk over the live regions (the distance policy's layout) split into tasks
+ * run on the crowd's pool. Task t walks a contiguous stretch of live slots (a region may be split
+ * between tasks) with a binner of its own; afterwards the tasks' chunk stats, movers, fades and
+ * region flags are merged into `main` in task order, which gives exactly what one binner walking
+ * every region in order gives (stats are sums, minima and maxima; movers are listed in slot
+ * order). The split depends only on the slot counts and the crowd's task count, so a walk is
+ * deterministic for a given thread count. */
+struct crowd_task {
+    crowd_binner bin;
+    uint32_t index;        /* task number, 0 .. tasks - 1 */
+    uint32_t live_before;  /* live slots walked by the tasks before this one */
+    uint32_t live_count;   /* live slots this task walks */
+    uint32_t region, skip; /* the walk's cursor: region, and its slots already walked */
+    uint32_t first_region;
+    uint64_t out[2]; /* the caller's results, summed by it after the walk */
+};
+typedef void (*crowd_task_fn)(void *context, crowd_task *task);
+/* Whether crowd_run_tasks would split the walk (a pool of more than one thread, a valid layout,
+ * a grid small enough for per-task chunk tables, enough live slots to be worth it). */
+bool crowd_tasks_enabled(const crowd *c);
+/* Runs fn once per task (with bin ready: call crowd_task_span to walk), merges into main (which
+ * crowd_bin_begin set up) and returns the tasks (valid until the next crowd_run_tasks) and their
+ * count in *count. */
+crowd_task *crowd_run_tasks(crowd *c, crowd_binner *main, crowd_task_fn fn, void *context, uint32_t *count);
+/* The task's next stretch: region and slots [*first, *end), all live; crowd_bin_region has been
+ * called for it. False when the task is done. */
+bool crowd_task_span(crowd_task *task, uint32_t *first, uint32_t *end);
+/* Scratch for the tasks, made by crowd_create when threads > 1 (false: out of memory). */
+bool crowd_tasks_create(crowd *c);
+void crowd_tasks_destroy(crowd *c);
 
 /* crowd_layout.c: the region layout. */
 void crowd_layout_regions(crowd *c);                        /* full re-layout (counting sort), slack re-spread */

@@ -48,12 +48,28 @@ static void rebase_time(crowd *c)
     c->time -= REBASE_BY;
 }
 
+/* One task's share of the live regions (crowd_tasks.c). */
+static void bin_task(void *context, crowd_task *t)
+{
+    crowd *c = context;
+    uint32_t first, end;
+    while (crowd_task_span(t, &first, &end))
+        for (uint32_t s = first; s < end; s++) {
+            crowd_record *r = &c->records[s];
+            crowd_bin_fade(&t->bin, r, s);
+            crowd_bin_add(&t->bin, s, r, crowd_chunk_at(&t->bin.grid, r->position));
+        }
+}
+
 /* Region mode walks the live regions only (own regions and the pool come before parked). */
 static void bin_all(crowd *c)
 {
     crowd_binner b;
     crowd_bin_begin(c, &b);
-    if (c->layout_valid) {
+    if (crowd_tasks_enabled(c)) {
+        uint32_t n;
+        crowd_run_tasks(c, &b, bin_task, c, &n);
+    } else if (c->layout_valid) {
         for (uint32_t g = 0; g < c->parked_region; g++) {
             const crowd_slot_region *region = &c->regions[g];
             if (!region->count)
@@ -72,28 +88,123 @@ static void bin_all(crowd *c)
     crowd_bin_end(&b);
 }
 
-/* ---- coverage policy: a counting sort by (level, chunk) whenever the order breaks ------------- */
+/* ---- coverage policy: slots kept in order of level ------------------------------------------- */
 
-/* Ranks are per slot; count them, and check whether slots are already in order (holes left by
- * the distance policy's regions are dropped by the sort, so any hole means unsorted). */
-static bool coverage_ranks(crowd *c)
+/* A slot's rank is (level, chunk) (culled: after every level, by chunk; parked last) and its
+ * bucket the level part: the draws need the slots grouped by bucket only (one draw per level), the
+ * chunk order within one is for locality. So a frame whose buckets are still in order keeps its
+ * slots; one where a few instances changed level (or were culled, or came back) moves just those
+ * (move_buckets); holes, a first layout or many moves sort everything by rank (sort_slots). */
+#define COVERAGE_BUCKETS (CROWD_MAX_LODS + 2)
+
+static inline uint32_t bucket_of(const crowd *c, uint32_t rank)
 {
-    uint32_t *start = c->rank_start, previous = 0;
-    bool sorted = true;
+    return rank / c->cell_count; /* levels 0.., CROWD_MAX_LODS culled, CROWD_MAX_LODS + 1 parked */
+}
+
+typedef enum coverage_order {
+    ORDER_KEPT,  /* buckets in order: nothing to move */
+    ORDER_MOVES, /* a few slots in the wrong bucket: move_buckets */
+    ORDER_SORT   /* holes (or many moves): sort_slots */
+} coverage_order;
+
+/* Ranks are per slot; count them, and check whether slots are in bucket order (holes left by the
+ * distance policy's regions are dropped by the sort, so any hole means sorting). */
+static coverage_order coverage_ranks(crowd *c)
+{
+    uint32_t *start = c->rank_start, previous = 0, previous_rank = 0;
+    bool in_order = true, rank_order = true, holes = false;
     memset(start, 0, sizeof(uint32_t) * (c->rank_count + 1));
     for (uint32_t s = 0; s < c->slots; s++) {
         uint32_t rank = c->rank_of_slot[s];
         if (c->index_of_slot[s] == CROWD_HOLE) {
-            sorted = false;
+            holes = true;
             continue;
         }
         start[rank + 1]++;
-        sorted &= rank >= previous;
-        previous = rank;
+        uint32_t bucket = bucket_of(c, rank);
+        in_order &= bucket >= previous;
+        previous = bucket;
+        rank_order &= rank >= previous_rank;
+        previous_rank = rank;
     }
     for (uint32_t r = 0; r < c->rank_count; r++)
         start[r + 1] += start[r];
-    return sorted;
+    if (c->coverage_full_sort) /* the old policy: any break of the rank order sorts */
+        return rank_order && !holes ? ORDER_KEPT : ORDER_SORT;
+    if (holes)
+        return ORDER_SORT;
+    return in_order ? ORDER_KEPT : ORDER_MOVES;
+}
+
+/* Slots a and b trade everything; both are dirty (their bytes changed for the renderer). */
+static void swap_slots(crowd *c, uint32_t a, uint32_t b)
+{
+    crowd_record r = c->records[a];
+    c->records[a] = c->records[b];
+    c->records[b] = r;
+    uint32_t u = c->index_of_slot[a];
+    c->index_of_slot[a] = c->index_of_slot[b];
+    c->index_of_slot[b] = u;
+    u = c->cell_of_slot[a];
+    c->cell_of_slot[a] = c->cell_of_slot[b];
+    c->cell_of_slot[b] = u;
+    u = c->rank_of_slot[a];
+    c->rank_of_slot[a] = c->rank_of_slot[b];
+    c->rank_of_slot[b] = u;
+    uint8_t l = c->lod_of_slot[a];
+    c->lod_of_slot[a] = c->lod_of_slot[b];
+    c->lod_of_slot[b] = l;
+    l = c->lod_back[a];
+    c->lod_back[a] = c->lod_back[b];
+    c->lod_back[b] = l;
+    c->dirty[a] = c->dirty[b] = 1;
+    if (c->has_sim) {
+        crowd_agent g = c->agents[a];
+        c->agents[a] = c->agents[b];
+        c->agents[b] = g;
+        crowd_drift d = c->drift[a];
+        c->drift[a] = c->drift[b];
+        c->drift[b] = d;
+    }
+    c->slot_of_index[c->index_of_slot[a]] = a;
+    c->slot_of_index[c->index_of_slot[b]] = b;
+}
+
+/* In-place bucket placement (an American-flag pass): each bucket's range comes from the rank
+ * counts; a slot in another bucket's range is swapped with the next slot of its own bucket's
+ * range that does not belong there. Every swap puts at least one slot in place, so it moves the
+ * instances that changed bucket (and as many displaced ones) instead of every record, and the
+ * scans read the rank array once. False (nothing moved) when so many are out of place that the
+ * full sort, which also restores the chunk order, is as cheap. */
+static bool move_buckets(crowd *c)
+{
+    uint32_t bound[COVERAGE_BUCKETS + 1], cursor[COVERAGE_BUCKETS];
+    for (uint32_t b = 0; b < COVERAGE_BUCKETS; b++)
+        bound[b] = c->rank_start[b * c->cell_count];
+    bound[COVERAGE_BUCKETS] = c->rank_start[c->rank_count];
+    uint32_t misplaced = 0;
+    for (uint32_t b = 0; b < COVERAGE_BUCKETS; b++)
+        for (uint32_t s = bound[b]; s < bound[b + 1]; s++)
+            misplaced += bucket_of(c, c->rank_of_slot[s]) != b;
+    if (misplaced > c->slots / 8)
+        return false;
+    if (c->index_map_stale) /* swaps keep the index map current: start from a current one */
+        crowd_rebuild_index_map(c);
+    memcpy(cursor, bound, sizeof cursor);
+    for (uint32_t b = 0; b < COVERAGE_BUCKETS; b++)
+        while (cursor[b] < bound[b + 1]) {
+            uint32_t s = cursor[b], a = bucket_of(c, c->rank_of_slot[s]);
+            if (a == b) {
+                cursor[b]++;
+                continue;
+            }
+            while (bucket_of(c, c->rank_of_slot[cursor[a]]) == a) /* buckets before b are full */
+                cursor[a]++;
+            swap_slots(c, s, cursor[a]++);
+        }
+    c->coverage_moves++;
+    return true;
 }
 
 /* Stable counting sort of the slot arrays by rank into the back buffers, then swap. A slot's
@@ -101,6 +212,7 @@ static bool coverage_ranks(crowd *c)
 static void sort_slots(crowd *c)
 {
     uint32_t *next = c->rank_cursor, n = 0;
+    c->coverage_sorts++;
     memcpy(next, c->rank_start, sizeof(uint32_t) * c->rank_count);
     for (uint32_t s = 0; s < c->slots; s++) {
         if (c->index_of_slot[s] == CROWD_HOLE)
@@ -293,11 +405,11 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     crowd_classify_cells(c, &camera);
     if (!distance)
         crowd_assign_coverage_lods(c, &camera);
-    bool sorted = distance || coverage_ranks(c);
+    coverage_order order = distance ? ORDER_KEPT : coverage_ranks(c);
     double t2 = now_ms();
     if (distance)
         place_instances(c);
-    else if (!sorted)
+    else if (order == ORDER_SORT || (order == ORDER_MOVES && !move_buckets(c)))
         sort_slots(c);
     double t3 = now_ms();
     if (distance)

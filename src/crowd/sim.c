@@ -690,6 +690,53 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     return rewritten;
 }
 
+/* Threads (crowd_desc.threads): the region walk split into tasks on the crowd's pool
+ * (crowd_tasks.c). A task steps its stretch with a copy of the sim whose decision counter is its
+ * own (the counter is the only sim state a step writes; each task's starts at its own offset, so
+ * the result depends on the split, which depends only on the thread count) and gathers into its
+ * own range of the separation's arrays (all slots of live regions are live: a task's range starts
+ * at the live slots before it), so the gathered order is the single-threaded one. */
+#define TASK_DECISION_STRIDE 0x9E3779B9u
+
+typedef struct step_job {
+    crowd_sim *sim;
+    const step_params *k;
+    sim_gatherer gather;
+} step_job;
+
+static void step_task(void *context, crowd_task *t)
+{
+    const step_job *job = context;
+    crowd_sim local = *job->sim;
+    uint32_t start = job->sim->decisions + t->index * TASK_DECISION_STRIDE;
+    local.decisions = start;
+    sim_gatherer gather = job->gather;
+    gather.n = t->live_before;
+    uint32_t first, end;
+    uint64_t rewritten = 0;
+    while (crowd_task_span(t, &first, &end))
+        rewritten += step_live(&local, job->k, &t->bin, &gather, first, end);
+    t->out[0] = rewritten;
+    t->out[1] = local.decisions - start;
+}
+
+static uint32_t step_tasks(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gather)
+{
+    step_job job = {sim, k, *gather};
+    uint32_t n;
+    const crowd_task *tasks = crowd_run_tasks(sim->crowd, bin, step_task, &job, &n);
+    uint64_t rewritten = 0, decisions = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        rewritten += tasks[t].out[0];
+        decisions += tasks[t].out[1];
+    }
+    sim->decisions += (uint32_t)decisions;
+    if (k->separate)
+        for (uint32_t g = 0; g < sim->crowd->parked_region; g++)
+            gather->n += sim->crowd->regions[g].count;
+    return (uint32_t)rewritten;
+}
+
 /* Slot mode (no region layout): every slot, parked ones binned as such. */
 static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim_gatherer *gather)
 {
@@ -743,7 +790,9 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     crowd_bin_begin(c, &bin);
     sim_gatherer gather = separate ? sim_gather_begin(sim) : (sim_gatherer){0};
     uint32_t rewritten = 0;
-    if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE) {
+    if (crowd_tasks_enabled(c)) {
+        rewritten = step_tasks(sim, &k, &bin, &gather);
+    } else if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE) {
         for (uint32_t g = 0; g < c->parked_region; g++) {
             const crowd_slot_region *region = &c->regions[g];
             if (!region->count)

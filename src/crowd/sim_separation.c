@@ -11,6 +11,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "core/pool.h"
 #include "crowd/sim_internal.h"
 
 uint32_t sim_fine_cells(uint32_t dim)
@@ -61,10 +62,9 @@ static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
     count[cells + 1] = g->n;
 }
 
-/* The push between agents k < j (sorted order), added to both: each pair is evaluated once.
- * Branch-free: about a third of candidates are in range, a branch would mispredict constantly. */
-static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t j, float radius, float r2, float *fx,
-                             float *fz)
+/* The push between agents k < j (sorted order), as k's; j gets its opposite. Branch-free: about
+ * a third of candidates are in range, a branch would mispredict constantly. */
+static inline void pair_push(const float *pos, uint32_t k, uint32_t j, float radius, float r2, float *px, float *pz)
 {
     float ex = pos[2 * k] - pos[2 * j], ez = pos[2 * k + 1] - pos[2 * j + 1], d2 = ex * ex + ez * ez;
     bool tiny = d2 < 1e-8f; /* coincident: part along a direction fixed by the order */
@@ -75,35 +75,96 @@ static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t
     /* A select, not a product with `in`: agents far apart (one hidden at 1e20 m in a border cell)
      * overflow d2 to inf, and 0 * (inf / inf) would be a NaN push, then a NaN position. */
     float d = sqrtf(d2), w = in > 0.0f ? (radius - d) / (radius * d) : 0.0f;
-    *fx += ex * w;
-    *fz += ez * w;
-    push[2 * j] -= ex * w;
-    push[2 * j + 1] -= ez * w;
+    *px = ex * w;
+    *pz = ez * w;
+}
+
+/* The pair's push added to both: each pair is evaluated once. */
+static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t j, float radius, float r2, float *fx,
+                             float *fz)
+{
+    float px, pz;
+    pair_push(pos, k, j, radius, r2, &px, &pz);
+    *fx += px;
+    *fz += pz;
+    push[2 * j] -= px;
+    push[2 * j + 1] -= pz;
 }
 
 /* Each agent meets the agents after it in its own row (its cell and the next: the sorted order
  * makes that one range) and those in the three cells of the row below (one range too): every
  * neighbouring pair exactly once. Only agents before k ever push k, so k's push is complete after
- * its own turn and goes into its drift (1.5 m/s per unit) right then. */
-static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
+ * its own turn and goes into its drift (1.5 m/s per unit) right then.
+ *
+ * Threads: the fine grid's rows are cut into bands, one task each. A band owns the pushes of its
+ * own rows: it first adds the pushes of the row above it (the previous band's last row) on its
+ * first row, then walks its rows, and on its last row it adds only its own agents' side of the
+ * pairs with the row below (the next band adds the other side). Every push then sums the same
+ * terms in the same order as one walk over every row, so the drifts are the same, bit for bit,
+ * whatever the band count; only the pairs across a band edge are evaluated twice. */
+typedef struct band_job {
+    crowd_sim *sim;
+    const sim_gatherer *g;
+    uint32_t bands;
+} band_job;
+
+static void push_band(void *context, uint32_t band)
 {
+    const band_job *job = context;
+    crowd_sim *sim = job->sim;
+    const sim_gatherer *g = job->g;
     crowd_drift *drift = sim->crowd->drift;
     const float radius = sim->desc.separation_radius, r2 = radius * radius;
     const uint32_t *start = g->count + 1, stride = g->dim + 2; /* see sort_agents */
+    const uint32_t *sorted_cell = sim->fine_sorted_cell;
     const float *pos = sim->fine_position;
     float *push = sim->fine_push;
-    memset(push, 0, sizeof(float) * 2 * g->n);
-    for (uint32_t k = 0; k < g->n; k++) {
-        uint32_t cell = sim->fine_sorted_cell[k], below_first = start[cell + stride - 1];
+    uint32_t row0 = (uint32_t)((uint64_t)g->dim * band / job->bands);
+    uint32_t row1 = (uint32_t)((uint64_t)g->dim * (band + 1) / job->bands);
+    uint32_t first = start[row0 * stride], last_row = start[(row1 - 1) * stride], end = start[row1 * stride];
+    bool last_band = band + 1 == job->bands;
+    memset(push + 2 * first, 0, sizeof(float) * 2 * (end - first));
+    if (row0 > 0) /* the row above's pushes on this band's first row, in its agents' order */
+        for (uint32_t k = start[(row0 - 1) * stride]; k < first; k++) {
+            uint32_t cell = sorted_cell[k];
+            for (uint32_t j = start[cell + stride - 1]; j < start[cell + stride + 2]; j++) {
+                float px, pz;
+                pair_push(pos, k, j, radius, r2, &px, &pz);
+                push[2 * j] -= px;
+                push[2 * j + 1] -= pz;
+            }
+        }
+    for (uint32_t k = first; k < end; k++) {
+        uint32_t cell = sorted_cell[k], below_first = start[cell + stride - 1];
         /* the two ranges as one loop: one data-dependent exit to mispredict per agent, not two */
         uint32_t same = start[cell + 2] - (k + 1), below = start[cell + stride + 2] - below_first;
         float fx = 0.0f, fz = 0.0f;
-        for (uint32_t i = 0; i < same + below; i++)
-            push_pair(pos, push, k, i < same ? k + 1 + i : below_first + (i - same), radius, r2, &fx, &fz);
+        if (k < last_row || last_band) {
+            for (uint32_t i = 0; i < same + below; i++)
+                push_pair(pos, push, k, i < same ? k + 1 + i : below_first + (i - same), radius, r2, &fx, &fz);
+        } else { /* the band's last row: the row below is the next band's, so k's side only */
+            for (uint32_t i = 0; i < same; i++)
+                push_pair(pos, push, k, k + 1 + i, radius, r2, &fx, &fz);
+            for (uint32_t j = below_first; j < below_first + below; j++) {
+                float px, pz;
+                pair_push(pos, k, j, radius, r2, &px, &pz);
+                fx += px;
+                fz += pz;
+            }
+        }
         crowd_drift *d = &drift[sim->fine_sorted[k]];
         d->x += (push[2 * k] + fx) * 1.5f;
         d->z += (push[2 * k + 1] + fz) * 1.5f;
     }
+}
+
+static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
+{
+    uint32_t threads = crowd_pool_threads(sim->crowd->pool);
+    /* Several bands per thread for balance (crowds are denser in places), each 8 rows or more. */
+    uint32_t bands = threads > 1 ? threads * 8 : 1, most = g->dim / 8 ? g->dim / 8 : 1;
+    band_job job = {sim, g, bands < most ? bands : most};
+    crowd_pool_run(sim->crowd->pool, job.bands, push_band, &job);
 }
 
 void sim_separation(crowd_sim *sim, const sim_gatherer *g)
