@@ -244,6 +244,7 @@ static crowd_result create_gpu_path(crowd_grass *g, crowd_error *error)
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->visible);
     glBufferData(GL_SHADER_STORAGE_BUFFER, 16 + 8 * (GLsizeiptr)l->chunks, NULL, GL_DYNAMIC_COPY);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    crowd_gpu_layer_set_extra(&g->layer, g->visible, 0, 1); /* the visible chunk count, read late */
     char *chunk = concat(crowd_glsl_grass_common_glsl, crowd_glsl_grass_chunk_comp);
     char *classify0 = concat("#define GRASS_PRECISE precise\n", crowd_glsl_grass_common_glsl);
     char *classify = classify0 ? concat(classify0, crowd_glsl_grass_classify_comp) : NULL;
@@ -604,6 +605,7 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
         if (g->layer.late_pass) {
             for (int t = 0; t < CROWD_GRASS_TIERS; t++)
                 g->stats.tier_blades[t] = g->layer.late_counts[t];
+            g->stats.chunks_visible = g->layer.late_extra[0];
             g->stats.late = true;
         }
     }
