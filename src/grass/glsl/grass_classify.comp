@@ -8,17 +8,35 @@ layout(std430, binding = 4) readonly buffer grass_visible { uint g_dispatch[4]; 
 uniform uvec4 u_chunk_counts;
 uniform uint u_capacity;
 
+shared uint s_count[3];
+shared uint s_base[3];
+
+// Slots are taken from work-group counters first and from the global ones once per tier per round
+// (3 global atomics a round instead of one per root: llvmpipe serialises contended atomics).
 void main()
 {
     uvec2 entry = g_chunks[gl_WorkGroupID.x];
     uint first = entry.x * u_chunk_counts.x + min(entry.x, u_chunk_counts.y);
-    for (uint k = gl_LocalInvocationID.x; k < entry.y; k += 256u) {
-        uint i = first + k;
-        vec4 b = grass_blade(i);
-        int tier = grass_tier(grass_distance(b.xy), b.z);
-        if (tier < 3) {
-            uint slot = atomicAdd(g_commands[5u * uint(tier) + 1u], 1u);
-            g_ids[uint(tier) * u_capacity + slot] = i;
+    for (uint round0 = 0u; round0 < entry.y; round0 += 256u) { // the same trip count in the whole group
+        if (gl_LocalInvocationID.x < 3u)
+            s_count[gl_LocalInvocationID.x] = 0u;
+        barrier();
+        uint k = round0 + gl_LocalInvocationID.x, i = first + k, local = 0u;
+        int tier = 3;
+        if (k < entry.y) {
+            vec4 b = grass_blade(i);
+            tier = grass_tier(grass_distance(b.xy), b.z);
+            if (tier < 3)
+                local = atomicAdd(s_count[tier], 1u);
         }
+        barrier();
+        if (gl_LocalInvocationID.x < 3u) {
+            uint t = gl_LocalInvocationID.x;
+            s_base[t] = s_count[t] > 0u ? atomicAdd(g_commands[5u * t + 1u], s_count[t]) : 0u;
+        }
+        barrier();
+        if (tier < 3)
+            g_ids[uint(tier) * u_capacity + s_base[tier] + local] = i;
+        barrier();
     }
 }
