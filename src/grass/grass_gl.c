@@ -533,8 +533,8 @@ static void timer_poll(crowd_grass *g)
                 g->stats.gpu_cull_ms = 0.0; /* that frame skipped culling: no pass, no time */
             continue;
         }
-        GLint ready = 0;
-        glGetQueryObjectiv(g->queries[slot][w], GL_QUERY_RESULT_AVAILABLE, &ready);
+        GLuint ready = 0;
+        glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT_AVAILABLE, &ready);
         if (!ready)
             continue;
         GLuint ns = 0;
