@@ -34,6 +34,9 @@ typedef enum demo_setting {
     DEMO_MSAA,            /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
     DEMO_PATH,            /* 0 auto, 1 cpu, 2 gpu: the renderer's crowd_gl_path (demo/gpu_path.h) */
     DEMO_COMPARE,         /* 0/1: classic skinning (left half) vs VAT (right half), demo/compare.c */
+    DEMO_GRASS,           /* 0/1: the grass field as the ground (demo/grass_view.c) */
+    DEMO_GRASS_BUDGET,    /* 0.05..1: the field's density multiplier */
+    DEMO_WIND,            /* 0..1 */
     DEMO_SETTING_COUNT
 } demo_setting;
 
@@ -64,6 +67,7 @@ typedef struct demo_desc {
     bool gl_timers;         /* GPU time per pass through timer queries, where the context has them */
     int gl_upload;          /* a crowd_gl_upload_mode (0 = the renderer's default), for measuring */
     int gl_path;            /* the "path" setting's start: 0 auto, 1 cpu, 2 gpu */
+    int grass_path;         /* a crowd_grass_path for the field (0 = AUTO: GPU on desktop GL 4.3+) */
 } demo_desc;
 
 crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error);

@@ -78,6 +78,12 @@ static const step script[] = {
     {NULL, DEMO_PAUSED, 0},
     {"compare", DEMO_COMPARE, 1},
     {NULL, DEMO_COMPARE, 0},
+    {"no_grass", DEMO_GRASS, 0},
+    {NULL, DEMO_GRASS, 1},
+    {"grass_sparse", DEMO_GRASS_BUDGET, 0.25},
+    {NULL, DEMO_GRASS_BUDGET, 1},
+    {"no_wind", DEMO_WIND, 0},
+    {NULL, DEMO_WIND, 0.4},
 };
 
 static double wall_ms(void)
@@ -102,6 +108,9 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
                  HUD_MAX_HEIGHT);
     else if (!(reported_ms >= 0.9 * measured_ms - 0.5 && reported_ms <= 1.1 * measured_ms + 0.5))
         snprintf(why, size, "frame times sum to %.2f ms, the wall clock says %.2f ms", reported_ms, measured_ms);
+    else if ((demo_get(app, DEMO_GRASS) > 0.5) != (strstr(demo_status(app), "grass GPU") ||
+                                                   strstr(demo_status(app), "grass CPU")))
+        snprintf(why, size, "grass %s but the status says otherwise", demo_get(app, DEMO_GRASS) > 0.5 ? "on" : "off");
     else if (s.gl_errors)
         snprintf(why, size, "%d GL errors", s.gl_errors);
     else

@@ -7,6 +7,7 @@
 
 #include "common/camera.h"
 #include "crowdbake/gl.h"
+#include "crowdbake/grass.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "scene/scene.h"
@@ -37,7 +38,8 @@ static void usage(FILE *out)
                  "                        between them) and print the medians: CPU ms of the upload and of the\n"
                  "                        whole frame, and the wall ms per frame over the run (a bench loop)\n"
                  "  --gl-debug            check GL errors after every upload and pass\n"
-                 "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n");
+                 "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n"
+                 "  --grass on|off        the grass field as the ground (default on); --path picks its path too\n");
 }
 
 /* Camera coordinates: three finite numbers, each within 1e5 m of the origin (the world is 420 m). */
@@ -57,7 +59,17 @@ typedef struct shot_options {
     uint32_t msaa, frames;
     crowd_gl_upload_mode upload;
     crowd_gl_path path;
+    bool grass;
 } shot_options;
+
+static crowd_grass *shot_grass; /* the field, when --grass on */
+
+static void draw_grass(const crowd_gl_renderer *r, const crowd_gl_scene *scene, float time)
+{
+    crowd_grass_frame f = {.time = time, .wind = {0.15f, 0.08f}};
+    if (shot_grass)
+        crowd_grass_draw(shot_grass, r, scene, &f);
+}
 
 static int parse(int argc, char **argv, shot_options *o)
 {
@@ -78,9 +90,11 @@ static int parse(int argc, char **argv, shot_options *o)
                         4,
                         0,
                         CROWD_GL_UPLOAD_DEFAULT,
-                        CROWD_GL_PATH_CPU};
+                        CROWD_GL_PATH_CPU,
+                        true};
     static const char *const valued[] = {"--out",      "--size", "--count", "--seconds", "--eye",    "--target",
-                                         "--scenario", "--mode", "--msaa",  "--frames",  "--upload", "--path"};
+                                         "--scenario", "--mode", "--msaa",  "--frames",  "--upload", "--path",
+                                         "--grass"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -122,6 +136,9 @@ static int parse(int argc, char **argv, shot_options *o)
                       : !strcmp(v, "auto") ? CROWD_GL_PATH_AUTO
                                            : CROWD_GL_PATH_CPU;
             o->desktop |= o->path != CROWD_GL_PATH_CPU;
+        } else if (!strcmp(a, "--grass")) {
+            ok = !strcmp(v, "on") || !strcmp(v, "off");
+            o->grass = !strcmp(argv[++i], "on");
         } else if (!strcmp(a, "--desktop")) {
             o->desktop = true;
         } else if (!strcmp(a, "--gl-debug")) {
@@ -208,6 +225,7 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
         glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
         if (result == CROWD_OK)
             result = crowd_gl_draw(r, frame, scene);
+        draw_grass(r, scene, (float)f / 60.0f);
         glFlush();
         cpu[f] = now_ms() - t0;
     }
@@ -229,6 +247,34 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
     free(upload);
     free(cpu);
     return result;
+}
+
+/* The field's numbers; with timers, GPU ms of culling over frames that move the eye by 1 cm each
+ * (every one culls) and then over still frames (every one skips), read after a glFinish. */
+static void print_grass(crowd_gl_scene *scene, const crowd_gl_renderer *r, bool timers)
+{
+    const crowd_grass_stats *g = crowd_grass_get_stats(shot_grass);
+    printf("  grass (%s path): %u of %u chunks, tiers near %u mid %u far %u (%s)\n",
+           g->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", g->chunks_visible, g->chunks, g->tier_blades[0],
+           g->tier_blades[1], g->tier_blades[2], g->late ? "GPU counters" : "CPU estimate");
+    if (!timers)
+        return;
+    double moving_cull = -1, moving_draw = -1;
+    for (int phase = 0; phase < 2; phase++) {
+        for (int f = 0; f < 12; f++) {
+            if (phase == 0)
+                scene->view[12] += (f & 1) ? 0.01f : -0.01f;
+            glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+            draw_grass(r, scene, (float)f / 60.0f);
+            glFinish(); /* a measuring tool may wait: the results are then there 4 frames on */
+        }
+        if (phase == 0)
+            moving_cull = g->gpu_cull_ms, moving_draw = g->gpu_draw_ms;
+    }
+    printf("  grass GPU ms (timer queries): moving camera: cull + classify %.3f, draw %.3f; still camera: cull %.3f "
+           "(skipped: %s), draw %.3f; passes %llu run, %llu skipped\n",
+           moving_cull, moving_draw, g->gpu_cull_ms, g->last_skipped ? "yes" : "no", g->gpu_draw_ms,
+           (unsigned long long)g->passes_run, (unsigned long long)g->passes_skipped);
 }
 
 int main(int argc, char **argv)
@@ -293,6 +339,18 @@ int main(int argc, char **argv)
     crowd_gl_fit_shadow(r, scene.sun_direction, o.target, 60.0f, light);
     crowd_gl_set_lod(r, crowd_settings(c), 0.0f);
     crowd_gl_cull(r, frame, &view, o.shadows ? light : NULL);
+    if (o.grass) {
+        static const uint8_t plane[4] = {112, 124, 96, 255};
+        crowd_grass_desc grass_desc = {.es = !o.desktop,
+                                       .path = o.path == CROWD_GL_PATH_GPU    ? CROWD_GRASS_PATH_GPU
+                                               : o.path == CROWD_GL_PATH_AUTO ? CROWD_GRASS_PATH_AUTO
+                                                                              : CROWD_GRASS_PATH_CPU,
+                                       .timers = o.gl_timers,
+                                       .debug = o.gl_debug};
+        if (crowd_grass_create(&grass_desc, &shot_grass, &err) != CROWD_OK)
+            goto done;
+        crowd_gl_set_ground(r, 0.0f, plane); /* the field's ground replaces the plane */
+    }
     if (o.shadows && crowd_gl_render_shadows(r, frame, light) != CROWD_OK) {
         snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
         goto done;
@@ -305,6 +363,7 @@ int main(int argc, char **argv)
         snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
         goto done;
     }
+    draw_grass(r, &scene, o.seconds);
     if (crowd_gl_check("crowd-shot", &err) != CROWD_OK) /* once, after the frame: not a per-frame query */
         goto done;
     pixels = malloc((size_t)o.width * o.height * 3);
@@ -335,6 +394,8 @@ int main(int argc, char **argv)
             printf(" %u", g->submitted[l]);
         printf("\n");
     }
+    if (shot_grass)
+        print_grass(&scene, r, o.gl_timers);
     if (o.frames && bench_loop(&o, c, sim, r, &scene, &view, light, &err) != CROWD_OK)
         goto done;
     status = 0;
@@ -342,6 +403,7 @@ done:
     if (status)
         fprintf(stderr, "crowd-shot: %s\n", err.message);
     free(pixels);
+    crowd_grass_destroy(shot_grass);
     crowd_gl_destroy(r);
     crowd_sim_destroy(sim);
     crowd_destroy(c);

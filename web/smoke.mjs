@@ -291,6 +291,29 @@ async function shadows(page) {
   console.log(`shadows: ${shadowDraws} shadow draws, ${darker} pixels darker`);
 }
 
+// The grass field is the ground at the default camera: green-dominant below the horizon; off, the
+// status says so and the plane comes back.
+async function grass(page) {
+  await set(page, 'camera', 0);
+  await set(page, 'grass', 1);
+  await frames(page, 3);
+  const image = await shot(page, 'grass');
+  let green = 0, lower = 0;
+  for (let y = Math.floor(image.height * 0.6); y < image.height; y++)
+    for (let x = 0; x < image.width; x++, lower++) {
+      const i = 4 * (y * image.width + x);
+      green += image.pixels[i + 1] > image.pixels[i] && image.pixels[i + 1] > image.pixels[i + 2];
+    }
+  check(green > lower / 2, `grass: only ${((100 * green) / lower).toFixed(1)} % of the ground green-dominant`);
+  const status = await page.evaluate(() => window.crowd.status());
+  check(/grass (CPU|GPU)/.test(status), 'grass on but not in the status');
+  await set(page, 'grass', 0);
+  await frames(page, 2);
+  judge(await shot(page, 'no_grass'), 'no grass');
+  await set(page, 'grass', 1);
+  console.log(`grass: ${((100 * green) / lower).toFixed(1)} % of the ground green-dominant`);
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -307,6 +330,7 @@ async function main() {
     await set(page, 'count', 3000);
     await frames(page, 5);
     judge(await shot(page, 'site'), 'site');
+    await grass(page);
     await frameLoopNeverWaits(page);
     await hudTellsTheTruth(page);
     await everySetting(page);

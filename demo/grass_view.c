@@ -1,0 +1,137 @@
+/* The demo's ground: the grass field and the HUD's frame-time window (see grass_view.h). */
+#include "demo/grass_view.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WINDOW 1024 /* frames kept: a second at up to 1 kHz */
+
+struct demo_grass {
+    crowd_grass *field;
+    const crowd_gl_renderer *ground_off; /* the renderer whose ground plane we removed */
+    double ms[WINDOW];                   /* ring of frame times */
+    double at[WINDOW];                   /* each frame's end, ms since the first */
+    uint32_t next, count;
+    double clock;
+};
+
+crowd_result demo_grass_create(bool es, crowd_grass_path path, bool timers, demo_grass **out, crowd_error *error)
+{
+    *out = NULL;
+    demo_grass *g = calloc(1, sizeof *g);
+    if (!g)
+        return CROWD_ERROR_OUT_OF_MEMORY;
+    crowd_grass_desc d = {.es = es, .path = path, .timers = timers};
+    crowd_result r = crowd_grass_create(&d, &g->field, error);
+    if (r != CROWD_OK) {
+        free(g);
+        return r;
+    }
+    *out = g;
+    return CROWD_OK;
+}
+
+void demo_grass_destroy(demo_grass *g)
+{
+    if (!g)
+        return;
+    crowd_grass_destroy(g->field);
+    free(g);
+}
+
+void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on)
+{
+    static const uint8_t plane[4] = {112, 124, 96, 255}; /* src/scene/scene.c's */
+    if (!g || !renderer)
+        return;
+    if (on && g->ground_off != renderer) {
+        crowd_gl_set_ground(renderer, 0.0f, plane); /* size 0: no plane */
+        g->ground_off = renderer;
+    } else if (!on && g->ground_off == renderer) {
+        crowd_gl_set_ground(renderer, 420.0f * 1.5f, plane);
+        g->ground_off = NULL;
+    }
+}
+
+void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
+                      double time, float budget, float wind)
+{
+    if (!g || !on)
+        return;
+    /* a gust that turns slowly: the draws change every frame, the culling key does not */
+    float a = 0.6f + 0.25f * sinf((float)time * 0.13f);
+    crowd_grass_frame f = {.time = (float)time,
+                           .wind = {wind * 0.45f * cosf(a), wind * 0.45f * sinf(a)},
+                           .budget = budget};
+    crowd_grass_draw(g->field, renderer, scene, &f);
+}
+
+void demo_grass_record_frame(demo_grass *g, double ms)
+{
+    if (!g || !(ms > 0.0))
+        return;
+    g->clock += ms;
+    g->ms[g->next] = ms;
+    g->at[g->next] = g->clock;
+    g->next = (g->next + 1) % WINDOW;
+    g->count += g->count < WINDOW;
+}
+
+static int by_time_desc(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The seed's definitions over the most recent second: FPS = frames / their total time, average frame
+ * time, 1 % low = the mean of the slowest 1 % of frames (at least one) and its FPS. From the first
+ * frame on (the window fills from real frames, no waiting for a second). */
+static void window_stats(const demo_grass *g, double *fps, double *avg, double *low)
+{
+    static double sorted[WINDOW];
+    uint32_t n = 0;
+    double total = 0.0;
+    for (uint32_t k = 0; k < g->count; k++) {
+        uint32_t i = (g->next + WINDOW - 1 - k) % WINDOW;
+        if (g->clock - g->at[i] >= 1000.0)
+            break;
+        sorted[n++] = g->ms[i];
+        total += g->ms[i];
+    }
+    if (!n) {
+        *fps = *avg = *low = 0.0;
+        return;
+    }
+    qsort(sorted, n, sizeof sorted[0], by_time_desc);
+    uint32_t worst = n / 100 ? n / 100 : 1;
+    double sum = 0.0;
+    for (uint32_t k = 0; k < worst; k++)
+        sum += sorted[k];
+    *avg = total / n;
+    *fps = 1e3 / *avg;
+    *low = sum / worst;
+}
+
+int demo_grass_status(const demo_grass *g, bool on, char *out, size_t size)
+{
+    if (!g)
+        return snprintf(out, size, "grass n/a\n");
+    double fps, avg, low;
+    window_stats(g, &fps, &avg, &low);
+    const crowd_grass_stats *s = crowd_grass_get_stats(g->field);
+    int n = snprintf(out, size, "1 s: %.1f fps  avg %.1f ms  1%% low %.1f ms (%.0f fps)\n", fps, avg, low,
+                     low > 0 ? 1e3 / low : 0.0);
+    if (!on)
+        return n + snprintf(out + n, size - (size_t)n, "grass off [Y]\n");
+    n += snprintf(out + n, size - (size_t)n,
+                  "grass %s %u chunks  n/m/f %u/%u/%u (%s)  cull %s %llu/%llu",
+                  s->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", s->chunks_visible, s->tier_blades[0],
+                  s->tier_blades[1], s->tier_blades[2], s->late ? "late" : "est.",
+                  s->last_skipped ? "skip" : "ran", (unsigned long long)s->passes_run,
+                  (unsigned long long)s->passes_skipped);
+    if (s->gpu_cull_ms >= 0.0)
+        n += snprintf(out + n, size - (size_t)n, " gpu %.2f+%.2f ms", s->gpu_cull_ms, s->gpu_draw_ms);
+    return n + snprintf(out + n, size - (size_t)n, "\n");
+}

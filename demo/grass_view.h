@@ -1,0 +1,32 @@
+/* The demo's ground: the grass field (crowdbake/grass.h) under the crowd, its settings' effect, and
+ * the frame-time window of the HUD (FPS, average and 1 % low over the last second). */
+#ifndef CROWD_DEMO_GRASS_VIEW_H
+#define CROWD_DEMO_GRASS_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "crowdbake/grass.h"
+
+typedef struct demo_grass demo_grass;
+
+/* The field with the seed's defaults (2M blades); `path` as crowd_grass_desc.path. */
+crowd_result demo_grass_create(bool es, crowd_grass_path path, bool timers, demo_grass **out, crowd_error *error);
+void demo_grass_destroy(demo_grass *g);
+
+/* Before the crowd's passes: the crowd renderer's own ground plane goes while the field's ground
+ * (out to the horizon) replaces it, and comes back when the field is off. */
+void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on);
+
+/* After the crowd's colour pass: draws the field (receiving the renderer's shadow map) when `on`.
+ * budget in (0, 1], wind 0..1. */
+void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
+                      double time, float budget, float wind);
+
+/* A frame's wall time, for the one-second window. */
+void demo_grass_record_frame(demo_grass *g, double ms);
+
+/* One HUD line: frame window, field stats (tier split labelled as an estimate or late counters). */
+int demo_grass_status(const demo_grass *g, bool on, char *out, size_t size);
+
+#endif

@@ -1,0 +1,169 @@
+/* crowdbake/grass.h — a field of grass blades as the crowd's ground (OpenGL 3.3+/4.3+, GLES 3.0, WebGL2).
+ *
+ * The field is a square of `extent` x 2 metres cut into square chunks. Blade records are stored
+ * contiguously by chunk and, inside a chunk, in a deterministic random order (every record's
+ * position is an independent uniform draw from a seeded generator), so the first n records of a
+ * chunk are a uniform random subset of it: density level of detail is one prefix length per chunk
+ * (crowd_grass_density), never a per-blade test.
+ *
+ * Three geometry tiers share the blade height, the three-blade layout and the width curve:
+ *   near: a cluster of three blades, the primary of 4 segments, two secondaries of 2;
+ *   mid:  the same three blades (same roots, same orientation), one tapered segment each;
+ *   far:  one camera-facing card, 3 x 2/pi (about 1.91) blade widths wide: the mean projected
+ *         width of mid's three flat blades over all view directions.
+ * Nothing has an alpha-tested hole and nothing fades. Inside a transition band (near->mid
+ * [near_band[0], near_band[1]], mid->far [far_band[0], far_band[1]]) each root goes to exactly one
+ * tier: its fixed random value against the band's linear blend factor (crowd_grass_tier). One
+ * shader program draws all three; the tier is a branch in the vertex stage.
+ *
+ * Two paths, the same rules and the same pixels:
+ *  - GPU (desktop GL 4.3+): a compute pass culls the chunks and writes the visible chunk ids and
+ *    the arguments of an indirect dispatch; the dispatch over the visible chunks classifies each
+ *    chunk's prefix into three partitions of one id buffer with three atomic counters, which are
+ *    the instanceCount of three indirect draws. Nothing is read back. It is the GPU-driven layer
+ *    the crowd's GPU path uses (src/gl/gpu_cull.h).
+ *  - CPU (GL 3.3, GLES 3.0, WebGL2): the CPU culls the chunks with the same test and writes the
+ *    prefixes as a table of 64-blade blocks per tier; one instanced draw per tier reads the table;
+ *    the vertex stage makes the band decision and collapses roots that belong to another tier (or
+ *    lie past the prefix) into degenerate triangles.
+ *
+ * Culling is skipped (no pass at all, the last frame's results stay valid) when the key is
+ * unchanged: camera X, Y, Z, heading, draw distance and budget. Camera pitch and roll are not in the
+ * key on purpose: the chunk test is horizontal (a wedge around the heading, widened so that it holds
+ * for any pitch, plus a disc under the camera whose radius grows with the camera's height), so
+ * pitching does not change which chunks are kept and would only invalidate the cache for nothing.
+ * Height is in the key because it sizes that disc. Wind and the draws run every frame.
+ *
+ * Every function expects the caller's GL context to be current. The frame (crowd_grass_draw) asks
+ * the driver nothing: no glGetError, glGet*, readback or query wait (timer results are polled a few
+ * frames late without waiting, only with desc.timers). */
+#ifndef CROWDBAKE_GRASS_H
+#define CROWDBAKE_GRASS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "gl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The seed's constants: the defaults of crowd_grass_desc. */
+#define CROWD_GRASS_DEFAULT_BLADES 2000000u
+#define CROWD_GRASS_DEFAULT_EXTENT 220.0f /* half size: a 440 x 440 m field */
+#define CROWD_GRASS_DEFAULT_CHUNK 8.0f    /* 55 x 55 = 3,025 chunks */
+#define CROWD_GRASS_DEFAULT_FULL_DENSITY 28.0f
+#define CROWD_GRASS_DEFAULT_DENSITY_POWER 1.08f
+#define CROWD_GRASS_DEFAULT_DENSITY_FALLOFF 5.8f
+#define CROWD_GRASS_DEFAULT_MIN_DENSITY 0.012f
+#define CROWD_GRASS_MAX_BLADES 16000000u
+#define CROWD_GRASS_BLOCK 64 /* blades per entry of the CPU path's block table */
+
+typedef enum crowd_grass_path {
+    CROWD_GRASS_PATH_DEFAULT = 0, /* AUTO */
+    CROWD_GRASS_PATH_CPU = 1,     /* CPU chunk cull + block table (every platform) */
+    CROWD_GRASS_PATH_GPU = 2,     /* compute cull + indirect draws; crowd_grass_create fails where absent */
+    CROWD_GRASS_PATH_AUTO = 3,    /* GPU on a desktop GL 4.3+ context, else CPU */
+} crowd_grass_path;
+
+typedef enum crowd_grass_tier {
+    CROWD_GRASS_NEAR = 0,
+    CROWD_GRASS_MID = 1,
+    CROWD_GRASS_FAR = 2,
+    CROWD_GRASS_TIERS = 3,
+    CROWD_GRASS_NONE = 3, /* past the draw distance */
+} crowd_grass_tier;
+
+/* Zero means "default" in every field (listed after each). min_density's default is the seed's
+ * 0.012; a negative value asks for no floor (0). */
+typedef struct crowd_grass_desc {
+    uint32_t blades;             /* 2,000,000; at most CROWD_GRASS_MAX_BLADES */
+    float extent;                /* 220 m (half size) */
+    float chunk_size;            /* 8 m; 2 * extent / chunk_size is rounded up to whole chunks */
+    float full_density_distance; /* 28 m: every blade of a chunk closer than this is drawn */
+    float density_power;         /* 1.08 */
+    float density_falloff;       /* 5.8 */
+    float min_density;           /* 0.012 (negative: 0) */
+    float near_band[2];          /* 18, 32 m: near -> mid */
+    float far_band[2];           /* 60, 84 m: mid -> far */
+    float draw_distance;         /* 220 m: no blade past this horizontal distance */
+    float blade_height;          /* 0.55 m: mean height (each blade varies around it) */
+    float blade_width;           /* 0.045 m at the root */
+    float ground_size;           /* 4000 m: half size of the ground drawn under and around the field (it
+                                    follows the camera, so the world has no edge); negative: no ground */
+    uint32_t seed;               /* 0 = 1; the same seed gives the same field on every platform */
+    crowd_grass_path path;
+    bool es;     /* the context is GLES 3.0 / WebGL2 */
+    bool debug;  /* glGetError after each pass (a round trip each) */
+    bool timers; /* GPU time of the cull + classify passes and of the draws (GL 3.3+ timer queries) */
+} crowd_grass_desc;
+
+/* What changes per frame. */
+typedef struct crowd_grass_frame {
+    float time;          /* seconds, for the wind */
+    float wind[2];       /* wind direction (xz) times strength; {0,0}: still air */
+    float budget;        /* density multiplier (0, 1]; 0 = 1 */
+    float draw_distance; /* 0 = the desc's */
+} crowd_grass_frame;
+
+typedef struct crowd_grass_stats {
+    crowd_grass_path path;            /* the path in use */
+    uint32_t chunks, chunks_visible;  /* visible: at the last pass that ran */
+    uint64_t passes_run, passes_skipped;
+    bool last_skipped;                /* the last crowd_grass_draw's culling was skipped */
+    /* blades per tier at the last pass that ran: exact on the CPU path (what the block table
+       holds, less the vertex stage's band decision: a CPU estimate of it, see below); on the GPU
+       path the counters read back a few frames late (late == true) without stalling */
+    uint32_t tier_blades[CROWD_GRASS_TIERS];
+    bool late;
+    uint32_t draws; /* draw calls issued by the last crowd_grass_draw */
+    /* with desc.timers: GPU ms of culling (cull + classify; 0 when skipped) and of the draws,
+       from a frame a few frames ago; negative until a first result */
+    double gpu_cull_ms, gpu_draw_ms;
+} crowd_grass_stats;
+
+typedef struct crowd_grass crowd_grass;
+
+/* Makes the field: generates the blade records (deterministic, about 60 ns a blade), uploads them
+ * (16 bytes a blade: 32 MB for 2M) and the three tier meshes, compiles the program(s). Checks GL
+ * errors once at the end. Errors: CROWD_ERROR_ARGUMENT (a value out of range: negative sizes,
+ * bands out of order, more than CROWD_GRASS_MAX_BLADES), CROWD_ERROR_UNSUPPORTED (path GPU on a
+ * context without compute), CROWD_ERROR_GL (a shader, the GPU's texture size, out of memory). */
+CROWD_API crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out, crowd_error *error);
+CROWD_API void crowd_grass_destroy(crowd_grass *grass);
+
+/* Culls (or skips culling, see the key above) and draws the field and its ground into the bound
+ * framebuffer with the scene's camera, sun, hemisphere light and fog. `shadows` (optional): the crowd
+ * renderer whose shadow map the field receives when scene->shadows (call after
+ * crowd_gl_render_shadows). `frame` may be NULL (still air, full budget). Depth test on, no blending,
+ * both faces. Leaves: vertex array 0, program 0, DEPTH_TEST and CULL_FACE enabled, active texture
+ * unit 0; units 8..10 hold the field's textures. With debug, returns CROWD_ERROR_GL on a GL error. */
+CROWD_API crowd_result crowd_grass_draw(crowd_grass *grass, const crowd_gl_renderer *shadows,
+                                        const crowd_gl_scene *scene, const crowd_grass_frame *frame);
+
+/* Forgets the skip key: the next draw culls again. */
+CROWD_API void crowd_grass_invalidate(crowd_grass *grass);
+
+CROWD_API const crowd_grass_stats *crowd_grass_get_stats(const crowd_grass *grass);
+
+/* The desc with every default filled in (the values crowd_grass_create uses). */
+CROWD_API crowd_grass_desc crowd_grass_resolve(const crowd_grass_desc *desc);
+
+/* The fraction of a chunk's blades drawn at horizontal distance `distance` (to the chunk's nearest
+ * point): 1 up to full_density_distance, then max(min_density, exp(-falloff * t^power)) with
+ * t = (distance - full) / (draw_distance - full) clamped to [0, 1]: continuous, no step.
+ * `desc` must be resolved (crowd_grass_resolve). */
+CROWD_API float crowd_grass_density(const crowd_grass_desc *desc, float distance, float draw_distance);
+
+/* The tier of a root at horizontal distance `distance` with fixed random value `r` in [0, 1):
+ * mid once r < the near band's blend (distance - near_band[0]) / (near_band[1] - near_band[0]),
+ * far once r < the far band's blend likewise, CROWD_GRASS_NONE past draw_distance. */
+CROWD_API crowd_grass_tier crowd_grass_tier_of(const crowd_grass_desc *desc, float distance, float r,
+                                               float draw_distance);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

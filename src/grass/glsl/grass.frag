@@ -1,0 +1,51 @@
+// The grass field's one material (ground and blades of every tier): Lambert under the scene's
+// hemisphere light and shadowed sun, the scene's fog. Prepended: grass_color.glsl.
+in vec3 v_normal;
+in vec3 v_world;
+in vec3 v_base;
+in float v_t;
+flat in float v_ground;
+in vec4 v_shadow;
+
+uniform vec3 u_camera;
+uniform vec3 u_sun_direction;
+uniform vec3 u_sun_color;
+uniform vec3 u_sky_color;
+uniform vec3 u_ground_color;
+uniform vec3 u_fog_color;
+uniform float u_fog_density;
+uniform int u_shadows;
+uniform highp sampler2DShadow u_shadow_map;
+uniform vec2 u_shadow_texel;
+
+out vec4 o_color;
+
+float lit_fraction()
+{
+    if (u_shadows == 0)
+        return 1.0;
+    vec3 p = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
+    if (p.z >= 1.0 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0)
+        return 1.0;
+    float sum = 0.0;
+    for (int y = -1; y <= 1; y++)
+        for (int x = -1; x <= 1; x++)
+            sum += texture(u_shadow_map, vec3(p.xy + vec2(x, y) * u_shadow_texel, p.z - 0.0015));
+    return sum / 9.0;
+}
+
+void main()
+{
+    vec3 n = normalize(v_normal);
+    vec3 base = v_base;
+    if (v_ground > 0.5) {
+        vec2 p = v_world.xz;
+        base = grass_ground(p, grass_zone(p)) * (0.8 + 0.25 * grass_noise(p * 3.7));
+    }
+    float sun = max(dot(n, u_sun_direction), 0.0) * lit_fraction();
+    vec3 ambient = mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5) * (0.55 + 0.45 * v_t); // roots in the blades' shade
+    vec3 color = base * (ambient + u_sun_color * sun);
+    float d = length(v_world - u_camera) * u_fog_density;
+    color = mix(u_fog_color, color, exp(-d * d));
+    o_color = vec4(pow(color, vec3(1.0 / 2.2)), 1.0);
+}
