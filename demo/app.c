@@ -506,7 +506,7 @@ bool demo_key(demo_app *app, int key, bool shift)
         return true;
     }
     for (int s = 0; s < DEMO_SETTING_COUNT; s++)
-        if (settings_table[s].key == key) {
+        if (settings_table[s].key && settings_table[s].key == key) {
             demo_set(app, (demo_setting)s, stepped(app, (demo_setting)s, shift));
             return true;
         }
