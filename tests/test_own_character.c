@@ -14,71 +14,14 @@
 #define PI 3.14159265358979323846
 #include "common/cbmath.h"
 #include "crowdbake/gltf.h"
+#include "dress.h"
 #include "test_support.h"
 
-/* ---- dressing the humanoid up ------------------------------------------------------------------ */
+/* ---- dressing the humanoid up (crowd-export's dressing, tools/dress.c) -------------------------- */
 
-typedef struct dressing {
-    float m[16];                /* source placement: the inverse of what the bake must undo */
-    float q[4];                 /* its rotation */
-    float s;                    /* its uniform scale */
-    crowd_rig plain;            /* shallow copy of the read-back humanoid before dressing */
-    crowd_rig_sample_fn sample; /* its sampler */
-    uint32_t idle, wave, plain_clips;
-} dressing;
-
-static dressing dress; /* one at a time: the sampler reaches it here */
-
-static void quat_mul(const float a[4], const float b[4], float out[4])
-{
-    float r[4] = {
-        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1], a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
-        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3], a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
-    memcpy(out, r, sizeof r);
-}
-
-static void place_root(crowd_trs *t, const float m[16], const float q[4], float s)
-{
-    float p[3];
-    cb_mat4_transform_point(m, t->translation, p);
-    memcpy(t->translation, p, sizeof p);
-    quat_mul(q, t->rotation, t->rotation);
-    for (int k = 0; k < 3; k++)
-        t->scale[k] *= s;
-}
-
-static void dressed_sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
-{
-    const dressing *d = &dress;
-    uint32_t root = 0;
-    if (clip < d->plain_clips) {
-        d->sample(&d->plain, clip, time, pose, morph);
-    } else if (clip == d->plain_clips) { /* "Armature|Pose": the idle's first frame, held */
-        d->sample(&d->plain, d->idle, 0.0, pose, morph);
-    } else if (clip == d->plain_clips + 1) { /* "Armature|Roll": a forward roll, travelling, one-shot */
-        d->sample(&d->plain, d->idle, 0.0, pose, morph);
-        double u = time / rig->clips[clip].duration, angle = 2 * PI * u;
-        float r[4] = {(float)sin(angle / 2), 0, 0, (float)cos(angle / 2)};
-        quat_mul(r, pose[root].rotation, pose[root].rotation);
-        pose[root].translation[2] += (float)(1.5 * u);
-        pose[root].translation[1] -= (float)(0.5 * sin(PI * u));
-    } else { /* "Armature|Fly": waving, 1 m up, bobbing: a cycle with no ground contact */
-        d->sample(&d->plain, d->wave, time, pose, morph);
-        pose[root].translation[1] += (float)(1.0 + 0.1 * sin(2 * PI * time / rig->clips[clip].duration));
-    }
-    for (uint32_t b = 0; b < rig->bone_count; b++)
-        if (rig->bones[b].parent < 0)
-            place_root(&pose[b], d->m, d->q, d->s);
-}
-
-static char *copy_name(const char *name)
-{
-    char *s = malloc(strlen(name) + 1);
-    return s ? strcpy(s, name) : NULL;
-}
-
-/* A .glb of the humanoid as a user's file: rotated by q (about axis, degrees), scaled, moved. */
-static uint8_t *dressed_glb(const float axis[3], float degrees, float scale, float lift, size_t *size)
+/* A .glb of the humanoid as a user's file: the humanoid written and read back as glTF, dressed with
+ * every extra clip and Blender names, written again. */
+static uint8_t *dressed_glb(crowd_dress dress, size_t *size)
 {
     crowd_error err;
     uint8_t *plain_glb = NULL, *out = NULL;
@@ -90,60 +33,9 @@ static uint8_t *dressed_glb(const float axis[3], float degrees, float scale, flo
         return NULL;
     }
     crowd_gltf_bytes_free(plain_glb);
-    dressing *d = &dress;
-    memset(d, 0, sizeof *d);
-    double half = degrees * PI / 360.0;
-    float q[4] = {(float)(axis[0] * sin(half)), (float)(axis[1] * sin(half)), (float)(axis[2] * sin(half)),
-                  (float)cos(half)};
-    memcpy(d->q, q, sizeof q);
-    d->s = scale;
-    float one[3] = {scale, scale, scale}, t[3] = {0, lift * scale, 0};
-    cb_mat4_from_trs(d->m, t, q, one);
-    if (axis[2] != 0.0f) /* Z up: lifted along the source's up */
-        d->m[13] = 0, d->m[14] = lift * scale;
-    d->plain = rig;
-    d->plain.bones = malloc(rig.bone_count * sizeof *rig.bones);
-    memcpy(d->plain.bones, rig.bones, rig.bone_count * sizeof *rig.bones);
-    d->sample = rig.sample;
-    d->plain_clips = rig.clip_count;
-    d->idle = (uint32_t)crowd_rig_find_clip(&rig, "idle");
-    d->wave = (uint32_t)crowd_rig_find_clip(&rig, "wave");
-
-    /* mesh and binds in the dressed space */
-    float inverse[16];
-    cb_mat4_invert(inverse, d->m);
-    for (uint32_t v = 0; v < rig.vertex_count; v++) {
-        float p[3], n[3];
-        cb_mat4_transform_point(d->m, rig.positions + 3 * v, p);
-        for (int r = 0; r < 3; r++)
-            n[r] = (d->m[r] * rig.normals[3 * v] + d->m[4 + r] * rig.normals[3 * v + 1] +
-                    d->m[8 + r] * rig.normals[3 * v + 2]) /
-                   scale;
-        memcpy(rig.positions + 3 * v, p, sizeof p);
-        memcpy(rig.normals + 3 * v, n, sizeof n);
-    }
-    for (uint32_t b = 0; b < rig.bone_count; b++) {
-        float ib[16];
-        cb_mat4_mul(ib, rig.bones[b].inverse_bind, inverse);
-        memcpy(rig.bones[b].inverse_bind, ib, sizeof ib);
-        if (rig.bones[b].parent < 0)
-            place_root(&rig.bones[b].rest, d->m, d->q, d->s);
-    }
-    /* Blender names, and three clips a user's file has */
-    free(rig.clips[d->idle].name);
-    rig.clips[d->idle].name = copy_name("Armature|Idle");
-    crowd_rig_clip *clips = realloc(rig.clips, (rig.clip_count + 3) * sizeof *clips);
-    rig.clips = clips;
-    d->plain.clips = clips;
-    clips[rig.clip_count] = (crowd_rig_clip){copy_name("Armature|Pose"), 0.0, 1.0, true, NAN, 0};
-    clips[rig.clip_count + 1] = (crowd_rig_clip){copy_name("Armature|Roll"), 0.0, 1.2, false, NAN, 0};
-    clips[rig.clip_count + 2] = (crowd_rig_clip){copy_name("Armature|Fly"), 0.0, 1.6, true, NAN, 0};
-    rig.clip_count += 3;
-    rig.sample = dressed_sample;
-    if (crowd_gltf_write_glb(&rig, NULL, &out, size, &err) != CROWD_OK)
+    dress.blender_names = dress.pose = dress.roll = dress.fly = dress.open_walk = true;
+    if (crowd_dress_rig(&rig, &dress, &err) != CROWD_OK || crowd_gltf_write_glb(&rig, NULL, &out, size, &err) != CROWD_OK)
         fprintf(stderr, "dressed_glb: %s\n", err.message);
-    rig.sample = d->sample;
-    free(d->plain.bones);
     crowd_rig_free(&rig);
     return out;
 }
@@ -189,11 +81,10 @@ static double clip_distance(const crowd_asset *a, const crowd_asset *b, const ch
     return worst;
 }
 
-static void check_case(const char *what, const float axis[3], float degrees, float scale, float lift, crowd_bake_up up,
-                       crowd_axis expect_forward)
+static void check_case(const char *what, crowd_dress dress, crowd_bake_up up, crowd_axis expect_forward)
 {
     size_t size = 0;
-    uint8_t *glb = dressed_glb(axis, degrees, scale, lift, &size);
+    uint8_t *glb = dressed_glb(dress, &size);
     REQUIRE(glb);
     crowd_rig rig;
     crowd_error err;
@@ -226,7 +117,7 @@ static void check_case(const char *what, const float axis[3], float degrees, flo
         {"jog", CROWD_ROLE_LOCOMOTION}, {"run", CROWD_ROLE_LOCOMOTION},
         {"wave", CROWD_ROLE_IDLE},      {"cheer", CROWD_ROLE_IDLE},
         {"pose", CROWD_ROLE_POSE},      {"Armature|Roll", CROWD_ROLE_ACTION},
-        {"FLY", CROWD_ROLE_FLIGHT},
+        {"FLY", CROWD_ROLE_FLIGHT},     {"walk_open", CROWD_ROLE_LOCOMOTION},
     };
     for (size_t k = 0; k < sizeof roles / sizeof *roles; k++) {
         uint32_t c = 0;
@@ -249,32 +140,77 @@ static void check_case(const char *what, const float axis[3], float degrees, flo
 
 static void faces_minus_z_in_centimetres(void)
 {
-    check_case("-Z, cm", (const float[3]){0, 1, 0}, 180.0f, 100.0f, 0.0f, CROWD_UP_DEFAULT, CROWD_AXIS_NEG_Z);
+    check_case("-Z, cm", (crowd_dress){.face = CROWD_AXIS_NEG_Z, .scale = 100.0f}, CROWD_UP_DEFAULT, CROWD_AXIS_NEG_Z);
 }
 
 static void faces_plus_x_in_inches_lifted(void)
 {
-    check_case("+X, inches, lifted", (const float[3]){0, 1, 0}, 90.0f, 1.0f / 0.0254f, 0.4f, CROWD_UP_DEFAULT,
-               CROWD_AXIS_POS_X);
+    check_case("+X, inches, lifted", (crowd_dress){.face = CROWD_AXIS_POS_X, .scale = 1.0f / 0.0254f, .lift = 0.4f},
+               CROWD_UP_DEFAULT, CROWD_AXIS_POS_X);
 }
 
 static void sunk(void)
 {
-    check_case("sunk", (const float[3]){0, 1, 0}, 0.0f, 1.0f, -0.3f, CROWD_UP_DEFAULT, CROWD_AXIS_POS_Z);
+    check_case("sunk", (crowd_dress){.lift = -0.3f}, CROWD_UP_DEFAULT, CROWD_AXIS_POS_Z);
 }
 
 static void z_up(void)
 {
     /* +90 degrees about X takes +Y (up) to +Z and +Z (forward) to -Y (Blender's forward); --up +z turns
      * it back, so the forward seen after the up rotation is +Z */
-    check_case("Z up", (const float[3]){1, 0, 0}, 90.0f, 1.0f, 0.0f, CROWD_UP_POS_Z, CROWD_AXIS_POS_Z);
+    check_case("Z up", (crowd_dress){.z_up = true}, CROWD_UP_POS_Z, CROWD_AXIS_POS_Z);
+}
+
+/* Loop rule (b) of gltf.h: a walk cycle written without its closing key (its last key is the pose
+ * one sample before the first) loops, and its duration grows by that key interval to the full cycle;
+ * the same walk cut a quarter of a second short does not loop, nor does the one-shot roll. */
+static bool open_walk(float cut_fps, crowd_rig *rig)
+{
+    size_t size = 0;
+    uint8_t *glb = dressed_glb((crowd_dress){.fps = cut_fps}, &size);
+    crowd_error err;
+    bool ok = glb && crowd_gltf_read_memory(glb, size, "open.glb", NULL, NULL, rig, &err) == CROWD_OK;
+    crowd_gltf_bytes_free(glb);
+    return ok;
+}
+
+static void loop_rule_b(void)
+{
+    crowd_rig rig;
+    REQUIRE(open_walk(30.0f, &rig));
+    int walk = crowd_rig_find_clip(&rig, "Armature|Walk"), open = crowd_rig_find_clip(&rig, "Armature|Walk_open");
+    int roll = crowd_rig_find_clip(&rig, "Armature|Roll");
+    REQUIRE(walk >= 0 && open >= 0 && roll >= 0);
+    printf("  walk %.4f s loops %d; one key short: %.4f s loops %d; roll loops %d\n", rig.clips[walk].duration,
+           rig.clips[walk].loop, rig.clips[open].duration, rig.clips[open].loop, rig.clips[roll].loop);
+    CHECK(rig.clips[walk].loop && rig.clips[open].loop && !rig.clips[roll].loop);
+    CHECKF(fabs(rig.clips[open].duration - rig.clips[walk].duration) < 1e-5, "%.6f s against %.6f s",
+           rig.clips[open].duration, rig.clips[walk].duration);
+    /* baked, it is the walk again: a gait with the walk's stride */
+    const char *clips[] = {"walk", "walk_open"};
+    crowd_bake_desc desc = {.clip_names = clips, .clip_name_count = 2};
+    crowd_bake_output out = bake_or_die(&rig, desc);
+    crowd_asset a;
+    crowd_error err;
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    CHECKF(a.clips[1].flags & CROWD_CLIP_LOCOMOTION && fabsf(a.clips[1].stride - a.clips[0].stride) < 0.01f * a.clips[0].stride,
+           "walk stride %.4f m, open walk %.4f m", (double)a.clips[0].stride, (double)a.clips[1].stride);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+    /* a quarter of a second missing is not one sample short */
+    REQUIRE(open_walk(4.0f, &rig));
+    open = crowd_rig_find_clip(&rig, "Armature|Walk_open");
+    REQUIRE(open >= 0);
+    CHECKF(!rig.clips[open].loop, "a walk 0.25 s short loops (%.4f s)", rig.clips[open].duration);
+    crowd_rig_free(&rig);
 }
 
 /* Without --height a centimetre file is 170+ m tall: a warning naming centimetres and the flag. */
 static void implausible_size_warns(void)
 {
     size_t size = 0;
-    uint8_t *glb = dressed_glb((const float[3]){0, 1, 0}, 0.0f, 100.0f, 0.0f, &size);
+    uint8_t *glb = dressed_glb((crowd_dress){.scale = 100.0f}, &size);
     REQUIRE(glb);
     crowd_rig rig;
     crowd_error err;
@@ -360,6 +296,7 @@ int main(void)
     RUN_TEST(faces_plus_x_in_inches_lifted);
     RUN_TEST(sunk);
     RUN_TEST(z_up);
+    RUN_TEST(loop_rule_b);
     RUN_TEST(implausible_size_warns);
     RUN_TEST(overrides);
     RUN_TEST(morph_bone_mode);

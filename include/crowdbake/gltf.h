@@ -135,7 +135,7 @@ typedef struct crowd_gltf_write_desc {
 /* Writes `rig` (which must pass crowd_rig_validate) as a .glb image: *bytes (free with
  * crowd_gltf_bytes_free)
  * and *size. `desc` may be NULL. Cost: the rig's sampler is called (fps x duration + 1) times per
- * clip. */
+ * clip (twice for a clip whose key_count is 1 or 2: a pose read from two keys is written as two). */
 CROWD_API crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_desc *desc, uint8_t **bytes,
                                             size_t *size, crowd_error *error);
 
