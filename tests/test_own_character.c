@@ -13,6 +13,7 @@
 
 #define PI 3.14159265358979323846
 #include "common/cbmath.h"
+#include "crowdbake/crowd.h"
 #include "crowdbake/gltf.h"
 #include "dress.h"
 #include "test_support.h"
@@ -289,6 +290,135 @@ static void morph_bone_mode(void)
     crowd_rig_free(&rig);
 }
 
+/* ---- the demo's simulation on a user's file ------------------------------------------------------ */
+
+/* The dressed humanoid baked at 1.7 m: Blender names, a two-key pose, a one-shot roll, a flight cycle
+ * without contact and a walk one key short, with `roles` forced on top. */
+static void bake_dressed(const crowd_bake_clip_role *roles, uint32_t role_count, crowd_bake_output *out, crowd_asset *a)
+{
+    size_t size = 0;
+    uint8_t *glb = dressed_glb((crowd_dress){0}, &size);
+    REQUIRE(glb);
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_memory(glb, size, "dressed.glb", NULL, NULL, &rig, &err) == CROWD_OK);
+    crowd_gltf_bytes_free(glb);
+    crowd_bake_desc desc = {.height = 1.7f, .clip_roles = roles, .clip_role_count = role_count};
+    *out = bake_or_die(&rig, desc);
+    REQUIRE(crowd_asset_load_memory(a, out->bytes, out->size, &err) == CROWD_OK);
+    crowd_rig_free(&rig);
+}
+
+static uint32_t matched(const crowd_asset *a, const char *name)
+{
+    uint32_t c = 0;
+    if (!crowd_asset_match_clip(a, name, &c)) {
+        fprintf(stderr, "FATAL: no clip matches \"%s\"\n", name);
+        exit(1);
+    }
+    return c;
+}
+
+typedef struct sim_tally {
+    uint32_t plays[64];     /* agent-steps per clip (clip A or the clip faded to) */
+    uint32_t standing[64];  /* agent-steps per clip of agents that did not move */
+    uint32_t wrong, wrong_standing, agent_steps;
+} sim_tally;
+
+/* Every scenario, 1,000 agents, 12 s each: count what plays, and what plays while standing. */
+static void run_scenarios(const crowd_asset *a, sim_tally *t)
+{
+    memset(t, 0, sizeof *t);
+    const uint32_t n = 1000;
+    crowd_desc d = {.asset = a, .capacity = n, .world_size = 120.0f};
+    crowd *c = NULL;
+    crowd_sim *sim = NULL;
+    crowd_error err;
+    REQUIRE(crowd_create(&d, &c, &err) == CROWD_OK);
+    crowd_sim_desc sd = {.target = c, .seed = 11};
+    REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
+    REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+    crowd_record *before = malloc(n * sizeof *before);
+    REQUIRE(before);
+    crowd_view v;
+    memset(&v, 0, sizeof v);
+    for (int scenario = 0; scenario < CROWD_SCENARIO_COUNT; scenario++) {
+        crowd_sim_set_scenario(sim, (crowd_scenario)scenario);
+        for (int step = 0; step < 120; step++) {
+            for (uint32_t i = 0; i < n; i++)
+                crowd_get(c, i, &before[i]);
+            crowd_sim_step(sim, 0.1f);
+            for (uint32_t i = 0; i < n; i++) {
+                crowd_record r;
+                crowd_get(c, i, &r);
+                uint32_t clips[2] = {(uint32_t)r.clip_a, (uint32_t)r.clip_b};
+                for (int k = 0; k < 2; k++) {
+                    crowd_clip_role role = crowd_clip_role_of(&a->clips[clips[k]]);
+                    t->wrong += role != CROWD_ROLE_LOCOMOTION && role != CROWD_ROLE_IDLE;
+                }
+                t->plays[clips[1] & 63]++;
+                float dx = r.position[0] - before[i].position[0], dz = r.position[2] - before[i].position[2];
+                if (dx * dx + dz * dz < 1e-10f) { /* standing: its clip (and the one it fades to) stand */
+                    t->standing[clips[1] & 63]++;
+                    t->wrong_standing += crowd_clip_role_of(&a->clips[clips[1]]) != CROWD_ROLE_IDLE ||
+                                         crowd_clip_role_of(&a->clips[clips[0]]) == CROWD_ROLE_ACTION;
+                }
+                t->agent_steps++;
+            }
+        }
+    }
+    free(before);
+    crowd_sim_destroy(sim);
+    crowd_destroy(c);
+}
+
+static void print_tally(const crowd_asset *a, const sim_tally *t)
+{
+    printf("  %u agent-steps over %d scenarios; played (standing):", t->agent_steps, CROWD_SCENARIO_COUNT);
+    for (uint32_t c = 0; c < a->clip_count && c < 64; c++)
+        if (t->plays[c])
+            printf(" %s[%s] %u (%u)", a->clips[c].name, crowd_clip_role_name(crowd_clip_role_of(&a->clips[c])),
+                   t->plays[c], t->standing[c]);
+    printf("\n");
+}
+
+/* The demo's simulation never plays a pose, an action or a flight as a gait, never stands in an
+ * action, and finds "Armature|Idle" for standing; with that idle forced to be an action it stands
+ * in another idle-role clip, still never in the action. */
+static void sim_plays_only_gaits(void)
+{
+    crowd_bake_output out;
+    crowd_asset a;
+    bake_dressed(NULL, 0, &out, &a);
+    sim_tally t;
+    run_scenarios(&a, &t);
+    print_tally(&a, &t);
+    uint32_t idle = matched(&a, "Armature|Idle"), walk = matched(&a, "walk");
+    uint32_t bad[] = {matched(&a, "pose"), matched(&a, "roll"), matched(&a, "fly")};
+    CHECKF(t.wrong == 0 && t.wrong_standing == 0, "%u agent-steps play a non-gait, %u stand in a non-idle", t.wrong,
+           t.wrong_standing);
+    for (int k = 0; k < 3; k++)
+        CHECKF(t.plays[bad[k]] == 0, "%s played %u times", a.clips[bad[k]].name, t.plays[bad[k]]);
+    uint32_t run = matched(&a, "run");
+    CHECKF(t.standing[idle] > 1000 && t.plays[walk] + t.plays[matched(&a, "walk_open")] > 1000 && t.plays[run] > 1000,
+           "idle stood %u, walk played %u, run %u", t.standing[idle], t.plays[walk], t.plays[run]);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+
+    /* the idle is an action now (as if it were a death): nobody stands in it */
+    crowd_bake_clip_role forced[] = {{"idle", CROWD_ROLE_ACTION}, {"walk", CROWD_ROLE_POSE}};
+    bake_dressed(forced, 2, &out, &a);
+    run_scenarios(&a, &t);
+    print_tally(&a, &t);
+    idle = matched(&a, "Armature|Idle"), walk = matched(&a, "walk");
+    CHECKF(t.wrong == 0 && t.wrong_standing == 0, "%u agent-steps play a non-gait, %u stand in a non-idle", t.wrong,
+           t.wrong_standing);
+    CHECKF(t.plays[idle] == 0 && t.plays[walk] == 0, "the action idle played %u, the pose walk %u", t.plays[idle],
+           t.plays[walk]);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+}
+
 int main(void)
 {
     RUN_TEST(reference_bake);
@@ -299,6 +429,7 @@ int main(void)
     RUN_TEST(loop_rule_b);
     RUN_TEST(implausible_size_warns);
     RUN_TEST(overrides);
+    RUN_TEST(sim_plays_only_gaits);
     RUN_TEST(morph_bone_mode);
     crowd_asset_free(&reference_asset);
     crowd_bake_output_free(&reference);
