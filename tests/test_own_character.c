@@ -35,7 +35,7 @@ static uint8_t *dressed_glb(crowd_dress dress, size_t *size)
         return NULL;
     }
     crowd_gltf_bytes_free(plain_glb);
-    dress.blender_names = dress.pose = dress.roll = dress.fly = dress.open_walk = true;
+    dress.blender_names = dress.pose = dress.roll = dress.fly = dress.open_walk = dress.root_walk = true;
     if (crowd_dress_rig(&rig, &dress, &err) != CROWD_OK || crowd_gltf_write_glb(&rig, NULL, &out, size, &err) != CROWD_OK)
         fprintf(stderr, "dressed_glb: %s\n", err.message);
     crowd_rig_free(&rig);
@@ -277,7 +277,7 @@ static void check_case(const char *what, crowd_dress dress, crowd_bake_up up, cr
         {"jog", CROWD_ROLE_LOCOMOTION}, {"run", CROWD_ROLE_LOCOMOTION},
         {"wave", CROWD_ROLE_IDLE},      {"cheer", CROWD_ROLE_IDLE},
         {"pose", CROWD_ROLE_POSE},      {"Armature|Roll", CROWD_ROLE_ACTION},
-        {"FLY", CROWD_ROLE_FLIGHT},     {"walk_open", CROWD_ROLE_LOCOMOTION},
+        {"FLY", CROWD_ROLE_FLIGHT},     {"walk_open", CROWD_ROLE_LOCOMOTION}, {"walk_root", CROWD_ROLE_LOCOMOTION},
     };
     for (size_t k = 0; k < sizeof roles / sizeof *roles; k++) {
         uint32_t c = 0;
@@ -356,6 +356,28 @@ static void loop_rule_b(void)
     REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
     CHECKF(a.clips[1].flags & CROWD_CLIP_LOCOMOTION && fabsf(a.clips[1].stride - a.clips[0].stride) < 0.01f * a.clips[0].stride,
            "walk stride %.4f m, open walk %.4f m", (double)a.clips[0].stride, (double)a.clips[1].stride);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+    /* rule (c): the walk with root motion loops, travels 0.72 heights (of the bind mesh) per cycle,
+     * and bakes in place as the walk, with the walk's stride */
+    REQUIRE(open_walk(30.0f, &rig));
+    int root = crowd_rig_find_clip(&rig, "Armature|Walk_root");
+    REQUIRE(root >= 0);
+    printf("  root-motion walk: loops %d, root travel %.4f m\n", rig.clips[root].loop, rig.clips[root].root_travel);
+    CHECK(rig.clips[root].loop && rig.clips[root].root_travel > 1.2 && rig.clips[root].root_travel < 1.4);
+    const char *root_clips[] = {"walk", "walk_root"};
+    desc.clip_names = root_clips;
+    out = bake_or_die(&rig, desc);
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    crowd_clip_evidence e;
+    CHECK(crowd_asset_clip_evidence(&a, 1, &e));
+    printf("  baked: walk stride %.4f m, root-motion walk %s, stride %.4f m, root travel %.4f m\n",
+           (double)a.clips[0].stride, crowd_clip_role_name(crowd_clip_role_of(&a.clips[1])), (double)a.clips[1].stride,
+           (double)e.root_travel);
+    CHECKF(crowd_clip_role_of(&a.clips[1]) == CROWD_ROLE_LOCOMOTION &&
+               fabsf(a.clips[1].stride - a.clips[0].stride) < 0.01f * a.clips[0].stride && e.root_travel > 1.2f,
+           "walk stride %.4f m, root-motion walk %.4f m", (double)a.clips[0].stride, (double)a.clips[1].stride);
     crowd_asset_free(&a);
     crowd_bake_output_free(&out);
     crowd_rig_free(&rig);

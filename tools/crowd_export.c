@@ -27,7 +27,8 @@ static void usage(FILE *out)
                  "                      --scale, -1000..1000; negative sinks it\n"
                  "  --add-clip <list>   comma-separated extra clips: pose (the idle's first frame as 2 keys),\n"
                  "                      roll (a one-shot forward roll), fly (the wave cycle in the air, no\n"
-                 "                      ground contact), walk-open (the walk cycle without its closing key)\n"
+                 "                      ground contact), walk-open (the walk cycle without its closing key),\n"
+                 "                      walk-root (the walk with root motion: travelling, not in place)\n"
                  "  --blender-names     rename every clip \"Armature|Name\"\n");
 }
 
@@ -98,9 +99,10 @@ int main(int argc, char **argv)
                              : n == 4 && !strncmp(name, "roll", n)      ? &dress.roll
                              : n == 3 && !strncmp(name, "fly", n)       ? &dress.fly
                              : n == 9 && !strncmp(name, "walk-open", n) ? &dress.open_walk
+                             : n == 9 && !strncmp(name, "walk-root", n) ? &dress.root_walk
                                                                         : NULL;
                 if (!flag) {
-                    fprintf(stderr, "crowd-export: --add-clip %s: \"%.*s\" is not pose, roll, fly or walk-open\n", v,
+                    fprintf(stderr, "crowd-export: --add-clip %s: \"%.*s\" is not pose, roll, fly, walk-open or walk-root\n", v,
                             (int)n, name);
                     return 2;
                 }

@@ -13,14 +13,15 @@
 
 #define PI 3.14159265358979323846
 
-enum { EXTRA_POSE, EXTRA_ROLL, EXTRA_FLY, EXTRA_OPEN_WALK };
+enum { EXTRA_POSE, EXTRA_ROLL, EXTRA_FLY, EXTRA_OPEN_WALK, EXTRA_ROOT_WALK };
 
 typedef struct dress_state {
     crowd_rig plain;            /* the undressed rig, shallow: its sampler, its own rest pose */
     float m[16], q[4], s;       /* the dressing: m = translate * rotate(q) * scale(s) */
     uint32_t plain_clips;       /* clips below this are the source's */
-    uint32_t extra_kind[4];     /* kind of clip plain_clips + k */
+    uint32_t extra_kind[5];     /* kind of clip plain_clips + k */
     uint32_t idle, wave, walk;  /* what the extras start from */
+    bool has_walk;
     double height;              /* of the undressed bind mesh along +Y, its own units */
 } dress_state;
 
@@ -58,11 +59,15 @@ static void dressed_sample(const crowd_rig *rig, uint32_t clip, double time, cro
     } else {
         uint32_t kind = d->extra_kind[clip - d->plain_clips];
         double u = time / rig->clips[clip].duration, h = d->height;
-        if (kind == EXTRA_OPEN_WALK) {
+        if (kind == EXTRA_OPEN_WALK || kind == EXTRA_ROOT_WALK) {
             plain->sample(plain, d->walk, plain->clips[d->walk].start + time - rig->clips[clip].start, pose, morph);
         } else if (kind == EXTRA_FLY) {
             const crowd_rig_clip *w = &plain->clips[d->wave];
             plain->sample(plain, d->wave, w->start + fmod(time, w->duration), pose, morph);
+        } else if (kind == EXTRA_ROLL) { /* rolling into a stride (a quarter of the walk): another pose */
+            uint32_t k = d->has_walk ? d->walk : d->wave;
+            const crowd_rig_clip *w = &plain->clips[k];
+            plain->sample(plain, k, w->start + 0.25 * u * w->duration, pose, morph);
         } else {
             plain->sample(plain, d->idle, plain->clips[d->idle].start, pose, morph);
         }
@@ -77,6 +82,8 @@ static void dressed_sample(const crowd_rig *rig, uint32_t clip, double time, cro
                 pose[b].translation[1] -= (float)(0.3 * h * sin(PI * u));
             } else if (kind == EXTRA_FLY) {
                 pose[b].translation[1] += (float)(h * (0.6 + 0.06 * sin(2 * PI * u)));
+            } else if (kind == EXTRA_ROOT_WALK) { /* root motion: 0.72 heights forward per cycle */
+                pose[b].translation[2] += (float)(0.72 * h * u);
             }
         }
     }
@@ -163,10 +170,10 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
         d->idle = 0;
     if (!find(rig, "wave", &d->wave))
         d->wave = d->idle;
-    if (dress->open_walk && !find(rig, "walk", &d->walk)) {
+    d->has_walk = find(rig, "walk", &d->walk);
+    if ((dress->open_walk || dress->root_walk) && !d->has_walk) {
         free(d);
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "dress: the walk cycle without its last key needs a clip "
-                                                       "named walk");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "dress: walk-open and walk-root need a clip named walk");
     }
     float lo = INFINITY, hi = -INFINITY;
     for (uint32_t v = 0; v < rig->vertex_count; v++)
@@ -185,7 +192,7 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
     cb_mat4_from_trs(d->m, t, d->q, one);
 
     /* the clip list: renamed, plus the extras */
-    uint32_t extras = 0, kinds[4];
+    uint32_t extras = 0, kinds[5];
     if (dress->pose)
         kinds[extras++] = EXTRA_POSE;
     if (dress->roll)
@@ -194,6 +201,8 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
         kinds[extras++] = EXTRA_FLY;
     if (dress->open_walk)
         kinds[extras++] = EXTRA_OPEN_WALK;
+    if (dress->root_walk)
+        kinds[extras++] = EXTRA_ROOT_WALK;
     crowd_rig_clip *clips = realloc(rig->clips, (rig->clip_count + extras) * sizeof *clips);
     crowd_rig_bone *bones = malloc(rig->bone_count * sizeof *bones);
     if (clips)
@@ -203,7 +212,7 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "dress: out of memory");
     }
     memcpy(bones, rig->bones, rig->bone_count * sizeof *bones);
-    static const char *const names[] = {"pose", "roll", "fly", "walk_open"};
+    static const char *const names[] = {"pose", "roll", "fly", "walk_open", "walk_root"};
     double fps = dress->fps > 0 ? dress->fps : 30.0;
     for (uint32_t k = 0; k < extras; k++) {
         crowd_rig_clip c = {copy_text(names[kinds[k]]), 0.0, 1.0, true, NAN, 0};
@@ -213,6 +222,8 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
             c.duration = 1.2, c.loop = false;
         else if (kinds[k] == EXTRA_FLY)
             c.duration = clips[d->wave].duration;
+        else if (kinds[k] == EXTRA_ROOT_WALK)
+            c.duration = clips[d->walk].duration;
         else { /* the walk's own key times (the writer's m = round(duration x fps) steps), less the last */
             double m = fmax(2.0, round(clips[d->walk].duration * fps));
             c.duration = clips[d->walk].duration * (m - 1.0) / m;

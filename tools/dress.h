@@ -18,15 +18,16 @@ typedef struct crowd_dress {
     float lift;      /* moved along its up by this many of the rig's own units before scaling (< 0 sinks) */
     bool blender_names; /* every clip renamed "Armature|Name" (first letter upper case) */
     bool pose;          /* adds "pose": the idle's first frame held for 1 s, written as 2 keys */
-    bool roll;          /* adds "roll": a forward roll, 1.2 s, travelling, one-shot */
+    bool roll;          /* adds "roll": a forward roll into a walking stride, 1.2 s, one-shot */
     bool fly;           /* adds "fly": the wave (or idle) cycle 0.6 x the height up, bobbing: no contact */
     bool open_walk;     /* adds "walk_open": the walk cycle without its closing key (needs `fps`) */
+    bool root_walk;     /* adds "walk_root": the walk with root motion, 0.72 heights forward per cycle */
     float fps;          /* the export's key rate, for open_walk; 0 = 30 */
 } crowd_dress;
 
 /* Dresses `rig` in place (the mesh, binds, rest pose and morph deltas move; the sampler is wrapped
  * and stays owned by the rig). Fails with CROWD_ERROR_ARGUMENT when a clip the extras start from
- * is missing (open_walk needs a clip matching "walk"), leaving the rig as it was. */
+ * is missing (open_walk and root_walk need a clip matching "walk"), leaving the rig as it was. */
 crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_error *error);
 
 #endif
