@@ -36,7 +36,8 @@ static uint8_t *dressed_glb(crowd_dress dress, size_t *size)
     }
     crowd_gltf_bytes_free(plain_glb);
     dress.blender_names = dress.pose = dress.roll = dress.fly = dress.open_walk = dress.root_walk = true;
-    if (crowd_dress_rig(&rig, &dress, &err) != CROWD_OK || crowd_gltf_write_glb(&rig, NULL, &out, size, &err) != CROWD_OK)
+    if (crowd_dress_rig(&rig, &dress, &err) != CROWD_OK ||
+        crowd_gltf_write_glb(&rig, NULL, &out, size, &err) != CROWD_OK)
         fprintf(stderr, "dressed_glb: %s\n", err.message);
     crowd_rig_free(&rig);
     return out;
@@ -118,7 +119,8 @@ static void find_face(const crowd_asset *a)
 
 /* Vertex v of a record's clip A at shader time `time`, in world metres: as the vertex shader does
  * (frames mixed, scaled, turned by yaw about +Y with yaw 0 facing +Z, moved). */
-static void world_vertex(const crowd_asset *a, const crowd_record *r, const crowd_clip_sample *s, uint32_t v, float w[3])
+static void world_vertex(const crowd_asset *a, const crowd_record *r, const crowd_clip_sample *s, uint32_t v,
+                         float w[3])
 {
     float p0[3], p1[3], n[3];
     crowd_asset_decode_vertex(a, s->frame0, v, p0, n);
@@ -133,11 +135,11 @@ static void world_vertex(const crowd_asset *a, const crowd_record *r, const crow
 }
 
 typedef struct look {
-    uint32_t walkers;         /* agent-frames measured: walking, not fading */
-    double worst_feet;        /* |lowest vertex - ground|, metres */
-    double worst_angle;       /* face against heading, degrees */
+    uint32_t walkers;   /* agent-frames measured: walking, not fading */
+    double worst_feet;  /* |lowest vertex - ground|, metres */
+    double worst_angle; /* face against heading, degrees */
     double mean_angle;
-    double mean_motion;       /* face against the direction of motion, degrees */
+    double mean_motion; /* face against the direction of motion, degrees */
 } look;
 
 /* A parading crowd of this asset through the runtime (sim, update, records), measured at six
@@ -273,11 +275,17 @@ static void check_case(const char *what, crowd_dress dress, crowd_bake_up up, cr
         const char *clip;
         crowd_clip_role role;
     } roles[] = {
-        {"idle", CROWD_ROLE_IDLE},      {"walk", CROWD_ROLE_LOCOMOTION},
-        {"jog", CROWD_ROLE_LOCOMOTION}, {"run", CROWD_ROLE_LOCOMOTION},
-        {"wave", CROWD_ROLE_IDLE},      {"cheer", CROWD_ROLE_IDLE},
-        {"pose", CROWD_ROLE_POSE},      {"Armature|Roll", CROWD_ROLE_ACTION},
-        {"FLY", CROWD_ROLE_FLIGHT},     {"walk_open", CROWD_ROLE_LOCOMOTION}, {"walk_root", CROWD_ROLE_LOCOMOTION},
+        {"idle", CROWD_ROLE_IDLE},
+        {"walk", CROWD_ROLE_LOCOMOTION},
+        {"jog", CROWD_ROLE_LOCOMOTION},
+        {"run", CROWD_ROLE_LOCOMOTION},
+        {"wave", CROWD_ROLE_IDLE},
+        {"cheer", CROWD_ROLE_IDLE},
+        {"pose", CROWD_ROLE_POSE},
+        {"Armature|Roll", CROWD_ROLE_ACTION},
+        {"FLY", CROWD_ROLE_FLIGHT},
+        {"walk_open", CROWD_ROLE_LOCOMOTION},
+        {"walk_root", CROWD_ROLE_LOCOMOTION},
     };
     for (size_t k = 0; k < sizeof roles / sizeof *roles; k++) {
         uint32_t c = 0;
@@ -354,7 +362,8 @@ static void loop_rule_b(void)
     crowd_asset a;
     crowd_error err;
     REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
-    CHECKF(a.clips[1].flags & CROWD_CLIP_LOCOMOTION && fabsf(a.clips[1].stride - a.clips[0].stride) < 0.01f * a.clips[0].stride,
+    CHECKF(a.clips[1].flags & CROWD_CLIP_LOCOMOTION &&
+               fabsf(a.clips[1].stride - a.clips[0].stride) < 0.01f * a.clips[0].stride,
            "walk stride %.4f m, open walk %.4f m", (double)a.clips[0].stride, (double)a.clips[1].stride);
     crowd_asset_free(&a);
     crowd_bake_output_free(&out);
@@ -502,8 +511,8 @@ static uint32_t matched(const crowd_asset *a, const char *name)
 }
 
 typedef struct sim_tally {
-    uint32_t plays[64];     /* agent-steps per clip (clip A or the clip faded to) */
-    uint32_t standing[64];  /* agent-steps per clip of agents that did not move */
+    uint32_t plays[64];    /* agent-steps per clip (clip A or the clip faded to) */
+    uint32_t standing[64]; /* agent-steps per clip of agents that did not move */
     uint32_t wrong, wrong_standing, agent_steps;
 } sim_tally;
 

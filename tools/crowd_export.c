@@ -102,7 +102,8 @@ int main(int argc, char **argv)
                              : n == 9 && !strncmp(name, "walk-root", n) ? &dress.root_walk
                                                                         : NULL;
                 if (!flag) {
-                    fprintf(stderr, "crowd-export: --add-clip %s: \"%.*s\" is not pose, roll, fly, walk-open or walk-root\n", v,
+                    fprintf(stderr,
+                            "crowd-export: --add-clip %s: \"%.*s\" is not pose, roll, fly, walk-open or walk-root\n", v,
                             (int)n, name);
                     return 2;
                 }

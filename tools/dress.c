@@ -16,13 +16,13 @@
 enum { EXTRA_POSE, EXTRA_ROLL, EXTRA_FLY, EXTRA_OPEN_WALK, EXTRA_ROOT_WALK };
 
 typedef struct dress_state {
-    crowd_rig plain;            /* the undressed rig, shallow: its sampler, its own rest pose */
-    float m[16], q[4], s;       /* the dressing: m = translate * rotate(q) * scale(s) */
-    uint32_t plain_clips;       /* clips below this are the source's */
-    uint32_t extra_kind[5];     /* kind of clip plain_clips + k */
-    uint32_t idle, wave, walk;  /* what the extras start from */
+    crowd_rig plain;           /* the undressed rig, shallow: its sampler, its own rest pose */
+    float m[16], q[4], s;      /* the dressing: m = translate * rotate(q) * scale(s) */
+    uint32_t plain_clips;      /* clips below this are the source's */
+    uint32_t extra_kind[5];    /* kind of clip plain_clips + k */
+    uint32_t idle, wave, walk; /* what the extras start from */
     bool has_walk;
-    double height;              /* of the undressed bind mesh along +Y, its own units */
+    double height; /* of the undressed bind mesh along +Y, its own units */
 } dress_state;
 
 static void quat_mul(const float a[4], const float b[4], float out[4])

@@ -12,10 +12,10 @@
 #include "crowdbake/rig.h"
 
 typedef struct crowd_dress {
-    crowd_axis face; /* where the character faces afterwards: POS_Z (as it is), NEG_Z, POS_X, NEG_X */
-    bool z_up;       /* then turned +90 degrees about X: its up becomes +Z and +Z forward becomes -Y */
-    float scale;     /* every length times this (100: centimetres, 39.37: inches); 0 = 1 */
-    float lift;      /* moved along its up by this many of the rig's own units before scaling (< 0 sinks) */
+    crowd_axis face;    /* where the character faces afterwards: POS_Z (as it is), NEG_Z, POS_X, NEG_X */
+    bool z_up;          /* then turned +90 degrees about X: its up becomes +Z and +Z forward becomes -Y */
+    float scale;        /* every length times this (100: centimetres, 39.37: inches); 0 = 1 */
+    float lift;         /* moved along its up by this many of the rig's own units before scaling (< 0 sinks) */
     bool blender_names; /* every clip renamed "Armature|Name" (first letter upper case) */
     bool pose;          /* adds "pose": the idle's first frame held for 1 s, written as 2 keys */
     bool roll;          /* adds "roll": a forward roll into a walking stride, 1.2 s, one-shot */

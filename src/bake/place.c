@@ -402,7 +402,8 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
     }
     notes->hover = flier && isfinite(hover) ? (float)hover : 0.0f;
     for (uint32_t i = 0; i < job->clip_count; i++)
-        job->clips[i].evidence.root_travel = (float)(job->rig->clips[job->clips[i].rig_clip].root_travel * job->unit_scale);
+        job->clips[i].evidence.root_travel =
+            (float)(job->rig->clips[job->clips[i].rig_clip].root_travel * job->unit_scale);
     return CROWD_OK;
 }
 

@@ -265,8 +265,8 @@ static int compare_double(const void *a, const void *b)
  * bones share (the per-axis median: ancestors above the moving root stay put) is the travel; the
  * clip is a cycle that travels when every bone's displacement is that travel within 1 % of the size
  * and the travel is at least 5 % of it. */
-static bool root_motion(const crowd_rig *rig, const uint8_t *skinned, const float *global, double size,
-                        double *scratch, double travel[3])
+static bool root_motion(const crowd_rig *rig, const uint8_t *skinned, const float *global, double size, double *scratch,
+                        double travel[3])
 {
     uint32_t bones = rig->bone_count, n = 0;
     for (int k = 0; k < 3; k++) {
@@ -385,8 +385,8 @@ static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
     double size = mesh_size(rig);
     for (uint32_t c = 0; c < rig->clip_count; c++) {
         double *d = travel + 3 * (size_t)c, data_travel = 0.0;
-        rig->clips[c].loop = clip_loops(rig, skinned, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global,
-                                        weights, size, &wrap[c], scratch, d, &data_travel);
+        rig->clips[c].loop = clip_loops(rig, skinned, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global, weights,
+                                        size, &wrap[c], scratch, d, &data_travel);
         rig->clips[c].duration += wrap[c];
         rig->clips[c].root_travel = rig->clips[c].loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), data_travel) : 0.0;
     }
