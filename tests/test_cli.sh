@@ -168,6 +168,54 @@ expect 2 "" -- "$bin/crowd-export"
 expect 1 "cannot open" -- "$bin/crowd-export" "$work/missing.glb" --out "$work/x.glb"
 [[ -e "$work/x.glb" ]] && fail "a failed export left an output file"
 
+# bring your own character: placement flags, good and bad
+expect 0 "faces -Z in the source (given)" -- "$bin/crowd-bake" --forward -z --frames 4 --out "$work/fz.crowd"
+expect 0 "up +Z" -- "$bin/crowd-bake" --up +z --frames 4 --out "$work/uz.crowd"
+expect 0 "height 1.700 m" -- "$bin/crowd-bake" --height 1.7 --frames 4 --out "$work/ht.crowd"
+expect 0 "ground offset +0.2500 m" -- "$bin/crowd-bake" --ground 0.25 --frames 4 --out "$work/gr.crowd"
+expect 0 "ground offset +0.0000 m" -- "$bin/crowd-bake" --ground none --frames 4 --out "$work/gn.crowd"
+expect 0 "walk             idle" -- "$bin/crowd-bake" --clip-role walk=idle --frames 4 --out "$work/cr.crowd"
+expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 0 --frames 4 --out "$work/mb.crowd"
+expect 1 "exceeds max_bytes (--max-bytes) 1000 bytes" -- "$bin/crowd-bake" --max-bytes 1000 --out "$work/bad.crowd"
+for args in "--forward sideways" "--forward" "--up -y" "--height -1" "--height 0" "--height nan" "--height 1mm" \
+            "--ground maybe" "--ground 1e9" "--clip-role walk" "--clip-role walk=dance" "--clip-role =idle" \
+            "--max-bytes abc" "--max-bytes -5"; do
+  # shellcheck disable=SC2086
+  expect 2 "crowd-bake" -- "$bin/crowd-bake" $args --out "$work/bad.crowd"
+done
+expect 1 "no clip named \"moonwalk\"" -- "$bin/crowd-bake" --clip-role moonwalk=idle --out "$work/bad.crowd"
+[[ -e "$work/bad.crowd" ]] && fail "a refused placement left a file"
+
+# crowd-export's dressing: the cases a user's file brings, baked back right
+expect 0 "wrote" -- "$bin/crowd-export" --face -z --scale 100 --lift 0.2 --add-clip pose,roll,fly,walk-open,walk-root \
+  --blender-names --out "$work/dressed.glb"
+expect 0 "faces -Z in the source (detected from the foot slide)" -- "$bin/crowd-bake" "$work/dressed.glb" --height 1.7 --out "$work/dressed.crowd"
+grep -q "height 1.700 m" "$work/out" || fail "dressed bake: not 1.7 m: $(grep height "$work/out")"
+expect 0 "Armature|Roll *action" -- "$bin/crowd-inspect" "$work/dressed.crowd"
+grep -q "Armature|Pose *pose" "$work/out" || fail "the two-key pose is not a pose"
+grep -q "Armature|Fly *flight" "$work/out" || fail "the fly cycle is not a flight"
+grep -q "Armature|Walk_root *locomotion.*root motion" "$work/out" || fail "the root-motion walk is not locomotion with its root travel"
+expect 0 "warning: character is .* m tall: the file is probably in centimetres" -- "$bin/crowd-bake" "$work/dressed.glb" --out "$work/cm.crowd"
+expect 0 "wrote" -- "$bin/crowd-export" --up +z --out "$work/zup.glb"
+expect 0 "up +Z" -- "$bin/crowd-bake" "$work/zup.glb" --up +z --out "$work/zup.crowd"
+for args in "--face up" "--face" "--up -z" "--scale 0" "--scale 1e9" "--scale abc" "--lift nan" "--lift 5000" \
+            "--add-clip dance" "--add-clip pose,,roll" "--add-clip ," "--add-clip" "--lift"; do
+  # shellcheck disable=SC2086
+  expect 2 "crowd-export" -- "$bin/crowd-export" $args --out "$work/bad.glb"
+done
+[[ -e "$work/bad.glb" ]] && fail "a refused export left a file"
+
+# units: lengths say their unit; no doubled words; every missing extension named
+"$bin/crowd-bake" --frames 4 --out "$work/u.crowd" > "$work/out" 2>&1
+grep -Eq "height [0-9.]+ m" "$work/out" || fail "bake summary: height without a unit"
+grep -Eq "stride m" "$work/out" || fail "bake summary: strides without a unit"
+"$bin/crowd-inspect" "$work/u.crowd" > "$work/out" 2>&1
+grep -Eq "bounds .* m;" "$work/out" || fail "inspect: bounds without a unit"
+grep -Eiq "\b([a-z]+) \1\b" "$work/out" && fail "inspect: a doubled word: $(grep -Eio '\b([a-z]+) \1\b' "$work/out" | head -1)"
+printf '{"asset":{"version":"2.0"},"extensionsUsed":["KHR_draco_mesh_compression","EXT_meshopt_compression"],"extensionsRequired":["KHR_draco_mesh_compression","EXT_meshopt_compression"]}' > "$work/two_ext.gltf"
+expect 1 "KHR_draco_mesh_compression.*EXT_meshopt_compression" -- "$bin/crowd-bake" "$work/two_ext.gltf" --out "$work/bad.crowd"
+grep -Eiq "\b([a-z]+) \1\b" "$work/err" && fail "a doubled word in: $(cat "$work/err")"
+
 # crowd-shot: a PNG from the default scene, headless; bad flags refused
 # critters and frames dumps: bake, dump, re-bake the dump, verify both, determinism, refusals
 expect 0 "blob" -- "$bin/crowd-bake" --critter list

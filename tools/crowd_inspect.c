@@ -83,11 +83,15 @@ static void print_text(const char *path, size_t size, const crowd_asset *a, cons
             const crowd_clip *k = &a->clips[c];
             char keys[24];
             snprintf(keys, sizeof keys, e.key_count ? "%u" : "?", e.key_count);
+            char root[64] = "";
+            if (e.root_travel > 0.0f)
+                snprintf(root, sizeof root, "; root motion %.4f m per cycle", (double)e.root_travel);
             printf("              %-16s %-10s  %s; %u/%u frames in ground contact; %u distinct frames, %s keys; "
-                   "loop %s, end-to-start gap %.1f%% of height; clip ground %+.1f%% of height above rest; feet %s\n",
+                   "loop %s, end-to-start gap %.1f%% of height; clip ground %+.1f%% of height above rest; feet %s%s\n",
                    k->name, crowd_clip_role_name(crowd_clip_role_of(k)), e.overridden ? "--clip-role" : "detected",
                    e.contact_frames, e.frames, e.distinct_frames, keys, (k->flags & CROWD_CLIP_LOOP) ? "yes" : "no",
-                   100.0 * e.loop_error, 100.0 * e.airborne, e.travels ? "plant and slide (travels)" : "do not travel");
+                   100.0 * e.loop_error, 100.0 * e.airborne, e.travels ? "plant and slide (travels)" : "do not travel",
+                   root);
         }
     }
     printf("\nlods          %5s %10s %8s\n", "level", "triangles", "of L0");
@@ -137,9 +141,9 @@ static void print_json(size_t size, const crowd_asset *a, const crowd_container_
         crowd_clip_evidence e;
         if (crowd_asset_clip_evidence(a, c, &e))
             printf(",\"evidence\":{\"frames\":%u,\"contact_frames\":%u,\"distinct_frames\":%u,\"key_count\":%u,"
-                   "\"loop_error\":%.6g,\"airborne\":%.6g,\"travels\":%s,\"overridden\":%s}",
+                   "\"loop_error\":%.6g,\"airborne\":%.6g,\"travels\":%s,\"overridden\":%s,\"root_travel_m\":%.6g}",
                    e.frames, e.contact_frames, e.distinct_frames, e.key_count, (double)e.loop_error, (double)e.airborne,
-                   e.travels ? "true" : "false", e.overridden ? "true" : "false");
+                   e.travels ? "true" : "false", e.overridden ? "true" : "false", (double)e.root_travel);
         printf("}");
     }
     printf("],\"lods\":[");

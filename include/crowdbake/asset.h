@@ -268,6 +268,9 @@ typedef struct crowd_clip_evidence {
     float airborne;           /* lowest point of the clip above the rest pose's, fraction of height */
     bool travels;             /* planted feet slide consistently (the stride extractor's verdict) */
     bool overridden;          /* crowd-bake --clip-role set the role */
+    float root_travel;        /* metres the source's root travelled over one cycle (root motion, taken
+                                 out so the clip plays in place; or carried by a bone without
+                                 vertices); 0 for in-place clips */
 } crowd_clip_evidence;
 
 /* Fills `notes` from the asset's BAKE section. Returns false (notes zeroed, placement identity)

@@ -16,7 +16,8 @@
  *              height of the rest pose's lowest point, and the clip's ground (25th percentile of
  *              the per-frame lowest points) more than 5 % of the height above it;
  *   locomotion it loops, touches the ground in at least a quarter of its frames, and the stride
- *              extractor finds planted feet sliding consistently (bake/stride.h);
+ *              extractor finds planted feet sliding consistently (bake/stride.h), by at most 4
+ *              heights per cycle (AnimatedTriangle's spin "slides" 6 heights: not a gait);
  *   idle       any other looping clip.
  * desc->clip_roles overrides any of these. Only locomotion clips carry a stride and the
  * CROWD_CLIP_LOCOMOTION flag. The evidence (frames in contact, distinct frames, key count, loop

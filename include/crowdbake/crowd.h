@@ -428,11 +428,13 @@ typedef struct crowd_spawn_options {
                                              12 %, never both; 1: accessory_odds; -1: none */
     float accessory_odds[8]; /* with accessories = 1: chance per slot, [0, 1],
                                              independent */
-    /* Clip names (exact, as crowd_asset_find_clip). NULL = the default name; a name the asset
-     * lacks is an error at crowd_sim_create. idle: "idle", else the first clip without a stride;
-     * cheer (gather scenario, arrived): "cheer", else none; gaits: NULL = every clip with a
-     * stride, slowest first (the humanoid: walk, jog, run), else the named locomotion clips (each
-     * with a stride), in any order (sorted by natural speed). */
+    /* Clip names, matched as crowd_asset_match_clip (case-insensitive, "Armature|Idle" is "idle").
+     * NULL = the default; a name the asset lacks is an error at crowd_sim_create. idle: "idle" when
+     * its role can stand (idle, or unknown without a stride), else the first idle-role clip, else a
+     * pose; never an action. cheer (gather scenario, arrived): "cheer", else none; gaits: NULL =
+     * every locomotion clip with a stride, slowest first (the humanoid: walk, jog, run), else the
+     * named clips (each with a stride), in any order (sorted by natural speed). The scenarios ask
+     * for a walk (the slowest gait), a run (the fastest) or a jog (the gait nearest between). */
     const char *idle_clip; /* borrowed: read by crowd_sim_create only */
     const char *cheer_clip;
     const char *const *gait_clips;

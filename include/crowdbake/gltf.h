@@ -46,7 +46,18 @@
  *           first is at most 1.5x the last key step (plus the 1 % above) and under 10 % of the
  *           mesh size. Such a clip's duration grows by that key interval and the sampler
  *           interpolates from the last key back to the first inside it, so the loop closes with
- *           a step like every other.
+ *           a step like every other; or
+ *       (c) it is a root-motion cycle: the displacement the skinned bones share between the first
+ *           and last pose (per-axis median) is at least 5 % of the mesh size (along any axis: a
+ *           Z-up file walks along -Y), and every skinned bone moved by it within 1 % (rule (a)
+ *           after the travel). The sampler takes
+ *           that travel out of the root bones linearly over the clip, so it plays in place with
+ *           its feet sliding back as any in-place cycle's do (the baker then measures the stride
+ *           from them); crowd_rig_clip.root_travel records the distance.
+ *     Only bones that carry vertices count in (a)-(c); a looping clip in which a bone without
+ *     vertices travels (root motion kept as data, Mannequiny's "root") records that bone's
+ *     distance as root_travel and plays as it is. Tested by test_own_character (loop_rule_b:
+ *     (b) and (c)) and test_gltf_assets (Mannequiny's run_root: (b)).
  *     Anything else is a one-shot and samples both ends. crowd_rig_clip.key_count records the
  *     most keys of any of the clip's channels (the baker calls <= 2 keys a pose). Clip names are made unique ("Walk", "Walk_2"). Start and end are rounded
  *     to the microsecond, so a 1.05 s clip stored as float 1.0499999523 stays 1.05 s. A file
@@ -135,7 +146,7 @@ typedef struct crowd_gltf_write_desc {
 /* Writes `rig` (which must pass crowd_rig_validate) as a .glb image: *bytes (free with
  * crowd_gltf_bytes_free)
  * and *size. `desc` may be NULL. Cost: the rig's sampler is called (fps x duration + 1) times per
- * clip. */
+ * clip (twice for a clip whose key_count is 1 or 2: a pose read from two keys is written as two). */
 CROWD_API crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_desc *desc, uint8_t **bytes,
                                             size_t *size, crowd_error *error);
 

@@ -43,6 +43,10 @@ typedef struct crowd_rig_clip {
     /* Most keyframes of any channel the clip drives (glTF); 0 when unknown (procedural clips).
      * The baker calls a clip of at most 2 keys a pose. */
     uint32_t key_count;
+    /* Distance the root travels over one cycle of a root-motion cycle, in the rig's units; the
+     * sampler takes that travel out (linearly over the cycle) so the clip plays in place and its
+     * planted feet slide as an in-place walk's do. 0 for every other clip. */
+    double root_travel;
 } crowd_rig_clip;
 
 typedef struct crowd_rig_socket {

@@ -185,9 +185,10 @@ static crowd_result predict_size(bake_job *job, uint64_t *predicted, crowd_error
             longest = i;
     }
     return crowd_fail(error, CROWD_ERROR_LIMIT,
-                      "bake: predicted file size %.1f MB exceeds --max-bytes %.1f MB (%u vertices x %u frames, %.1f s "
+                      "bake: predicted file size %.1f MB (%.0f bytes) exceeds max_bytes (--max-bytes) %.0f bytes (%u "
+                      "vertices x %u frames, %.1f s "
                       "of clips, longest \"%s\" %.1f s); try a lower --fps, fewer --clips, or --compact%s",
-                      bytes / 1048576.0, limit / 1048576.0, rig->vertex_count, job->frame_count, seconds,
+                      bytes / 1048576.0, (double)bytes, (double)limit, rig->vertex_count, job->frame_count, seconds,
                       rig->clips[job->clips[longest].rig_clip].name, rig->clips[job->clips[longest].rig_clip].duration,
                       d->compact ? "" : " (8 bytes per vertex-frame)");
 }

@@ -139,6 +139,7 @@ static void write_notes(const bake_job *job, uint8_t *p)
         crowd_wrf32(rec + 16, e->loop_error);
         crowd_wrf32(rec + 20, e->airborne);
         crowd_wr32(rec + 24, (e->travels ? 1u : 0u) | (e->overridden ? 2u : 0u));
+        crowd_wrf32(rec + 28, e->root_travel);
     }
 }
 

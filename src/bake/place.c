@@ -117,7 +117,7 @@ static bool gather_evidence(bake_job *job, baked_clip *bc, const rest_info *rest
     return true;
 }
 
-static crowd_clip_role decide_role(const crowd_rig_clip *c, const crowd_clip_evidence *e)
+static crowd_clip_role decide_role(const crowd_rig_clip *c, const crowd_clip_evidence *e, double stride, double height)
 {
     if ((e->key_count >= 1 && e->key_count <= 2) || c->duration < 0.1 || e->distinct_frames <= 2)
         return CROWD_ROLE_POSE;
@@ -125,7 +125,8 @@ static crowd_clip_role decide_role(const crowd_rig_clip *c, const crowd_clip_evi
         return CROWD_ROLE_ACTION;
     if (e->contact_frames == 0 && e->airborne > AIRBORNE)
         return CROWD_ROLE_FLIGHT;
-    if (e->travels && 4 * e->contact_frames >= e->frames)
+    /* a stride of more than 4 heights per cycle is no gait (a spinning triangle "slides" 6 m) */
+    if (e->travels && 4 * e->contact_frames >= e->frames && stride <= 4.0 * height)
         return CROWD_ROLE_LOCOMOTION;
     return CROWD_ROLE_IDLE;
 }
@@ -137,7 +138,7 @@ static crowd_result assign_roles(bake_job *job, const rest_info *rest, crowd_err
         baked_clip *bc = &job->clips[i];
         if (!gather_evidence(job, bc, rest))
             return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "roles: out of memory");
-        bc->role = decide_role(&job->rig->clips[bc->rig_clip], &bc->evidence);
+        bc->role = decide_role(&job->rig->clips[bc->rig_clip], &bc->evidence, bc->stride.stride, rest->height);
     }
     for (uint32_t k = 0; k < d->clip_role_count; k++) {
         const crowd_bake_clip_role *o = &d->clip_roles[k];
@@ -400,6 +401,9 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
             hover = fmin(hover, bc->ground * job->unit_scale + offset);
     }
     notes->hover = flier && isfinite(hover) ? (float)hover : 0.0f;
+    for (uint32_t i = 0; i < job->clip_count; i++)
+        job->clips[i].evidence.root_travel =
+            (float)(job->rig->clips[job->clips[i].rig_clip].root_travel * job->unit_scale);
     return CROWD_OK;
 }
 

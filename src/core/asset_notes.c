@@ -35,7 +35,7 @@ crowd_result crowd_asset_check_notes(crowd_asset *a, const uint8_t *data, uint64
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const uint8_t *rec = data + CROWD_BAKE_NOTES_BYTES + (size_t)c * CROWD_CLIP_EVIDENCE_BYTES;
         if (!isfinite(crowd_rdf32(rec + 16)) || !isfinite(crowd_rdf32(rec + 20)) || (crowd_rd32(rec + 24) & ~3u) ||
-            crowd_rd32(rec + 28))
+            !(crowd_rdf32(rec + 28) >= 0.0f && crowd_rdf32(rec + 28) < 1e9f))
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "section BAKE: clip %u evidence is malformed", c);
     }
     a->notes_ = data;
@@ -80,6 +80,7 @@ bool crowd_asset_clip_evidence(const crowd_asset *asset, uint32_t clip, crowd_cl
     e->airborne = crowd_rdf32(rec + 20);
     e->travels = crowd_rd32(rec + 24) & 1u;
     e->overridden = (crowd_rd32(rec + 24) & 2u) != 0;
+    e->root_travel = crowd_rdf32(rec + 28);
     return true;
 }
 

@@ -17,13 +17,20 @@ float sim_gait_speed(const crowd_sim *sim, uint32_t gait)
     return sim->gaits[gait < sim->gait_count ? gait : sim->gait_count - 1].speed;
 }
 
-/* A gait's natural speed by name of the role it plays: 1 walk, 2 jog, 3 run (or the nearest). */
+/* A gait's natural speed by the role it plays: 1 walk (the slowest gait), 3 run (the fastest), 2 jog
+ * (the gait nearest the middle of the two). By speed, not by position: a file may have two walks. */
 static float role_speed(const crowd_sim *sim, uint32_t role)
 {
     if (sim->gait_count <= 1)
         return role ? 1.3f * (float)role : 0.0f;
-    uint32_t g = role < sim->gait_count ? role : sim->gait_count - 1;
-    return sim->gaits[g].speed;
+    float slow = sim->gaits[1].speed, fast = sim->gaits[sim->gait_count - 1].speed;
+    if (role <= 1 || role >= 3)
+        return role == 0 ? sim->gaits[0].speed : role == 1 ? slow : fast;
+    float middle = 0.5f * (slow + fast), best = slow;
+    for (uint32_t g = 1; g < sim->gait_count; g++)
+        if (fabsf(sim->gaits[g].speed - middle) < fabsf(best - middle))
+            best = sim->gaits[g].speed;
+    return best;
 }
 
 static void set_direction(crowd_agent *a, float x, float z)

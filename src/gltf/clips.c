@@ -28,6 +28,7 @@ typedef struct rig_sampler {
     clip_bindings *clips;   /* rig clip_count */
     float *default_weights; /* morph_target_count */
     double *wrap;           /* per clip: key interval added to close a loop one sample short, or 0 */
+    double *travel;         /* per clip: xyz the root moves over a root-motion cycle (removed), or 0 */
 } rig_sampler;
 
 static void sampler_free(void *data)
@@ -41,6 +42,7 @@ static void sampler_free(void *data)
     crowd_free(s->clips);
     crowd_free(s->default_weights);
     crowd_free(s->wrap);
+    crowd_free(s->travel);
     crowd_free(s);
 }
 
@@ -94,6 +96,15 @@ static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *
                      : bd->path == GLTF_PATH_ROTATION  ? t->rotation
                                                        : t->scale;
         eval_binding(s, rig, clip, bd, time, out);
+    }
+    const double *d = s->travel ? s->travel + 3 * (size_t)clip : NULL;
+    if (d && (d[0] != 0.0 || d[1] != 0.0 || d[2] != 0.0)) { /* in place: the root's travel taken out */
+        const crowd_rig_clip *c = &rig->clips[clip];
+        double u = fmin(1.0, fmax(0.0, (time - c->start) / c->duration));
+        for (uint32_t b = 0; b < rig->bone_count; b++)
+            if (rig->bones[b].parent < 0)
+                for (int k = 0; k < 3; k++)
+                    pose[b].translation[k] -= (float)(d[k] * u);
     }
 }
 
@@ -219,8 +230,8 @@ static crowd_result name_clip(crowd_rig *rig, uint32_t c, const char *name, crow
 
 /* The largest model-space distance a bone's origin moves between the poses at times ta and tb
  * (global + 16 * bones holds the second pose's matrices); morph weights are compared separately. */
-static double pose_gap(const crowd_rig *rig, uint32_t c, double ta, double tb, crowd_trs *pose, float *global,
-                       float *weights, double *weight_gap)
+static double pose_gap(const crowd_rig *rig, const uint8_t *skinned, uint32_t c, double ta, double tb, crowd_trs *pose,
+                       float *global, float *weights, double *weight_gap)
 {
     uint32_t bones = rig->bone_count, targets = rig->morph_target_count;
     rig->sample(rig, c, ta, pose, weights);
@@ -230,7 +241,8 @@ static double pose_gap(const crowd_rig *rig, uint32_t c, double ta, double tb, c
     double gap = 0.0;
     for (uint32_t k = 0; k < bones; k++) {
         const float *a = global + 16 * (size_t)k + 12, *b = global + 16 * ((size_t)bones + k) + 12;
-        gap = fmax(gap, hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]));
+        if (skinned[k])
+            gap = fmax(gap, hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]));
     }
     *weight_gap = 0.0;
     for (uint32_t t = 0; t < targets; t++)
@@ -243,16 +255,78 @@ static double pose_gap(const crowd_rig *rig, uint32_t c, double ta, double tb, c
  * is no longer than 1.5x the clip's last key step (a cycle exported one sample short: its last key
  * is the pose just before the first). The second kind gets that key interval added to its
  * duration, and the sampler closes it. Returns the interval added (0 when none) through *wrap. */
-static bool clip_loops(const crowd_rig *rig, const gltf_animation *an, uint32_t c, crowd_trs *pose, float *global,
-                       float *weights, double size, double *wrap)
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rule (c): a root-motion cycle. With the two poses of pose_gap in `global`, the displacement most
+ * bones share (the per-axis median: ancestors above the moving root stay put) is the travel; the
+ * clip is a cycle that travels when every bone's displacement is that travel within 1 % of the size
+ * and the travel is at least 5 % of it. */
+static bool root_motion(const crowd_rig *rig, const uint8_t *skinned, const float *global, double size, double *scratch,
+                        double travel[3])
+{
+    uint32_t bones = rig->bone_count, n = 0;
+    for (int k = 0; k < 3; k++) {
+        n = 0;
+        for (uint32_t b = 0; b < bones; b++)
+            if (skinned[b])
+                scratch[n++] = (double)global[16 * ((size_t)bones + b) + 12 + k] - global[16 * (size_t)b + 12 + k];
+        qsort(scratch, n, sizeof *scratch, compare_double);
+        travel[k] = n ? scratch[n / 2] : 0.0;
+    }
+    if (hypot(hypot(travel[0], travel[1]), travel[2]) < 0.05 * size) { /* any axis: Z-up files travel along y */
+        travel[0] = travel[1] = travel[2] = 0.0;
+        return false;
+    }
+    for (uint32_t b = 0; b < bones; b++) {
+        const float *a = global + 16 * (size_t)b + 12, *e = global + 16 * ((size_t)bones + b) + 12;
+        double r[3] = {e[0] - a[0] - travel[0], e[1] - a[1] - travel[1], e[2] - a[2] - travel[2]};
+        if (!skinned[b])
+            continue; /* bones without vertices (the armature node, a root-motion bone) */
+        if (hypot(hypot(r[0], r[1]), r[2]) > 0.01 * size) {
+            travel[0] = travel[1] = travel[2] = 0.0;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* A looping clip whose skinned body stays in place while a bone that carries no vertices (a
+ * "root" bone holding the root motion as data, Mannequiny's) travels: that bone's distance over
+ * the cycle, or 0. */
+static double data_root_travel(const crowd_rig *rig, const uint8_t *skinned, const float *global, double size)
+{
+    uint32_t bones = rig->bone_count;
+    double travel = 0.0;
+    for (uint32_t b = 0; b < bones; b++) {
+        const float *a = global + 16 * (size_t)b + 12, *e = global + 16 * ((size_t)bones + b) + 12;
+        if (!skinned[b])
+            travel = fmax(travel, hypot(hypot(e[0] - a[0], e[1] - a[1]), e[2] - a[2]));
+    }
+    return travel >= 0.05 * size ? travel : 0.0;
+}
+
+static bool clip_loops(const crowd_rig *rig, const uint8_t *skinned, const gltf_animation *an, uint32_t c,
+                       crowd_trs *pose, float *global, float *weights, double size, double *wrap, double *scratch,
+                       double travel[3], double *data_travel)
 {
     const crowd_rig_clip *clip = &rig->clips[c];
     *wrap = 0.0;
+    *data_travel = 0.0;
+    travel[0] = travel[1] = travel[2] = 0.0;
     if (!(clip->duration > 0))
         return false;
     double weight_gap, weight_step;
-    double gap = pose_gap(rig, c, clip->start, clip->start + clip->duration, pose, global, weights, &weight_gap);
-    if (gap <= 0.01 * size && weight_gap <= 0.01)
+    double gap =
+        pose_gap(rig, skinned, c, clip->start, clip->start + clip->duration, pose, global, weights, &weight_gap);
+    if (gap <= 0.01 * size && weight_gap <= 0.01) {
+        *data_travel = data_root_travel(rig, skinned, global, size);
+        return true;
+    }
+    if (weight_gap <= 0.01 && root_motion(rig, skinned, global, size, scratch, travel))
         return true;
     /* the key interval at the end: the smallest last step over the clip's samplers with 3+ keys */
     double step = INFINITY;
@@ -263,10 +337,12 @@ static bool clip_loops(const crowd_rig *rig, const gltf_animation *an, uint32_t 
     }
     if (!isfinite(step) || !(step > 0.0) || step > 0.25 * clip->duration)
         return false;
-    double last = pose_gap(rig, c, clip->start + clip->duration - step, clip->start + clip->duration, pose, global,
-                           weights, &weight_step);
-    if (gap <= 1.5 * last + 0.01 * size && weight_gap <= 1.5 * weight_step + 0.01 && gap <= 0.1 * size) {
+    double end_travel = data_root_travel(rig, skinned, global, size);
+    double last = pose_gap(rig, skinned, c, clip->start + clip->duration - step, clip->start + clip->duration, pose,
+                           global, weights, &weight_step);
+    if (gap <= 1.5 * last + 0.01 * size && weight_gap <= 1.5 * weight_step + 0.01 && gap <= 0.25 * size) {
         *wrap = step;
+        *data_travel = end_travel * (clip->duration + step) / clip->duration; /* the last step's share too */
         return true;
     }
     return false;
@@ -290,18 +366,33 @@ static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
     float *global = crowd_malloc((size_t)rig->bone_count * 32 * sizeof(float));
     float *weights = crowd_calloc(2 * (size_t)rig->morph_target_count + 1, sizeof(float));
     double *wrap = crowd_calloc(rig->clip_count + 1, sizeof(double));
-    if (!pose || !global || !weights || !wrap) {
-        crowd_free(pose), crowd_free(global), crowd_free(weights), crowd_free(wrap);
+    double *travel = crowd_calloc(3 * (size_t)rig->clip_count + 1, sizeof(double));
+    double *scratch = crowd_malloc(((size_t)rig->bone_count + 1) * sizeof(double));
+    uint8_t *skinned = crowd_calloc(rig->bone_count + 1, 1);
+    if (!pose || !global || !weights || !wrap || !travel || !scratch || !skinned) {
+        crowd_free(pose), crowd_free(global), crowd_free(weights), crowd_free(wrap), crowd_free(travel);
+        crowd_free(scratch), crowd_free(skinned);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
     }
+    /* only bones that move vertices decide whether the mesh loops */
+    size_t influences = (size_t)rig->vertex_count * rig->influence_count;
+    bool any = false;
+    for (size_t i = 0; i < influences; i++)
+        if (rig->weights[i] > 0.0f && rig->joints[i] < rig->bone_count)
+            skinned[rig->joints[i]] = 1, any = true;
+    if (!any)
+        memset(skinned, 1, rig->bone_count);
     double size = mesh_size(rig);
     for (uint32_t c = 0; c < rig->clip_count; c++) {
-        rig->clips[c].loop =
-            clip_loops(rig, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global, weights, size, &wrap[c]);
+        double *d = travel + 3 * (size_t)c, data_travel = 0.0;
+        rig->clips[c].loop = clip_loops(rig, skinned, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global, weights,
+                                        size, &wrap[c], scratch, d, &data_travel);
         rig->clips[c].duration += wrap[c];
+        rig->clips[c].root_travel = rig->clips[c].loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), data_travel) : 0.0;
     }
-    s->wrap = wrap; /* set last: while measuring, the clips ended at their last key */
-    crowd_free(pose), crowd_free(global), crowd_free(weights);
+    s->wrap = wrap; /* set last: while measuring, the clips ended at their last key and travelled */
+    s->travel = travel;
+    crowd_free(pose), crowd_free(global), crowd_free(weights), crowd_free(scratch), crowd_free(skinned);
     return CROWD_OK;
 }
 

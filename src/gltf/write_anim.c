@@ -1,5 +1,5 @@
 /* Clips as glTF animations: the rig's sampler evaluated at keyframes start + duration * f / m,
- * f = 0..m, m = round(duration x fps) — exactly the times the baker samples at the same rate, so
+ * f = 0..m, m = round(duration x fps) (m = 1 for a clip of crowd_rig_clip.key_count 1 or 2) — exactly the times the baker samples at the same rate, so
  * re-reading and re-baking reproduces the frames. LINEAR channels; a channel whose value never
  * leaves the bone's rest transform is left out. */
 #include <math.h>
@@ -22,6 +22,8 @@ static bool sample_clip(const crowd_rig *rig, uint32_t c, float fps, clip_sample
 {
     const crowd_rig_clip *clip = &rig->clips[c];
     uint32_t m = clip->duration > 0 ? (uint32_t)fmax(1.0, round(clip->duration * fps)) : 0;
+    if (m && clip->key_count >= 1 && clip->key_count <= 2)
+        m = 1; /* a pose stored as two keys stays two keys */
     s->keys = m + 1;
     s->times = crowd_malloc(s->keys * sizeof(float));
     s->poses = crowd_malloc((size_t)s->keys * rig->bone_count * sizeof *s->poses);
