@@ -400,8 +400,8 @@ static bool update_ranges(struct crowd_gpu_crowd *g, const crowd_frame *f)
         uint32_t room = g->layer.partition_capacity; /* never past the buffers: records beyond are not drawn */
         draw_in.first = draw_in.first < room ? draw_in.first : room;
         draw_in.count = draw_in.count < room - draw_in.first ? draw_in.count : room - draw_in.first;
-        if (!draw->count)
-            continue;
+        if (!draw->count || (draw->flags & CROWD_DRAW_BAND && draw->flags & CROWD_DRAW_IMPOSTER))
+            continue; /* imposters: a band chunk's second draw repeats the mesh draw's records */
         if (n && g->range_words[2 * (n - 1)] + (total - g->range_words[2 * (n - 1) + 1]) == draw->first) {
             total += draw->count; /* continues the previous range */
             continue;
