@@ -243,10 +243,10 @@ CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
 
 typedef struct crowd_gl_imposter_desc {
     uint32_t frames;                                    /* key frames per cycle; 0 = 8 */
-    uint32_t views;                                     /* yaw directions; 0 = 16 */
-    uint32_t elevations;                                /* 0 = 2 */
-    float elevation_deg[CROWD_MAX_IMPOSTER_ELEVATIONS]; /* increasing, within +-89; all 0 = 5, 50 (2),
-                                                           else evenly over 5..50 (10 for one) */
+    uint32_t views;                                     /* yaw directions; 0 = 12 */
+    uint32_t elevations;                                /* 0 = 3 */
+    float elevation_deg[CROWD_MAX_IMPOSTER_ELEVATIONS]; /* increasing, within +-89; all 0 = evenly over
+                                                           5..40 (5, 22.5, 40 for three; 10 for one) */
     uint32_t tile;                                      /* texels per tile side; 0 = 32 */
     uint32_t supersample;                               /* rendered at tile x this per side; 0 = 3 */
 } crowd_gl_imposter_desc;
@@ -257,7 +257,7 @@ typedef struct crowd_gl_imposter_desc {
  * the tint mask, and the normals), read back and filtered down. A bake-time call: it queries and
  * reads back freely. Needs a current GL 3.3 core or GLES 3.0 context (`es`); leaves framebuffer 0
  * bound and the viewport changed. Cost: clips x frames x views x elevations x 3 small draws and
- * readbacks (the humanoid's defaults: about a second on llvmpipe). Errors: CROWD_ERROR_ARGUMENT
+ * readbacks (the humanoid's 6 clips at the defaults: 1728 tiles, about 10 s on llvmpipe). Errors: CROWD_ERROR_ARGUMENT
  * (desc out of range), CROWD_ERROR_LIMIT (atlas beyond 16384 texels), CROWD_ERROR_GL. */
 CROWD_API crowd_result crowd_gl_bake_imposters(const crowd_asset *asset, const crowd_gl_imposter_desc *desc, bool es,
                                                crowd_imposters *out, crowd_error *error);

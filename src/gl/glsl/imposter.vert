@@ -131,7 +131,8 @@ void main()
     v_tiles = vec4(tile_origin(first + view0), tile_origin(first + view1));
 
     // the card: facing the camera, through the box centre, covering the box
-    vec3 right = normalize(vec3(d.z, 0.0, -d.x)), up = cross(d, right);
+    vec3 side = vec3(d.z, 0.0, -d.x); // straight above or below: any horizontal right will do
+    vec3 right = dot(side, side) > 1e-8 ? normalize(side) : vec3(1.0, 0.0, 0.0), up = cross(d, right);
     vec4 r = box_rect(lo, hi, right, up);
     int corner = gl_VertexID % 6;
     vec2 k = vec2(corner == 1 || corner == 2 || corner == 4 ? 1.0 : 0.0, corner >= 2 && corner != 3 ? 1.0 : 0.0);
