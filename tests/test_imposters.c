@@ -24,13 +24,12 @@
 #define W (VIEW * SS)
 #define H (VIEW * SS)
 
-
 static tool_gl gl;
-static crowd_bake_output baked;     /* version 1: no atlas */
-static uint8_t *with_atlas;         /* version 2 */
+static crowd_bake_output baked; /* version 1: no atlas */
+static uint8_t *with_atlas;     /* version 2 */
 static size_t with_atlas_size;
-static crowd_asset asset;           /* loaded from with_atlas */
-static crowd_imposters atlas;       /* as rendered */
+static crowd_asset asset;     /* loaded from with_atlas */
+static crowd_imposters atlas; /* as rendered */
 static uint8_t *pixels, *pixels2;
 
 static void save(const char *name, const uint8_t *rgb, int w, int h)
@@ -183,7 +182,8 @@ static view_setup camera_at(float yaw_deg, float elevation_deg, float distance, 
     v.scene.fog_density = 0.0f;
     float y = yaw_deg * 0.017453293f, e = elevation_deg * 0.017453293f;
     float target[3] = {0, 0.9f, 0}, up[3] = {0, 1, 0};
-    v.eye[0] = distance * sinf(y) * cosf(e), v.eye[1] = 0.9f + distance * sinf(e), v.eye[2] = distance * cosf(y) * cosf(e);
+    v.eye[0] = distance * sinf(y) * cosf(e), v.eye[1] = 0.9f + distance * sinf(e),
+    v.eye[2] = distance * cosf(y) * cosf(e);
     cb_look_at(v.scene.view, v.eye, target, up);
     cb_perspective(v.scene.projection, fov_deg * 0.017453293f, (float)W / H, 0.3f, 500.0f);
     v.view.viewport_height = H;
@@ -197,8 +197,12 @@ static view_setup camera_at(float yaw_deg, float elevation_deg, float distance, 
 static crowd *one_instance(uint32_t level)
 {
     bool cards = level >= asset.lod_count;
-    crowd_desc d = {.asset = &asset, .capacity = 4, .far_pool = -1, .shadows = -1,
-                    .imposters = cards ? 1 : -1, .imposter_band = CROWD_BAND_NONE};
+    crowd_desc d = {.asset = &asset,
+                    .capacity = 4,
+                    .far_pool = -1,
+                    .shadows = -1,
+                    .imposters = cards ? 1 : -1,
+                    .imposter_band = CROWD_BAND_NONE};
     for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++) /* every level but the one wanted is empty */
         d.lod_distances[l] = cards || l < level ? 0.001f * (float)(l + 1) : 1e5f;
     crowd *c = NULL;
@@ -292,10 +296,12 @@ static void compare_with_level(uint32_t level, double *iou_out, double *diff_out
         mean_mesh[ch] /= (double)mesh_px, mean_card[ch] /= (double)card_px;
         diff = fmax(diff, fabs(mean_mesh[ch] - mean_card[ch]));
     }
-    printf("     LOD %u, switch at %.1f m (%u px): IoU %.3f over %d views (worst %.3f); mean colour mesh %.0f %.0f %.0f, "
-           "card %.0f %.0f %.0f (max channel difference %.1f of 255)\n",
-           level, (double)distance, asset.imposters.tile, iou, 2 * 2 * (int)(360.0f / yaw_step + 0.5f) * (int)asset.imposters.frames, worst,
-           mean_mesh[0], mean_mesh[1], mean_mesh[2], mean_card[0], mean_card[1], mean_card[2], diff);
+    printf(
+        "     LOD %u, switch at %.1f m (%u px): IoU %.3f over %d views (worst %.3f); mean colour mesh %.0f %.0f %.0f, "
+        "card %.0f %.0f %.0f (max channel difference %.1f of 255)\n",
+        level, (double)distance, asset.imposters.tile, iou,
+        2 * 2 * (int)(360.0f / yaw_step + 0.5f) * (int)asset.imposters.frames, worst, mean_mesh[0], mean_mesh[1],
+        mean_mesh[2], mean_card[0], mean_card[1], mean_card[2], diff);
     *iou_out = iou, *diff_out = diff;
     crowd_destroy(mesh);
     crowd_destroy(card);
@@ -336,7 +342,8 @@ static void band_draws_everyone_once(void)
     uint64_t seed = 7;
     for (uint32_t i = 0; i < n; i++) {
         crowd_set_transform(c, i, -20.0f + 1.0f * (float)i, 0, 0, 0);
-        crowd_variant look = {.tint = {(uint8_t)test_rand(&seed), (uint8_t)test_rand(&seed), (uint8_t)test_rand(&seed)}};
+        crowd_variant look = {
+            .tint = {(uint8_t)test_rand(&seed), (uint8_t)test_rand(&seed), (uint8_t)test_rand(&seed)}};
         crowd_set_variant(c, i, &look);
     }
     /* the camera 30 m in front of the row's left end: distances 30..45 m, left to right */
@@ -398,8 +405,8 @@ static void band_draws_everyone_once(void)
             bool m = drawn[0] > 0, cd = drawn[1] > 0;
             if (m == cd || cd != want_card)
                 printf("     slot %u: distance %.2f m, f %.3f, random %.3f: mesh %d px, card %d px\n", slot,
-                       (double)sqrtf(dx * dx + dy * dy + dz * dz), (double)fb, (double)crowd_band_random(rec),
-                       drawn[0], drawn[1]);
+                       (double)sqrtf(dx * dx + dy * dy + dz * dz), (double)fb, (double)crowd_band_random(rec), drawn[0],
+                       drawn[1]);
             once += m != cd, both += m && cd, none += !m && !cd;
             agree += cd == want_card;
             cards += cd;

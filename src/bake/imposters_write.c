@@ -39,8 +39,8 @@ crowd_result crowd_bake_add_imposters(const uint8_t *image, size_t size, const c
                                       uint8_t **out, size_t *out_size, crowd_error *error)
 {
     if (!image || !imposters || !out || !out_size || !imposters->clips || !imposters->albedo.data ||
-        !imposters->normals.data || imposters->albedo.bytes != (uint64_t)imposters->albedo.width *
-                                                                    imposters->albedo.height * 4u ||
+        !imposters->normals.data ||
+        imposters->albedo.bytes != (uint64_t)imposters->albedo.width * imposters->albedo.height * 4u ||
         imposters->normals.bytes != imposters->albedo.bytes)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_add_imposters: NULL or inconsistent argument");
     *out = NULL;
@@ -54,7 +54,8 @@ crowd_result crowd_bake_add_imposters(const uint8_t *image, size_t size, const c
     for (uint32_t i = 0; i < view.count; i++)
         if (view.sections[i].tag != CROWD_TAG_IMPS) /* a re-bake replaces the old atlas */
             crowd_container_add(&b, view.sections[i].tag, view.sections[i].data, view.sections[i].size);
-    crowd_imps_layout l = crowd_imps_layout_of(imposters->clip_count, imposters->albedo.width, imposters->albedo.height);
+    crowd_imps_layout l =
+        crowd_imps_layout_of(imposters->clip_count, imposters->albedo.width, imposters->albedo.height);
     uint32_t imps = b.count;
     if (!crowd_container_add(&b, CROWD_TAG_IMPS, NULL, l.size))
         return crowd_fail(error, CROWD_ERROR_LIMIT, "too many sections for an IMPS section");

@@ -22,8 +22,8 @@ static crowd_result check_header(crowd_asset *a, const uint8_t *d, uint64_t size
     m->tile = crowd_rd32(d + CROWD_IMPS_TILE);
     uint32_t width = crowd_rd32(d + CROWD_IMPS_WIDTH), height = crowd_rd32(d + CROWD_IMPS_HEIGHT);
     m->clip_count = crowd_rd32(d + CROWD_IMPS_CLIP_COUNT);
-    if (m->frames < 1 || m->frames > CROWD_MAX_IMPOSTER_FRAMES || m->views < 1 ||
-        m->views > CROWD_MAX_IMPOSTER_VIEWS || m->elevations < 1 || m->elevations > CROWD_MAX_IMPOSTER_ELEVATIONS)
+    if (m->frames < 1 || m->frames > CROWD_MAX_IMPOSTER_FRAMES || m->views < 1 || m->views > CROWD_MAX_IMPOSTER_VIEWS ||
+        m->elevations < 1 || m->elevations > CROWD_MAX_IMPOSTER_ELEVATIONS)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
                           "IMPS: %u frames x %u views x %u elevations outside 1..%u x 1..%u x 1..%u", m->frames,
                           m->views, m->elevations, CROWD_MAX_IMPOSTER_FRAMES, CROWD_MAX_IMPOSTER_VIEWS,
@@ -98,8 +98,8 @@ crowd_result crowd_asset_check_imposters(crowd_asset *a, const uint8_t *d, uint6
     crowd_result r = check_header(a, d, size, error);
     if (r != CROWD_OK)
         goto fail;
-    crowd_imps_layout l = crowd_imps_layout_of(a->imposters.clip_count, a->imposters.albedo.width,
-                                               a->imposters.albedo.height);
+    crowd_imps_layout l =
+        crowd_imps_layout_of(a->imposters.clip_count, a->imposters.albedo.width, a->imposters.albedo.height);
     if (size != l.size) {
         r = crowd_fail(error, CROWD_ERROR_OVERFLOW, "IMPS: %llu bytes; %u clips and two %u x %u atlases need %llu",
                        (unsigned long long)size, a->imposters.clip_count, a->imposters.albedo.width,

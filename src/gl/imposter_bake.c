@@ -19,7 +19,7 @@ static void view_axes(float yaw, float elevation, float d[3], float right[3], fl
     d[0] = sinf(yaw) * cosf(elevation), d[1] = sinf(elevation), d[2] = cosf(yaw) * cosf(elevation);
     float rl = sqrtf(d[2] * d[2] + d[0] * d[0]);
     right[0] = d[2] / rl, right[1] = 0.0f, right[2] = -d[0] / rl; /* cross(+Y, d) */
-    up[0] = d[1] * right[2] - d[2] * right[1];                      /* cross(d, right) */
+    up[0] = d[1] * right[2] - d[2] * right[1];                    /* cross(d, right) */
     up[1] = d[2] * right[0] - d[0] * right[2];
     up[2] = d[0] * right[1] - d[1] * right[0];
 }
@@ -77,8 +77,8 @@ static float srgb_to_linear(uint8_t v)
 
 /* Filters the supersampled passes of one tile into the atlas: alpha = covered fraction, colour
  * and normal averaged over covered samples, the tint mask from the white- and black-tint passes. */
-static void resolve_tile(const uint8_t *white, const uint8_t *black, const uint8_t *normal, uint32_t tile,
-                         uint32_t ss, uint8_t *albedo_out, uint8_t *normal_out, uint32_t stride)
+static void resolve_tile(const uint8_t *white, const uint8_t *black, const uint8_t *normal, uint32_t tile, uint32_t ss,
+                         uint8_t *albedo_out, uint8_t *normal_out, uint32_t stride)
 {
     uint32_t side = tile * ss;
     for (uint32_t y = 0; y < tile; y++)
