@@ -3,8 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/error.h"
 #include "crowdbake/bake.h"
+#include "crowdbake/gl.h"
 #include "tool_support.h"
+#ifdef CROWD_BAKE_IMPOSTERS
+#include "gl_context.h"
+#endif
 
 static void usage(FILE *out)
 {
@@ -44,6 +49,11 @@ static void usage(FILE *out)
             "  --compact            8 bytes per vertex-frame: 8+8-bit normals inside the position texel\n"
             "  --fp16               half-float positions and normals (for comparison; less precise)\n"
             "  --time <n>           bake n times and report median timings (nothing is written)\n"
+            "  --imposters          also render the imposter atlas through EGL (needs a GL build)\n"
+            "  --imposter-frames <n>     key frames per cycle, 1..64 (default 8; implies --imposters)\n"
+            "  --imposter-views <n>      yaw views, 1..64 (default 12)\n"
+            "  --imposter-elevations <n> elevations, 1..4 (default 3: 5, 22.5, 40 degrees)\n"
+            "  --imposter-tile <n>       texels per tile side, 1..512 (default 32)\n"
             "  --quiet              no summary\n"
             "  --help               this text\n",
             CROWD_MAX_LODS, CROWD_MAX_TEXTURE_DIM);
@@ -62,6 +72,8 @@ typedef struct options {
     crowd_gltf_socket sockets[CROWD_MAX_SOCKETS];
     crowd_bake_clip_role roles[CROWD_MAX_CLIPS];
     const char *critter, *frames_dump, *write_dump;
+    bool imposters;
+    crowd_gl_imposter_desc imposter;
 } options;
 
 static bool parse_axis(const char *v, crowd_bake_forward *out)
@@ -221,6 +233,18 @@ static int parse_args(int argc, char **argv, options *o)
             o->write_dump = v;
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
+        } else if (!strcmp(a, "--imposters")) {
+            o->imposters = true;
+        } else if (!strcmp(a, "--imposter-frames") || !strcmp(a, "--imposter-views") ||
+                   !strcmp(a, "--imposter-elevations") || !strcmp(a, "--imposter-tile")) {
+            TAKES_VALUE();
+            uint32_t *field = a[11] == 'f' ? &o->imposter.frames : a[11] == 'v' ? &o->imposter.views
+                              : a[11] == 'e' ? &o->imposter.elevations : &o->imposter.tile;
+            uint32_t max = a[11] == 'f' ? CROWD_MAX_IMPOSTER_FRAMES : a[11] == 'v' ? CROWD_MAX_IMPOSTER_VIEWS
+                           : a[11] == 'e' ? CROWD_MAX_IMPOSTER_ELEVATIONS : CROWD_MAX_IMPOSTER_TILE;
+            if (!tool_parse_u32(v, 1, max, field))
+                return bad_flag(a, v, max == CROWD_MAX_IMPOSTER_TILE ? "texels in 1..512" : "a count in range");
+            o->imposters = true;
         } else if (a[0] == '-') {
             fprintf(stderr, "crowd-bake: unknown option %s (see --help)\n", a);
             return 2;
@@ -539,6 +563,43 @@ done:
     return status;
 }
 
+/* Renders the atlas with the baked asset, adds it to the image and re-validates the result. */
+static crowd_result add_imposters(const options *o, crowd_bake_output *out, crowd_asset *asset, crowd_error *err)
+{
+#ifdef CROWD_BAKE_IMPOSTERS
+    double t0 = tool_now_ms();
+    tool_gl gl = {0};
+    crowd_imposters atlas = {0};
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    crowd_result r = tool_gl_create_samples(&gl, 16, 16, false, 0, err);
+    if (r == CROWD_OK)
+        r = crowd_gl_bake_imposters(asset, &o->imposter, false, &atlas, err);
+    tool_gl_destroy(&gl);
+    if (r == CROWD_OK)
+        r = crowd_bake_add_imposters(out->bytes, out->size, &atlas, &bytes, &size, err);
+    crowd_gl_imposters_free(&atlas);
+    if (r != CROWD_OK)
+        return r;
+    crowd_asset_free(asset);
+    crowd_bake_stats stats = out->stats; /* they describe the mesh bake */
+    crowd_bake_output_free(out);
+    out->stats = stats;
+    out->bytes = bytes;
+    out->size = size;
+    r = crowd_asset_load_memory(asset, out->bytes, out->size, err);
+    if (r == CROWD_OK && !o->quiet)
+        printf("imposters: %u frames x %u views x %u elevations, %u-texel tiles, atlas %u x %u (%.2f MB), %.0f ms\n",
+               asset->imposters.frames, asset->imposters.views, asset->imposters.elevations, asset->imposters.tile,
+               asset->imposters.albedo.width, asset->imposters.albedo.height,
+               (double)(asset->imposters.albedo.bytes + asset->imposters.normals.bytes) / 1e6, tool_now_ms() - t0);
+    return r;
+#else
+    (void)o, (void)out, (void)asset;
+    return crowd_fail(err, CROWD_ERROR_UNSUPPORTED, "--imposters: this build has no GL (CROWD_GL=OFF)");
+#endif
+}
+
 int main(int argc, char **argv)
 {
     options o = {0};
@@ -586,6 +647,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "\r%-40s\r", "");
     /* Read our own output back through the validating loader before it reaches disk. */
     if (crowd_asset_load_memory(&asset, out.bytes, out.size, &err) != CROWD_OK)
+        goto done;
+    if (o.imposters && add_imposters(&o, &out, &asset, &err) != CROWD_OK)
         goto done;
     if (crowd_write_file_atomic(path, out.bytes, out.size, &err) != CROWD_OK)
         goto done;

@@ -39,7 +39,10 @@ static void usage(FILE *out)
                  "                        whole frame, and the wall ms per frame over the run (a bench loop)\n"
                  "  --gl-debug            check GL errors after every upload and pass\n"
                  "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n"
-                 "  --grass on|off        the grass field as the ground (default on); --path picks its path too\n");
+                 "  --grass on|off        the grass field as the ground (default on); --path picks its path too\n"
+
+                 "  --imposters on|off    the imposter level of an asset baked with --imposters (default on)\n"
+                 "  --imposter-distance <m>  where the cards take over (default: the asset's LOD chain)\n");
 }
 
 /* Camera coordinates: three finite numbers, each within 1e5 m of the origin (the world is 420 m). */
@@ -60,6 +63,8 @@ typedef struct shot_options {
     crowd_gl_upload_mode upload;
     crowd_gl_path path;
     bool grass;
+    int imposters;
+    float imposter_distance;
 } shot_options;
 
 static crowd_grass *shot_grass; /* the field, when --grass on */
@@ -94,7 +99,7 @@ static int parse(int argc, char **argv, shot_options *o)
                         true};
     static const char *const valued[] = {"--out",      "--size", "--count", "--seconds", "--eye",    "--target",
                                          "--scenario", "--mode", "--msaa",  "--frames",  "--upload", "--path",
-                                         "--grass"};
+                                         "--grass", "--imposters", "--imposter-distance"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -127,6 +132,12 @@ static int parse(int argc, char **argv, shot_options *o)
         } else if (!strcmp(a, "--mode")) {
             ok = !strcmp(v, "vat") || !strcmp(v, "bones");
             o->mode = !strcmp(argv[++i], "bones") ? CROWD_GL_BONES : CROWD_GL_VAT;
+        } else if (!strcmp(a, "--imposters")) {
+            v = argv[++i];
+            ok = !strcmp(v, "on") || !strcmp(v, "off");
+            o->imposters = !strcmp(v, "off") ? -1 : 0;
+        } else if (!strcmp(a, "--imposter-distance")) {
+            ok = tool_parse_float(argv[++i], 0.1f, 1e5f, &o->imposter_distance);
         } else if (!strcmp(a, "--no-shadows")) {
             o->shadows = false;
         } else if (!strcmp(a, "--path")) {
@@ -301,7 +312,12 @@ int main(int argc, char **argv)
     crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
     crowd_scene_obstacles(obstacles);
     uint32_t capacity = o.count ? o.count : 1;
-    crowd_desc cd = {.asset = &asset, .capacity = capacity};
+    crowd_desc cd = {.asset = &asset, .capacity = capacity, .imposters = o.imposters};
+    if (o.imposter_distance > 0.0f && asset.lod_count >= 1) { /* the chain up to it, then the cards */
+        for (uint32_t l = 0; l + 1 < asset.lod_count; l++)
+            cd.lod_distances[l] = fminf(6.0f * powf(2.35f, (float)l), o.imposter_distance);
+        cd.lod_distances[asset.lod_count - 1] = o.imposter_distance;
+    }
     crowd_sim_desc sd = {
         .scenario = o.scenario, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 1};
     crowd_gl_desc gd = {.asset = &asset,
@@ -382,6 +398,8 @@ int main(int argc, char **argv)
            st->submitted, gs->draws, gs->shadow_draws, (double)gs->triangles / 1e6);
     for (uint32_t l = 0; l < asset.lod_count; l++)
         printf(" %u", st->lod_histogram[l]);
+    if (crowd_settings(c)->imposters > 0)
+        printf(", cards %u", st->lod_histogram[asset.lod_count]);
     printf("\n");
     if (crowd_gl_get_path(r) == CROWD_GL_PATH_GPU) {
         glFinish(); /* a one-shot tool may wait; the counters then arrive with the next polls */

@@ -27,7 +27,10 @@
 extern "C" {
 #endif
 
-#define CROWD_FORMAT_VERSION 1u
+/* The newest version this build reads and writes. Version 2 adds the optional IMPS section (the
+ * imposter atlas); a writer uses version 1 for files without it, so older readers keep reading
+ * them, and this reader loads both. */
+#define CROWD_FORMAT_VERSION 2u
 
 /* Loader limits beyond the counts in base.h. Every length an asset stores (bounds, the sphere,
  * bind positions, bone and socket matrices, the bone texture, strides) has a magnitude of at most
@@ -149,6 +152,50 @@ typedef enum crowd_source_kind {
     CROWD_SOURCE_FRAMES = 3,     /* vertex frames: a frames dump's path or "critter KIND seed=N" */
 } crowd_source_kind;
 
+/* ---- the imposter atlas (optional IMPS section, format version 2) ----------------------------
+ *
+ * Pictures of the character rendered at bake time (crowd-bake --imposters, crowd_gl_bake_imposters)
+ * for a level of detail past the last mesh: per clip, `frames` key frames of one cycle, each seen
+ * from `views` yaw directions (evenly spaced, view j looks at the character from yaw j * 2 pi / views,
+ * measured like crowd_record.yaw: view 0 stands on +Z looking towards -Z) at each of `elevations`
+ * elevation angles above the horizon. Every picture is one square tile of `tile` x `tile` texels.
+ *
+ * Tile index (clip c, key frame k, elevation e, view j) = clips[c].first_tile + (k * elevations + e) *
+ * views + j; tile t sits at column t % (width / tile), row t / (width / tile) (rows top-down as
+ * uploaded, row 0 first). Key frame k shows phase k / frames of a looping clip and phase
+ * k / (frames - 1) of a clip without CROWD_CLIP_LOOP (so its last frame is there).
+ *
+ * Framing: orthographic along the view direction d, with right = normalize(cross(+Y, d)) and
+ * up = cross(d, right) (d points from the character to the viewer). The tile spans exactly the
+ * projection of the clip's box (box_min..box_max, model space, every frame of the clip) onto right
+ * (u, left to right) and up (v, bottom to top: tile row 0 is the top). A renderer maps a model-space
+ * point q to tile coordinates ((q.right - u_min) / (u_max - u_min), (v_max - q.up) / (v_max - v_min))
+ * with u/v min and max over the box's 8 corners.
+ *
+ * albedo: sRGB rgb of the surface in full ambient light with the record's tint white, alpha the
+ * covered fraction of the texel (0 = empty). normals: rgb = model-space unit normal * 0.5 + 0.5,
+ * alpha = how much of the texel's colour the tint replaces (1 on the tinted region, 0.4 for a wash,
+ * 0 elsewhere): colour = albedo * mix(1, tint, alpha). Colour and normal are averages over the
+ * covered part of the texel (not premultiplied). */
+#define CROWD_MAX_IMPOSTER_ELEVATIONS 4u
+#define CROWD_MAX_IMPOSTER_FRAMES 64u
+#define CROWD_MAX_IMPOSTER_VIEWS 64u
+#define CROWD_MAX_IMPOSTER_TILE 512u
+
+typedef struct crowd_imposter_clip {
+    float box_min[3], box_max[3]; /* model space, over every frame of the clip */
+    uint32_t first_tile;
+} crowd_imposter_clip;
+
+typedef struct crowd_imposters {
+    uint32_t frames, views, elevations; /* 0 frames: the asset has no imposters */
+    uint32_t tile;                      /* texels per tile side */
+    float elevation[CROWD_MAX_IMPOSTER_ELEVATIONS]; /* radians above the horizon, increasing */
+    uint32_t clip_count;                /* = the asset's clip_count */
+    const crowd_imposter_clip *clips;
+    crowd_texture albedo, normals; /* CROWD_TEXEL_RGBA8, the same size */
+} crowd_imposters;
+
 typedef struct crowd_asset {
     uint32_t flags; /* CROWD_ASSET_* */
     uint32_t vertex_count;
@@ -199,6 +246,9 @@ typedef struct crowd_asset {
      * before it existed. Read it through crowd_asset_bake_notes / crowd_asset_clip_evidence. */
     const uint8_t *notes_;
     uint64_t notes_size_;
+
+    /* The imposter atlas; imposters.frames == 0 when the file has none (every version-1 file). */
+    crowd_imposters imposters;
 
     /* Owned by the loader; release with crowd_asset_free. */
     void *internal_;

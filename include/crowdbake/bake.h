@@ -230,6 +230,19 @@ CROWD_API crowd_result crowd_frames_dump_write(const crowd_vertex_frames *frames
                                                crowd_error *error);
 CROWD_API void crowd_frames_dump_bytes_free(uint8_t *bytes);
 
+/* Adds (or replaces) the imposter atlas of a baked image: `image` is a .crowd image (crowd_bake's
+ * output, or a loaded file's bytes) and `imposters` an atlas for its asset (crowd_gl_bake_imposters
+ * renders one; asset.h documents the layout). Writes a new image with every section of the old one
+ * plus an IMPS section, as format version 2, to *out (16-byte aligned; free with crowd_aligned_free
+ * through crowd_bake_image_free). The image is re-checked as a container (CRCs); the caller should
+ * load the result (crowd_asset_load_memory) before writing it, as crowd-bake does. Costs one copy of
+ * the image plus the atlas. */
+CROWD_API crowd_result crowd_bake_add_imposters(const uint8_t *image, size_t size, const crowd_imposters *imposters,
+                                                uint8_t **out, size_t *out_size, crowd_error *error);
+
+/* Frees an image from crowd_bake_add_imposters (NULL is fine). */
+CROWD_API void crowd_bake_image_free(uint8_t *image);
+
 /* ---- verification ---------------------------------------------------------------------------- */
 
 typedef struct crowd_verify_clip {

@@ -168,9 +168,30 @@ typedef struct crowd_desc {
      * A build without threads (CROWD_THREADS off, the wasm build) runs everything on the caller's
      * thread whatever this says. Fixed at creation (crowd_configure keeps it). */
     uint32_t threads;
+    /* The imposter level (asset.h, "imposter atlas"): one more level past the asset's last mesh,
+     * level asset->lod_count, drawn as one camera-facing card per instance (2 triangles). 0 = on
+     * when the asset has an atlas and fewer than CROWD_MAX_LODS mesh levels; 1 = the same, but an
+     * asset without one is an error; -1 = off. The distance policy switches to it at
+     * lod_distances[lod_count - 1]; the coverage policy below screen_coverage[lod_count - 1] (when
+     * that is 0 with imposters on, it becomes screen_coverage[lod_count - 2] / 2.5). */
+    int imposters;
+    /* Relative width of the hand-off between the last mesh level and the cards: the switch T
+     * becomes the band [T / (1 + b), T * (1 + b)] in which each instance is drawn by exactly one of
+     * the two, the card when crowd_band_random(record) < the blend factor (0 at the band's near
+     * end, 1 at its far end; distance: linear in metres, coverage: in log coverage). 0 = 0.15,
+     * CROWD_BAND_NONE = a hard switch; else in (0, 1]. See CROWD_DRAW_BAND. */
+    float imposter_band;
 } crowd_desc;
 
 #define CROWD_MAX_THREADS 64u
+
+#define CROWD_BAND_NONE (-1.0f)
+
+/* The fixed per-instance value of the imposter hand-off, in [0, 1): a hash of the record's tint and
+ * variant words (which stay with an instance; instances that look alike share it). The shaders
+ * compute the same bits: h = tint * 0x9E3779B1 ^ variant; h ^= h >> 15; h *= 0x2C1B3C6D;
+ * h ^= h >> 12; h *= 0x297A2D39; h ^= h >> 15; value = (h >> 8) / 2^24 (uint32 arithmetic). */
+CROWD_API float crowd_band_random(const crowd_record *record);
 
 /* Camera for one update. Matrices are column-major 4x4 (GL convention, clip = P * V * world). */
 typedef struct crowd_view {
@@ -183,6 +204,15 @@ enum {
     CROWD_DRAW_SHADOW = 1u << 0,     /* also draw in the shadow pass */
     CROWD_DRAW_CROSS_FADE = 1u << 1, /* use the two-clip path */
     CROWD_DRAW_POOL = 1u << 2,       /* the far pool: many chunks, not frustum-culled as a whole */
+    /* The draw is at the imposter level (lod == asset->lod_count): cards, not a mesh of asset->lods. */
+    CROWD_DRAW_IMPOSTER = 1u << 3,
+    /* Distance policy, a chunk inside the imposter hand-off band: the same records are drawn twice,
+     * by the last mesh level and by the cards, and each instance must be kept by exactly one: with
+     * d the distance from the camera to the record's position, f = clamp((d - band[0]) / (band[1] -
+     * band[0]), 0, 1) (crowd_frame.imposter_band), an instance belongs to the card when
+     * crowd_band_random(record) < f. The renderer's vertex shaders collapse the others (degenerate
+     * triangles), so the triangles submitted count both draws. */
+    CROWD_DRAW_BAND = 1u << 4,
 };
 
 typedef struct crowd_draw {
@@ -232,6 +262,7 @@ typedef struct crowd_frame {
      * from slot to slot, and a cull over every live record without walking chunks). */
     const uint32_t *slot_instances;
     float time; /* the shader's time uniform */
+    float imposter_band[2]; /* metres: the distance policy's hand-off band (CROWD_DRAW_BAND); 0, 0 without */
     crowd_stats stats;
 } crowd_frame;
 

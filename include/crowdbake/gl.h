@@ -282,6 +282,49 @@ CROWD_API crowd_result crowd_gl_skinned_render_shadows(crowd_gl_skinned *skinned
 CROWD_API crowd_result crowd_gl_skinned_draw(crowd_gl_skinned *skinned, const crowd_gl_scene *scene);
 CROWD_API const crowd_gl_skinned_stats *crowd_gl_skinned_get_stats(const crowd_gl_skinned *skinned);
 
+/* ---- imposters -------------------------------------------------------------------------------
+ *
+ * An asset with an imposter atlas (asset.h) gets a level past its last mesh (crowd.h,
+ * crowd_desc.imposters): draws flagged CROWD_DRAW_IMPOSTER are drawn by crowd_gl_draw as one
+ * camera-facing card per instance (2 triangles, no vertex buffer), textured from the two baked yaw
+ * views nearest the camera's direction at the nearest baked elevation (blended by angle), the key
+ * frame nearest the instance's phase (the same fract(offset + time * rate), or clamp for held
+ * clips; clip B once a cross-fade is past half way), alpha-tested at half coverage, lit by the
+ * baked normals under the scene's sun and hemisphere (shadow map received), fogged, and tinted by
+ * the record's tint through the atlas's tint mask. Region palette choices of the variant other than
+ * the tinted region are not in the atlas (the bake's choice 0 shows). Cards cast no shadow and
+ * carry no attachments.
+ *
+ * Hand-off band (CROWD_DRAW_BAND): on the CPU path LOD is per chunk, so a chunk that straddles the
+ * band is drawn twice, by its mesh level and by the cards, over the same records; each vertex
+ * shader computes the instance's blend factor from its own distance and crowd_band_random, and
+ * collapses the instances that belong to the other representation (every vertex on one point: no
+ * pixel, but the triangles count as submitted). Each instance is drawn exactly once, never blended.
+ * Attachments are not drawn in band chunks. The GPU-driven path has no imposter partition yet: it
+ * draws the imposter level's instances as its own last mesh level. */
+
+typedef struct crowd_gl_imposter_desc {
+    uint32_t frames;                                    /* key frames per cycle; 0 = 8 */
+    uint32_t views;                                     /* yaw directions; 0 = 12 */
+    uint32_t elevations;                                /* 0 = 3 */
+    float elevation_deg[CROWD_MAX_IMPOSTER_ELEVATIONS]; /* increasing, within +-89; all 0 = evenly over
+                                                           5..40 (5, 22.5, 40 for three; 10 for one) */
+    uint32_t tile;                                      /* texels per tile side; 0 = 32 */
+    uint32_t supersample;                               /* rendered at tile x this per side; 0 = 3 */
+} crowd_gl_imposter_desc;
+
+/* Renders `asset`'s imposter atlas with this renderer (VAT mode, its own framebuffer) into `out`
+ * (owned; crowd_gl_imposters_free): every clip at desc->frames key frames, from desc->views x
+ * desc->elevations directions, three passes per tile (albedo with a white and a black tint, for
+ * the tint mask, and the normals), read back and filtered down. A bake-time call: it queries and
+ * reads back freely. Needs a current GL 3.3 core or GLES 3.0 context (`es`); leaves framebuffer 0
+ * bound and the viewport changed. Cost: clips x frames x views x elevations x 3 small draws and
+ * readbacks (the humanoid's 6 clips at the defaults: 1728 tiles, about 10 s on llvmpipe). Errors: CROWD_ERROR_ARGUMENT
+ * (desc out of range), CROWD_ERROR_LIMIT (atlas beyond 16384 texels), CROWD_ERROR_GL. */
+CROWD_API crowd_result crowd_gl_bake_imposters(const crowd_asset *asset, const crowd_gl_imposter_desc *desc, bool es,
+                                               crowd_imposters *out, crowd_error *error);
+CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
+
 /* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
  *
  * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. The

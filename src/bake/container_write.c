@@ -61,7 +61,11 @@ void crowd_container_seal(crowd_container_builder *builder, uint8_t **bytes, siz
 {
     uint8_t *out = builder->image;
     memcpy(out, CROWD_MAGIC, 8);
-    crowd_wr32(out + 8, 1u);
+    uint32_t version = CROWD_VERSION_MIN; /* the lowest version that holds every section */
+    for (uint32_t i = 0; i < builder->count; i++)
+        if (builder->sections[i].tag == CROWD_TAG_IMPS)
+            version = CROWD_VERSION_IMPOSTERS;
+    crowd_wr32(out + 8, version);
     crowd_wr32(out + 12, builder->count);
     crowd_wr64(out + 16, builder->image_size);
     crowd_wr32(out + 24, 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/asset_imposters.h"
 #include "core/asset_notes.h"
 #include "core/container_read.h"
 #include "core/error.h"
@@ -23,6 +24,7 @@ typedef struct asset_storage {
     crowd_bone *bones;
     crowd_socket *sockets;
     crowd_region *regions;
+    crowd_imposter_clip *imposter_clips;
 } asset_storage;
 
 /* Parsing state: the sections and the string table. */
@@ -665,7 +667,7 @@ static crowd_result allocate_storage(crowd_asset *a, crowd_error *error)
 {
     size_t bytes = sizeof(asset_storage) + a->clip_count * sizeof(crowd_clip) + a->lod_count * sizeof(crowd_lod) +
                    a->bone_count * sizeof(crowd_bone) + a->socket_count * sizeof(crowd_socket) +
-                   a->region_count * sizeof(crowd_region);
+                   a->region_count * sizeof(crowd_region) + a->clip_count * sizeof(crowd_imposter_clip);
     asset_storage *s = crowd_calloc(1, bytes);
     if (!s)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "out of memory for the asset tables (%zu bytes)", bytes);
@@ -674,6 +676,7 @@ static crowd_result allocate_storage(crowd_asset *a, crowd_error *error)
     s->bones = (crowd_bone *)(s->lods + a->lod_count);
     s->sockets = (crowd_socket *)(s->bones + a->bone_count);
     s->regions = (crowd_region *)(s->sockets + a->socket_count);
+    s->imposter_clips = (crowd_imposter_clip *)(s->regions + a->region_count);
     a->internal_ = s;
     a->clips = s->clips;
     a->lods = s->lods;
@@ -688,6 +691,15 @@ static crowd_result load_notes(loader *ld, crowd_asset *a)
 {
     const crowd_section_view *s = claim(ld, CROWD_TAG_BAKE);
     return s ? crowd_asset_check_notes(a, s->data, s->size, ld->error) : CROWD_OK;
+}
+
+/* The optional IMPS section (version 2): asset_imposters.c knows its layout. */
+static crowd_result load_imposters(loader *ld, crowd_asset *a)
+{
+    const crowd_section_view *s = claim(ld, CROWD_TAG_IMPS);
+    asset_storage *st = a->internal_;
+    return s ? crowd_asset_check_imposters(a, s->data, s->size, ld->view.version, st->imposter_clips, ld->error)
+             : CROWD_OK;
 }
 
 crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size, crowd_error *error)
@@ -717,7 +729,7 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
         (r = load_clips(&ld, asset, s->clips)) || (r = load_lods(&ld, asset, s->lods)) ||
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
         (r = load_regions(&ld, asset, s->regions)) || (r = check_texture_values(&ld, asset)) ||
-        (r = load_notes(&ld, asset)) || (r = check_every_section_claimed(&ld)))
+        (r = load_notes(&ld, asset)) || (r = load_imposters(&ld, asset)) || (r = check_every_section_claimed(&ld)))
         goto fail;
     return CROWD_OK;
 

@@ -3,7 +3,8 @@
 #include "core/crc32.h"
 #include "core/error.h"
 
-static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *section_count, crowd_error *error)
+static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *section_count, uint32_t *version_out,
+                                crowd_error *error)
 {
     size_t magic_len = sizeof CROWD_MAGIC - 1;
     size_t compare = size < magic_len ? size : magic_len;
@@ -15,8 +16,10 @@ static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *sect
                           CROWD_FILE_HEADER_BYTES);
 
     uint32_t version = crowd_rd32(data + 8);
-    if (version != 1u)
-        return crowd_fail(error, CROWD_ERROR_BAD_VERSION, "format version %u; this build reads version 1", version);
+    if (version < CROWD_VERSION_MIN || version > CROWD_VERSION_IMPOSTERS)
+        return crowd_fail(error, CROWD_ERROR_BAD_VERSION, "format version %u; this build reads versions %u..%u",
+                          version, CROWD_VERSION_MIN, CROWD_VERSION_IMPOSTERS);
+    *version_out = version;
 
     uint64_t declared = crowd_rd64(data + 16);
     if (declared > size)
@@ -107,7 +110,8 @@ static crowd_result read_entry(const uint8_t *data, size_t size, uint32_t index,
 crowd_result crowd_container_read(const uint8_t *data, size_t size, crowd_container_view *view, crowd_error *error)
 {
     uint32_t count = 0;
-    crowd_result r = read_header(data, size, &count, error);
+    uint32_t version = 0;
+    crowd_result r = read_header(data, size, &count, &version, error);
     if (r != CROWD_OK)
         return r;
 
@@ -119,6 +123,7 @@ crowd_result crowd_container_read(const uint8_t *data, size_t size, crowd_contai
         return r;
 
     view->count = count;
+    view->version = version;
     for (uint32_t i = 0; i < count; i++) {
         crowd_section_view *s = &view->sections[i];
         if ((r = read_entry(data, size, i, cursor, s, error)) != CROWD_OK)

@@ -37,6 +37,29 @@ enum crowd_section_tag {
     CROWD_TAG_TBON = CROWD_TAG('T', 'B', 'O', 'N'),
     CROWD_TAG_TALB = CROWD_TAG('T', 'A', 'L', 'B'),
     CROWD_TAG_BAKE = CROWD_TAG('B', 'A', 'K', 'E'), /* optional: placement, bone mode, clip evidence */
+    CROWD_TAG_IMPS = CROWD_TAG('I', 'M', 'P', 'S'), /* optional, version 2: the imposter atlas */
+};
+
+/* Versions: 1 without an IMPS section, 2 with one (a version-1 reader must refuse what it would
+ * drop, so the writer raises the version only when the file needs it). */
+#define CROWD_VERSION_MIN 1u
+#define CROWD_VERSION_IMPOSTERS 2u
+
+/* IMPS: a CROWD_IMPS_HEADER_BYTES header, clip_count CROWD_IMPS_CLIP_BYTES records, then the
+ * albedo and the normal atlas (RGBA8, width * height texels each, 16-byte aligned offsets). */
+#define CROWD_IMPS_HEADER_BYTES 64u
+#define CROWD_IMPS_CLIP_BYTES 32u
+enum crowd_imps_field {
+    CROWD_IMPS_FRAMES = 0,
+    CROWD_IMPS_VIEWS = 4,
+    CROWD_IMPS_ELEVATIONS = 8,
+    CROWD_IMPS_TILE = 12,
+    CROWD_IMPS_WIDTH = 16,
+    CROWD_IMPS_HEIGHT = 20,
+    CROWD_IMPS_CLIP_COUNT = 24,
+    CROWD_IMPS_FLAGS = 28,
+    CROWD_IMPS_ELEVATION = 32, /* f32[4] radians; unused entries zero */
+    CROWD_IMPS_RESERVED = 48,  /* u32[4] zero */
 };
 
 /* Record sizes in bytes. */

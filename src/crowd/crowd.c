@@ -160,6 +160,24 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
         return r;
     if (out->threads > CROWD_MAX_THREADS)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: threads %u above %u", out->threads, CROWD_MAX_THREADS);
+    if (out->imposters < -1 || out->imposters > 1)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: imposters %d: 0 (default), 1 or -1", out->imposters);
+    bool can = a->imposters.frames > 0 && a->lod_count < CROWD_MAX_LODS;
+    if (out->imposters == 1 && !can)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          a->imposters.frames ? "crowd: imposters: the asset already has %u mesh levels"
+                                              : "crowd: imposters: the asset has no imposter atlas (%u levels)",
+                          a->lod_count);
+    if (out->imposters == 0)
+        out->imposters = can ? 1 : -1;
+    if (out->imposter_band == 0.0f)
+        out->imposter_band = 0.15f;
+    if (!(out->imposter_band > 0.0f && out->imposter_band <= 1.0f) && out->imposter_band != CROWD_BAND_NONE)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd: imposter_band %g: must be in (0, 1], 0 (default) or CROWD_BAND_NONE",
+                          (double)out->imposter_band);
+    if (out->imposters > 0 && a->lod_count >= 2 && out->screen_coverage[a->lod_count - 1] == 0.0f)
+        out->screen_coverage[a->lod_count - 1] = out->screen_coverage[a->lod_count - 2] / 2.5f;
     if (out->far_pool == 0)
         out->far_pool = 1;
     if (out->shadows == 0)
@@ -174,6 +192,21 @@ static void apply_settings(crowd *c, const crowd_desc *d)
     c->shadow_max = max_lod_level(d->shadow_max_lod);
     c->fade_max = max_lod_level(d->cross_fade_max_lod);
     c->hysteresis = d->hysteresis == CROWD_HYSTERESIS_NONE ? 0.0f : d->hysteresis;
+    bool imposters = d->imposters > 0;
+    c->levels = d->asset->lod_count + (imposters ? 1u : 0u);
+    c->imposter_level = imposters ? d->asset->lod_count : UINT32_MAX;
+    c->band = d->imposter_band == CROWD_BAND_NONE ? 0.0f : d->imposter_band;
+}
+
+float crowd_band_random(const crowd_record *r)
+{
+    uint32_t h = r->tint * 0x9E3779B1u ^ r->variant;
+    h ^= h >> 15;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12;
+    h *= 0x297A2D39u;
+    h ^= h >> 15;
+    return (float)(h >> 8) * (1.0f / 16777216.0f);
 }
 
 const crowd_desc *crowd_settings(const crowd *c)
@@ -272,7 +305,7 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->cell_count = c->grid_dim * c->grid_dim;
     /* ranks: distance policy needs one per cell + parked; coverage needs (levels + 1) per cell + parked */
     c->rank_count = (CROWD_MAX_LODS + 1) * c->cell_count + 1;
-    c->draw_capacity = CROWD_MAX_LODS + c->cell_count + 1;
+    c->draw_capacity = CROWD_MAX_LODS + 2 * c->cell_count + 1; /* a band chunk draws twice */
     c->upload_capacity = 1024;
     c->slot_capacity = c->capacity + c->capacity / 8 + 1024; /* room for the regions' slack */
     c->mover_capacity = c->slot_capacity / 16 + 64;

@@ -35,6 +35,7 @@ typedef struct crowd_cell {
     uint32_t lod;
     bool visible;
     bool pooled;
+    bool band; /* distance policy: inside the imposter hand-off band (drawn by both, see CROWD_DRAW_BAND) */
 } crowd_cell;
 
 #define CROWD_PARKED_CELL UINT32_MAX
@@ -63,6 +64,9 @@ struct crowd {
     crowd_desc desc;               /* resolved (sentinels kept, for crowd_settings) */
     uint32_t shadow_max, fade_max; /* desc's max-LOD fields as levels */
     float hysteresis;              /* desc's, 0 for none */
+    uint32_t levels;               /* mesh levels, plus one with the imposter level */
+    uint32_t imposter_level;       /* asset->lod_count with imposters, else UINT32_MAX */
+    float band;                    /* desc's imposter_band, 0 for none */
     crowd_error last_error;        /* crowd_last_error */
     const crowd_asset *asset;
     uint32_t capacity, count;
@@ -386,5 +390,15 @@ void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate);
 /* Cycles per second for `speed` m/s on an instance of `scale`; the authored rate without a stride
  * or with stride matching off. */
 float crowd_stride_rate(const crowd *c, uint32_t clip, float speed, float scale);
+
+/* Indices and triangles one instance submits at `level` (the imposter level: one card). */
+static inline uint32_t crowd_level_indices(const crowd *c, uint32_t level)
+{
+    return level == c->imposter_level ? 6u : c->asset->lods[level].index_count;
+}
+static inline uint32_t crowd_level_triangles(const crowd *c, uint32_t level)
+{
+    return level == c->imposter_level ? 2u : c->asset->lods[level].triangle_count;
+}
 
 #endif

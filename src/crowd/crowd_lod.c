@@ -85,7 +85,7 @@ static float chunk_distance(const crowd *c, const crowd_cell *cell, const float 
 
 static uint32_t distance_level(const crowd *c, float distance)
 {
-    uint32_t last = c->asset->lod_count - 1, level = 0;
+    uint32_t last = c->levels - 1, level = 0;
     float d = distance / c->desc.lod_bias;
     while (level < last && c->desc.lod_distances[level] > 0.0f && d >= c->desc.lod_distances[level])
         level++;
@@ -96,8 +96,18 @@ static uint32_t distance_level(const crowd *c, float distance)
  * pool's single draw (distance policy only). */
 void crowd_classify_cells(crowd *c, const crowd_camera *camera)
 {
-    uint32_t last = c->asset->lod_count - 1;
+    uint32_t last = c->levels - 1;
     bool pool = c->desc.far_pool > 0 && c->desc.lod_policy == CROWD_LOD_DISTANCE;
+    /* The imposter hand-off band in metres: a chunk whose instances may lie in it draws both
+     * representations, and each instance's own distance picks one (CROWD_DRAW_BAND). */
+    bool banded = c->imposter_level != UINT32_MAX && c->band > 0.0f && c->desc.lod_policy == CROWD_LOD_DISTANCE;
+    float lo = 0.0f, hi = 0.0f;
+    if (banded) {
+        float t = c->desc.lod_distances[c->imposter_level - 1] * c->desc.lod_bias;
+        lo = t / (1.0f + c->band), hi = t * (1.0f + c->band);
+    }
+    c->frame.imposter_band[0] = lo;
+    c->frame.imposter_band[1] = hi;
     for (uint32_t i = 0; i < c->cell_count; i++) {
         crowd_cell *cell = &c->cells[i];
         if (!cell->count)
@@ -105,8 +115,18 @@ void crowd_classify_cells(crowd *c, const crowd_camera *camera)
         float centre[3], radius;
         cell_sphere(c, cell, centre, &radius);
         cell->visible = crowd_sphere_visible(camera, centre, radius);
-        cell->lod = distance_level(c, chunk_distance(c, cell, centre, camera->position));
-        cell->pooled = pool && cell->visible && cell->lod == last;
+        float distance = chunk_distance(c, cell, centre, camera->position);
+        cell->lod = distance_level(c, distance);
+        cell->band = false;
+        if (banded) { /* the chunk's instances lie within its sphere around the centre */
+            float d[3] = {centre[0] - camera->position[0], centre[1] - camera->position[1],
+                          centre[2] - camera->position[2]};
+            float mid = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+            cell->band = mid + radius >= lo && mid - radius < hi;
+            if (cell->band && cell->lod == c->imposter_level)
+                cell->lod = c->imposter_level - 1;
+        }
+        cell->pooled = pool && cell->visible && cell->lod == last && !cell->band;
     }
 }
 
@@ -128,12 +148,24 @@ static float coverage_of(const crowd *c, const crowd_camera *camera, const crowd
 
 /* The preferred level for `coverage`, with a dead band around each threshold on the side of the
  * previous level so small camera moves do not flip levels back and forth. */
-static uint32_t coverage_level(const crowd *c, float coverage, uint32_t previous)
+static uint32_t coverage_level(const crowd *c, float coverage, uint32_t previous, const crowd_record *r)
 {
-    uint32_t last = c->asset->lod_count - 1;
+    uint32_t last = c->levels - 1;
     float h = c->hysteresis;
     for (uint32_t l = 0; l < last; l++) {
         float threshold = c->desc.screen_coverage[l] * (l < previous ? 1.0f + h : 1.0f - h);
+        if (l + 1 == c->imposter_level && c->band > 0.0f) {
+            /* the hand-off band replaces the dead band: a fixed value per instance decides, so a
+             * still camera never flips anyone, and a moving one moves the split smoothly */
+            float t = c->desc.screen_coverage[l], v = coverage * c->desc.lod_bias, b = 1.0f + c->band;
+            if (v >= t * b)
+                return l;
+            if (v > t / b) {
+                float f = logf(t * b / v) / (2.0f * logf(b)); /* 0 at the near end, 1 at the far */
+                return crowd_band_random(r) < f ? l + 1 : l;
+            }
+            continue;
+        }
         if (coverage * c->desc.lod_bias >= threshold)
             return l;
     }
@@ -158,8 +190,7 @@ static int compare_budget(const void *a, const void *b)
  * total fits. Never hides anyone: an impossible budget leaves everyone at the last level. */
 static void apply_budget(crowd *c, uint32_t visible_count, uint64_t total)
 {
-    const crowd_asset *a = c->asset;
-    uint32_t last = a->lod_count - 1;
+    uint32_t last = c->levels - 1;
     budget_item *items = (budget_item *)(void *)c->records_back; /* scratch: sized for capacity records */
     uint32_t n = 0;
     for (uint32_t s = 0; s < c->slots && n < visible_count; s++)
@@ -171,9 +202,9 @@ static void apply_budget(crowd *c, uint32_t visible_count, uint64_t total)
     for (uint32_t i = 0; i < n && total > budget; i++) {
         uint8_t *level = &c->lod_back[items[i].slot]; /* lod_back holds this frame's choice */
         while (*level < last && total > budget) {
-            total -= a->lods[*level].index_count;
+            total -= crowd_level_indices(c, *level);
             (*level)++;
-            total += a->lods[*level].index_count;
+            total += crowd_level_indices(c, *level);
         }
     }
     c->frame.stats.budget_satisfied = total <= budget;
@@ -184,8 +215,7 @@ static void apply_budget(crowd *c, uint32_t visible_count, uint64_t total)
  * and returns how many instances are visible. */
 uint32_t crowd_assign_coverage_lods(crowd *c, const crowd_camera *camera)
 {
-    const crowd_asset *a = c->asset;
-    uint32_t last = a->lod_count - 1, visible = 0;
+    uint32_t last = c->levels - 1, visible = 0;
     uint32_t culled_base = CROWD_MAX_LODS * c->cell_count, parked = c->rank_count - 1;
     uint64_t total = 0;
     for (uint32_t s = 0; s < c->slots; s++) {
@@ -205,11 +235,11 @@ uint32_t crowd_assign_coverage_lods(crowd *c, const crowd_camera *camera)
             c->rank_of_slot[s] = culled_base + cell;
             continue;
         }
-        uint32_t level = coverage_level(c, coverage, c->lod_of_slot[s]);
+        uint32_t level = coverage_level(c, coverage, c->lod_of_slot[s], &c->records[s]);
         c->lod_of_slot[s] = (uint8_t)level;
         c->lod_back[s] = (uint8_t)level;
         c->coverage_of_slot[s] = coverage;
-        total += a->lods[level].index_count;
+        total += crowd_level_indices(c, level);
         visible++;
     }
     c->frame.stats.budget_satisfied = true;

@@ -335,8 +335,10 @@ static void add_draw(crowd *c, uint32_t lod, uint32_t first, uint32_t count, uin
         return;
     crowd_stats *st = &c->frame.stats;
     uint32_t flags = draw_flags(c, lod) | extra_flags;
+    if (lod == c->imposter_level) /* cards cast no mesh shadow and play one clip */
+        flags = (flags & ~(uint32_t)(CROWD_DRAW_SHADOW | CROWD_DRAW_CROSS_FADE)) | CROWD_DRAW_IMPOSTER;
     c->draws[c->frame.draw_count++] = (crowd_draw){lod, first, count, flags};
-    uint64_t tris = (uint64_t)count * c->asset->lods[lod].triangle_count;
+    uint64_t tris = (uint64_t)count * crowd_level_triangles(c, lod);
     st->draws++;
     st->submitted += count;
     st->triangles += tris;
@@ -357,11 +359,13 @@ static void build_draws_distance(crowd *c)
         c->frame.stats.chunks_visible++;
         if (!cell->pooled) {
             const crowd_slot_region *r = &c->regions[c->region_of_cell[i]];
-            add_draw(c, cell->lod, r->start, r->count, 0);
+            add_draw(c, cell->lod, r->start, r->count, cell->band ? CROWD_DRAW_BAND : 0);
+            if (cell->band) /* the same records again as cards; each instance kept by one of the two */
+                add_draw(c, c->imposter_level, r->start, r->count, CROWD_DRAW_BAND);
         }
     }
     const crowd_slot_region *pool = &c->regions[c->pool_region];
-    add_draw(c, c->asset->lod_count - 1, pool->start, pool->count, CROWD_DRAW_POOL);
+    add_draw(c, c->levels - 1, pool->start, pool->count, CROWD_DRAW_POOL);
 }
 
 /* Coverage policy: one draw per level; level l owns ranks [l * cells, (l + 1) * cells). */
@@ -369,7 +373,7 @@ static void build_draws_coverage(crowd *c)
 {
     for (uint32_t i = 0; i < c->cell_count; i++)
         c->frame.stats.chunks_visible += c->cells[i].count && c->cells[i].visible;
-    for (uint32_t lod = 0; lod < c->asset->lod_count; lod++) {
+    for (uint32_t lod = 0; lod < c->levels; lod++) {
         uint32_t first = c->rank_start[lod * c->cell_count], end = c->rank_start[(lod + 1) * c->cell_count];
         add_draw(c, lod, first, end - first, 0);
     }

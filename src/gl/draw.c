@@ -85,6 +85,7 @@ static void lighting_uniforms(const crowd_gl_renderer *r, const crowd_program *p
     glUniform2f(u[U_SHADOW_TEXEL], 1.0f / (float)r->shadow_size, 1.0f / (float)r->shadow_size);
     glUniformMatrix4fv(u[U_LIGHT_VIEW_PROJECTION], 1, GL_FALSE, r->light_view_projection);
     glUniform1i(u[U_FLAT], s->flat_color ? 1 : 0);
+    glUniform1i(u[U_OUTPUT], r->output_normals ? 1 : 0);
 }
 
 static void draw_batch(const crowd_gl_batch *b)
@@ -126,7 +127,8 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
         for (uint32_t d = 0; d < f->draw_count; d++) {
             const crowd_draw *draw = &f->draws[d];
             bool wants_fade = r->cross_fade && (draw->flags & CROWD_DRAW_CROSS_FADE);
-            if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || wants_fade != (fade != 0))
+            if ((shadow && !(draw->flags & CROWD_DRAW_SHADOW)) || wants_fade != (fade != 0) ||
+                (draw->flags & CROWD_DRAW_IMPOSTER))
                 continue;
             if (!used) {
                 crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
@@ -136,6 +138,9 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
                 used = true;
             }
             const crowd_lod *lod = &a->lods[draw->lod];
+            /* a band chunk: the cards take their share of these records (imposter.c) */
+            bool band = !shadow && (draw->flags & CROWD_DRAW_BAND);
+            glUniform3f(p->uniforms[U_BAND], f->imposter_band[0], f->imposter_band[1], band ? 2.0f : 0.0f);
             crowd_gl_bind_instances(r, draw->first);
             glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)lod->index_count, GL_UNSIGNED_INT,
                                     (const void *)((uintptr_t)lod->first_index * 4u), (GLsizei)draw->count);
@@ -153,8 +158,9 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
         bool used = false;
         for (uint32_t d = 0; d < f->draw_count; d++) {
             const crowd_draw *draw = &f->draws[d];
-            if (draw->lod > at->max_lod || (shadow && !(draw->flags & CROWD_DRAW_SHADOW)))
-                continue;
+            if (draw->lod > at->max_lod || (shadow && !(draw->flags & CROWD_DRAW_SHADOW)) ||
+                (draw->flags & (CROWD_DRAW_IMPOSTER | CROWD_DRAW_BAND)))
+                continue; /* none on cards, nor in the hand-off band (part of it is cards) */
             if (!used) {
                 crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
                 glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
@@ -291,6 +297,8 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     }
     draw_props(r, view_projection, false, scene);
     draw_crowd(r, f, view_projection, false, scene);
+    if (!r->gpu)
+        crowd_gl_imposter_draw(r, f, view_projection, scene);
     glBindVertexArray(0);
     crowd_gl_timer_end(r, 1);
     return crowd_gl_debug_check(r, "colour pass");

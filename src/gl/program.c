@@ -40,6 +40,14 @@ static const char *const uniform_names[U_COUNT] = {
     [U_ACCESSORY_BIT] = "u_accessory_bit",
     [U_COLOR] = "u_color",
     [U_FLAT] = "u_flat",
+    [U_OUTPUT] = "u_output",
+    [U_BAND] = "u_band",
+    [U_IMPOSTER_CLIPS] = "u_imposter_clips",
+    [U_IMPOSTER_GRID] = "u_imposter_grid",
+    [U_IMPOSTER_ELEVATION] = "u_imposter_elevation",
+    [U_TILE_SCALE] = "u_tile_scale",
+    [U_IMPOSTER_ALBEDO] = "u_imposter_albedo",
+    [U_IMPOSTER_NORMALS] = "u_imposter_normals",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */

@@ -41,6 +41,14 @@ typedef enum crowd_uniform {
     U_ACCESSORY_BIT,
     U_COLOR,
     U_FLAT,
+    U_OUTPUT,
+    U_BAND,
+    U_IMPOSTER_CLIPS,
+    U_IMPOSTER_GRID,
+    U_IMPOSTER_ELEVATION,
+    U_TILE_SCALE,
+    U_IMPOSTER_ALBEDO,
+    U_IMPOSTER_NORMALS,
     U_COUNT
 } crowd_uniform;
 

@@ -16,6 +16,9 @@ enum crowd_texture_unit {
     UNIT_REGIONS,
     UNIT_SHADOW_MAP,
     UNIT_ALBEDO,
+    UNIT_IMPOSTER_CLIPS, /* the imposter program's own (imposter.c) */
+    UNIT_IMPOSTER_ALBEDO,
+    UNIT_IMPOSTER_NORMALS,
 };
 
 #define CROWD_GL_MAX_ATTACHMENTS 8
@@ -81,7 +84,20 @@ struct crowd_gl_renderer {
     crowd_gl_batch props, ground;
 
     crowd_gl_stats stats;
+
+    /* the imposter level (imposter.c): program, atlases, per-clip boxes; program.id 0 without */
+    crowd_program imposter;
+    GLuint imposter_vao, tex_imposter_clips, tex_imposter_albedo, tex_imposter_normals;
+    bool imposter_blob;  /* reserved: a blob shadow under cards (not drawn yet) */
+    bool output_normals; /* the imposter bake's normal pass (lit.frag u_output) */
 };
+
+/* imposter.c: creation (nothing for an asset without an atlas), release, and the colour pass's
+ * cards (draws flagged CROWD_DRAW_IMPOSTER); draw.c calls it. */
+crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error);
+void crowd_gl_imposter_destroy(crowd_gl_renderer *r);
+void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                            const crowd_gl_scene *scene);
 
 /* renderer.c: points the instance attributes (locations 8..11) at record `first`. */
 void crowd_gl_bind_instances(const crowd_gl_renderer *r, uint32_t first);

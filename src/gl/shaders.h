@@ -9,6 +9,8 @@ extern const char crowd_glsl_lit_frag[];
 extern const char crowd_glsl_depth_frag[];
 extern const char crowd_glsl_cull_comp[];
 extern const char crowd_glsl_skinned_vert[];
+extern const char crowd_glsl_imposter_vert[];
+extern const char crowd_glsl_imposter_frag[];
 
 /* Prepended to every source: GLSL ES 3.00 (WebGL2, GLES) or GLSL 3.30 (desktop core). */
 #define CROWD_GLSL_ES_HEADER                                                                      \

@@ -74,7 +74,33 @@ flat out float v_textured;
 out vec4 v_shadow;
 #endif
 
+uniform vec3 u_camera;
+uniform vec3 u_band;                        // imposter hand-off: near, far (metres), mode (0 off, 2 keep the mesh's share)
+
 struct ClipSample { int row0; int row1; float t; };
+
+vec3 instance_position() { return i_transform.xyz; }
+
+// crowd_band_random (crowd.h): the fixed per-instance value of the imposter hand-off.
+float band_random()
+{
+    uint h = i_look.x * 0x9E3779B1u ^ i_look.y;
+    h ^= h >> 15u;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12u;
+    h *= 0x297A2D39u;
+    h ^= h >> 15u;
+    return float(h >> 8u) * (1.0 / 16777216.0);
+}
+
+// In a band chunk the cards draw the same records (imposter.vert): the mesh keeps the others.
+bool band_card()
+{
+    if (u_band.z < 0.5)
+        return false;
+    float f = clamp((length(u_camera - instance_position()) - u_band.x) / max(u_band.y - u_band.x, 1e-6), 0.0, 1.0);
+    return band_random() < f;
+}
 
 // A looping play wraps its phase; a held one (played once) clamps it and stays on the last frame,
 // never blending back towards frame 0. crowd_record_sample (crowd.c) mirrors this on the CPU.
@@ -206,6 +232,10 @@ vec3 srgb_to_linear(vec3 c)
 
 void main()
 {
+    if (band_card()) {
+        gl_Position = vec4(0.0, 0.0, 2.0, 1.0); // every vertex on one point outside the clip volume
+        return;
+    }
     vec3 p, n;
     animated(p, n);
     vec3 world = place(p);

@@ -16,6 +16,7 @@ uniform int u_shadows;
 uniform highp sampler2DShadow u_shadow_map;
 uniform vec2 u_shadow_texel;
 uniform highp sampler2D u_albedo;
+uniform int u_output;                       // 1: the unit normal * 0.5 + 0.5 (the imposter bake)
 
 out vec4 o_color;
 
@@ -36,6 +37,10 @@ float lit_fraction()
 void main()
 {
     vec3 n = normalize(v_normal);
+    if (u_output == 1) {
+        o_color = vec4(n * 0.5 + 0.5, 1.0);
+        return;
+    }
     vec3 base = v_base;
     if (v_textured > 0.5)
         base *= texture(u_albedo, v_uv).rgb; // sRGB texture: sampled linear

@@ -1,0 +1,151 @@
+// The imposter level: one camera-facing card per instance (6 vertices, no vertex buffer), textured
+// from the two baked views nearest the camera's direction (asset.h, "imposter atlas").
+layout(location = 8) in vec4 i_transform;   // x y z yaw
+layout(location = 9) in vec4 i_clip_a;      // clip, phase offset, rate, scale
+layout(location = 10) in vec4 i_clip_b;     // clip, phase offset, rate, fade start
+layout(location = 11) in uvec4 i_look;      // tint rgba8, variant, fade rate bits, flags
+
+uniform mat4 u_view_projection;
+uniform float u_time;
+uniform vec3 u_camera;
+uniform highp sampler2D u_clips;            // per clip: first frame, frame count, loop, 0
+uniform highp sampler2D u_imposter_clips;   // per clip: (box min, first tile), (box max, 0)
+uniform vec4 u_imposter_grid;               // frames, views, elevations, atlas columns
+uniform vec4 u_imposter_elevation;          // radians, the baked elevations
+uniform vec2 u_tile_scale;                  // one tile in atlas texture coordinates
+uniform vec3 u_band;                        // hand-off band: near, far (metres), mode (0 off, 1 keep cards)
+uniform mat4 u_light_view_projection;
+
+out vec3 v_world;
+out vec2 v_uv0;
+out vec2 v_uv1;
+flat out vec4 v_tiles;                      // atlas origin of view 0's tile (xy), view 1's (zw)
+flat out float v_blend;                     // weight of view 1
+flat out vec2 v_turn;                       // sin, cos of the yaw: model -> world normals
+flat out vec3 v_tint;                       // sRGB
+out vec4 v_shadow;
+
+// The record's fields, read in one place each (the record layout may change).
+vec3 instance_position() { return i_transform.xyz; }
+float instance_yaw() { return i_transform.w; }
+float instance_scale() { return i_clip_a.w; }
+
+// The clip showing and its phase: clip A, or clip B once a cross-fade is past half way; the
+// same fract / clamp as crowd.vert's clip_sample.
+void instance_clip(out int clip, out float phase)
+{
+    float rate = uintBitsToFloat(i_look.z);
+    bool b = rate > 0.0 && clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0) > 0.5;
+    vec3 c = b ? i_clip_b.xyz : i_clip_a.xyz;
+    bool hold = (i_look.w & (b ? 2u : 1u)) != 0u;
+    float p = c.y + u_time * c.z;
+    clip = int(c.x);
+    phase = hold ? clamp(p, 0.0, 1.0) : fract(p);
+}
+
+float band_random()
+{
+    uint h = i_look.x * 0x9E3779B1u ^ i_look.y;
+    h ^= h >> 15u;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12u;
+    h *= 0x297A2D39u;
+    h ^= h >> 15u;
+    return float(h >> 8u) * (1.0 / 16777216.0);
+}
+
+void view_axes(float yaw, float elevation, out vec3 right, out vec3 up)
+{
+    vec3 d = vec3(sin(yaw) * cos(elevation), sin(elevation), cos(yaw) * cos(elevation));
+    right = normalize(vec3(d.z, 0.0, -d.x));
+    up = cross(d, right);
+}
+
+// The box's extent along two axes: (min a, min b, max a, max b).
+vec4 box_rect(vec3 lo, vec3 hi, vec3 a, vec3 b)
+{
+    vec4 r = vec4(1e30, 1e30, -1e30, -1e30);
+    for (int i = 0; i < 8; i++) {
+        vec3 q = vec3((i & 1) != 0 ? hi.x : lo.x, (i & 2) != 0 ? hi.y : lo.y, (i & 4) != 0 ? hi.z : lo.z);
+        vec2 p = vec2(dot(q, a), dot(q, b));
+        r.xy = min(r.xy, p);
+        r.zw = max(r.zw, p);
+    }
+    return r;
+}
+
+vec2 tile_origin(int tile)
+{
+    int columns = int(u_imposter_grid.w);
+    return vec2(float(tile % columns), float(tile / columns)) * u_tile_scale;
+}
+
+vec2 tile_uv(vec3 q, float yaw, float elevation, vec3 lo, vec3 hi)
+{
+    vec3 right, up;
+    view_axes(yaw, elevation, right, up);
+    vec4 r = box_rect(lo, hi, right, up);
+    return vec2((dot(q, right) - r.x) / (r.z - r.x), (r.w - dot(q, up)) / (r.w - r.y));
+}
+
+void main()
+{
+    vec3 pos = instance_position();
+    float yaw = instance_yaw(), scale = instance_scale();
+    float s = sin(yaw), c = cos(yaw);
+    if (u_band.z > 0.5) { // a band chunk: the mesh draw keeps the rest (crowd.vert)
+        float f = clamp((length(u_camera - pos) - u_band.x) / max(u_band.y - u_band.x, 1e-6), 0.0, 1.0);
+        if (!(band_random() < f)) {
+            gl_Position = vec4(0.0, 0.0, 2.0, 1.0); // every corner on one point: no pixels
+            return;
+        }
+    }
+    int clip;
+    float phase;
+    instance_clip(clip, phase);
+    vec4 t0 = texelFetch(u_imposter_clips, ivec2(0, clip), 0), t1 = texelFetch(u_imposter_clips, ivec2(1, clip), 0);
+    vec3 lo = t0.xyz, hi = t1.xyz, centre = 0.5 * (lo + hi);
+
+    // the camera in model space (inverse of crowd.vert's place())
+    vec3 w = (u_camera - pos) / scale;
+    vec3 m = vec3(c * w.x - s * w.z, w.y, s * w.x + c * w.z) - centre;
+    vec3 d = normalize(m);
+    float frames = u_imposter_grid.x, views = u_imposter_grid.y;
+    int elevations = int(u_imposter_grid.z);
+    float v = atan(d.x, d.z) / 6.2831853 * views;
+    v = v < 0.0 ? v + views : v;
+    float j0 = floor(v);
+    v_blend = v - j0;
+    int view0 = int(j0) % int(views), view1 = (view0 + 1) % int(views);
+    float el = asin(clamp(d.y, -1.0, 1.0));
+    int e = 0;
+    for (int k = 1; k < 4; k++)
+        if (k < elevations && abs(el - u_imposter_elevation[k]) < abs(el - u_imposter_elevation[e]))
+            e = k;
+    float elevation = u_imposter_elevation[e];
+
+    vec4 info = texelFetch(u_clips, ivec2(clip, 0), 0);
+    int n = int(frames);
+    int key = info.z > 0.5 ? int(floor(phase * frames + 0.5)) % n : clamp(int(floor(phase * (frames - 1.0) + 0.5)), 0, n - 1);
+    int first = int(t0.w) + (key * elevations + e) * int(views);
+    v_tiles = vec4(tile_origin(first + view0), tile_origin(first + view1));
+
+    // the card: facing the camera, through the box centre, covering the box
+    vec3 side = vec3(d.z, 0.0, -d.x); // straight above or below: any horizontal right will do
+    vec3 right = dot(side, side) > 1e-8 ? normalize(side) : vec3(1.0, 0.0, 0.0), up = cross(d, right);
+    vec4 r = box_rect(lo, hi, right, up);
+    int corner = gl_VertexID % 6;
+    vec2 k = vec2(corner == 1 || corner == 2 || corner == 4 ? 1.0 : 0.0, corner >= 2 && corner != 3 ? 1.0 : 0.0);
+    vec3 q = right * mix(r.x, r.z, k.x) + up * mix(r.y, r.w, k.y) + d * dot(centre, d);
+    float step = 6.2831853 / views;
+    v_uv0 = tile_uv(q, float(view0) * step, elevation, lo, hi);
+    v_uv1 = tile_uv(q, float(view1) * step, elevation, lo, hi);
+
+    vec3 p = q * scale;
+    vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + pos;
+    gl_Position = u_view_projection * vec4(world, 1.0);
+    v_world = world;
+    v_turn = vec2(s, c);
+    v_tint = vec3(float(i_look.x & 255u), float((i_look.x >> 8u) & 255u), float((i_look.x >> 16u) & 255u)) / 255.0;
+    v_shadow = u_light_view_projection * vec4(world, 1.0);
+}

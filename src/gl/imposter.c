@@ -1,0 +1,112 @@
+/* The imposter level on the CPU path: the atlas and per-clip boxes as textures, one program, and
+ * one instanced draw of 6 vertices per card draw of the frame (CROWD_DRAW_IMPOSTER). */
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+#include "gl/gpu_crowd.h"
+#include "gl/renderer_internal.h"
+#include "gl/shaders.h"
+
+static GLuint atlas_texture(const crowd_texture *t, uint32_t tile)
+{
+    GLuint id;
+    glGenTextures(1, &id);
+    glBindTexture(GL_TEXTURE_2D, id);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)t->width, (GLsizei)t->height, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                 t->data);
+    /* a few mip levels against shimmer far away; not so many that tiles bleed into each other */
+    int levels = 0;
+    while ((tile >> (levels + 1)) >= 8u)
+        levels++;
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, levels);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, levels ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    return id;
+}
+
+crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error)
+{
+    const crowd_imposters *m = &r->asset->imposters;
+    if (!m->frames || !m->clips)
+        return CROWD_OK;
+    crowd_result result = crowd_program_build(&r->imposter, "imposter", r->desc.es, NULL, crowd_glsl_imposter_vert,
+                                              crowd_glsl_imposter_frag, error);
+    if (result != CROWD_OK)
+        return result;
+    float *boxes = crowd_calloc((size_t)m->clip_count * 8, sizeof *boxes);
+    if (!boxes)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "imposter clip table");
+    for (uint32_t c = 0; c < m->clip_count; c++) {
+        memcpy(boxes + 8 * c, m->clips[c].box_min, 12);
+        boxes[8 * c + 3] = (float)m->clips[c].first_tile; /* exact below 2^24 tiles */
+        memcpy(boxes + 8 * c + 4, m->clips[c].box_max, 12);
+    }
+    glGenTextures(1, &r->tex_imposter_clips);
+    glBindTexture(GL_TEXTURE_2D, r->tex_imposter_clips);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32F, 2, (GLsizei)m->clip_count, 0, GL_RGBA, GL_FLOAT, boxes);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    crowd_free(boxes);
+    r->tex_imposter_albedo = atlas_texture(&m->albedo, m->tile);
+    r->tex_imposter_normals = atlas_texture(&m->normals, m->tile);
+    glGenVertexArrays(1, &r->imposter_vao);
+    glBindVertexArray(r->imposter_vao);
+    for (GLuint loc = 8; loc <= 11; loc++) {
+        glEnableVertexAttribArray(loc);
+        glVertexAttribDivisor(loc, 1);
+    }
+    glBindVertexArray(0);
+    return crowd_gl_check("imposter atlas", error);
+}
+
+void crowd_gl_imposter_destroy(crowd_gl_renderer *r)
+{
+    crowd_program_release(&r->imposter);
+    GLuint textures[3] = {r->tex_imposter_clips, r->tex_imposter_albedo, r->tex_imposter_normals};
+    glDeleteTextures(3, textures);
+    glDeleteVertexArrays(1, &r->imposter_vao);
+}
+
+void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                            const crowd_gl_scene *scene)
+{
+    const crowd_imposters *m = &r->asset->imposters;
+    const crowd_program *p = &r->imposter;
+    bool used = false;
+    for (uint32_t d = 0; d < f->draw_count && p->id; d++) {
+        const crowd_draw *draw = &f->draws[d];
+        if (!(draw->flags & CROWD_DRAW_IMPOSTER))
+            continue;
+        if (!used) {
+            crowd_gl_begin_program(r, p, f, view_projection, false, scene);
+            const GLint *u = p->uniforms;
+            glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_CLIPS);
+            glBindTexture(GL_TEXTURE_2D, r->tex_imposter_clips);
+            glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_ALBEDO);
+            glBindTexture(GL_TEXTURE_2D, r->tex_imposter_albedo);
+            glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_NORMALS);
+            glBindTexture(GL_TEXTURE_2D, r->tex_imposter_normals);
+            glUniform1i(u[U_IMPOSTER_CLIPS], UNIT_IMPOSTER_CLIPS);
+            glUniform1i(u[U_IMPOSTER_ALBEDO], UNIT_IMPOSTER_ALBEDO);
+            glUniform1i(u[U_IMPOSTER_NORMALS], UNIT_IMPOSTER_NORMALS);
+            glUniform4f(u[U_IMPOSTER_GRID], (float)m->frames, (float)m->views, (float)m->elevations,
+                        (float)(m->albedo.width / m->tile));
+            glUniform4fv(u[U_IMPOSTER_ELEVATION], 1, m->elevation);
+            glUniform2f(u[U_TILE_SCALE], (float)m->tile / (float)m->albedo.width,
+                        (float)m->tile / (float)m->albedo.height);
+            glBindVertexArray(r->imposter_vao);
+            used = true;
+        }
+        bool band = (draw->flags & CROWD_DRAW_BAND) != 0;
+        glUniform3f(p->uniforms[U_BAND], f->imposter_band[0], f->imposter_band[1], band ? 1.0f : 0.0f);
+        crowd_gl_bind_instances(r, draw->first);
+        glDrawArraysInstanced(GL_TRIANGLES, 0, 6, (GLsizei)draw->count);
+        r->stats.draws++;
+        r->stats.triangles += 2u * (uint64_t)draw->count;
+    }
+}
