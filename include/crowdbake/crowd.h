@@ -224,6 +224,8 @@ typedef struct crowd_stats {
     uint32_t demoted; /* coverage policy with a budget: instances below their preferred level */
     bool budget_satisfied;
     uint32_t fades_active;
+    bool extrapolating; /* some live instance has a velocity: its position changes with time alone,
+                           so a renderer that caches per-instance results keys them on the time */
     /* CPU time of this update, milliseconds: binning into chunks (unless the simulation's step
      * did it), culling and LOD, keeping records in draw order ("gather": the instances that changed
      * chunk moved one by one, or a full re-layout), draws and upload ranges. */

@@ -8,6 +8,8 @@ extern const char crowd_glsl_prop_vert[];
 extern const char crowd_glsl_lit_frag[];
 extern const char crowd_glsl_depth_frag[];
 extern const char crowd_glsl_cull_comp[];
+/* The record decode (crowd_rec, record_position...), prepended to every vertex and compute shader. */
+extern const char crowd_glsl_record_glsl[];
 
 /* Prepended to every source: GLSL ES 3.00 (WebGL2, GLES) or GLSL 3.30 (desktop core). */
 #define CROWD_GLSL_ES_HEADER                                                                      \
