@@ -267,7 +267,9 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     /* ranks: distance policy needs one per cell + parked; coverage needs (levels + 1) per cell + parked */
     c->rank_count = (CROWD_MAX_LODS + 1) * c->cell_count + 1;
     c->draw_capacity = CROWD_MAX_LODS + c->cell_count + 1;
-    c->upload_capacity = 1024;
+    /* Scattered rewrites (a turning walker here and there) are many short ranges: room for them,
+     * or the list would give up and upload everything after its last range. */
+    c->upload_capacity = 1024 + c->capacity / 32;
     c->slot_capacity = c->capacity + c->capacity / 8 + 1024; /* room for the regions' slack */
     c->mover_capacity = c->slot_capacity / 16 + 64;
 

@@ -679,9 +679,14 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
  * standing settled) are inline here, the same as step_agent would do them, with every array and
  * setting in a local: a store to a record or a flag byte may alias anything reached through a
  * pointer, so the compiler would reload it all per agent. The chunk stats run in a local too (see
- * crowd_run). A steady walker's record is read, never written: the GPU extrapolates it. */
+ * crowd_run). A steady walker's record is read, never written: the GPU extrapolates it.
+ *
+ * `far`: a region the camera sees little of (outside the view, or far). Each agent there re-plans
+ * its steering every lod_interval-th step only, round robin by slot, turning as far as that many
+ * steps would have; in between it walks on with its record (nothing computed, nothing written).
+ * Agents being pushed apart are stepped every time. */
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
-                          uint32_t first, uint32_t end)
+                          uint32_t first, uint32_t end, bool far)
 {
     crowd *c = sim->crowd;
     crowd_record *const records = c->records;
@@ -691,7 +696,9 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
     const uint32_t slot_capacity = c->slot_capacity;
-    const float dt = k->dt, blend = k->blend, half = k->half, t_now = k->t_now, t_next = k->t_next;
+    const uint32_t interval = far ? sim->desc.lod_interval : 1, turn = sim->steps % interval;
+    const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
+    const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
@@ -700,7 +707,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     uint32_t rewritten = 0;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
-        sim_desired_velocities(sim, base, n, desired);
+        if (!far)
+            sim_desired_velocities(sim, base, n, desired);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
@@ -714,10 +722,23 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             float *v = a->velocity;
             crowd_drift drift = separate ? drifts[s] : (crowd_drift){0.0f, 0.0f};
             bool drifting = drift.x != 0.0f || drift.z != 0.0f;
-            bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
-            bool moving = v[0] != 0.0f || v[1] != 0.0f;
             float p[3];
             uint32_t chunk;
+            if (far) {
+                if (s % interval != turn && !drifting && !resync) { /* not its turn: it walks on */
+                    crowd_rec_position(r, t_next, p);
+                    chunk = cached_chunk(&cache, &grid, obstacles, p);
+                    if (separate) {
+                        drifts[s] = (crowd_drift){0.0f, 0.0f};
+                        sim_gather(&gather, s, p);
+                    }
+                    bin_stepped(bin, &run, s, r, p, chunk, dirty);
+                    continue;
+                }
+                sim_desired_velocity(sim, s, desired + 2 * i);
+            }
+            bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
+            bool moving = v[0] != 0.0f || v[1] != 0.0f;
             if (steady && !drifting && (moving ? !resync : a->gait == 0 && !r->velocity)) {
                 /* the record moves it: where it is at the step's end is where the GPU will draw it */
                 crowd_rec_position(r, t_next, p);
@@ -758,57 +779,11 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 crowd_rec_position(r, t_next, p);
             }
             if (separate) {
-                drifts[s] = decay_drift(drift, blend);
+                drifts[s] = decay_drift(drift, k->blend);
                 sim_gather(&gather, s, p);
             }
             bin_stepped(bin, &run, s, r, p, chunk, dirty);
         }
-    }
-    crowd_bin_close(bin, &run);
-    if (separate)
-        *gatherer = gather;
-    return rewritten;
-}
-
-/* Region mode, a region the camera sees little of (outside the view, or far): each agent re-plans
- * its steering every lod_interval-th step, round robin by slot, turning as far as that many steps
- * would have; in between it walks on with its record (nothing computed, nothing written). Agents
- * being pushed apart are stepped every time. */
-static uint32_t step_far(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
-                         uint32_t first, uint32_t end)
-{
-    crowd *c = sim->crowd;
-    crowd_record *const records = c->records;
-    crowd_drift *const drifts = c->drift;
-    const crowd_grid_map grid = bin->grid;
-    const uint32_t interval = sim->desc.lod_interval, turn = sim->steps % interval;
-    const float t_next = k->t_next, far_blend = k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f;
-    const bool separate = k->separate;
-    crowd_run run = {.id = CROWD_PARKED_CELL};
-    sim_gatherer gather = separate ? *gatherer : (sim_gatherer){0};
-    uint32_t rewritten = 0;
-    for (uint32_t s = first; s < end; s++) {
-        crowd_record *r = &records[s];
-        crowd_drift drift = separate ? drifts[s] : (crowd_drift){0.0f, 0.0f};
-        bool drifting = drift.x != 0.0f || drift.z != 0.0f;
-        float p[3];
-        uint32_t chunk;
-        if (s % interval == turn || drifting || sim->resync) {
-            float desired[2];
-            sim_desired_velocity(sim, s, desired);
-            step_result moved = step_agent(sim, k, s, desired, drifting, drift, far_blend);
-            chunk = moved.chunk;
-            rewritten += moved.wrote;
-            crowd_rec_position(r, t_next, p);
-        } else {
-            crowd_rec_position(r, t_next, p);
-            chunk = crowd_chunk_at(&grid, p);
-        }
-        if (separate) {
-            drifts[s] = decay_drift(drift, k->blend);
-            sim_gather(&gather, s, p);
-        }
-        bin_stepped(bin, &run, s, r, p, chunk, c->dirty);
     }
     crowd_bin_close(bin, &run);
     if (separate)
@@ -904,10 +879,8 @@ void crowd_sim_step(crowd_sim *sim, float dt)
             if (!region->count)
                 continue;
             crowd_bin_region(&bin, g);
-            if (sim->far_of_cell[g])
-                rewritten += step_far(sim, &k, &bin, &gather, region->start, region->start + region->count);
-            else
-                rewritten += step_live(sim, &k, &bin, &gather, region->start, region->start + region->count);
+            rewritten +=
+                step_live(sim, &k, &bin, &gather, region->start, region->start + region->count, sim->far_of_cell[g]);
         }
     } else {
         rewritten = step_slots(sim, k, &bin, &gather);
