@@ -85,7 +85,9 @@ int main(int argc, char **argv)
         crowd_set_transform(c, i, 2.0f * (float)(i % 10) - 9.0f, 0.0f, 2.0f * (float)(i / 10) - 9.0f, 0.0f);
         crowd_play(c, i, walk, 1.0f, 0.0f);
         crowd_set_speed(c, i, 1.2f); /* stride-matched: the rate follows the speed (fails for clips in place) */
+        crowd_set_velocity(c, i, 0.0f, 1.2f); /* and it walks (yaw 0 faces +Z): the GPU moves it, no CPU per frame */
     }
+    crowd_set_velocity(c, 0, 0.0f, 0.0f); /* the one that waves stands */
     crowd_play(c, 0, clip_named(&asset, "wave"), 1.0f, 0.25f); /* instance 0 cross-fades to a wave */
 
     crowd_view view;
@@ -103,9 +105,11 @@ int main(int argc, char **argv)
                draw->flags & CROWD_DRAW_CROSS_FADE ? ", cross-fade" : "");
     }
     crowd_record r;
+    float at[3];
     crowd_get(c, 0, &r);
-    printf("instance 0: at (%.1f, %.1f), clip %g -> %g, fade rate %.1f/s\n", (double)r.position[0],
-           (double)r.position[2], (double)r.clip_a, (double)r.clip_b, (double)r.fade_rate);
+    crowd_record_position(&r, frame->time, at); /* where the GPU draws it: the record extrapolated */
+    printf("instance 0: at (%.1f, %.1f), clip %u -> %u, fade rate %.1f/s\n", (double)at[0], (double)at[2],
+           crowd_record_clip(&r, 0), crowd_record_clip(&r, 1), (double)r.fade_rate);
 
     crowd_destroy(c);
     crowd_asset_free(&asset);

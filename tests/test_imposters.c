@@ -398,7 +398,9 @@ static void band_draws_everyone_once(void)
                     drawn[pass] += covered((pass ? wide2 : wide) + 3 * p);
             }
             const crowd_record *rec = &f->records[slot];
-            float dx = rec->position[0] - eye[0], dy = rec->position[1] - eye[1], dz = rec->position[2] - eye[2];
+            float at[3];
+            crowd_record_position(rec, f->time, at);
+            float dx = at[0] - eye[0], dy = at[1] - eye[1], dz = at[2] - eye[2];
             float fb = (sqrtf(dx * dx + dy * dy + dz * dz) - f->imposter_band[0]) /
                        (f->imposter_band[1] - f->imposter_band[0]);
             bool want_card = crowd_band_random(rec) < (fb < 0 ? 0 : fb > 1 ? 1 : fb);

@@ -119,9 +119,11 @@ static void find_face(const crowd_asset *a)
 
 /* Vertex v of a record's clip A at shader time `time`, in world metres: as the vertex shader does
  * (frames mixed, scaled, turned by yaw about +Y with yaw 0 facing +Z, moved). */
-static void world_vertex(const crowd_asset *a, const crowd_record *r, const crowd_clip_sample *s, uint32_t v,
-                         float w[3])
+static void world_vertex(const crowd_asset *a, const crowd_record *r, float time, const crowd_clip_sample *s,
+                         uint32_t v, float w[3])
 {
+    float at[3];
+    crowd_record_position(r, time, at);
     float p0[3], p1[3], n[3];
     crowd_asset_decode_vertex(a, s->frame0, v, p0, n);
     crowd_asset_decode_vertex(a, s->frame1, v, p1, n);
@@ -129,9 +131,9 @@ static void world_vertex(const crowd_asset *a, const crowd_record *r, const crow
     for (int k = 0; k < 3; k++)
         p[k] = (p0[k] + (p1[k] - p0[k]) * s->t) * r->scale;
     float c = cosf(r->yaw), sn = sinf(r->yaw);
-    w[0] = r->position[0] + c * p[0] + sn * p[2];
-    w[1] = r->position[1] + p[1];
-    w[2] = r->position[2] - sn * p[0] + c * p[2];
+    w[0] = at[0] + c * p[0] + sn * p[2];
+    w[1] = at[1] + p[1];
+    w[2] = at[2] - sn * p[0] + c * p[2];
 }
 
 typedef struct look {
@@ -167,6 +169,7 @@ static void crowd_looks(const crowd_asset *a, look *result)
     for (int step = 0; step < 90 + 6 * 7; step++) {
         for (uint32_t i = 0; i < n; i++)
             crowd_get(c, i, &before[i]);
+        float t_before = crowd_time(c);
         crowd_sim_step(sim, dt);
         crowd_update(c, dt, &view);
         if (step < 90 || step % 7)
@@ -174,25 +177,28 @@ static void crowd_looks(const crowd_asset *a, look *result)
         for (uint32_t i = 0; i < n; i++) {
             crowd_record r;
             crowd_get(c, i, &r);
-            float hx = r.position[0] - before[i].position[0], hz = r.position[2] - before[i].position[2];
+            float was[3], now[3];
+            crowd_record_position(&before[i], t_before, was);
+            crowd_record_position(&r, crowd_time(c), now);
+            float hx = now[0] - was[0], hz = now[2] - was[2];
             float moved = sqrtf(hx * hx + hz * hz);
-            uint32_t clip = (uint32_t)r.clip_a;
-            if (r.fade_rate != 0.0f || r.clip_b != r.clip_a || moved < 0.5f * dt || moved > 20.0f * dt ||
+            uint32_t clip = crowd_record_clip(&r, 0);
+            if (r.fade_rate != 0.0f || crowd_record_clip(&r, 1) != clip || moved < 0.5f * dt || moved > 20.0f * dt ||
                 crowd_clip_role_of(&a->clips[clip]) != CROWD_ROLE_LOCOMOTION)
                 continue;
             crowd_clip_sample s;
             REQUIRE(crowd_record_sample(a, &r, 0, crowd_time(c), &s) == CROWD_OK);
             float lowest = INFINITY, w[3], centre[3] = {0, 0, 0}, tip[3];
             for (uint32_t v = 0; v < a->vertex_count; v++) {
-                world_vertex(a, &r, &s, v, w);
+                world_vertex(a, &r, crowd_time(c), &s, v, w);
                 lowest = fminf(lowest, w[1]);
             }
             for (uint32_t k = 0; k < head_count; k++) {
-                world_vertex(a, &r, &s, head[k], w);
+                world_vertex(a, &r, crowd_time(c), &s, head[k], w);
                 for (int e = 0; e < 3; e++)
                     centre[e] += w[e] / (float)head_count;
             }
-            world_vertex(a, &r, &s, nose, tip);
+            world_vertex(a, &r, crowd_time(c), &s, nose, tip);
             /* against the yaw (the heading the record says); the sim's own lag while turning shows in
              * the motion figure, checked on average only */
             double fx = tip[0] - centre[0], fz = tip[2] - centre[2];
@@ -542,14 +548,16 @@ static void run_scenarios(const crowd_asset *a, sim_tally *t)
             for (uint32_t i = 0; i < n; i++) {
                 crowd_record r;
                 crowd_get(c, i, &r);
-                uint32_t clips[2] = {(uint32_t)r.clip_a, (uint32_t)r.clip_b};
+                uint32_t clips[2] = {crowd_record_clip(&r, 0), crowd_record_clip(&r, 1)};
                 for (int k = 0; k < 2; k++) {
                     crowd_clip_role role = crowd_clip_role_of(&a->clips[clips[k]]);
                     t->wrong += role != CROWD_ROLE_LOCOMOTION && role != CROWD_ROLE_IDLE;
                 }
                 t->plays[clips[1] & 63]++;
-                float dx = r.position[0] - before[i].position[0], dz = r.position[2] - before[i].position[2];
-                if (dx * dx + dz * dz < 1e-10f) { /* standing: its clip (and the one it fades to) stand */
+                /* standing: no ground velocity (records extrapolate walkers) and not moved by a rewrite */
+                float dx = r.position[0] - before[i].position[0], dz = r.position[2] - before[i].position[2], vel[2];
+                crowd_record_velocity(&r, vel);
+                if (vel[0] == 0.0f && vel[1] == 0.0f && dx * dx + dz * dz < 1e-10f) { /* standing: its clip (and the one it fades to) stand */
                     t->standing[clips[1] & 63]++;
                     t->wrong_standing += crowd_clip_role_of(&a->clips[clips[1]]) != CROWD_ROLE_IDLE ||
                                          crowd_clip_role_of(&a->clips[clips[0]]) == CROWD_ROLE_ACTION;

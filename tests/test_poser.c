@@ -53,8 +53,8 @@ static void record_fade_is_the_blend(void)
     REQUIRE(a && b && m);
     crowd_record rec;
     memset(&rec, 0, sizeof rec);
-    rec.clip_a = 0.0f, rec.offset_a = 0.25f, rec.scale = 1.0f;
-    rec.clip_b = (float)(asset.clip_count - 1), rec.offset_b = 0.5f;
+    rec.clips = (asset.clip_count - 1) << 12, rec.offset_a = 0.25f, rec.scale = 1.0f; /* A 0, B the last */
+    rec.offset_b = 0.5f;
     rec.fade_start = 1.0f, rec.fade_rate = 0.5f; /* at time 2: w = 0.5 */
     CHECK(crowd_rig_pose_record(p, &rec, 2.0f, m));
     CHECK(crowd_rig_pose_phase(p, 0, 0.25f, a));
@@ -63,7 +63,7 @@ static void record_fade_is_the_blend(void)
     for (size_t i = 0; i < n; i++)
         worst = fmax(worst, fabs(m[i] - 0.5 * (a[i] + b[i])));
     CHECKF(worst < 1e-5, "fade blend off by %g", worst);
-    rec.clip_a = (float)asset.clip_count; /* a clip the asset lacks */
+    rec.clips = asset.clip_count; /* clip A: one the asset lacks */
     CHECK(!crowd_rig_pose_record(p, &rec, 2.0f, m));
     free(a), free(b), free(m);
     crowd_rig_poser_destroy(p);

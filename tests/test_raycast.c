@@ -89,7 +89,9 @@ static void against_brute_force(float world, float chunk, uint32_t count, uint32
     /* a ray from inside a cylinder hits it at 0; bad rays hit nothing */
     crowd_record rec;
     REQUIRE(crowd_get(c, 5, &rec) == CROWD_OK);
-    float inside[3] = {rec.position[0], rec.position[1] + 1.0f, rec.position[2]}, up[3] = {0, 1, 0};
+    float inside[3], up[3] = {0, 1, 0};
+    crowd_record_position(&rec, crowd_time(c), inside);
+    inside[1] += 1.0f;
     crowd_ray_hit hit;
     CHECK(crowd_raycast(h, inside, up, 10.0f, &hit) && hit.distance == 0.0f);
     float zero[3] = {0, 0, 0}, nan_origin[3] = {NAN, 0, 0};

@@ -41,12 +41,13 @@ enum {
     OP_STRIDE,
     OP_SPAWN,
     OP_GET,
+    OP_VELOCITY,
     OP_KINDS
 };
 static const char *const op_names[OP_KINDS] = {"set_transform",   "set_scale", "set_variant",  "play",
                                                "play_once",       "set_phase", "set_speed",    "remove",
                                                "set_count",       "configure", "set_scenario", "set_separation",
-                                               "stride_matching", "sim_spawn", "get"};
+                                               "stride_matching", "sim_spawn", "get",          "set_velocity"};
 static uint32_t accepted[OP_KINDS], refused[OP_KINDS];
 
 static uint32_t below(uint32_t n)
@@ -87,7 +88,7 @@ static bool record_finite(const crowd_record *r)
          k++) /* position, yaw, clip a, offset a, rate a, scale, clip b, offset b, rate b, fade start */
         if (!isfinite(f[k]))
             return false;
-    return isfinite(r->fade_rate) && (r->flags & ~3u) == 0 && r->scale > 0.0f;
+    return isfinite(r->fade_rate) && (r->clips & 0xFC000000u) == 0 && r->scale > 0.0f;
 }
 
 static crowd_result expect(crowd *c, int op, crowd_result r, bool must_refuse, bool must_accept, uint32_t index,
@@ -187,6 +188,10 @@ static void random_call(crowd *c, crowd_sim *sim)
         float p = value(0, 1);
         bool ok = kept && p >= 0.0f && p <= 1.0f;
         expect(c, OP_PHASE, crowd_set_phase(c, index, p), !ok, ok, index, kept);
+    } else if (roll < 700) {
+        float vx = value(-8, 8), vz = below(10) ? uniform(-3, 3) : value(-2e4f, 2e4f);
+        bool ok = kept && fabsf(vx) <= CROWD_MAX_SPEED && fabsf(vz) <= CROWD_MAX_SPEED;
+        expect(c, OP_VELOCITY, crowd_set_velocity(c, index, vx, vz), !ok, ok, index, kept);
     } else if (roll < 760) {
         float v = value(0, 8);
         bool out = !kept || !(v >= 0.0f && v <= 10000.0f);
@@ -283,17 +288,19 @@ static void check_frame(crowd *c, const crowd_frame *f, const crowd_view *view, 
         if (!record_finite(r)) {
             if (not_finite++ < 3)
                 fprintf(stderr,
-                        "frame %u: instance %u: position (%g %g %g) yaw %g clip %g/%g offset %g/%g rate %g/%g "
-                        "scale %g fade %g @ %g flags %x\n",
+                        "frame %u: instance %u: position (%g %g %g) @ %g velocity %08x yaw %g clips %08x offset "
+                        "%g/%g rate %g/%g scale %g fade %g @ %g\n",
                         frame, index, (double)r->position[0], (double)r->position[1], (double)r->position[2],
-                        (double)r->yaw, (double)r->clip_a, (double)r->clip_b, (double)r->offset_a, (double)r->offset_b,
-                        (double)r->rate_a, (double)r->rate_b, (double)r->scale, (double)r->fade_rate,
-                        (double)r->fade_start, r->flags);
+                        (double)r->ref_time, r->velocity, (double)r->yaw, r->clips, (double)r->offset_a,
+                        (double)r->offset_b, (double)r->rate_a, (double)r->rate_b, (double)r->scale,
+                        (double)r->fade_rate, (double)r->fade_start);
             continue;
         }
         if (coverage && crowd_settings(c)->min_coverage > 0.0f)
             continue; /* small ones are culled on purpose */
-        float centre[3] = {r->position[0], r->position[1] + asset.sphere_center_y * r->scale, r->position[2]};
+        float centre[3]; /* the brute-force reference: where the GPU draws it, extrapolated to the frame */
+        crowd_record_position(r, f->time, centre);
+        centre[1] += asset.sphere_center_y * r->scale;
         float radius = asset.sphere_radius * r->scale;
         bool in = true;
         for (int p = 0; p < 6; p++)

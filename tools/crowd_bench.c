@@ -2,7 +2,9 @@
  * toolkit's benchmark so numbers compare: world 420 m, chunks 24 m, camera at (28, 16, 44) looking
  * at (0, 1.2, 0), 58 deg vertical fov at 16:9, near 0.3, far 900, LOD distances 6/14/34/80 m,
  * 26 round obstacles (radius 1.9 m) on a spiral, wander scenario, separation on up to 40,000
- * agents, dt 1/60, 15 warm-up frames, medians of 60 frames. */
+ * agents, dt 1/60, 15 warm-up frames, medians of 60 frames. "MB writ" / "% arr": bytes of records the
+ * simulation rewrote per frame, and their share of the live record array (steady walkers cost none:
+ * the GPU extrapolates their motion). "t/memcpy": total over a memcpy of the record array. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ typedef struct bench_row {
     bool separation;
     double sim, separation_ms, chunk_lod, gather, output, total, best, memcpy_ms;
     double mb_uploaded, triangles, draws, submitted;
+    double written; /* bytes of records the simulation rewrote per frame (median) */
     uint32_t lod[CROWD_MAX_LODS];
 } bench_row;
 
@@ -135,7 +138,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     double *t_sim = calloc(frames, sizeof(double)), *t_sep = calloc(frames, sizeof(double));
     double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));
     double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));
-    double *up = calloc(frames, sizeof(double));
+    double *up = calloc(frames, sizeof(double)), *wr = calloc(frames, sizeof(double));
     memset(row, 0, sizeof *row);
     row->count = count;
     row->threads = threads;
@@ -157,6 +160,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         t_out[i] = st->ms_output;
         t_total[i] = total;
         up[i] = st->bytes_uploaded / (1024.0 * 1024.0);
+        wr[i] = (double)ss->rewritten * sizeof(crowd_record);
         row->best = total < row->best ? total : row->best;
         if (i == frames - 1) {
             row->triangles = (double)st->triangles;
@@ -173,6 +177,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     row->output = median(t_out, frames);
     row->total = median(t_total, frames);
     row->mb_uploaded = median(up, frames);
+    row->written = median(wr, frames);
     row->memcpy_ms = memcpy_ms((size_t)count * sizeof(crowd_record));
     free(t_sim);
     free(t_sep);
@@ -181,6 +186,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     free(t_out);
     free(t_total);
     free(up);
+    free(wr);
     crowd_sim_destroy(sim);
     crowd_destroy(c);
     return 0;
@@ -190,15 +196,17 @@ static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
     printf("crowd-bench: medians of frames after %d warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
            WARMUP);
-    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %9s %6s  LOD split", "instances", "thr", "sep", "sim",
-           "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "triangles", "MB up");
+    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %8s %9s %6s %8s %6s  LOD split", "instances", "thr", "sep",
+           "sim", "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy", "t/memcpy",
+           "triangles", "MB up", "MB writ", "% arr");
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        printf("%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2fM %6.2f ", r->count,
-               r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather, r->output,
-               r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms, r->triangles / 1e6,
-               r->mb_uploaded);
+        printf("%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2f %8.2fM %6.2f %8.3f %6.2f ",
+               r->count, r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather,
+               r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms,
+               r->total / r->memcpy_ms, r->triangles / 1e6, r->mb_uploaded, r->written / (1024.0 * 1024.0),
+               100.0 * r->written / ((double)r->count * sizeof(crowd_record)));
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf(" L%u:%u", l, r->lod[l]);
         printf("\n");
@@ -233,11 +241,13 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
         printf("%s{\"instances\":%u,\"threads\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_"
                "lod_ms\":%.4f,"
                "\"gather_ms\":%.4f,\"output_ms\":%.4f,\"total_ms\":%.4f,\"best_ms\":%.4f,\"ns_per_instance\":%.2f,"
-               "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,\"triangles\":%.0f,"
+               "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"total_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,"
+               "\"record_bytes_written\":%.0f,\"triangles\":%.0f,"
                "\"draws\":%.0f,\"submitted\":%.0f,\"lods\":[",
                i ? "," : "", r->count, r->threads, r->separation ? "true" : "false", r->sim, r->separation_ms,
                r->chunk_lod, r->gather, r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms,
-               r->gather / r->memcpy_ms, r->mb_uploaded, r->triangles, r->draws, r->submitted);
+               r->gather / r->memcpy_ms, r->total / r->memcpy_ms, r->mb_uploaded, r->written, r->triangles, r->draws,
+               r->submitted);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf("%s%u", l ? "," : "", r->lod[l]);
         printf("]}");

@@ -15,6 +15,9 @@
  * level move (a full re-sort by level and chunk only when many do). Callers never
  * see slots: instances are addressed by a dense index 0..count-1 that stays put while records move.
  *
+ * Nor is a steady walker's position: the record holds a reference position, time and ground
+ * velocity, and the shader extrapolates (crowd_record_position).
+ *
  * Animation phase is not uploaded: the shader computes fract(phase_offset + time * rate) (a
  * looping clip) or clamp(phase_offset + time * rate, 0, 1) (a clip played once, which then holds
  * its last frame; crowd_play_once), so a crowd that is not changing uploads nothing and keeps
@@ -57,34 +60,60 @@
 extern "C" {
 #endif
 
-/* The per-instance record, exactly as uploaded (16 floats, 64 bytes). Integer fields are stored as
- * float bit patterns (GLSL floatBitsToUint) so the whole record is one float attribute stream. */
+/* The per-instance record, exactly as uploaded (16 words, 64 bytes: one cache line, four vec4
+ * attributes). Words 0-11 are floats, words 12-15 integers (bind them as one uvec4).
+ *
+ * Motion is extrapolated: the record holds where the instance was at shader time ref_time and its
+ * ground velocity, and the shader places it at position + (vx, 0, vz) * (time - ref_time). A steady
+ * walker's record therefore never changes: the CPU rewrites a record only when its velocity, clip,
+ * rate, scale, yaw or looks change. Read the position with crowd_record_position (the decode the
+ * shaders use), never from the position field alone, unless the velocity is zero.
+ *
+ * Packing: both clip indices (12 bits each; CROWD_MAX_CLIPS is 4096) and the flags share one word,
+ * and the velocity is two IEEE half floats (relative precision 2^-11, |v| <= CROWD_MAX_SPEED;
+ * magnitudes under 2^-14 m/s are stored as 0). The CPU moves agents with the stored (rounded)
+ * velocity, so what the GPU extrapolates is what the simulation computes. */
 typedef struct crowd_record {
-    float position[3]; /* world metres */
+    float position[3]; /* world metres at shader time ref_time */
     float yaw;         /* radians, rotation about +Y; 0 faces +Z */
-    float clip_a;      /* clip index, as a float */
-    float offset_a;    /* phase at time 0, [0, 1) */
+    float offset_a;    /* clip A's phase at time 0, [0, 1) */
     float rate_a;      /* cycles per second */
-    float scale;
-    float clip_b; /* the clip being faded to (equals clip_a when not fading) */
-    float offset_b;
+    float scale;       /* uniform */
+    float ref_time;    /* shader time at which `position` holds (rebased with the time) */
+    float offset_b;    /* clip B: the clip being faded to (equals clip A when not fading) */
     float rate_b;
     float fade_start; /* shader time the fade began */
-    uint32_t tint;    /* rgba8: the shirt colour (the humanoid) or a tint (other assets) */
-    uint32_t variant; /* packed crowd_variant, see crowd_pack_variant */
     float fade_rate;  /* 1 / fade duration; 0 when no fade is running */
-    uint32_t flags;   /* CROWD_RECORD_* bits (unused bits are 0) */
+    uint32_t clips;   /* bits 0-11 clip A, bits 12-23 clip B, bits 24-31 CROWD_RECORD_* flags */
+    uint32_t velocity; /* ground velocity, m/s: x in bits 0-15, z in bits 16-31, IEEE half floats */
+    uint32_t tint;     /* rgba8: the shirt colour (the humanoid) or a tint (other assets) */
+    uint32_t variant;  /* packed crowd_variant, see crowd_pack_variant */
 } crowd_record;
 
-/* Record flags. A held clip plays once: its phase is clamp(offset + time * rate, 0, 1) instead of
- * fract(...). Phase 0..1 spans its frames as for any clip; once the phase reaches 1 the clip shows
- * its last baked frame (frame_count - 1) and stays there, with no interpolation back to frame 0
- * (a looping clip held this way shows frame n - 1 from phase (n - 1) / n on). A held clip's offset
- * is not wrapped into [0, 1): it is -(start time) * rate, so the phase counts from its start. */
+/* Record flags, in the clips word. A held clip plays once: its phase is clamp(offset + time * rate,
+ * 0, 1) instead of fract(...). Phase 0..1 spans its frames as for any clip; once the phase reaches
+ * 1 the clip shows its last baked frame (frame_count - 1) and stays there, with no interpolation
+ * back to frame 0 (a looping clip held this way shows frame n - 1 from phase (n - 1) / n on). A
+ * held clip's offset is not wrapped into [0, 1): it is -(start time) * rate, so the phase counts
+ * from its start. */
 enum {
-    CROWD_RECORD_HOLD_A = 1u << 0, /* clip A plays once and holds its last frame */
-    CROWD_RECORD_HOLD_B = 1u << 1, /* clip B (the clip a fade goes to) likewise */
+    CROWD_RECORD_HOLD_A = 1u << 24, /* clip A plays once and holds its last frame */
+    CROWD_RECORD_HOLD_B = 1u << 25, /* clip B (the clip a fade goes to) likewise */
 };
+#define CROWD_RECORD_CLIP_MASK 0xFFFu /* a clip index in the clips word */
+
+/* Fastest ground velocity a record holds, m/s, per component (crowd_set_velocity refuses more). */
+#define CROWD_MAX_SPEED 10000.0f
+
+/* Clip A (which 0) or clip B (which 1) of a record: (clips >> 12 * which) & CROWD_RECORD_CLIP_MASK. */
+CROWD_API uint32_t crowd_record_clip(const crowd_record *record, int which);
+
+/* The record's ground velocity (x, z), m/s, decoded from its half floats exactly as the shaders do. */
+CROWD_API void crowd_record_velocity(const crowd_record *record, float velocity[2]);
+
+/* Where the record places its instance at shader time `time`, computed exactly as the shaders do
+ * (float arithmetic): position + (vx, 0, vz) * (time - ref_time). O(1), reads only. */
+CROWD_API void crowd_record_position(const crowd_record *record, float time, float out[3]);
 
 /* Where one clip of a record is at shader time `time`, computed exactly as the vertex shader does
  * (float arithmetic): the two baked frames (absolute rows of the animation textures) and the blend
@@ -240,6 +269,8 @@ typedef struct crowd_stats {
     uint32_t demoted; /* coverage policy with a budget: instances below their preferred level */
     bool budget_satisfied;
     uint32_t fades_active;
+    bool extrapolating; /* some live instance has a velocity: its position changes with time alone,
+                           so a renderer that caches per-instance results keys them on the time */
     /* CPU time of this update, milliseconds: binning into chunks (unless the simulation's step
      * did it), culling and LOD, keeping records in draw order ("gather": the instances that changed
      * chunk moved one by one, or a full re-layout), draws and upload ranges. */
@@ -297,7 +328,13 @@ CROWD_API crowd_result crowd_configure(crowd *crowd, const crowd_desc *desc, cro
 CROWD_API crowd_result crowd_set_count(crowd *crowd, uint32_t count);
 CROWD_API uint32_t crowd_count(const crowd *crowd);
 
+/* Places an instance at (x, y, z) now (crowd_time()), facing yaw; a velocity it has moves it on
+ * from there. */
 CROWD_API crowd_result crowd_set_transform(crowd *crowd, uint32_t index, float x, float y, float z, float yaw);
+/* Ground velocity, m/s (each component within +-CROWD_MAX_SPEED): the instance moves on its own
+ * from where it is now, at no CPU cost per frame (the GPU extrapolates; the record is rewritten
+ * once, here). Stored as half floats (see crowd_record). Does not turn it or change its clip. */
+CROWD_API crowd_result crowd_set_velocity(crowd *crowd, uint32_t index, float vx, float vz);
 /* Uniform size, 0.001..1000. A stride-matched locomotion clip keeps its ground speed: its rate is
  * divided by the change, phase-continuously (refused when that rate would pass CROWD_MAX_RATE). */
 CROWD_API crowd_result crowd_set_scale(crowd *crowd, uint32_t index, float scale);
@@ -481,6 +518,13 @@ typedef struct crowd_sim_desc {
     uint32_t separation_limit; /* 0 = 40,000 */
     float separation_radius;   /* personal space, metres; 0 = 0.7 */
     uint32_t seed;             /* same seed, same crowd */
+    /* Simulation level of detail: agents in chunks the last crowd_update found outside the view,
+     * or farther than lod_distance metres from its camera (or in the far pool), re-plan their
+     * steering every lod_interval-th step only, round robin; in between they walk on with the
+     * motion in their record (extrapolated, no cost). Nearer agents re-plan every step.
+     * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail). */
+    float lod_distance;
+    uint32_t lod_interval;
     crowd_spawn_options spawn; /* looks and clips; zeroed = the defaults */
 } crowd_sim_desc;
 

@@ -306,7 +306,9 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     /* ranks: distance policy needs one per cell + parked; coverage needs (levels + 1) per cell + parked */
     c->rank_count = (CROWD_MAX_LODS + 1) * c->cell_count + 1;
     c->draw_capacity = CROWD_MAX_LODS + 2 * c->cell_count + 1; /* a band chunk draws twice */
-    c->upload_capacity = 1024;
+    /* Scattered rewrites (a turning walker here and there) are many short ranges: room for them,
+     * or the list would give up and upload everything after its last range. */
+    c->upload_capacity = 1024 + c->capacity / 32;
     c->slot_capacity = c->capacity + c->capacity / 8 + 1024; /* room for the regions' slack */
     c->mover_capacity = c->slot_capacity / 16 + 64;
 
@@ -438,8 +440,14 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
     }
     /* revived or parked instances change which draws they are in: their slots re-upload */
     uint32_t lo = count < c->count ? count : c->count, hi = count < c->count ? c->count : count;
-    for (uint32_t i = lo; i < hi; i++)
+    for (uint32_t i = lo; i < hi; i++) {
+        crowd_record *r = &c->records[c->slot_of_index[i]];
+        if (count < c->count)
+            crowd_rec_anchor(r, (float)c->time); /* parked: stands where it is now */
+        else
+            r->ref_time = (float)c->time; /* revived: walks on from where it was parked */
         c->dirty[c->slot_of_index[i]] = 1;
+    }
     c->count = count;
     c->binned = false;
     c->layout_valid = false; /* parked and revived instances change region: lay out afresh */
@@ -477,7 +485,25 @@ crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, flo
     r->position[0] = x;
     r->position[1] = y;
     r->position[2] = z;
+    r->ref_time = (float)c->time;
     r->yaw = yaw;
+    c->binned = false;
+    return CROWD_OK;
+}
+
+crowd_result crowd_set_velocity(crowd *c, uint32_t index, float vx, float vz)
+{
+    CHECK_INDEX(c, index, "crowd_set_velocity");
+    if (!(fabsf(vx) <= CROWD_MAX_SPEED && fabsf(vz) <= CROWD_MAX_SPEED))
+        return REFUSE(c, "crowd_set_velocity: instance %u: velocity (%g, %g) outside +-%g m/s", index, (double)vx,
+                      (double)vz, (double)CROWD_MAX_SPEED);
+    uint32_t slot = crowd_slot_of(c, index), word = crowd_pack_velocity(vx, vz);
+    crowd_record *r = &c->records[slot];
+    if (r->velocity == word)
+        return CROWD_OK; /* the same motion: nothing to write or upload */
+    crowd_rec_anchor(r, (float)c->time);
+    r->velocity = word;
+    touch(c, slot);
     c->binned = false;
     return CROWD_OK;
 }
@@ -497,7 +523,7 @@ crowd_result crowd_set_scale(crowd *c, uint32_t index, float scale)
     float old_scale = r->scale;
     /* Same ground speed on longer or shorter legs: a stride-matched clip re-matches its rate, and
      * the product is checked before anything changes. */
-    uint32_t showing = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
+    uint32_t showing = r->fade_rate > 0.0f ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
     bool rematch = c->stride_matching && c->asset->clips[showing].stride > 0.0f && old_scale > 0.0f;
     float rate = r->fade_rate > 0.0f ? r->rate_b : r->rate_a;
     float matched = rematch ? (float)((double)rate * old_scale / scale) : rate;
@@ -547,11 +573,11 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
     crowd_record *r = &c->records[slot];
     c->dirty[slot] = 1;
     if (r->fade_rate > 0.0f) {
-        if ((uint32_t)r->clip_b == clip && !once) { /* already fading into it: the fade runs on, new rate */
-            bool held = r->flags & CROWD_RECORD_HOLD_B;
+        if (crowd_rec_clip_b(r) == clip && !once) { /* already fading into it: the fade runs on, new rate */
+            bool held = r->clips & CROWD_RECORD_HOLD_B;
             r->offset_b = (float)wrap(continuous_offset(c->time, r->offset_b, r->rate_b, rate, held));
             r->rate_b = rate;
-            r->flags &= ~CROWD_RECORD_HOLD_B;
+            r->clips &= ~CROWD_RECORD_HOLD_B;
             return;
         }
         /* Two clips at most: the one that shows more becomes clip A, so the cut is never more
@@ -560,29 +586,29 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
         if (weight_b >= 0.5f) {
             settle_on_b(r);
         } else {
-            r->clip_b = r->clip_a;
+            crowd_rec_set_clip_b(r, crowd_rec_clip_a(r));
             r->rate_b = r->rate_a;
             r->offset_b = r->offset_a;
             r->fade_rate = 0.0f;
-            r->flags =
-                (r->flags & ~CROWD_RECORD_HOLD_B) | ((r->flags & CROWD_RECORD_HOLD_A) ? CROWD_RECORD_HOLD_B : 0u);
+            r->clips =
+                (r->clips & ~CROWD_RECORD_HOLD_B) | ((r->clips & CROWD_RECORD_HOLD_A) ? CROWD_RECORD_HOLD_B : 0u);
         }
     }
-    if ((uint32_t)r->clip_a == clip && !once) { /* the clip that plays: new rate, and it loops */
-        bool held = r->flags & CROWD_RECORD_HOLD_A;
+    if (crowd_rec_clip_a(r) == clip && !once) { /* the clip that plays: new rate, and it loops */
+        bool held = r->clips & CROWD_RECORD_HOLD_A;
         r->offset_a = (float)wrap(continuous_offset(c->time, r->offset_a, r->rate_a, rate, held));
         r->rate_a = rate;
         r->offset_b = r->offset_a;
         r->rate_b = rate;
-        r->flags &= ~(CROWD_RECORD_HOLD_A | CROWD_RECORD_HOLD_B);
+        r->clips &= ~(CROWD_RECORD_HOLD_A | CROWD_RECORD_HOLD_B);
         return;
     }
     /* the new clip starts from its beginning now: a looping clip's offset wrapped, a held one's not */
     double phase = -c->time * rate;
-    r->clip_b = (float)clip;
+    crowd_rec_set_clip_b(r, clip);
     r->rate_b = rate;
     r->offset_b = (float)(once ? phase : wrap(phase));
-    r->flags = (r->flags & ~CROWD_RECORD_HOLD_B) | (once ? CROWD_RECORD_HOLD_B : 0u);
+    r->clips = (r->clips & ~CROWD_RECORD_HOLD_B) | (once ? CROWD_RECORD_HOLD_B : 0u);
     if (fade_seconds == 0.0f) {
         settle_on_b(r);
         return;
@@ -629,7 +655,7 @@ crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
         return REFUSE(c, "crowd_set_phase: instance %u: phase %g outside 0..1", index, (double)phase);
     crowd_record *r = record_of(c, index);
     double offset = phase - c->time * (double)r->rate_a;
-    r->offset_a = (float)((r->flags & CROWD_RECORD_HOLD_A) ? offset : wrap(offset));
+    r->offset_a = (float)((r->clips & CROWD_RECORD_HOLD_A) ? offset : wrap(offset));
     if (r->fade_rate == 0.0f)
         r->offset_b = r->offset_a;
     return CROWD_OK;
@@ -651,7 +677,7 @@ void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
     float *offset_field = fading ? &r->offset_b : &r->offset_a;
     if (*rate_field == rate)
         return; /* nothing to write: the slot stays clean */
-    bool held = r->flags & (fading ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
+    bool held = r->clips & (fading ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
     *offset_field = continuous_offset(c->time, *offset_field, *rate_field, rate, held);
     *rate_field = rate;
     if (!fading) {
@@ -668,7 +694,7 @@ crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
         return REFUSE(c, "crowd_set_speed: instance %u: speed %g outside 0..10000 m/s", index, (double)speed);
     uint32_t slot = crowd_slot_of(c, index);
     const crowd_record *r = &c->records[slot];
-    uint32_t clip = (uint32_t)(r->fade_rate > 0.0f ? r->clip_b : r->clip_a);
+    uint32_t clip = r->fade_rate > 0.0f ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
     if (!(c->asset->clips[clip].stride > 0.0f))
         return REFUSE(c, "crowd_set_speed: instance %u: clip %u (%s) has no stride", index, clip,
                       c->asset->clips[clip].name ? c->asset->clips[clip].name : "?");
@@ -699,6 +725,7 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
     c->dirty[removed_slot] = 1;
     c->dirty[last_slot] = 1; /* its record stays, its owner's index changed (frame.slot_instances) */
     c->dirty_unbinned = true;
+    crowd_rec_anchor(&c->records[removed_slot], (float)c->time); /* parked: stands where it is now */
     c->count = last;
     c->binned = false;
     if (c->layout_valid) /* out of its chunk's region now, so no draw or pass over live slots sees it */
@@ -719,12 +746,12 @@ crowd_result crowd_record_sample(const crowd_asset *a, const crowd_record *r, in
 {
     if (!a || !r || !out || (which != 0 && which != 1))
         return CROWD_ERROR_ARGUMENT;
-    float clip = which ? r->clip_b : r->clip_a, offset = which ? r->offset_b : r->offset_a;
-    float rate = which ? r->rate_b : r->rate_a;
-    bool hold = r->flags & (which ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
-    if (!(clip >= 0.0f && clip < (float)a->clip_count))
+    uint32_t clip = which ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
+    float offset = which ? r->offset_b : r->offset_a, rate = which ? r->rate_b : r->rate_a;
+    bool hold = r->clips & (which ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
+    if (clip >= a->clip_count)
         return CROWD_ERROR_ARGUMENT;
-    const crowd_clip *cl = &a->clips[(uint32_t)clip];
+    const crowd_clip *cl = &a->clips[clip];
     int n = (int)cl->frame_count, last = n - 1 > 0 ? n - 1 : 0;
     bool loops = (cl->flags & CROWD_CLIP_LOOP) != 0;
     /* crowd.vert's clip_sample, line for line */
@@ -741,6 +768,25 @@ crowd_result crowd_record_sample(const crowd_asset *a, const crowd_record *r, in
     out->frame1 = cl->first_frame + (uint32_t)f1;
     out->t = f - (float)f0;
     return CROWD_OK;
+}
+
+uint32_t crowd_record_clip(const crowd_record *r, int which)
+{
+    return r ? (which ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r)) : 0u;
+}
+
+void crowd_record_velocity(const crowd_record *r, float v[2])
+{
+    if (!r || !v)
+        return;
+    v[0] = crowd_float_from_half(r->velocity & 0xFFFFu);
+    v[1] = crowd_float_from_half(r->velocity >> 16);
+}
+
+void crowd_record_position(const crowd_record *r, float time, float out[3])
+{
+    if (r && out)
+        crowd_rec_position(r, time, out);
 }
 
 float crowd_time(const crowd *c)

@@ -5,28 +5,30 @@
 
 void crowd_fold_fade(crowd_record *r)
 {
-    r->clip_a = r->clip_b;
+    crowd_rec_set_clip_a(r, crowd_rec_clip_b(r));
     r->offset_a = r->offset_b;
     r->rate_a = r->rate_b;
     r->fade_rate = 0.0f;
-    r->flags = (r->flags & ~CROWD_RECORD_HOLD_A) | ((r->flags & CROWD_RECORD_HOLD_B) ? CROWD_RECORD_HOLD_A : 0u);
+    r->clips = (r->clips & ~CROWD_RECORD_HOLD_A) | ((r->clips & CROWD_RECORD_HOLD_B) ? CROWD_RECORD_HOLD_A : 0u);
 }
 
-void crowd_bin_begin(crowd *c, crowd_binner *b)
+void crowd_bin_begin(crowd *c, crowd_binner *b, float time)
 {
     for (uint32_t i = 0; i < c->cell_count; i++) {
         crowd_cell *cell = &c->cells[i];
         cell->count = 0;
         cell->min[0] = cell->min[1] = cell->min[2] = INFINITY;
         cell->max[0] = cell->max[1] = cell->max[2] = -INFINITY;
-        cell->max_scale = 0.0f;
+        cell->max_scale = cell->max_speed = 0.0f;
         cell->visible = cell->pooled = false;
     }
     c->mover_count = 0;
     c->movers_overflow = false;
+    c->bin_time = time;
     *b = (crowd_binner){.c = c,
                         .grid = crowd_grid_of(c),
                         .region = CROWD_NO_REGION,
+                        .time = time,
                         .run = {.id = CROWD_PARKED_CELL},
                         .cells = c->cells,
                         .movers = c->movers,
@@ -55,6 +57,7 @@ void crowd_bin_close(crowd_binner *b, const crowd_run *run)
         cell->max[k] = hi[k] > cell->max[k] ? hi[k] : cell->max[k];
     }
     cell->max_scale = run->scale > cell->max_scale ? run->scale : cell->max_scale;
+    cell->max_speed = run->speed > cell->max_speed ? run->speed : cell->max_speed;
     if (b->region != CROWD_NO_REGION) { /* the slots' region, not the chunk's */
         if (b->region_dirty)
             b->region_dirty[b->region] |= run->dirty;

@@ -6,6 +6,75 @@
 
 #include "crowdbake/crowd.h"
 
+#include <string.h>
+
+/* ---- the record's packed words (crowd.h, docs/format.md "Motion") ---------------------------- */
+
+static inline uint32_t crowd_rec_clip_a(const crowd_record *r)
+{
+    return r->clips & CROWD_RECORD_CLIP_MASK;
+}
+static inline uint32_t crowd_rec_clip_b(const crowd_record *r)
+{
+    return (r->clips >> 12) & CROWD_RECORD_CLIP_MASK;
+}
+static inline void crowd_rec_set_clip_a(crowd_record *r, uint32_t clip)
+{
+    r->clips = (r->clips & ~CROWD_RECORD_CLIP_MASK) | (clip & CROWD_RECORD_CLIP_MASK);
+}
+static inline void crowd_rec_set_clip_b(crowd_record *r, uint32_t clip)
+{
+    r->clips = (r->clips & ~(CROWD_RECORD_CLIP_MASK << 12)) | (clip & CROWD_RECORD_CLIP_MASK) << 12;
+}
+
+/* IEEE half <-> float. Packing rounds to nearest even, stores magnitudes under 2^-14 as +0 and
+ * clamps at 65504; unpacking is exact and is the shaders' record_half (record.glsl) bit for bit. */
+static inline uint32_t crowd_half_from_float(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000u, a = x & 0x7FFFFFFFu;
+    if (a < 0x38800000u) /* below the smallest normal half (NaN never gets here: callers check) */
+        return 0u;
+    if (a >= 0x477FE000u)
+        return sign | 0x7BFFu;
+    uint32_t r = a - 0x38000000u; /* exponent rebased from 127 to 15 */
+    return sign | ((r + 0x0FFFu + ((r >> 13) & 1u)) >> 13);
+}
+static inline float crowd_float_from_half(uint32_t h)
+{
+    uint32_t x = (h & 0x7C00u) ? ((h & 0x8000u) << 16) | (((h & 0x7FFFu) + 0x1C000u) << 13) : 0u;
+    float f;
+    memcpy(&f, &x, sizeof f);
+    return f;
+}
+static inline uint32_t crowd_pack_velocity(float vx, float vz)
+{
+    return crowd_half_from_float(vx) | crowd_half_from_float(vz) << 16;
+}
+/* Where record r places its instance at shader time t: the one formula every CPU path uses. */
+static inline void crowd_rec_position(const crowd_record *r, float t, float out[3])
+{
+    float dt = t - r->ref_time;
+    out[0] = r->position[0] + crowd_float_from_half(r->velocity & 0xFFFFu) * dt;
+    out[1] = r->position[1];
+    out[2] = r->position[2] + crowd_float_from_half(r->velocity >> 16) * dt;
+}
+/* |vx| + |vz| of a record: a bound on its speed (culling bounds grow by speed x staleness). */
+static inline float crowd_rec_speed_bound(const crowd_record *r)
+{
+    return crowd_float_from_half(r->velocity & 0x7FFFu) + crowd_float_from_half((r->velocity >> 16) & 0x7FFFu);
+}
+/* Re-anchors a record at time t (its position there), for a write that changes its motion. */
+static inline void crowd_rec_anchor(crowd_record *r, float t)
+{
+    float p[3];
+    crowd_rec_position(r, t, p);
+    r->position[0] = p[0];
+    r->position[2] = p[2];
+    r->ref_time = t;
+}
+
 /* Simulation state per slot, moved with the records so the simulation walks memory in order.
  * Random choices come from a hash of the instance index and a decision counter, so no generator
  * state is stored. */
@@ -32,6 +101,8 @@ typedef struct crowd_cell {
     uint32_t count;
     float min[3], max[3]; /* instance positions */
     float max_scale;
+    float max_speed; /* |vx| + |vz| bound of its instances: bounds taken at bin_time grow by
+                        max_speed x |time - bin_time| */
     uint32_t lod;
     bool visible;
     bool pooled;
@@ -129,6 +200,7 @@ struct crowd {
     crowd_frame frame;
 
     double time;
+    float bin_time; /* the shader time the chunk bounds were taken at (the last binning) */
     uint32_t fades_active;
 
     /* Threads (crowd_desc.threads): the pool, and per-task scratch for split walks. */
@@ -140,6 +212,8 @@ struct crowd {
     uint8_t *task_region_dirty; /* task_count * region_count, zero between uses */
     crowd_mover *task_movers;   /* task_count * task_mover_capacity */
     uint32_t task_mover_capacity;
+    float eye[3];   /* the last update's camera (the simulation's level of detail) */
+    bool has_eye;
 };
 
 /* Binning slots into chunks (crowd_bin.c): one pass over every live slot that also folds finished
@@ -155,7 +229,7 @@ struct crowd {
  * stays in registers: in memory, every store to a record or a flag byte would force it back. */
 typedef struct crowd_run {
     uint32_t id, n;
-    float lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, scale; /* named, not arrays: kept in registers */
+    float lo_x, lo_y, lo_z, hi_x, hi_y, hi_z, scale, speed; /* named, not arrays: kept in registers */
     bool dirty;
     bool moves; /* the chunk belongs to another region than the walk's */
 } crowd_run;
@@ -189,6 +263,7 @@ typedef struct crowd_binner {
     crowd_grid_map grid;
     uint32_t region; /* the region being walked, or CROWD_NO_REGION */
     uint32_t fades;
+    float time;    /* shader time the positions are taken at (crowd_bin_begin's) */
     crowd_run run; /* the run of crowd_bin_add */
     /* Where stats and movers go: the crowd's own (crowd_bin_begin), or a task's scratch
      * (crowd_tasks.c: a walk split over the pool, merged in task order afterwards). */
@@ -201,7 +276,8 @@ typedef struct crowd_binner {
     bool movers_overflow;
 } crowd_binner;
 
-void crowd_bin_begin(crowd *c, crowd_binner *b);
+/* `time`: the shader time the binned positions are taken at (the frame's). */
+void crowd_bin_begin(crowd *c, crowd_binner *b, float time);
 void crowd_bin_region(crowd_binner *b, uint32_t region);
 void crowd_bin_close(crowd_binner *b, const crowd_run *run);
 void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id);
@@ -245,19 +321,19 @@ static inline void crowd_bin_fade(crowd_binner *b, crowd_record *r, uint32_t s)
     }
 }
 
-/* A run starting at record r, in chunk id. */
-static inline crowd_run crowd_run_open(const crowd_binner *b, uint32_t id, const crowd_record *r)
+/* A run starting at record r, now at p (crowd_rec_position at the binner's time), in chunk id. */
+static inline crowd_run crowd_run_open(const crowd_binner *b, uint32_t id, const crowd_record *r, const float *p)
 {
-    const float *p = r->position;
-    crowd_run run = {id, 0, p[0], p[1], p[2], p[0], p[1], p[2], r->scale, false, false};
+    crowd_run run = {id, 0, p[0], p[1], p[2], p[0], p[1], p[2], r->scale, 0.0f, false, false};
     run.moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
     return run;
 }
 
-static inline void crowd_run_add(crowd_run *run, const crowd_record *r, bool dirty)
+static inline void crowd_run_add(crowd_run *run, const crowd_record *r, const float *p, bool dirty)
 {
-    const float *p = r->position;
+    float speed = r->velocity ? crowd_rec_speed_bound(r) : 0.0f;
     run->n++;
+    run->speed = speed > run->speed ? speed : run->speed;
     run->lo_x = p[0] < run->lo_x ? p[0] : run->lo_x;
     run->lo_y = p[1] < run->lo_y ? p[1] : run->lo_y;
     run->lo_z = p[2] < run->lo_z ? p[2] : run->lo_z;
@@ -268,15 +344,15 @@ static inline void crowd_run_add(crowd_run *run, const crowd_record *r, bool dir
     run->dirty |= dirty;
 }
 
-/* Adds live slot s, whose record r sits in chunk id, to its chunk's stats. Records are mostly in
- * chunk order, so runs are long. */
-static inline void crowd_bin_add(crowd_binner *b, uint32_t s, const crowd_record *r, uint32_t id)
+/* Adds live slot s, whose record r is at p in chunk id, to its chunk's stats. Records are mostly
+ * in chunk order, so runs are long. */
+static inline void crowd_bin_add(crowd_binner *b, uint32_t s, const crowd_record *r, const float *p, uint32_t id)
 {
     if (id != b->run.id) {
         crowd_bin_close(b, &b->run);
-        b->run = crowd_run_open(b, id, r);
+        b->run = crowd_run_open(b, id, r, p);
     }
-    crowd_run_add(&b->run, r, b->c->dirty[s] != 0);
+    crowd_run_add(&b->run, r, p, b->c->dirty[s] != 0);
     if (b->run.moves)
         crowd_bin_mover(b, s, id);
 }
@@ -289,8 +365,10 @@ static inline void crowd_bin_slot(crowd_binner *b, uint32_t s)
     if (c->index_of_slot[s] < c->count) {
         crowd_record *r = &c->records[s];
         crowd_bin_fade(b, r, s);
-        id = crowd_chunk_at(&b->grid, r->position);
-        crowd_bin_add(b, s, r, id);
+        float p[3];
+        crowd_rec_position(r, b->time, p);
+        id = crowd_chunk_at(&b->grid, p);
+        crowd_bin_add(b, s, r, p, id);
     }
     c->cell_of_slot[s] = id;
 }

@@ -202,7 +202,9 @@ static bool rescan_region(crowd *c, uint32_t g)
     crowd_grid_map grid = crowd_grid_of(c);
     const crowd_slot_region *r = &c->regions[g];
     for (uint32_t s = r->start; s < r->start + r->count; s++) {
-        uint32_t cell = crowd_chunk_at(&grid, c->records[s].position);
+        float p[3];
+        crowd_rec_position(&c->records[s], c->bin_time, p); /* where binning saw it */
+        uint32_t cell = crowd_chunk_at(&grid, p);
         if (c->region_of_cell[cell] == g)
             continue;
         if (c->mover_count == c->mover_capacity)
@@ -275,7 +277,9 @@ static uint32_t count_slots(crowd *c)
     for (uint32_t s = 0; s < c->slots; s++) {
         uint32_t index = c->index_of_slot[s], cell = HOLE_CELL;
         if (index < c->count) {
-            cell = crowd_chunk_at(&grid, c->records[s].position);
+            float p[3];
+            crowd_rec_position(&c->records[s], c->bin_time, p); /* where binning saw it */
+            cell = crowd_chunk_at(&grid, p);
             per_cell[cell]++;
         } else if (index != CROWD_HOLE) {
             cell = CROWD_PARKED_CELL;

@@ -62,7 +62,10 @@ static void cell_sphere(const crowd *c, const crowd_cell *cell, float centre[3],
         r2 += h * h;
     }
     centre[1] += c->asset->sphere_center_y * cell->max_scale;
-    *radius = sqrtf(r2) + crowd_instance_radius(c, cell->max_scale);
+    /* Bounds taken at another time than the frame's (a simulation step binned with its own dt)
+     * grow by how far the chunk's fastest instance walks meanwhile: never culled while visible. */
+    float stale = fabsf((float)c->time - c->bin_time);
+    *radius = sqrtf(r2) + crowd_instance_radius(c, cell->max_scale) + cell->max_speed * stale;
 }
 
 /* Distance from the camera to a chunk: its centre, or the nearest point of its bounds. */
@@ -135,9 +138,8 @@ void crowd_classify_cells(crowd *c, const crowd_camera *camera)
 static float coverage_of(const crowd *c, const crowd_camera *camera, const crowd_record *r, float centre[3],
                          float *radius)
 {
-    centre[0] = r->position[0];
-    centre[1] = r->position[1] + c->asset->sphere_center_y * r->scale;
-    centre[2] = r->position[2];
+    crowd_rec_position(r, (float)c->time, centre); /* extrapolated to the frame */
+    centre[1] += c->asset->sphere_center_y * r->scale;
     *radius = crowd_instance_radius(c, r->scale);
     if (!camera->perspective)
         return *radius * camera->projection_scale;

@@ -46,10 +46,7 @@ struct crowd_hits {
 /* The one place a record's position is read. */
 static inline void hit_position(const crowd *c, const crowd_record *r, float p[3])
 {
-    (void)c;
-    p[0] = r->position[0];
-    p[1] = r->position[1];
-    p[2] = r->position[2];
+    crowd_rec_position(r, (float)c->time, p); /* extrapolated to the crowd's time, as drawn */
 }
 
 crowd_result crowd_hits_create(const crowd *c, crowd_hits **out, crowd_error *error)

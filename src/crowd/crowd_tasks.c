@@ -20,7 +20,7 @@ static void reset_cell(crowd_cell *cell)
     cell->count = 0;
     cell->min[0] = cell->min[1] = cell->min[2] = INFINITY;
     cell->max[0] = cell->max[1] = cell->max[2] = -INFINITY;
-    cell->max_scale = 0.0f;
+    cell->max_scale = cell->max_speed = 0.0f;
 }
 
 bool crowd_tasks_create(crowd *c)
@@ -119,6 +119,7 @@ static void merge_task(crowd_binner *main, crowd_task *t, uint32_t last_region)
             to->max[k] = from->max[k] > to->max[k] ? from->max[k] : to->max[k];
         }
         to->max_scale = from->max_scale > to->max_scale ? from->max_scale : to->max_scale;
+        to->max_speed = from->max_speed > to->max_speed ? from->max_speed : to->max_speed;
         reset_cell(from);
     }
     for (uint32_t g = t->first_region; g <= last_region && g < c->parked_region; g++) {
@@ -158,6 +159,7 @@ crowd_task *crowd_run_tasks(crowd *c, crowd_binner *main, crowd_task_fn fn, void
         task->bin = (crowd_binner){.c = c,
                                    .grid = main->grid,
                                    .region = CROWD_NO_REGION,
+                                   .time = main->time,
                                    .run = {.id = CROWD_PARKED_CELL},
                                    .cells = c->task_cells + (size_t)t * c->cell_count,
                                    .touched = c->task_touched + (size_t)t * c->cell_count,

@@ -40,9 +40,14 @@ static void rebase_time(crowd *c)
         if (c->index_of_slot[s] == CROWD_HOLE)
             continue;
         crowd_record *r = &c->records[s];
-        r->offset_a = rebased_offset(r->offset_a, r->rate_a, r->flags & CROWD_RECORD_HOLD_A, c->time);
-        r->offset_b = rebased_offset(r->offset_b, r->rate_b, r->flags & CROWD_RECORD_HOLD_B, c->time);
+        r->offset_a = rebased_offset(r->offset_a, r->rate_a, r->clips & CROWD_RECORD_HOLD_A, c->time);
+        r->offset_b = rebased_offset(r->offset_b, r->rate_b, r->clips & CROWD_RECORD_HOLD_B, c->time);
         r->fade_start = (float)(r->fade_start - REBASE_BY);
+        /* re-anchored at the present, so time - ref_time stays small however long it walks on
+         * (a parked record stands where it was parked, its time shifted with the rest) */
+        if (c->index_of_slot[s] < c->count)
+            crowd_rec_anchor(r, (float)c->time);
+        r->ref_time = (float)((double)r->ref_time - REBASE_BY);
         c->dirty[s] = 1;
     }
     c->time -= REBASE_BY;
@@ -65,7 +70,7 @@ static void bin_task(void *context, crowd_task *t)
 static void bin_all(crowd *c)
 {
     crowd_binner b;
-    crowd_bin_begin(c, &b);
+    crowd_bin_begin(c, &b, (float)c->time);
     if (crowd_tasks_enabled(c)) {
         uint32_t n;
         crowd_run_tasks(c, &b, bin_task, c, &n);
@@ -77,8 +82,10 @@ static void bin_all(crowd *c)
             crowd_bin_region(&b, g);
             for (uint32_t s = region->start; s < region->start + region->count; s++) {
                 crowd_record *r = &c->records[s];
+                float p[3];
                 crowd_bin_fade(&b, r, s);
-                crowd_bin_add(&b, s, r, crowd_chunk_at(&b.grid, r->position));
+                crowd_rec_position(r, b.time, p);
+                crowd_bin_add(&b, s, r, p, crowd_chunk_at(&b.grid, p));
             }
         }
     } else {
@@ -394,6 +401,8 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
 
     crowd_camera camera;
     crowd_camera_from_view(view, &camera);
+    memcpy(c->eye, camera.position, sizeof c->eye);
+    c->has_eye = true;
     memset(&c->frame.stats, 0, sizeof c->frame.stats);
     c->frame.stats.budget_satisfied = true;
     c->frame.draw_count = 0;
@@ -429,8 +438,10 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     st->ms_gather = (float)(t3 - t2);
     st->ms_output = (float)(t4 - t3);
     st->simulated = c->count;
-    for (uint32_t i = 0; i < c->cell_count; i++)
+    for (uint32_t i = 0; i < c->cell_count; i++) {
         st->chunks_total += c->cells[i].count > 0;
+        st->extrapolating |= c->cells[i].count > 0 && c->cells[i].max_speed > 0.0f;
+    }
     st->fades_active = c->fades_active;
     c->frame.draws = c->draws;
     if (c->index_map_stale) /* readers (crowd_get is const) never rebuild it */
@@ -453,7 +464,9 @@ uint32_t crowd_count_visible(crowd *c, const crowd_view *view)
         const crowd_draw *draw = &c->draws[d];
         for (uint32_t s = draw->first; s < draw->first + draw->count; s++) {
             const crowd_record *r = &c->records[s];
-            float centre[3] = {r->position[0], r->position[1] + c->asset->sphere_center_y * r->scale, r->position[2]};
+            float centre[3];
+            crowd_rec_position(r, (float)c->time, centre);
+            centre[1] += c->asset->sphere_center_y * r->scale;
             visible += crowd_sphere_visible(&camera, centre, crowd_instance_radius(c, r->scale));
         }
     }

@@ -229,6 +229,17 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         sim->desc.separation_limit = 40000;
     if (sim->desc.separation_radius == 0.0f)
         sim->desc.separation_radius = 0.7f;
+    if (sim->desc.lod_distance == 0.0f)
+        sim->desc.lod_distance = 40.0f;
+    if (!sim->desc.lod_interval)
+        sim->desc.lod_interval = 4;
+    if (!(sim->desc.lod_distance > 0.0f) || sim->desc.lod_interval > 64) {
+        crowd_free(sim);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_sim_create: lod_distance %g must be positive (0: default) and lod_interval %u at most "
+                          "64",
+                          (double)desc->lod_distance, desc->lod_interval);
+    }
     sim->desc.obstacles = NULL;
     sim->spawn_rng = desc->seed * 2654435761u + 12345u;
     crowd *c = sim->crowd;
@@ -245,12 +256,13 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_slots = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_position = crowd_malloc(2 * sizeof(float) * cap);
     sim->fine_push = crowd_malloc(2 * sizeof(float) * cap);
+    sim->far_of_cell = crowd_calloc(c->cell_count + 3, 1);
     /* the agents' state, per slot: the crowd moves it with the records once attached */
     crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
     crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted ||
-        !sim->fine_sorted_cell || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !agents ||
+        !sim->fine_sorted_cell || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents ||
         !agents_back || !drift || !drift_back) {
         crowd_free(agents);
         crowd_free(agents_back);
@@ -303,6 +315,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     crowd_free(sim->fine_slots);
     crowd_free(sim->fine_position);
     crowd_free(sim->fine_push);
+    crowd_free(sim->far_of_cell);
     crowd_free(sim);
 }
 
@@ -369,6 +382,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
     float scale_lo = default_scale ? 0.92f : o->scale_min,
           scale_span = default_scale ? 0.16f : o->scale_max - o->scale_min;
     sim->tick = (uint32_t)(c->time * 20.0); /* decision deadlines count from now */
+    sim->t_now = (float)c->time;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t *rng = &sim->spawn_rng;
         float x = 0.0f, z = 0.0f;
@@ -414,6 +428,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         if (speed > 0.05f)
             c->records[slot].yaw = fast_atan2(desired[0], desired[1]);
         c->records[slot].offset_a = c->records[slot].offset_b = sim_uniform(rng);
+        c->records[slot].velocity = crowd_pack_velocity(desired[0], desired[1]); /* walks on from now */
     }
     return CROWD_OK;
 }
@@ -441,7 +456,7 @@ static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd
     }
     rate = clamp_rate(rate); /* a tiny agent pushed hard would otherwise leave the setters' range */
     bool fading = r->fade_rate > 0.0f;
-    uint32_t showing = (uint32_t)(fading ? r->clip_b : r->clip_a);
+    uint32_t showing = fading ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
     if (showing != clip) {
         crowd_play_slot(c, slot, clip, rate, FADE_SECONDS, false);
     } else {
@@ -452,34 +467,62 @@ static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd
     a->gait = (uint8_t)gait;
 }
 
-/* What every agent's step shares; passed by value so hot loops keep it in registers. */
+/* What every agent's step shares; passed by value so hot loops keep it in registers. t_now is the
+ * shader time the step starts at, t_next the one it ends at (the frame's): records are anchored
+ * there. */
 typedef struct step_params {
-    float dt, blend, world, half;
+    float dt, blend, world, half, t_now, t_next;
     bool separate, wraps, gather;
 } step_params;
 
+/* Re-anchors slot s's record at the end of the step: at p, moving on at the (rounded) velocity
+ * word. The simulation reads positions back from the record, so what the GPU extrapolates is what
+ * the next step starts from. */
+static CROWD_ALWAYS_INLINE void write_motion(crowd *c, uint32_t s, const float p[3], float t, uint32_t velocity)
+{
+    crowd_record *r = &c->records[s];
+    r->position[0] = p[0];
+    r->position[2] = p[2];
+    r->ref_time = t;
+    r->velocity = velocity;
+    c->dirty[s] = 1;
+}
+
 /* The rare cases, out of line: standing still, wrapping round the world, held at its edge.
  * Returns whether the record changed. */
-static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed, bool drifting)
+static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed, bool drifting,
+                      crowd_drift drift)
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     float *v = a->velocity, p[3] = {p_in[0], p_in[1], p_in[2]};
+    bool wrote = false;
     if (speed < 0.001f) { /* standing still: only a drift moves it */
         v[0] = v[1] = 0.0f;
-        if (a->gait != 0 || (k.gather && sim->cheer_clip >= 0 && (uint32_t)r->clip_a != (uint32_t)sim->cheer_clip))
+        if (a->gait != 0 ||
+            (k.gather && sim->cheer_clip >= 0 && crowd_rec_clip_a(r) != (uint32_t)sim->cheer_clip)) {
             update_gait(sim, s, a, 0.0f, k.gather);
-        if (!drifting)
-            return false; /* leave the record (and the upload) alone */
+            wrote = c->dirty[s] != 0;
+        }
+        if (!drifting) {
+            if (r->velocity) { /* it walked until now: stop the extrapolation where it is */
+                crowd_rec_anchor(r, k.t_next);
+                r->velocity = 0;
+                c->dirty[s] = 1;
+                return true;
+            }
+            return wrote; /* leave the record (and the upload) alone */
+        }
     }
     if (k.wraps && p[0] > k.half)
         p[0] -= k.world;
+    float x = p[0], z = p[2];
     p[0] = p[0] < -k.half ? -k.half : p[0] > k.half ? k.half : p[0];
     p[2] = p[2] < -k.half ? -k.half : p[2] > k.half ? k.half : p[2];
-    r->position[0] = p[0];
-    r->position[2] = p[2];
-    c->dirty[s] = 1;
+    /* held at the edge: it must not walk on past it between steps */
+    bool held = p[0] != x || p[2] != z;
+    write_motion(c, s, p, k.t_next, held ? 0u : crowd_pack_velocity(v[0] + drift.x, v[1] + drift.z));
     if (speed < 0.001f)
         return true;
     if (speed > 0.05f)
@@ -508,69 +551,85 @@ typedef struct step_result {
 } step_result;
 
 /* After the velocity is settled and obstacles are avoided (p is the new position): the steady
- * path (walking a straight line at cruise speed, or drifting: only the position moves), the
- * changing one (turning, speeding up: heading, gait and rate follow the steering) or step_rare. */
+ * path (walking a straight line at cruise speed, or drifting: the record changes only if the
+ * velocity it moves with does), the changing one (turning, speeding up: heading, gait and rate
+ * follow the steering) or step_rare. The chunk returned is the record's, from where it now puts
+ * the agent. */
 static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3],
-                                                 uint32_t chunk, bool steady, bool drifting)
+                                                 bool steady, bool drifting, crowd_drift drift)
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     const float *v = a->velocity;
-    bool inside = fabsf(p[0]) < k->half && fabsf(p[2]) < k->half;
-    if (steady && (inside || !drifting)) { /* steady walkers never reach the edge; drift may */
+    bool inside = fabsf(p[0]) < k->half && fabsf(p[2]) < k->half, wrote = false;
+    float at[3];
+    if (steady && (inside || (!drifting && !k->wraps))) { /* steady walkers never reach the edge; drift may */
         if (v[0] != 0.0f || v[1] != 0.0f || drifting) {
-            r->position[0] = p[0];
-            r->position[2] = p[2];
-            c->dirty[s] = 1;
-            return (step_result){chunk, true};
+            uint32_t word = crowd_pack_velocity(v[0] + drift.x, v[1] + drift.z);
+            if (word != r->velocity) {
+                write_motion(c, s, p, k->t_next, word);
+                wrote = true;
+            }
+            crowd_rec_position(r, k->t_next, at);
+            return (step_result){crowd_chunk_at(&grid, at), wrote};
         }
-        if (a->gait == 0 && !k->gather) /* standing, and showing it already: nothing to write */
-            return (step_result){chunk, false};
+        if (a->gait == 0 && !k->gather) { /* standing, and showing it already: nothing to write */
+            if (r->velocity) {
+                crowd_rec_anchor(r, k->t_next);
+                r->velocity = 0;
+                c->dirty[s] = 1;
+                wrote = true;
+            }
+            crowd_rec_position(r, k->t_next, at);
+            return (step_result){crowd_chunk_at(&grid, at), wrote};
+        }
     }
     float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
-    if (speed < 0.001f || k->wraps || !inside) {
-        bool wrote = step_rare(sim, *k, s, p, speed, drifting);
-        return (step_result){crowd_chunk_at(&grid, r->position), wrote};
+    if (speed < 0.001f || !inside) {
+        wrote = step_rare(sim, *k, s, p, speed, drifting, drift);
+    } else {
+        write_motion(c, s, p, k->t_next, crowd_pack_velocity(v[0] + drift.x, v[1] + drift.z));
+        if (speed > 0.05f)
+            r->yaw = fast_atan2(v[0], v[1]);
+        update_gait(sim, s, a, speed, k->gather && speed < IDLE_ENTER);
+        wrote = true;
     }
-    r->position[0] = p[0];
-    r->position[2] = p[2];
-    if (speed > 0.05f)
-        r->yaw = fast_atan2(v[0], v[1]);
-    c->dirty[s] = 1;
-    update_gait(sim, s, a, speed, k->gather && speed < IDLE_ENTER);
-    return (step_result){chunk, true};
+    crowd_rec_position(r, k->t_next, at);
+    return (step_result){crowd_chunk_at(&grid, at), wrote};
 }
 
 /* One agent, its drift updated (zero unless drifting), given its desired velocity (sim_steer.c):
  * steering, obstacles, step_move. step_live takes the steady cases inline and calls this for the
- * rest. */
+ * rest. `blend`: how far the velocity turns towards the desired one (more for agents that re-plan
+ * less often). */
 static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s,
-                                                  const float desired[2], bool drifting, crowd_drift drift)
+                                                  const float desired[2], bool drifting, crowd_drift drift, float blend)
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     float *v = a->velocity;
-    bool steady = !k->wraps && v[0] == desired[0] && v[1] == desired[1];
+    bool steady = v[0] == desired[0] && v[1] == desired[1];
     if (!steady) {
-        v[0] += (desired[0] - v[0]) * k->blend;
-        v[1] += (desired[1] - v[1]) * k->blend;
+        v[0] += (desired[0] - v[0]) * blend;
+        v[1] += (desired[1] - v[1]) * blend;
         if (fabsf(desired[0] - v[0]) + fabsf(desired[1] - v[1]) < 2e-3f) { /* arrived at cruise: snap */
             v[0] = desired[0];
             v[1] = desired[1];
         }
     }
-    float p[3] = {r->position[0] + (v[0] + drift.x) * k->dt, r->position[1], r->position[2] + (v[1] + drift.z) * k->dt};
+    float p[3];
+    crowd_rec_position(r, k->t_now, p);
+    p[0] += (v[0] + drift.x) * k->dt;
+    p[2] += (v[1] + drift.z) * k->dt;
     uint32_t chunk = crowd_chunk_at(&grid, p);
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
-        sim_avoid_obstacles(sim, chunk, p, v)) {
+        sim_avoid_obstacles(sim, chunk, p, v))
         steady = false;
-        chunk = crowd_chunk_at(&grid, p); /* it may have been pushed out of an obstacle */
-    }
-    return step_move(sim, k, s, p, chunk, steady, drifting);
+    return step_move(sim, k, s, p, steady, drifting, drift);
 }
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
@@ -600,29 +659,34 @@ static CROWD_ALWAYS_INLINE uint32_t cached_chunk(chunk_cache *cc, const crowd_gr
     return chunk;
 }
 
-/* Adds stepped slot s (record r, in chunk) to the region walk's chunk run (a local of the caller).
+/* Adds stepped slot s (record r, now at p, in chunk) to the region walk's chunk run (a local of the caller).
  * Its dirty flag is read after the fade check, which may fold a fade and set it. */
 static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, uint32_t s, crowd_record *r,
-                                            uint32_t chunk, const uint8_t *dirty)
+                                            const float *p, uint32_t chunk, const uint8_t *dirty)
 {
     crowd_bin_fade(bin, r, s);
     if (chunk != run->id) {
         crowd_run closing = *run; /* a copy's address escapes, never the run's */
         crowd_bin_close(bin, &closing);
-        *run = crowd_run_open(bin, chunk, r);
+        *run = crowd_run_open(bin, chunk, r, p);
     }
-    crowd_run_add(run, r, dirty[s] != 0);
+    crowd_run_add(run, r, p, dirty[s] != 0);
     if (run->moves)
         crowd_bin_mover(bin, s, chunk);
 }
 
-/* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed or
- * drifting, standing settled) are inline here, the same as step_agent would do them, with every
- * array and setting in a local: a store to a record or a flag byte may alias anything reached
- * through a pointer, so the compiler would reload it all per agent. The chunk stats run in a
- * local too (see crowd_run). */
+/* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed,
+ * standing settled) are inline here, the same as step_agent would do them, with every array and
+ * setting in a local: a store to a record or a flag byte may alias anything reached through a
+ * pointer, so the compiler would reload it all per agent. The chunk stats run in a local too (see
+ * crowd_run). A steady walker's record is read, never written: the GPU extrapolates it.
+ *
+ * `far`: a region the camera sees little of (outside the view, or far). Each agent there re-plans
+ * its steering every lod_interval-th step only, round robin by slot, turning as far as that many
+ * steps would have; in between it walks on with its record (nothing computed, nothing written).
+ * Agents being pushed apart are stepped every time. */
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
-                          uint32_t first, uint32_t end)
+                          uint32_t first, uint32_t end, bool far)
 {
     crowd *c = sim->crowd;
     crowd_record *const records = c->records;
@@ -632,8 +696,10 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
     const uint32_t slot_capacity = c->slot_capacity;
-    const float dt = k->dt, blend = k->blend, half = k->half;
-    const bool separate = k->separate, plain = !k->wraps && !k->gather;
+    const uint32_t interval = far ? sim->desc.lod_interval : 1, turn = sim->steps % interval;
+    const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
+    const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
+    const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
@@ -641,7 +707,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     uint32_t rewritten = 0;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
-        sim_desired_velocities(sim, base, n, desired);
+        if (!far)
+            sim_desired_velocities(sim, base, n, desired);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
@@ -655,33 +722,67 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             float *v = a->velocity;
             crowd_drift drift = separate ? drifts[s] : (crowd_drift){0.0f, 0.0f};
             bool drifting = drift.x != 0.0f || drift.z != 0.0f;
+            float p[3];
+            uint32_t chunk;
+            if (far) {
+                if (s % interval != turn && !drifting && !resync) { /* not its turn: it walks on */
+                    crowd_rec_position(r, t_next, p);
+                    chunk = cached_chunk(&cache, &grid, obstacles, p);
+                    if (separate) {
+                        drifts[s] = (crowd_drift){0.0f, 0.0f};
+                        sim_gather(&gather, s, p);
+                    }
+                    bin_stepped(bin, &run, s, r, p, chunk, dirty);
+                    continue;
+                }
+                sim_desired_velocity(sim, s, desired + 2 * i);
+            }
             bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
-            bool moving = v[0] != 0.0f || v[1] != 0.0f || drifting;
-            float p[3] = {r->position[0] + (v[0] + drift.x) * dt, r->position[1],
-                          r->position[2] + (v[1] + drift.z) * dt};
-            uint32_t chunk = cached_chunk(&cache, &grid, obstacles, p);
-            /* steady walkers never reach the world's edge (steering turns them first); drift may */
-            if (steady && (moving ? !drifting || (fabsf(p[0]) < half && fabsf(p[2]) < half) : a->gait == 0)) {
+            bool moving = v[0] != 0.0f || v[1] != 0.0f;
+            if (steady && !drifting && (moving ? !resync : a->gait == 0 && !r->velocity)) {
+                /* the record moves it: where it is at the step's end is where the GPU will draw it */
+                crowd_rec_position(r, t_next, p);
+                chunk = cached_chunk(&cache, &grid, obstacles, p);
+                /* steady walkers never reach the world's edge (steering turns them first) */
                 if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
-                    step_result moved = step_move(sim, k, s, p, crowd_chunk_at(&grid, p), false, drifting);
+                    step_result moved = step_move(sim, k, s, p, false, false, drift);
                     chunk = moved.chunk;
                     rewritten += moved.wrote;
-                } else if (moving) {
+                    crowd_rec_position(r, t_next, p);
+                }
+            } else if (steady && drifting && fabsf(r->position[0]) < half - 1.0f && fabsf(r->position[2]) < half - 1.0f &&
+                       moving) {
+                /* jostled at cruise speed: only the position (and the velocity it moves on with) */
+                float u0 = v[0] + drift.x, u1 = v[1] + drift.z;
+                crowd_rec_position(r, t_now, p);
+                p[0] += u0 * dt;
+                p[2] += u1 * dt;
+                chunk = cached_chunk(&cache, &grid, obstacles, p);
+                if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
+                    step_result moved = step_move(sim, k, s, p, false, true, drift);
+                    chunk = moved.chunk;
+                    rewritten += moved.wrote;
+                } else {
+                    uint32_t word = crowd_pack_velocity(u0, u1);
                     r->position[0] = p[0];
                     r->position[2] = p[2];
+                    r->ref_time = t_next;
+                    r->velocity = word;
                     dirty[s] = 1;
                     rewritten++;
                 }
+                crowd_rec_position(r, t_next, p);
             } else {
-                step_result moved = step_agent(sim, k, s, desired + 2 * i, drifting, drift);
+                step_result moved = step_agent(sim, k, s, desired + 2 * i, drifting, drift, blend);
                 chunk = moved.chunk;
                 rewritten += moved.wrote;
+                crowd_rec_position(r, t_next, p);
             }
             if (separate) {
-                drifts[s] = decay_drift(drift, blend);
-                sim_gather(&gather, s, r->position);
+                drifts[s] = decay_drift(drift, k->blend);
+                sim_gather(&gather, s, p);
             }
-            bin_stepped(bin, &run, s, r, chunk, dirty);
+            bin_stepped(bin, &run, s, r, p, chunk, dirty);
         }
     }
     crowd_bin_close(bin, &run);
@@ -747,20 +848,40 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
             crowd_bin_slot(bin, s);
             continue;
         }
-        float desired[2];
+        float desired[2], p[3];
         sim_desired_velocity(sim, s, desired);
         crowd_drift drift = k.separate ? c->drift[s] : (crowd_drift){0.0f, 0.0f};
-        step_result moved = step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift);
+        step_result moved =
+            step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift, k.blend);
+        crowd_rec_position(&c->records[s], k.t_next, p);
         if (k.separate) {
             c->drift[s] = decay_drift(drift, k.blend);
-            sim_gather(gather, s, c->records[s].position);
+            sim_gather(gather, s, p);
         }
         rewritten += moved.wrote;
         crowd_bin_fade(bin, &c->records[s], s);
-        crowd_bin_add(bin, s, &c->records[s], moved.chunk);
+        crowd_bin_add(bin, s, &c->records[s], p, moved.chunk);
         c->cell_of_slot[s] = moved.chunk;
     }
     return rewritten;
+}
+
+/* Which chunks re-plan at the lower rate: from the last update's view (its visibility per chunk
+ * and its camera), before this step's binning clears them. Until an update has run, none. */
+static void mark_far_cells(crowd_sim *sim)
+{
+    crowd *c = sim->crowd;
+    uint32_t dim = c->grid_dim;
+    float reach = sim->desc.lod_distance;
+    for (uint32_t i = 0; i < c->cell_count; i++) {
+        const crowd_cell *cell = &c->cells[i];
+        float lo_x = c->world_min + (float)(i % dim) * c->cell_size, lo_z = c->world_min + (float)(i / dim) * c->cell_size;
+        float dx = c->eye[0] < lo_x ? lo_x - c->eye[0] : c->eye[0] > lo_x + c->cell_size ? c->eye[0] - lo_x - c->cell_size : 0.0f;
+        float dz = c->eye[2] < lo_z ? lo_z - c->eye[2] : c->eye[2] > lo_z + c->cell_size ? c->eye[2] - lo_z - c->cell_size : 0.0f;
+        bool far = !cell->visible || dx * dx + dz * dz > reach * reach;
+        sim->far_of_cell[i] = (uint8_t)(c->has_eye && sim->desc.lod_interval > 1 && far);
+    }
+    sim->far_of_cell[c->pool_region] = (uint8_t)(c->has_eye && sim->desc.lod_interval > 1); /* the far pool */
 }
 
 void crowd_sim_step(crowd_sim *sim, float dt)
@@ -771,9 +892,13 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     double t0 = now_ms();
     crowd *c = sim->crowd;
     sim->tick = (uint32_t)(c->time * 20.0 + dt * 20.0);
+    sim->steps++;
     bool separate = sim->desc.separation > 0 || (sim->desc.separation == 0 && c->count <= sim->desc.separation_limit);
     sim->stats.separation_active = separate;
-    if (!separate && sim->drifts) /* steps without separation never read drift: leave none behind */
+    /* Steps without separation never read drift: leave none behind, and have every record's
+     * velocity checked once (it may still hold a drift the steady path would not see). */
+    sim->resync = !separate && sim->drifts;
+    if (sim->resync)
         memset(c->drift, 0, sizeof *c->drift * c->slots);
     sim->drifts = separate;
 
@@ -781,13 +906,18 @@ void crowd_sim_step(crowd_sim *sim, float dt)
                      .blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f,
                      .world = c->desc.world_size,
                      .half = 0.5f * c->desc.world_size,
+                     .t_now = (float)c->time,
+                     .t_next = (float)(c->time + dt),
                      .separate = separate,
                      .wraps = sim->desc.scenario == CROWD_SCENARIO_STAMPEDE,
                      .gather = sim->desc.scenario == CROWD_SCENARIO_GATHER};
     /* The crowd's binning and the separation's gathering ride along: this pass touches every
      * record anyway. With a region layout it walks the live regions only; without one, every slot. */
+    sim->t_now = k.t_now;
+    if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
+        mark_far_cells(sim);
     crowd_binner bin;
-    crowd_bin_begin(c, &bin);
+    crowd_bin_begin(c, &bin, k.t_next);
     sim_gatherer gather = separate ? sim_gather_begin(sim) : (sim_gatherer){0};
     uint32_t rewritten = 0;
     if (crowd_tasks_enabled(c)) {
@@ -798,7 +928,8 @@ void crowd_sim_step(crowd_sim *sim, float dt)
             if (!region->count)
                 continue;
             crowd_bin_region(&bin, g);
-            rewritten += step_live(sim, &k, &bin, &gather, region->start, region->start + region->count);
+            rewritten +=
+                step_live(sim, &k, &bin, &gather, region->start, region->start + region->count, sim->far_of_cell[g]);
         }
     } else {
         rewritten = step_slots(sim, k, &bin, &gather);

@@ -48,8 +48,18 @@ struct crowd_sim {
     bool drifts;        /* the last step separated: agents may have drift */
     uint32_t tick;      /* this step's time in twentieths of a second (decision deadlines) */
     uint32_t decisions; /* counter mixed into decision hashes */
+    uint32_t steps;     /* steps so far: the round robin of the level of detail */
+    float t_now;        /* shader time the step starts at: where steering reads positions */
+    bool resync;        /* this step checks every record's velocity (separation just went off) */
+    uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans every lod_interval steps */
     crowd_sim_stats stats;
 };
+
+/* Where slot s's agent is at the start of the step (its record extrapolated). */
+static inline void sim_position(const crowd_sim *sim, uint32_t s, float p[3])
+{
+    crowd_rec_position(&sim->crowd->records[s], sim->t_now, p);
+}
 
 /* sim_steer.c */
 void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float out[2]);

@@ -73,10 +73,12 @@ static void wander_batch(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
     crowd_agent *const agents = c->agents;
     const float half = -c->world_min - 8.0f, *const scale_of = sim->cruise_scale;
     const uint8_t tick = (uint8_t)sim->tick;
+    const float t_now = sim->t_now;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t s = first + i;
         crowd_agent *a = &agents[s];
-        const float *p = records[s].position;
+        float p[3];
+        crowd_rec_position(&records[s], t_now, p);
         if ((uint8_t)(tick - a->due) < 128 || a->cruise == 0xFF)
             wander_decide(sim, s);
         if (fabsf(p[0]) > half || fabsf(p[2]) > half)
@@ -106,9 +108,10 @@ static inline void stampede(crowd_sim *sim, uint32_t slot, float out[2])
 /* Around the centre: parade walks lanes at fixed radii, the mill jogs a vortex at any radius. */
 static inline void circle(crowd_sim *sim, uint32_t slot, bool lanes, float out[2])
 {
-    const crowd_record *r = &sim->crowd->records[slot];
     const crowd_agent *a = &sim->crowd->agents[slot];
-    float x = r->position[0], z = r->position[2];
+    float p[3];
+    sim_position(sim, slot, p);
+    float x = p[0], z = p[2];
     float d = sqrtf(x * x + z * z) + 1e-6f;
     float tx = -z / d, tz = x / d; /* counter-clockwise tangent */
     float outer = -sim->crowd->world_min - 10.0f;
@@ -122,8 +125,9 @@ static inline void circle(crowd_sim *sim, uint32_t slot, bool lanes, float out[2
 
 static inline void gather(crowd_sim *sim, uint32_t slot, float out[2])
 {
-    const crowd_record *r = &sim->crowd->records[slot];
-    float x = r->position[0], z = r->position[2];
+    float p[3];
+    sim_position(sim, slot, p);
+    float x = p[0], z = p[2];
     float d = sqrtf(x * x + z * z) + 1e-6f;
     /* a plaza big enough for everyone at ~1.2 m^2 each */
     float plaza = sqrtf((float)sim->crowd->count * 1.2f / PI_F);

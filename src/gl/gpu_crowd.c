@@ -109,6 +109,7 @@ enum cull_uniform {
     C_BUDGET_ON,
     C_BUDGET,
     C_INDEX_COUNTS,
+    C_TIME,
     C_COUNT
 };
 
@@ -116,7 +117,7 @@ static const char *const cull_uniform_names[C_COUNT] = {
     "u_live",        "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
     "u_perspective", "u_sphere_y", "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
     "u_hysteresis",  "u_bias",     "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
-    "u_shadow_base", "u_stage",    "u_budget_on",     "u_budget",       "u_index_counts",
+    "u_shadow_base", "u_stage",    "u_budget_on",     "u_budget",       "u_index_counts",   "u_time",
 };
 
 #define BINS 256                 /* as cull.comp */
@@ -137,6 +138,7 @@ typedef struct cull_settings {
 typedef struct cull_key {
     float view[16], projection[16], light[16];
     uint32_t has_light;
+    float time; /* the frame's time while some instance moves (extrapolated positions), else 0 */
     cull_settings settings;
 } cull_key;
 
@@ -515,6 +517,7 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
     if (light)
         memcpy(key.light, light, sizeof key.light);
     key.has_light = light != NULL;
+    key.time = f->stats.extrapolating ? f->time : 0.0f;
     key.settings = g->settings;
     prepare_attachments(r, g);
     g->driven = true;
@@ -540,6 +543,7 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, g->slot_ids);
         glUniform1ui(u[C_LIVE], g->live);
         glUniform1ui(u[C_TOTAL], g->total);
+        glUniform1f(u[C_TIME], f->time);
         glUniform4fv(u[C_PLANES], 6, &planes[0][0]);
         glUniform4fv(u[C_LIGHT_PLANES], 6, &light_planes[0][0]);
         glUniform3fv(u[C_CAMERA], 1, camera);

@@ -1,5 +1,6 @@
 /* The GPU-driven layer: partitions, indirect commands, skip key, late stats (see gpu_cull.h). */
 #include "gl/gpu_cull.h"
+#include "gl/shaders.h"
 
 #ifndef __EMSCRIPTEN__
 #include <stdio.h>
@@ -12,9 +13,9 @@
 crowd_result crowd_gpu_compute_program(GLuint *program, const char *name, const char *source, crowd_error *error)
 {
     *program = 0;
-    const char *sources[2] = {"#version 430 core\n", source};
+    const char *sources[3] = {"#version 430 core\n", crowd_glsl_record_glsl, source}; /* the record decode */
     GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-    glShaderSource(shader, 2, sources, NULL);
+    glShaderSource(shader, 3, sources, NULL);
     glCompileShader(shader);
     GLint ok = GL_FALSE;
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);

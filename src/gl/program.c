@@ -68,9 +68,10 @@ static GLuint compile(GLenum stage, const char *name, const char *header, const 
     char preamble[1024];
     snprintf(preamble, sizeof preamble, "%s", header);
     append_defines(preamble, sizeof preamble, defines);
-    const char *sources[2] = {preamble, body};
+    /* every vertex shader gets the record decode (record.glsl): one definition for all readers */
+    const char *sources[3] = {preamble, stage == GL_VERTEX_SHADER ? crowd_glsl_record_glsl : "", body};
     GLuint shader = glCreateShader(stage);
-    glShaderSource(shader, 2, sources, NULL);
+    glShaderSource(shader, 3, sources, NULL);
     glCompileShader(shader);
     GLint ok = GL_FALSE;
     glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);

@@ -11,6 +11,8 @@ extern const char crowd_glsl_cull_comp[];
 extern const char crowd_glsl_skinned_vert[];
 extern const char crowd_glsl_imposter_vert[];
 extern const char crowd_glsl_imposter_frag[];
+/* The record decode (crowd_rec, record_position...), prepended to every vertex and compute shader. */
+extern const char crowd_glsl_record_glsl[];
 
 /* Prepended to every source: GLSL ES 3.00 (WebGL2, GLES) or GLSL 3.30 (desktop core). */
 #define CROWD_GLSL_ES_HEADER                                                                      \

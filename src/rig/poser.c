@@ -161,10 +161,10 @@ bool crowd_rig_pose_record(crowd_rig_poser *p, const crowd_record *rec, float ti
 {
     if (!p || !rec || !rows)
         return false;
-    float ca = rec->clip_a, cb = rec->clip_b;
-    if (!(ca >= 0.0f && ca < (float)p->clip_count) || !(cb >= 0.0f && cb < (float)p->clip_count))
+    uint32_t ca = crowd_record_clip(rec, 0), cb = crowd_record_clip(rec, 1);
+    if (ca >= p->clip_count || cb >= p->clip_count)
         return false;
-    pose_at(p, (uint32_t)ca, record_phase(rec->offset_a, rec->rate_a, time, (rec->flags & CROWD_RECORD_HOLD_A) != 0),
+    pose_at(p, ca, record_phase(rec->offset_a, rec->rate_a, time, (rec->clips & CROWD_RECORD_HOLD_A) != 0),
             rows);
     if (!(rec->fade_rate > 0.0f))
         return true;
@@ -172,7 +172,7 @@ bool crowd_rig_pose_record(crowd_rig_poser *p, const crowd_record *rec, float ti
     w = w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
     if (w == 0.0f)
         return true;
-    pose_at(p, (uint32_t)cb, record_phase(rec->offset_b, rec->rate_b, time, (rec->flags & CROWD_RECORD_HOLD_B) != 0),
+    pose_at(p, cb, record_phase(rec->offset_b, rec->rate_b, time, (rec->clips & CROWD_RECORD_HOLD_B) != 0),
             p->rows_b);
     size_t n = (size_t)p->rig->bone_count * 12;
     for (size_t i = 0; i < n; i++)

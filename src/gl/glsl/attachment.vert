@@ -1,29 +1,22 @@
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
-#ifdef GPU_DRIVEN
-// The GPU-driven path reads the record from a buffer, as crowd.vert does (see there).
-#define i_transform i_unused_transform
-#define i_clip_a i_unused_clip_a
-#define i_clip_b i_unused_clip_b
-#define i_look i_unused_look
-#endif
+// The instance's record (record.glsl), as crowd.vert reads it (see there).
 layout(location = 8) in vec4 i_transform;
-layout(location = 9) in vec4 i_clip_a;
-layout(location = 10) in vec4 i_clip_b;
+layout(location = 9) in vec4 i_play_a;
+layout(location = 10) in vec4 i_play_b;
 layout(location = 11) in uvec4 i_look;
-
 #ifdef GPU_DRIVEN
 layout(location = 12) in uint i_slot;
-struct crowd_record_gpu { vec4 transform; vec4 clip_a; vec4 clip_b; uvec4 look; };
-layout(std430, binding = 0) readonly buffer crowd_records { crowd_record_gpu u_records[]; };
-#undef i_transform
-#undef i_clip_a
-#undef i_clip_b
-#undef i_look
-#define i_transform u_records[i_slot].transform
-#define i_clip_a u_records[i_slot].clip_a
-#define i_clip_b u_records[i_slot].clip_b
-#define i_look u_records[i_slot].look
+layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec u_records[]; };
+crowd_rec instance_record()
+{
+    return u_records[i_slot];
+}
+#else
+crowd_rec instance_record()
+{
+    return crowd_rec(i_transform, i_play_a, i_play_b, i_look);
+}
 #endif
 
 uniform mat4 u_view_projection;
@@ -53,7 +46,7 @@ vec4 bone_texel(int i)
 
 // The socket bone's matrix at a clip's phase, frames blended (phase as crowd.vert's clip_sample:
 // wrapped, or clamped and held on the last frame).
-void bone_rows(float clip, float offset, float rate, bool hold, out vec4 r0, out vec4 r1, out vec4 r2)
+void bone_rows(uint clip, float offset, float rate, bool hold, out vec4 r0, out vec4 r1, out vec4 r2)
 {
     vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
     int n = int(c.y);
@@ -73,7 +66,8 @@ void bone_rows(float clip, float offset, float rate, bool hold, out vec4 r0, out
 
 void main()
 {
-    if ((i_look.y >> (24u + u_accessory_bit) & 1u) == 0u) {
+    crowd_rec rec = instance_record();
+    if ((record_variant(rec) >> (24u + u_accessory_bit) & 1u) == 0u) {
         gl_Position = vec4(0.0, 0.0, 0.0, 1.0); // not worn: a degenerate triangle, nothing drawn
 #ifndef DEPTH_ONLY
         v_normal = vec3(0.0, 1.0, 0.0); v_world = vec3(0.0); v_base = vec3(0.0); v_uv = vec2(0.0);
@@ -84,19 +78,18 @@ void main()
     vec4 local = u_offset * vec4(a_position, 1.0);
     vec3 nl = mat3(u_offset) * a_normal;
     vec4 r0, r1, r2;
-    bone_rows(i_clip_a.x, i_clip_a.y, i_clip_a.z, (i_look.w & 1u) != 0u, r0, r1, r2);
-    float rate = uintBitsToFloat(i_look.z);
-    if (rate > 0.0) {
+    bone_rows(record_clip_a(rec), rec.play_a.x, rec.play_a.y, record_hold_a(rec), r0, r1, r2);
+    if (record_fade_rate(rec) > 0.0) {
         vec4 s0, s1, s2;
-        bone_rows(i_clip_b.x, i_clip_b.y, i_clip_b.z, (i_look.w & 2u) != 0u, s0, s1, s2);
-        float w = clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0);
+        bone_rows(record_clip_b(rec), rec.play_b.x, rec.play_b.y, record_hold_b(rec), s0, s1, s2);
+        float w = record_fade_weight(rec, u_time);
         r0 = mix(r0, s0, w); r1 = mix(r1, s1, w); r2 = mix(r2, s2, w);
     }
     vec3 p = vec3(dot(r0, local), dot(r1, local), dot(r2, local));
     vec3 n = vec3(dot(r0.xyz, nl), dot(r1.xyz, nl), dot(r2.xyz, nl));
-    float s = sin(i_transform.w), c = cos(i_transform.w);
-    p *= i_clip_a.w;
-    vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + i_transform.xyz;
+    float s = sin(record_yaw(rec)), c = cos(record_yaw(rec));
+    p *= record_scale(rec);
+    vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
     gl_Position = u_view_projection * vec4(world, 1.0);
 #ifndef DEPTH_ONLY
     v_world = world;

@@ -5,34 +5,27 @@ layout(location = 3) in vec3 a_bind_position;
 layout(location = 4) in vec3 a_bind_normal;
 layout(location = 5) in uvec4 a_joints;
 layout(location = 6) in vec4 a_weights;
-#ifdef GPU_DRIVEN
-// The GPU-driven path (GLSL 4.30, src/gl/gpu_crowd.c) reads the record from a buffer (below): the
-// four attributes declared next become unused inputs under other names.
-#define i_transform i_unused_transform
-#define i_clip_a i_unused_clip_a
-#define i_clip_b i_unused_clip_b
-#define i_look i_unused_look
-#endif
-layout(location = 8) in vec4 i_transform;   // x y z yaw
-layout(location = 9) in vec4 i_clip_a;      // clip, phase offset, rate, scale
-layout(location = 10) in vec4 i_clip_b;     // clip, phase offset, rate, fade start
-layout(location = 11) in uvec4 i_look;      // tint rgba8, variant, fade rate bits, flags (crowd.h CROWD_RECORD_*)
-
+// The instance's record (record.glsl, prepended): four attributes, or on the GPU-driven path
+// (GLSL 4.30, src/gl/gpu_crowd.c) a buffer the cull pass indexed for this instance, where the four
+// attributes are unused inputs.
+layout(location = 8) in vec4 i_transform;   // words 0-3: x y z yaw
+layout(location = 9) in vec4 i_play_a;      // words 4-7: offset_a, rate_a, scale, ref_time
+layout(location = 10) in vec4 i_play_b;     // words 8-11: offset_b, rate_b, fade_start, fade_rate
+layout(location = 11) in uvec4 i_look;      // words 12-15: clips + flags, velocity, tint, variant
 #ifdef GPU_DRIVEN
 // The cull pass wrote this instance's slot into its level's partition of the id buffer; the draw's
-// baseInstance points i_slot there. The four names then stand for the record's fields, so the rest
-// of this file reads the same record either way.
+// baseInstance points i_slot there.
 layout(location = 12) in uint i_slot;
-struct crowd_record_gpu { vec4 transform; vec4 clip_a; vec4 clip_b; uvec4 look; };
-layout(std430, binding = 0) readonly buffer crowd_records { crowd_record_gpu u_records[]; };
-#undef i_transform
-#undef i_clip_a
-#undef i_clip_b
-#undef i_look
-#define i_transform u_records[i_slot].transform
-#define i_clip_a u_records[i_slot].clip_a
-#define i_clip_b u_records[i_slot].clip_b
-#define i_look u_records[i_slot].look
+layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec u_records[]; };
+crowd_rec instance_record()
+{
+    return u_records[i_slot];
+}
+#else
+crowd_rec instance_record()
+{
+    return crowd_rec(i_transform, i_play_a, i_play_b, i_look);
+}
 #endif
 
 uniform mat4 u_view_projection;
@@ -79,12 +72,10 @@ uniform vec3 u_band;                        // imposter hand-off: near, far (met
 
 struct ClipSample { int row0; int row1; float t; };
 
-vec3 instance_position() { return i_transform.xyz; }
-
 // crowd_band_random (crowd.h): the fixed per-instance value of the imposter hand-off.
-float band_random()
+float band_random(crowd_rec rec)
 {
-    uint h = i_look.x * 0x9E3779B1u ^ i_look.y;
+    uint h = record_tint(rec) * 0x9E3779B1u ^ record_variant(rec);
     h ^= h >> 15u;
     h *= 0x2C1B3C6Du;
     h ^= h >> 12u;
@@ -94,17 +85,17 @@ float band_random()
 }
 
 // In a band chunk the cards draw the same records (imposter.vert): the mesh keeps the others.
-bool band_card()
+bool band_card(crowd_rec rec)
 {
     if (u_band.z < 0.5)
         return false;
-    float f = clamp((length(u_camera - instance_position()) - u_band.x) / max(u_band.y - u_band.x, 1e-6), 0.0, 1.0);
-    return band_random() < f;
+    float f = clamp((length(u_camera - record_position(rec, u_time)) - u_band.x) / max(u_band.y - u_band.x, 1e-6), 0.0, 1.0);
+    return band_random(rec) < f;
 }
 
 // A looping play wraps its phase; a held one (played once) clamps it and stays on the last frame,
 // never blending back towards frame 0. crowd_record_sample (crowd.c) mirrors this on the CPU.
-ClipSample clip_sample(float clip, float offset, float rate, bool hold)
+ClipSample clip_sample(uint clip, float offset, float rate, bool hold)
 {
     vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
     int n = int(c.y);
@@ -197,31 +188,30 @@ void pose(ClipSample s, out vec3 p, out vec3 n)
 }
 #endif
 
-void animated(out vec3 p, out vec3 n)
+void animated(crowd_rec rec, out vec3 p, out vec3 n)
 {
-    pose(clip_sample(i_clip_a.x, i_clip_a.y, i_clip_a.z, (i_look.w & 1u) != 0u), p, n);
+    pose(clip_sample(record_clip_a(rec), rec.play_a.x, rec.play_a.y, record_hold_a(rec)), p, n);
 #ifdef CROSS_FADE
-    float rate = uintBitsToFloat(i_look.z);
-    if (rate > 0.0) {
-        float w = clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0);
+    if (record_fade_rate(rec) > 0.0) {
+        float w = record_fade_weight(rec, u_time);
         vec3 pb, nb;
-        pose(clip_sample(i_clip_b.x, i_clip_b.y, i_clip_b.z, (i_look.w & 2u) != 0u), pb, nb);
+        pose(clip_sample(record_clip_b(rec), rec.play_b.x, rec.play_b.y, record_hold_b(rec)), pb, nb);
         p = mix(p, pb, w);
         n = mix(n, nb, w);
     }
 #endif
 }
 
-vec3 place(vec3 p)
+vec3 place(crowd_rec rec, vec3 p)
 {
-    float s = sin(i_transform.w), c = cos(i_transform.w);
-    p *= i_clip_a.w;
-    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + i_transform.xyz;
+    float s = sin(record_yaw(rec)), c = cos(record_yaw(rec));
+    p *= record_scale(rec);
+    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
 }
 
-vec3 turn(vec3 n)
+vec3 turn(crowd_rec rec, vec3 n)
 {
-    float s = sin(i_transform.w), c = cos(i_transform.w);
+    float s = sin(record_yaw(rec)), c = cos(record_yaw(rec));
     return vec3(c * n.x + s * n.z, n.y, -s * n.x + c * n.z);
 }
 
@@ -232,23 +222,25 @@ vec3 srgb_to_linear(vec3 c)
 
 void main()
 {
-    if (band_card()) {
+    crowd_rec rec = instance_record();
+    if (band_card(rec)) {
         gl_Position = vec4(0.0, 0.0, 2.0, 1.0); // every vertex on one point outside the clip volume
         return;
     }
     vec3 p, n;
-    animated(p, n);
-    vec3 world = place(p);
+    animated(rec, p, n);
+    vec3 world = place(rec, p);
     gl_Position = u_view_projection * vec4(world, 1.0);
 #ifndef DEPTH_ONLY
     v_world = world;
-    v_normal = turn(n);
+    v_normal = turn(rec, n);
     int region = int(a_region);
-    uint variant = i_look.y;
+    uint variant = record_variant(rec);
     vec4 info = texelFetch(u_regions, ivec2(region, 0), 0);
     int choice = region < 6 ? int((variant >> uint(4 * region)) & 15u) : 0;
     vec3 palette = texelFetch(u_palette, ivec2(choice % max(int(info.x), 1), region), 0).rgb;
-    vec3 tint = vec3(float(i_look.x & 255u), float((i_look.x >> 8u) & 255u), float((i_look.x >> 16u) & 255u)) / 255.0;
+    uint tint_word = record_tint(rec);
+    vec3 tint = vec3(float(tint_word & 255u), float((tint_word >> 8u) & 255u), float((tint_word >> 16u) & 255u)) / 255.0;
     // Tinting a whole textured or single-material body with a shirt colour would paint it; a 40 %
     // wash keeps the author's colours readable while instances still differ.
     vec3 base = region == u_tint_region ? tint : (u_tint_region < 0 ? palette * mix(vec3(1.0), tint, 0.4) : palette);

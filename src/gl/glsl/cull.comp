@@ -16,14 +16,8 @@
 // last level. Without a budget only stage 2 runs.
 layout(local_size_x = 256) in;
 
-struct crowd_record_gpu {
-    vec4 transform;  // x y z yaw
-    vec4 clip_a;     // clip, offset, rate, scale
-    vec4 clip_b;
-    uvec4 look;
-};
-
-layout(std430, binding = 0) readonly buffer crowd_records { crowd_record_gpu records[]; };
+// The records (crowd_rec and its decode: record.glsl, prepended).
+layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec records[]; };
 layout(std430, binding = 1) writeonly buffer crowd_ids { uint ids[]; };
 // DrawElementsIndirectCommand x partitions: count, instanceCount, firstIndex, baseVertex, baseInstance
 layout(std430, binding = 2) buffer crowd_commands { uint commands[]; };
@@ -37,6 +31,7 @@ layout(std430, binding = 5) buffer crowd_budget { uint histogram[]; };
 layout(std430, binding = 6) buffer crowd_attachment_commands { uint attachment_commands[]; };
 #define RESULT (8 * BINS)
 
+uniform float u_time;                 // the frame's shader time: positions are extrapolated to it
 uniform uint u_live;                  // live instances: a slot whose owner is >= this is slack or parked
 uniform uint u_total;                 // slots in use
 uniform vec4 u_planes[6];             // camera frustum, a x + b y + c z + d >= 0 inside
@@ -152,9 +147,10 @@ Item classify(uint t)
         it.big_enough = it.seen = false;
         return it;
     }
-    crowd_record_gpu r = records[it.slot];
-    float scale = r.clip_a.w;
-    precise vec3 centre = vec3(r.transform.x, r.transform.y + u_sphere_y * scale, r.transform.z);
+    crowd_rec r = records[it.slot];
+    float scale = record_scale(r);
+    precise vec3 at = record_position(r, u_time);
+    precise vec3 centre = vec3(at.x, at.y + u_sphere_y * scale, at.z);
     precise float radius = u_sphere_radius * scale;
     precise vec3 d = centre - u_camera;
     precise float dist = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);

@@ -1,9 +1,10 @@
 // The imposter level: one camera-facing card per instance (6 vertices, no vertex buffer), textured
 // from the two baked views nearest the camera's direction (asset.h, "imposter atlas").
-layout(location = 8) in vec4 i_transform;   // x y z yaw
-layout(location = 9) in vec4 i_clip_a;      // clip, phase offset, rate, scale
-layout(location = 10) in vec4 i_clip_b;     // clip, phase offset, rate, fade start
-layout(location = 11) in uvec4 i_look;      // tint rgba8, variant, fade rate bits, flags
+// The instance's record (record.glsl, prepended), as crowd.vert's four attributes.
+layout(location = 8) in vec4 i_transform;   // words 0-3
+layout(location = 9) in vec4 i_play_a;      // words 4-7
+layout(location = 10) in vec4 i_play_b;     // words 8-11
+layout(location = 11) in uvec4 i_look;      // words 12-15
 
 uniform mat4 u_view_projection;
 uniform float u_time;
@@ -25,27 +26,26 @@ flat out vec2 v_turn;                       // sin, cos of the yaw: model -> wor
 flat out vec3 v_tint;                       // sRGB
 out vec4 v_shadow;
 
-// The record's fields, read in one place each (the record layout may change).
-vec3 instance_position() { return i_transform.xyz; }
-float instance_yaw() { return i_transform.w; }
-float instance_scale() { return i_clip_a.w; }
+crowd_rec instance_record() { return crowd_rec(i_transform, i_play_a, i_play_b, i_look); }
+vec3 instance_position() { return record_position(instance_record(), u_time); }
+float instance_yaw() { return record_yaw(instance_record()); }
+float instance_scale() { return record_scale(instance_record()); }
 
 // The clip showing and its phase: clip A, or clip B once a cross-fade is past half way; the
 // same fract / clamp as crowd.vert's clip_sample.
 void instance_clip(out int clip, out float phase)
 {
-    float rate = uintBitsToFloat(i_look.z);
-    bool b = rate > 0.0 && clamp((u_time - i_clip_b.w) * rate, 0.0, 1.0) > 0.5;
-    vec3 c = b ? i_clip_b.xyz : i_clip_a.xyz;
-    bool hold = (i_look.w & (b ? 2u : 1u)) != 0u;
-    float p = c.y + u_time * c.z;
-    clip = int(c.x);
+    crowd_rec r = instance_record();
+    bool b = record_fade_weight(r, u_time) > 0.5;
+    bool hold = b ? record_hold_b(r) : record_hold_a(r);
+    float p = b ? r.play_b.x + u_time * r.play_b.y : r.play_a.x + u_time * r.play_a.y;
+    clip = int(b ? record_clip_b(r) : record_clip_a(r));
     phase = hold ? clamp(p, 0.0, 1.0) : fract(p);
 }
 
 float band_random()
 {
-    uint h = i_look.x * 0x9E3779B1u ^ i_look.y;
+    uint h = record_tint(instance_record()) * 0x9E3779B1u ^ record_variant(instance_record());
     h ^= h >> 15u;
     h *= 0x2C1B3C6Du;
     h ^= h >> 12u;
@@ -146,6 +146,7 @@ void main()
     gl_Position = u_view_projection * vec4(world, 1.0);
     v_world = world;
     v_turn = vec2(s, c);
-    v_tint = vec3(float(i_look.x & 255u), float((i_look.x >> 8u) & 255u), float((i_look.x >> 16u) & 255u)) / 255.0;
+    uint tint = record_tint(instance_record());
+    v_tint = vec3(float(tint & 255u), float((tint >> 8u) & 255u), float((tint >> 16u) & 255u)) / 255.0;
     v_shadow = u_light_view_projection * vec4(world, 1.0);
 }
