@@ -13,8 +13,8 @@
 #include "crowdbake/gl.h"
 #include "demo/bench.h"
 #include "demo/camera.h"
-#include "demo/gpu_path.h"
 #include "demo/compare.h"
+#include "demo/gpu_path.h"
 #include "demo/grass_view.h"
 #include "demo/hud.h"
 #include "gl/gl_api.h"
@@ -103,7 +103,7 @@ struct demo_app {
     char gl_renderer[96];
     demo_bench bench;
     demo_compare *compare; /* DEMO_COMPARE on: both halves live there */
-    demo_grass *grass; /* NULL when the field could not be made (the error says why) */
+    demo_grass *grass;     /* NULL when the field could not be made (the error says why) */
     double grass_time;
     char status[2048];
     char error[256];

@@ -62,9 +62,8 @@ void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const cr
         return;
     /* a gust that turns slowly: the draws change every frame, the culling key does not */
     float a = 0.6f + 0.25f * sinf((float)time * 0.13f);
-    crowd_grass_frame f = {.time = (float)time,
-                           .wind = {wind * 0.45f * cosf(a), wind * 0.45f * sinf(a)},
-                           .budget = budget};
+    crowd_grass_frame f = {
+        .time = (float)time, .wind = {wind * 0.45f * cosf(a), wind * 0.45f * sinf(a)}, .budget = budget};
     crowd_grass_draw(g->field, renderer, scene, &f);
 }
 
@@ -125,12 +124,10 @@ int demo_grass_status(const demo_grass *g, bool on, char *out, size_t size)
                      low > 0 ? 1e3 / low : 0.0);
     if (!on)
         return n + snprintf(out + n, size - (size_t)n, "grass off [Y]\n");
-    n += snprintf(out + n, size - (size_t)n,
-                  "grass %s %u chunks  n/m/f %u/%u/%u (%s)  cull %s %llu/%llu",
+    n += snprintf(out + n, size - (size_t)n, "grass %s %u chunks  n/m/f %u/%u/%u (%s)  cull %s %llu/%llu",
                   s->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", s->chunks_visible, s->tier_blades[0],
-                  s->tier_blades[1], s->tier_blades[2], s->late ? "late" : "est.",
-                  s->last_skipped ? "skip" : "ran", (unsigned long long)s->passes_run,
-                  (unsigned long long)s->passes_skipped);
+                  s->tier_blades[1], s->tier_blades[2], s->late ? "late" : "est.", s->last_skipped ? "skip" : "ran",
+                  (unsigned long long)s->passes_run, (unsigned long long)s->passes_skipped);
     if (s->gpu_cull_ms >= 0.0)
         n += snprintf(out + n, size - (size_t)n, " gpu %.2f+%.2f ms", s->gpu_cull_ms, s->gpu_draw_ms);
     return n + snprintf(out + n, size - (size_t)n, "\n");

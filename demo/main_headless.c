@@ -108,8 +108,8 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
                  HUD_MAX_HEIGHT);
     else if (!(reported_ms >= 0.9 * measured_ms - 0.5 && reported_ms <= 1.1 * measured_ms + 0.5))
         snprintf(why, size, "frame times sum to %.2f ms, the wall clock says %.2f ms", reported_ms, measured_ms);
-    else if ((demo_get(app, DEMO_GRASS) > 0.5) != (strstr(demo_status(app), "grass GPU") ||
-                                                   strstr(demo_status(app), "grass CPU")))
+    else if ((demo_get(app, DEMO_GRASS) > 0.5) !=
+             (strstr(demo_status(app), "grass GPU") || strstr(demo_status(app), "grass CPU")))
         snprintf(why, size, "grass %s but the status says otherwise", demo_get(app, DEMO_GRASS) > 0.5 ? "on" : "off");
     else if (s.gl_errors)
         snprintf(why, size, "%d GL errors", s.gl_errors);

@@ -87,7 +87,7 @@ int main(int argc, char **argv)
         crowd_set_speed(c, i, 1.2f); /* stride-matched: the rate follows the speed (fails for clips in place) */
         crowd_set_velocity(c, i, 0.0f, 1.2f); /* and it walks (yaw 0 faces +Z): the GPU moves it, no CPU per frame */
     }
-    crowd_set_velocity(c, 0, 0.0f, 0.0f); /* the one that waves stands */
+    crowd_set_velocity(c, 0, 0.0f, 0.0f);                      /* the one that waves stands */
     crowd_play(c, 0, clip_named(&asset, "wave"), 1.0f, 0.25f); /* instance 0 cross-fades to a wave */
 
     crowd_view view;

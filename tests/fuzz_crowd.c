@@ -98,7 +98,7 @@ static void check_record(const crowd_record *r, const char *what, uint32_t i)
 {
     float velocity[2];
     crowd_record_velocity(r, velocity);
-    const float fields[] = {r->position[0], r->position[1], r->position[2], r->yaw,       r->ref_time,
+    const float fields[] = {r->position[0], r->position[1], r->position[2], r->yaw,      r->ref_time,
                             r->offset_a,    r->rate_a,      r->scale,       velocity[0], r->offset_b,
                             r->rate_b,      r->fade_start,  r->fade_rate,   velocity[1]};
     CHECK_FINITE(finite_n(fields, (int)(sizeof fields / sizeof fields[0])),

@@ -268,8 +268,8 @@ static void fades_fold_and_phase_continuity(void)
     CHECK(r.fade_rate > 0.0f); /* still fading */
     const crowd_frame *f = crowd_update(c, 0.2f, &v);
     crowd_get(c, 1, &r);
-    CHECKF(crowd_record_clip(&r, 0) == walk && r.fade_rate == 0.0f, "clip_a %g fade_rate %g", (double)crowd_record_clip(&r, 0),
-           (double)r.fade_rate);
+    CHECKF(crowd_record_clip(&r, 0) == walk && r.fade_rate == 0.0f, "clip_a %g fade_rate %g",
+           (double)crowd_record_clip(&r, 0), (double)r.fade_rate);
     CHECK(f->stats.fades_active == 0);
 
     /* phase-continuous speed change: fract(offset + t * rate) is the same just before and after */
@@ -389,11 +389,13 @@ static void hostile_calls(void)
     crowd_update(c, 0.2f, &v);
     crowd_play(c, 1, (uint32_t)idle, 0.5f, 1.0f);
     crowd_get(c, 1, &r);
-    CHECK(crowd_record_clip(&r, 0) == walk && crowd_record_clip(&r, 1) == idle && r.fade_rate > 0.0f && r.rate_b == 0.5f);
+    CHECK(crowd_record_clip(&r, 0) == walk && crowd_record_clip(&r, 1) == idle && r.fade_rate > 0.0f &&
+          r.rate_b == 0.5f);
     uint32_t run = clip_or_die(&asset, "run");
     crowd_play(c, 1, (uint32_t)run, 1.0f, 1.0f);
     crowd_get(c, 1, &r);
-    CHECKF(crowd_record_clip(&r, 0) == walk && crowd_record_clip(&r, 1) == run, "a %g b %g", (double)crowd_record_clip(&r, 0), (double)crowd_record_clip(&r, 1));
+    CHECKF(crowd_record_clip(&r, 0) == walk && crowd_record_clip(&r, 1) == run, "a %g b %g",
+           (double)crowd_record_clip(&r, 0), (double)crowd_record_clip(&r, 1));
 
     /* a far-off position (the "hide it" trick) lands in a border chunk; no undefined conversion */
     CHECK(crowd_set_transform(c, 0, 1e12f, 0.0f, -1e12f, 0.0f) == CROWD_OK);
@@ -503,7 +505,8 @@ static void feet_do_not_slide(void)
         for (uint32_t i = 0; i < n; i++) {
             crowd_get(c, i, &after);
             uint32_t clip = crowd_record_clip(&after, 0);
-            if (after.fade_rate != 0.0f || !(asset.clips[clip].stride > 0.0f) || crowd_record_clip(&after, 0) != crowd_record_clip(&before[i], 0))
+            if (after.fade_rate != 0.0f || !(asset.clips[clip].stride > 0.0f) ||
+                crowd_record_clip(&after, 0) != crowd_record_clip(&before[i], 0))
                 continue;
             float p0[3], p1[3]; /* where the GPU draws it, frame to frame */
             crowd_record_position(&before[i], t_before, p0);
@@ -1063,7 +1066,8 @@ static void one_shot_clips(void)
     crowd_record held, looped;
     crowd_get(c, 0, &held);
     crowd_get(c, 1, &looped);
-    CHECK(((held.clips & 0xFF000000u) & CROWD_RECORD_HOLD_A) && ((held.clips & 0xFF000000u) & CROWD_RECORD_HOLD_B) && (looped.clips & 0xFF000000u) == 0);
+    CHECK(((held.clips & 0xFF000000u) & CROWD_RECORD_HOLD_A) && ((held.clips & 0xFF000000u) & CROWD_RECORD_HOLD_B) &&
+          (looped.clips & 0xFF000000u) == 0);
     float start = crowd_time(c);
     crowd_clip_sample a, b;
     /* half way: the same frame either way */
@@ -1215,7 +1219,6 @@ static void get_is_const(void)
     crowd_destroy(c);
 }
 
-
 /* Extrapolated motion: a steady walker set once moves on with no record traffic, where
  * position + velocity x elapsed puts it (within 1 cm after 10 s, the half-float velocity's
  * rounding included), and a change rewrites its record exactly once. In a simulated wander,
@@ -1245,10 +1248,12 @@ static void extrapolated_motion(void)
         float e = sqrtf(ex * ex + ez * ez);
         worst = e > worst ? e : worst;
     }
-    /* tolerance: the half velocity's rounding, 2^-11 x 1.5 m/s x 10 s = 7 mm; one record upload seen
-     * in the first frames is not explained yet (see the report) */
-    CHECKF(worst < 1e-2f && uploaded <= sizeof(crowd_record), "extrapolation off by %g m, %llu bytes uploaded for a steady walker",
-           (double)worst, (unsigned long long)uploaded);
+    /* tolerance: the half velocity's rounding, 2^-11 x 1.5 m/s x 10 s = 7 mm. The walker crosses a
+     * chunk edge (x = 6 m: 420 m world, 24 m chunks) once: its record moves to the new chunk's region (one record uploaded) and
+     * the slot it leaves is sent too (its owner changed: crowd_frame.slot_instances) */
+    CHECKF(worst < 1e-2f && uploaded <= 2 * sizeof(crowd_record),
+           "extrapolation off by %g m, %llu bytes uploaded for a steady walker", (double)worst,
+           (unsigned long long)uploaded);
     CHECK(crowd_set_velocity(c, 3, 1.3f, -0.7f) == CROWD_OK); /* the same motion: no write */
     f = crowd_update(c, 1.0f / 60.0f, &v);
     CHECK(f->stats.bytes_uploaded == 0);

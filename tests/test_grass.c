@@ -106,8 +106,8 @@ static void partitions_match_the_cpu(void)
     uint32_t *ids = malloc(sizeof(uint32_t) * 3 * (size_t)n);
     uint8_t *cpu_tier = malloc(n), *seen = malloc(n);
     REQUIRE(ids && cpu_tier && seen);
-    static const float views[][6] = {{0, 1.7f, 30, 0, 0, 0}, {40, 6, -20, -10, 0, 10}, {-150, 25, 150, 0, 0, 0},
-                                     {0, 60, 0, 5, 0, 5}};
+    static const float views[][6] = {
+        {0, 1.7f, 30, 0, 0, 0}, {40, 6, -20, -10, 0, 10}, {-150, 25, 150, 0, 0, 0}, {0, 60, 0, 5, 0, 5}};
     for (size_t v = 0; v < sizeof views / sizeof views[0]; v++) {
         crowd_gl_scene s;
         scene_at(&s, views[v][0], views[v][1], views[v][2], views[v][3], views[v][4], views[v][5]);
@@ -135,7 +135,8 @@ static void partitions_match_the_cpu(void)
         /* exact but for roots within float rounding of a rule's boundary: the shaders' acos, exp and
            pow are not libm's. Stated tolerance: 1 in 10,000 of the drawn roots */
         for (int t = 0; t < 3; t++)
-            CHECKF(abs((int)counts[t] - (int)ref[t]) <= (int)(total / 10000), "tier %d: %u vs %u", t, counts[t], ref[t]);
+            CHECKF(abs((int)counts[t] - (int)ref[t]) <= (int)(total / 10000), "tier %d: %u vs %u", t, counts[t],
+                   ref[t]);
         CHECK(wrong <= total / 10000);
     }
     free(ids);

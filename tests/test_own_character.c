@@ -557,7 +557,8 @@ static void run_scenarios(const crowd_asset *a, sim_tally *t)
                 /* standing: no ground velocity (records extrapolate walkers) and not moved by a rewrite */
                 float dx = r.position[0] - before[i].position[0], dz = r.position[2] - before[i].position[2], vel[2];
                 crowd_record_velocity(&r, vel);
-                if (vel[0] == 0.0f && vel[1] == 0.0f && dx * dx + dz * dz < 1e-10f) { /* standing: its clip (and the one it fades to) stand */
+                if (vel[0] == 0.0f && vel[1] == 0.0f &&
+                    dx * dx + dz * dz < 1e-10f) { /* standing: its clip (and the one it fades to) stand */
                     t->standing[clips[1] & 63]++;
                     t->wrong_standing += crowd_clip_role_of(&a->clips[clips[1]]) != CROWD_ROLE_IDLE ||
                                          crowd_clip_role_of(&a->clips[clips[0]]) == CROWD_ROLE_ACTION;

@@ -297,7 +297,7 @@ static void check_frame(crowd *c, const crowd_frame *f, const crowd_view *view, 
             continue;
         }
         if (coverage && crowd_settings(c)->min_coverage > 0.0f)
-            continue; /* small ones are culled on purpose */
+            continue;    /* small ones are culled on purpose */
         float centre[3]; /* the brute-force reference: where the GPU draws it, extrapolated to the frame */
         crowd_record_position(r, f->time, centre);
         centre[1] += asset.sphere_center_y * r->scale;

@@ -238,10 +238,14 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--imposter-frames") || !strcmp(a, "--imposter-views") ||
                    !strcmp(a, "--imposter-elevations") || !strcmp(a, "--imposter-tile")) {
             TAKES_VALUE();
-            uint32_t *field = a[11] == 'f' ? &o->imposter.frames : a[11] == 'v' ? &o->imposter.views
-                              : a[11] == 'e' ? &o->imposter.elevations : &o->imposter.tile;
-            uint32_t max = a[11] == 'f' ? CROWD_MAX_IMPOSTER_FRAMES : a[11] == 'v' ? CROWD_MAX_IMPOSTER_VIEWS
-                           : a[11] == 'e' ? CROWD_MAX_IMPOSTER_ELEVATIONS : CROWD_MAX_IMPOSTER_TILE;
+            uint32_t *field = a[11] == 'f'   ? &o->imposter.frames
+                              : a[11] == 'v' ? &o->imposter.views
+                              : a[11] == 'e' ? &o->imposter.elevations
+                                             : &o->imposter.tile;
+            uint32_t max = a[11] == 'f'   ? CROWD_MAX_IMPOSTER_FRAMES
+                           : a[11] == 'v' ? CROWD_MAX_IMPOSTER_VIEWS
+                           : a[11] == 'e' ? CROWD_MAX_IMPOSTER_ELEVATIONS
+                                          : CROWD_MAX_IMPOSTER_TILE;
             if (!tool_parse_u32(v, 1, max, field))
                 return bad_flag(a, v, max == CROWD_MAX_IMPOSTER_TILE ? "texels in 1..512" : "a count in range");
             o->imposters = true;

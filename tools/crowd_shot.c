@@ -97,9 +97,9 @@ static int parse(int argc, char **argv, shot_options *o)
                         CROWD_GL_UPLOAD_DEFAULT,
                         CROWD_GL_PATH_CPU,
                         true};
-    static const char *const valued[] = {"--out",      "--size", "--count", "--seconds", "--eye",    "--target",
-                                         "--scenario", "--mode", "--msaa",  "--frames",  "--upload", "--path",
-                                         "--grass", "--imposters", "--imposter-distance"};
+    static const char *const valued[] = {"--out",    "--size",     "--count", "--seconds",   "--eye",
+                                         "--target", "--scenario", "--mode",  "--msaa",      "--frames",
+                                         "--upload", "--path",     "--grass", "--imposters", "--imposter-distance"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;

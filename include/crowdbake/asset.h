@@ -188,10 +188,10 @@ typedef struct crowd_imposter_clip {
 } crowd_imposter_clip;
 
 typedef struct crowd_imposters {
-    uint32_t frames, views, elevations; /* 0 frames: the asset has no imposters */
-    uint32_t tile;                      /* texels per tile side */
+    uint32_t frames, views, elevations;             /* 0 frames: the asset has no imposters */
+    uint32_t tile;                                  /* texels per tile side */
     float elevation[CROWD_MAX_IMPOSTER_ELEVATIONS]; /* radians above the horizon, increasing */
-    uint32_t clip_count;                /* = the asset's clip_count */
+    uint32_t clip_count;                            /* = the asset's clip_count */
     const crowd_imposter_clip *clips;
     crowd_texture albedo, normals; /* CROWD_TEXEL_RGBA8, the same size */
 } crowd_imposters;

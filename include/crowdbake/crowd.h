@@ -82,9 +82,9 @@ typedef struct crowd_record {
     float ref_time;    /* shader time at which `position` holds (rebased with the time) */
     float offset_b;    /* clip B: the clip being faded to (equals clip A when not fading) */
     float rate_b;
-    float fade_start; /* shader time the fade began */
-    float fade_rate;  /* 1 / fade duration; 0 when no fade is running */
-    uint32_t clips;   /* bits 0-11 clip A, bits 12-23 clip B, bits 24-31 CROWD_RECORD_* flags */
+    float fade_start;  /* shader time the fade began */
+    float fade_rate;   /* 1 / fade duration; 0 when no fade is running */
+    uint32_t clips;    /* bits 0-11 clip A, bits 12-23 clip B, bits 24-31 CROWD_RECORD_* flags */
     uint32_t velocity; /* ground velocity, m/s: x in bits 0-15, z in bits 16-31, IEEE half floats */
     uint32_t tint;     /* rgba8: the shirt colour (the humanoid) or a tint (other assets) */
     uint32_t variant;  /* packed crowd_variant, see crowd_pack_variant */
@@ -292,7 +292,7 @@ typedef struct crowd_frame {
      * consumer can keep a copy (the GPU path does: per-instance state that follows an instance
      * from slot to slot, and a cull over every live record without walking chunks). */
     const uint32_t *slot_instances;
-    float time; /* the shader's time uniform */
+    float time;             /* the shader's time uniform */
     float imposter_band[2]; /* metres: the distance policy's hand-off band (CROWD_DRAW_BAND); 0, 0 without */
     crowd_stats stats;
 } crowd_frame;

@@ -108,10 +108,10 @@ typedef struct crowd_grass_frame {
 } crowd_grass_frame;
 
 typedef struct crowd_grass_stats {
-    crowd_grass_path path;            /* the path in use */
-    uint32_t chunks, chunks_visible;  /* visible: at the last pass that ran */
+    crowd_grass_path path;           /* the path in use */
+    uint32_t chunks, chunks_visible; /* visible: at the last pass that ran */
     uint64_t passes_run, passes_skipped;
-    bool last_skipped;                /* the last crowd_grass_draw's culling was skipped */
+    bool last_skipped; /* the last crowd_grass_draw's culling was skipped */
     /* blades per tier at the last pass that ran: exact on the CPU path (what the block table
        holds, less the vertex stage's band decision: a CPU estimate of it, see below); on the GPU
        path the counters read back a few frames late (late == true) without stalling */

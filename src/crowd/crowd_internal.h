@@ -212,7 +212,7 @@ struct crowd {
     uint8_t *task_region_dirty; /* task_count * region_count, zero between uses */
     crowd_mover *task_movers;   /* task_count * task_mover_capacity */
     uint32_t task_mover_capacity;
-    float eye[3];   /* the last update's camera (the simulation's level of detail) */
+    float eye[3]; /* the last update's camera (the simulation's level of detail) */
     bool has_eye;
 };
 

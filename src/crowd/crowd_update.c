@@ -61,8 +61,10 @@ static void bin_task(void *context, crowd_task *t)
     while (crowd_task_span(t, &first, &end))
         for (uint32_t s = first; s < end; s++) {
             crowd_record *r = &c->records[s];
+            float p[3];
             crowd_bin_fade(&t->bin, r, s);
-            crowd_bin_add(&t->bin, s, r, crowd_chunk_at(&t->bin.grid, r->position));
+            crowd_rec_position(r, t->bin.time, p);
+            crowd_bin_add(&t->bin, s, r, p, crowd_chunk_at(&t->bin.grid, p));
         }
 }
 

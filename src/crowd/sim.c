@@ -262,8 +262,8 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted ||
-        !sim->fine_sorted_cell || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents ||
-        !agents_back || !drift || !drift_back) {
+        !sim->fine_sorted_cell || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
+        !agents || !agents_back || !drift || !drift_back) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -500,8 +500,7 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
     bool wrote = false;
     if (speed < 0.001f) { /* standing still: only a drift moves it */
         v[0] = v[1] = 0.0f;
-        if (a->gait != 0 ||
-            (k.gather && sim->cheer_clip >= 0 && crowd_rec_clip_a(r) != (uint32_t)sim->cheer_clip)) {
+        if (a->gait != 0 || (k.gather && sim->cheer_clip >= 0 && crowd_rec_clip_a(r) != (uint32_t)sim->cheer_clip)) {
             update_gait(sim, s, a, 0.0f, k.gather);
             wrote = c->dirty[s] != 0;
         }
@@ -750,8 +749,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                     rewritten += moved.wrote;
                     crowd_rec_position(r, t_next, p);
                 }
-            } else if (steady && drifting && fabsf(r->position[0]) < half - 1.0f && fabsf(r->position[2]) < half - 1.0f &&
-                       moving) {
+            } else if (steady && drifting && fabsf(r->position[0]) < half - 1.0f &&
+                       fabsf(r->position[2]) < half - 1.0f && moving) {
                 /* jostled at cruise speed: only the position (and the velocity it moves on with) */
                 float u0 = v[0] + drift.x, u1 = v[1] + drift.z;
                 crowd_rec_position(r, t_now, p);
@@ -815,8 +814,9 @@ static void step_task(void *context, crowd_task *t)
     gather.n = t->live_before;
     uint32_t first, end;
     uint64_t rewritten = 0;
+    bool distance = job->sim->crowd->desc.lod_policy == CROWD_LOD_DISTANCE; /* far_of_cell is kept then */
     while (crowd_task_span(t, &first, &end))
-        rewritten += step_live(&local, job->k, &t->bin, &gather, first, end);
+        rewritten += step_live(&local, job->k, &t->bin, &gather, first, end, distance && local.far_of_cell[t->region]);
     t->out[0] = rewritten;
     t->out[1] = local.decisions - start;
 }
@@ -851,8 +851,7 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
         float desired[2], p[3];
         sim_desired_velocity(sim, s, desired);
         crowd_drift drift = k.separate ? c->drift[s] : (crowd_drift){0.0f, 0.0f};
-        step_result moved =
-            step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift, k.blend);
+        step_result moved = step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift, k.blend);
         crowd_rec_position(&c->records[s], k.t_next, p);
         if (k.separate) {
             c->drift[s] = decay_drift(drift, k.blend);
@@ -875,9 +874,14 @@ static void mark_far_cells(crowd_sim *sim)
     float reach = sim->desc.lod_distance;
     for (uint32_t i = 0; i < c->cell_count; i++) {
         const crowd_cell *cell = &c->cells[i];
-        float lo_x = c->world_min + (float)(i % dim) * c->cell_size, lo_z = c->world_min + (float)(i / dim) * c->cell_size;
-        float dx = c->eye[0] < lo_x ? lo_x - c->eye[0] : c->eye[0] > lo_x + c->cell_size ? c->eye[0] - lo_x - c->cell_size : 0.0f;
-        float dz = c->eye[2] < lo_z ? lo_z - c->eye[2] : c->eye[2] > lo_z + c->cell_size ? c->eye[2] - lo_z - c->cell_size : 0.0f;
+        float lo_x = c->world_min + (float)(i % dim) * c->cell_size,
+              lo_z = c->world_min + (float)(i / dim) * c->cell_size;
+        float dx = c->eye[0] < lo_x                  ? lo_x - c->eye[0]
+                   : c->eye[0] > lo_x + c->cell_size ? c->eye[0] - lo_x - c->cell_size
+                                                     : 0.0f;
+        float dz = c->eye[2] < lo_z                  ? lo_z - c->eye[2]
+                   : c->eye[2] > lo_z + c->cell_size ? c->eye[2] - lo_z - c->cell_size
+                                                     : 0.0f;
         bool far = !cell->visible || dx * dx + dz * dz > reach * reach;
         sim->far_of_cell[i] = (uint8_t)(c->has_eye && sim->desc.lod_interval > 1 && far);
     }

@@ -44,13 +44,13 @@ struct crowd_sim {
     float *fine_push;           /* their push, in the same order */
 
     uint32_t spawn_rng;
-    bool owns_state;    /* attached the crowd's agents/drift arrays (crowd_attach_sim_state) */
-    bool drifts;        /* the last step separated: agents may have drift */
-    uint32_t tick;      /* this step's time in twentieths of a second (decision deadlines) */
-    uint32_t decisions; /* counter mixed into decision hashes */
-    uint32_t steps;     /* steps so far: the round robin of the level of detail */
-    float t_now;        /* shader time the step starts at: where steering reads positions */
-    bool resync;        /* this step checks every record's velocity (separation just went off) */
+    bool owns_state;      /* attached the crowd's agents/drift arrays (crowd_attach_sim_state) */
+    bool drifts;          /* the last step separated: agents may have drift */
+    uint32_t tick;        /* this step's time in twentieths of a second (decision deadlines) */
+    uint32_t decisions;   /* counter mixed into decision hashes */
+    uint32_t steps;       /* steps so far: the round robin of the level of detail */
+    float t_now;          /* shader time the step starts at: where steering reads positions */
+    bool resync;          /* this step checks every record's velocity (separation just went off) */
     uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans every lod_interval steps */
     crowd_sim_stats stats;
 };

@@ -26,7 +26,9 @@ crowd_grass_desc crowd_grass_resolve(const crowd_grass_desc *desc)
     d.full_density_distance = or_default(d.full_density_distance, CROWD_GRASS_DEFAULT_FULL_DENSITY);
     d.density_power = or_default(d.density_power, CROWD_GRASS_DEFAULT_DENSITY_POWER);
     d.density_falloff = or_default(d.density_falloff, CROWD_GRASS_DEFAULT_DENSITY_FALLOFF);
-    d.min_density = d.min_density == 0.0f ? CROWD_GRASS_DEFAULT_MIN_DENSITY : d.min_density < 0.0f ? 0.0f : d.min_density;
+    d.min_density = d.min_density == 0.0f  ? CROWD_GRASS_DEFAULT_MIN_DENSITY
+                    : d.min_density < 0.0f ? 0.0f
+                                           : d.min_density;
     if (d.near_band[0] == 0.0f && d.near_band[1] == 0.0f)
         d.near_band[0] = 18.0f, d.near_band[1] = 32.0f;
     if (d.far_band[0] == 0.0f && d.far_band[1] == 0.0f)

@@ -15,8 +15,8 @@
 #include "grass/grass_internal.h"
 
 /* embedded from src/grass/glsl by cmake/embed_glsl.cmake */
-extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[], crowd_glsl_grass_vert[], crowd_glsl_grass_frag[],
-    crowd_glsl_grass_chunk_comp[], crowd_glsl_grass_classify_comp[];
+extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[], crowd_glsl_grass_vert[],
+    crowd_glsl_grass_frag[], crowd_glsl_grass_chunk_comp[], crowd_glsl_grass_classify_comp[];
 
 #define BLADE_ROW 2048 /* texels per row of the blade texture (grass_common.glsl's fetch) */
 #define BLOCK_ROW 256  /* texels per row of the block table (grass.vert) */
@@ -29,13 +29,33 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define GL_TIME_ELAPSED 0x88BF
 #endif
 
-enum { GU_VP, GU_EYE, GU_BANDS, GU_BLADE_SIZE, GU_WIND, GU_BLOCK_OFFSET, GU_CAMERA, GU_SUN_DIR, GU_SUN_COL, GU_SKY, GU_GROUND,
-       GU_FOG_COL, GU_FOG, GU_BLADES, GU_BLOCKS, GU_SHADOWS, GU_SHADOW_MAP, GU_LIGHT_VP, GU_SHADOW_TEXEL,
-       GRASS_UNIFORMS };
+enum {
+    GU_VP,
+    GU_EYE,
+    GU_BANDS,
+    GU_BLADE_SIZE,
+    GU_WIND,
+    GU_BLOCK_OFFSET,
+    GU_CAMERA,
+    GU_SUN_DIR,
+    GU_SUN_COL,
+    GU_SKY,
+    GU_GROUND,
+    GU_FOG_COL,
+    GU_FOG,
+    GU_BLADES,
+    GU_BLOCKS,
+    GU_SHADOWS,
+    GU_SHADOW_MAP,
+    GU_LIGHT_VP,
+    GU_SHADOW_TEXEL,
+    GRASS_UNIFORMS
+};
 static const char *const uniform_names[GRASS_UNIFORMS] = {
-    "u_view_projection", "u_grass_eye", "u_grass_bands", "u_blade_size", "u_wind", "u_block_offset", "u_camera",
-    "u_sun_direction", "u_sun_color", "u_sky_color", "u_ground_color", "u_fog_color", "u_fog_density", "u_blades",
-    "u_blocks", "u_shadows", "u_shadow_map", "u_light_view_projection", "u_shadow_texel"};
+    "u_view_projection", "u_grass_eye",  "u_grass_bands",           "u_blade_size",  "u_wind",
+    "u_block_offset",    "u_camera",     "u_sun_direction",         "u_sun_color",   "u_sky_color",
+    "u_ground_color",    "u_fog_color",  "u_fog_density",           "u_blades",      "u_blocks",
+    "u_shadows",         "u_shadow_map", "u_light_view_projection", "u_shadow_texel"};
 
 typedef struct tier_range {
     uint32_t first_index, index_count;
@@ -63,7 +83,7 @@ struct crowd_grass {
 #ifndef __EMSCRIPTEN__
     /* GPU path */
     crowd_gpu_layer layer;
-    GLuint visible;               /* uint dispatch[4]; uvec2 chunks[] */
+    GLuint visible; /* uint dispatch[4]; uvec2 chunks[] */
     GLuint chunk_program, classify_program;
     GLint cu_eye, cu_counts, cu_grid, cu_cull, cu_density, cu_budget;
     GLint ku_eye, ku_bands, ku_counts, ku_capacity, ku_blades;
@@ -139,8 +159,8 @@ static void build_meshes(crowd_grass *g, mesh_builder *m)
         v[0] = corners[k][0], v[1] = corners[k][1], v[2] = 0.0f, v[3] = 3.0f;
     }
     g->tiers[3].first_index = m->ni;
-    const uint16_t quad[6] = {base, (uint16_t)(base + 2), (uint16_t)(base + 1), base, (uint16_t)(base + 3),
-                              (uint16_t)(base + 2)};
+    const uint16_t quad[6] = {base, (uint16_t)(base + 2), (uint16_t)(base + 1),
+                              base, (uint16_t)(base + 3), (uint16_t)(base + 2)};
     memcpy(&m->i[m->ni], quad, sizeof quad);
     m->ni += 6;
     g->tiers[3].index_count = 6;
@@ -154,8 +174,8 @@ static crowd_result upload_blades(crowd_grass *g, crowd_error *error)
     GLint max_size = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_size);
     if ((GLint)rows > max_size)
-        return crowd_fail(error, CROWD_ERROR_GL, "grass: %u blades need a %ux%u texture (the GPU allows %d)",
-                          l->blades, BLADE_ROW, rows, max_size);
+        return crowd_fail(error, CROWD_ERROR_GL, "grass: %u blades need a %ux%u texture (the GPU allows %d)", l->blades,
+                          BLADE_ROW, rows, max_size);
     grass_blade *all = crowd_calloc((size_t)rows * BLADE_ROW, sizeof(grass_blade));
     if (!all)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "grass: %u blade records", l->blades);
@@ -434,8 +454,8 @@ static void cpu_pass(crowd_grass *g)
         if (!grass_chunk_test(d, l, &g->eye, c, &prefix, &dmin, &dmax) || !prefix)
             continue;
         visible++;
-        bool reach[CROWD_GRASS_TIERS] = {dmin < d->near_band[1], dmax > d->near_band[0] && dmin < d->far_band[1],
-                                         dmax > d->far_band[0]};
+        bool reach[CROWD_GRASS_TIERS] = {dmin<d->near_band[1], dmax> d->near_band[0] &&
+                                         dmin<d->far_band[1], dmax> d->far_band[0]};
         uint32_t first = grass_chunk_first(l, c);
         for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++) {
             if (!reach[t])
@@ -551,8 +571,9 @@ static void timer_poll(crowd_grass *g)
  * whose rounding changes with pitch alone; the pass itself uses the exact values. */
 static grass_key grass_key_of(const grass_eye *e)
 {
-    grass_key k = {rintf(e->x * 1e3f), rintf(e->y * 1e3f), rintf(e->z * 1e3f), rintf(atan2f(e->hz, e->hx) * 1e5f), 0.0f,
-                   e->draw_distance, e->budget, rintf(e->half_angle * 1e5f)};
+    grass_key k = {
+        rintf(e->x * 1e3f), rintf(e->y * 1e3f), rintf(e->z * 1e3f),         rintf(atan2f(e->hz, e->hx) * 1e5f), 0.0f,
+        e->draw_distance,   e->budget,          rintf(e->half_angle * 1e5f)};
     return k;
 }
 
@@ -585,7 +606,7 @@ static void set_frame_uniforms(crowd_grass *g, const crowd_gl_renderer *sh, cons
 }
 
 crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, const crowd_gl_scene *scene,
-                             const crowd_grass_frame *frame)
+                              const crowd_grass_frame *frame)
 {
     static const crowd_grass_frame still = {0};
     const crowd_grass_frame *f = frame ? frame : &still;

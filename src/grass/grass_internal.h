@@ -17,10 +17,10 @@ typedef struct grass_blade {
 /* The per-pass camera: what the chunk test and the tier rule read. Both paths compute it the same
  * way from the view and projection (grass_eye_of). */
 typedef struct grass_eye {
-    float x, y, z;        /* camera position */
-    float hx, hz;         /* heading: the view direction in the ground plane, unit length */
-    float half_angle;     /* the wedge's half angle around the heading (radians), valid at any pitch */
-    float near_radius;    /* chunks within this horizontal radius are kept in every direction */
+    float x, y, z;     /* camera position */
+    float hx, hz;      /* heading: the view direction in the ground plane, unit length */
+    float half_angle;  /* the wedge's half angle around the heading (radians), valid at any pitch */
+    float near_radius; /* chunks within this horizontal radius are kept in every direction */
     float draw_distance;
     float budget;
 } grass_eye;
@@ -32,7 +32,7 @@ typedef struct grass_key {
 
 typedef struct grass_layout {
     uint32_t per_axis, chunks, blades, base, extra; /* chunk c holds base + (c < extra) blades */
-    float origin, chunk;                              /* the field's -x/-z corner and the chunk size */
+    float origin, chunk;                            /* the field's -x/-z corner and the chunk size */
 } grass_layout;
 
 grass_layout grass_layout_of(const crowd_grass_desc *resolved);

@@ -164,16 +164,14 @@ bool crowd_rig_pose_record(crowd_rig_poser *p, const crowd_record *rec, float ti
     uint32_t ca = crowd_record_clip(rec, 0), cb = crowd_record_clip(rec, 1);
     if (ca >= p->clip_count || cb >= p->clip_count)
         return false;
-    pose_at(p, ca, record_phase(rec->offset_a, rec->rate_a, time, (rec->clips & CROWD_RECORD_HOLD_A) != 0),
-            rows);
+    pose_at(p, ca, record_phase(rec->offset_a, rec->rate_a, time, (rec->clips & CROWD_RECORD_HOLD_A) != 0), rows);
     if (!(rec->fade_rate > 0.0f))
         return true;
     float w = (time - rec->fade_start) * rec->fade_rate;
     w = w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
     if (w == 0.0f)
         return true;
-    pose_at(p, cb, record_phase(rec->offset_b, rec->rate_b, time, (rec->clips & CROWD_RECORD_HOLD_B) != 0),
-            p->rows_b);
+    pose_at(p, cb, record_phase(rec->offset_b, rec->rate_b, time, (rec->clips & CROWD_RECORD_HOLD_B) != 0), p->rows_b);
     size_t n = (size_t)p->rig->bone_count * 12;
     for (size_t i = 0; i < n; i++)
         rows[i] += (p->rows_b[i] - rows[i]) * w;
