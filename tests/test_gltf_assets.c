@@ -91,7 +91,9 @@ static void locomotion_strides(void)
                  {"Fox.glb", "Survey", false},
                  {"RobotExpressive.glb", "Running", true},
                  {"RobotExpressive.glb", "Walking", true},
-                 {"RobotExpressive.glb", "Idle", false}};
+                 {"RobotExpressive.glb", "Idle", false},
+                 /* root motion (loop rule (c), gltf.h): its travel is taken out, then it is a gait */
+                 {"Mannequiny.glb", "run_root.001", true}};
     for (size_t i = 0; i < sizeof clips / sizeof clips[0]; i++) {
         char path[256];
         snprintf(path, sizeof path, ASSETS "%s", clips[i].file);

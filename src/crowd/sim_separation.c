@@ -102,6 +102,17 @@ static inline void push_pair(const float *pos, float *push, uint32_t k, uint32_t
  * pairs with the row below (the next band adds the other side). Every push then sums the same
  * terms in the same order as one walk over every row, so the drifts are the same, bit for bit,
  * whatever the band count; only the pairs across a band edge are evaluated twice. */
+/* Pair tests per agent, at most: the neighbours after it in sorted order, its own row's first.
+ * A crowd normally meets a handful per agent; a pile (agents sent far outside the world all
+ * stand on its border, a gather of 100k on one point) would otherwise make the pass quadratic in
+ * the pile's size. Past this many the pushes saturate anyway. */
+#define MAX_PAIRS_PER_AGENT 48u
+
+static inline uint32_t capped(uint32_t n)
+{
+    return n < MAX_PAIRS_PER_AGENT ? n : MAX_PAIRS_PER_AGENT;
+}
+
 typedef struct band_job {
     crowd_sim *sim;
     const sim_gatherer *g;
@@ -126,8 +137,10 @@ static void push_band(void *context, uint32_t band)
     memset(push + 2 * first, 0, sizeof(float) * 2 * (end - first));
     if (row0 > 0) /* the row above's pushes on this band's first row, in its agents' order */
         for (uint32_t k = start[(row0 - 1) * stride]; k < first; k++) {
-            uint32_t cell = sorted_cell[k];
-            for (uint32_t j = start[cell + stride - 1]; j < start[cell + stride + 2]; j++) {
+            uint32_t cell = sorted_cell[k], below_first = start[cell + stride - 1];
+            uint32_t same = start[cell + 2] - (k + 1), below = start[cell + stride + 2] - below_first;
+            uint32_t below_end = below_first + (capped(same + below) - capped(same)); /* as k's own walk */
+            for (uint32_t j = below_first; j < below_end; j++) {
                 float px, pz;
                 pair_push(pos, k, j, radius, r2, &px, &pz);
                 push[2 * j] -= px;
@@ -140,12 +153,12 @@ static void push_band(void *context, uint32_t band)
         uint32_t same = start[cell + 2] - (k + 1), below = start[cell + stride + 2] - below_first;
         float fx = 0.0f, fz = 0.0f;
         if (k < last_row || last_band) {
-            for (uint32_t i = 0; i < same + below; i++)
+            for (uint32_t i = 0, n = capped(same + below); i < n; i++)
                 push_pair(pos, push, k, i < same ? k + 1 + i : below_first + (i - same), radius, r2, &fx, &fz);
         } else { /* the band's last row: the row below is the next band's, so k's side only */
-            for (uint32_t i = 0; i < same; i++)
+            for (uint32_t i = 0, n = capped(same); i < n; i++)
                 push_pair(pos, push, k, k + 1 + i, radius, r2, &fx, &fz);
-            for (uint32_t j = below_first; j < below_first + below; j++) {
+            for (uint32_t j = below_first, e = below_first + (capped(same + below) - capped(same)); j < e; j++) {
                 float px, pz;
                 pair_push(pos, k, j, radius, r2, &px, &pz);
                 fx += px;
