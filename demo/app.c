@@ -761,7 +761,8 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     if (app->scene.shadows)
         debug_check(app, crowd_gl_render_shadows(app->renderer, app->frame, light), "shadow pass");
     debug_check(app, crowd_gl_draw(app->renderer, app->frame, &app->scene), "colour pass");
-    app->grass_time += seconds > 0.0 ? seconds : 0.0;
+    /* paused: the wind stands still too */
+    app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
     demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
                      (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
     present(app, scene_fbo, width, height);
