@@ -349,6 +349,9 @@ async function main() {
       console.log(`wasm crowd update (simulation + chunks + LOD + gather): ${count} instances, median ${ms.toFixed(2)} ms`);
       check(ms > 0, `no update measurement at ${count}`);
     }
+    // Closed before the next pages load: left open, its 100,000-instance crowd and grass field keep
+    // SwiftShader's few threads busy and the next page's load starves past its timeout (on CI).
+    await page.close();
     site.stop();
 
     // 2. an absolute-base build works without the trailing slash
@@ -359,6 +362,7 @@ async function main() {
       await set(absPage, 'count', 2000);
       await frames(absPage, 3);
       judge(await shot(absPage, 'absolute_base'), 'absolute base');
+      await absPage.close();
       abs.stop();
     }
 
@@ -373,6 +377,7 @@ async function main() {
     const debugStats = await debugPage.evaluate(() => window.crowd.stats());
     check(debugStats.gl_errors === 0, `?debug=1: ${debugStats.gl_errors} GL errors`);
     console.log(`?debug=1: ${checks} getError calls in 5 frames, no GL error`);
+    await debugPage.close();
     debugSite.stop();
 
     // 4. the single file, opened from file://
