@@ -11,6 +11,7 @@
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
+#include "gl_fixture.h"
 #include "test_support.h"
 
 #define W 480
@@ -19,7 +20,7 @@
 static crowd_bake_output baked;
 static crowd_asset asset;
 static tool_gl gl;
-static uint8_t *pixels, *pixels2, *pixels3;
+static uint8_t pixels[3 * W * H], pixels2[3 * W * H], pixels3[3 * W * H]; /* RGB frames */
 
 static void look(float view[16], float projection[16], float ex, float ey, float ez, float tx, float ty, float tz)
 {
@@ -537,20 +538,7 @@ static void timer_queries_report_gpu_time(void)
 
 int main(int argc, char **argv)
 {
-    bool desktop = argc > 1 && !strcmp(argv[1], "--desktop");
-    crowd_error err;
-    if (tool_gl_create(&gl, W, H, !desktop, &err) != CROWD_OK) {
-        fprintf(stderr, "GL context: %s\n", err.message);
-        return 1;
-    }
-    printf("     %s on %s\n", desktop ? "OpenGL 3.3 core" : "OpenGL ES 3.0", gl.renderer);
-    crowd_bake_desc desc = {.bones = true};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) != CROWD_OK)
-        return 1;
-    pixels = malloc(3 * W * H);
-    pixels2 = malloc(3 * W * H);
-    pixels3 = malloc(3 * W * H);
+    gl_fixture_open(argc, argv, W, H, &gl, &baked, &asset);
     RUN_TEST(frame_is_not_blank);
     RUN_TEST(vat_and_bone_modes_agree);
     RUN_TEST(vat_matches_cpu_skinning);
@@ -562,11 +550,6 @@ int main(int argc, char **argv)
     RUN_TEST(shadow_pass_returns_to_the_target);
     RUN_TEST(debug_mode_reports_errors);
     RUN_TEST(timer_queries_report_gpu_time);
-    free(pixels);
-    free(pixels2);
-    free(pixels3);
-    crowd_asset_free(&asset);
-    crowd_bake_output_free(&baked);
-    tool_gl_destroy(&gl);
+    gl_fixture_close(&gl, &baked, &asset);
     TEST_MAIN_END();
 }

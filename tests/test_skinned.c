@@ -12,6 +12,7 @@
 #include "crowdbake/rig.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
+#include "gl_fixture.h"
 #include "test_support.h"
 
 #define W 480
@@ -21,7 +22,7 @@
 static crowd_bake_output baked;
 static crowd_asset asset;
 static tool_gl gl;
-static uint8_t *pixels, *pixels2;
+static uint8_t pixels[3 * W * H], pixels2[3 * W * H]; /* RGB frames */
 
 static const char *const clip_names[CHARACTERS] = {"walk", "wave", "run"};
 static const uint32_t frame_of[CHARACTERS] = {5, 13, 9};
@@ -79,7 +80,7 @@ static void save(const char *name, const uint8_t *rgb)
     tool_write_png(path, rgb, W, H, NULL);
 }
 
-static uint8_t *empty; /* the scene without characters (ground, sky, fog): what is not a character */
+static uint8_t empty[3 * W * H]; /* the scene without characters (ground, sky, fog): what is not a character */
 
 static bool near(const uint8_t *p, const uint8_t *q)
 {
@@ -296,28 +297,10 @@ static void skinned_cross_fade_matches_vat(void)
 
 int main(int argc, char **argv)
 {
-    bool desktop = argc > 1 && !strcmp(argv[1], "--desktop");
-    crowd_error err;
-    if (tool_gl_create(&gl, W, H, !desktop, &err) != CROWD_OK) {
-        fprintf(stderr, "GL context: %s\n", err.message);
-        return 1;
-    }
-    printf("     %s on %s\n", desktop ? "OpenGL 3.3 core" : "OpenGL ES 3.0", gl.renderer);
-    crowd_bake_desc desc = {.bones = true};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) != CROWD_OK)
-        return 1;
-    pixels = malloc(3 * W * H);
-    pixels2 = malloc(3 * W * H);
-    empty = malloc(3 * W * H);
+    gl_fixture_open(argc, argv, W, H, &gl, &baked, &asset);
     RUN_TEST(poser_matches_the_bone_texture);
     RUN_TEST(skinned_matches_vat);
     RUN_TEST(skinned_cross_fade_matches_vat);
-    free(pixels);
-    free(pixels2);
-    free(empty);
-    crowd_asset_free(&asset);
-    crowd_bake_output_free(&baked);
-    tool_gl_destroy(&gl);
+    gl_fixture_close(&gl, &baked, &asset);
     TEST_MAIN_END();
 }
