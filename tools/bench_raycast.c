@@ -58,7 +58,7 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
             fprintf(stderr, "crowd-bench: %s\n", err.message);
             status = 1;
         }
-        double update[BATCHES], per_ray[BATCHES], tested = 0, brute = 0;
+        double update[BATCHES], per_ray[BATCHES], tested = 0;
         uint32_t hit_count = 0;
         crowd_view view = {0};
         for (int b = 0; b < BATCHES && !status; b++) {
@@ -87,7 +87,7 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
                 round_ray(&state, dir);
                 crowd_raycast_brute(h, eye, dir, 1000.0f, &hit);
             }
-            brute = (tool_now_ms() - t0) * 1e6 / BRUTE_RAYS;
+            double brute = (tool_now_ms() - t0) * 1e6 / BRUTE_RAYS;
             qsort(update, BATCHES, sizeof update[0], compare_double);
             qsort(per_ray, BATCHES, sizeof per_ray[0], compare_double);
             double ns = per_ray[BATCHES / 2];

@@ -543,8 +543,8 @@ static void tube_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
         double c[3] = {0.0, r + clearance + lift, s->root_z - i * z[T_SPACING] + dz};
         tube_point(&p[0], i, c, r);
         for (int k = 0; k < 2; k++) {
-            double leg[3] = {(k ? -0.55 : 0.55) * r, lift + clearance * 1.2, c[2]};
-            ellipsoid(&p[8 + 2 * i + k], leg, 0.3 * r, clearance * 1.2, 0.35 * r, 0, 0, 0);
+            double foot[3] = {(k ? -0.55 : 0.55) * r, lift + clearance * 1.2, c[2]};
+            ellipsoid(&p[8 + 2 * i + k], foot, 0.3 * r, clearance * 1.2, 0.35 * r, 0, 0, 0);
         }
     }
     /* the head rides above the first segment, swaying while idle */

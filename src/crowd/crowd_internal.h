@@ -324,9 +324,9 @@ static inline void crowd_bin_fade(crowd_binner *b, crowd_record *r, uint32_t s)
 /* A run starting at record r, now at p (crowd_rec_position at the binner's time), in chunk id. */
 static inline crowd_run crowd_run_open(const crowd_binner *b, uint32_t id, const crowd_record *r, const float *p)
 {
-    crowd_run run = {id, 0, p[0], p[1], p[2], p[0], p[1], p[2], r->scale, 0.0f, false, false};
-    run.moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
-    return run;
+    crowd_run opened = {id, 0, p[0], p[1], p[2], p[0], p[1], p[2], r->scale, 0.0f, false, false};
+    opened.moves = b->region != CROWD_NO_REGION && b->c->region_of_cell[id] != b->region;
+    return opened;
 }
 
 static inline void crowd_run_add(crowd_run *run, const crowd_record *r, const float *p, bool dirty)

@@ -497,8 +497,8 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
     crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     float *v = a->velocity, p[3] = {p_in[0], p_in[1], p_in[2]};
-    bool wrote = false;
     if (speed < 0.001f) { /* standing still: only a drift moves it */
+        bool wrote = false;
         v[0] = v[1] = 0.0f;
         if (a->gait != 0 || (k.gather && sim->cheer_clip >= 0 && crowd_rec_clip_a(r) != (uint32_t)sim->cheer_clip)) {
             update_gait(sim, s, a, 0.0f, k.gather);

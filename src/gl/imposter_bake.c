@@ -117,7 +117,6 @@ static void resolve_tile(const uint8_t *white, const uint8_t *black, const uint8
 }
 
 typedef struct bake_state {
-    const crowd_asset *asset;
     crowd *crowd;
     crowd_gl_renderer *renderer;
     GLuint fbo, color, depth;
@@ -248,7 +247,7 @@ crowd_result crowd_gl_bake_imposters(const crowd_asset *a, const crowd_gl_impost
     uint32_t width = columns * d.tile, height = (uint32_t)rows * d.tile;
     size_t atlas = (size_t)width * height * 4;
 
-    bake_state s = {.asset = a, .side = d.tile * d.supersample};
+    bake_state s = {.side = d.tile * d.supersample};
     crowd_imposter_clip *clips = crowd_calloc(a->clip_count, sizeof *clips);
     uint8_t *albedo = crowd_calloc(1, atlas), *normals = crowd_calloc(1, atlas);
     crowd_result r = CROWD_OK;

@@ -268,9 +268,9 @@ static int compare_double(const void *a, const void *b)
 static bool root_motion(const crowd_rig *rig, const uint8_t *skinned, const float *global, double size, double *scratch,
                         double travel[3])
 {
-    uint32_t bones = rig->bone_count, n = 0;
+    uint32_t bones = rig->bone_count;
     for (int k = 0; k < 3; k++) {
-        n = 0;
+        uint32_t n = 0;
         for (uint32_t b = 0; b < bones; b++)
             if (skinned[b])
                 scratch[n++] = (double)global[16 * ((size_t)bones + b) + 12 + k] - global[16 * (size_t)b + 12 + k];
