@@ -74,7 +74,7 @@ build-fuzz: setup
 	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_gltf fuzz_crowd
 
 # Release suite first (everything), then the core and baker tests again under ASan + UBSan, then
-# 45 seconds of fuzzing the glTF reader and 30 of the .crowd loader, then the web build in Chromium.
+# 45 seconds of fuzzing the glTF reader and 30 of the .crowd loader side by side, then the web build in Chromium.
 test: build build-asan build-fuzz
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -101,15 +101,16 @@ format: setup
 format-check: setup
 	@scripts/check-format.sh
 
-fuzz-smoke: build-fuzz
-	@mkdir -p $(FUZZ_BUILD)/corpus
-	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -seed=1 -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 \
-		|| { tail -60 $(FUZZ_BUILD)/fuzz-smoke.log; echo "fuzz: FAILED (log: $(FUZZ_BUILD)/fuzz-smoke.log)"; exit 1; }
+fuzz-smoke: build-fuzz fuzz-crowd-seeds
+	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/crowd-corpus
+	@# the two fuzzers side by side (each is one process: one core each)
+	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -seed=1 -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 & gltf=$$!; \
+	$(FUZZ_BUILD)/fuzz_crowd $(FUZZ_CROWD_ARGS) -seed=1 -max_total_time=30 > $(FUZZ_BUILD)/fuzz-crowd-smoke.log 2>&1; \
+	crowd=$$?; wait $$gltf; gltf=$$?; \
+	[ $$gltf = 0 ] || { tail -60 $(FUZZ_BUILD)/fuzz-smoke.log; echo "fuzz: FAILED (log: $(FUZZ_BUILD)/fuzz-smoke.log)"; }; \
+	[ $$crowd = 0 ] || { tail -60 $(FUZZ_BUILD)/fuzz-crowd-smoke.log; echo "fuzz-crowd: FAILED (log: $(FUZZ_BUILD)/fuzz-crowd-smoke.log)"; }; \
+	[ $$gltf = 0 ] && [ $$crowd = 0 ]
 	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-smoke.log | sed 's/^/fuzz: 45 s, /'
-	@$(MAKE) --no-print-directory fuzz-crowd-seeds
-	@mkdir -p $(FUZZ_BUILD)/crowd-corpus
-	@$(FUZZ_BUILD)/fuzz_crowd $(FUZZ_CROWD_ARGS) -seed=1 -max_total_time=30 > $(FUZZ_BUILD)/fuzz-crowd-smoke.log 2>&1 \
-		|| { tail -60 $(FUZZ_BUILD)/fuzz-crowd-smoke.log; echo "fuzz-crowd: FAILED (log: $(FUZZ_BUILD)/fuzz-crowd-smoke.log)"; exit 1; }
 	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-crowd-smoke.log | sed 's/^/fuzz-crowd: 30 s, /'
 
 # Seeds for fuzz_crowd from the Release crowd-bake: the humanoid as crowd-bake writes it by default,
@@ -142,7 +143,7 @@ web: build-web $(DEMO_ASSETS)
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) $(if $(BASE),--base $(BASE))
 
 web-single: build-web $(DEMO_ASSETS)
-	@node web/build.mjs --web $(WEB_BUILD) --out dist-single --assets $(ASSETS) --single
+	@node web/build.mjs --web $(WEB_BUILD) --out dist-single --assets $(ASSETS) --single --no-compressed-sizes
 
 serve: web
 	@node web/serve.mjs dist $(PORT)
@@ -150,7 +151,7 @@ serve: web
 # Chromium (SwiftShader WebGL2) on the site from a subdirectory, an absolute-base build without the
 # trailing slash, and the single file from file://.
 test-web: web web-single
-	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ > /dev/null
+	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ --no-compressed-sizes > /dev/null
 	@node web/smoke.mjs --dist dist --single dist-single/index.html --abs $(BUILD)/dist-abs --shots $(BUILD)/shots/web
 
 $(BUILD)/humanoid.crowd: build

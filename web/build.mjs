@@ -3,7 +3,8 @@
 //   node web/build.mjs --web build-web --out dist-single --assets ... --single
 // dist/ is the whole site: index.html, main.js, lil-gui, the wasm module and assets/. With
 // --single, one HTML file holds everything (wasm inside the JS, assets as base64) and runs from
-// file://. Prints every file's size, and the assets' gzip and brotli sizes.
+// file://. Prints every file's size, and the assets' gzip and brotli sizes (those take about 20 s:
+// --no-compressed-sizes skips them, as the test's second and third builds of the same assets do).
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -16,6 +17,7 @@ const webBuild = option('--web', 'build-web');
 const out = option('--out', 'dist');
 const base = option('--base', '');
 const single = process.argv.includes('--single');
+const compressedSizes = !process.argv.includes('--no-compressed-sizes');
 const assets = option('--assets', '').split(',').filter(Boolean);
 const here = path.dirname(new URL(import.meta.url).pathname);
 const lilGui = path.join(here, '..', 'node_modules', 'lil-gui', 'dist', 'lil-gui.umd.min.js');
@@ -67,7 +69,7 @@ for (const file of walk(out).sort()) {
   report.push(`${kb(size)}  ${path.relative(out, file)}`);
 }
 report.push(`${kb(total)}  in all`);
-for (const file of assets) {
+for (const file of compressedSizes ? assets : []) {
   const bytes = fs.readFileSync(file);
   const gzip = zlib.gzipSync(bytes, { level: 9 }).length;
   const brotli = zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
