@@ -354,6 +354,7 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
                              .total = (uint32_t)s[DEMO_COUNT]};
     for (uint32_t k = 0; k < d.kind_count; k++) {
         d.assets[k] = &app->assets[k].asset;
+        d.names[k] = app->assets[k].name;
         d.spawn[k] = demo_spawn_options(d.assets[k]);
     }
     crowd_result r = demo_menagerie_create(&d, &app->menagerie, error);
@@ -911,6 +912,15 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
         out->shadow_draws = gs->shadow_draws;
         out->triangles = gs->triangles;
         out->shadow_triangles = gs->shadow_triangles;
+    }
+    if (app->menagerie) { /* the kinds' renderers, not the waiting main crowd's */
+        demo_menagerie_totals t = demo_menagerie_get_totals(app->menagerie);
+        out->submitted = t.submitted;
+        out->rasterised = 0; /* not sampled per kind */
+        out->draws = t.draws;
+        out->shadow_draws = t.shadow_draws;
+        out->triangles = t.triangles;
+        out->shadow_triangles = t.shadow_triangles;
     }
     out->msaa = app->msaa_fbo ? (uint32_t)app->msaa_samples : 0; /* what is drawn with, not what was asked */
     out->hud_width = app->hud_width;

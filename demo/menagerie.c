@@ -18,7 +18,8 @@ typedef struct menagerie_kind {
     crowd_sim *sim;
     crowd_gl_renderer *renderer;
     const crowd_frame *frame;
-    float radius, walk_speed;
+    char name[16]; /* the asset's display name without ".crowd" and "critter-" */
+    float radius;
     bool target_set;
     GLuint target_fbo;
     int target_width, target_height;
@@ -49,19 +50,6 @@ static float radius_of(const crowd_asset *a)
     return r < 0.7f ? 0.7f : r > 3.0f ? 3.0f : r;
 }
 
-/* The kind's slowest gait's natural speed (stride / duration), for the HUD: the walk its ladder
- * starts from. 0 when it has none. */
-static float walk_speed_of(const crowd_asset *a)
-{
-    float best = 0.0f;
-    for (uint32_t c = 0; c < a->clip_count; c++) {
-        const crowd_clip *clip = &a->clips[c];
-        if (clip->stride > 0.0f && clip->duration > 0.0f && (best == 0.0f || clip->stride / clip->duration < best))
-            best = clip->stride / clip->duration;
-    }
-    return best;
-}
-
 void demo_menagerie_destroy(demo_menagerie *m)
 {
     if (!m)
@@ -79,8 +67,11 @@ static crowd_result build_kind(demo_menagerie *m, const demo_menagerie_desc *d, 
 {
     menagerie_kind *kind = &m->kinds[k];
     kind->asset = d->assets[k];
+    const char *name = d->names[k] ? d->names[k] : "kind";
+    name = strncmp(name, "critter-", 8) ? name : name + 8;
+    const char *dot = strstr(name, ".crowd");
+    snprintf(kind->name, sizeof kind->name, "%.*s", dot ? (int)(dot - name) : (int)strlen(name), name);
     kind->radius = radius_of(kind->asset);
-    kind->walk_speed = walk_speed_of(kind->asset);
     crowd_desc cd = d->crowd;
     cd.asset = kind->asset;
     cd.capacity = m->capacity / m->kind_count + 1; /* equal shares: no kind gets more */
@@ -217,6 +208,20 @@ void demo_menagerie_frame(demo_menagerie *m, float dt, const demo_camera *camera
     m->cpu_ms = m->cpu_ms > 0.0 ? m->cpu_ms * 0.9 + ms * 0.1 : ms;
 }
 
+demo_menagerie_totals demo_menagerie_get_totals(const demo_menagerie *m)
+{
+    demo_menagerie_totals t = {0};
+    for (uint32_t k = 0; m && k < m->kind_count; k++) {
+        const crowd_gl_stats *gs = crowd_gl_get_stats(m->kinds[k].renderer);
+        t.submitted += m->kinds[k].frame ? m->kinds[k].frame->stats.submitted : 0;
+        t.draws += gs->draws;
+        t.shadow_draws += gs->shadow_draws;
+        t.triangles += gs->triangles;
+        t.shadow_triangles += gs->shadow_triangles;
+    }
+    return t;
+}
+
 const crowd_gl_renderer *demo_menagerie_ground_renderer(const demo_menagerie *m)
 {
     return m ? m->kinds[0].renderer : NULL;
@@ -239,21 +244,21 @@ uint32_t demo_menagerie_instances(const demo_menagerie *m)
     return n;
 }
 
+/* Two lines, so the overlay stays compact: the world, then each kind's count and personal space. */
 const char *demo_menagerie_status(const demo_menagerie *m)
 {
     demo_menagerie *w = (demo_menagerie *)m;
     const crowd_world_stats *st = crowd_world_get_stats(m->world);
+    demo_menagerie_totals t = demo_menagerie_get_totals(m);
     int n = snprintf(w->status, sizeof w->status,
-                     "menagerie: %u kinds, %u live  cpu %.2f ms (world step %.2f, across kinds %.2f, %u contacts)\n",
-                     m->kind_count, demo_menagerie_instances(m), m->cpu_ms, st->ms_step, st->ms_cross,
+                     "%u kinds %u live  draws %u (+%u shadow)  step %.2f ms, across kinds %.2f ms, %u contacts\n",
+                     m->kind_count, demo_menagerie_instances(m), t.draws, t.shadow_draws, st->ms_step, st->ms_cross,
                      st->cross_contacts);
-    for (uint32_t k = 0; k < m->kind_count && n < (int)sizeof w->status - 96; k++) {
+    for (uint32_t k = 0; k < m->kind_count && n < (int)sizeof w->status - 48; k++) {
         const menagerie_kind *kind = &m->kinds[k];
-        const crowd_gl_stats *gs = crowd_gl_get_stats(kind->renderer);
-        n += snprintf(w->status + n, sizeof w->status - (size_t)n,
-                      "  %-22.22s %6u  r %.2f m  walk %.2f m/s  draws %u (+%u shadow)\n", kind->asset->source_name,
-                      crowd_count(kind->crowd), (double)kind->radius, (double)kind->walk_speed, gs->draws,
-                      gs->shadow_draws);
+        n += snprintf(w->status + n, sizeof w->status - (size_t)n, "%s%s %u r%.1f", k ? "  " : "", kind->name,
+                      crowd_count(kind->crowd), (double)kind->radius);
     }
+    snprintf(w->status + n, sizeof w->status - (size_t)n, "\n");
     return w->status;
 }

@@ -13,6 +13,7 @@
 
 typedef struct demo_menagerie_desc {
     const crowd_asset *assets[DEMO_MENAGERIE_MAX_KINDS]; /* borrowed: the kinds */
+    const char *names[DEMO_MENAGERIE_MAX_KINDS];         /* their display names (copied, shortened) */
     crowd_spawn_options spawn[DEMO_MENAGERIE_MAX_KINDS];  /* each kind's looks and clips */
     uint32_t kind_count;                                  /* 2..DEMO_MENAGERIE_MAX_KINDS */
     crowd_desc crowd;      /* every kind's crowd settings (asset set here; capacity: the total's) */
@@ -44,12 +45,19 @@ void demo_menagerie_frame(demo_menagerie *menagerie, float dt, const demo_camera
 
 uint32_t demo_menagerie_instances(const demo_menagerie *menagerie);
 
+/* Every kind's last frame together: submitted instances, draws and triangles (colour and shadow). */
+typedef struct demo_menagerie_totals {
+    uint32_t submitted, draws, shadow_draws;
+    uint64_t triangles, shadow_triangles;
+} demo_menagerie_totals;
+demo_menagerie_totals demo_menagerie_get_totals(const demo_menagerie *menagerie);
+
 /* The renderer that draws the ground and pillars (the first kind's): the grass field draws with it.
  * set_ground: the plain ground plane on or off (off under the grass); a GL call only on a change. */
 const crowd_gl_renderer *demo_menagerie_ground_renderer(const demo_menagerie *menagerie);
 void demo_menagerie_set_ground(demo_menagerie *menagerie, bool on);
 
-/* HUD lines: per kind its instances, radius, walk speed and draws; the world's step and pass. */
+/* HUD lines (two): the world's instances, draws, step and pass; each kind's count and radius. */
 const char *demo_menagerie_status(const demo_menagerie *menagerie);
 
 #endif
