@@ -17,6 +17,7 @@
 #include "demo/gpu_path.h"
 #include "demo/grass_view.h"
 #include "demo/hud.h"
+#include "demo/menagerie.h"
 #include "gl/gl_api.h"
 #include "scene/scene.h"
 
@@ -44,7 +45,8 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_SEPARATION] = {"separation", "separation", 0, 1, 1, NULL, 'N'},
     [DEMO_FOG] = {"fog", "fog density", 0, 0.01, 0.0001, NULL, 'F'},
     [DEMO_SCENARIO] = {"scenario", "scenario", 0, 4, 1, "wander|stampede|parade|mill|gather", 'Z'},
-    [DEMO_ASSET] = {"asset", "asset", 0, MAX_ASSETS - 1, 1, NULL, 'G'},
+    /* past the loaded assets (two or more): the menagerie, every asset a kind (demo/menagerie.c) */
+    [DEMO_ASSET] = {"asset", "asset", 0, MAX_ASSETS, 1, NULL, 'G'},
     [DEMO_CAMERA] = {"camera", "camera", 0, 2, 1, "orbit|walk|tour", KEY_TAB},
     [DEMO_HUD] = {"hud", "HUD", 0, 1, 1, NULL, KEY_F2},
     [DEMO_PAUSED] = {"paused", "paused", 0, 1, 1, NULL, ' '},
@@ -103,6 +105,7 @@ struct demo_app {
     char gl_renderer[96];
     demo_bench bench;
     demo_compare *compare; /* DEMO_COMPARE on: both halves live there */
+    demo_menagerie *menagerie; /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
     demo_grass *grass;     /* NULL when the field could not be made (the error says why) */
     double grass_time;
     char status[2048];
@@ -281,6 +284,7 @@ void demo_destroy(demo_app *app)
     if (!app)
         return;
     release_crowd(app);
+    demo_menagerie_destroy(app->menagerie);
     demo_grass_destroy(app->grass);
     demo_hud_destroy(app->hud);
     release_msaa(app);
@@ -314,6 +318,50 @@ crowd_result demo_add_asset(demo_app *app, const void *bytes, size_t size, const
     if (app->asset_count++ == 0) {
         app->active = 0;
         r = build_crowd(app, error);
+    }
+    return r;
+}
+
+/* ---- the menagerie (demo/menagerie.c) ---------------------------------------------------------- */
+
+/* The asset setting's value past the loaded assets: every asset a kind in one world. */
+static bool has_menagerie(const demo_app *app)
+{
+    return app->asset_count >= 2;
+}
+
+static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
+{
+    demo_menagerie_destroy(app->menagerie);
+    app->menagerie = NULL;
+    if (!on)
+        return CROWD_OK;
+    const double *s = app->settings;
+    demo_menagerie_desc d = {.kind_count = app->asset_count < DEMO_MENAGERIE_MAX_KINDS ? app->asset_count
+                                                                                      : DEMO_MENAGERIE_MAX_KINDS,
+                             .crowd = crowd_settings_of(app, &app->assets[0].asset),
+                             .sim = {.scenario = (crowd_scenario)s[DEMO_SCENARIO],
+                                     .obstacles = app->obstacles,
+                                     .obstacle_count = CROWD_SCENE_OBSTACLES,
+                                     .seed = 7,
+                                     .separation = s[DEMO_SEPARATION] > 0.5 ? 0 : -1},
+                             .gl = {.es = app->desc.es,
+                                    .debug = app->desc.gl_debug,
+                                    .timers = app->desc.gl_timers,
+                                    .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
+                                    .path = demo_path_of(s[DEMO_PATH])},
+                             .world_size = WORLD_SIZE,
+                             .total = (uint32_t)s[DEMO_COUNT]};
+    for (uint32_t k = 0; k < d.kind_count; k++) {
+        d.assets[k] = &app->assets[k].asset;
+        d.names[k] = app->assets[k].name;
+        d.spawn[k] = demo_spawn_options(d.assets[k]);
+    }
+    crowd_result r = demo_menagerie_create(&d, &app->menagerie, error);
+    if (r == CROWD_OK) {
+        demo_menagerie_set_stride_matching(app->menagerie, s[DEMO_STRIDE_MATCHING] > 0.5);
+        demo_menagerie_set_cross_fade(app->menagerie, s[DEMO_CROSS_FADE] > 0.5);
+        app->settings[DEMO_MODE] = 0; /* VAT: critters have no bones */
     }
     return r;
 }
@@ -353,8 +401,12 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     value = value < info->min ? info->min : value > info->max ? info->max : value;
     if (info->choices || info->step == 1)
         value = round(value);
-    if (s == DEMO_ASSET && value >= app->asset_count)
+    if (s == DEMO_ASSET && (value > app->asset_count || (value == app->asset_count && !has_menagerie(app))))
         return CROWD_ERROR_ARGUMENT;
+    if (s == DEMO_MODE && value > 0.5 && app->menagerie) {
+        snprintf(app->error, sizeof app->error, "bone mode unavailable in the menagerie (critters have no skeleton)");
+        return CROWD_ERROR_ARGUMENT;
+    }
     if (s == DEMO_MODE && value > 0.5 && app->crowd && !app->assets[app->active].asset.bones.data) {
         /* vertex frames (critters, dumps) have no skeleton at all: --bones cannot help there */
         snprintf(app->error, sizeof app->error, "%s",
@@ -371,6 +423,22 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
         return CROWD_OK;
     crowd_error err = {0};
     crowd_result r = CROWD_OK;
+    if (app->menagerie) { /* the settings the kinds share (the rest apply when it is next built) */
+        if (s == DEMO_COUNT)
+            demo_menagerie_set_count(app->menagerie, (uint32_t)value);
+        else if (s == DEMO_SCENARIO)
+            demo_menagerie_set_scenario(app->menagerie, (crowd_scenario)value);
+        else if (s == DEMO_SEPARATION)
+            demo_menagerie_set_separation(app->menagerie, value > 0.5);
+        else if (s == DEMO_STRIDE_MATCHING)
+            demo_menagerie_set_stride_matching(app->menagerie, value > 0.5);
+        else if (s == DEMO_CROSS_FADE)
+            demo_menagerie_set_cross_fade(app->menagerie, value > 0.5);
+        else if (s == DEMO_COMPARE && value > 0.5) { /* compare takes the active asset: leave the menagerie */
+            menagerie_toggle(app, false, NULL);
+            app->settings[DEMO_ASSET] = app->active;
+        }
+    }
     switch (s) {
     case DEMO_COUNT:
         r = crowd_sim_spawn(app->sim, (uint32_t)value);
@@ -383,6 +451,13 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
         r = build_crowd(app, &err);
         break;
     case DEMO_ASSET:
+        if (value == app->asset_count) { /* the menagerie: the main crowd stays as it is, unseen */
+            compare_toggle(app, false, NULL);
+            app->settings[DEMO_COMPARE] = 0;
+            r = menagerie_toggle(app, true, &err);
+            break;
+        }
+        menagerie_toggle(app, false, NULL);
         app->active = (uint32_t)value;
         r = build_crowd(app, &err);
         break;
@@ -464,8 +539,10 @@ static double stepped(const demo_app *app, demo_setting s, bool back)
     case DEMO_WIND:
         list = winds, n = 5;
         break;
-    case DEMO_ASSET:
-        return fmod(v + (back ? app->asset_count - 1 : 1), app->asset_count ? app->asset_count : 1);
+    case DEMO_ASSET: { /* the loaded assets, then the menagerie */
+        double choices = app->asset_count + (has_menagerie(app) ? 1 : 0);
+        return fmod(v + (back ? choices - 1 : 1), choices > 0 ? choices : 1);
+    }
     default: {
         double span = info->max - info->min + 1;
         return info->min + fmod(v - info->min + (back ? span - 1 : 1), span);
@@ -543,10 +620,15 @@ static void write_status(demo_app *app)
     int n = snprintf(app->status, sizeof app->status,
                      "crowdbake  %s  %.40s\n"
                      "frame %.1f ms (%.0f fps)  main %.2f ms (%.0f%%)  %s\n",
-                     app->asset_count ? app->assets[app->active].name : "(no asset)", app->gl_renderer, app->frame_ms,
+                     app->menagerie     ? "menagerie"
+                     : app->asset_count ? app->assets[app->active].name
+                                        : "(no asset)",
+                     app->gl_renderer, app->frame_ms,
                      app->fps, app->main_ms, app->frame_ms > 0 ? 100.0 * app->main_ms / app->frame_ms : 0.0, gpu);
     if (app->compare) /* in place of the main crowd's lines: that crowd is not drawn */
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_compare_status(app->compare));
+    else if (app->menagerie)
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_menagerie_status(app->menagerie));
     else if (st && gs) {
         n += snprintf(app->status + n, sizeof app->status - (size_t)n,
                       "%u live  submitted %u  rasterised %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M shadow)\nLOD",
@@ -580,7 +662,8 @@ static void write_status(demo_app *app)
         snprintf(app->status + n, sizeof app->status - (size_t)n,
                  "\nkeys: = / - instances x2 / /2   C chunk   M VAT/bones   X cross-fade   L LOD policy\n"
                  "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
-                 "      K stride matching   N separation   F fog   1-5 or Z scenario   G asset   O MSAA   U path\n"
+                 "      K stride matching   N separation   F fog   1-5 or Z scenario   G asset (last: menagerie)\n"
+                 "      O MSAA   U path\n"
                  "      I grass (density and wind: panel)\n"
                  "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
                  "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
@@ -737,6 +820,26 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         return;
     }
 
+    if (app->menagerie) { /* every kind is menagerie.c's; the main crowd waits */
+        app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
+        double t_m = now_ms();
+        bool grass_on = app->settings[DEMO_GRASS] > 0.5;
+        demo_menagerie_set_ground(app->menagerie, !grass_on || !app->grass);
+        demo_menagerie_frame(app->menagerie, dt, &app->camera, &app->scene, scene_fbo, width, height);
+        app->target_valid = false; /* the kinds' renderers set their own targets */
+        app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
+        demo_grass_frame(app->grass, demo_menagerie_ground_renderer(app->menagerie), &app->scene, grass_on,
+                         app->grass_time, (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
+        present(app, scene_fbo, width, height);
+        double cpu = now_ms() - t_m;
+        app->cpu_ms = app->frames ? app->cpu_ms * 0.9 + cpu * 0.1 : cpu;
+        app->frames++;
+        draw_hud(app, width, height);
+        app->last_main_ms = now_ms() - entry;
+        app->main_ms = app->main_ms > 0.0 ? app->main_ms * 0.9 + app->last_main_ms * 0.1 : app->last_main_ms;
+        return;
+    }
+
     double t0 = now_ms();
     crowd_sim_step(app->sim, dt);
     crowd_view view = {.viewport_height = (float)height};
@@ -799,7 +902,9 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
     out->last_main_ms = app->last_main_ms;
     out->gpu_shadow_ms = gs && gs->timers ? gs->gpu_shadow_ms : -1.0;
     out->gpu_color_ms = gs && gs->timers ? gs->gpu_color_ms : -1.0;
-    out->instances = app->frame ? app->frame->stats.simulated : 0;
+    out->instances = app->menagerie ? demo_menagerie_instances(app->menagerie)
+                     : app->frame   ? app->frame->stats.simulated
+                                    : 0;
     out->submitted = app->sampled_submitted;
     out->rasterised = app->rasterised;
     if (gs) {
@@ -807,6 +912,15 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
         out->shadow_draws = gs->shadow_draws;
         out->triangles = gs->triangles;
         out->shadow_triangles = gs->shadow_triangles;
+    }
+    if (app->menagerie) { /* the kinds' renderers, not the waiting main crowd's */
+        demo_menagerie_totals t = demo_menagerie_get_totals(app->menagerie);
+        out->submitted = t.submitted;
+        out->rasterised = 0; /* not sampled per kind */
+        out->draws = t.draws;
+        out->shadow_draws = t.shadow_draws;
+        out->triangles = t.triangles;
+        out->shadow_triangles = t.shadow_triangles;
     }
     out->msaa = app->msaa_fbo ? (uint32_t)app->msaa_samples : 0; /* what is drawn with, not what was asked */
     out->hud_width = app->hud_width;

@@ -19,6 +19,7 @@
 
 #define COUNT_AS_GIVEN -1.0 /* a step value: back to --count */
 #define LOOK_AT -2.0        /* a DEMO_CAMERA step value: demo_look_at (the walk camera must follow) */
+#define ASSET_MENAGERIE -3.0 /* a DEMO_ASSET step value: past the loaded assets, every asset a kind */
 #define HUD_MAX_WIDTH 640   /* the compact overlay, in pixels */
 #define HUD_MAX_HEIGHT 120
 
@@ -73,6 +74,7 @@ static const step script[] = {
     {"one_chunk", DEMO_CHUNK, 420},
     {NULL, DEMO_CHUNK, 24},
     {"asset", DEMO_ASSET, 1},
+    {"menagerie", DEMO_ASSET, ASSET_MENAGERIE},
     {NULL, DEMO_ASSET, 0},
     {"paused", DEMO_PAUSED, 1},
     {NULL, DEMO_PAUSED, 0},
@@ -200,9 +202,9 @@ int main(int argc, char **argv)
     status = 0;
     for (size_t s = 0; s < sizeof script / sizeof script[0] && !status; s++) {
         const step *st = &script[s];
-        if (st->setting == DEMO_ASSET && st->value >= 1 && asset_count < 2)
+        if (st->setting == DEMO_ASSET && (st->value >= 1 || st->value == ASSET_MENAGERIE) && asset_count < 2)
             continue; /* one asset: nothing to switch to */
-        double value = st->value == COUNT_AS_GIVEN ? count : st->value;
+        double value = st->value == COUNT_AS_GIVEN ? count : st->value == ASSET_MENAGERIE ? asset_count : st->value;
         if (st->value == LOOK_AT) {
             const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}; /* the seed's camera */
             demo_look_at(app, eye, target);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench_raycast.h"
+#include "bench_world.h"
 #include "common/camera.h"
 #include "crowdbake/crowd.h"
 #include "scene/scene.h"
@@ -40,6 +41,7 @@ static void usage(FILE *out)
                  "                   [--static] [--still]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
                  "       crowd-bench [asset.crowd] --raycast [--counts 100000,1000000]\n"
+                 "       crowd-bench [asset.crowd] --menagerie [--counts 3000,30000,90000] [--frames n]\n"
                  "\n"
                  "Runtime CPU cost per frame (simulation, chunk grid + LOD, gather, total) on the seed's\n"
                  "benchmark scene, medians over the frames. Without an asset, bakes the humanoid first.\n"
@@ -51,6 +53,8 @@ static void usage(FILE *out)
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
                  "the humanoid, or its glTF source).\n"
                  "--raycast: crowd_raycast's cost per round (crowd_hits_update's per frame), against brute force.\n"
+                 "--menagerie: the asset and two critters in one crowd_world (the separation across kinds on\n"
+                 "and off) against the asset alone with the same total, ms per frame and the ratio.\n"
                  "--coverage: the screen-coverage LOD policy (per-instance levels) instead of distance.\n"
                  "--threads: crowd_desc.threads for each run (0 = the machine's cores; default 1); with more\n"
                  "than one, every count runs at each and a scaling table follows (total ms, speed-up over\n"
@@ -262,7 +266,7 @@ int main(int argc, char **argv)
     uint32_t frames = DEFAULT_FRAMES, threads[8] = {1}, thread_settings = 1;
     const char *threads_text = NULL;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
-    bool counts_given = false, raycast = false;
+    bool counts_given = false, raycast = false, menagerie = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
@@ -272,6 +276,8 @@ int main(int argc, char **argv)
             compare = true;
         } else if (!strcmp(argv[i], "--raycast")) {
             raycast = true;
+        } else if (!strcmp(argv[i], "--menagerie")) {
+            menagerie = true;
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
@@ -325,6 +331,8 @@ int main(int argc, char **argv)
         counts_text = "100,300,1000,10000"; /* the seed's 300 vs 5,000 sits inside */
     if (raycast && !counts_given)
         counts_text = "100000,1000000";
+    if (menagerie && !counts_given)
+        counts_text = "3000,30000,90000";
     uint32_t n = 0;
     char **items = tool_split_list(counts_text, &n);
     uint32_t counts[32];
@@ -375,6 +383,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         crowd_bake_output_free(&baked);
         return 1;
+    }
+    if (menagerie) {
+        int rs = bench_world(&asset, counts, n, frames);
+        crowd_asset_free(&asset);
+        crowd_bake_output_free(&baked);
+        return tool_finish_stdout("crowd-bench", rs);
     }
     if (raycast) {
         int rs = bench_raycast(&asset, counts, n);

@@ -4,7 +4,9 @@
 // URL options: ?debug=1 checks GL errors after every pass of every frame (each check is a
 // synchronous round trip to the GPU process: for finding bugs, not for measuring); ?timers=1 asks
 // for GPU time per pass through EXT_disjoint_timer_query_webgl2 where the browser offers it;
-// ?upload=orphan|ring|in-place picks how records reach the GPU (the default is the measured winner).
+// ?upload=orphan|ring|in-place picks how records reach the GPU (the default is the measured winner);
+// ?asset=NAME starts on a packaged asset (by file name, with or without .crowd), ?asset=menagerie on
+// every packaged asset at once, each a kind in one world (demo/menagerie.c).
 (function () {
   'use strict';
   const base = document.querySelector('meta[name=crowd-base]').content; // "" = relative to the page
@@ -52,6 +54,7 @@
       } else if (s.name === 'asset') {
         const options = {};
         api.assetNames.forEach((name, i) => { options[name] = i; });
+        if (api.assetNames.length >= 2) options.menagerie = api.assetNames.length; // every asset, one world
         c = gui.add(state, s.name, options);
       } else {
         c = gui.add(state, s.name, s.min, s.max, s.step);
@@ -132,6 +135,12 @@
     api.key = (code) => { rawKey(code); api.syncPanel(); };
     canvas.addEventListener('keyup', () => api.syncPanel());
     setInterval(api.syncPanel, 1000); // the benchmark changes the count on its own
+    const wanted = params.get('asset');
+    if (wanted) {
+      const index = wanted === 'menagerie' ? assets.length
+        : assets.findIndex((a) => a.name === wanted || a.name === wanted + '.crowd');
+      if (index < 0 || api.set('asset', index) !== 0) console.warn('crowdbake: ?asset=' + wanted + ': ' + api.error());
+    }
     window.crowd = api; // for the console and the smoke test
   }
 

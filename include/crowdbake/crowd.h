@@ -558,6 +558,80 @@ CROWD_API void crowd_sim_step(crowd_sim *sim, float dt);
 CROWD_API const crowd_sim_stats *crowd_sim_get_stats(const crowd_sim *sim);
 CROWD_API const char *crowd_scenario_name(crowd_scenario scenario);
 
+/* ---- crowd_world: several kinds in one world (the menagerie) -------------------------------
+ *
+ * One crowd per kind (each its own asset, and its own renderer), one simulation for all of them:
+ * the world borrows each kind's crowd_sim, steps them together, and adds one separation pass
+ * across kinds, so agents of different kinds keep their distance as a kind's agents do among
+ * themselves (a crowd_sim alone separates its own agents only). Each kind keeps its own gait
+ * ladder, built from its own clips: the scenarios ask every kind for its own walk, jog or run, so
+ * a fox trots at the fox's speeds and a humanoid walks at its own. The gather scenario's plaza is
+ * sized for every kind together (1.2 m^2 per agent of the default 0.7 m radius, scaled by each
+ * kind's radius squared) instead of each kind's own count, so all kinds meet on one plaza.
+ *
+ * Across kinds, two agents closer than the mean of their kinds' separation radii push each other
+ * apart with the sims' own weight, (radius - d) / radius along the line between them, into the
+ * same drift the kinds' own separation feeds (1.5 m/s per unit; the next step moves by it and
+ * decays it). Pushes act on the agents of kinds whose own separation ran in the step
+ * (crowd_sim_stats.separation_active; crowd_sim_desc.separation -1 or a count past
+ * separation_limit turns a kind's off): a kind without separation is an obstacle to the others
+ * but is itself never pushed.
+ *
+ * The frame: crowd_world_step (step 1 for every kind), then per kind crowd_update with the same
+ * dt, upload, shadows and draw (steps 2-5 of the frame above, each crowd with its renderer).
+ *
+ * Costs: crowd_world_step is the kinds' steps plus one O(live agents of all kinds) pass (a gather
+ * reading each record, a counting sort over a grid with cells as wide as the largest radius, at
+ * most 64 neighbour tests per agent), on the calling thread. Memory: reserved by
+ * crowd_world_create, about 34 bytes per instance of the kinds' capacities together plus 4 bytes
+ * per grid cell ((world size / largest radius)^2; 1.4 MB for a 420 m world at 0.7 m); nothing
+ * allocates after. The same calls give the same records, bit for bit. Not thread-safe (one thread
+ * calls a world and its kinds at a time). */
+#define CROWD_WORLD_MAX_KINDS 16u
+
+typedef struct crowd_world_desc {
+    /* The kinds, in order: each a sim of its own crowd (borrowed; destroy the world before them).
+     * Every crowd's world_size must be the same. 1..CROWD_WORLD_MAX_KINDS. */
+    crowd_sim *const *kinds;
+    uint32_t kind_count;
+    const float *shares; /* NULL = equal shares; else kind_count weights in 0..1e6, not all 0 (copied) */
+    int separation;      /* across kinds: 0 (default) or 1 on, -1 off */
+} crowd_world_desc;
+
+typedef struct crowd_world_stats {
+    double ms_step;          /* the whole world step */
+    double ms_kinds;         /* the kinds' own steps (their separation included) */
+    double ms_cross;         /* the separation pass across kinds */
+    uint32_t agents;         /* live agents of every kind the pass gathered (0 when it is off) */
+    uint32_t cross_contacts; /* agents within another kind's agent's pair radius, counted per
+                                agent that receives pushes (a mutual contact counts twice) */
+} crowd_world_stats;
+
+typedef struct crowd_world crowd_world;
+
+/* Checks the kinds (NULL, one crowd driven twice, different world sizes, bad shares:
+ * CROWD_ERROR_ARGUMENT with the reason) and reserves the separation's scratch. */
+CROWD_API crowd_result crowd_world_create(const crowd_world_desc *desc, crowd_world **out, crowd_error *error);
+/* Frees the world's own scratch; the kinds' sims and crowds are the caller's. */
+CROWD_API void crowd_world_destroy(crowd_world *world);
+
+/* How `total` instances split among the kinds: by share, rounded by largest remainder (ties to
+ * the lower kind), so the counts add up to total; a kind's count is capped at its crowd's
+ * capacity and the excess goes to kinds with room (in kind order), so the counts add up to
+ * less only when every crowd is full. Fills counts[kind_count]. */
+CROWD_API void crowd_world_split(const crowd_world *world, uint32_t total, uint32_t *counts);
+/* crowd_sim_spawn of every kind with its count from crowd_world_split: the instance total is the
+ * world's. Returns the first error (the other kinds are still spawned). */
+CROWD_API crowd_result crowd_world_spawn(crowd_world *world, uint32_t total);
+CROWD_API void crowd_world_set_scenario(crowd_world *world, crowd_scenario scenario);
+/* Separation across kinds: 0 or 1 on, -1 off (the kinds' own separation is theirs: crowd_sim_set_separation). */
+CROWD_API void crowd_world_set_separation(crowd_world *world, int mode);
+/* Step 1 of the frame for every kind: sizes the gather plaza for all kinds, runs each kind's
+ * crowd_sim_step(dt) in kind order, then the pass across kinds. dt as crowd_sim_step takes it
+ * (not finite or not positive: nothing; above CROWD_SIM_MAX_DT: clamped). */
+CROWD_API void crowd_world_step(crowd_world *world, float dt);
+CROWD_API const crowd_world_stats *crowd_world_get_stats(const crowd_world *world);
+
 #ifdef __cplusplus
 }
 #endif

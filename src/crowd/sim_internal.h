@@ -52,6 +52,8 @@ struct crowd_sim {
     float t_now;          /* shader time the step starts at: where steering reads positions */
     bool resync;          /* this step checks every record's velocity (separation just went off) */
     uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans every lod_interval steps */
+    float gather_area;    /* m^2 the gather's plaza holds; 0 = 1.2 per agent of this crowd (a crowd_world
+                             sets every kind's to the area of all kinds, world.c) */
     crowd_sim_stats stats;
 };
 

@@ -129,8 +129,9 @@ static inline void gather(crowd_sim *sim, uint32_t slot, float out[2])
     sim_position(sim, slot, p);
     float x = p[0], z = p[2];
     float d = sqrtf(x * x + z * z) + 1e-6f;
-    /* a plaza big enough for everyone at ~1.2 m^2 each */
-    float plaza = sqrtf((float)sim->crowd->count * 1.2f / PI_F);
+    /* a plaza big enough for everyone at ~1.2 m^2 each (or, in a crowd_world, for every kind) */
+    float area = sim->gather_area > 0.0f ? sim->gather_area : (float)sim->crowd->count * 1.2f;
+    float plaza = sqrtf(area / PI_F);
     float t = (d - plaza) / 6.0f;
     float speed = role_speed(sim, 1) * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
     out[0] = -x / d * speed;
