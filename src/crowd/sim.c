@@ -251,7 +251,6 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_start = crowd_malloc(sizeof(uint32_t) * ((size_t)sim_fine_cells(sim->fine_dim) + 2));
     sim->fine_cell_of = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_gathered = crowd_malloc(2 * sizeof(float) * cap);
-    sim->fine_sorted = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_sorted_cell = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_slots = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_position = crowd_malloc(2 * sizeof(float) * cap);
@@ -261,9 +260,9 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
     crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
     crowd_result r = CROWD_OK;
-    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted ||
-        !sim->fine_sorted_cell || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
-        !agents || !agents_back || !drift || !drift_back) {
+    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted_cell ||
+        !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents || !agents_back ||
+        !drift || !drift_back) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -310,7 +309,6 @@ void crowd_sim_destroy(crowd_sim *sim)
     crowd_free(sim->fine_start);
     crowd_free(sim->fine_cell_of);
     crowd_free(sim->fine_gathered);
-    crowd_free(sim->fine_sorted);
     crowd_free(sim->fine_sorted_cell);
     crowd_free(sim->fine_slots);
     crowd_free(sim->fine_position);

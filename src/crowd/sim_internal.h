@@ -35,11 +35,10 @@ struct crowd_sim {
     uint32_t fine_dim;
     float fine_size;
     uint32_t *fine_start;       /* sim_fine_cells(fine_dim) + 2 */
-    uint32_t *fine_cell_of;     /* gathered: fine cell (filled by the sort) */
+    uint32_t *fine_cell_of;     /* gathered: fine cell, then (sort_agents) its rank in fine-cell order */
     uint32_t *fine_slots;       /* gathered: slot */
     float *fine_gathered;       /* gathered: (x, z) */
-    uint32_t *fine_sorted;      /* slots in fine-cell order */
-    uint32_t *fine_sorted_cell; /* their cells */
+    uint32_t *fine_sorted_cell; /* gathered agents in fine-cell order: their cells */
     float *fine_position;       /* their (x, z), in the same order */
     float *fine_push;           /* their push, in the same order */
 
