@@ -753,7 +753,7 @@ static void draw_hud(demo_app *app, int width, int height)
 
 void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input)
 {
-    static const demo_input still = {{0, 0, 0}, false, {0, 0}, 0};
+    static const demo_input still = {{0, 0, 0}, false, {0, 0}, 0, false};
     if (!input)
         input = &still;
     double entry = now_ms();
