@@ -96,8 +96,7 @@ static void fire_round(demo_gun *g, crowd *cr, float t, const float eye[3], cons
     }
 }
 
-void demo_gun_fire(demo_gun *g, crowd *cr, double seconds, bool firing, const float eye[3],
-                   const float forward[3])
+void demo_gun_fire(demo_gun *g, crowd *cr, double seconds, bool firing, const float eye[3], const float forward[3])
 {
     if (!g)
         return;
@@ -129,8 +128,7 @@ void demo_gun_after_update(demo_gun *g, crowd *cr, bool active)
     g->hits_fresh = true;
 }
 
-void demo_gun_draw(demo_gun *g, const float view[16], const float projection[16], int width, int height,
-                   bool crosshair)
+void demo_gun_draw(demo_gun *g, const float view[16], const float projection[16], int width, int height, bool crosshair)
 {
     if (!g)
         return;
@@ -167,8 +165,7 @@ const char *demo_gun_status(demo_gun *g)
     if (!g)
         return "";
     const crowd_gl_paint_stats *s = crowd_gl_paint_get_stats(g->paint);
-    snprintf(g->status, sizeof g->status,
-             "gun: %u rounds, %u kills, %llu splats (%u in flight)  [R respawn, G exit]\n",
+    snprintf(g->status, sizeof g->status, "gun: %u rounds, %u kills, %llu splats (%u in flight)  [R respawn, G exit]\n",
              g->rounds, g->kills, (unsigned long long)s->splats, s->pending);
     return g->status;
 }

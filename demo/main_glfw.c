@@ -29,7 +29,7 @@ static double mouse_x, mouse_y;
 static float wheel;
 static bool dragging;
 static double lock_time; /* when the lock was asked for: the browser grants it a little later */
-static bool locked; /* gun mode: the pointer is locked (a click locks it; Esc, or leaving the mode, frees it) */
+static bool locked;      /* gun mode: the pointer is locked (a click locks it; Esc, or leaving the mode, frees it) */
 
 static bool gun_mode(void)
 {

@@ -141,11 +141,9 @@ static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int
     unsigned rounds = 0, kills = 0;
     unsigned long long splats = 0;
     const char *g = strstr(demo_status(app), "gun: ");
-    if (!g || sscanf(g, "gun: %u rounds, %u kills, %llu splats", &rounds, &kills, &splats) != 3 || !kills ||
-        !splats) {
+    if (!g || sscanf(g, "gun: %u rounds, %u kills, %llu splats", &rounds, &kills, &splats) != 3 || !kills || !splats) {
         fprintf(stderr, "crowd-demo-headless: gun: %u rounds, %u kills, %llu splats (status: %.80s)\n", rounds, kills,
-                splats,
-                g ? g : "no gun line");
+                splats, g ? g : "no gun line");
         return 1;
     }
     demo_stats before;

@@ -56,8 +56,12 @@ static void paint_lands_where_droplets_land(void)
     crowd_gl_paint *p = NULL;
     CHECK(crowd_gl_paint_create(&bad, &p, &err) == CROWD_ERROR_ARGUMENT && p == NULL);
     CHECK(strstr(err.message, "resolution") != NULL);
-    crowd_gl_paint_desc d = {.es = es, .world_size = WORLD, .resolution = RES, .droplet_capacity = 256,
-                             .tracer_capacity = 8, .splat_radius = 0.25f};
+    crowd_gl_paint_desc d = {.es = es,
+                             .world_size = WORLD,
+                             .resolution = RES,
+                             .droplet_capacity = 256,
+                             .tracer_capacity = 8,
+                             .splat_radius = 0.25f};
     REQUIRE(crowd_gl_paint_create(&d, &p, &err) == CROWD_OK);
 
     const float at[3] = {2.0f, 1.5f, -3.0f}, t0 = 10.0f;

@@ -113,7 +113,6 @@ static void raycast_matches_brute_force(void)
     against_brute_force(60.0f, 8.0f, 3000, 3000);    /* dense */
 }
 
-
 /* Everything the crowd keeps per instance: the record and the simulation's state. */
 typedef struct instance_state {
     crowd_record record;

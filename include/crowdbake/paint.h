@@ -53,8 +53,7 @@ typedef struct crowd_gl_paint_stats {
 /* Creates the paint texture (RGBA8, cleared to transparent), its framebuffer, the rings and the
  * programs. Errors: bad desc values (CROWD_ERROR_ARGUMENT), out of memory, GL (a message with the
  * driver's log or the incomplete framebuffer). */
-CROWD_API crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_paint **out,
-                                             crowd_error *error);
+CROWD_API crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_paint **out, crowd_error *error);
 CROWD_API void crowd_gl_paint_destroy(crowd_gl_paint *paint);
 
 /* One tracer, a straight flash from `from` to `to`, shown from `time` for the desc's tracer_life

@@ -37,7 +37,7 @@ struct crowd_hits {
      * in step with crowd_kill's swaps so a kill needs no search */
     uint32_t *cylinder_of_index;
     uint32_t indexed;
-    uint32_t *entries;       /* per cell, indices into cylinders: cell c owns [start[c], start[c + 1]) */
+    uint32_t *entries; /* per cell, indices into cylinders: cell c owns [start[c], start[c + 1]) */
     uint32_t entry_capacity;
     uint32_t *start; /* max_cells + 1 */
     uint32_t *big, big_count, big_capacity;

@@ -19,24 +19,25 @@
 /* ---- shaders ------------------------------------------------------------------------------------ */
 
 /* A droplet: origin + v t + g t^2 / 2 from its spawn, hidden before it and after it lands. */
-static const char droplet_vert[] = "layout(location = 0) in vec4 a_origin;   /* xyz, spawn time */\n"
-                                   "layout(location = 1) in vec4 a_velocity; /* xyz m/s, flight time */\n"
-                                   "layout(location = 2) in vec4 a_color;\n"
-                                   "uniform mat4 u_view_projection;\n"
-                                   "uniform float u_time, u_gravity, u_point_scale;\n"
-                                   "out vec4 v_color;\n"
-                                   "void main() {\n"
-                                   "    float t = u_time - a_origin.w;\n"
-                                   "    v_color = a_color;\n"
-                                   "    if (!(t >= 0.0 && t <= a_velocity.w)) {\n"
-                                   "        gl_Position = vec4(2.0, 2.0, 2.0, 1.0); /* outside the clip volume */\n"
-                                   "        gl_PointSize = 1.0;\n"
-                                   "        return;\n"
-                                   "    }\n"
-                                   "    vec3 p = a_origin.xyz + a_velocity.xyz * t + vec3(0.0, -0.5 * u_gravity * t * t, 0.0);\n"
-                                   "    gl_Position = u_view_projection * vec4(p, 1.0);\n"
-                                   "    gl_PointSize = clamp(0.05 * u_point_scale / max(gl_Position.w, 0.05), 1.5, 24.0);\n"
-                                   "}\n";
+static const char droplet_vert[] =
+    "layout(location = 0) in vec4 a_origin;   /* xyz, spawn time */\n"
+    "layout(location = 1) in vec4 a_velocity; /* xyz m/s, flight time */\n"
+    "layout(location = 2) in vec4 a_color;\n"
+    "uniform mat4 u_view_projection;\n"
+    "uniform float u_time, u_gravity, u_point_scale;\n"
+    "out vec4 v_color;\n"
+    "void main() {\n"
+    "    float t = u_time - a_origin.w;\n"
+    "    v_color = a_color;\n"
+    "    if (!(t >= 0.0 && t <= a_velocity.w)) {\n"
+    "        gl_Position = vec4(2.0, 2.0, 2.0, 1.0); /* outside the clip volume */\n"
+    "        gl_PointSize = 1.0;\n"
+    "        return;\n"
+    "    }\n"
+    "    vec3 p = a_origin.xyz + a_velocity.xyz * t + vec3(0.0, -0.5 * u_gravity * t * t, 0.0);\n"
+    "    gl_Position = u_view_projection * vec4(p, 1.0);\n"
+    "    gl_PointSize = clamp(0.05 * u_point_scale / max(gl_Position.w, 0.05), 1.5, 24.0);\n"
+    "}\n";
 
 static const char droplet_frag[] = "in vec4 v_color;\n"
                                    "out vec4 o_color;\n"
@@ -85,27 +86,29 @@ static const char splat_vert[] = "layout(location = 0) in vec2 a_corner;\n"
 
 /* A soft blob, its edge roughened by the angle so speckles do not look stamped. Premultiplied
  * "over" into the texture (see the blend in update). */
-static const char splat_frag[] = "in vec2 v_local;\n"
-                                 "in vec4 v_color;\n"
-                                 "out vec4 o_color;\n"
-                                 "void main() {\n"
-                                 "    float a = atan(v_local.y, v_local.x);\n"
-                                 "    float edge = 0.8 + 0.12 * sin(a * 5.0 + v_color.r * 17.0) + 0.08 * sin(a * 11.0);\n"
-                                 "    float d = length(v_local) / edge;\n"
-                                 "    float alpha = v_color.a * (1.0 - smoothstep(0.75, 1.0, d));\n"
-                                 "    if (alpha <= 0.0) discard;\n"
-                                 "    o_color = vec4(v_color.rgb, alpha);\n"
-                                 "}\n";
+static const char splat_frag[] =
+    "in vec2 v_local;\n"
+    "in vec4 v_color;\n"
+    "out vec4 o_color;\n"
+    "void main() {\n"
+    "    float a = atan(v_local.y, v_local.x);\n"
+    "    float edge = 0.8 + 0.12 * sin(a * 5.0 + v_color.r * 17.0) + 0.08 * sin(a * 11.0);\n"
+    "    float d = length(v_local) / edge;\n"
+    "    float alpha = v_color.a * (1.0 - smoothstep(0.75, 1.0, d));\n"
+    "    if (alpha <= 0.0) discard;\n"
+    "    o_color = vec4(v_color.rgb, alpha);\n"
+    "}\n";
 
 /* The floor paint: one quad over the ground, the texture premultiplied, lit by one factor. */
-static const char floor_vert[] = "layout(location = 0) in vec2 a_corner;\n"
-                                 "uniform mat4 u_view_projection;\n"
-                                 "uniform float u_half, u_ground;\n"
-                                 "out vec2 v_uv;\n"
-                                 "void main() {\n"
-                                 "    v_uv = a_corner * 0.5 + 0.5;\n"
-                                 "    gl_Position = u_view_projection * vec4(a_corner.x * u_half, u_ground, a_corner.y * u_half, 1.0);\n"
-                                 "}\n";
+static const char floor_vert[] =
+    "layout(location = 0) in vec2 a_corner;\n"
+    "uniform mat4 u_view_projection;\n"
+    "uniform float u_half, u_ground;\n"
+    "out vec2 v_uv;\n"
+    "void main() {\n"
+    "    v_uv = a_corner * 0.5 + 0.5;\n"
+    "    gl_Position = u_view_projection * vec4(a_corner.x * u_half, u_ground, a_corner.y * u_half, 1.0);\n"
+    "}\n";
 
 static const char floor_frag[] = "in vec2 v_uv;\n"
                                  "uniform sampler2D u_paint;\n"
@@ -150,7 +153,7 @@ struct crowd_gl_paint {
     crowd_gl_paint_desc desc;
     float half;
     GLuint texture, framebuffer;
-    GLuint corners, ends;                     /* static quad corners, tracer ends */
+    GLuint corners, ends; /* static quad corners, tracer ends */
     GLuint droplet_buffer, tracer_buffer, splat_buffer;
     GLuint droplet_vao, tracer_vao, splat_vao, floor_vao;
     paint_program droplets, tracers, splats, floor;
@@ -248,8 +251,7 @@ crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_pai
     p->due = crowd_malloc(sizeof *p->due * d.droplet_capacity);
     if (!p->staging || !p->pending || !p->due) {
         crowd_gl_paint_destroy(p);
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory for %u droplets",
-                          d.droplet_capacity);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory for %u droplets", d.droplet_capacity);
     }
     if ((res = build(&p->droplets, "paint droplets", d.es, droplet_vert, droplet_frag, error)) != CROWD_OK ||
         (res = build(&p->tracers, "paint tracers", d.es, tracer_vert, tracer_frag, error)) != CROWD_OK ||
@@ -260,8 +262,8 @@ crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_pai
     /* the paint texture and its framebuffer, cleared to transparent */
     glGenTextures(1, &p->texture);
     glBindTexture(GL_TEXTURE_2D, p->texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)d.resolution, (GLsizei)d.resolution, 0, GL_RGBA,
-                 GL_UNSIGNED_BYTE, NULL);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)d.resolution, (GLsizei)d.resolution, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                 NULL);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -355,8 +357,7 @@ void crowd_gl_paint_destroy(crowd_gl_paint *p)
 
 /* ---- spawning ------------------------------------------------------------------------------------ */
 
-void crowd_gl_paint_tracer(crowd_gl_paint *p, float time, const float from[3], const float to[3],
-                           const uint8_t rgba[4])
+void crowd_gl_paint_tracer(crowd_gl_paint *p, float time, const float from[3], const float to[3], const uint8_t rgba[4])
 {
     if (!p || !from || !to || !rgba || !isfinite(time))
         return;
@@ -439,8 +440,8 @@ uint32_t crowd_gl_paint_burst(crowd_gl_paint *p, float time, const float at[3], 
             continue;
         }
         float radius = p->desc.splat_radius * (0.6f + 0.8f * unit_random(&state));
-        p->pending[p->pending_count++] = (pending_splat){
-            {land[0], land[2], radius, {r->rgba[0], r->rgba[1], r->rgba[2], rgba[3]}}, time + life};
+        p->pending[p->pending_count++] =
+            (pending_splat){{land[0], land[2], radius, {r->rgba[0], r->rgba[1], r->rgba[2], rgba[3]}}, time + life};
     }
     if (count)
         upload_droplets(p, 0, count);
