@@ -16,6 +16,7 @@
 #include "demo/compare.h"
 #include "demo/gpu_path.h"
 #include "demo/grass_view.h"
+#include "demo/gun.h"
 #include "demo/hud.h"
 #include "demo/menagerie.h"
 #include "gl/gl_api.h"
@@ -46,7 +47,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_FOG] = {"fog", "fog density", 0, 0.01, 0.0001, NULL, 'F'},
     [DEMO_SCENARIO] = {"scenario", "scenario", 0, 4, 1, "wander|stampede|parade|mill|gather", 'Z'},
     /* past the loaded assets (two or more): the menagerie, every asset a kind (demo/menagerie.c) */
-    [DEMO_ASSET] = {"asset", "asset", 0, MAX_ASSETS, 1, NULL, 'G'},
+    [DEMO_ASSET] = {"asset", "asset", 0, MAX_ASSETS, 1, NULL, '0'},
     [DEMO_CAMERA] = {"camera", "camera", 0, 2, 1, "orbit|walk|tour", KEY_TAB},
     [DEMO_HUD] = {"hud", "HUD", 0, 1, 1, NULL, KEY_F2},
     [DEMO_PAUSED] = {"paused", "paused", 0, 1, 1, NULL, ' '},
@@ -56,6 +57,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_GRASS] = {"grass", "grass", 0, 1, 1, NULL, 'I'},
     [DEMO_GRASS_BUDGET] = {"grass_budget", "grass density", 0.05, 1, 0.05, NULL, 0},
     [DEMO_WIND] = {"wind", "wind", 0, 1, 0.05, NULL, 0},
+    [DEMO_GUN] = {"gun", "paint minigun", 0, 1, 1, NULL, 'G'},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -107,6 +109,8 @@ struct demo_app {
     demo_compare *compare; /* DEMO_COMPARE on: both halves live there */
     demo_menagerie *menagerie; /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
     demo_grass *grass;     /* NULL when the field could not be made (the error says why) */
+    demo_gun *gun;         /* made the first time gun mode is entered; its paint stays after */
+    int gun_left_camera;   /* the camera mode gun mode was entered from, -1 outside it */
     double grass_time;
     char status[2048];
     char error[256];
@@ -125,6 +129,7 @@ static double now_ms(void)
 
 static void release_crowd(demo_app *app)
 {
+    demo_gun_forget_crowd(app->gun);
     demo_compare_destroy(app->compare);
     app->compare = NULL;
     app->settings[DEMO_COMPARE] = 0;
@@ -261,6 +266,7 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
     memcpy(app->settings, defaults, sizeof defaults);
     crowd_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
+    app->gun_left_camera = -1;
     crowd_scene_lighting(&app->scene, (float)app->settings[DEMO_FOG]);
     const char *renderer = (const char *)glGetString(GL_RENDERER);
     snprintf(app->gl_renderer, sizeof app->gl_renderer, "%s", renderer ? renderer : "unknown GL");
@@ -285,6 +291,7 @@ void demo_destroy(demo_app *app)
         return;
     release_crowd(app);
     demo_menagerie_destroy(app->menagerie);
+    demo_gun_destroy(app->gun);
     demo_grass_destroy(app->grass);
     demo_hud_destroy(app->hud);
     release_msaa(app);
@@ -366,6 +373,47 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
     return r;
 }
 
+/* ---- gun mode (demo/gun.c) -------------------------------------------------------------------- */
+
+/* On: the walk camera where the camera is now, looking where it looks (the altitude is kept). */
+static crowd_result gun_toggle(demo_app *app, bool on, crowd_error *error)
+{
+    if (!on) { /* back to the camera it was entered from */
+        if (app->gun_left_camera >= 0) {
+            app->camera.mode = (demo_camera_mode)app->gun_left_camera;
+            app->settings[DEMO_CAMERA] = app->gun_left_camera;
+        }
+        app->gun_left_camera = -1;
+        return CROWD_OK;
+    }
+    if (!app->gun) {
+        crowd_result r = demo_gun_create(app->desc.es, WORLD_SIZE, &app->gun, error);
+        if (r != CROWD_OK)
+            return r;
+    }
+    float eye[3], target[3];
+    memcpy(eye, app->camera.eye, sizeof eye);
+    memcpy(target, app->camera.target, sizeof target);
+    if (app->gun_left_camera < 0)
+        app->gun_left_camera = (int)app->camera.mode;
+    demo_camera_look_at(&app->camera, eye, target);
+    app->settings[DEMO_CAMERA] = CAMERA_WALK;
+    return CROWD_OK;
+}
+
+bool demo_aim_at_instance(demo_app *app, uint32_t index)
+{
+    crowd_record r;
+    if (!app->crowd || crowd_get(app->crowd, index, &r) != CROWD_OK)
+        return false;
+    float eye[3], target[3];
+    memcpy(eye, app->camera.eye, sizeof eye);
+    crowd_record_position(&r, crowd_time(app->crowd), target);
+    target[1] += r.scale; /* about the chest */
+    demo_look_at(app, eye, target);
+    return true;
+}
+
 /* ---- compare mode (demo/compare.c) ------------------------------------------------------------ */
 
 static crowd_result compare_toggle(demo_app *app, bool on, crowd_error *error)
@@ -445,6 +493,9 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
         break;
     case DEMO_COMPARE:
         r = compare_toggle(app, value > 0.5, &err);
+        break;
+    case DEMO_GUN:
+        r = gun_toggle(app, value > 0.5, &err);
         break;
     case DEMO_CHUNK:
     case DEMO_PATH:
@@ -565,6 +616,10 @@ bool demo_key(demo_app *app, int key, bool shift)
         app->help = !app->help;
         return true;
     }
+    if (key == 'R' && app->gun && app->settings[DEMO_GUN] > 0.5) { /* the fallen stand up where they fell */
+        demo_gun_respawn(app->gun, app->crowd, (uint32_t)app->settings[DEMO_COUNT]);
+        return true;
+    }
     if (key == 'R') {
         demo_set(app, DEMO_COUNT, app->settings[DEMO_COUNT]);
         return true;
@@ -625,6 +680,8 @@ static void write_status(demo_app *app)
                                         : "(no asset)",
                      app->gl_renderer, app->frame_ms,
                      app->fps, app->main_ms, app->frame_ms > 0 ? 100.0 * app->main_ms / app->frame_ms : 0.0, gpu);
+    if (app->gun && s[DEMO_GUN] > 0.5)
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_gun_status(app->gun));
     if (app->compare) /* in place of the main crowd's lines: that crowd is not drawn */
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_compare_status(app->compare));
     else if (app->menagerie)
@@ -662,12 +719,14 @@ static void write_status(demo_app *app)
         snprintf(app->status + n, sizeof app->status - (size_t)n,
                  "\nkeys: = / - instances x2 / /2   C chunk   M VAT/bones   X cross-fade   L LOD policy\n"
                  "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
-                 "      K stride matching   N separation   F fog   1-5 or Z scenario   G asset (last: menagerie)\n"
+                 "      K stride matching   N separation   F fog   1-5 or Z scenario   0 asset (last: menagerie)\n"
                  "      O MSAA   U path\n"
                  "      I grass (density and wind: panel)\n"
                  "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
                  "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
-                 "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n");
+                 "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n"
+                 "      G paint minigun (click locks the pointer, hold LMB to fire, WASD, E/Q up/down, R respawns\n"
+                 "        the fallen where they fell, Esc frees the pointer)\n");
 }
 
 static void release_msaa(demo_app *app)
@@ -777,7 +836,7 @@ static void draw_hud(demo_app *app, int width, int height)
 
 void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input)
 {
-    static const demo_input still = {{0, 0, 0}, false, {0, 0}, 0};
+    static const demo_input still = {{0, 0, 0}, false, {0, 0}, 0, false};
     if (!input)
         input = &still;
     double entry = now_ms();
@@ -789,6 +848,13 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         demo_grass_record_frame(app->grass, ms);
     }
     app->last_entry = entry;
+    bool gun = app->gun && app->settings[DEMO_GUN] > 0.5 && !app->compare;
+    demo_input gun_input;
+    if (gun) { /* strafing runs need more than a stroll */
+        gun_input = *input;
+        gun_input.fast = true;
+        input = &gun_input;
+    }
     GLuint scene_fbo = bind_scene_target(app, width, height);
     glViewport(0, 0, width, height);
     float sky[3];
@@ -840,12 +906,21 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         return;
     }
 
+    if (app->gun) { /* rounds from this frame's eye against the last update's snapshot, before the step */
+        float forward[3];
+        for (int k = 0; k < 3; k++)
+            forward[k] = app->camera.target[k] - app->camera.eye[k];
+        demo_gun_fire(app->gun, gun ? app->crowd : NULL, seconds, gun && input->fire, app->camera.eye, forward);
+        glBindFramebuffer(GL_FRAMEBUFFER, scene_fbo); /* the splats went into the paint target */
+        glViewport(0, 0, width, height);
+    }
     double t0 = now_ms();
     crowd_sim_step(app->sim, dt);
     crowd_view view = {.viewport_height = (float)height};
     memcpy(view.view, app->scene.view, sizeof view.view);
     memcpy(view.projection, app->scene.projection, sizeof view.projection);
     app->frame = crowd_update(app->crowd, dt, &view);
+    demo_gun_after_update(app->gun, app->crowd, gun);
     crowd_error upload_error = {0};
     if (crowd_gl_upload(app->renderer, app->frame, &upload_error) != CROWD_OK) {
         snprintf(app->error, sizeof app->error, "upload: %.200s", upload_error.message);
@@ -868,6 +943,11 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
     demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
                      (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
+    if (app->gun) { /* the floor paint stays for good; droplets and tracers over the scene */
+        glBindFramebuffer(GL_FRAMEBUFFER, scene_fbo);
+        glViewport(0, 0, width, height);
+        demo_gun_draw(app->gun, app->scene.view, app->scene.projection, width, height, gun);
+    }
     present(app, scene_fbo, width, height);
     double cpu = now_ms() - t0;
     app->cpu_ms = app->frames ? app->cpu_ms * 0.9 + cpu * 0.1 : cpu;
@@ -987,6 +1067,8 @@ const char *demo_benchmark_report(const demo_app *app)
 
 void demo_look_at(demo_app *app, const float eye[3], const float target[3])
 {
+    if (app->gun_left_camera < 0)
+        app->gun_left_camera = (int)app->camera.mode;
     demo_camera_look_at(&app->camera, eye, target);
     app->settings[DEMO_CAMERA] = CAMERA_WALK;
 }

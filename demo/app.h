@@ -37,6 +37,7 @@ typedef enum demo_setting {
     DEMO_GRASS,           /* 0/1: the grass field as the ground (demo/grass_view.c) */
     DEMO_GRASS_BUDGET,    /* 0.05..1: the field's density multiplier */
     DEMO_WIND,            /* 0..1 */
+    DEMO_GUN,             /* 0/1: the paint minigun (demo/gun.c): walk camera, LMB fires, R respawns */
     DEMO_SETTING_COUNT
 } demo_setting;
 
@@ -56,6 +57,7 @@ typedef struct demo_input {
     bool fast;     /* move faster */
     float look[2]; /* mouse motion in pixels: yaw, pitch (walk), orbit (orbit) */
     float zoom;    /* wheel steps */
+    bool fire;     /* gun mode: the trigger is held */
 } demo_input;
 
 typedef struct demo_desc {
@@ -90,6 +92,10 @@ bool demo_key(demo_app *app, int key, bool shift);
  * clock between calls, whatever `seconds` says. No GL query in release: errors are checked when the
  * size or MSAA changes, and every frame only with desc.gl_debug (then printed to stderr). */
 void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input);
+
+/* The walk camera, where it is, turned to instance `index`'s chest (scripted gun bursts); false
+ * when there is no such instance. */
+bool demo_aim_at_instance(demo_app *app, uint32_t index);
 
 /* Puts the walk camera at `eye` looking at `target` (scripted shots, tests). */
 void demo_look_at(demo_app *app, const float eye[3], const float target[3]);

@@ -14,6 +14,7 @@
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
+#include <emscripten/html5.h>
 
 #include "demo/web_api.h"
 #define EXPORT EMSCRIPTEN_KEEPALIVE
@@ -27,17 +28,46 @@ static double last_time;
 static double mouse_x, mouse_y;
 static float wheel;
 static bool dragging;
+static double lock_time; /* when the lock was asked for: the browser grants it a little later */
+static bool locked;      /* gun mode: the pointer is locked (a click locks it; Esc, or leaving the mode, frees it) */
+
+static bool gun_mode(void)
+{
+    return demo_get(app, DEMO_GUN) > 0.5;
+}
+
+/* A click in gun mode locks the pointer (a user gesture, as browsers require); that click does not fire. */
+static void lock_pointer(GLFWwindow *w, bool on)
+{
+#ifdef __EMSCRIPTEN__
+    (void)w;
+    if (on)
+        emscripten_request_pointerlock("#canvas", 1);
+    else
+        emscripten_exit_pointerlock();
+#else
+    glfwSetInputMode(w, GLFW_CURSOR, on ? GLFW_CURSOR_DISABLED : GLFW_CURSOR_NORMAL);
+#endif
+    locked = on;
+    lock_time = glfwGetTime();
+}
 
 static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
 {
     (void)scancode;
     if (action != GLFW_PRESS)
         return;
+    if (key == GLFW_KEY_ESCAPE && locked) {
+        lock_pointer(w, false);
+        return;
+    }
     if (key == GLFW_KEY_ESCAPE) {
         glfwSetWindowShouldClose(w, GLFW_TRUE);
         return;
     }
     demo_key(app, key, (mods & GLFW_MOD_SHIFT) != 0);
+    if (locked && !gun_mode())
+        lock_pointer(w, false);
 }
 
 static void on_scroll(GLFWwindow *w, double dx, double dy)
@@ -50,7 +80,9 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
 static void on_button(GLFWwindow *w, int button, int action, int mods)
 {
     (void)mods;
-    if (button == GLFW_MOUSE_BUTTON_LEFT)
+    if (button == GLFW_MOUSE_BUTTON_LEFT && action == GLFW_PRESS && gun_mode() && !locked)
+        lock_pointer(w, true);
+    else if (button == GLFW_MOUSE_BUTTON_LEFT)
         dragging = action == GLFW_PRESS;
     glfwGetCursorPos(w, &mouse_x, &mouse_y);
 }
@@ -65,11 +97,19 @@ static void frame(void)
 {
     double now = glfwGetTime(), x, y;
     glfwGetCursorPos(window, &x, &y);
+#ifdef __EMSCRIPTEN__
+    EmscriptenPointerlockChangeEvent lock;
+    if (locked && emscripten_get_pointerlock_status(&lock) == EMSCRIPTEN_RESULT_SUCCESS && !lock.isActive &&
+        now - lock_time > 0.5)
+        locked = false; /* the browser let go (Esc) */
+#endif
+    bool aim = locked && gun_mode(); /* a locked pointer turns the view without a drag */
     demo_input input = {
         {key_axis(GLFW_KEY_D, GLFW_KEY_A), key_axis(GLFW_KEY_E, GLFW_KEY_Q), key_axis(GLFW_KEY_W, GLFW_KEY_S)},
         glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS,
-        {dragging ? (float)(x - mouse_x) : 0.0f, dragging ? (float)(y - mouse_y) : 0.0f},
-        wheel};
+        {dragging || aim ? (float)(x - mouse_x) : 0.0f, dragging || aim ? (float)(y - mouse_y) : 0.0f},
+        wheel,
+        aim && glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS};
     mouse_x = x;
     mouse_y = y;
     wheel = 0.0f;

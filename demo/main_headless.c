@@ -120,6 +120,59 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
     return why;
 }
 
+/* Gun mode: a scripted burst from the seed's camera (trigger held for `frames` + 10 frames of 1/30 s
+ * at 20 rounds a second, aimed at an instance each frame), then R. Fails when nothing is killed or
+ * painted, or when the live count does not drop by the kills, or the respawn
+ * does not bring back `count` instances. */
+static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int height, uint32_t frames,
+                     uint32_t count, const char *out_dir)
+{
+    const float eye[3] = {28, 16, 44}, target[3] = {0, 0.9f, 0};
+    demo_look_at(app, eye, target);
+    if (demo_set(app, DEMO_GUN, 1) != CROWD_OK) {
+        fprintf(stderr, "crowd-demo-headless: gun mode refused: %s\n", demo_last_error(app));
+        return 1;
+    }
+    demo_input trigger = {.fire = true};
+    for (uint32_t f = 0; f < frames + 10; f++) { /* at whoever holds index 0 now: a kill moves another there */
+        demo_aim_at_instance(app, 0);
+        demo_frame(app, 1.0 / 30.0, width, height, &trigger);
+    }
+    for (uint32_t f = 0; f < 45; f++) /* the last droplets land */
+        demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    unsigned rounds = 0, kills = 0;
+    unsigned long long splats = 0;
+    const char *g = strstr(demo_status(app), "gun: ");
+    if (!g || sscanf(g, "gun: %u rounds, %u kills, %llu splats", &rounds, &kills, &splats) != 3 || !kills || !splats) {
+        fprintf(stderr, "crowd-demo-headless: gun: %u rounds, %u kills, %llu splats (status: %.80s)\n", rounds, kills,
+                splats, g ? g : "no gun line");
+        return 1;
+    }
+    demo_stats before;
+    demo_get_stats(app, &before);
+    tool_gl_read_rgb(gl, pixels);
+    char path[512];
+    crowd_error err = {0};
+    snprintf(path, sizeof path, "%s/demo_gun.png", out_dir);
+    if (tool_write_png(path, pixels, width, height, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd-demo-headless: %s: %s\n", path, err.message);
+        return 1;
+    }
+    demo_key(app, 'R', false);
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    demo_stats after;
+    demo_get_stats(app, &after);
+    printf("  %-20s %u rounds, %u kills (%u -> %u live), %llu splats; R: %u live\n", "gun", rounds, kills, count,
+           before.instances, splats, after.instances);
+    if (after.instances != count || before.instances != count - kills) {
+        fprintf(stderr, "crowd-demo-headless: gun: %u kills left %u of %u live, respawn %u\n", kills, before.instances,
+                count, after.instances);
+        return 1;
+    }
+    demo_set(app, DEMO_GUN, 0);
+    return 0;
+}
+
 static bool blank(const uint8_t *rgb, int n)
 {
     int differing = 0;
@@ -263,6 +316,8 @@ int main(int argc, char **argv)
             printf("  %-20s gpu shadow %.2f ms, colour %.2f ms (timer queries, %d frames late)\n", "", ds.gpu_shadow_ms,
                    ds.gpu_color_ms, CROWD_GL_TIMER_LATENCY);
     }
+    if (!status)
+        status = gun_burst(app, &gl, pixels, width, height, frames, count, out_dir);
     if (!status)
         printf("screenshots in %s/demo_*.png\n", out_dir);
 done:

@@ -2,7 +2,9 @@
  * of the ground within 120 m of the world's centre, against a wandering crowd (the benchmark scene:
  * 420 m world, 24 m chunks, obstacles). Reports crowd_hits_update (the per-frame re-bucketing, once
  * per frame that fires), the grid raycast per round (median of 5 batches of 20,000 rounds), the
- * cylinders it tested, and brute force over every instance on 200 rounds. */
+ * cylinders it tested, and brute force over every instance on 200 rounds. Then crowd_kill on 1 % of the
+ * crowd (random live indices, the hit index kept in step), the respawn (crowd_set_count back to the
+ * count) and the crowd_update after it, which lays the records out afresh. */
 #include "bench_raycast.h"
 
 #include <math.h>
@@ -36,8 +38,43 @@ static void round_ray(uint64_t *state, float d[3])
         d[k] = p[k] - eye[k];
 }
 
+typedef struct kill_figures {
+    uint32_t killed;
+    double kill_us;                /* crowd_kill (with the hit index), per kill */
+    double respawn_ms;             /* crowd_set_count back to the editor count */
+    double update_ms, relayout_ms; /* crowd_update before the kills, and the one after the respawn */
+} kill_figures;
+
+/* 1 % of the crowd killed by index (random live ones, the hit index kept in step), then respawned. */
+static void bench_kills(crowd *c, crowd_sim *sim, crowd_hits *h, uint32_t count, kill_figures *f)
+{
+    crowd_view view = {0};
+    crowd_sim_step(sim, 1.0f / 60.0f);
+    double t0 = tool_now_ms();
+    crowd_update(c, 1.0f / 60.0f, &view);
+    f->update_ms = tool_now_ms() - t0;
+    crowd_hits_update(h);
+    uint64_t state = 77;
+    f->killed = count / 100 ? count / 100 : 1;
+    t0 = tool_now_ms();
+    for (uint32_t i = 0; i < f->killed; i++) {
+        state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+        crowd_kill(c, h, (uint32_t)((state * 2685821657736338717ull) >> 33) % crowd_count(c));
+    }
+    f->kill_us = (tool_now_ms() - t0) * 1e3 / f->killed;
+    t0 = tool_now_ms();
+    crowd_set_count(c, count);
+    f->respawn_ms = tool_now_ms() - t0;
+    crowd_sim_step(sim, 1.0f / 60.0f);
+    t0 = tool_now_ms();
+    crowd_update(c, 1.0f / 60.0f, &view);
+    f->relayout_ms = tool_now_ms() - t0;
+}
+
 int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
 {
+    kill_figures kills[16] = {{0}};
+    n = n < 16 ? n : 16;
     static const float eye[3] = {28.0f, 16.0f, 44.0f};
     printf("crowd-bench --raycast: rounds from (28, 16, 44) at random ground points within 120 m, wander crowd\n");
     printf("%9s %12s | %10s %9s %7s | %10s %9s\n", "instances", "hits update", "ns / round", "tested", "hit %",
@@ -87,7 +124,8 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
                 round_ray(&state, dir);
                 crowd_raycast_brute(h, eye, dir, 1000.0f, &hit);
             }
-            double brute = (tool_now_ms() - t0) * 1e6 / BRUTE_RAYS;
+            brute = (tool_now_ms() - t0) * 1e6 / BRUTE_RAYS;
+            bench_kills(c, sim, h, count, &kills[k]);
             qsort(update, BATCHES, sizeof update[0], compare_double);
             qsort(per_ray, BATCHES, sizeof per_ray[0], compare_double);
             double ns = per_ray[BATCHES / 2];
@@ -101,5 +139,12 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
     printf("hits update: crowd_hits_update (medians of %d frames); ns / round: crowd_raycast, median of %d batches\n"
            "of %u rounds; tested: cylinders per round; brute: every instance, %u rounds.\n",
            BATCHES, BATCHES, RAYS, BRUTE_RAYS);
+    printf("\nkills (crowd_kill with the hit index, 1 %% of the crowd at random) and the respawn (crowd_set_count\n"
+           "back to the editor count; the next crowd_update lays the records out afresh):\n");
+    printf("%9s %8s %10s %12s %12s %14s\n", "instances", "killed", "us / kill", "respawn ms", "update ms",
+           "next update ms");
+    for (uint32_t k = 0; k < n && !status; k++)
+        printf("%9u %8u %10.3f %12.3f %12.3f %14.3f\n", counts[k], kills[k].killed, kills[k].kill_us,
+               kills[k].respawn_ms, kills[k].update_ms, kills[k].relayout_ms);
     return status;
 }

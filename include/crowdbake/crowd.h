@@ -457,6 +457,21 @@ CROWD_API bool crowd_raycast(const crowd_hits *hits, const float origin[3], cons
 CROWD_API bool crowd_raycast_brute(const crowd_hits *hits, const float origin[3], const float direction[3],
                                    float max_distance, crowd_ray_hit *hit);
 
+/* Kills instance `index` (a round hit it): crowd_remove on the crowd, so the last live instance
+ * takes over the index (its record, simulation state and everything else per instance move with it,
+ * bit for bit) and the dead one is parked past the count, standing where it fell with its state
+ * kept. `hits` (may be NULL; else it must be this crowd's) gets the same swap in its snapshot, so
+ * the rest of the frame's rounds never hit the dead one and report the moved one under its new
+ * index, without a crowd_hits_update. O(1) with or without hits.
+ *
+ * Respawn is crowd_set_count back to the editor count: it revives the parked instances, the last
+ * killed first, each where it fell and as it was (pose, clip, looks, steering), and lays the record
+ * array out afresh at the next crowd_update (one full re-layout, O(instances)).
+ *
+ * Errors (CROWD_ERROR_ARGUMENT, reason in crowd_last_error): a NULL crowd, `index` not live (past
+ * the count: out of range or already dead), `hits` made for another crowd. Nothing changes then. */
+CROWD_API crowd_result crowd_kill(crowd *crowd, crowd_hits *hits, uint32_t index);
+
 /* ---- crowd_sim: agents that drive a crowd ----------------------------------------------------
  *
  * Steering (wander, scenarios), neighbour separation through a fine grid, obstacle avoidance, and

@@ -9,6 +9,8 @@
 
 #define FOOTPRINT_EPSILON 1e-4f /* metres: a hit point's cell never falls outside its footprint */
 #define TARGET_PER_CELL 2.0
+#define NO_CYLINDER UINT32_MAX
+#define DEAD UINT32_MAX /* hit_cylinder.index of a cylinder crowd_kill took out */
 
 /* libm's fminf/fmaxf are calls here (their NaN rules keep them from inlining); NaN never reaches
  * these (make_ray refuses non-finite rays, the loader non-finite assets, the setters records). */
@@ -31,7 +33,11 @@ struct crowd_hits {
     const crowd *crowd;
     uint32_t capacity, live;
     hit_cylinder *cylinders; /* the snapshot, in slot order */
-    uint32_t *entries;       /* per cell, indices into cylinders: cell c owns [start[c], start[c + 1]) */
+    /* per index below `indexed`: its cylinder, or NO_CYLINDER (revived since the snapshot); kept
+     * in step with crowd_kill's swaps so a kill needs no search */
+    uint32_t *cylinder_of_index;
+    uint32_t indexed;
+    uint32_t *entries; /* per cell, indices into cylinders: cell c owns [start[c], start[c + 1]) */
     uint32_t entry_capacity;
     uint32_t *start; /* max_cells + 1 */
     uint32_t *big, big_count, big_capacity;
@@ -67,10 +73,11 @@ crowd_result crowd_hits_create(const crowd *c, crowd_hits **out, crowd_error *er
     h->entry_capacity = 4u * c->capacity;
     h->big_capacity = c->capacity; /* every cylinder may be wide: none is ever dropped */
     h->cylinders = crowd_malloc(sizeof *h->cylinders * c->capacity);
+    h->cylinder_of_index = crowd_malloc(sizeof *h->cylinder_of_index * c->capacity);
     h->entries = crowd_malloc(sizeof *h->entries * h->entry_capacity);
     h->start = crowd_calloc((size_t)h->max_cells + 1, sizeof *h->start);
     h->big = crowd_malloc(sizeof *h->big * h->big_capacity);
-    if (!h->cylinders || !h->entries || !h->start || !h->big) {
+    if (!h->cylinders || !h->cylinder_of_index || !h->entries || !h->start || !h->big) {
         crowd_hits_destroy(h);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "hits: out of memory for %u instances", c->capacity);
     }
@@ -93,6 +100,7 @@ void crowd_hits_destroy(crowd_hits *h)
     if (!h)
         return;
     crowd_free(h->cylinders);
+    crowd_free(h->cylinder_of_index);
     crowd_free(h->entries);
     crowd_free(h->start);
     crowd_free(h->big);
@@ -167,6 +175,7 @@ void crowd_hits_update(crowd_hits *h)
         cy->y0 = p[1] + k * h->box_y0;
         cy->y1 = p[1] + k * h->box_y1;
         cy->index = index;
+        h->cylinder_of_index[index] = n - 1;
         h->y_lo = min_f(h->y_lo, cy->y0);
         h->y_hi = max_f(h->y_hi, cy->y1);
         r_max = max_f(r_max, cy->r);
@@ -179,6 +188,7 @@ void crowd_hits_update(crowd_hits *h)
                 h->start[z * h->dim + x + 1]++;
     }
     h->live = n;
+    h->indexed = c->count;
     /* next update's cells fit the largest radius, but at most 1.5 x the mean: a few giants go to
      * the short list rather than coarsen every cell */
     if (n)
@@ -254,6 +264,8 @@ static void test(const crowd_hits *h, uint32_t i, const ray *r, float *best_t, u
 {
     const hit_cylinder *cy = &h->cylinders[i];
     float t;
+    if (cy->index >= h->crowd->count) /* killed since the snapshot (DEAD), or parked by crowd_set_count */
+        return;
     (*tested)++;
     if (cylinder_hit(cy, r->o, r->d, r->t_max, &t) &&
         (t < *best_t || (t == *best_t && cy->index < h->cylinders[*best].index))) {
@@ -349,4 +361,38 @@ bool crowd_raycast(const crowd_hits *h, const float origin[3], const float direc
             break;
     }
     return finish(h, &r, best_t, best, tested, hit);
+}
+
+/* ---- kills ------------------------------------------------------------------------------------ */
+
+crowd_result crowd_kill(crowd *c, crowd_hits *h, uint32_t index)
+{
+    if (!c)
+        return CROWD_ERROR_ARGUMENT;
+    if (h && h->crowd != c)
+        return crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT, "crowd_kill: the hit index belongs to another crowd");
+    if (index >= c->count)
+        return crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT,
+                          "crowd_kill: instance %u of %u (past the count: out of range, or dead already)", index,
+                          c->count);
+    uint32_t last = c->count - 1;
+    crowd_result res = crowd_remove(c, index);
+    if (res != CROWD_OK || !h)
+        return res;
+    /* the snapshot swaps as the crowd did: the dead one's cylinder is out, the last one's takes
+     * over `index` (none when it was revived after the snapshot) */
+    if (index < h->indexed && h->cylinder_of_index[index] != NO_CYLINDER)
+        h->cylinders[h->cylinder_of_index[index]].index = DEAD;
+    if (last == index) {
+        if (index < h->indexed)
+            h->cylinder_of_index[index] = NO_CYLINDER;
+    } else if (index < h->indexed) {
+        uint32_t moved = last < h->indexed ? h->cylinder_of_index[last] : NO_CYLINDER;
+        h->cylinder_of_index[index] = moved;
+        if (moved != NO_CYLINDER)
+            h->cylinders[moved].index = index;
+    }
+    if (last < h->indexed)
+        h->indexed = last;
+    return CROWD_OK;
 }

@@ -1,0 +1,171 @@
+/* Gun mode (demo/gun.h): rounds, kills and paint, all through the public API. */
+#include "demo/gun.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error.h"
+#include "crowdbake/paint.h"
+#include "gl/gl_api.h"
+
+#define ROUNDS_PER_SECOND 20.0
+#define RANGE 400.0f
+#define DROPLETS_PER_HIT 28u
+#define DROPLETS_PER_MISS 6u
+
+struct demo_gun {
+    crowd_gl_paint *paint;
+    crowd_hits *hits;
+    const crowd *hits_crowd; /* the crowd `hits` was made for */
+    bool hits_fresh;         /* updated since the crowd's last crowd_update */
+    double clock;            /* the effects' time: seconds since creation */
+    double reload;           /* seconds until the next round */
+    uint32_t rounds, kills;
+    char status[128];
+};
+
+crowd_result demo_gun_create(bool es, float world, demo_gun **out, crowd_error *error)
+{
+    demo_gun *g = calloc(1, sizeof *g);
+    if (!g)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "gun: out of memory");
+    crowd_gl_paint_desc d = {.es = es, .world_size = world};
+    crowd_result r = crowd_gl_paint_create(&d, &g->paint, error);
+    if (r != CROWD_OK) {
+        free(g);
+        return r;
+    }
+    *out = g;
+    return CROWD_OK;
+}
+
+void demo_gun_destroy(demo_gun *g)
+{
+    if (!g)
+        return;
+    crowd_hits_destroy(g->hits);
+    crowd_gl_paint_destroy(g->paint);
+    free(g);
+}
+
+void demo_gun_forget_crowd(demo_gun *g)
+{
+    if (!g)
+        return;
+    crowd_hits_destroy(g->hits);
+    g->hits = NULL;
+    g->hits_crowd = NULL;
+    g->hits_fresh = false;
+}
+
+/* Every round its own rainbow hue (golden-ratio steps round the wheel). */
+static void round_colour(uint32_t round, uint8_t rgba[4])
+{
+    float h = fmodf((float)round * 0.618034f, 1.0f) * 6.0f, f = h - floorf(h);
+    float rgb[6][3] = {{1, f, 0}, {1 - f, 1, 0}, {0, 1, f}, {0, 1 - f, 1}, {f, 0, 1}, {1, 0, 1 - f}};
+    const float *c = rgb[(int)h % 6];
+    for (int k = 0; k < 3; k++)
+        rgba[k] = (uint8_t)(40.0f + 215.0f * c[k]);
+    rgba[3] = 235;
+}
+
+static void fire_round(demo_gun *g, crowd *cr, float t, const float eye[3], const float forward[3])
+{
+    uint8_t rgba[4];
+    round_colour(g->rounds++, rgba);
+    float end[3], muzzle[3] = {eye[0], eye[1] - 0.25f, eye[2]}; /* just below the eye, so it is seen */
+    crowd_ray_hit hit;
+    bool hit_one = g->hits && g->hits_fresh && crowd_raycast(g->hits, eye, forward, RANGE, &hit);
+    float reach = hit_one ? hit.distance : RANGE;
+    bool ground = false;
+    if (!hit_one && forward[1] < -1e-4f && -eye[1] / forward[1] < RANGE) { /* the floor, y = 0 */
+        reach = -eye[1] / forward[1];
+        ground = true;
+    }
+    for (int k = 0; k < 3; k++)
+        end[k] = eye[k] + forward[k] * reach;
+    crowd_gl_paint_tracer(g->paint, t, muzzle, end, rgba);
+    if (hit_one && crowd_kill(cr, g->hits, hit.index) == CROWD_OK) {
+        g->kills++;
+        crowd_gl_paint_burst(g->paint, t, hit.point, rgba, DROPLETS_PER_HIT, 4.5f, g->rounds, NULL);
+    } else if (ground) {
+        end[1] = 0.05f;
+        crowd_gl_paint_burst(g->paint, t, end, rgba, DROPLETS_PER_MISS, 2.0f, g->rounds, NULL);
+    }
+}
+
+void demo_gun_fire(demo_gun *g, crowd *cr, double seconds, bool firing, const float eye[3], const float forward[3])
+{
+    if (!g)
+        return;
+    if (cr != g->hits_crowd) {
+        demo_gun_forget_crowd(g);
+        if (cr && crowd_hits_create(cr, &g->hits, NULL) == CROWD_OK)
+            g->hits_crowd = cr;
+    }
+    g->clock += seconds > 0.0 && seconds < 1.0 ? seconds : 0.0;
+    float t = (float)g->clock;
+    g->reload -= seconds;
+    if (!firing && g->reload < 0.0)
+        g->reload = 0.0; /* the first round goes the moment the button goes down */
+    while (firing && cr && g->reload <= 0.0) {
+        fire_round(g, cr, t, eye, forward);
+        g->reload += 1.0 / ROUNDS_PER_SECOND;
+    }
+    crowd_gl_paint_update(g->paint, t);
+}
+
+void demo_gun_after_update(demo_gun *g, crowd *cr, bool active)
+{
+    if (!g)
+        return;
+    g->hits_fresh = false;
+    if (!active || !g->hits || cr != g->hits_crowd)
+        return;
+    crowd_hits_update(g->hits);
+    g->hits_fresh = true;
+}
+
+void demo_gun_draw(demo_gun *g, const float view[16], const float projection[16], int width, int height, bool crosshair)
+{
+    if (!g)
+        return;
+    float vp[16];
+    for (int c = 0; c < 4; c++)
+        for (int r = 0; r < 4; r++) {
+            float s = 0.0f;
+            for (int k = 0; k < 4; k++)
+                s += projection[k * 4 + r] * view[c * 4 + k];
+            vp[c * 4 + r] = s;
+        }
+    crowd_gl_paint_draw(g->paint, (float)g->clock, vp, projection[5] * 0.5f * (float)height, 0.85f);
+    if (!crosshair)
+        return;
+    int cx = width / 2, cy = height / 2;
+    glEnable(GL_SCISSOR_TEST);
+    glClearColor(1.0f, 1.0f, 1.0f, 1.0f);
+    glScissor(cx - 9, cy - 1, 19, 2);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glScissor(cx - 1, cy - 9, 2, 19);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+}
+
+void demo_gun_respawn(demo_gun *g, crowd *cr, uint32_t count)
+{
+    if (!g || !cr)
+        return;
+    crowd_set_count(cr, count); /* the revived join the hit index at the next update */
+}
+
+const char *demo_gun_status(demo_gun *g)
+{
+    if (!g)
+        return "";
+    const crowd_gl_paint_stats *s = crowd_gl_paint_get_stats(g->paint);
+    snprintf(g->status, sizeof g->status, "gun: %u rounds, %u kills, %llu splats (%u in flight)  [R respawn, G exit]\n",
+             g->rounds, g->kills, (unsigned long long)s->splats, s->pending);
+    return g->status;
+}

@@ -1,0 +1,45 @@
+/* Gun mode (G): the paint minigun. The walk camera at the altitude it was entered at (WASD moves,
+ * E/Q fly up and down), the pointer locked on a click, LMB held fires 20 rounds a second straight
+ * at the crosshair: crowd_raycast finds the first instance, crowd_kill removes it (indices stay
+ * dense) and it bursts into paint droplets that speckle the floor where they land
+ * (crowdbake/paint.h). R respawns the crowd to the editor count: the fallen stand up where they
+ * fell. A client of the public API only. */
+#ifndef CROWD_DEMO_GUN_H
+#define CROWD_DEMO_GUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crowdbake/crowd.h"
+
+typedef struct demo_gun demo_gun;
+
+/* The paint target covers a `world` metre square. The GL context must be current. */
+crowd_result demo_gun_create(bool es, float world, demo_gun **out, crowd_error *error);
+void demo_gun_destroy(demo_gun *gun);
+
+/* The crowd is about to go (rebuilt, asset switch): drop the hit index made for it. */
+void demo_gun_forget_crowd(demo_gun *gun);
+
+/* Before the frame's simulation step: fires the rounds due in `seconds` (while `firing`) from `eye`
+ * along `forward` against the last update's snapshot, kills what they hit, spawns tracers and
+ * paint, and draws the splats that landed into the paint target (leaves framebuffer 0 bound). */
+void demo_gun_fire(demo_gun *gun, crowd *crowd, double seconds, bool firing, const float eye[3],
+                   const float forward[3]);
+
+/* After the frame's crowd_update: re-buckets the hit index when `active` (O(instances): gun mode
+ * only); otherwise the index is marked stale until the next active update. */
+void demo_gun_after_update(demo_gun *gun, crowd *crowd, bool active);
+
+/* Into the bound scene target (width x height), after the scene: floor paint, droplets, tracers,
+ * and with `crosshair` a white cross at the centre (two scissored clears: no program). */
+void demo_gun_draw(demo_gun *gun, const float view[16], const float projection[16], int width, int height,
+                   bool crosshair);
+
+/* R in gun mode: back to `count` instances, the fallen revived where they fell. */
+void demo_gun_respawn(demo_gun *gun, crowd *crowd, uint32_t count);
+
+/* "gun: 123 kills, 4,567 splats" for the HUD. */
+const char *demo_gun_status(demo_gun *gun);
+
+#endif
