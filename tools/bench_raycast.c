@@ -124,7 +124,7 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
                 round_ray(&state, dir);
                 crowd_raycast_brute(h, eye, dir, 1000.0f, &hit);
             }
-            brute = (tool_now_ms() - t0) * 1e6 / BRUTE_RAYS;
+            double brute = (tool_now_ms() - t0) * 1e6 / BRUTE_RAYS;
             bench_kills(c, sim, h, count, &kills[k]);
             qsort(update, BATCHES, sizeof update[0], compare_double);
             qsort(per_ray, BATCHES, sizeof per_ray[0], compare_double);
