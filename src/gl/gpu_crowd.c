@@ -116,10 +116,10 @@ enum cull_uniform {
 };
 
 static const char *const cull_uniform_names[C_COUNT] = {
-    "u_live",        "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
-    "u_perspective", "u_sphere_y", "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
-    "u_hysteresis",  "u_bias",     "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
-    "u_shadow_base", "u_stage",    "u_budget_on",     "u_budget",       "u_index_counts",   "u_time",
+    "u_live",        "u_total",     "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
+    "u_perspective", "u_sphere_y",  "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
+    "u_hysteresis",  "u_bias",      "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
+    "u_shadow_base", "u_stage",     "u_budget_on",     "u_budget",       "u_index_counts",   "u_time",
     "u_cards",       "u_card_band",
 };
 
