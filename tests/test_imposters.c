@@ -246,9 +246,9 @@ static void compare_with_level(uint32_t level, double *iou_out, double *diff_out
     const char *clips[2] = {"walk", "wave"};
     /* The instance faces 0.7 rad (40.1 deg), so 20 camera yaws 18 deg apart fall 10.1, 7.9, 4.1, 13.9
      * and 1.9 deg from the nearest of 12 baked views (30 deg apart) in turn (4.9, 7.1, 4.1, 1.1, 1.9
-     * for 24 views): spread over the whole gap, as a crowd sees them. (The ring used to be 12 yaws
-     * 30 deg apart from 7 deg, every one 3.1 deg from a baked view: it measured 0.879 and hid the
-     * yaw error.) */
+     * for 24 views; 1.5, 3.6, 4.1, 1.0, 6.2 for 28): spread over the gap, as a crowd sees them.
+     * (The ring used to be 12 yaws 30 deg apart from 7 deg, every one 3.1 deg from a baked view: it
+     * measured 0.879 and hid the yaw error.) */
     float elevations[2] = {10.0f, 25.0f}, yaw_step = 18.0f, yaw_offset = 0.0f;
     if (getenv("IMP_DEBUG") && *getenv("IMP_DEBUG")) /* experiments: IMP_DEBUG="elevation yaw-step yaw-offset" */
         sscanf(getenv("IMP_DEBUG"), "%f %f %f", &elevations[0], &yaw_step, &yaw_offset), elevations[1] = elevations[0];
@@ -318,10 +318,9 @@ static void card_matches_mesh(void)
 {
     double iou0, diff0, iou, diff;
     compare_with_level(0, &iou0, &diff0);
-    /* Measured with the defaults (24 yaws x 3 elevations, four-view blend) on llvmpipe: IoU 0.898 over
-     * this ring, colour within 2 of 255. The issue's goal is 0.9: not met by 0.002 (the yaw gap
-     * between baked views is most of the error); the bound leaves a small margin for other drivers. */
-    CHECKF(iou0 >= 0.89, "IoU %.3f against LOD 0", iou0);
+    /* Measured with the defaults (28 yaws x 3 elevations, four-view blend) on llvmpipe: IoU 0.909 over
+     * this ring (worst view 0.822), colour within 1.4 of 255; 24 yaws gave 0.898, 12 gave 0.806. */
+    CHECKF(iou0 >= 0.9, "IoU %.3f against LOD 0", iou0);
     CHECKF(diff0 <= 6.0, "mean colour differs by %.1f of 255 from LOD 0", diff0);
     if (getenv("IMP_LAST")) /* the 44-triangle last level is far coarser: reported on request, not bounded */
         compare_with_level(asset.lod_count - 1, &iou, &diff);
