@@ -13,6 +13,7 @@
 #include "core/format.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
+#include "gl/gpu_crowd.h"
 #include "gl_context.h"
 #include "test_support.h"
 
@@ -243,8 +244,13 @@ static void compare_with_level(uint32_t level, double *iou_out, double *diff_out
     REQUIRE(crowd_gl_create(&gd, &r, &err) == CROWD_OK);
     crowd *mesh = one_instance(level), *card = one_instance(asset.lod_count);
     const char *clips[2] = {"walk", "wave"};
-    float elevations[2] = {10.0f, 25.0f}, yaw_step = 30.0f, yaw_offset = 7.0f;
-    if (getenv("IMP_DEBUG")) /* experiments: IMP_DEBUG="elevation yaw-step yaw-offset" */
+    /* The instance faces 0.7 rad (40.1 deg), so 20 camera yaws 18 deg apart fall 10.1, 7.9, 4.1, 13.9
+     * and 1.9 deg from the nearest of 12 baked views (30 deg apart) in turn (4.9, 7.1, 4.1, 1.1, 1.9
+     * for 24 views; 1.5, 3.6, 4.1, 1.0, 6.2 for 28): spread over the gap, as a crowd sees them.
+     * (The ring used to be 12 yaws 30 deg apart from 7 deg, every one 3.1 deg from a baked view: it
+     * measured 0.879 and hid the yaw error.) */
+    float elevations[2] = {10.0f, 25.0f}, yaw_step = 18.0f, yaw_offset = 0.0f;
+    if (getenv("IMP_DEBUG") && *getenv("IMP_DEBUG")) /* experiments: IMP_DEBUG="elevation yaw-step yaw-offset" */
         sscanf(getenv("IMP_DEBUG"), "%f %f %f", &elevations[0], &yaw_step, &yaw_offset), elevations[1] = elevations[0];
     /* the character's 2.2 m box over `tile` pixels of a 256-pixel, 30 degree view */
     float distance = 2.2f * (float)VIEW / ((float)asset.imposters.tile * 2.0f * tanf(15.0f * 0.017453293f));
@@ -312,12 +318,12 @@ static void card_matches_mesh(void)
 {
     double iou0, diff0, iou, diff;
     compare_with_level(0, &iou0, &diff0);
-    compare_with_level(asset.lod_count - 1, &iou, &diff);
-    /* Measured with the defaults: IoU 0.879 (the issue's goal is 0.9; 0.905 on the baked views
-     * themselves), colour within 1 of 255. The bounds leave a small margin for other drivers. */
-    CHECKF(iou0 >= 0.85, "IoU %.3f against LOD 0", iou0);
+    /* Measured with the defaults (28 yaws x 3 elevations, four-view blend) on llvmpipe: IoU 0.909 over
+     * this ring (worst view 0.822), colour within 1.4 of 255; 24 yaws gave 0.898, 12 gave 0.806. */
+    CHECKF(iou0 >= 0.9, "IoU %.3f against LOD 0", iou0);
     CHECKF(diff0 <= 6.0, "mean colour differs by %.1f of 255 from LOD 0", diff0);
-    (void)iou, (void)diff; /* the 44-triangle last level is reported, not bounded: it is far coarser */
+    if (getenv("IMP_LAST")) /* the 44-triangle last level is far coarser: reported on request, not bounded */
+        compare_with_level(asset.lod_count - 1, &iou, &diff);
 }
 
 /* A row of instances straddling the hand-off band, each drawn by exactly one of the band chunk's
@@ -429,6 +435,159 @@ static void band_draws_everyone_once(void)
     tool_gl_create_samples(&gl, W, H, saved.es, 0, &err); /* the wide context replaced the current one */
 }
 
+/* ---- the GPU-driven path's card partition ------------------------------------------------------ */
+
+/* A spread crowd, coverage policy (per instance on both paths), imposters on: the GPU's partitions
+ * (read back: a test may stall) against the CPU draw list, slot by slot. Bands off: the same level
+ * for every slot, cards included, and the same histogram. Bands on (the crowd's imposter_band): every
+ * slot in at most one colour partition, the CPU's visible set, and the cards' rule per instance
+ * (crowd_band_random against the log-coverage blend factor) the same on both, but for a handful at
+ * float rounding distance from a boundary. Cards cast no shadow. Then one frame through each path:
+ * the cards draw (pixels). */
+static crowd *spread_crowd(uint32_t n, float band)
+{
+    crowd_desc d = {.asset = &asset,
+                    .capacity = n,
+                    .world_size = 400.0f,
+                    .chunk_size = 16.0f,
+                    .lod_policy = CROWD_LOD_SCREEN_COVERAGE,
+                    .far_pool = -1,
+                    .imposters = 1,
+                    .imposter_band = band};
+    for (uint32_t l = 0; l < asset.lod_count; l++) /* the last: the cards from about 60 m */
+        d.screen_coverage[l] = 0.3f * powf(0.6f, (float)l);
+    crowd *c = NULL;
+    crowd_error err;
+    if (crowd_create(&d, &c, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd: %s\n", err.message);
+        exit(1);
+    }
+    crowd_set_count(c, n);
+    uint64_t rng = 11;
+    uint32_t walk = clip_or_die(&asset, "walk");
+    for (uint32_t i = 0; i < n; i++) {
+        float x = (float)(test_uniform(&rng) * 2.0 - 1.0) * 150.0f, z = -(float)test_uniform(&rng) * 180.0f;
+        crowd_set_transform(c, i, x, 0.0f, z, (float)(test_uniform(&rng) * 6.28));
+        crowd_set_scale(c, i, 0.8f + 0.4f * (float)test_uniform(&rng));
+        crowd_variant v = {.tint = {(uint8_t)(37 * i), (uint8_t)(200 - 13 * i), (uint8_t)(90 + 31 * i)},
+                           .region_choice = {(uint8_t)(i & 15), (uint8_t)((i >> 4) & 15)}};
+        crowd_set_variant(c, i, &v);
+        crowd_play(c, i, walk, 1.0f / asset.clips[walk].duration, 0.0f);
+        crowd_set_phase(c, i, (float)test_uniform(&rng));
+    }
+    return c;
+}
+
+static void gpu_levels(const crowd_gl_renderer *r, uint32_t slots, int *colour, uint32_t *hist, uint32_t *casters,
+                       uint32_t *twice)
+{
+    const crowd_gpu_layer *g = crowd_gpu_crowd_layer(r);
+    uint32_t counts[CROWD_GPU_MAX_PARTITIONS], *ids = malloc((size_t)g->partition_count * g->partition_capacity * 4);
+    crowd_gpu_layer_read(g, counts, ids);
+    uint32_t levels = asset.lod_count; /* colour 0..levels-1, shadow levels..2 levels-1, cards 2 levels */
+    REQUIRE(g->partition_count == 2 * levels + 1);
+    for (uint32_t s = 0; s < slots; s++)
+        colour[s] = -1;
+    *casters = *twice = 0;
+    for (uint32_t p = 0; p < g->partition_count; p++) {
+        bool shadow = p >= levels && p < 2 * levels;
+        uint32_t level = p < levels ? p : levels;
+        if (shadow) {
+            *casters += counts[p];
+            continue;
+        }
+        hist[level] = counts[p];
+        for (uint32_t k = 0; k < counts[p]; k++) {
+            uint32_t s = ids[(size_t)p * g->partition_capacity + k];
+            if (s < slots) {
+                *twice += colour[s] >= 0;
+                colour[s] = (int)level;
+            }
+        }
+    }
+    free(ids);
+}
+
+static void gpu_cards_match_the_cpu(void)
+{
+    if (gl.es) /* the GPU-driven path is desktop GL 4.3 */
+        return;
+    for (int banded = 0; banded < 2; banded++) {
+        crowd *c = spread_crowd(3000, banded ? 0.3f : CROWD_BAND_NONE);
+        crowd_gl_desc gd = {.asset = &asset, .capacity = crowd_record_capacity(c), .path = CROWD_GL_PATH_GPU};
+        crowd_gl_renderer *r = NULL;
+        crowd_error err;
+        REQUIRE(crowd_gl_create(&gd, &r, &err) == CROWD_OK);
+        view_setup v = camera_at(0.0f, 8.0f, 12.0f, 50.0f);
+        const crowd_frame *f = crowd_update(c, 0.0f, &v.view);
+        CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+        crowd_gl_set_lod(r, crowd_settings(c), -1.0f); /* no band between mesh levels: exactly the CPU's */
+        float light[16];
+        const float sun[3] = {0.3f, 0.85f, 0.45f}, centre[3] = {0, 0, -60};
+        crowd_gl_fit_shadow(r, sun, centre, 200.0f, light);
+        crowd_gl_cull(r, f, &v.view, light);
+        uint32_t slots = f->record_count, hist[CROWD_MAX_LODS] = {0}, casters = 0, twice = 0;
+        int *cpu = malloc(slots * sizeof(int)), *colour = malloc(slots * sizeof(int));
+        for (uint32_t s = 0; s < slots; s++)
+            cpu[s] = -1;
+        for (uint32_t d = 0; d < f->draw_count; d++)
+            for (uint32_t s = f->draws[d].first; s < f->draws[d].first + f->draws[d].count; s++)
+                cpu[s] = (int)f->draws[d].lod;
+        gpu_levels(r, slots, colour, hist, &casters, &twice);
+        uint32_t differ = 0, visible_differ = 0, cards = 0, cpu_cards = 0, cpu_visible = 0, drawn = 0;
+        for (uint32_t s = 0; s < slots; s++) {
+            differ += cpu[s] != colour[s];
+            visible_differ += (cpu[s] >= 0) != (colour[s] >= 0);
+            cards += colour[s] == (int)asset.lod_count;
+            cpu_cards += cpu[s] == (int)asset.lod_count;
+            cpu_visible += cpu[s] >= 0;
+            drawn += colour[s] >= 0;
+        }
+        printf("     band %s: %u visible (CPU %u), levels", banded ? "0.3" : "off", drawn, cpu_visible);
+        for (uint32_t l = 0; l <= asset.lod_count; l++)
+            printf(" %u/%u", hist[l], f->stats.lod_histogram[l]);
+        printf(" (GPU/CPU; the last: cards), %u slots differ, %u casters\n", differ, casters);
+        CHECKF(twice == 0, "%u slots drawn twice", twice);
+        CHECKF(visible_differ == 0 && drawn == cpu_visible, "visible sets differ in %u slots", visible_differ);
+        CHECK(cpu_cards > 100 && cpu_visible - cpu_cards > 100); /* both representations take part */
+        if (!banded) {
+            CHECKF(differ == 0, "%u of %u slots at another level", differ, cpu_visible);
+            for (uint32_t l = 0; l <= asset.lod_count; l++)
+                CHECKF(hist[l] == f->stats.lod_histogram[l], "level %u: GPU %u, CPU %u", l, hist[l],
+                       f->stats.lod_histogram[l]);
+        } else {
+            CHECKF(differ <= 3, "%u of %u slots at another level", differ, cpu_visible);
+        }
+        CHECKF(casters <= drawn - cards, "%u casters with %u mesh instances", casters, drawn - cards);
+        /* the frame: both paths draw the same cards and meshes, so nearly the same pixels */
+        if (!banded) {
+            crowd_gl_renderer *cpu_r = NULL;
+            gd.path = CROWD_GL_PATH_CPU;
+            REQUIRE(crowd_gl_create(&gd, &cpu_r, &err) == CROWD_OK);
+            v.scene.flat_color = true;
+            draw_frame(cpu_r, f, &v.scene, pixels);
+            glClearColor(0, 0, 0, 1);
+            glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+            crowd_gl_draw(r, f, &v.scene);
+            tool_gl_read_rgb(&gl, pixels2);
+            uint64_t a = 0, b = 0, diff = 0;
+            for (int p = 0; p < W * H; p++) {
+                bool m = covered(pixels + 3 * p), n = covered(pixels2 + 3 * p);
+                a += m, b += n, diff += m != n;
+            }
+            printf("     frame: CPU path %llu px, GPU path %llu px covered, %llu differ\n", (unsigned long long)a,
+                   (unsigned long long)b, (unsigned long long)diff);
+            CHECKF(a > 1000 && diff * 200 <= a, "GPU frame differs in %llu of %llu px", (unsigned long long)diff,
+                   (unsigned long long)a);
+            crowd_gl_destroy(cpu_r);
+        }
+        free(cpu);
+        free(colour);
+        crowd_gl_destroy(r);
+        crowd_destroy(c);
+    }
+}
+
 int main(int argc, char **argv)
 {
     bool desktop = argc > 1 && !strcmp(argv[1], "--desktop");
@@ -438,12 +597,17 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("     %s on %s\n", desktop ? "OpenGL 3.3 core" : "OpenGL ES 3.0", gl.renderer);
-    crowd_bake_desc desc = {0};
+    /* the two clips the checks use: the atlas bake (most of this test's time) covers only them */
+    static const char *const clips[2] = {"walk", "wave"};
+    crowd_bake_desc desc = {.clip_names = clips, .clip_name_count = 2};
     baked = bake_or_die(humanoid(), desc);
     crowd_asset plain = {0};
     crowd_gl_imposter_desc spec = {0}; /* the defaults; IMP_SPEC="frames views elevations tile" to measure others */
     if (getenv("IMP_SPEC"))
         sscanf(getenv("IMP_SPEC"), "%u %u %u %u", &spec.frames, &spec.views, &spec.elevations, &spec.tile);
+    if (getenv("IMP_ELEV")) /* and IMP_ELEV="degrees ..." for the baked elevations */
+        sscanf(getenv("IMP_ELEV"), "%f %f %f %f", &spec.elevation_deg[0], &spec.elevation_deg[1],
+               &spec.elevation_deg[2], &spec.elevation_deg[3]);
     if (crowd_asset_load_memory(&plain, baked.bytes, baked.size, &err) != CROWD_OK ||
         crowd_gl_bake_imposters(&plain, &spec, gl.es, &atlas, &err) != CROWD_OK ||
         crowd_bake_add_imposters(baked.bytes, baked.size, &atlas, &with_atlas, &with_atlas_size, &err) != CROWD_OK ||
@@ -461,6 +625,7 @@ int main(int argc, char **argv)
     RUN_TEST(damaged_sections_are_refused);
     RUN_TEST(card_matches_mesh);
     RUN_TEST(band_draws_everyone_once);
+    RUN_TEST(gpu_cards_match_the_cpu);
     free(pixels);
     free(pixels2);
     crowd_asset_free(&asset);

@@ -49,7 +49,7 @@ static void orbit_view(crowd_view *view, crowd_gl_scene *scene, float angle)
 }
 
 int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, crowd_gl_path path, uint32_t frames,
-                 bool sim_on, bool still)
+                 bool sim_on, bool still, float imposter_distance)
 {
     tool_gl gl = {0};
     crowd_error err;
@@ -57,10 +57,33 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         return 1;
     }
-    bool gpu = path == CROWD_GL_PATH_GPU;
-    printf("crowd-bench --render %s on %s: medians of %u frames after %d warm-up, 1280x720, shadows on, %s, %s\n",
+    bool gpu = path == CROWD_GL_PATH_GPU, cards = imposter_distance > 0.0f;
+    crowd_asset with_cards = *asset; /* a shallow copy carrying an atlas baked here, when needed */
+    crowd_imposters baked_atlas = {0};
+    if (cards && !asset->imposters.frames) {
+        double t0 = tool_now_ms();
+        if (crowd_gl_bake_imposters(asset, NULL, false, &baked_atlas, &err) != CROWD_OK) {
+            fprintf(stderr, "crowd-bench: %s\n", err.message);
+            tool_gl_destroy(&gl);
+            return 1;
+        }
+        with_cards.imposters = baked_atlas;
+        printf("crowd-bench: baked the imposter atlas (defaults) in %.1f s\n", (tool_now_ms() - t0) / 1000.0);
+        tool_gl_destroy(&gl); /* the bake leaves its framebuffer state: start clean */
+        if (tool_gl_create(&gl, 1280, 720, false, &err) != CROWD_OK) {
+            fprintf(stderr, "crowd-bench: %s\n", err.message);
+            crowd_gl_imposters_free(&baked_atlas);
+            return 1;
+        }
+    }
+    asset = &with_cards;
+    printf("crowd-bench --render %s on %s: medians of %u frames after %d warm-up, 1280x720, shadows on, %s, %s, ",
            gpu ? "gpu" : "cpu", gl.renderer, frames, RENDER_WARMUP, sim_on ? "wander sim" : "static crowd",
            still ? "still camera" : "orbiting camera");
+    if (cards)
+        printf("imposters from %.1f m\n", (double)imposter_distance);
+    else
+        printf("no imposters\n");
     printf("%9s %8s | %8s %8s %8s %8s %8s | %8s %8s %8s | %9s %8s %s\n", "instances", "update", "upload", "cull",
            "shadow", "colour", "render", "gpu cull", "gpu shad", "gpu col", "frame", "tris", "passes run/skipped");
     int status = 0;
@@ -70,7 +93,16 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
                          .capacity = count,
                          .world_size = 420.0f,
                          .chunk_size = gpu ? 420.0f : 24.0f,
-                         .far_pool = gpu ? -1 : 0};
+                         .far_pool = gpu ? -1 : 0,
+                         .imposters = cards ? 1 : -1};
+        if (cards) { /* the default chain, every level ending no later than the cards begin */
+            static const float chain[4] = {6.0f, 14.0f, 34.0f, 80.0f};
+            for (uint32_t l = 0; l + 1 < asset->lod_count; l++) {
+                float d = l < 4 ? chain[l] : chain[3] * (float)(l - 2);
+                cd.lod_distances[l] = d < imposter_distance ? d : imposter_distance;
+            }
+            cd.lod_distances[asset->lod_count - 1] = imposter_distance;
+        }
         crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
         crowd_scene_obstacles(obstacles);
         crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
@@ -165,5 +197,6 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
            "render = their sum; gpu *: GL_TIME_ELAPSED per pass; frame: wall time with a glFinish per frame.\n"
            "tris: submitted triangles, colour + shadow (GPU path: counters read back a few frames late).\n");
     tool_gl_destroy(&gl);
+    crowd_gl_imposters_free(&baked_atlas);
     return status;
 }

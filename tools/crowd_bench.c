@@ -38,7 +38,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--threads 1,2,0] "
                  "[--coverage] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
-                 "                   [--static] [--still]\n"
+                 "                   [--static] [--still] [--imposters on|off] [--imposter-distance m]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
                  "       crowd-bench [asset.crowd] --raycast [--counts 100000,1000000]\n"
                  "       crowd-bench [asset.crowd] --menagerie [--counts 3000,30000,90000] [--frames n]\n"
@@ -48,7 +48,10 @@ static void usage(FILE *out)
                  "--render draws every frame headless through EGL (desktop GL) on the CPU path or the GPU-driven\n"
                  "path (--path is the same option) and reports the render path's CPU ms per call and each\n"
                  "pass's GPU ms (timer queries); --static: no simulation (a settled crowd), --still: the\n"
-                 "camera does not orbit (the GPU path then skips its cull pass).\n"
+                 "camera does not orbit (the GPU path then skips its cull pass). --imposters on: the imposter\n"
+                 "level (cards) from --imposter-distance metres (default 44: where a 32-texel tile spans the\n"
+                 "card's height in the 720-row view), the earlier level ends clamped to it; an asset without\n"
+                 "an atlas gets one baked first (crowd-bake --imposters' defaults). Default off.\n"
                  "--compare: classic skinning (each agent posed on the CPU from the rig's clips, its own palette\n"
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
                  "the humanoid, or its glTF source).\n"
@@ -268,6 +271,8 @@ int main(int argc, char **argv)
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
     bool counts_given = false, raycast = false, menagerie = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
+    bool imposters = false;
+    float imposter_distance = 44.0f;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
@@ -281,7 +286,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--json")) {
             json = true;
         } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
-                   !strcmp(argv[i], "--path") || !strcmp(argv[i], "--threads")) {
+                   !strcmp(argv[i], "--path") || !strcmp(argv[i], "--threads") || !strcmp(argv[i], "--imposters") ||
+                   !strcmp(argv[i], "--imposter-distance")) {
             if (i + 1 >= argc)
                 return tool_missing_value("crowd-bench", argv[i]);
             if (!strcmp(argv[i], "--counts")) {
@@ -291,6 +297,24 @@ int main(int argc, char **argv)
             }
             if (!strcmp(argv[i], "--threads")) {
                 threads_text = argv[++i];
+                continue;
+            }
+            if (!strcmp(argv[i], "--imposters")) {
+                const char *o = argv[++i];
+                if (strcmp(o, "on") && strcmp(o, "off")) {
+                    fprintf(stderr, "crowd-bench: --imposters needs on or off\n");
+                    return 2;
+                }
+                imposters = !strcmp(o, "on");
+                continue;
+            }
+            if (!strcmp(argv[i], "--imposter-distance")) {
+                char *end = NULL;
+                imposter_distance = strtof(argv[++i], &end);
+                if (!end || *end || !(imposter_distance >= 1.0f && imposter_distance <= 10000.0f)) {
+                    fprintf(stderr, "crowd-bench: --imposter-distance %s: expected metres in 1..10000\n", argv[i]);
+                    return 2;
+                }
                 continue;
             }
             if (!strcmp(argv[i], "--frames")) {
@@ -366,7 +390,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd-bench: built without GL, no --render or --compare\n");
         return 2;
     }
-    (void)render_path, (void)frames_given, (void)sim_on, (void)still; /* --render's settings */
+    (void)render_path, (void)frames_given, (void)sim_on, (void)still, (void)imposters,
+        (void)imposter_distance; /* --render's settings */
 #endif
     crowd_asset asset;
     crowd_error err;
@@ -405,7 +430,7 @@ int main(int argc, char **argv)
     }
     if (render) {
         int rs = bench_render(&asset, counts, n, render_path == 2 ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU,
-                              frames_given ? frames : 10, sim_on, still);
+                              frames_given ? frames : 10, sim_on, still, imposters ? imposter_distance : 0.0f);
         crowd_asset_free(&asset);
         crowd_bake_output_free(&baked);
         return rs;

@@ -287,7 +287,8 @@ CROWD_API const crowd_gl_skinned_stats *crowd_gl_skinned_get_stats(const crowd_g
  * An asset with an imposter atlas (asset.h) gets a level past its last mesh (crowd.h,
  * crowd_desc.imposters): draws flagged CROWD_DRAW_IMPOSTER are drawn by crowd_gl_draw as one
  * camera-facing card per instance (2 triangles, no vertex buffer), textured from the two baked yaw
- * views nearest the camera's direction at the nearest baked elevation (blended by angle), the key
+ * views nearest the camera's direction at each of the two baked elevations around it (blended by
+ * angle, four tiles; clamped outside the baked range), the key
  * frame nearest the instance's phase (the same fract(offset + time * rate), or clamp for held
  * clips; clip B once a cross-fade is past half way), alpha-tested at half coverage, lit by the
  * baked normals under the scene's sun and hemisphere (shadow map received), fogged, and tinted by
@@ -300,12 +301,20 @@ CROWD_API const crowd_gl_skinned_stats *crowd_gl_skinned_get_stats(const crowd_g
  * shader computes the instance's blend factor from its own distance and crowd_band_random, and
  * collapses the instances that belong to the other representation (every vertex on one point: no
  * pixel, but the triangles count as submitted). Each instance is drawn exactly once, never blended.
- * Attachments are not drawn in band chunks. The GPU-driven path has no imposter partition yet: it
- * draws the imposter level's instances as its own last mesh level. */
+ * Attachments are not drawn in band chunks.
+ *
+ * GPU-driven path: the cards are one more partition of the cull pass, past the shadow partitions,
+ * drawn by one glDrawElementsIndirect (six corners an instance). The pass classifies per instance
+ * with crowd_lod.c's rule: the coverage policy's threshold screen_coverage[lod_count - 1] (dead band
+ * without a hand-off band), or the distance policy's lod_distances[lod_count - 1] (x lod_bias); inside
+ * the hand-off band (the settings' imposter_band) the card when crowd_band_random(record) is below the
+ * blend factor (log coverage; metres to the record's position), so each instance lands in exactly one
+ * partition and the split is the CPU path's. Cards never enter a shadow partition, and a vertex budget
+ * never moves them. On by the settings' `imposters` (0 or 1, with an atlas; -1 off). */
 
 typedef struct crowd_gl_imposter_desc {
     uint32_t frames;                                    /* key frames per cycle; 0 = 8 */
-    uint32_t views;                                     /* yaw directions; 0 = 12 */
+    uint32_t views;                                     /* yaw directions; 0 = 28 */
     uint32_t elevations;                                /* 0 = 3 */
     float elevation_deg[CROWD_MAX_IMPOSTER_ELEVATIONS]; /* increasing, within +-89; all 0 = evenly over
                                                            5..40 (5, 22.5, 40 for three; 10 for one) */
@@ -368,7 +377,8 @@ CROWD_API crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *renderer);
  * `band` is the width of the stochastic hand-off between two levels, relative: each threshold T
  * becomes the band [T / (1 + band), T * (1 + band)], in which each instance takes the coarser level
  * when a fixed random value of its own is below the blend factor (drawn by exactly one level, never
- * two). 0 = default (0.15), negative = no band (exactly the CPU policy's levels). Until called, the
+ * two). 0 = default (0.15), negative = no band (exactly the CPU policy's levels). The imposter level
+ * and its hand-off follow settings->imposters and imposter_band (see "Imposters"). Until called, the
  * GPU path uses crowd_settings(desc.sizing_crowd) when that was given, else crowd_desc defaults
  * (the coverage policy). No effect on the CPU path. */
 CROWD_API void crowd_gl_set_lod(crowd_gl_renderer *renderer, const crowd_desc *settings, float band);

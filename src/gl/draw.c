@@ -297,7 +297,7 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     }
     draw_props(r, view_projection, false, scene);
     draw_crowd(r, f, view_projection, false, scene);
-    if (!r->gpu)
+    if (!crowd_gpu_crowd_driven(r)) /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
     glBindVertexArray(0);
     crowd_gl_timer_end(r, 1);

@@ -110,14 +110,17 @@ enum cull_uniform {
     C_BUDGET,
     C_INDEX_COUNTS,
     C_TIME,
+    C_CARDS,
+    C_CARD_BAND,
     C_COUNT
 };
 
 static const char *const cull_uniform_names[C_COUNT] = {
-    "u_live",        "u_total",    "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
-    "u_perspective", "u_sphere_y", "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
-    "u_hysteresis",  "u_bias",     "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
-    "u_shadow_base", "u_stage",    "u_budget_on",     "u_budget",       "u_index_counts",   "u_time",
+    "u_live",        "u_total",     "u_planes",        "u_light_planes", "u_camera",         "u_projection_scale",
+    "u_perspective", "u_sphere_y",  "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
+    "u_hysteresis",  "u_bias",      "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
+    "u_shadow_base", "u_stage",     "u_budget_on",     "u_budget",       "u_index_counts",   "u_time",
+    "u_cards",       "u_card_band",
 };
 
 #define BINS 256                 /* as cull.comp */
@@ -132,6 +135,8 @@ typedef struct cull_settings {
     int32_t shadow_max_lod; /* -1: no casters */
     int32_t cross_fade_max_lod;
     uint32_t vertex_budget; /* index references; 0 = none */
+    uint32_t cards;         /* 1: the imposter level, partition 2 * levels */
+    float card_band;        /* its hand-off width (crowd_desc.imposter_band); 0: a hard switch */
 } cull_settings;
 
 /* What the pass's result depends on besides the records (see gl.h: skip-when-unchanged). */
@@ -151,6 +156,10 @@ struct crowd_gpu_crowd {
 
     /* attachments: programs, one VAO each (mesh + slot attribute), 16 commands each */
     crowd_program attachment_programs[2]; /* [depth only] */
+    /* the cards (imposter.vert with GPU_DRIVEN): six indices 0..5 and the slot attribute */
+    crowd_program card_program;
+    GLuint card_vao, card_ibo;
+    bool atlas; /* the renderer has an imposter atlas and room for one more level */
     GLuint attachment_vaos[CROWD_GL_MAX_ATTACHMENTS], attachment_commands;
     uint32_t attachments_ready; /* attachments with a VAO and commands (r->attachment_count grows) */
     uint32_t levels;
@@ -188,7 +197,7 @@ const crowd_gpu_layer *crowd_gpu_crowd_layer(const crowd_gl_renderer *r)
 
 /* ---- settings ---------------------------------------------------------------------------------- */
 
-static void resolve_settings(const crowd_asset *a, const crowd_desc *in, float band, cull_settings *out)
+static void resolve_settings(const crowd_asset *a, bool atlas, const crowd_desc *in, float band, cull_settings *out)
 {
     static const float default_coverage[5] = {0.25f, 0.1f, 0.04f, 0.015f, 0.0f};
     static const float default_distances[4] = {6.0f, 14.0f, 34.0f, 80.0f};
@@ -222,13 +231,22 @@ static void resolve_settings(const crowd_asset *a, const crowd_desc *in, float b
     out->shadow_max_lod = d.shadows < 0 ? -1 : (int32_t)(smax < a->lod_count ? smax : a->lod_count - 1);
     out->cross_fade_max_lod = (int32_t)(cfm < a->lod_count ? cfm : a->lod_count - 1);
     out->vertex_budget = out->policy == 1 ? d.vertex_budget : 0; /* as on the CPU: coverage policy only */
+    /* the imposter level as crowd_desc resolves it: 0 = on when the asset has an atlas, -1 = off */
+    out->cards = atlas && d.imposters >= 0;
+    if (out->cards) {
+        float b = d.imposter_band == 0.0f ? 0.15f : d.imposter_band;
+        out->card_band = b > 0.0f && isfinite(b) ? b : 0.0f;
+        uint32_t last = a->lod_count - 1;
+        if (out->policy == 1 && out->thresholds[last] == 0.0f && a->lod_count >= 2)
+            out->thresholds[last] = out->thresholds[last - 1] / 2.5f;
+    }
 }
 
 void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
 {
     if (!r || !r->gpu)
         return;
-    resolve_settings(r->asset, settings, band, &r->gpu->settings);
+    resolve_settings(r->asset, r->gpu->atlas, settings, band, &r->gpu->settings);
 }
 
 /* ---- creation ---------------------------------------------------------------------------------- */
@@ -262,6 +280,9 @@ static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd 
             crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)", "#version 430 core\n",
                                      depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : "GPU_DRIVEN\n", crowd_glsl_attachment_vert,
                                      depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+    if (result == CROWD_OK && g->atlas)
+        result = crowd_program_build_with(&g->card_program, "imposter (GPU-driven)", "#version 430 core\n",
+                                          "GPU_DRIVEN\n", crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
     if (result == CROWD_OK)
         for (int i = 0; i < C_COUNT; i++)
             g->u[i] = glGetUniformLocation(g->cull, cull_uniform_names[i]);
@@ -309,6 +330,20 @@ static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
     glVertexAttribDivisor(12, 1);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+    if (!g->atlas)
+        return;
+    static const uint32_t corners[6] = {0, 1, 2, 3, 4, 5}; /* imposter.vert's gl_VertexID % 6 */
+    glGenVertexArrays(1, &g->card_vao);
+    glBindVertexArray(g->card_vao);
+    glGenBuffers(1, &g->card_ibo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g->card_ibo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
+    glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+    glEnableVertexAttribArray(12);
+    glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+    glVertexAttribDivisor(12, 1);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
 
 /* Partitions and state for `capacity` records (at creation, and again if the instance buffer grows:
@@ -318,13 +353,15 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     const crowd_asset *a = r->asset;
     if (g->layer.ids)
         crowd_gpu_layer_destroy(&g->layer);
-    crowd_result result = crowd_gpu_layer_create(&g->layer, 2 * g->levels, capacity, capacity, error);
+    crowd_result result = crowd_gpu_layer_create(&g->layer, 2 * g->levels + g->atlas, capacity, capacity, error);
     if (result != CROWD_OK)
         return result;
     for (uint32_t l = 0; l < g->levels; l++) { /* colour level l and shadow level l draw the same mesh */
         crowd_gpu_layer_set_command(&g->layer, l, a->lods[l].index_count, a->lods[l].first_index, 0);
         crowd_gpu_layer_set_command(&g->layer, g->levels + l, a->lods[l].index_count, a->lods[l].first_index, 0);
     }
+    if (g->atlas) /* the cards: six corners of card_ibo each */
+        crowd_gpu_layer_set_command(&g->layer, 2 * g->levels, 6, 0, 0);
     if (g->budget)
         crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
     if (!g->slot_ids)
@@ -334,13 +371,15 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     g->ids_uploaded = false;  /* the next upload sends every slot's */
     g->attachments_ready = 0; /* their VAOs and commands follow the new buffers */
-    if (g->vao) {             /* the slot attribute reads the new id buffer */
-        glBindVertexArray(g->vao);
-        glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
-        glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
-        glBindVertexArray(0);
-        glBindBuffer(GL_ARRAY_BUFFER, 0);
-    }
+    GLuint vaos[2] = {g->vao, g->card_vao};
+    for (int i = 0; i < 2; i++)
+        if (vaos[i]) { /* the slot attribute reads the new id buffer */
+            glBindVertexArray(vaos[i]);
+            glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+            glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+            glBindVertexArray(0);
+            glBindBuffer(GL_ARRAY_BUFFER, 0);
+        }
     return CROWD_OK;
 }
 
@@ -352,6 +391,7 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
     r->gpu = g;
     g->levels = a->lod_count < CROWD_MAX_LODS ? a->lod_count : CROWD_MAX_LODS;
+    g->atlas = r->imposter.id != 0 && a->lod_count < CROWD_MAX_LODS && 2 * a->lod_count + 1 <= CROWD_GPU_MAX_PARTITIONS;
     crowd_result result = size_layer(r, g, r->capacity, error);
     if (result != CROWD_OK)
         return result;
@@ -362,7 +402,8 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
     glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
     crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
     /* until crowd_gl_set_lod: the sizing crowd's settings, else crowd_desc's defaults */
-    resolve_settings(a, r->desc.sizing_crowd ? crowd_settings(r->desc.sizing_crowd) : NULL, 0.0f, &g->settings);
+    resolve_settings(a, g->atlas, r->desc.sizing_crowd ? crowd_settings(r->desc.sizing_crowd) : NULL, 0.0f,
+                     &g->settings);
     build_vao(r, g);
     result = build_programs(r, g, error);
     if (result == CROWD_OK)
@@ -383,6 +424,9 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
     if (g->cull)
         glDeleteProgram(g->cull);
     glDeleteVertexArrays(1, &g->vao);
+    glDeleteVertexArrays(1, &g->card_vao);
+    glDeleteBuffers(1, &g->card_ibo);
+    crowd_program_release(&g->card_program);
     glDeleteBuffers(1, &g->slot_ids);
     glDeleteBuffers(1, &g->budget);
     glDeleteBuffers(1, &g->attachment_commands);
@@ -498,6 +542,10 @@ static void publish_stats(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
         st->triangles += (uint64_t)tris * g->layer.late_counts[l];
         st->shadow_triangles += (uint64_t)tris * g->layer.late_counts[g->levels + l];
     }
+    if (g->settings.cards) { /* two triangles a card, no shadow */
+        st->submitted[g->levels] = g->layer.late_counts[2 * g->levels];
+        st->triangles += 2u * (uint64_t)st->submitted[g->levels];
+    }
     const uint32_t *budget = g->layer.late_extra;
     st->budget_satisfied = !g->settings.vertex_budget || budget[1] != 0;
     st->demoted = g->settings.vertex_budget ? budget[2] : 0;
@@ -552,6 +600,8 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         glUniform1f(u[C_SPHERE_Y], r->asset->sphere_center_y);
         glUniform1f(u[C_SPHERE_RADIUS], r->asset->sphere_radius);
         glUniform1i(u[C_LEVELS], (GLint)g->levels);
+        glUniform1i(u[C_CARDS], (GLint)s->cards);
+        glUniform1f(u[C_CARD_BAND], s->card_band);
         glUniform1i(u[C_POLICY], (GLint)s->policy);
         glUniform1fv(u[C_THRESHOLDS], CROWD_MAX_LODS, s->thresholds);
         glUniform1f(u[C_HYSTERESIS], s->hysteresis);
@@ -569,6 +619,8 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
             GLuint counts[CROWD_MAX_LODS] = {0};
             for (uint32_t l = 0; l < g->levels; l++)
                 counts[l] = r->asset->lods[l].index_count;
+            if (s->cards)
+                counts[g->levels] = 6;
             glUniform1ui(u[C_BUDGET], s->vertex_budget);
             glUniform1uiv(u[C_INDEX_COUNTS], CROWD_MAX_LODS, counts);
             uint32_t zero = 0;
@@ -635,6 +687,14 @@ void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const floa
             r->stats.shadow_draws++;
         else
             r->stats.draws++;
+    }
+    if (!shadow && s->cards && g->card_program.id) { /* the card partition: one indirect draw */
+        crowd_gl_imposter_begin(r, &g->card_program, f, view_projection, scene);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
+        glBindVertexArray(g->card_vao);
+        glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
+                               (const void *)(uintptr_t)(2u * g->levels * 5u * sizeof(uint32_t)));
+        r->stats.draws++;
     }
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
     /* triangles: known only to the GPU; the late stats' figure */

@@ -72,10 +72,31 @@ void crowd_gl_imposter_destroy(crowd_gl_renderer *r)
     glDeleteVertexArrays(1, &r->imposter_vao);
 }
 
+void crowd_gl_imposter_begin(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
+                             const float view_projection[16], const crowd_gl_scene *scene)
+{
+    const crowd_imposters *m = &r->asset->imposters;
+    crowd_gl_begin_program(r, p, f, view_projection, false, scene);
+    const GLint *u = p->uniforms;
+    glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_CLIPS);
+    glBindTexture(GL_TEXTURE_2D, r->tex_imposter_clips);
+    glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_ALBEDO);
+    glBindTexture(GL_TEXTURE_2D, r->tex_imposter_albedo);
+    glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_NORMALS);
+    glBindTexture(GL_TEXTURE_2D, r->tex_imposter_normals);
+    glUniform1i(u[U_IMPOSTER_CLIPS], UNIT_IMPOSTER_CLIPS);
+    glUniform1i(u[U_IMPOSTER_ALBEDO], UNIT_IMPOSTER_ALBEDO);
+    glUniform1i(u[U_IMPOSTER_NORMALS], UNIT_IMPOSTER_NORMALS);
+    glUniform4f(u[U_IMPOSTER_GRID], (float)m->frames, (float)m->views, (float)m->elevations,
+                (float)(m->albedo.width / m->tile));
+    glUniform4fv(u[U_IMPOSTER_ELEVATION], 1, m->elevation);
+    glUniform2f(u[U_TILE_SCALE], (float)m->tile / (float)m->albedo.width, (float)m->tile / (float)m->albedo.height);
+    glUniform3f(u[U_BAND], 0.0f, 0.0f, 0.0f);
+}
+
 void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                             const crowd_gl_scene *scene)
 {
-    const crowd_imposters *m = &r->asset->imposters;
     const crowd_program *p = &r->imposter;
     bool used = false;
     for (uint32_t d = 0; d < f->draw_count && p->id; d++) {
@@ -83,22 +104,7 @@ void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const fl
         if (!(draw->flags & CROWD_DRAW_IMPOSTER))
             continue;
         if (!used) {
-            crowd_gl_begin_program(r, p, f, view_projection, false, scene);
-            const GLint *u = p->uniforms;
-            glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_CLIPS);
-            glBindTexture(GL_TEXTURE_2D, r->tex_imposter_clips);
-            glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_ALBEDO);
-            glBindTexture(GL_TEXTURE_2D, r->tex_imposter_albedo);
-            glActiveTexture(GL_TEXTURE0 + UNIT_IMPOSTER_NORMALS);
-            glBindTexture(GL_TEXTURE_2D, r->tex_imposter_normals);
-            glUniform1i(u[U_IMPOSTER_CLIPS], UNIT_IMPOSTER_CLIPS);
-            glUniform1i(u[U_IMPOSTER_ALBEDO], UNIT_IMPOSTER_ALBEDO);
-            glUniform1i(u[U_IMPOSTER_NORMALS], UNIT_IMPOSTER_NORMALS);
-            glUniform4f(u[U_IMPOSTER_GRID], (float)m->frames, (float)m->views, (float)m->elevations,
-                        (float)(m->albedo.width / m->tile));
-            glUniform4fv(u[U_IMPOSTER_ELEVATION], 1, m->elevation);
-            glUniform2f(u[U_TILE_SCALE], (float)m->tile / (float)m->albedo.width,
-                        (float)m->tile / (float)m->albedo.height);
+            crowd_gl_imposter_begin(r, p, f, view_projection, scene);
             glBindVertexArray(r->imposter_vao);
             used = true;
         }

@@ -96,6 +96,10 @@ struct crowd_gl_renderer {
  * cards (draws flagged CROWD_DRAW_IMPOSTER); draw.c calls it. */
 crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error);
 void crowd_gl_imposter_destroy(crowd_gl_renderer *r);
+/* The card program's state for a draw: begin_program, atlas textures and grid uniforms, band off
+ * (the GPU-driven path binds its own card program through this too). */
+void crowd_gl_imposter_begin(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
+                             const float view_projection[16], const crowd_gl_scene *scene);
 void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                             const crowd_gl_scene *scene);
 

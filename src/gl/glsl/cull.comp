@@ -41,6 +41,8 @@ uniform float u_projection_scale;     // projection[5]
 uniform int u_perspective;
 uniform float u_sphere_y, u_sphere_radius;
 uniform int u_levels;                 // mesh levels
+uniform int u_cards;                  // 1: the imposter level (cards) follows the last mesh level
+uniform float u_card_band;            // imposter hand-off width b (crowd_desc.imposter_band); 0: hard switch
 uniform int u_policy;                 // 0: distance, 1: screen coverage
 uniform float u_thresholds[8];        // coverage: minimum per level; distance: where each level ends
 uniform float u_hysteresis;           // coverage policy's relative dead band
@@ -53,7 +55,7 @@ uniform uint u_shadow_base;           // partition index of shadow level 0
 uniform int u_stage;                  // 0 histogram, 1 resolve, 2 classify and compact, 3 attachments
 uniform int u_budget_on;
 uniform uint u_budget;                // index references
-uniform uint u_index_counts[8];       // per level
+uniform uint u_index_counts[8];       // per level (the cards' 6 after the mesh levels)
 
 shared uint s_count[16];
 shared uint s_base[16];
@@ -67,6 +69,48 @@ float instance_random(uint s)
     s *= 0x846ca68bu;
     s ^= s >> 16u;
     return float(s >> 8u) * (1.0 / 16777216.0);
+}
+
+// crowd_band_random (crowd.h): the imposter hand-off's fixed value, a hash of tint and variant.
+float band_random(crowd_rec r)
+{
+    uint h = record_tint(r) * 0x9E3779B1u ^ record_variant(r);
+    h ^= h >> 15u;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12u;
+    h *= 0x297A2D39u;
+    h ^= h >> 15u;
+    return float(h >> 8u) * (1.0 / 16777216.0);
+}
+
+// Past the last mesh level: the cards or that level, as crowd_lod.c decides it per instance.
+// Coverage: the threshold T = u_thresholds[last] with the dead band (no hand-off band), or
+// inside [T / (1 + b), T (1 + b)] the card when the instance's value is below the blend factor
+// (log coverage). Distance: the card from T (x bias) on, or inside [T / (1 + b), T (1 + b)] metres
+// of the record's own position the same rule, linear in metres (CROWD_DRAW_BAND).
+bool takes_card(crowd_rec r, float coverage, float pos_dist, float centre_dist, int previous)
+{
+    int l = u_levels - 1;
+    float t = u_thresholds[l];
+    if (u_policy == 1) {
+        float v = coverage * u_bias;
+        if (u_card_band > 0.0) {
+            float b = 1.0 + u_card_band;
+            if (v >= t * b)
+                return false;
+            if (v > t / b)
+                return band_random(r) < log(t * b / v) / (2.0 * log(b));
+            return true;
+        }
+        return !(v >= t * (l < previous ? 1.0 + u_hysteresis : 1.0 - u_hysteresis));
+    }
+    if (!(t > 0.0))
+        return false;
+    if (u_card_band > 0.0) {
+        float lo = t * u_bias / (1.0 + u_card_band), hi = t * u_bias * (1.0 + u_card_band);
+        return band_random(r) < clamp((pos_dist - lo) / (hi - lo), 0.0, 1.0);
+    }
+    return centre_dist / u_bias >= t;
 }
 
 bool sphere_in(vec4 planes[6], vec3 c, float radius)
@@ -109,7 +153,7 @@ void resolve_budget()
 {
     int last = u_levels - 1;
     double total = 0.0;
-    for (int l = 0; l < u_levels; l++)
+    for (int l = 0; l < u_levels + u_cards; l++)
         for (int b = 0; b < BINS; b++)
             total += double(histogram[l * BINS + b]) * double(u_index_counts[l]);
     int cutoff = -1;
@@ -163,6 +207,11 @@ Item classify(uint t)
     int previous = int(state[it.instance]);
     it.level = u_policy == 1 ? coverage_level(coverage * u_bias, previous, personal)
                              : distance_level(dist / u_bias, 1.0 / personal);
+    if (u_cards != 0 && it.level == u_levels - 1) {
+        precise vec3 e = at - u_camera;
+        if (takes_card(r, coverage, sqrt(e.x * e.x + e.y * e.y + e.z * e.z), dist, previous))
+            it.level = u_levels; // the card partition (after the shadow ones: see main)
+    }
     it.centre = centre;
     it.radius = radius;
     it.coverage = coverage;
@@ -204,12 +253,12 @@ void main()
         int l = it.level;
         if (it.seen)
             state[it.instance] = uint(l); // the preferred level: budget demotions do not feed hysteresis
-        if (u_budget_on != 0 && it.seen && coverage_bin(it.coverage) <= int(histogram[RESULT]))
-            l = u_levels - 1;
+        if (u_budget_on != 0 && it.seen && l < u_levels && coverage_bin(it.coverage) <= int(histogram[RESULT]))
+            l = u_levels - 1; // cards are cheaper than any mesh: the budget never moves them
         if (it.seen)
-            level = l;
-        if (it.seen && l <= u_shadow_max_lod && sphere_in(u_light_planes, it.centre, it.radius))
-            shadow = int(u_shadow_base) + l;
+            level = l < u_levels ? l : int(u_shadow_base) + u_levels; // cards: the partition past the shadow ones
+        if (it.seen && l < u_levels && l <= u_shadow_max_lod && sphere_in(u_light_planes, it.centre, it.radius))
+            shadow = int(u_shadow_base) + l; // cards cast no shadow
         if (level >= 0)
             local = atomicAdd(s_count[level], 1u);
         if (shadow >= 0)

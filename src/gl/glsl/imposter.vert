@@ -18,15 +18,23 @@ uniform vec3 u_band;                        // hand-off band: near, far (metres)
 uniform mat4 u_light_view_projection;
 
 out vec3 v_world;
-out vec2 v_uv0;
-out vec2 v_uv1;
-flat out vec4 v_tiles;                      // atlas origin of view 0's tile (xy), view 1's (zw)
-flat out float v_blend;                     // weight of view 1
+out vec4 v_uv0;                             // elevation 0: view 0's tile coordinates (xy), view 1's (zw)
+out vec4 v_uv1;                             // elevation 1: the same
+flat out vec4 v_tiles0;                     // elevation 0: atlas origin of view 0's tile (xy), view 1's (zw)
+flat out vec4 v_tiles1;                     // elevation 1: the same
+flat out vec2 v_blend;                      // weight of view 1 (x) and of elevation 1 (y)
 flat out vec2 v_turn;                       // sin, cos of the yaw: model -> world normals
 flat out vec3 v_tint;                       // sRGB
 out vec4 v_shadow;
 
+#ifdef GPU_DRIVEN
+// The GPU-driven path (gpu_crowd.c): the cull pass wrote this card's slot into the card partition.
+layout(location = 12) in uint i_slot;
+layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec u_records[]; };
+crowd_rec instance_record() { return u_records[i_slot]; }
+#else
 crowd_rec instance_record() { return crowd_rec(i_transform, i_play_a, i_play_b, i_look); }
+#endif
 vec3 instance_position() { return record_position(instance_record(), u_time); }
 float instance_yaw() { return record_yaw(instance_record()); }
 float instance_scale() { return record_scale(instance_record()); }
@@ -115,20 +123,24 @@ void main()
     float v = atan(d.x, d.z) / 6.2831853 * views;
     v = v < 0.0 ? v + views : v;
     float j0 = floor(v);
-    v_blend = v - j0;
     int view0 = int(j0) % int(views), view1 = (view0 + 1) % int(views);
+    // the two baked elevations around the camera's, blended like the two yaw views (clamped past
+    // the first and the last)
     float el = asin(clamp(d.y, -1.0, 1.0));
-    int e = 0;
+    int e0 = 0;
     for (int k = 1; k < 4; k++)
-        if (k < elevations && abs(el - u_imposter_elevation[k]) < abs(el - u_imposter_elevation[e]))
-            e = k;
-    float elevation = u_imposter_elevation[e];
+        if (k < elevations && u_imposter_elevation[k] <= el)
+            e0 = k;
+    int e1 = min(e0 + 1, elevations - 1);
+    float eb = e1 != e0 ? clamp((el - u_imposter_elevation[e0]) / (u_imposter_elevation[e1] - u_imposter_elevation[e0]), 0.0, 1.0) : 0.0;
+    v_blend = vec2(v - j0, eb);
 
     vec4 info = texelFetch(u_clips, ivec2(clip, 0), 0);
     int n = int(frames);
     int key = info.z > 0.5 ? int(floor(phase * frames + 0.5)) % n : clamp(int(floor(phase * (frames - 1.0) + 0.5)), 0, n - 1);
-    int first = int(t0.w) + (key * elevations + e) * int(views);
-    v_tiles = vec4(tile_origin(first + view0), tile_origin(first + view1));
+    int first0 = int(t0.w) + (key * elevations + e0) * int(views), first1 = int(t0.w) + (key * elevations + e1) * int(views);
+    v_tiles0 = vec4(tile_origin(first0 + view0), tile_origin(first0 + view1));
+    v_tiles1 = vec4(tile_origin(first1 + view0), tile_origin(first1 + view1));
 
     // the card: facing the camera, through the box centre, covering the box
     vec3 side = vec3(d.z, 0.0, -d.x); // straight above or below: any horizontal right will do
@@ -138,8 +150,9 @@ void main()
     vec2 k = vec2(corner == 1 || corner == 2 || corner == 4 ? 1.0 : 0.0, corner >= 2 && corner != 3 ? 1.0 : 0.0);
     vec3 q = right * mix(r.x, r.z, k.x) + up * mix(r.y, r.w, k.y) + d * dot(centre, d);
     float step = 6.2831853 / views;
-    v_uv0 = tile_uv(q, float(view0) * step, elevation, lo, hi);
-    v_uv1 = tile_uv(q, float(view1) * step, elevation, lo, hi);
+    float a0 = u_imposter_elevation[e0], a1 = u_imposter_elevation[e1];
+    v_uv0 = vec4(tile_uv(q, float(view0) * step, a0, lo, hi), tile_uv(q, float(view1) * step, a0, lo, hi));
+    v_uv1 = vec4(tile_uv(q, float(view0) * step, a1, lo, hi), tile_uv(q, float(view1) * step, a1, lo, hi));
 
     vec3 p = q * scale;
     vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + pos;
