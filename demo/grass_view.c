@@ -58,7 +58,7 @@ void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on)
 }
 
 void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                       const crowd_frame *crowd, float dt, const float focus[2], bool trample, bool mower)
+                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower)
 {
     if (!g || !on)
         return;
@@ -82,7 +82,7 @@ void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const c
     crowd_grass_fields f = {.dt = dt,
                             .focus_set = true,
                             .focus = {focus[0], focus[1]},
-                            .crowd = trample ? crowd : NULL,
+                            .crowd = trample ? agents : NULL,
                             .cuts = cuts,
                             .cut_count = n};
     crowd_grass_update_fields(g->field, renderer, scene, &f);

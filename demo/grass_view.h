@@ -22,7 +22,7 @@ void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on);
  * `focus` (xz: the camera's ground focus); the crowd's agents trample when `trample`; `mower` cuts a
  * swath under the focus as it moves. Leaves the renderer's target bound. */
 void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                       const crowd_frame *crowd, float dt, const float focus[2], bool trample, bool mower);
+                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower);
 
 /* After the crowd's colour pass: draws the field (receiving the renderer's shadow map) when `on`.
  * budget in (0, 1], wind 0..1. */

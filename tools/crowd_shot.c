@@ -74,10 +74,12 @@ static crowd_grass *shot_grass; /* the field, when --grass on */
 static bool shot_fields = true;  /* --fields: the crowd tramples the field every frame */
 static bool shot_sky = true;     /* --sky */
 static bool shot_aces = true;    /* --tone aces|gamma */
+static float shot_focus[2];      /* the trample window follows the camera's target */
 
 static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
 {
-    crowd_grass_fields f = {.dt = 1.0f / 60.0f, .crowd = frame};
+    crowd_grass_fields f = {
+        .dt = 1.0f / 60.0f, .focus_set = true, .focus = {shot_focus[0], shot_focus[1]}, .crowd = frame};
     if (shot_grass && shot_fields)
         crowd_grass_update_fields(shot_grass, r, scene, &f);
 }
@@ -376,6 +378,7 @@ int main(int argc, char **argv)
     crowd_scene_lighting(&scene, 0.0011f);
     scene.shadows = o.shadows;
     scene.output = shot_aces ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
+    shot_focus[0] = o.target[0], shot_focus[1] = o.target[2];
     const float up[3] = {0, 1, 0};
     cb_look_at(scene.view, o.eye, o.target, up);
     cb_perspective(scene.projection, 58.0f * 3.14159265f / 180.0f, (float)o.width / (float)o.height, 0.3f, 900.0f);
