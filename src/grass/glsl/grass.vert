@@ -81,9 +81,11 @@ void main()
         vec4 s = textureLod(u_trample, tuv, 0.0);
         trample = vec3(s.rg * 2.0 - 1.0, s.b);
     }
+    float keep = 1.0; // the fraction of the blade left standing: a cut keeps its lower part
     if (u_cut_field.w > 0.0) { // stubble: every tier, so a cut patch stays cut across the hand-offs
         float cut = textureLod(u_cut, (root - u_cut_field.xy) * u_cut_field.z, 0.0).r;
-        height *= mix(1.0, u_cut_field.w, smoothstep(0.2, 0.6, cut));
+        keep = mix(1.0, u_cut_field.w, smoothstep(0.2, 0.6, cut));
+        height *= keep;
     }
     float width = u_blade_size.y;
     int blade = int(a_vertex.x + 0.5);
@@ -105,7 +107,7 @@ void main()
         tangent = vec2(cos(a), sin(a));
         facing = vec2(-tangent.y, tangent.x);
     }
-    float w = width * pow(max(1.0 - t, 0.0), 0.7); // the one width curve of every tier
+    float w = width * pow(max(1.0 - t * keep, 0.0), 0.7); // the one width curve of every tier (a stub: blunt)
     float sway = 0.65 + 0.35 * sin(u_blade_size.z * 2.3 + dot(root, vec2(0.23, 0.17)));
     vec2 bend = (facing * 0.18 + u_wind * sway * (1.0 - trample.z)) * height * t * t;
     bend += trample.xy * trample.z * 0.85 * height * t; // pressed over, away from what stood on it
@@ -119,7 +121,7 @@ void main()
     v_world = p;
     vec3 ground = grass_ground(root, zone);
     vec3 tint = vec3(0.20, 0.38, 0.07) * (0.8 + 0.4 * fract(b.w * 91.3)) * mix(vec3(1.25, 1.05, 0.7), vec3(1.0), zone);
-    v_base = mix(ground, tint, smoothstep(0.0, 0.6, t));
+    v_base = mix(ground, tint, smoothstep(0.0, 0.6, t * keep)); // a stub keeps its root colour
     v_t = t;
     v_ground = 0.0;
     v_shadow = u_light_view_projection * vec4(p, 1.0);
