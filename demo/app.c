@@ -58,6 +58,9 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_GRASS_BUDGET] = {"grass_budget", "grass density", 0.05, 1, 0.05, NULL, 0},
     [DEMO_WIND] = {"wind", "wind", 0, 1, 0.05, NULL, 0},
     [DEMO_GUN] = {"gun", "paint minigun", 0, 1, 1, NULL, 'G'},
+    [DEMO_TRAMPLE] = {"trample", "trample", 0, 1, 1, NULL, '8'},
+    [DEMO_MOWER] = {"mower", "mower", 0, 1, 1, NULL, '9'},
+    [DEMO_TONE] = {"tone", "tone mapping", 0, 1, 1, "gamma|aces", '7'},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -111,6 +114,12 @@ struct demo_app {
     demo_grass *grass;     /* NULL when the field could not be made (the error says why) */
     demo_gun *gun;         /* made the first time gun mode is entered; its paint stays after */
     int gun_left_camera;   /* the camera mode gun mode was entered from, -1 outside it */
+    /* the shadow map is re-rendered at most at 30 Hz and only while something moves (the seed's
+       SHADOW_UPDATE_INTERVAL): the crowd stepping, or the light's fit following the camera */
+    double shadow_wait;      /* seconds since the last shadow pass */
+    float shadow_light[16];  /* the light matrix of that pass */
+    bool shadow_valid;       /* a pass ran since shadows were switched on */
+    uint64_t shadow_passes, shadow_frames;
     double grass_time;
     char status[2048];
     char error[256];
@@ -262,7 +271,7 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            /* WebGL2 on SwiftShader: 5.5 s a frame at 1 vs 0.7 s without grass
                                               (20k crowd, 960x540); the field's vertex work dominates */
                                            [DEMO_GRASS_BUDGET] = desc->es ? 0.25 : 1,
-                                           [DEMO_WIND] = 0.4};
+                                           [DEMO_WIND] = 0.4, [DEMO_TRAMPLE] = 1, [DEMO_TONE] = 1};
     memcpy(app->settings, defaults, sizeof defaults);
     crowd_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
@@ -711,6 +720,9 @@ static void write_status(demo_app *app)
                   choice_name(DEMO_MSAA, s[DEMO_MSAA], msaa, sizeof msaa));
     n += demo_path_status(app->renderer, app->status + n, sizeof app->status - (size_t)n);
     n += demo_grass_status(app->grass, s[DEMO_GRASS] > 0.5, app->status + n, sizeof app->status - (size_t)n);
+    if (s[DEMO_SHADOWS] > 0.5) /* at most 30 Hz, only while something moves */
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "shadow map: %llu passes in %llu frames\n",
+                      (unsigned long long)app->shadow_passes, (unsigned long long)app->shadow_frames);
     if (app->error[0])
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "! %s\n", app->error);
     if (demo_benchmark_running(app) || demo_benchmark_report(app)[0])
@@ -721,7 +733,7 @@ static void write_status(demo_app *app)
                  "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
                  "      K stride matching   N separation   F fog   1-5 or Z scenario   0 asset (last: menagerie)\n"
                  "      O MSAA   U path\n"
-                 "      I grass (density and wind: panel)\n"
+                 "      I grass (density and wind: panel)  8 trample  9 mower  7 tone\n"
                  "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
                  "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
                  "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n"
@@ -874,6 +886,9 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         dt = 0.0f;
     demo_camera_matrices(&app->camera, (float)width / (float)(height ? height : 1), app->scene.view,
                          app->scene.projection);
+    app->scene.output = app->settings[DEMO_TONE] > 0.5 ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
+    if (!app->compare) /* the sky behind everything: fog at the horizon, so the world shows no edge */
+        crowd_gl_draw_sky(app->renderer, &app->scene);
     if (app->compare) { /* both halves are compare.c's; the main crowd waits */
         app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
         demo_compare_frame(app->compare, dt, &app->camera, &app->scene, scene_fbo, width, height);
@@ -930,14 +945,31 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     demo_grass_ground(app->grass, app->renderer, grass);
     app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
     float light[16];
+    float centre[3], radius;
+    demo_camera_shadow_focus(&app->camera, centre, &radius);
+    const float focus[2] = {centre[0], centre[2]};
+    demo_grass_fields(app->grass, app->renderer, &app->scene, grass, app->frame, dt, focus,
+                      app->settings[DEMO_TRAMPLE] > 0.5, app->settings[DEMO_MOWER] > 0.5);
     if (app->scene.shadows) {
-        float centre[3], radius;
-        demo_camera_shadow_focus(&app->camera, centre, &radius);
         crowd_gl_fit_shadow(app->renderer, app->scene.sun_direction, centre, radius, light);
     }
-    demo_path_cull(app->renderer, app->crowd, app->frame, &view, app->scene.shadows ? light : NULL);
-    if (app->scene.shadows)
+    bool shadow_pass = false;
+    if (app->scene.shadows) {
+        bool moved = dt > 0.0f || !app->shadow_valid || memcmp(light, app->shadow_light, sizeof light);
+        app->shadow_wait += seconds > 0.0 ? seconds : 0.0;
+        shadow_pass = moved && (!app->shadow_valid || app->shadow_wait >= 1.0 / 30.0 - 1e-4);
+        app->shadow_frames++;
+    } else {
+        app->shadow_valid = false;
+    }
+    demo_path_cull(app->renderer, app->crowd, app->frame, &view, shadow_pass ? light : NULL);
+    if (shadow_pass) {
         debug_check(app, crowd_gl_render_shadows(app->renderer, app->frame, light), "shadow pass");
+        memcpy(app->shadow_light, light, sizeof light);
+        app->shadow_valid = true;
+        app->shadow_wait = 0.0;
+        app->shadow_passes++;
+    }
     debug_check(app, crowd_gl_draw(app->renderer, app->frame, &app->scene), "colour pass");
     /* paused: the wind stands still too */
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;

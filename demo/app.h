@@ -38,6 +38,9 @@ typedef enum demo_setting {
     DEMO_GRASS_BUDGET,    /* 0.05..1: the field's density multiplier */
     DEMO_WIND,            /* 0..1 */
     DEMO_GUN,             /* 0/1: the paint minigun (demo/gun.c): walk camera, LMB fires, R respawns */
+    DEMO_TRAMPLE,         /* 0/1: the crowd tramples the grass (crowd_grass_update_fields) */
+    DEMO_MOWER,           /* 0/1: the mower cuts the grass under the camera's focus */
+    DEMO_TONE,            /* 0 gamma 2.2, 1 ACES + sRGB (crowd_gl_scene.output), with the sky either way */
     DEMO_SETTING_COUNT
 } demo_setting;
 

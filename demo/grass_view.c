@@ -15,6 +15,8 @@ struct demo_grass {
     double at[WINDOW];                   /* each frame's end, ms since the first */
     uint32_t next, count;
     double clock;
+    float mower_at[2]; /* where the mower's last disc was cut */
+    bool mower_valid;
 };
 
 crowd_result demo_grass_create(bool es, crowd_grass_path path, bool timers, demo_grass **out, crowd_error *error)
@@ -53,6 +55,37 @@ void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on)
         crowd_gl_set_ground(renderer, 420.0f * 1.5f, plane);
         g->ground_off = NULL;
     }
+}
+
+void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
+                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower)
+{
+    if (!g || !on)
+        return;
+    /* the mower follows the focus: a disc every 0.5 m of its path (and where it stops), so a fast
+       camera still leaves a closed swath */
+    float cuts[2 * 64];
+    uint32_t n = 0;
+    if (mower) {
+        float from[2] = {g->mower_at[0], g->mower_at[1]};
+        if (!g->mower_valid)
+            from[0] = focus[0], from[1] = focus[1];
+        float dx = focus[0] - from[0], dz = focus[1] - from[1], len = sqrtf(dx * dx + dz * dz);
+        uint32_t steps = len > 32.0f ? 1 : (uint32_t)(len / 0.5f) + 1;
+        for (uint32_t k = 1; k <= steps && n < 64; k++, n++) {
+            cuts[2 * n] = from[0] + dx * (float)k / (float)steps;
+            cuts[2 * n + 1] = from[1] + dz * (float)k / (float)steps;
+        }
+        g->mower_at[0] = focus[0], g->mower_at[1] = focus[1];
+    }
+    g->mower_valid = mower;
+    crowd_grass_fields f = {.dt = dt,
+                            .focus_set = true,
+                            .focus = {focus[0], focus[1]},
+                            .crowd = trample ? agents : NULL,
+                            .cuts = cuts,
+                            .cut_count = n};
+    crowd_grass_update_fields(g->field, renderer, scene, &f);
 }
 
 void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
@@ -130,5 +163,7 @@ int demo_grass_status(const demo_grass *g, bool on, char *out, size_t size)
                   (unsigned long long)s->passes_run, (unsigned long long)s->passes_skipped);
     if (s->gpu_cull_ms >= 0.0)
         n += snprintf(out + n, size - (size_t)n, " gpu %.2f+%.2f ms", s->gpu_cull_ms, s->gpu_draw_ms);
+    n += snprintf(out + n, size - (size_t)n, "\ntrample %u discs  cut %llu discs", s->trample_stamps,
+                  (unsigned long long)s->cut_stamps);
     return n + snprintf(out + n, size - (size_t)n, "\n");
 }

@@ -18,6 +18,12 @@ void demo_grass_destroy(demo_grass *g);
  * (out to the horizon) replaces it, and comes back when the field is off. */
 void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on);
 
+/* Before the crowd's passes (after crowd_update): the interaction fields. The trample window follows
+ * `focus` (xz: the camera's ground focus); the crowd's agents trample when `trample`; `mower` cuts a
+ * swath under the focus as it moves. Leaves the renderer's target bound. */
+void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
+                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower);
+
 /* After the crowd's colour pass: draws the field (receiving the renderer's shadow map) when `on`.
  * budget in (0, 1], wind 0..1. */
 void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,

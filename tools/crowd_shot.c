@@ -40,6 +40,9 @@ static void usage(FILE *out)
                  "  --gl-debug            check GL errors after every upload and pass\n"
                  "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n"
                  "  --grass on|off        the grass field as the ground (default on); --path picks its path too\n"
+                 "  --fields on|off       the crowd tramples the field each frame (default on)\n"
+                 "  --sky on|off          the analytic sky and sun disc behind the scene (default on)\n"
+                 "  --tone aces|gamma     ACES tone mapping + sRGB output, or the plain gamma 2.2 (default aces)\n"
 
                  "  --imposters on|off    the imposter level of an asset baked with --imposters (default on)\n"
                  "  --imposter-distance <m>  where the cards take over (default: the asset's LOD chain)\n");
@@ -68,6 +71,18 @@ typedef struct shot_options {
 } shot_options;
 
 static crowd_grass *shot_grass; /* the field, when --grass on */
+static bool shot_fields = true;  /* --fields: the crowd tramples the field every frame */
+static bool shot_sky = true;     /* --sky */
+static bool shot_aces = true;    /* --tone aces|gamma */
+static float shot_focus[2];      /* the trample window follows the camera's target */
+
+static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
+{
+    crowd_grass_fields f = {
+        .dt = 1.0f / 60.0f, .focus_set = true, .focus = {shot_focus[0], shot_focus[1]}, .crowd = frame};
+    if (shot_grass && shot_fields)
+        crowd_grass_update_fields(shot_grass, r, scene, &f);
+}
 
 static void draw_grass(const crowd_gl_renderer *r, const crowd_gl_scene *scene, float time)
 {
@@ -99,7 +114,7 @@ static int parse(int argc, char **argv, shot_options *o)
                         true};
     static const char *const valued[] = {"--out",    "--size",     "--count", "--seconds",   "--eye",
                                          "--target", "--scenario", "--mode",  "--msaa",      "--frames",
-                                         "--upload", "--path",     "--grass", "--imposters", "--imposter-distance"};
+                                         "--upload", "--path",     "--grass", "--fields", "--sky", "--tone", "--imposters", "--imposter-distance"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -147,6 +162,15 @@ static int parse(int argc, char **argv, shot_options *o)
                       : !strcmp(v, "auto") ? CROWD_GL_PATH_AUTO
                                            : CROWD_GL_PATH_CPU;
             o->desktop |= o->path != CROWD_GL_PATH_CPU;
+        } else if (!strcmp(a, "--sky")) {
+            ok = !strcmp(v, "on") || !strcmp(v, "off");
+            shot_sky = !strcmp(argv[++i], "on");
+        } else if (!strcmp(a, "--tone")) {
+            ok = !strcmp(v, "aces") || !strcmp(v, "gamma");
+            shot_aces = !strcmp(argv[++i], "aces");
+        } else if (!strcmp(a, "--fields")) {
+            ok = !strcmp(v, "on") || !strcmp(v, "off");
+            shot_fields = !strcmp(argv[++i], "on");
         } else if (!strcmp(a, "--grass")) {
             ok = !strcmp(v, "on") || !strcmp(v, "off");
             o->grass = !strcmp(argv[++i], "on");
@@ -231,9 +255,12 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
         bytes += crowd_gl_get_stats(r)->bytes_uploaded;
         if (result == CROWD_OK)
             crowd_gl_cull(r, frame, view, o->shadows ? light : NULL); /* GPU path only */
+        update_fields(r, scene, frame);
         if (result == CROWD_OK && o->shadows)
             result = crowd_gl_render_shadows(r, frame, light);
         glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        if (shot_sky)
+            crowd_gl_draw_sky(r, scene);
         if (result == CROWD_OK)
             result = crowd_gl_draw(r, frame, scene);
         draw_grass(r, scene, (float)f / 60.0f);
@@ -262,12 +289,25 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
 
 /* The field's numbers; with timers, GPU ms of culling over frames that move the eye by 1 cm each
  * (every one culls) and then over still frames (every one skips), read after a glFinish. */
-static void print_grass(crowd_gl_scene *scene, const crowd_gl_renderer *r, bool timers)
+static void print_grass(crowd_gl_scene *scene, const crowd_gl_renderer *r, bool timers, const crowd_frame *frame)
 {
     const crowd_grass_stats *g = crowd_grass_get_stats(shot_grass);
     printf("  grass (%s path): %u of %u chunks, tiers near %u mid %u far %u (%s)\n",
            g->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", g->chunks_visible, g->chunks, g->tier_blades[0],
            g->tier_blades[1], g->tier_blades[2], g->late ? "GPU counters" : "CPU estimate");
+    if (shot_fields) { /* the field update alone, each between two glFinish (a measuring tool may wait) */
+        double ms[21];
+        for (int k = 0; k < 21; k++) {
+            glFinish();
+            double t0 = now_ms();
+            update_fields(r, scene, frame);
+            glFinish();
+            ms[k] = now_ms() - t0;
+        }
+        printf("  grass fields: %u trample discs (the crowd's agents in the window), update %.3f ms (median of 21, "
+               "glFinish each side)\n",
+               g->trample_stamps, median(ms, 21));
+    }
     if (!timers)
         return;
     double moving_cull = -1, moving_draw = -1;
@@ -337,6 +377,8 @@ int main(int argc, char **argv)
     crowd_gl_scene scene = {0};
     crowd_scene_lighting(&scene, 0.0011f);
     scene.shadows = o.shadows;
+    scene.output = shot_aces ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
+    shot_focus[0] = o.target[0], shot_focus[1] = o.target[2];
     const float up[3] = {0, 1, 0};
     cb_look_at(scene.view, o.eye, o.target, up);
     cb_perspective(scene.projection, 58.0f * 3.14159265f / 180.0f, (float)o.width / (float)o.height, 0.3f, 900.0f);
@@ -366,6 +408,7 @@ int main(int argc, char **argv)
         if (crowd_grass_create(&grass_desc, &shot_grass, &err) != CROWD_OK)
             goto done;
         crowd_gl_set_ground(r, 0.0f, plane); /* the field's ground replaces the plane */
+        update_fields(r, &scene, frame); /* where the agents stand now */
     }
     if (o.shadows && crowd_gl_render_shadows(r, frame, light) != CROWD_OK) {
         snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
@@ -375,6 +418,8 @@ int main(int argc, char **argv)
     crowd_scene_sky(sky);
     glClearColor(sky[0], sky[1], sky[2], 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    if (shot_sky)
+        crowd_gl_draw_sky(r, &scene);
     if (crowd_gl_draw(r, frame, &scene) != CROWD_OK) {
         snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
         goto done;
@@ -413,7 +458,7 @@ int main(int argc, char **argv)
         printf("\n");
     }
     if (shot_grass)
-        print_grass(&scene, r, o.gl_timers);
+        print_grass(&scene, r, o.gl_timers, frame);
     if (o.frames && bench_loop(&o, c, sim, r, &scene, &view, light, &err) != CROWD_OK)
         goto done;
     status = 0;

@@ -110,6 +110,13 @@ typedef struct crowd_gl_desc {
 } crowd_gl_desc;
 
 /* Light and atmosphere for a frame. Directions are unit vectors in world space. */
+/* How the passes turn linear light into framebuffer values (every fragment shader of crowd_gl and
+ * crowdbake/grass.h alike: crowd, attachments, props, imposters, grass, sky). */
+typedef enum crowd_gl_output {
+    CROWD_GL_OUTPUT_GAMMA = 0,     /* pow(c, 1 / 2.2), clipped at 1 by the framebuffer (the default) */
+    CROWD_GL_OUTPUT_ACES_SRGB = 1, /* c * exposure, the ACES filmic curve, then the sRGB transfer function */
+} crowd_gl_output;
+
 typedef struct crowd_gl_scene {
     float view[16], projection[16];      /* the camera, column-major */
     float sun_direction[3];              /* towards the sun */
@@ -119,6 +126,8 @@ typedef struct crowd_gl_scene {
     float fog_density; /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
     bool shadows;      /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
     bool flat_color;   /* every character white: geometry and light only (comparisons) */
+    crowd_gl_output output; /* CROWD_GL_OUTPUT_GAMMA (0) unless set */
+    float exposure;         /* with CROWD_GL_OUTPUT_ACES_SRGB: 0 = 1 */
 } crowd_gl_scene;
 
 typedef struct crowd_gl_attachment_desc {
@@ -214,6 +223,13 @@ CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_fr
                                      const crowd_gl_scene *scene);
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
+
+/* The sky into the bound framebuffer: one full-screen triangle, depth test and depth writes off
+ * while it draws (so call it after the clear and before the passes). The fog colour at and below the
+ * horizon, where the fogged ground meets it without an edge, rising to a zenith blue derived from
+ * scene->sky_color; the sun's disc (about 1.5 degrees) and glow at scene->sun_direction; through
+ * scene->output like every pass. Leaves DEPTH_TEST enabled, depth writes on, program 0. */
+CROWD_API void crowd_gl_draw_sky(const crowd_gl_renderer *renderer, const crowd_gl_scene *scene);
 
 /* With desc.debug: what the last failing upload or pass saw ("" when none). */
 CROWD_API const char *crowd_gl_last_error(const crowd_gl_renderer *renderer);

@@ -97,6 +97,16 @@ typedef struct crowd_grass_desc {
     bool es;     /* the context is GLES 3.0 / WebGL2 */
     bool debug;  /* glGetError after each pass (a round trip each) */
     bool timers; /* GPU time of the cull + classify passes and of the draws (GL 3.3+ timer queries) */
+    /* The interaction fields (crowd_grass_update_fields). Zero: the seed's values. */
+    uint32_t trample_resolution; /* 256 texels a side (RGBA8, twice: a ping-pong pair) */
+    float trample_extent;        /* 48 m a side (18.75 cm texels), following the focus */
+    float trample_hold;          /* 0.15 s: a trail stays at full strength this long after its last stamp */
+    float trample_recovery;      /* 0.65 s: then a full-strength trail springs back linearly over this */
+    float trample_radius;        /* 0.4 m: the disc one trampler (or agent) presses down */
+    uint32_t cut_resolution;     /* 512 texels a side (RGBA8) over the whole field (86 cm texels) */
+    float cut_radius;            /* 1.4 m: the mower's disc */
+    float cut_height;            /* 0.14: a cut blade's height as a fraction of its own */
+    bool no_fields;              /* no trample or cut textures, no samples in the blade shader */
 } crowd_grass_desc;
 
 /* What changes per frame. */
@@ -106,6 +116,19 @@ typedef struct crowd_grass_frame {
     float budget;        /* density multiplier (0, 1]; 0 = 1 */
     float draw_distance; /* 0 = the desc's */
 } crowd_grass_frame;
+
+/* The inputs of one interaction-field update (crowd_grass_update_fields). */
+typedef struct crowd_grass_fields {
+    float dt;          /* seconds since the last update (the trail's hold and recovery); 0: the trails hold */
+    bool focus_set;    /* the trample window follows `focus` (xz): the actor, the orbit target */
+    float focus[2];    /* else: the ground 18 m ahead of the camera, so the window covers the near tier */
+    const float *tramplers; /* xz pairs (metres): what tramples this frame (the actor); NULL: nothing */
+    uint32_t trampler_count;
+    const crowd_frame *crowd; /* every live agent of this crowd frame inside the window tramples (its
+                                 record's position at crowd->time); NULL: none */
+    const float *cuts;        /* xz pairs: the mower's discs this frame (never recover); NULL: none */
+    uint32_t cut_count;
+} crowd_grass_fields;
 
 typedef struct crowd_grass_stats {
     crowd_grass_path path;           /* the path in use */
@@ -121,6 +144,9 @@ typedef struct crowd_grass_stats {
     /* with desc.timers: GPU ms of culling (cull + classify; 0 when skipped) and of the draws,
        from a frame a few frames ago; negative until a first result */
     double gpu_cull_ms, gpu_draw_ms;
+    uint32_t trample_stamps; /* discs stamped into the trample field by the last update (agents included) */
+    uint64_t cut_stamps;     /* discs cut since creation */
+    float trample_origin[2]; /* the trample window's -x/-z corner after the last update (world metres) */
 } crowd_grass_stats;
 
 typedef struct crowd_grass crowd_grass;
@@ -138,9 +164,38 @@ CROWD_API void crowd_grass_destroy(crowd_grass *grass);
  * renderer whose shadow map the field receives when scene->shadows (call after
  * crowd_gl_render_shadows). `frame` may be NULL (still air, full budget). Depth test on, no blending,
  * both faces. Leaves: vertex array 0, program 0, DEPTH_TEST and CULL_FACE enabled, active texture
- * unit 0; units 8..10 hold the field's textures. With debug, returns CROWD_ERROR_GL on a GL error. */
+ * unit 0; units 8..12 hold the field's textures. With debug, returns CROWD_ERROR_GL on a GL error. */
 CROWD_API crowd_result crowd_grass_draw(crowd_grass *grass, const crowd_gl_renderer *shadows,
                                         const crowd_gl_scene *scene, const crowd_grass_frame *frame);
+
+/* The interaction fields, as fragment-shader passes that run on every context (GL 3.3, GLES 3.0,
+ * WebGL2; a render target per texture, RGBA8, no float render targets needed):
+ *  - Trample: a ping-pong pair of trample_resolution^2 textures over a trample_extent window that
+ *    follows the focus in whole texels. One pass per update reads the active texture (shifted by the
+ *    window's move) into the other: RG the bend direction (0.5 = none), B the trail strength, A the
+ *    time since the last stamp over the hold (1 = held out). After the hold a trail falls linearly,
+ *    a full one to 0 in trample_recovery (RGBA8: the fall is rounded to 1/255 per update, so a trail
+ *    is gone up to ~8 % early at 60 Hz). Then every trampler and every agent of `crowd` inside the
+ *    window is drawn as one instanced disc (alpha blending: the trail rises towards 1, the age
+ *    towards 0, the bend towards the push away from the disc's centre), and the pair swaps. The
+ *    blade vertex stage samples only the active texture of the pair: one sample, no mix of two.
+ *    At most 16,384 discs an update (agents past that are skipped, nearest first is not promised).
+ *  - Cut: one cut_resolution^2 texture over the whole field, never recovering: the mower's discs are
+ *    drawn with MAX blending. Blades of every tier over a cut are cut_height of their height (the
+ *    seed cuts the near tier; the tiers share height on purpose, so a cut patch does not grow back
+ *    when its roots hand off to mid or far).
+ * Costs: one 256^2 pass plus the discs (an agent walk of crowd->record_count on the CPU, about a
+ * nanosecond each), and nothing for the cut unless it is cut. Leaves: `target`'s framebuffer and
+ * viewport (crowd_gl_set_target) bound when it is given, else framebuffer 0 and the viewport of the
+ * last field drawn; blending off, program 0, vertex array 0. Call it before the frame's passes that
+ * draw (the shadow pass included). With desc.no_fields it does nothing. With debug, returns
+ * CROWD_ERROR_GL on a GL error. */
+CROWD_API crowd_result crowd_grass_update_fields(crowd_grass *grass, const crowd_gl_renderer *target,
+                                                 const crowd_gl_scene *scene, const crowd_grass_fields *fields);
+
+/* Clears the cut field (the meadow grows back at once) and the trails. Not a frame call: it asks GL
+ * for the bound framebuffer and viewport and leaves them as they were. */
+CROWD_API void crowd_grass_reset_fields(crowd_grass *grass);
 
 /* Forgets the skip key: the next draw culls again. */
 CROWD_API void crowd_grass_invalidate(crowd_grass *grass);

@@ -86,6 +86,30 @@ static void lighting_uniforms(const crowd_gl_renderer *r, const crowd_program *p
     glUniformMatrix4fv(u[U_LIGHT_VIEW_PROJECTION], 1, GL_FALSE, r->light_view_projection);
     glUniform1i(u[U_FLAT], s->flat_color ? 1 : 0);
     glUniform1i(u[U_OUTPUT], r->output_normals ? 1 : 0);
+    glUniform2f(u[U_TONE], (float)s->output, s->exposure > 0.0f ? s->exposure : 1.0f);
+}
+
+void crowd_gl_draw_sky(const crowd_gl_renderer *r, const crowd_gl_scene *s)
+{
+    if (!r || !s || !r->sky.id)
+        return;
+    const GLint *u = r->sky.uniforms;
+    glUseProgram(r->sky.id);
+    glUniformMatrix4fv(u[U_SKY_VIEW], 1, GL_FALSE, s->view);
+    glUniform2f(u[U_SKY_FOCAL], s->projection[0], s->projection[5]);
+    glUniform3fv(u[U_SUN_DIRECTION], 1, s->sun_direction);
+    glUniform3fv(u[U_SUN_COLOR], 1, s->sun_color);
+    glUniform3fv(u[U_SKY_COLOR], 1, s->sky_color);
+    glUniform3fv(u[U_FOG_COLOR], 1, s->fog_color);
+    glUniform2f(u[U_TONE], (float)s->output, s->exposure > 0.0f ? s->exposure : 1.0f);
+    glDisable(GL_DEPTH_TEST);
+    glDepthMask(GL_FALSE);
+    glBindVertexArray(r->sky_vao);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    glBindVertexArray(0);
+    glDepthMask(GL_TRUE);
+    glEnable(GL_DEPTH_TEST);
+    glUseProgram(0);
 }
 
 static void draw_batch(const crowd_gl_batch *b)

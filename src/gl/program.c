@@ -48,6 +48,9 @@ static const char *const uniform_names[U_COUNT] = {
     [U_TILE_SCALE] = "u_tile_scale",
     [U_IMPOSTER_ALBEDO] = "u_imposter_albedo",
     [U_IMPOSTER_NORMALS] = "u_imposter_normals",
+    [U_TONE] = "u_tone",
+    [U_SKY_VIEW] = "u_sky_view",
+    [U_SKY_FOCAL] = "u_sky_focal",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */
@@ -69,7 +72,9 @@ static GLuint compile(GLenum stage, const char *name, const char *header, const 
     snprintf(preamble, sizeof preamble, "%s", header);
     append_defines(preamble, sizeof preamble, defines);
     /* every vertex shader gets the record decode (record.glsl): one definition for all readers */
-    const char *sources[3] = {preamble, stage == GL_VERTEX_SHADER ? crowd_glsl_record_glsl : "", body};
+    /* and every fragment shader the output transform (output.glsl: crowd_gl_scene.output) */
+    const char *sources[3] = {preamble, stage == GL_VERTEX_SHADER ? crowd_glsl_record_glsl : crowd_glsl_output_glsl,
+                              body};
     GLuint shader = glCreateShader(stage);
     glShaderSource(shader, 3, sources, NULL);
     glCompileShader(shader);

@@ -49,6 +49,9 @@ typedef enum crowd_uniform {
     U_TILE_SCALE,
     U_IMPOSTER_ALBEDO,
     U_IMPOSTER_NORMALS,
+    U_TONE,
+    U_SKY_VIEW,
+    U_SKY_FOCAL,
     U_COUNT
 } crowd_uniform;
 

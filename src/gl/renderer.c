@@ -248,6 +248,10 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
             result = crowd_program_build(&r->prop[depth], "prop", es, defines, crowd_glsl_prop_vert,
                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     }
+    if (result == CROWD_OK)
+        result = crowd_program_build(&r->sky, "sky", es, NULL, crowd_glsl_sky_vert, crowd_glsl_sky_frag, error);
+    if (result == CROWD_OK && !r->sky_vao)
+        glGenVertexArrays(1, &r->sky_vao);
     return result;
 }
 
@@ -381,6 +385,9 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
     for (int d = 0; d < 2; d++) {
         crowd_program_release(&r->attachment[d]);
         crowd_program_release(&r->prop[d]);
+    crowd_program_release(&r->sky);
+    if (r->sky_vao)
+        glDeleteVertexArrays(1, &r->sky_vao);
     }
     GLuint textures[8] = {r->tex_clips,   r->tex_positions, r->tex_normals, r->tex_bones,
                           r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_depth};

@@ -39,6 +39,14 @@ crowd_grass_desc crowd_grass_resolve(const crowd_grass_desc *desc)
     d.ground_size = d.ground_size == 0.0f ? 4000.0f : d.ground_size < 0.0f ? 0.0f : d.ground_size;
     d.seed = d.seed ? d.seed : 1u;
     d.path = d.path ? d.path : CROWD_GRASS_PATH_AUTO;
+    d.trample_resolution = d.trample_resolution ? d.trample_resolution : 256u;
+    d.trample_extent = or_default(d.trample_extent, 48.0f);
+    d.trample_hold = or_default(d.trample_hold, 0.15f);
+    d.trample_recovery = or_default(d.trample_recovery, 0.65f);
+    d.trample_radius = or_default(d.trample_radius, 0.4f);
+    d.cut_resolution = d.cut_resolution ? d.cut_resolution : 512u;
+    d.cut_radius = or_default(d.cut_radius, 1.4f);
+    d.cut_height = or_default(d.cut_height, 0.14f);
     return d;
 }
 
@@ -63,6 +71,13 @@ crowd_result grass_check_desc(const crowd_grass_desc *d, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "grass: distances, power, falloff and blade sizes must be positive, min density <= 1, "
                           "path one of crowd_grass_path");
+    if (d->trample_resolution < 8 || d->trample_resolution > 4096 || d->cut_resolution < 8 ||
+        d->cut_resolution > 8192 || !(d->trample_extent > 0.0f) || !(d->trample_hold > 0.0f) ||
+        !(d->trample_recovery > 0.0f) || !(d->trample_radius > 0.0f) || !(d->cut_radius > 0.0f) ||
+        !(d->cut_height > 0.0f && d->cut_height <= 1.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "grass: fields: resolutions 8..4096 (trample) and 8..8192 (cut), extent, hold, recovery and "
+                          "radii positive, cut height in (0, 1]");
     return CROWD_OK;
 }
 

@@ -12,6 +12,7 @@
 #include "gl/gpu_cull.h"
 #include "gl/program.h"
 #include "gl/renderer_internal.h"
+#include "grass/grass_fields.h"
 #include "grass/grass_internal.h"
 
 /* embedded from src/grass/glsl by cmake/embed_glsl.cmake */
@@ -24,6 +25,7 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define TEX_BLADES 8 /* texture units: clear of the crowd renderer's 0..7 */
 #define TEX_BLOCKS 9
 #define TEX_SHADOW 10
+#define TEX_FIELDS 11 /* and 12: the active trample texture, the cut texture */
 
 #ifndef GL_TIME_ELAPSED
 #define GL_TIME_ELAPSED 0x88BF
@@ -49,13 +51,19 @@ enum {
     GU_SHADOW_MAP,
     GU_LIGHT_VP,
     GU_SHADOW_TEXEL,
+    GU_TRAMPLE,
+    GU_CUT,
+    GU_TRAMPLE_FIELD,
+    GU_CUT_FIELD,
+    GU_TONE,
     GRASS_UNIFORMS
 };
 static const char *const uniform_names[GRASS_UNIFORMS] = {
     "u_view_projection", "u_grass_eye",  "u_grass_bands",           "u_blade_size",  "u_wind",
     "u_block_offset",    "u_camera",     "u_sun_direction",         "u_sun_color",   "u_sky_color",
     "u_ground_color",    "u_fog_color",  "u_fog_density",           "u_blades",      "u_blocks",
-    "u_shadows",         "u_shadow_map", "u_light_view_projection", "u_shadow_texel"};
+    "u_shadows",         "u_shadow_map", "u_light_view_projection", "u_shadow_texel", "u_trample",
+    "u_cut",             "u_trample_field", "u_cut_field", "u_tone"};
 
 typedef struct tier_range {
     uint32_t first_index, index_count;
@@ -71,6 +79,7 @@ struct crowd_grass {
     tier_range tiers[CROWD_GRASS_TIERS + 1]; /* + the ground quad */
     crowd_grass_stats stats;
     grass_eye eye;
+    grass_fields fields;
 
     /* CPU path: the block table, per tier a run of (first blade, blades) entries */
     GLuint blocks_tex;
@@ -200,6 +209,8 @@ static void lookup_uniforms(crowd_grass *g)
     glUniform1i(g->u[GU_BLADES], TEX_BLADES);
     glUniform1i(g->u[GU_BLOCKS], TEX_BLOCKS);
     glUniform1i(g->u[GU_SHADOW_MAP], TEX_SHADOW);
+    glUniform1i(g->u[GU_TRAMPLE], TEX_FIELDS);
+    glUniform1i(g->u[GU_CUT], TEX_FIELDS + 1);
     glUseProgram(0);
 }
 
@@ -369,6 +380,8 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
 #endif
     if (r == CROWD_OK && !g->gpu)
         r = create_cpu_path(g, error);
+    if (r == CROWD_OK)
+        r = grass_fields_create(&g->fields, &g->desc, error);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glActiveTexture(GL_TEXTURE0);
@@ -400,6 +413,7 @@ void crowd_grass_destroy(crowd_grass *g)
     glDeleteBuffers(1, &g->ibo);
     glDeleteVertexArrays(1, &g->vao);
     crowd_program_release(&g->program);
+    grass_fields_destroy(&g->fields);
 #ifndef __EMSCRIPTEN__
     if (g->layer.ids)
         crowd_gpu_layer_destroy(&g->layer);
@@ -595,6 +609,7 @@ static void set_frame_uniforms(crowd_grass *g, const crowd_gl_renderer *sh, cons
     glUniform3fv(g->u[GU_GROUND], 1, s->ground_color);
     glUniform3fv(g->u[GU_FOG_COL], 1, s->fog_color);
     glUniform1f(g->u[GU_FOG], s->fog_density);
+    glUniform2f(g->u[GU_TONE], (float)s->output, s->exposure > 0.0f ? s->exposure : 1.0f);
     bool shadows = s->shadows && sh && sh->shadow_depth;
     glUniform1i(g->u[GU_SHADOWS], shadows ? 1 : 0);
     if (shadows) {
@@ -603,6 +618,45 @@ static void set_frame_uniforms(crowd_grass *g, const crowd_gl_renderer *sh, cons
         glActiveTexture(GL_TEXTURE0 + TEX_SHADOW);
         glBindTexture(GL_TEXTURE_2D, sh->shadow_depth);
     }
+    grass_fields_bind(&g->fields, &g->desc, TEX_FIELDS, g->u[GU_TRAMPLE_FIELD], g->u[GU_CUT_FIELD]);
+}
+
+crowd_result crowd_grass_update_fields(crowd_grass *g, const crowd_gl_renderer *target, const crowd_gl_scene *scene,
+                                       const crowd_grass_fields *fields)
+{
+    if (!g || !scene || !fields)
+        return CROWD_ERROR_ARGUMENT;
+    if (!g->fields.on)
+        return CROWD_OK;
+    grass_eye e = grass_eye_of(&g->desc, scene->view, scene->projection, 0.0f, 0.0f);
+    g->stats.trample_stamps = grass_fields_update(&g->fields, &g->desc, e.x, e.z, e.hx, e.hz, fields,
+                                                  &g->stats.cut_stamps);
+    g->stats.trample_origin[0] = (float)g->fields.origin[0] * g->fields.texel;
+    g->stats.trample_origin[1] = (float)g->fields.origin[1] * g->fields.texel;
+    if (g->fields.passes && target) {
+        glBindFramebuffer(GL_FRAMEBUFFER, target->target_fbo);
+        glViewport(target->target_viewport[0], target->target_viewport[1], target->target_viewport[2],
+                   target->target_viewport[3]);
+    }
+    if (g->desc.debug) {
+        GLenum err = glGetError();
+        if (err != GL_NO_ERROR) {
+            fprintf(stderr, "crowdbake grass: GL error 0x%04x in the field update\n", (unsigned)err);
+            return CROWD_ERROR_GL;
+        }
+    }
+    return CROWD_OK;
+}
+
+void crowd_grass_reset_fields(crowd_grass *g)
+{
+    if (g)
+        grass_fields_reset(&g->fields);
+}
+
+bool grass_gl_read_field(const crowd_grass *g, int which, uint8_t *rgba)
+{
+    return grass_fields_read(&g->fields, which, rgba);
 }
 
 crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, const crowd_gl_scene *scene,

@@ -72,6 +72,9 @@ uint32_t grass_reference(const crowd_grass_desc *resolved, const grass_eye *e, u
  * path the partition counts and ids (3 x blades words, or NULL). false on the CPU path. */
 grass_eye grass_gl_eye(const crowd_grass *g);
 const crowd_grass_desc *grass_gl_desc(const crowd_grass *g);
+/* The active trample texture (which 0, trample_resolution^2 RGBA8) or the cut texture (1); the
+ * bound framebuffer stays. false with no_fields. */
+bool grass_gl_read_field(const crowd_grass *g, int which, uint8_t *rgba);
 bool grass_gl_read_partitions(const crowd_grass *g, uint32_t counts[CROWD_GRASS_TIERS], uint32_t *ids);
 
 #endif

@@ -47,5 +47,5 @@ void main()
     vec3 color = base * (ambient + u_sun_color * sun);
     float d = length(v_world - u_camera) * u_fog_density;
     color = mix(u_fog_color, color, exp(-d * d));
-    o_color = vec4(pow(color, vec3(1.0 / 2.2)), 1.0);
+    o_color = vec4(crowd_output(color), 1.0);
 }

@@ -13,6 +13,12 @@ uniform int u_block_offset;         // this tier's first block
 uniform mat4 u_view_projection;
 uniform vec4 u_blade_size; // height, width, time, ground half size
 uniform vec2 u_wind;
+// the interaction fields (grass_fields.c): the active texture of the trample pair (one sample) and
+// the cut; each field's -x/-z corner, 1 / its extent, and w: trample on / the cut height (0: none cut)
+uniform highp sampler2D u_trample;
+uniform highp sampler2D u_cut;
+uniform vec4 u_trample_field;
+uniform vec4 u_cut_field;
 
 out vec3 v_normal;
 out vec3 v_world;
@@ -69,6 +75,18 @@ void main()
 #endif
     float zone = grass_zone(root);
     float height = u_blade_size.x * (0.7 + 0.6 * fract(b.w * 37.17)) * mix(0.3, 1.0, zone);
+    vec3 trample = vec3(0.0); // bend direction (xz), trail strength
+    vec2 tuv = (root - u_trample_field.xy) * u_trample_field.z;
+    if (u_trample_field.w > 0.5 && tuv.x > 0.0 && tuv.y > 0.0 && tuv.x < 1.0 && tuv.y < 1.0) {
+        vec4 s = textureLod(u_trample, tuv, 0.0);
+        trample = vec3(s.rg * 2.0 - 1.0, s.b);
+    }
+    float keep = 1.0; // the fraction of the blade left standing: a cut keeps its lower part
+    if (u_cut_field.w > 0.0) { // stubble: every tier, so a cut patch stays cut across the hand-offs
+        float cut = textureLod(u_cut, (root - u_cut_field.xy) * u_cut_field.z, 0.0).r;
+        keep = mix(1.0, u_cut_field.w, smoothstep(0.2, 0.6, cut));
+        height *= keep;
+    }
     float width = u_blade_size.y;
     int blade = int(a_vertex.x + 0.5);
     float t = a_vertex.y, side = a_vertex.z;
@@ -89,10 +107,12 @@ void main()
         tangent = vec2(cos(a), sin(a));
         facing = vec2(-tangent.y, tangent.x);
     }
-    float w = width * pow(max(1.0 - t, 0.0), 0.7); // the one width curve of every tier
+    float w = width * pow(max(1.0 - t * keep, 0.0), 0.7); // the one width curve of every tier (a stub: blunt)
     float sway = 0.65 + 0.35 * sin(u_blade_size.z * 2.3 + dot(root, vec2(0.23, 0.17)));
-    vec2 bend = (facing * 0.18 + u_wind * sway) * height * t * t;
-    vec3 p = vec3(root.x + tangent.x * side * 0.5 * w + bend.x, height * t * (1.0 - 0.12 * t * t),
+    vec2 bend = (facing * 0.18 + u_wind * sway * (1.0 - trample.z)) * height * t * t;
+    bend += trample.xy * trample.z * 0.85 * height * t; // pressed over, away from what stood on it
+    vec3 p = vec3(root.x + tangent.x * side * 0.5 * w + bend.x,
+                  height * t * (1.0 - 0.12 * t * t) * (1.0 - 0.72 * trample.z),
                   root.y + tangent.y * side * 0.5 * w + bend.y);
     vec3 n = vec3(facing.x, 0.0, facing.y);
     if (dot(facing, to_camera) < 0.0)
@@ -101,7 +121,7 @@ void main()
     v_world = p;
     vec3 ground = grass_ground(root, zone);
     vec3 tint = vec3(0.20, 0.38, 0.07) * (0.8 + 0.4 * fract(b.w * 91.3)) * mix(vec3(1.25, 1.05, 0.7), vec3(1.0), zone);
-    v_base = mix(ground, tint, smoothstep(0.0, 0.6, t));
+    v_base = mix(ground, tint, smoothstep(0.0, 0.6, t * keep)); // a stub keeps its root colour
     v_t = t;
     v_ground = 0.0;
     v_shadow = u_light_view_projection * vec4(p, 1.0);

@@ -1,0 +1,13 @@
+// Prepended to every fragment shader (src/gl/program.c): how a linear colour reaches the framebuffer
+// (crowd_gl_scene.output). 0: the legacy pow(c, 1 / 2.2); 1: exposure, the ACES filmic curve (the
+// widely used fit of Narkowicz 2015) and the sRGB transfer function, for crowd, props, grass and sky.
+uniform vec2 u_tone; // mode, exposure
+
+vec3 crowd_output(vec3 c)
+{
+    if (u_tone.x < 0.5)
+        return pow(max(c, vec3(0.0)), vec3(1.0 / 2.2));
+    c = max(c * u_tone.y, vec3(0.0));
+    c = clamp((c * (2.51 * c + 0.03)) / (c * (2.43 * c + 0.59) + 0.14), 0.0, 1.0);
+    return mix(c * 12.92, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
+}

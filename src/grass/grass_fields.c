@@ -1,0 +1,296 @@
+/* The grass field's interaction fields: the trample ping-pong pair that follows the focus and the
+ * whole-field cut texture (crowdbake/grass.h crowd_grass_update_fields). Fragment-shader passes into
+ * RGBA8 targets, so one path serves GL 3.3, GL 4.3, GLES 3.0 and WebGL2 alike. */
+#include "grass/grass_fields.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/error.h"
+
+extern const char crowd_glsl_grass_field_vert[], crowd_glsl_grass_field_frag[];
+
+static const uint8_t clear_trample[4] = {128, 128, 0, 255}; /* no bend, no trail, held out */
+
+static void make_target(GLuint *tex, GLuint *fbo, uint32_t size, const uint8_t fill[4])
+{
+    uint8_t *pixels = crowd_malloc((size_t)size * size * 4);
+    if (pixels)
+        for (size_t i = 0; i < (size_t)size * size; i++)
+            memcpy(pixels + 4 * i, fill, 4);
+    glGenTextures(1, tex);
+    glBindTexture(GL_TEXTURE_2D, *tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)size, (GLsizei)size, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    crowd_free(pixels);
+    glGenFramebuffers(1, fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, *tex, 0);
+}
+
+crowd_result grass_fields_create(grass_fields *f, const crowd_grass_desc *d, crowd_error *error)
+{
+    memset(f, 0, sizeof *f);
+    if (d->no_fields)
+        return CROWD_OK;
+    f->on = true;
+    GLint bound = 0; /* creation may ask: the caller's framebuffer stays bound */
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &bound);
+    f->resolution = d->trample_resolution;
+    f->cut_resolution = d->cut_resolution;
+    f->texel = d->trample_extent / (float)d->trample_resolution;
+    f->quiet = 1e9f;
+    f->stamps = crowd_malloc(GRASS_MAX_STAMPS * 4 * sizeof(float));
+    if (!f->stamps)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "grass: field stamps");
+    static const uint8_t uncut[4] = {0, 0, 0, 0};
+    glActiveTexture(GL_TEXTURE0 + 13);
+    for (int k = 0; k < 2; k++)
+        make_target(&f->trample[k], &f->trample_fbo[k], f->resolution, clear_trample);
+    make_target(&f->cut, &f->cut_fbo, f->cut_resolution, uncut);
+    GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)bound);
+    glActiveTexture(GL_TEXTURE0);
+    if (status != GL_FRAMEBUFFER_COMPLETE)
+        return crowd_fail(error, CROWD_ERROR_GL, "grass: the field targets are incomplete (0x%04x)", (unsigned)status);
+    glGenVertexArrays(1, &f->empty_vao);
+    glGenVertexArrays(1, &f->stamp_vao);
+    glBindVertexArray(f->stamp_vao);
+    glGenBuffers(1, &f->stamp_vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, f->stamp_vbo);
+    glBufferData(GL_ARRAY_BUFFER, GRASS_MAX_STAMPS * 4 * sizeof(float), NULL, GL_STREAM_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 16, (const void *)0);
+    glVertexAttribDivisor(0, 1);
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    crowd_result r = crowd_program_build(&f->decay, "grass trample decay", d->es, NULL, crowd_glsl_grass_field_vert,
+                                         crowd_glsl_grass_field_frag, error);
+    if (r == CROWD_OK)
+        r = crowd_program_build(&f->stamp, "grass field stamp", d->es, "STAMP\n", crowd_glsl_grass_field_vert,
+                                crowd_glsl_grass_field_frag, error);
+    if (r != CROWD_OK)
+        return r;
+    f->du_source = glGetUniformLocation(f->decay.id, "u_source");
+    f->du_shift = glGetUniformLocation(f->decay.id, "u_shift");
+    f->du_step = glGetUniformLocation(f->decay.id, "u_step");
+    f->su_field = glGetUniformLocation(f->stamp.id, "u_field");
+    f->su_cut = glGetUniformLocation(f->stamp.id, "u_cut");
+    glUseProgram(f->decay.id);
+    glUniform1i(f->du_source, 13);
+    glUseProgram(0);
+    return CROWD_OK;
+}
+
+void grass_fields_destroy(grass_fields *f)
+{
+    if (!f->on)
+        return;
+    glDeleteTextures(2, f->trample);
+    glDeleteTextures(1, &f->cut);
+    glDeleteFramebuffers(2, f->trample_fbo);
+    glDeleteFramebuffers(1, &f->cut_fbo);
+    glDeleteBuffers(1, &f->stamp_vbo);
+    glDeleteVertexArrays(1, &f->stamp_vao);
+    glDeleteVertexArrays(1, &f->empty_vao);
+    crowd_program_release(&f->decay);
+    crowd_program_release(&f->stamp);
+    crowd_free(f->stamps);
+    memset(f, 0, sizeof *f);
+}
+
+static void clear_target(GLuint fbo, uint32_t size, const uint8_t c[4])
+{
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glViewport(0, 0, (GLsizei)size, (GLsizei)size);
+    glClearColor(c[0] / 255.0f, c[1] / 255.0f, c[2] / 255.0f, c[3] / 255.0f);
+    glClear(GL_COLOR_BUFFER_BIT);
+}
+
+void grass_fields_reset(grass_fields *f)
+{
+    if (!f->on)
+        return;
+    static const uint8_t uncut[4] = {0, 0, 0, 0};
+    GLint bound = 0, viewport[4]; /* not a frame call: it may ask, and the caller's target stays */
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &bound);
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    for (int k = 0; k < 2; k++)
+        clear_target(f->trample_fbo[k], f->resolution, clear_trample);
+    clear_target(f->cut_fbo, f->cut_resolution, uncut);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)bound);
+    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    f->quiet = 1e9f;
+    f->cut_any = false;
+}
+
+static void draw_discs(grass_fields *f, uint32_t first, uint32_t count, const float field[4], int cut)
+{
+    glUseProgram(f->stamp.id);
+    glUniform4fv(f->su_field, 1, field);
+    glUniform1i(f->su_cut, cut);
+    glBindVertexArray(f->stamp_vao);
+    glBindBuffer(GL_ARRAY_BUFFER, f->stamp_vbo);
+    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 16, (const void *)(uintptr_t)(16u * first));
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, (GLsizei)count);
+    f->passes++;
+}
+
+static uint32_t push_disc(grass_fields *f, uint32_t n, float x, float z, float radius)
+{
+    if (n >= GRASS_MAX_STAMPS)
+        return n;
+    float *s = &f->stamps[4 * n];
+    s[0] = x, s[1] = z, s[2] = radius, s[3] = 0.0f;
+    return n + 1;
+}
+
+uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float eye_x, float eye_z, float hx, float hz,
+                             const crowd_grass_fields *in, uint64_t *cut_stamps)
+{
+    f->passes = 0;
+    if (!f->on || !in)
+        return 0;
+    float dt = in->dt > 0.0f && in->dt < 1e3f ? in->dt : 0.0f;
+    float fx = in->focus_set ? in->focus[0] : eye_x + hx * 18.0f;
+    float fz = in->focus_set ? in->focus[1] : eye_z + hz * 18.0f;
+    float half = 0.5f * d->trample_extent;
+    int32_t ox = (int32_t)floorf((fx - half) / f->texel), oz = (int32_t)floorf((fz - half) / f->texel);
+    if (!(fabsf(fx) < 1e6f && fabsf(fz) < 1e6f))
+        ox = oz = 0;
+    int32_t sx = f->origin_valid ? ox - f->origin[0] : (int32_t)f->resolution;
+    int32_t sz = f->origin_valid ? oz - f->origin[1] : (int32_t)f->resolution;
+    int32_t res = (int32_t)f->resolution;
+    sx = sx < -res ? -res : sx > res ? res : sx;
+    sz = sz < -res ? -res : sz > res ? res : sz;
+    f->origin[0] = ox, f->origin[1] = oz;
+    f->origin_valid = true;
+    float x0 = (float)ox * f->texel, z0 = (float)oz * f->texel, x1 = x0 + d->trample_extent, z1 = z0 + d->trample_extent;
+
+    /* the discs of this update: the tramplers, then every live agent inside the window */
+    uint32_t n = 0;
+    float r = d->trample_radius;
+    for (uint32_t k = 0; in->tramplers && k < in->trampler_count; k++)
+        n = push_disc(f, n, in->tramplers[2 * k], in->tramplers[2 * k + 1], r);
+    const crowd_frame *c = in->crowd;
+    if (c && c->records) {
+        for (uint32_t k = 0; k < c->record_count && n < GRASS_MAX_STAMPS; k++) {
+            if (c->slot_instances && c->slot_instances[k] >= c->stats.simulated)
+                continue; /* slack or parked */
+            float p[3];
+            crowd_record_position(&c->records[k], c->time, p);
+            if (p[0] > x0 - r && p[0] < x1 + r && p[2] > z0 - r && p[2] < z1 + r)
+                n = push_disc(f, n, p[0], p[2], r * (c->records[k].scale > 0.0f ? c->records[k].scale : 1.0f));
+        }
+    }
+    uint32_t trample = n;
+    for (uint32_t k = 0; in->cuts && k < in->cut_count; k++)
+        n = push_disc(f, n, in->cuts[2 * k], in->cuts[2 * k + 1], d->cut_radius);
+    uint32_t cuts = n - trample;
+
+    /* an all-clear pair stays clear without a pass (nothing stamped for longer than a trail lives) */
+    bool live = f->quiet <= d->trample_hold + d->trample_recovery + dt;
+    f->quiet = trample ? 0.0f : f->quiet + dt;
+    if (!live && !trample && !cuts) {
+        if (f->dirty) { /* the trails' time is up: whatever RGBA8 rounding left of them goes too */
+            clear_target(f->trample_fbo[f->active], f->resolution, clear_trample);
+            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            f->dirty = false;
+            f->passes++;
+        }
+        return 0;
+    }
+    f->dirty = f->dirty || trample;
+    glDisable(GL_DEPTH_TEST);
+    glDisable(GL_CULL_FACE);
+    glDisable(GL_BLEND);
+    if (n) {
+        glBindBuffer(GL_ARRAY_BUFFER, f->stamp_vbo);
+        glBufferData(GL_ARRAY_BUFFER, GRASS_MAX_STAMPS * 4 * sizeof(float), NULL, GL_STREAM_DRAW); /* orphan */
+        glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)n * 16, f->stamps);
+    }
+    if (live || trample) {
+        int dst = 1 - f->active;
+        glBindFramebuffer(GL_FRAMEBUFFER, f->trample_fbo[dst]);
+        glViewport(0, 0, res, res);
+        if (live) { /* decay (and shift) the active texture into the other one */
+            glUseProgram(f->decay.id);
+            glUniform3i(f->du_shift, sx, sz, res);
+            glUniform2f(f->du_step, dt / d->trample_hold, dt / d->trample_recovery);
+            glActiveTexture(GL_TEXTURE0 + 13);
+            glBindTexture(GL_TEXTURE_2D, f->trample[f->active]);
+            glBindVertexArray(f->empty_vao);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            glBindTexture(GL_TEXTURE_2D, 0);
+            glActiveTexture(GL_TEXTURE0);
+            f->passes++;
+        } else {
+            glClearColor(clear_trample[0] / 255.0f, clear_trample[1] / 255.0f, 0.0f, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+        }
+        if (trample) { /* trail and bend towards the disc by its weight, age towards 0 */
+            glEnable(GL_BLEND);
+            glBlendEquation(GL_FUNC_ADD);
+            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE_MINUS_SRC_ALPHA);
+            const float field[4] = {x0, z0, 1.0f / d->trample_extent, 0.0f};
+            draw_discs(f, 0, trample, field, 0);
+            glDisable(GL_BLEND);
+        }
+        f->active = dst;
+    }
+    if (cuts) {
+        glBindFramebuffer(GL_FRAMEBUFFER, f->cut_fbo);
+        glViewport(0, 0, (GLsizei)f->cut_resolution, (GLsizei)f->cut_resolution);
+        glEnable(GL_BLEND);
+        glBlendEquation(GL_MAX);
+        const float field[4] = {-d->extent, -d->extent, 0.5f / d->extent, 0.0f};
+        draw_discs(f, trample, cuts, field, 1);
+        glBlendEquation(GL_FUNC_ADD);
+        glDisable(GL_BLEND);
+        f->cut_any = true;
+        *cut_stamps += cuts;
+    }
+    glBindVertexArray(0);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glUseProgram(0);
+    glEnable(GL_DEPTH_TEST);
+    glEnable(GL_CULL_FACE);
+    return trample;
+}
+
+void grass_fields_bind(const grass_fields *f, const crowd_grass_desc *d, int unit, GLint trample_field,
+                       GLint cut_field)
+{
+    if (!f->on) {
+        glUniform4f(trample_field, 0.0f, 0.0f, 0.0f, 0.0f);
+        glUniform4f(cut_field, 0.0f, 0.0f, 0.0f, 0.0f);
+        return;
+    }
+    glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
+    glBindTexture(GL_TEXTURE_2D, f->trample[f->active]);
+    glActiveTexture(GL_TEXTURE0 + (GLenum)unit + 1);
+    glBindTexture(GL_TEXTURE_2D, f->cut);
+    /* w: the trample window is sampled only while a trail may live; the cut only once something is cut */
+    glUniform4f(trample_field, (float)f->origin[0] * f->texel, (float)f->origin[1] * f->texel,
+                1.0f / d->trample_extent, f->origin_valid ? 1.0f : 0.0f);
+    glUniform4f(cut_field, -d->extent, -d->extent, 0.5f / d->extent, f->cut_any ? d->cut_height : 0.0f);
+}
+
+bool grass_fields_read(const grass_fields *f, int which, uint8_t *rgba)
+{
+    if (!f->on)
+        return false;
+    uint32_t size = which ? f->cut_resolution : f->resolution;
+    GLint bound = 0;
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &bound);
+    glBindFramebuffer(GL_FRAMEBUFFER, which ? f->cut_fbo : f->trample_fbo[f->active]);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glReadPixels(0, 0, (GLsizei)size, (GLsizei)size, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glBindFramebuffer(GL_FRAMEBUFFER, (GLuint)bound);
+    return true;
+}
