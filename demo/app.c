@@ -109,16 +109,16 @@ struct demo_app {
     int hud_width, hud_height, gl_errors;
     char gl_renderer[96];
     demo_bench bench;
-    demo_compare *compare; /* DEMO_COMPARE on: both halves live there */
+    demo_compare *compare;     /* DEMO_COMPARE on: both halves live there */
     demo_menagerie *menagerie; /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
-    demo_grass *grass;     /* NULL when the field could not be made (the error says why) */
-    demo_gun *gun;         /* made the first time gun mode is entered; its paint stays after */
-    int gun_left_camera;   /* the camera mode gun mode was entered from, -1 outside it */
+    demo_grass *grass;         /* NULL when the field could not be made (the error says why) */
+    demo_gun *gun;             /* made the first time gun mode is entered; its paint stays after */
+    int gun_left_camera;       /* the camera mode gun mode was entered from, -1 outside it */
     /* the shadow map is re-rendered at most at 30 Hz and only while something moves (the seed's
        SHADOW_UPDATE_INTERVAL): the crowd stepping, or the light's fit following the camera */
-    double shadow_wait;      /* seconds since the last shadow pass */
-    float shadow_light[16];  /* the light matrix of that pass */
-    bool shadow_valid;       /* a pass ran since shadows were switched on */
+    double shadow_wait;     /* seconds since the last shadow pass */
+    float shadow_light[16]; /* the light matrix of that pass */
+    bool shadow_valid;      /* a pass ran since shadows were switched on */
     uint64_t shadow_passes, shadow_frames;
     double grass_time;
     char status[2048];
@@ -271,7 +271,9 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            /* WebGL2 on SwiftShader: 5.5 s a frame at 1 vs 0.7 s without grass
                                               (20k crowd, 960x540); the field's vertex work dominates */
                                            [DEMO_GRASS_BUDGET] = desc->es ? 0.25 : 1,
-                                           [DEMO_WIND] = 0.4, [DEMO_TRAMPLE] = 1, [DEMO_TONE] = 1};
+                                           [DEMO_WIND] = 0.4,
+                                           [DEMO_TRAMPLE] = 1,
+                                           [DEMO_TONE] = 1};
     memcpy(app->settings, defaults, sizeof defaults);
     crowd_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
@@ -354,7 +356,7 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
         return CROWD_OK;
     const double *s = app->settings;
     demo_menagerie_desc d = {.kind_count = app->asset_count < DEMO_MENAGERIE_MAX_KINDS ? app->asset_count
-                                                                                      : DEMO_MENAGERIE_MAX_KINDS,
+                                                                                       : DEMO_MENAGERIE_MAX_KINDS,
                              .crowd = crowd_settings_of(app, &app->assets[0].asset),
                              .sim = {.scenario = (crowd_scenario)s[DEMO_SCENARIO],
                                      .obstacles = app->obstacles,
@@ -687,8 +689,8 @@ static void write_status(demo_app *app)
                      app->menagerie     ? "menagerie"
                      : app->asset_count ? app->assets[app->active].name
                                         : "(no asset)",
-                     app->gl_renderer, app->frame_ms,
-                     app->fps, app->main_ms, app->frame_ms > 0 ? 100.0 * app->main_ms / app->frame_ms : 0.0, gpu);
+                     app->gl_renderer, app->frame_ms, app->fps, app->main_ms,
+                     app->frame_ms > 0 ? 100.0 * app->main_ms / app->frame_ms : 0.0, gpu);
     if (app->gun && s[DEMO_GUN] > 0.5)
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_gun_status(app->gun));
     if (app->compare) /* in place of the main crowd's lines: that crowd is not drawn */
@@ -719,10 +721,11 @@ static void write_status(demo_app *app)
                   s[DEMO_FOG], choice_name(DEMO_CAMERA, s[DEMO_CAMERA], camera, sizeof camera),
                   choice_name(DEMO_MSAA, s[DEMO_MSAA], msaa, sizeof msaa));
     n += demo_path_status(app->renderer, app->status + n, sizeof app->status - (size_t)n);
-    n += demo_grass_status(app->grass, s[DEMO_GRASS] > 0.5, app->status + n, sizeof app->status - (size_t)n);
-    if (s[DEMO_SHADOWS] > 0.5) /* at most 30 Hz, only while something moves */
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "shadow map: %llu passes in %llu frames\n",
-                      (unsigned long long)app->shadow_passes, (unsigned long long)app->shadow_frames);
+    char shadow[64] = ""; /* at most 30 Hz, only while something moves */
+    if (s[DEMO_SHADOWS] > 0.5)
+        snprintf(shadow, sizeof shadow, "  shadow %llu/%llu frames", (unsigned long long)app->shadow_passes,
+                 (unsigned long long)app->shadow_frames);
+    n += demo_grass_status(app->grass, s[DEMO_GRASS] > 0.5, shadow, app->status + n, sizeof app->status - (size_t)n);
     if (app->error[0])
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "! %s\n", app->error);
     if (demo_benchmark_running(app) || demo_benchmark_report(app)[0])

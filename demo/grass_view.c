@@ -146,24 +146,26 @@ static void window_stats(const demo_grass *g, double *fps, double *avg, double *
     *low = sum / worst;
 }
 
-int demo_grass_status(const demo_grass *g, bool on, char *out, size_t size)
+int demo_grass_status(const demo_grass *g, bool on, const char *extra, char *out, size_t size)
 {
     if (!g)
-        return snprintf(out, size, "grass n/a\n");
+        return snprintf(out, size, "grass n/a%s\n", extra);
     double fps, avg, low;
     window_stats(g, &fps, &avg, &low);
     const crowd_grass_stats *s = crowd_grass_get_stats(g->field);
-    int n = snprintf(out, size, "1 s: %.1f fps  avg %.1f ms  1%% low %.1f ms (%.0f fps)\n", fps, avg, low,
+    int n = snprintf(out, size, "1 s: %.1f fps  avg %.1f ms  1%% low %.1f ms (%.0f fps)", fps, avg, low,
                      low > 0 ? 1e3 / low : 0.0);
+    if (on)
+        n += snprintf(out + n, size - (size_t)n, "  trample %u  cut %llu", s->trample_stamps,
+                      (unsigned long long)s->cut_stamps);
+    n += snprintf(out + n, size - (size_t)n, "%s\n", extra);
     if (!on)
-        return n + snprintf(out + n, size - (size_t)n, "grass off [Y]\n");
+        return n + snprintf(out + n, size - (size_t)n, "grass off [I]\n");
     n += snprintf(out + n, size - (size_t)n, "grass %s %u chunks  n/m/f %u/%u/%u (%s)  cull %s %llu/%llu",
                   s->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", s->chunks_visible, s->tier_blades[0],
                   s->tier_blades[1], s->tier_blades[2], s->late ? "late" : "est.", s->last_skipped ? "skip" : "ran",
                   (unsigned long long)s->passes_run, (unsigned long long)s->passes_skipped);
     if (s->gpu_cull_ms >= 0.0)
         n += snprintf(out + n, size - (size_t)n, " gpu %.2f+%.2f ms", s->gpu_cull_ms, s->gpu_draw_ms);
-    n += snprintf(out + n, size - (size_t)n, "\ntrample %u discs  cut %llu discs", s->trample_stamps,
-                  (unsigned long long)s->cut_stamps);
     return n + snprintf(out + n, size - (size_t)n, "\n");
 }

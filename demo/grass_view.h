@@ -32,7 +32,8 @@ void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const cr
 /* A frame's wall time, for the one-second window. */
 void demo_grass_record_frame(demo_grass *g, double ms);
 
-/* One HUD line: frame window, field stats (tier split labelled as an estimate or late counters). */
-int demo_grass_status(const demo_grass *g, bool on, char *out, size_t size);
+/* Two HUD lines: the frame window (with the fields' disc counts, then `extra`), and the field's stats
+ * (tier split labelled as an estimate or late counters). */
+int demo_grass_status(const demo_grass *g, bool on, const char *extra, char *out, size_t size);
 
 #endif

@@ -17,10 +17,10 @@
 #include "gl_context.h"
 #include "tool_support.h"
 
-#define COUNT_AS_GIVEN -1.0 /* a step value: back to --count */
-#define LOOK_AT -2.0        /* a DEMO_CAMERA step value: demo_look_at (the walk camera must follow) */
+#define COUNT_AS_GIVEN -1.0  /* a step value: back to --count */
+#define LOOK_AT -2.0         /* a DEMO_CAMERA step value: demo_look_at (the walk camera must follow) */
 #define ASSET_MENAGERIE -3.0 /* a DEMO_ASSET step value: past the loaded assets, every asset a kind */
-#define HUD_MAX_WIDTH 640   /* the compact overlay, in pixels */
+#define HUD_MAX_WIDTH 640    /* the compact overlay, in pixels */
 #define HUD_MAX_HEIGHT 120
 
 typedef struct step {

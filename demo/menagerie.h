@@ -14,13 +14,13 @@
 typedef struct demo_menagerie_desc {
     const crowd_asset *assets[DEMO_MENAGERIE_MAX_KINDS]; /* borrowed: the kinds */
     const char *names[DEMO_MENAGERIE_MAX_KINDS];         /* their display names (copied, shortened) */
-    crowd_spawn_options spawn[DEMO_MENAGERIE_MAX_KINDS];  /* each kind's looks and clips */
-    uint32_t kind_count;                                  /* 2..DEMO_MENAGERIE_MAX_KINDS */
-    crowd_desc crowd;      /* every kind's crowd settings (asset set here; capacity: the total's) */
-    crowd_sim_desc sim;    /* scenario, obstacles, separation, seed (target, spawn, radius set here) */
-    crowd_gl_desc gl;      /* es, debug, timers, upload, path (the rest set here) */
+    crowd_spawn_options spawn[DEMO_MENAGERIE_MAX_KINDS]; /* each kind's looks and clips */
+    uint32_t kind_count;                                 /* 2..DEMO_MENAGERIE_MAX_KINDS */
+    crowd_desc crowd;   /* every kind's crowd settings (asset set here; capacity: the total's) */
+    crowd_sim_desc sim; /* scenario, obstacles, separation, seed (target, spawn, radius set here) */
+    crowd_gl_desc gl;   /* es, debug, timers, upload, path (the rest set here) */
     float world_size;
-    uint32_t total;        /* instances, all kinds together */
+    uint32_t total; /* instances, all kinds together */
 } demo_menagerie_desc;
 
 typedef struct demo_menagerie demo_menagerie;

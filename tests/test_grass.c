@@ -334,8 +334,9 @@ static void trample_trail(void)
     int now = trail_at(g, rgba, 6.0f, 4.0f, &most), recent = trail_at(g, rgba, 4.0f, 4.0f, &most);
     int older = trail_at(g, rgba, 0.0f, 4.0f, &most), start = trail_at(g, rgba, -5.0f, 4.0f, &most);
     int slack = trail_at(g, rgba, -3.0f, -3.0f, &most), beside = trail_at(g, rgba, 0.0f, 6.0f, &most);
-    printf("     agent trail: %d under it, %d 0.17 s back, %d 0.5 s back, %d at its start; slack slot %d, 2 m beside %d\n",
-           now, recent, older, start, slack, beside);
+    printf(
+        "     agent trail: %d under it, %d 0.17 s back, %d 0.5 s back, %d at its start; slack slot %d, 2 m beside %d\n",
+        now, recent, older, start, slack, beside);
     CHECK(now > 200 && recent > 200);
     CHECK(older > 20 && older < recent);
     CHECK(start == 0 && slack == 0 && beside == 0);
@@ -405,7 +406,8 @@ static void cut_persists(void)
     REQUIRE(grass_gl_read_field(g, 1, cut));
     rebind_target();
     int n = (int)d->cut_resolution;
-    int cx = (int)((3.0f + d->extent) / (2.0f * d->extent) * n), cz = (int)((6.0f + d->extent) / (2.0f * d->extent) * n);
+    int cx = (int)((3.0f + d->extent) / (2.0f * d->extent) * n),
+        cz = (int)((6.0f + d->extent) / (2.0f * d->extent) * n);
     int far = (int)((60.0f + d->extent) / (2.0f * d->extent) * n);
     int on = cut[4 * (cz * n + cx)], off = cut[4 * (cz * n + far)];
     uint8_t *after = render(g, &s);
@@ -439,7 +441,8 @@ static void cut_persists(void)
     double g_pressed[2], g_elsewhere[2];
     double pressed = changed_fraction(after, trampled, &s, -3.0f, 6.5f, 8, g_pressed);
     double elsewhere = changed_fraction(after, trampled, &s, 0.0f, -12.0f, 12, g_elsewhere);
-    printf("     trampled disc: %.1f %% of its pixels changed, %.1f %% 18 m behind\n", 100.0 * pressed, 100.0 * elsewhere);
+    printf("     trampled disc: %.1f %% of its pixels changed, %.1f %% 18 m behind\n", 100.0 * pressed,
+           100.0 * elsewhere);
     CHECK(pressed > 0.25 && elsewhere < 0.01);
     crowd_grass_reset_fields(g);
     rebind_target();

@@ -71,10 +71,10 @@ typedef struct shot_options {
 } shot_options;
 
 static crowd_grass *shot_grass; /* the field, when --grass on */
-static bool shot_fields = true;  /* --fields: the crowd tramples the field every frame */
-static bool shot_sky = true;     /* --sky */
-static bool shot_aces = true;    /* --tone aces|gamma */
-static float shot_focus[2];      /* the trample window follows the camera's target */
+static bool shot_fields = true; /* --fields: the crowd tramples the field every frame */
+static bool shot_sky = true;    /* --sky */
+static bool shot_aces = true;   /* --tone aces|gamma */
+static float shot_focus[2];     /* the trample window follows the camera's target */
 
 static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
 {
@@ -112,9 +112,10 @@ static int parse(int argc, char **argv, shot_options *o)
                         CROWD_GL_UPLOAD_DEFAULT,
                         CROWD_GL_PATH_CPU,
                         true};
-    static const char *const valued[] = {"--out",    "--size",     "--count", "--seconds",   "--eye",
-                                         "--target", "--scenario", "--mode",  "--msaa",      "--frames",
-                                         "--upload", "--path",     "--grass", "--fields", "--sky", "--tone", "--imposters", "--imposter-distance"};
+    static const char *const valued[] = {
+        "--out",      "--size",   "--count", "--seconds", "--eye",       "--target",
+        "--scenario", "--mode",   "--msaa",  "--frames",  "--upload",    "--path",
+        "--grass",    "--fields", "--sky",   "--tone",    "--imposters", "--imposter-distance"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -408,7 +409,7 @@ int main(int argc, char **argv)
         if (crowd_grass_create(&grass_desc, &shot_grass, &err) != CROWD_OK)
             goto done;
         crowd_gl_set_ground(r, 0.0f, plane); /* the field's ground replaces the plane */
-        update_fields(r, &scene, frame); /* where the agents stand now */
+        update_fields(r, &scene, frame);     /* where the agents stand now */
     }
     if (o.shadows && crowd_gl_render_shadows(r, frame, light) != CROWD_OK) {
         snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));

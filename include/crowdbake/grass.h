@@ -119,9 +119,9 @@ typedef struct crowd_grass_frame {
 
 /* The inputs of one interaction-field update (crowd_grass_update_fields). */
 typedef struct crowd_grass_fields {
-    float dt;          /* seconds since the last update (the trail's hold and recovery); 0: the trails hold */
-    bool focus_set;    /* the trample window follows `focus` (xz): the actor, the orbit target */
-    float focus[2];    /* else: the ground 18 m ahead of the camera, so the window covers the near tier */
+    float dt;               /* seconds since the last update (the trail's hold and recovery); 0: the trails hold */
+    bool focus_set;         /* the trample window follows `focus` (xz): the actor, the orbit target */
+    float focus[2];         /* else: the ground 18 m ahead of the camera, so the window covers the near tier */
     const float *tramplers; /* xz pairs (metres): what tramples this frame (the actor); NULL: nothing */
     uint32_t trampler_count;
     const crowd_frame *crowd; /* every live agent of this crowd frame inside the window tramples (its

@@ -72,8 +72,7 @@ static crowd_result check_desc(const crowd_world_desc *d, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_world_create: %u kinds (1..%u, kinds not NULL)",
                           d->kind_count, CROWD_WORLD_MAX_KINDS);
     if (d->separation < -1 || d->separation > 1)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_world_create: separation %d (0, 1 or -1)",
-                          d->separation);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_world_create: separation %d (0, 1 or -1)", d->separation);
     float world = 0.0f, sum = 0.0f;
     for (uint32_t k = 0; k < d->kind_count; k++) {
         const crowd_sim *sim = d->kinds[k];
@@ -91,8 +90,8 @@ static crowd_result check_desc(const crowd_world_desc *d, crowd_error *error)
         world = size;
         if (d->shares) {
             if (!(d->shares[k] >= 0.0f && d->shares[k] <= 1e6f))
-                return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_world_create: shares[%u] = %g outside 0..1e6",
-                                  k, (double)d->shares[k]);
+                return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_world_create: shares[%u] = %g outside 0..1e6", k,
+                                  (double)d->shares[k]);
             sum += d->shares[k];
         }
     }

@@ -385,9 +385,9 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
     for (int d = 0; d < 2; d++) {
         crowd_program_release(&r->attachment[d]);
         crowd_program_release(&r->prop[d]);
-    crowd_program_release(&r->sky);
-    if (r->sky_vao)
-        glDeleteVertexArrays(1, &r->sky_vao);
+        crowd_program_release(&r->sky);
+        if (r->sky_vao)
+            glDeleteVertexArrays(1, &r->sky_vao);
     }
     GLuint textures[8] = {r->tex_clips,   r->tex_positions, r->tex_normals, r->tex_bones,
                           r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_depth};

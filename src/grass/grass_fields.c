@@ -170,7 +170,8 @@ uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float e
     sz = sz < -res ? -res : sz > res ? res : sz;
     f->origin[0] = ox, f->origin[1] = oz;
     f->origin_valid = true;
-    float x0 = (float)ox * f->texel, z0 = (float)oz * f->texel, x1 = x0 + d->trample_extent, z1 = z0 + d->trample_extent;
+    float x0 = (float)ox * f->texel, z0 = (float)oz * f->texel, x1 = x0 + d->trample_extent,
+          z1 = z0 + d->trample_extent;
 
     /* the discs of this update: the tramplers, then every live agent inside the window */
     uint32_t n = 0;
@@ -263,8 +264,7 @@ uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float e
     return trample;
 }
 
-void grass_fields_bind(const grass_fields *f, const crowd_grass_desc *d, int unit, GLint trample_field,
-                       GLint cut_field)
+void grass_fields_bind(const grass_fields *f, const crowd_grass_desc *d, int unit, GLint trample_field, GLint cut_field)
 {
     if (!f->on) {
         glUniform4f(trample_field, 0.0f, 0.0f, 0.0f, 0.0f);
@@ -276,8 +276,8 @@ void grass_fields_bind(const grass_fields *f, const crowd_grass_desc *d, int uni
     glActiveTexture(GL_TEXTURE0 + (GLenum)unit + 1);
     glBindTexture(GL_TEXTURE_2D, f->cut);
     /* w: the trample window is sampled only while a trail may live; the cut only once something is cut */
-    glUniform4f(trample_field, (float)f->origin[0] * f->texel, (float)f->origin[1] * f->texel,
-                1.0f / d->trample_extent, f->origin_valid ? 1.0f : 0.0f);
+    glUniform4f(trample_field, (float)f->origin[0] * f->texel, (float)f->origin[1] * f->texel, 1.0f / d->trample_extent,
+                f->origin_valid ? 1.0f : 0.0f);
     glUniform4f(cut_field, -d->extent, -d->extent, 0.5f / d->extent, f->cut_any ? d->cut_height : 0.0f);
 }
 

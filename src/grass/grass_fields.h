@@ -26,8 +26,8 @@ typedef struct grass_fields {
     bool origin_valid;
     float quiet; /* seconds since the last trample stamp: past hold + recovery the pair is all clear */
     bool cut_any;
-    bool dirty; /* a trail was stamped since the pair was last cleared */
-    float *stamps; /* x, z, radius, 0 per disc */
+    bool dirty;      /* a trail was stamped since the pair was last cleared */
+    float *stamps;   /* x, z, radius, 0 per disc */
     uint32_t passes; /* GL passes the last update ran (decay, trample discs, cut discs) */
 } grass_fields;
 

@@ -59,11 +59,14 @@ enum {
     GRASS_UNIFORMS
 };
 static const char *const uniform_names[GRASS_UNIFORMS] = {
-    "u_view_projection", "u_grass_eye",  "u_grass_bands",           "u_blade_size",  "u_wind",
-    "u_block_offset",    "u_camera",     "u_sun_direction",         "u_sun_color",   "u_sky_color",
-    "u_ground_color",    "u_fog_color",  "u_fog_density",           "u_blades",      "u_blocks",
-    "u_shadows",         "u_shadow_map", "u_light_view_projection", "u_shadow_texel", "u_trample",
-    "u_cut",             "u_trample_field", "u_cut_field", "u_tone"};
+    "u_view_projection", "u_grass_eye",     "u_grass_bands",
+    "u_blade_size",      "u_wind",          "u_block_offset",
+    "u_camera",          "u_sun_direction", "u_sun_color",
+    "u_sky_color",       "u_ground_color",  "u_fog_color",
+    "u_fog_density",     "u_blades",        "u_blocks",
+    "u_shadows",         "u_shadow_map",    "u_light_view_projection",
+    "u_shadow_texel",    "u_trample",       "u_cut",
+    "u_trample_field",   "u_cut_field",     "u_tone"};
 
 typedef struct tier_range {
     uint32_t first_index, index_count;
@@ -629,8 +632,8 @@ crowd_result crowd_grass_update_fields(crowd_grass *g, const crowd_gl_renderer *
     if (!g->fields.on)
         return CROWD_OK;
     grass_eye e = grass_eye_of(&g->desc, scene->view, scene->projection, 0.0f, 0.0f);
-    g->stats.trample_stamps = grass_fields_update(&g->fields, &g->desc, e.x, e.z, e.hx, e.hz, fields,
-                                                  &g->stats.cut_stamps);
+    g->stats.trample_stamps =
+        grass_fields_update(&g->fields, &g->desc, e.x, e.z, e.hx, e.hz, fields, &g->stats.cut_stamps);
     g->stats.trample_origin[0] = (float)g->fields.origin[0] * g->fields.texel;
     g->stats.trample_origin[1] = (float)g->fields.origin[1] * g->fields.texel;
     if (g->fields.passes && target) {
