@@ -951,8 +951,11 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     float centre[3], radius;
     demo_camera_shadow_focus(&app->camera, centre, &radius);
     const float focus[2] = {centre[0], centre[2]};
+    float impacts[2 * 16];
+    uint32_t impact_count = demo_gun_take_impacts(app->gun, impacts, 16);
     demo_grass_fields(app->grass, app->renderer, &app->scene, grass, app->frame, dt, focus,
-                      app->settings[DEMO_TRAMPLE] > 0.5, app->settings[DEMO_MOWER] > 0.5);
+                      app->settings[DEMO_TRAMPLE] > 0.5, app->settings[DEMO_MOWER] > 0.5, impacts, impact_count,
+                      demo_gun_paint_texture(app->gun), WORLD_SIZE);
     if (app->scene.shadows) {
         crowd_gl_fit_shadow(app->renderer, app->scene.sun_direction, centre, radius, light);
     }

@@ -58,10 +58,12 @@ void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on)
 }
 
 void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower)
+                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower,
+                       const float *impacts, uint32_t impact_count, uint32_t paint, float paint_world)
 {
     if (!g || !on)
         return;
+    crowd_grass_set_paint(g->field, paint, paint_world);
     /* the mower follows the focus: a disc every 0.5 m of its path (and where it stops), so a fast
        camera still leaves a closed swath */
     float cuts[2 * 64];
@@ -79,6 +81,8 @@ void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const c
         g->mower_at[0] = focus[0], g->mower_at[1] = focus[1];
     }
     g->mower_valid = mower;
+    for (uint32_t k = 0; k < impact_count && n < 64; k++, n++) /* the gun's rounds cut where they strike */
+        cuts[2 * n] = impacts[2 * k], cuts[2 * n + 1] = impacts[2 * k + 1];
     crowd_grass_fields f = {.dt = dt,
                             .focus_set = true,
                             .focus = {focus[0], focus[1]},

@@ -20,9 +20,12 @@ void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on);
 
 /* Before the crowd's passes (after crowd_update): the interaction fields. The trample window follows
  * `focus` (xz: the camera's ground focus); the crowd's agents trample when `trample`; `mower` cuts a
- * swath under the focus as it moves. Leaves the renderer's target bound. */
+ * swath under the focus as it moves; the paint minigun's floor impacts (x, z pairs) cut where they
+ * struck, and its paint texture (0: none) over a paint_world metre square colours the meadow.
+ * Leaves the renderer's target bound. */
 void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower);
+                       const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower,
+                       const float *impacts, uint32_t impact_count, uint32_t paint, float paint_world);
 
 /* After the crowd's colour pass: draws the field (receiving the renderer's shadow map) when `on`.
  * budget in (0, 1], wind 0..1. */

@@ -14,6 +14,7 @@
 #define RANGE 400.0f
 #define DROPLETS_PER_HIT 28u
 #define DROPLETS_PER_MISS 6u
+#define MAX_IMPACTS 32u /* floor impacts kept between two demo_gun_take_impacts calls */
 
 struct demo_gun {
     crowd_gl_paint *paint;
@@ -23,6 +24,8 @@ struct demo_gun {
     double clock;            /* the effects' time: seconds since creation */
     double reload;           /* seconds until the next round */
     uint32_t rounds, kills;
+    float impacts[2 * MAX_IMPACTS]; /* x, z of the rounds that struck the floor, for the grass's cut */
+    uint32_t impact_count;
     char status[128];
 };
 
@@ -91,6 +94,11 @@ static void fire_round(demo_gun *g, crowd *cr, float t, const float eye[3], cons
         g->kills++;
         crowd_gl_paint_burst(g->paint, t, hit.point, rgba, DROPLETS_PER_HIT, 4.5f, g->rounds, NULL);
     } else if (ground) {
+        if (g->impact_count < MAX_IMPACTS) {
+            g->impacts[2 * g->impact_count] = end[0];
+            g->impacts[2 * g->impact_count + 1] = end[2];
+            g->impact_count++;
+        }
         end[1] = 0.05f;
         crowd_gl_paint_burst(g->paint, t, end, rgba, DROPLETS_PER_MISS, 2.0f, g->rounds, NULL);
     }
@@ -117,7 +125,7 @@ void demo_gun_fire(demo_gun *g, crowd *cr, double seconds, bool firing, const fl
     crowd_gl_paint_update(g->paint, t);
 }
 
-void demo_gun_after_update(demo_gun *g, crowd *cr, bool active)
+void demo_gun_after_update(demo_gun *g, const crowd *cr, bool active)
 {
     if (!g)
         return;
@@ -153,7 +161,7 @@ void demo_gun_draw(demo_gun *g, const float view[16], const float projection[16]
     glDisable(GL_SCISSOR_TEST);
 }
 
-void demo_gun_respawn(demo_gun *g, crowd *cr, uint32_t count)
+void demo_gun_respawn(const demo_gun *g, crowd *cr, uint32_t count)
 {
     if (!g || !cr)
         return;
@@ -168,4 +176,19 @@ const char *demo_gun_status(demo_gun *g)
     snprintf(g->status, sizeof g->status, "gun: %u rounds, %u kills, %llu splats (%u in flight)  [R respawn, G exit]\n",
              g->rounds, g->kills, (unsigned long long)s->splats, s->pending);
     return g->status;
+}
+
+uint32_t demo_gun_take_impacts(demo_gun *g, float *xz, uint32_t max)
+{
+    if (!g)
+        return 0;
+    uint32_t n = g->impact_count < max ? g->impact_count : max;
+    memcpy(xz, g->impacts, sizeof(float) * 2 * n);
+    g->impact_count = 0;
+    return n;
+}
+
+uint32_t demo_gun_paint_texture(const demo_gun *g)
+{
+    return g ? crowd_gl_paint_texture(g->paint) : 0;
 }

@@ -29,7 +29,7 @@ void demo_gun_fire(demo_gun *gun, crowd *crowd, double seconds, bool firing, con
 
 /* After the frame's crowd_update: re-buckets the hit index when `active` (O(instances): gun mode
  * only); otherwise the index is marked stale until the next active update. */
-void demo_gun_after_update(demo_gun *gun, crowd *crowd, bool active);
+void demo_gun_after_update(demo_gun *gun, const crowd *crowd, bool active);
 
 /* Into the bound scene target (width x height), after the scene: floor paint, droplets, tracers,
  * and with `crosshair` a white cross at the centre (two scissored clears: no program). */
@@ -37,8 +37,13 @@ void demo_gun_draw(demo_gun *gun, const float view[16], const float projection[1
                    bool crosshair);
 
 /* R in gun mode: back to `count` instances, the fallen revived where they fell. */
-void demo_gun_respawn(demo_gun *gun, crowd *crowd, uint32_t count);
+void demo_gun_respawn(const demo_gun *gun, crowd *crowd, uint32_t count);
 
+/* The floor impacts (x, z pairs, at most `max`) since the last call, for the grass's cut field:
+ * where the grass exists, rounds that strike the floor cut it. */
+uint32_t demo_gun_take_impacts(demo_gun *gun, float *xz, uint32_t max);
+/* The floor paint's texture (crowd_gl_paint_texture): the grass is painted with it too. */
+uint32_t demo_gun_paint_texture(const demo_gun *gun);
 /* "gun: 123 kills, 4,567 splats" for the HUD. */
 const char *demo_gun_status(demo_gun *gun);
 

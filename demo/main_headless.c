@@ -20,6 +20,7 @@
 #define COUNT_AS_GIVEN -1.0  /* a step value: back to --count */
 #define LOOK_AT -2.0         /* a DEMO_CAMERA step value: demo_look_at (the walk camera must follow) */
 #define ASSET_MENAGERIE -3.0 /* a DEMO_ASSET step value: past the loaded assets, every asset a kind */
+#define GRASS_AS_GIVEN -4.0  /* a DEMO_GRASS_BUDGET step value: back to --grass-density */
 #define HUD_MAX_WIDTH 640    /* the compact overlay, in pixels */
 #define HUD_MAX_HEIGHT 120
 
@@ -82,8 +83,8 @@ static const step script[] = {
     {NULL, DEMO_COMPARE, 0},
     {"no_grass", DEMO_GRASS, 0},
     {NULL, DEMO_GRASS, 1},
-    {"grass_sparse", DEMO_GRASS_BUDGET, 0.25},
-    {NULL, DEMO_GRASS_BUDGET, 1},
+    {"grass_sparse", DEMO_GRASS_BUDGET, 0.1},
+    {NULL, DEMO_GRASS_BUDGET, GRASS_AS_GIVEN},
     {"no_wind", DEMO_WIND, 0},
     {NULL, DEMO_WIND, 0.4},
 };
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
 {
     const char *out_dir = "shots";
     uint32_t count = 20000, frames = 45;
+    float grass_density = 1.0f;
     int width = 1280, height = 720, first_asset = 0;
     bool gl_debug = false, gl_timers = false;
     int gl_path = 0; /* auto */
@@ -199,6 +201,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &width, &height) == 2 &&
                  width >= 64 && height >= 64 && width <= 4096 && height <= 4096)
             i++;
+        else if (!strcmp(argv[i], "--grass-density") && i + 1 < argc &&
+                 tool_parse_float(argv[i + 1], 0.05f, 1.0f, &grass_density))
+            i++;
         else if (!strcmp(argv[i], "--gl-debug"))
             gl_debug = true;
         else if (!strcmp(argv[i], "--gl-timers"))
@@ -209,7 +214,8 @@ int main(int argc, char **argv)
             first_asset = i;
         else if (argv[i][0] == '-') {
             fprintf(stderr, "usage: crowd-demo-headless asset.crowd [more.crowd ...] [--out-dir dir] [--count n] "
-                            "[--frames n] [--size WxH] [--gl-debug] [--gl-timers] [--path auto|cpu|gpu]\n");
+                            "[--frames n] [--size WxH] [--grass-density 0.05..1] [--gl-debug] [--gl-timers] "
+                            "[--path auto|cpu|gpu]\n");
             return 2;
         }
     }
@@ -250,6 +256,7 @@ int main(int argc, char **argv)
         if (r != CROWD_OK)
             goto done;
     }
+    demo_set(app, DEMO_GRASS_BUDGET, grass_density);
     mkdir(out_dir, 0755);
     printf("crowd-demo-headless: %u instances, %u frames per step, on %s\n", count, frames, gl.renderer);
     status = 0;
@@ -257,7 +264,10 @@ int main(int argc, char **argv)
         const step *st = &script[s];
         if (st->setting == DEMO_ASSET && (st->value >= 1 || st->value == ASSET_MENAGERIE) && asset_count < 2)
             continue; /* one asset: nothing to switch to */
-        double value = st->value == COUNT_AS_GIVEN ? count : st->value == ASSET_MENAGERIE ? asset_count : st->value;
+        double value = st->value == COUNT_AS_GIVEN    ? count
+                       : st->value == ASSET_MENAGERIE ? asset_count
+                       : st->value == GRASS_AS_GIVEN  ? grass_density
+                                                      : st->value;
         if (st->value == LOOK_AT) {
             const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}; /* the seed's camera */
             demo_look_at(app, eye, target);

@@ -147,7 +147,7 @@ static void paint_lands_where_droplets_land(void)
            "floor: %u red pixels, %u of %u landings in view red from above", floor, under, in_view);
     printf("     %u droplets: %u painted texels, every landing painted, none beyond %.2f m of one; "
            "%u droplet pixels in flight, tracer %u pixels then 0, floor %u red pixels\n",
-           DROPS, painted, (double)reach, flying, flash, floor);
+           (unsigned)DROPS, painted, (double)reach, flying, flash, floor);
 
     /* clear forgets everything */
     crowd_gl_paint_clear(p);

@@ -266,11 +266,12 @@ static void kill_and_respawn(void)
         x.ref_time = y.ref_time;
         altered += memcmp(&x, &y, sizeof x) != 0 || memcmp(&now.drift, &at_kill[id].drift, sizeof now.drift) != 0;
     }
-    CHECKF(revived == KILLS && altered == 0, "%u of %u revived as they fell, %u altered", revived, KILLS, altered);
+    CHECKF(revived == KILLS && altered == 0, "%u of %u revived as they fell, %u altered", revived, (unsigned)KILLS,
+           altered);
     CHECKF(displaced == 0, "%u revived away from where they fell (worst %g m)", displaced, (double)worst);
     printf("     %u kills by %u rounds into %u agents: survivors bit-identical through kills and respawn, "
            "no round hit the dead, the fallen revived within %g m of where they fell\n",
-           KILLS, rounds, EDITOR, (double)worst);
+           (unsigned)KILLS, rounds, (unsigned)EDITOR, (double)worst);
     crowd_update(c, 1.0f / 30.0f, &view); /* the respawn's re-layout runs */
     CHECK(crowd_count(c) == EDITOR);
     crowd_hits_destroy(h);

@@ -257,7 +257,16 @@ async function assets(page) {
     check(!status.includes('\n! '), `asset ${names[i]}: ${status}`);
     judge(await shot(page, 'asset_' + names[i].replace(/\W+/g, '_')), names[i]);
   }
-  console.log(`assets: ${names.join(', ')} each switched in and drew`);
+  // past the last asset: the menagerie, every packaged asset a kind in one world
+  await set(page, 'asset', names.length);
+  await frames(page, 4);
+  const status = await page.evaluate(() => window.crowd.status());
+  check(status.split('\n')[0].includes('menagerie'), `menagerie not reported: ${status.split('\n')[0]}`);
+  check(!status.includes('\n! '), `menagerie: ${status}`);
+  judge(await shot(page, 'asset_menagerie'), 'menagerie');
+  await set(page, 'asset', 0);
+  await frames(page, 2);
+  console.log(`assets: ${names.join(', ')} each switched in and drew, and the menagerie of all ${names.length}`);
 }
 
 // With the crowd paused, the only difference between these two frames is the shadow pass.

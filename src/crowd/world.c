@@ -331,7 +331,7 @@ static uint32_t cross_separation(crowd_world *w, float dt, uint32_t *agents)
     uint32_t n = gather_all(w, dt), pairs = 0;
     *agents = n;
     sort_all(w, n);
-    bool receives[CROWD_WORLD_MAX_KINDS];
+    bool receives[CROWD_WORLD_MAX_KINDS] = {false};
     for (uint32_t k = 0; k < w->kind_count; k++) /* a kind whose step did not separate reads no drift */
         receives[k] = w->kinds[k]->stats.separation_active;
     for (uint32_t j = 0; j < n; j++) {

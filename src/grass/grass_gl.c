@@ -26,6 +26,7 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define TEX_BLOCKS 9
 #define TEX_SHADOW 10
 #define TEX_FIELDS 11 /* and 12: the active trample texture, the cut texture */
+#define TEX_PAINT 13
 
 #ifndef GL_TIME_ELAPSED
 #define GL_TIME_ELAPSED 0x88BF
@@ -56,6 +57,8 @@ enum {
     GU_TRAMPLE_FIELD,
     GU_CUT_FIELD,
     GU_TONE,
+    GU_PAINT,
+    GU_PAINT_FIELD,
     GRASS_UNIFORMS
 };
 static const char *const uniform_names[GRASS_UNIFORMS] = {
@@ -66,7 +69,8 @@ static const char *const uniform_names[GRASS_UNIFORMS] = {
     "u_fog_density",     "u_blades",        "u_blocks",
     "u_shadows",         "u_shadow_map",    "u_light_view_projection",
     "u_shadow_texel",    "u_trample",       "u_cut",
-    "u_trample_field",   "u_cut_field",     "u_tone"};
+    "u_trample_field",   "u_cut_field",     "u_tone",
+    "u_paint",           "u_paint_field"};
 
 typedef struct tier_range {
     uint32_t first_index, index_count;
@@ -83,6 +87,8 @@ struct crowd_grass {
     crowd_grass_stats stats;
     grass_eye eye;
     grass_fields fields;
+    GLuint paint;      /* crowd_grass_set_paint's borrowed texture, 0: none */
+    float paint_world; /* the square it covers, metres a side */
 
     /* CPU path: the block table, per tier a run of (first blade, blades) entries */
     GLuint blocks_tex;
@@ -214,6 +220,7 @@ static void lookup_uniforms(crowd_grass *g)
     glUniform1i(g->u[GU_SHADOW_MAP], TEX_SHADOW);
     glUniform1i(g->u[GU_TRAMPLE], TEX_FIELDS);
     glUniform1i(g->u[GU_CUT], TEX_FIELDS + 1);
+    glUniform1i(g->u[GU_PAINT], TEX_PAINT);
     glUseProgram(0);
 }
 
@@ -622,6 +629,22 @@ static void set_frame_uniforms(crowd_grass *g, const crowd_gl_renderer *sh, cons
         glBindTexture(GL_TEXTURE_2D, sh->shadow_depth);
     }
     grass_fields_bind(&g->fields, &g->desc, TEX_FIELDS, g->u[GU_TRAMPLE_FIELD], g->u[GU_CUT_FIELD]);
+    if (g->paint) {
+        glActiveTexture(GL_TEXTURE0 + TEX_PAINT);
+        glBindTexture(GL_TEXTURE_2D, g->paint);
+        glUniform4f(g->u[GU_PAINT_FIELD], -0.5f * g->paint_world, -0.5f * g->paint_world, 1.0f / g->paint_world, 1.0f);
+    } else {
+        glUniform4f(g->u[GU_PAINT_FIELD], 0.0f, 0.0f, 0.0f, 0.0f);
+    }
+}
+
+void crowd_grass_set_paint(crowd_grass *g, uint32_t texture, float world_size)
+{
+    if (!g)
+        return;
+    bool ok = texture && world_size > 0.0f && world_size < 1e7f;
+    g->paint = ok ? (GLuint)texture : 0;
+    g->paint_world = ok ? world_size : 0.0f;
 }
 
 crowd_result crowd_grass_update_fields(crowd_grass *g, const crowd_gl_renderer *target, const crowd_gl_scene *scene,

@@ -17,6 +17,10 @@ uniform float u_fog_density;
 uniform int u_shadows;
 uniform highp sampler2DShadow u_shadow_map;
 uniform vec2 u_shadow_texel;
+uniform highp sampler2D u_cut; // the cut field, as the vertex stage reads it (grass.vert)
+uniform highp vec4 u_cut_field;
+uniform highp sampler2D u_paint; // crowd_grass_set_paint: -x/-z corner, 1 / size, on
+uniform highp vec4 u_paint_field;
 
 out vec4 o_color;
 
@@ -41,6 +45,12 @@ void main()
     if (v_ground > 0.5) {
         vec2 p = v_world.xz;
         base = grass_ground(p, grass_zone(p)) * (0.8 + 0.25 * grass_noise(p * 3.7));
+        if (u_cut_field.w > 0.0) // the mown soil between the stubs
+            base = mix(base, GRASS_MOWN, 0.85 * smoothstep(0.2, 0.6, texture(u_cut, (p - u_cut_field.xy) * u_cut_field.z).r));
+    }
+    if (u_paint_field.w > 0.0) { // paint on the blades and the ground between them
+        vec4 paint = texture(u_paint, (v_world.xz - u_paint_field.xy) * u_paint_field.z);
+        base = mix(base, paint.rgb, paint.a);
     }
     float sun = max(dot(n, u_sun_direction), 0.0) * lit_fraction();
     vec3 ambient = mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5) * (0.55 + 0.45 * v_t); // roots in the blades' shade

@@ -81,10 +81,10 @@ void main()
         vec4 s = textureLod(u_trample, tuv, 0.0);
         trample = vec3(s.rg * 2.0 - 1.0, s.b);
     }
-    float keep = 1.0; // the fraction of the blade left standing: a cut keeps its lower part
+    float keep = 1.0, mown = 0.0; // the fraction of the blade left standing: a cut keeps its lower part
     if (u_cut_field.w > 0.0) { // stubble: every tier, so a cut patch stays cut across the hand-offs
-        float cut = textureLod(u_cut, (root - u_cut_field.xy) * u_cut_field.z, 0.0).r;
-        keep = mix(1.0, u_cut_field.w, smoothstep(0.2, 0.6, cut));
+        mown = smoothstep(0.2, 0.6, textureLod(u_cut, (root - u_cut_field.xy) * u_cut_field.z, 0.0).r);
+        keep = mix(1.0, u_cut_field.w, mown);
         height *= keep;
     }
     float width = u_blade_size.y;
@@ -121,7 +121,7 @@ void main()
     v_world = p;
     vec3 ground = grass_ground(root, zone);
     vec3 tint = vec3(0.20, 0.38, 0.07) * (0.8 + 0.4 * fract(b.w * 91.3)) * mix(vec3(1.25, 1.05, 0.7), vec3(1.0), zone);
-    v_base = mix(ground, tint, smoothstep(0.0, 0.6, t * keep)); // a stub keeps its root colour
+    v_base = mix(mix(ground, tint, smoothstep(0.0, 0.6, t * keep)), GRASS_MOWN, 0.85 * mown); // a stub: straw
     v_t = t;
     v_ground = 0.0;
     v_shadow = u_light_view_projection * vec4(p, 1.0);

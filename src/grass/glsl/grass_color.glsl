@@ -22,6 +22,10 @@ float grass_zone(vec2 p)
     return smoothstep(0.18, 0.46, grass_noise(p * 0.045) * 0.7 + grass_noise(p * 0.21) * 0.3);
 }
 
+// A mown patch (the cut field): cut straw over the soil and on the stubs, lighter and yellower than
+// the lawn. Without it a cut is hard to see from above: the ground under a lush patch is green too.
+const vec3 GRASS_MOWN = vec3(0.34, 0.31, 0.12);
+
 vec3 grass_ground(vec2 p, float zone)
 {
     vec3 soil = vec3(0.19, 0.14, 0.075), lush = vec3(0.10, 0.20, 0.04);
