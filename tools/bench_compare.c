@@ -34,18 +34,6 @@
 
 enum { T_SIM, T_POSE, T_SUBMIT, T_CPU_POSE, T_CPU_SUBMIT, T_UPDATE, T_VAT_SUBMIT, T_COUNT };
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void compare_view(crowd_view *view, crowd_gl_scene *scene)
 {
     const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
@@ -169,7 +157,7 @@ static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t co
     for (int k = 0; k < T_COUNT && col; k++) {
         for (uint32_t f = 0; f < frames; f++)
             col[f] = t[(size_t)(f + COMPARE_WARMUP) * T_COUNT + (size_t)k];
-        row->ms[k] = median_of(col, frames);
+        row->ms[k] = tool_median(col, frames);
     }
     if (!with_cpu)
         row->ms[T_CPU_POSE] = row->ms[T_CPU_SUBMIT] = NAN;

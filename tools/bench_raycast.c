@@ -19,12 +19,6 @@
 #define BATCHES 5
 #define BRUTE_RAYS 200u
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void round_ray(uint64_t *state, float d[3])
 {
     static const float eye[3] = {28.0f, 16.0f, 44.0f};
@@ -127,8 +121,8 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
             }
             double brute = (tool_now_ms() - t0) * 1e6 / BRUTE_RAYS;
             bench_kills(c, sim, h, count, &kills[k]);
-            qsort(update, BATCHES, sizeof update[0], compare_double);
-            qsort(per_ray, BATCHES, sizeof per_ray[0], compare_double);
+            qsort(update, BATCHES, sizeof update[0], tool_compare_double);
+            qsort(per_ray, BATCHES, sizeof per_ray[0], tool_compare_double);
             double ns = per_ray[BATCHES / 2];
             printf("%9u %9.3f ms | %10.0f %9.1f %6.1f%% | %10.0f %8.0fx\n", count, update[BATCHES / 2], ns,
                    tested / (BATCHES * (double)RAYS), 100.0 * hit_count / (BATCHES * (double)RAYS), brute, brute / ns);

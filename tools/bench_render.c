@@ -24,18 +24,6 @@
 #define RENDER_WARMUP 3
 #define PASSES 3 /* cull, shadow, colour */
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void orbit_view(crowd_view *view, crowd_gl_scene *scene, float angle)
 {
     float r = sqrtf(28.0f * 28.0f + 44.0f * 44.0f), a0 = atan2f(28.0f, 44.0f);
@@ -170,7 +158,7 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         for (int m = 0; m < 7; m++) {
             for (uint32_t f = 0; f < frames; f++)
                 col[f] = t[(size_t)(f + RENDER_WARMUP) * 8 + (size_t)m];
-            med[m] = median_of(col, frames);
+            med[m] = tool_median(col, frames);
         }
         for (int p = 0; p < PASSES; p++) { /* after the run: every query has its result */
             for (uint32_t f = 0; f < frames; f++) {
@@ -178,7 +166,7 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
                 glGetQueryObjectui64v(queries[(f + RENDER_WARMUP) * PASSES + (uint32_t)p], GL_QUERY_RESULT, &ns);
                 col[f] = (double)ns / 1e6;
             }
-            gpu_ms[p] = median_of(col, frames);
+            gpu_ms[p] = tool_median(col, frames);
         }
         free(col);
         const crowd_gl_gpu_stats *gs = crowd_gl_get_gpu_stats(r);

@@ -24,26 +24,6 @@
 #define ROUNDS 3
 #define WARMUP 15
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void view_of_bench(crowd_view *view)
-{
-    const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
-    cb_look_at(view->view, eye, target, up);
-    cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
-    view->viewport_height = 1080.0f;
-}
-
 typedef struct run_result {
     double total, cross; /* median ms per frame: the whole frame, the pass across kinds */
 } run_result;
@@ -77,7 +57,7 @@ static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total,
         status = crowd_sim_spawn(sims[0], total) != CROWD_OK;
     }
     crowd_view view;
-    view_of_bench(&view);
+    tool_bench_view(&view);
     for (uint32_t f = 0; f < WARMUP + frames && !status; f++) {
         double t0 = tool_now_ms();
         if (world)
@@ -94,7 +74,7 @@ static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total,
     if (status)
         fprintf(stderr, "crowd-bench: %s\n", err.message[0] ? err.message : "menagerie set-up failed");
     else
-        *out = (run_result){median_of(t, frames), median_of(cross, frames)};
+        *out = (run_result){tool_median(t, frames), tool_median(cross, frames)};
     crowd_world_destroy(world);
     for (uint32_t k = 0; k < kinds; k++) {
         crowd_sim_destroy(sims[k]);
@@ -156,9 +136,9 @@ int bench_world(const crowd_asset *asset, const uint32_t *counts, uint32_t n, ui
         }
         if (status)
             break;
-        double s = median_of(single, ROUNDS), m = median_of(mixed, ROUNDS);
-        printf("%9u | %9.3f %9.3f %9.3f | %6.2fx %9.3f\n", counts[i], s, m, median_of(plain, ROUNDS), m / s,
-               median_of(cross, ROUNDS));
+        double s = tool_median(single, ROUNDS), m = tool_median(mixed, ROUNDS);
+        printf("%9u | %9.3f %9.3f %9.3f | %6.2fx %9.3f\n", counts[i], s, m, tool_median(plain, ROUNDS), m / s,
+               tool_median(cross, ROUNDS));
     }
     for (int k = 0; k < 2; k++) {
         crowd_asset_free(&critters[k]);

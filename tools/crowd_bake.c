@@ -366,18 +366,6 @@ static char *default_output(const char *input)
     return out;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 static void bake_warning(void *user, const char *message)
 {
     (void)user;
@@ -422,15 +410,15 @@ static int run_timing(const options *o)
         crowd_bake_output_free(&out);
     }
     printf("bake timing, median of %u runs (ms):\n", o->time_runs);
-    printf("  %-22s %8.2f\n", o->input ? "read input" : "build humanoid", median_of(stages[0], o->time_runs));
-    printf("  %-22s %8.2f\n", "sample + skin", median_of(stages[1], o->time_runs));
-    printf("  %-22s %8.2f\n", "encode textures", median_of(stages[2], o->time_runs));
-    printf("  %-22s %8.2f\n", "LODs", median_of(stages[3], o->time_runs));
-    printf("  %-22s %8.2f\n", "strides + pack", median_of(stages[4], o->time_runs));
+    printf("  %-22s %8.2f\n", o->input ? "read input" : "build humanoid", tool_median(stages[0], o->time_runs));
+    printf("  %-22s %8.2f\n", "sample + skin", tool_median(stages[1], o->time_runs));
+    printf("  %-22s %8.2f\n", "encode textures", tool_median(stages[2], o->time_runs));
+    printf("  %-22s %8.2f\n", "LODs", tool_median(stages[3], o->time_runs));
+    printf("  %-22s %8.2f\n", "strides + pack", tool_median(stages[4], o->time_runs));
     double best = stages[5][0];
     for (uint32_t i = 1; i < o->time_runs; i++)
         best = stages[5][i] < best ? stages[5][i] : best;
-    printf("  %-22s %8.2f   (best %.2f)\n", "total", median_of(stages[5], o->time_runs), best);
+    printf("  %-22s %8.2f   (best %.2f)\n", "total", tool_median(stages[5], o->time_runs), best);
     return 0;
 }
 

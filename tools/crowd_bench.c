@@ -64,26 +64,6 @@ static void usage(FILE *out)
                  "the first, total / memcpy of the record array).\n");
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-static void bench_view(crowd_view *view)
-{
-    const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
-    cb_look_at(view->view, eye, target, up);
-    cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
-    view->viewport_height = 1080.0f;
-}
-
 /* A plain memcpy of the record array, best of several: what the gather (keeping records in draw
  * order) once was, a full copy of every record per frame; it now moves only the instances that
  * changed chunk, so the ratio shows how far below that it stays. */
@@ -141,7 +121,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         return 1;
     }
     crowd_view view;
-    bench_view(&view);
+    tool_bench_view(&view);
     double *t_sim = calloc(frames, sizeof(double)), *t_sep = calloc(frames, sizeof(double));
     double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));
     double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));
@@ -177,14 +157,14 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
             row->separation = ss->separation_active;
         }
     }
-    row->sim = median(t_sim, frames);
-    row->separation_ms = median(t_sep, frames);
-    row->chunk_lod = median(t_lod, frames);
-    row->gather = median(t_gather, frames);
-    row->output = median(t_out, frames);
-    row->total = median(t_total, frames);
-    row->mb_uploaded = median(up, frames);
-    row->written = median(wr, frames);
+    row->sim = tool_median(t_sim, frames);
+    row->separation_ms = tool_median(t_sep, frames);
+    row->chunk_lod = tool_median(t_lod, frames);
+    row->gather = tool_median(t_gather, frames);
+    row->output = tool_median(t_out, frames);
+    row->total = tool_median(t_total, frames);
+    row->mb_uploaded = tool_median(up, frames);
+    row->written = tool_median(wr, frames);
     row->memcpy_ms = memcpy_ms((size_t)count * sizeof(crowd_record));
     free(t_sim);
     free(t_sep);

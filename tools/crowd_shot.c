@@ -219,18 +219,6 @@ static double now_ms(void)
     return tool_now_ms(); /* monotonic (tool_support.c) */
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, uint32_t n)
-{
-    qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* The bench loop: frames as an application draws them (no glFinish between them, so an upload that
  * has to wait for the GPU shows up), then one glFinish; medians of the CPU times. */
 static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, crowd_gl_renderer *r,
@@ -277,7 +265,7 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
     if (result == CROWD_OK) {
         printf("  %u frames, upload %s, msaa %u: upload %.3f ms, frame cpu %.3f ms (medians), wall %.2f ms per frame, "
                "%.2f MB uploaded per frame\n",
-               o->frames, modes[o->upload], o->msaa, median(upload, o->frames), median(cpu, o->frames), wall,
+               o->frames, modes[o->upload], o->msaa, tool_median(upload, o->frames), tool_median(cpu, o->frames), wall,
                (double)bytes / o->frames / 1e6);
         if (gs->timers)
             printf("  gpu: shadow %.2f ms, colour %.2f ms (timer queries, read %d frames late)\n", gs->gpu_shadow_ms,
@@ -307,7 +295,7 @@ static void print_grass(crowd_gl_scene *scene, const crowd_gl_renderer *r, bool 
         }
         printf("  grass fields: %u trample discs (the crowd's agents in the window), update %.3f ms (median of 21, "
                "glFinish each side)\n",
-               g->trample_stamps, median(ms, 21));
+               g->trample_stamps, tool_median(ms, 21));
     }
     if (!timers)
         return;

@@ -7,6 +7,7 @@
 #include "crowdbake/asset.h"
 #include "crowdbake/bake.h"
 #include "crowdbake/critters.h"
+#include "crowdbake/crowd.h"
 #include "crowdbake/gltf.h"
 #include "crowdbake/rig.h"
 
@@ -61,6 +62,14 @@ uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error);
 crowd_result tool_bake_humanoid(crowd_bake_output *out, crowd_error *error); /* crowd_bake_output_free */
 
 double tool_now_ms(void);
+
+/* The benchmarks' statistics: qsort's comparison of doubles, and the median of `count` values
+ * (sorted in place; the mean of the middle two for an even count, 0 for none). */
+int tool_compare_double(const void *a, const void *b);
+double tool_median(double *values, uint32_t count);
+
+/* The seed's benchmark camera: eye (28, 16, 44) looking at (0, 1.2, 0), 58 deg, 16:9, 1080 px tall. */
+void tool_bench_view(crowd_view *view);
 
 /* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped (names
  * in assets come from glTF files and may hold anything). */

@@ -291,6 +291,16 @@ static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd 
 
 /* The mesh attributes of the CPU path's VAO (locations 0..6), plus the slot attribute (12) read
  * per instance from the id buffer: baseInstance selects the partition. */
+/* Attribute 12 of the bound vertex array: the compacted instance id, one per instance (the cull
+ * pass's partitions; the mesh and the card vertex arrays both read it). */
+static void attach_instance_ids(const struct crowd_gpu_crowd *g)
+{
+    glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+    glEnableVertexAttribArray(12);
+    glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
+    glVertexAttribDivisor(12, 1);
+}
+
 static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
 {
     const crowd_asset *a = r->asset;
@@ -324,10 +334,7 @@ static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
         glVertexAttribPointer(6, 4, GL_UNSIGNED_SHORT, GL_TRUE, 0, NULL);
     }
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, r->ibo);
-    glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
-    glEnableVertexAttribArray(12);
-    glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
-    glVertexAttribDivisor(12, 1);
+    attach_instance_ids(g);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     if (!g->atlas)
@@ -338,10 +345,7 @@ static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
     glGenBuffers(1, &g->card_ibo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g->card_ibo);
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, sizeof corners, corners, GL_STATIC_DRAW);
-    glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
-    glEnableVertexAttribArray(12);
-    glVertexAttribIPointer(12, 1, GL_UNSIGNED_INT, 0, NULL);
-    glVertexAttribDivisor(12, 1);
+    attach_instance_ids(g);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
 }
