@@ -319,6 +319,7 @@ async function grass(page) {
   check(green > lower / 2, `grass: only ${((100 * green) / lower).toFixed(1)} % of the ground green-dominant`);
   const status = await page.evaluate(() => window.crowd.status());
   check(/grass (CPU|GPU)/.test(status), 'grass on but not in the status');
+  await noSyncCalls(page, 'grass on'); // the later steps run without the field
   await set(page, 'grass', 0);
   await frames(page, 2);
   judge(await shot(page, 'no_grass'), 'no grass');
