@@ -12,6 +12,7 @@
 #   make serve       build the web demo and serve dist/ on 127.0.0.1
 #   make fuzz        fuzz the glTF reader (libFuzzer, clang) for FUZZ_TIME seconds (default 600)
 #   make fuzz-crowd  fuzz the .crowd loader and its decoders for FUZZ_TIME seconds
+#   make fuzz-frames fuzz the frames-dump reader and the rig built from it for FUZZ_TIME seconds
 #   make clean       remove the build trees
 
 JOBS ?= 2
@@ -43,8 +44,11 @@ FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=t
 CROWD_SEEDS = $(FUZZ_BUILD)/crowd-seeds
 FUZZ_CROWD_ARGS = $(FUZZ_BUILD)/crowd-corpus $(CROWD_SEEDS) -timeout=20 -rss_limit_mb=3072 -print_final_stats=1 \
 	-artifact_prefix=$(FUZZ_BUILD)/crowd-
+# The frames-dump target's seeds are committed (tests/fuzz/frames); new finds go to frames-corpus.
+FUZZ_FRAMES_ARGS = $(FUZZ_BUILD)/frames-corpus tests/fuzz/frames -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+	-print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/frames-
 
-.PHONY: all setup build critters build-asan build-tsan test-tsan build-web build-fuzz test test-web fuzz fuzz-smoke fuzz-crowd fuzz-crowd-seeds \
+.PHONY: all setup build critters build-asan build-tsan test-tsan build-web build-fuzz test test-web fuzz fuzz-smoke fuzz-crowd fuzz-frames fuzz-crowd-seeds \
 	run bench bench-gltf web web-single serve clean \
 	test-package analyze format format-check
 
@@ -75,10 +79,10 @@ test-tsan: build-tsan
 build-fuzz: setup
 	@$(CMAKE) -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DCROWD_FUZZ=ON \
 		-DCROWD_TOOLS=OFF -DCROWD_TESTS=OFF -DCROWD_GL=OFF > /dev/null
-	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_gltf fuzz_crowd
+	@$(CMAKE) --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_gltf fuzz_crowd fuzz_frames
 
 # Release suite first (everything), then the core and baker tests again under ASan + UBSan, then
-# 45 seconds of fuzzing the glTF reader and 30 of the .crowd loader side by side, then the web build in Chromium.
+# 45 seconds of fuzzing the glTF reader beside 30 of the .crowd loader then 15 of the frames-dump reader, then the web build in Chromium.
 test: build build-asan build-fuzz
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
@@ -106,16 +110,21 @@ format-check: setup
 	@scripts/check-format.sh
 
 fuzz-smoke: build-fuzz fuzz-crowd-seeds
-	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/crowd-corpus
-	@# the two fuzzers side by side (each is one process: one core each)
+	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/crowd-corpus $(FUZZ_BUILD)/frames-corpus
+	@# two cores, two processes: the glTF reader for 45 s on one; the .crowd loader for 30 s, then the
+	@# frames-dump reader for 15 s, on the other
 	@$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -seed=1 -max_total_time=45 > $(FUZZ_BUILD)/fuzz-smoke.log 2>&1 & gltf=$$!; \
 	$(FUZZ_BUILD)/fuzz_crowd $(FUZZ_CROWD_ARGS) -seed=1 -max_total_time=30 > $(FUZZ_BUILD)/fuzz-crowd-smoke.log 2>&1; \
-	crowd=$$?; wait $$gltf; gltf=$$?; \
+	crowd=$$?; \
+	$(FUZZ_BUILD)/fuzz_frames $(FUZZ_FRAMES_ARGS) -seed=1 -max_total_time=15 > $(FUZZ_BUILD)/fuzz-frames-smoke.log 2>&1; \
+	frames=$$?; wait $$gltf; gltf=$$?; \
 	[ $$gltf = 0 ] || { tail -60 $(FUZZ_BUILD)/fuzz-smoke.log; echo "fuzz: FAILED (log: $(FUZZ_BUILD)/fuzz-smoke.log)"; }; \
 	[ $$crowd = 0 ] || { tail -60 $(FUZZ_BUILD)/fuzz-crowd-smoke.log; echo "fuzz-crowd: FAILED (log: $(FUZZ_BUILD)/fuzz-crowd-smoke.log)"; }; \
-	[ $$gltf = 0 ] && [ $$crowd = 0 ]
+	[ $$frames = 0 ] || { tail -60 $(FUZZ_BUILD)/fuzz-frames-smoke.log; echo "fuzz-frames: FAILED (log: $(FUZZ_BUILD)/fuzz-frames-smoke.log)"; }; \
+	[ $$gltf = 0 ] && [ $$crowd = 0 ] && [ $$frames = 0 ]
 	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-smoke.log | sed 's/^/fuzz: 45 s, /'
 	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-crowd-smoke.log | sed 's/^/fuzz-crowd: 30 s, /'
+	@grep -E "stat::number_of_executed_units" $(FUZZ_BUILD)/fuzz-frames-smoke.log | sed 's/^/fuzz-frames: 15 s, /'
 
 # Seeds for fuzz_crowd from the Release crowd-bake: the humanoid as crowd-bake writes it by default,
 # --compact, --fp16, --bones, the Fox in metres, and small bakes (few frames, low density) that the
@@ -134,6 +143,10 @@ fuzz-crowd-seeds: build
 fuzz-crowd: build-fuzz fuzz-crowd-seeds
 	@mkdir -p $(FUZZ_BUILD)/crowd-corpus
 	$(FUZZ_BUILD)/fuzz_crowd $(FUZZ_CROWD_ARGS) -max_total_time=$(FUZZ_TIME)
+
+fuzz-frames: build-fuzz
+	@mkdir -p $(FUZZ_BUILD)/frames-corpus
+	$(FUZZ_BUILD)/fuzz_frames $(FUZZ_FRAMES_ARGS) -max_total_time=$(FUZZ_TIME)
 
 fuzz: build-fuzz
 	@mkdir -p $(FUZZ_BUILD)/corpus
