@@ -20,6 +20,9 @@
 #define EXPORT EMSCRIPTEN_KEEPALIVE
 #else
 #define EXPORT
+#ifdef CROWD_DEMO_SHOTS
+#include "gl_context.h" /* tool_write_png */
+#endif
 #endif
 
 static GLFWwindow *window;
@@ -30,6 +33,10 @@ static float wheel;
 static bool dragging;
 static double lock_time; /* when the lock was asked for: the browser grants it a little later */
 static bool locked;      /* gun mode: the pointer is locked (a click locks it; Esc, or leaving the mode, frees it) */
+
+#ifndef __EMSCRIPTEN__
+static void frame_drawn(int width, int height);
+#endif
 
 static bool gun_mode(void)
 {
@@ -117,11 +124,14 @@ static void frame(void)
     glfwGetFramebufferSize(window, &width, &height);
     demo_frame(app, now - last_time, width, height, &input);
     last_time = now;
+#ifndef __EMSCRIPTEN__
+    frame_drawn(width, height);
+#endif
     glfwSwapBuffers(window);
     glfwPollEvents();
 }
 
-static int open_window(bool es)
+static int open_window(bool es, int width, int height)
 {
     if (!glfwInit()) {
         fprintf(stderr, "crowd-demo: cannot initialise GLFW (no display?) - try `make serve` or crowd-demo-headless\n");
@@ -138,7 +148,7 @@ static int open_window(bool es)
         glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
     }
     glfwWindowHint(GLFW_SAMPLES, 0); /* MSAA is a setting: the demo draws into its own multisampled target */
-    window = glfwCreateWindow(1280, 720, "crowdbake", NULL, NULL);
+    window = glfwCreateWindow(width, height, "crowdbake", NULL, NULL);
     if (!window) {
         fprintf(stderr, "crowd-demo: cannot open a GL %s window\n", es ? "ES 3.0" : "3.3 core");
         glfwTerminate();
@@ -180,7 +190,7 @@ EXPORT int web_add_asset(const uint8_t *bytes, int size, const char *name)
 
 EXPORT int web_start(int debug, int timers, int upload)
 {
-    if (open_window(true))
+    if (open_window(true, 1280, 720))
         return 1;
     demo_desc desc = {.es = true,
                       .capacity = 250000,
@@ -280,6 +290,78 @@ int main(void)
 
 /* ---- native: assets from the command line, a window until closed -------------------------------- */
 
+static uint32_t frames_left;  /* --frames: close the window after this many frames (0: when the user does) */
+static const char *shot_path; /* --shot: the last frame's pixels (at --frames or at Esc) from the back buffer */
+static bool last_frame;       /* this frame is the last: read it back (--shot), then close */
+static int shot_status;
+
+#ifdef CROWD_DEMO_SHOTS
+/* A frame whose pixels nearly all equal the first one is blank (nothing reached the window). */
+static bool blank(const uint8_t *rgb, int n)
+{
+    int differing = 0;
+    for (int i = 1; i < n; i++)
+        differing += memcmp(rgb + 3 * i, rgb, 3) != 0;
+    return differing < n / 20;
+}
+
+static int write_shot(const char *path, int width, int height)
+{
+    uint8_t *rgba = malloc((size_t)width * height * 4), *rgb = malloc((size_t)width * height * 3);
+    int status = 1;
+    crowd_error err = {0};
+    if (rgba && rgb) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+        glReadBuffer(GL_BACK);
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+        for (int y = 0; y < height; y++) /* GL rows are bottom-up */
+            for (int x = 0; x < width; x++)
+                memcpy(rgb + ((size_t)y * width + x) * 3, rgba + ((size_t)(height - 1 - y) * width + x) * 4, 3);
+        if (tool_write_png(path, rgb, width, height, &err) != CROWD_OK)
+            fprintf(stderr, "crowd-demo: %s\n", err.message);
+        else if (blank(rgb, width * height))
+            fprintf(stderr, "crowd-demo: %s: the window's frame is blank\n", path);
+        else if (crowd_gl_check("the window's frame", &err) != CROWD_OK)
+            fprintf(stderr, "crowd-demo: %s\n", err.message);
+        else {
+            printf("crowd-demo: %dx%d frame from the window in %s\n", width, height, path);
+            status = 0;
+        }
+    }
+    free(rgba);
+    free(rgb);
+    return status;
+}
+#endif
+
+/* Called after each frame is drawn into the back buffer, before the swap. */
+static void frame_drawn(int width, int height)
+{
+    if (frames_left && !--frames_left)
+        last_frame = true;
+    if (!last_frame)
+        return;
+#ifdef CROWD_DEMO_SHOTS
+    if (shot_path)
+        shot_status = write_shot(shot_path, width, height);
+#else
+    (void)width;
+    (void)height;
+#endif
+    glfwSetWindowShouldClose(window, GLFW_TRUE);
+}
+
+static bool parse_count(const char *text, uint32_t min, uint32_t max, uint32_t *out)
+{
+    char *end;
+    unsigned long n = strtoul(text, &end, 10);
+    if (end == text || *end || text[0] == '-' || n < min || n > max)
+        return false;
+    *out = (uint32_t)n;
+    return true;
+}
+
 static uint8_t *read_file(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -300,7 +382,7 @@ static uint8_t *read_file(const char *path, size_t *size)
 int main(int argc, char **argv)
 {
     demo_desc desc = {.es = false, .capacity = 250000, .initial_count = 20000};
-    int assets = 0;
+    int assets = 0, width = 1280, height = 720;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gl-debug"))
             desc.gl_debug = true;
@@ -308,6 +390,18 @@ int main(int argc, char **argv)
             desc.gl_timers = true;
         else if (!strcmp(argv[i], "--path") && i + 1 < argc && demo_path_parse(argv[i + 1]) >= 0)
             desc.gl_path = demo_path_parse(argv[++i]);
+        else if (!strcmp(argv[i], "--frames") && i + 1 < argc && parse_count(argv[i + 1], 1, 1000000, &frames_left))
+            i++;
+        else if (!strcmp(argv[i], "--count") && i + 1 < argc &&
+                 parse_count(argv[i + 1], 1, 250000, &desc.initial_count))
+            i++;
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc && sscanf(argv[i + 1], "%dx%d", &width, &height) == 2 &&
+                 width >= 64 && height >= 64 && width <= 8192 && height <= 8192)
+            i++;
+#ifdef CROWD_DEMO_SHOTS
+        else if (!strcmp(argv[i], "--shot") && i + 1 < argc)
+            shot_path = argv[++i];
+#endif
         else if (argv[i][0] == '-') {
             fprintf(stderr, "crowd-demo: unknown option or value %s\n", argv[i]);
             return 2;
@@ -316,10 +410,12 @@ int main(int argc, char **argv)
     }
     if (!assets) {
         fprintf(stderr,
-                "usage: crowd-demo asset.crowd [more.crowd ...] [--gl-debug] [--gl-timers] [--path auto|cpu|gpu]\n");
+                "usage: crowd-demo asset.crowd [more.crowd ...] [--gl-debug] [--gl-timers] [--path auto|cpu|gpu]\n"
+                "                  [--count n] [--size WxH] [--frames n (close after n frames)] [--shot out.png (the "
+                "last frame)]\n");
         return 2;
     }
-    if (open_window(false))
+    if (open_window(false, width, height))
         return 1;
     crowd_error err;
     if (demo_create(&desc, &app, &err) != CROWD_OK) {
@@ -329,7 +425,7 @@ int main(int argc, char **argv)
     int loaded = 0;
     for (int i = 1; i < argc; i++) {
         if (argv[i][0] == '-') {
-            i += !strcmp(argv[i], "--path"); /* and its value */
+            i += strncmp(argv[i], "--gl-", 5) != 0; /* the options with a value skip it */
             continue;
         }
         size_t size = 0;
@@ -352,10 +448,18 @@ int main(int argc, char **argv)
     last_time = glfwGetTime();
     while (!glfwWindowShouldClose(window))
         frame();
+    if (shot_path && !last_frame) { /* closed by the user (Esc): one more frame, read back */
+        last_frame = true;
+        frame();
+    }
+    demo_stats stats;
+    demo_get_stats(app, &stats);
+    printf("crowd-demo: %u frames, %u instances live at the end, last frame %.1f ms\n%s\n", stats.frames,
+           stats.instances, stats.frame_ms, demo_status(app));
     demo_destroy(app);
     glfwDestroyWindow(window);
     glfwTerminate();
-    return 0;
+    return shot_status;
 }
 
 #endif

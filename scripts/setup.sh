@@ -13,6 +13,7 @@ debian_packages=(
   libmeshoptimizer-dev libcjson-dev libstb-dev
   libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri    # GL through EGL surfaceless (llvmpipe)
   libglfw3-dev                                            # the native demo's window
+  xvfb xauth libglx-mesa0 xdotool                         # ... opened and driven in a test (X server in memory)
   emscripten node-acorn                                   # the web build (WebGL2)
   chromium                                                # the browser smoke test (SwiftShader)
 )
