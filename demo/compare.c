@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "crowdbake/rig.h"
+#include "demo/budget_search.h"
 #include "scene/scene.h"
 #ifndef __EMSCRIPTEN__
 #include "crowdbake/gltf.h"
@@ -17,17 +18,6 @@
 
 #define CLASSIC_CAPACITY 20000u /* beyond any CPU budget: 20k skeletons are ~100 ms of posing alone */
 #define VAT_CAPACITY 250000u
-#define SEARCH_SETTLE 3  /* frames after a count change before measuring */
-#define SEARCH_SAMPLES 7 /* frames measured per step (median) */
-
-typedef struct budget_search {
-    bool active;
-    uint32_t lo, hi; /* lo fits the budget, hi does not (0: not found yet) */
-    int frames;
-    double samples[SEARCH_SAMPLES];
-    uint32_t result;
-} budget_search;
-
 typedef struct compare_half {
     crowd *crowd;
     crowd_sim *sim;
@@ -37,7 +27,7 @@ typedef struct compare_half {
     int viewport[4];
     bool target_set;
     GLuint target_fbo;
-    budget_search search;
+    demo_budget_search search;
 } compare_half;
 
 struct demo_compare {
@@ -188,46 +178,14 @@ static void pose_classic(demo_compare *c)
     }
 }
 
-/* Doubling until over budget, then bisecting; a step per SEARCH_SETTLE + SEARCH_SAMPLES frames. */
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static void search_step(demo_compare *c, int h)
 {
     compare_half *half = &c->half[h];
-    budget_search *s = &half->search;
-    if (!s->active)
+    if (!half->search.active)
         return;
-    int f = s->frames++;
-    if (f < SEARCH_SETTLE)
-        return;
-    s->samples[f - SEARCH_SETTLE] = half->last_cpu_ms;
-    if (f - SEARCH_SETTLE + 1 < SEARCH_SAMPLES)
-        return;
-    qsort(s->samples, SEARCH_SAMPLES, sizeof s->samples[0], compare_double);
-    double ms = s->samples[SEARCH_SAMPLES / 2];
-    uint32_t n = half->count;
-    if (ms <= DEMO_COMPARE_BUDGET_MS)
-        s->lo = n;
-    else
-        s->hi = n;
-    uint32_t cap = h ? VAT_CAPACITY : CLASSIC_CAPACITY, next;
-    if (!s->hi)
-        next = s->lo * 2 > cap ? cap : s->lo * 2;
-    else
-        next = (s->lo + s->hi) / 2;
-    bool done = (s->hi && s->hi - s->lo <= (s->lo / 32 > 1 ? s->lo / 32 : 1)) || (!s->hi && s->lo == cap) ||
-                (s->hi == 1 && s->lo == 0);
-    if (done) {
-        s->active = false;
-        s->result = s->lo;
-        next = s->lo ? s->lo : 1;
-    }
-    s->frames = 0;
-    demo_compare_set_count(c, h, next);
+    uint32_t next = demo_budget_search_frame(&half->search, half->count, half->last_cpu_ms);
+    if (next != half->count)
+        demo_compare_set_count(c, h, next);
 }
 
 void demo_compare_find_budget(demo_compare *c)
@@ -236,12 +194,11 @@ void demo_compare_find_budget(demo_compare *c)
         return;
     bool stop = c->half[0].search.active || c->half[1].search.active;
     for (int h = 0; h < 2; h++) {
-        budget_search *s = &c->half[h].search;
+        demo_budget_search *s = &c->half[h].search;
         memset(s, 0, sizeof *s);
-        if (stop)
-            continue;
-        s->active = true;
-        demo_compare_set_count(c, h, 1); /* from one character up: doubling finds the bracket */
+        if (!stop) /* from one character up: doubling finds the bracket */
+            demo_compare_set_count(
+                c, h, demo_budget_search_start(s, DEMO_COMPARE_BUDGET_MS, h ? VAT_CAPACITY : CLASSIC_CAPACITY));
     }
 }
 

@@ -174,6 +174,41 @@ static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int
     return 0;
 }
 
+/* Compare mode's T: the budget search starts from one character per half and doubles while a
+ * half's CPU time fits 16.7 ms; three steps in, both halves hold more than one, and T again stops it.
+ * (The search's arithmetic is tests/test_budget_search.c; this is the key, the frames and the HUD.) */
+static int compare_search(demo_app *app, int width, int height)
+{
+    if (demo_set(app, DEMO_COMPARE, 1) != CROWD_OK) {
+        fprintf(stderr, "crowd-demo-headless: compare mode refused: %s\n", demo_last_error(app));
+        return 1;
+    }
+    demo_key(app, 'T', false);
+    unsigned classic = 0, vat = 0;
+    bool searching = false;
+    for (int f = 0; f < 3 * 10 + 1; f++)
+        demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    const char *status = demo_status(app), *left = strstr(status, "left: classic"),
+               *right = strstr(status, "right: VAT");
+    if (left && right) {
+        sscanf(left, "left: classic %u inst", &classic);
+        sscanf(right, "right: VAT %u inst", &vat);
+        searching = strstr(left, "[searching") && strstr(right, "[searching");
+    }
+    demo_key(app, 'T', false);
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    bool stopped = !strstr(demo_status(app), "[searching");
+    printf("  %-20s after 31 frames: classic %u, VAT %u, %s; T again: %s\n", "compare budget (T)", classic, vat,
+           searching ? "searching" : "not searching", stopped ? "stopped" : "still searching");
+    demo_set(app, DEMO_COMPARE, 0);
+    if (classic < 2 || vat < 2 || !searching || !stopped) {
+        fprintf(stderr, "crowd-demo-headless: compare's budget search did not run as T says (status: %.300s)\n",
+                status);
+        return 1;
+    }
+    return 0;
+}
+
 static bool blank(const uint8_t *rgb, int n)
 {
     int differing = 0;
@@ -328,6 +363,8 @@ int main(int argc, char **argv)
     }
     if (!status)
         status = gun_burst(app, &gl, pixels, width, height, frames, count, out_dir);
+    if (!status)
+        status = compare_search(app, width, height);
     if (!status)
         printf("screenshots in %s/demo_*.png\n", out_dir);
 done:
