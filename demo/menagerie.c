@@ -88,6 +88,8 @@ static crowd_result build_kind(demo_menagerie *m, const demo_menagerie_desc *d, 
     }
     if (r == CROWD_OK) {
         gd.sizing_crowd = kind->crowd;
+        if (k > 0) /* one shadow map for the world: every kind shadows the ground and the others */
+            gd.shadow_source = m->kinds[0].renderer;
         r = crowd_gl_create(&gd, &kind->renderer, error);
     }
     if (r == CROWD_OK) /* pillars, ground and attachments */
@@ -190,13 +192,13 @@ void demo_menagerie_frame(demo_menagerie *m, float dt, const demo_camera *camera
     crowd_world_step(m->world, dt);
     float light[16], centre[3], radius;
     demo_camera_shadow_focus(camera, centre, &radius);
-    for (uint32_t k = 0; k < m->kind_count; k++) {
+    if (scene->shadows) /* the shared map's light, for every kind */
+        crowd_gl_fit_shadow(m->kinds[0].renderer, scene->sun_direction, centre, radius, light);
+    for (uint32_t k = 0; k < m->kind_count; k++) { /* kind 0's shadow pass first: it clears the shared map */
         menagerie_kind *kind = &m->kinds[k];
         kind_target(kind, fbo, width, height);
         kind->frame = crowd_update(kind->crowd, dt, &view);
         crowd_gl_upload(kind->renderer, kind->frame, NULL);
-        if (scene->shadows)
-            crowd_gl_fit_shadow(kind->renderer, scene->sun_direction, centre, radius, light);
         demo_path_cull(kind->renderer, kind->crowd, kind->frame, &view, scene->shadows ? light : NULL);
         if (scene->shadows)
             crowd_gl_render_shadows(kind->renderer, kind->frame, light);

@@ -274,6 +274,67 @@ static void shadows_darken_the_ground(void)
     crowd_destroy(c);
 }
 
+/* Two renderers, one world: the first owns the ground and the shadow map, the second draws its
+ * crowd with desc.shadow_source = the first. The second crowd's shadows must fall on the first's
+ * ground (they do not when each renderer keeps a map of its own). */
+static void a_shared_shadow_map_shadows_the_other_ground(void)
+{
+    crowd *owner_crowd = make_crowd(0), *c = make_crowd(100);
+    crowd_gl_renderer *owner = make_renderer(owner_crowd);
+    block(c, 100, clip_or_die(&asset, "idle"));
+    crowd_gl_scene s = test_default_scene();
+    look(s.view, s.projection, 0, 14, 10, 0, 0, -8);
+    crowd_view view = {.viewport_height = H};
+    memcpy(view.view, s.view, sizeof view.view);
+    memcpy(view.projection, s.projection, sizeof view.projection);
+    const crowd_frame *owner_frame = crowd_update(owner_crowd, 0.0f, &view), *f = crowd_update(c, 0.0f, &view);
+    uint8_t *out[2] = {pixels, pixels2};
+    for (int shared = 1; shared >= 0; shared--) {
+        crowd_gl_desc d = {.asset = &asset,
+                           .sizing_crowd = c,
+                           .path = CROWD_GL_PATH_CPU,
+                           .es = gl.es,
+                           .shadow_map_size = 1024,
+                           .shadow_source = shared ? owner : NULL,
+                           .debug = true};
+        crowd_gl_renderer *r = NULL;
+        crowd_error err;
+        REQUIRE(crowd_gl_create(&d, &r, &err) == CROWD_OK);
+        REQUIRE(crowd_gl_upload(owner, owner_frame, NULL) == CROWD_OK && crowd_gl_upload(r, f, NULL) == CROWD_OK);
+        float light[16], centre[3] = {0, 0, 0};
+        crowd_gl_fit_shadow(owner, s.sun_direction, centre, 30.0f, light);
+        crowd_gl_render_shadows(owner, owner_frame, light); /* clears the map: the owner first */
+        crowd_gl_render_shadows(r, f, light);
+        glClearColor(0.9f, 0.92f, 0.95f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        crowd_gl_draw(owner, owner_frame, &s); /* the ground */
+        crowd_gl_draw(r, f, &s);
+        CHECKF(crowd_gl_check("shared shadow frame", &err) == CROWD_OK, "%s", err.message);
+        tool_gl_read_rgb(&gl, out[shared]);
+        CHECK(crowd_gl_get_stats(r)->shadow_draws > 0);
+        crowd_gl_destroy(r); /* the owner's map survives a sharer */
+    }
+    save("shadow_shared", pixels2);
+    save("shadow_own_map", pixels);
+    uint32_t darker = 0, lighter = 0;
+    for (int i = 0; i < W * H; i++) {
+        int with = pixels2[3 * i] + pixels2[3 * i + 1] + pixels2[3 * i + 2];
+        int without = pixels[3 * i] + pixels[3 * i + 1] + pixels[3 * i + 2];
+        darker += with < without - 30;
+        lighter += with > without + 3;
+    }
+    printf("     shared map: %u pixels of the ground darkened, %u lighter\n", darker, lighter);
+    CHECKF(darker > W * H / 50, "only %u pixels darkened by the second crowd's shadows", darker);
+    CHECKF(lighter == 0, "%u pixels got lighter", lighter);
+    /* the owner's map still works after the sharer is gone */
+    crowd_gl_render_shadows(owner, owner_frame, (const float[16]){1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
+    crowd_error err;
+    CHECKF(crowd_gl_check("owner after the sharer", &err) == CROWD_OK, "%s", err.message);
+    crowd_gl_destroy(owner);
+    crowd_destroy(c);
+    crowd_destroy(owner_crowd);
+}
+
 /* Half-way through a walk -> run cross-fade the pose is neither the walk nor the run. */
 static void cross_fade_halfway(void)
 {
@@ -543,6 +604,7 @@ int main(int argc, char **argv)
     RUN_TEST(vat_and_bone_modes_agree);
     RUN_TEST(vat_matches_cpu_skinning);
     RUN_TEST(shadows_darken_the_ground);
+    RUN_TEST(a_shared_shadow_map_shadows_the_other_ground);
     RUN_TEST(cross_fade_halfway);
     RUN_TEST(attachments_sit_on_the_head);
     RUN_TEST(upload_modes_agree_and_buffers_grow);

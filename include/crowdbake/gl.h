@@ -95,8 +95,15 @@ typedef struct crowd_gl_desc {
     crowd_gl_mode mode;
     crowd_gl_path path;       /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
     uint32_t shadow_map_size; /* texels per side; 0 = 2048 */
-    crowd_gl_tint tint;       /* 0 = CROWD_GL_TINT_DEFAULT */
-    uint32_t tint_region;     /* with CROWD_GL_TINT_REGION: the region index (< asset->region_count) */
+    /* Optional: cast into and sample another renderer's shadow map instead of making one (several
+     * crowds in one world, e.g. one per kind, shadowing each other and one ground). The source must
+     * outlive this renderer and run its crowd_gl_render_shadows first each frame (its pass clears
+     * the map; this renderer's pass adds its casters without clearing), and both must be given the
+     * same light matrix (crowd_gl_fit_shadow gives the same for the same arguments). The source's
+     * map size is used; shadow_map_size is ignored. */
+    const struct crowd_gl_renderer *shadow_source;
+    crowd_gl_tint tint;   /* 0 = CROWD_GL_TINT_DEFAULT */
+    uint32_t tint_region; /* with CROWD_GL_TINT_REGION: the region index (< asset->region_count) */
     crowd_gl_upload_mode upload;
     bool es;    /* the context is OpenGL ES 3.0 / WebGL2 (else desktop 3.3+) */
     bool debug; /* check GL errors after every upload and pass (costs a round trip each) */
@@ -211,7 +218,8 @@ CROWD_API crowd_result crowd_gl_set_target(crowd_gl_renderer *renderer, uint32_t
 CROWD_API void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const float sun_direction[3],
                                    const float centre[3], float radius, float light_view_projection[16]);
 
-/* Renders the shadow map: every draw flagged CROWD_DRAW_SHADOW (and props) from the light, then binds
+/* Renders the shadow map (cleared first, unless it is desc.shadow_source's, which only gains this
+ * renderer's casters): every draw flagged CROWD_DRAW_SHADOW (and props) from the light, then binds
  * the target framebuffer and viewport (crowd_gl_set_target). CROWD_OK, or with desc.debug
  * CROWD_ERROR_GL when a GL error is pending afterwards (crowd_gl_last_error). */
 CROWD_API crowd_result crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,

@@ -283,7 +283,8 @@ crowd_result crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f,
     crowd_gl_timer_begin(r, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
     glViewport(0, 0, (GLsizei)r->shadow_size, (GLsizei)r->shadow_size);
-    glClear(GL_DEPTH_BUFFER_BIT);
+    if (!r->shadow_shared) /* a shared map was cleared by its owner's pass and holds its casters */
+        glClear(GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glEnable(GL_CULL_FACE);
     glCullFace(GL_BACK);

@@ -340,7 +340,12 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
                             (int)desc->tint, desc->tint_region, (int)desc->upload, desc->asset->region_count);
     if (result == CROWD_OK)
         result = create_textures(r, error);
-    if (result == CROWD_OK)
+    if (result == CROWD_OK && desc->shadow_source) {
+        r->shadow_depth = desc->shadow_source->shadow_depth;
+        r->shadow_fbo = desc->shadow_source->shadow_fbo;
+        r->shadow_size = desc->shadow_source->shadow_size;
+        r->shadow_shared = true;
+    } else if (result == CROWD_OK)
         result = create_shadow_map(r, error);
     if (result == CROWD_OK) {
         create_crowd_buffers(r);
@@ -390,9 +395,10 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
             glDeleteVertexArrays(1, &r->sky_vao);
     }
     GLuint textures[8] = {r->tex_clips,   r->tex_positions, r->tex_normals, r->tex_bones,
-                          r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_depth};
+                          r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_shared ? 0 : r->shadow_depth};
     glDeleteTextures(8, textures);
-    glDeleteFramebuffers(1, &r->shadow_fbo);
+    if (!r->shadow_shared)
+        glDeleteFramebuffers(1, &r->shadow_fbo);
     GLuint buffers[8] = {r->vbo_region, r->vbo_uv,     r->vbo_color,   r->vbo_position,
                          r->vbo_normal, r->vbo_joints, r->vbo_weights, r->ibo};
     glDeleteBuffers(8, buffers);

@@ -57,6 +57,7 @@ struct crowd_gl_renderer {
     GLuint tex_clips, tex_positions, tex_normals, tex_bones, tex_palette, tex_regions, tex_albedo;
     GLuint shadow_depth, shadow_fbo;
     uint32_t shadow_size;
+    bool shadow_shared; /* the map is desc.shadow_source's: not cleared by our pass, not deleted by us */
     float light_view_projection[16];
 
     GLuint vao;
