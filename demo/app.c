@@ -976,12 +976,14 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         app->shadow_wait = 0.0;
         app->shadow_passes++;
     }
+    /* the minigun's floor paint lies on the ground (or on the grass, which samples it itself) */
+    crowd_gl_set_ground_paint(app->renderer, demo_gun_paint_texture(app->gun), WORLD_SIZE);
     debug_check(app, crowd_gl_draw(app->renderer, app->frame, &app->scene), "colour pass");
     /* paused: the wind stands still too */
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
     demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
                      (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
-    if (app->gun) { /* the floor paint stays for good; droplets and tracers over the scene */
+    if (app->gun) { /* droplets and tracers over the scene (the floor paint is in the ground's pass) */
         glBindFramebuffer(GL_FRAMEBUFFER, scene_fbo);
         glViewport(0, 0, width, height);
         demo_gun_draw(app->gun, app->scene.view, app->scene.projection, width, height, gun);

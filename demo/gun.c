@@ -148,7 +148,7 @@ void demo_gun_draw(demo_gun *g, const float view[16], const float projection[16]
                 s += projection[k * 4 + r] * view[c * 4 + k];
             vp[c * 4 + r] = s;
         }
-    crowd_gl_paint_draw(g->paint, (float)g->clock, vp, projection[5] * 0.5f * (float)height, 0.85f);
+    crowd_gl_paint_draw_flight(g->paint, (float)g->clock, vp, projection[5] * 0.5f * (float)height);
     if (!crosshair)
         return;
     int cx = width / 2, cy = height / 2;

@@ -31,7 +31,8 @@ void demo_gun_fire(demo_gun *gun, crowd *crowd, double seconds, bool firing, con
  * only); otherwise the index is marked stale until the next active update. */
 void demo_gun_after_update(demo_gun *gun, const crowd *crowd, bool active);
 
-/* Into the bound scene target (width x height), after the scene: floor paint, droplets, tracers,
+/* Into the bound scene target (width x height), after the scene: droplets and tracers (the floor paint is
+ * drawn by the ground that samples demo_gun_paint_texture: the renderer's, or the grass),
  * and with `crosshair` a white cross at the centre (two scissored clears: no program). */
 void demo_gun_draw(demo_gun *gun, const float view[16], const float projection[16], int width, int height,
                    bool crosshair);

@@ -335,6 +335,77 @@ static void a_shared_shadow_map_shadows_the_other_ground(void)
     crowd_destroy(owner_crowd);
 }
 
+/* Paint over the ground (crowd_gl_set_ground_paint): a texture painting the world's x < 0 half red.
+ * Seen from a camera on x = 0 the left half of the ground turns red, the right half of the frame
+ * stays exactly as without paint, and the crowd's shadows darken the paint as they do the ground. */
+static void ground_paint_is_lit_and_shadowed(void)
+{
+    enum { SIDE = 256 };
+    static uint8_t texels[SIDE * SIDE * 4];
+    for (int z = 0; z < SIDE; z++)
+        for (int x = 0; x < SIDE; x++) {
+            uint8_t *t = texels + 4 * (z * SIDE + x);
+            bool on = x < SIDE / 2;                                                           /* world x < 0 */
+            t[0] = on ? 150 : 0, t[1] = on ? 12 : 0, t[2] = on ? 12 : 0, t[3] = on ? 255 : 0; /* unclipped when lit */
+        }
+    GLuint texture;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, SIDE, SIDE, 0, GL_RGBA, GL_UNSIGNED_BYTE, texels);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    crowd *c = make_crowd(100);
+    crowd_gl_renderer *r = make_renderer(c);
+    block(c, 100, clip_or_die(&asset, "idle"));
+    crowd_gl_scene s = test_default_scene();
+    look(s.view, s.projection, 0, 14, 10, 0, 0, -8);
+    crowd_gl_set_ground_paint(r, texture, 200.0f);
+    render(c, r, &s, 0.0f, pixels); /* paint, shadows */
+    s.shadows = false;
+    render(c, r, &s, 0.0f, pixels3); /* paint, no shadows */
+    s.shadows = true;
+    crowd_gl_set_ground_paint(r, texture, NAN); /* off: not a size */
+    render(c, r, &s, 0.0f, pixels2);            /* no paint, shadows */
+    static uint8_t bare_lit[3 * W * H];
+    s.shadows = false;
+    render(c, r, &s, 0.0f, bare_lit); /* no paint, no shadows */
+    save("ground_paint", pixels);
+    /* away from the edge at x = 0 (linear filtering spreads it over a texel, 0.8 m); in shadow: a
+     * pixel at most 85 % as bright as without the shadow pass, paint and bare ground alike */
+    const int band = W / 8;
+    uint32_t red_left = 0, right_changed = 0, shadowed_paint = 0, shadowed_bare = 0, lighter = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int i = y * W + x;
+            const uint8_t *a = pixels + 3 * i, *b = pixels2 + 3 * i, *lit = pixels3 + 3 * i, *bl = bare_lit + 3 * i;
+            int sa = a[0] + a[1] + a[2], slit = lit[0] + lit[1] + lit[2], sb = b[0] + b[1] + b[2];
+            int sbl = bl[0] + bl[1] + bl[2];
+            lighter += sa > slit + 3;
+            if (x < W / 2 - band) {
+                red_left += a[0] > a[1] + 60 && a[0] > a[2] + 60;
+                shadowed_paint += lit[0] > lit[1] + 60 && 100 * sa < 85 * slit;
+                shadowed_bare += 100 * sb < 85 * sbl && memcmp(lit, bl, 3) != 0; /* ground there, not a character */
+            } else if (x > W / 2 + band) {
+                right_changed += memcmp(a, b, 3) != 0;
+            }
+        }
+    printf("     ground paint: %u red pixels on the painted side, %u changed on the other; in shadow there: %u "
+           "painted pixels, %u of the same ground bare\n",
+           red_left, right_changed, shadowed_paint, shadowed_bare);
+    CHECKF(red_left > W * H / 8, "only %u red pixels where the ground is painted", red_left);
+    CHECKF(right_changed == 0, "%u pixels changed where nothing is painted", right_changed);
+    /* the same shadows fall on the paint as on the bare ground it covers */
+    CHECKF(shadowed_bare > W * H / 200 && shadowed_paint * 10 > shadowed_bare * 8 && lighter == 0,
+           "shadows: %u painted pixels darker, %u bare, %u lighter", shadowed_paint, shadowed_bare, lighter);
+    crowd_error err;
+    CHECKF(crowd_gl_check("ground paint", &err) == CROWD_OK, "%s", err.message);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+    glDeleteTextures(1, &texture);
+}
+
 /* Half-way through a walk -> run cross-fade the pose is neither the walk nor the run. */
 static void cross_fade_halfway(void)
 {
@@ -605,6 +676,7 @@ int main(int argc, char **argv)
     RUN_TEST(vat_matches_cpu_skinning);
     RUN_TEST(shadows_darken_the_ground);
     RUN_TEST(a_shared_shadow_map_shadows_the_other_ground);
+    RUN_TEST(ground_paint_is_lit_and_shadowed);
     RUN_TEST(cross_fade_halfway);
     RUN_TEST(attachments_sit_on_the_head);
     RUN_TEST(upload_modes_agree_and_buffers_grow);

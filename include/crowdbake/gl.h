@@ -204,6 +204,14 @@ CROWD_API crowd_result crowd_gl_set_props(crowd_gl_renderer *renderer, const flo
                                           uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
                                           const crowd_gl_prop *props, uint32_t count, crowd_error *error);
 
+/* Paint over the ground (e.g. crowdbake/paint.h's floor texture, crowd_gl_paint_texture): an RGBA8
+ * texture, premultiplied alpha, display-encoded colour, covering [-world_size / 2, world_size / 2] in
+ * x and z (row z = -size / 2 first). The ground's colour pass lays it over its albedo before lighting,
+ * so paint is shaded, shadowed and fogged as the ground is; one texture sample per ground fragment.
+ * The texture is borrowed (it must outlive its use); texture 0 or a world_size that is not a
+ * positive finite number turns it off. No GL call. */
+CROWD_API void crowd_gl_set_ground_paint(crowd_gl_renderer *renderer, uint32_t texture, float world_size);
+
 /* A square ground plane of `size` metres centred on the origin, receiving shadows (size <= 0: none). */
 CROWD_API crowd_result crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
 

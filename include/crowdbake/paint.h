@@ -82,6 +82,12 @@ CROWD_API void crowd_gl_paint_update(crowd_gl_paint *paint, float time);
 CROWD_API void crowd_gl_paint_draw(crowd_gl_paint *paint, float time, const float view_projection[16],
                                    float pixels_per_metre, float shade);
 
+/* The same without the floor quad: the droplets in flight and the live tracers only, for a ground
+ * that samples the paint texture itself (crowd_gl_set_ground_paint in crowdbake/gl.h: the paint then
+ * takes the ground's light and shadows). Same state on return as crowd_gl_paint_draw. */
+CROWD_API void crowd_gl_paint_draw_flight(crowd_gl_paint *paint, float time, const float view_projection[16],
+                                          float pixels_per_metre);
+
 /* Clears the floor paint and forgets queued splats and flying droplets. */
 CROWD_API void crowd_gl_paint_clear(crowd_gl_paint *paint);
 

@@ -212,9 +212,20 @@ static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bo
     glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     if (!shadow)
         lighting_uniforms(r, p, scene);
+    if (!shadow) {
+        glUniform1i(p->uniforms[U_GROUND_PAINT], 0);
+        glUniform1i(p->uniforms[U_GROUND_PAINT_MAP], UNIT_GROUND_PAINT);
+    }
     draw_batch(&r->props);
-    if (!shadow) /* the ground receives shadows but casts none */
-        draw_batch(&r->ground);
+    if (shadow) /* the ground receives shadows but casts none */
+        return;
+    if (r->ground_paint) {
+        glActiveTexture(GL_TEXTURE0 + UNIT_GROUND_PAINT);
+        glBindTexture(GL_TEXTURE_2D, r->ground_paint);
+        glUniform1i(p->uniforms[U_GROUND_PAINT], 1);
+        glUniform1f(p->uniforms[U_GROUND_PAINT_HALF], r->ground_paint_half);
+    }
+    draw_batch(&r->ground);
 }
 
 void crowd_gl_fit_shadow(const crowd_gl_renderer *r, const float dir[3], const float centre[3], float radius,

@@ -490,6 +490,8 @@ void crowd_gl_paint_update(crowd_gl_paint *p, float time)
     p->stats.splats += n;
 }
 
+static void draw_flight(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre);
+
 void crowd_gl_paint_draw(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre, float shade)
 {
     if (!p || !vp)
@@ -514,6 +516,22 @@ void crowd_gl_paint_draw(crowd_gl_paint *p, float time, const float vp[16], floa
     glBindVertexArray(p->floor_vao);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glDisable(GL_POLYGON_OFFSET_FILL);
+    draw_flight(p, time, vp, pixels_per_metre);
+}
+
+void crowd_gl_paint_draw_flight(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre)
+{
+    if (!p || !vp)
+        return;
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDisable(GL_CULL_FACE);
+    draw_flight(p, time, vp, pixels_per_metre);
+}
+
+/* Droplets then tracers, the depth test on (LEQUAL); leaves blending off, depth writes on, LESS. */
+static void draw_flight(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre)
+{
     /* droplets: opaque round points */
     glDisable(GL_BLEND);
     glDepthMask(GL_TRUE);

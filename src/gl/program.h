@@ -52,6 +52,9 @@ typedef enum crowd_uniform {
     U_TONE,
     U_SKY_VIEW,
     U_SKY_FOCAL,
+    U_GROUND_PAINT,
+    U_GROUND_PAINT_MAP,
+    U_GROUND_PAINT_HALF,
     U_COUNT
 } crowd_uniform;
 

@@ -245,8 +245,9 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
             result = crowd_program_build(&r->attachment[depth], "attachment", es, defines, crowd_glsl_attachment_vert,
                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
         if (result == CROWD_OK)
-            result = crowd_program_build(&r->prop[depth], "prop", es, defines, crowd_glsl_prop_vert,
-                                         depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+            result =
+                crowd_program_build(&r->prop[depth], "prop", es, depth ? defines : "GROUND_PAINT\n",
+                                    crowd_glsl_prop_vert, depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     }
     if (result == CROWD_OK)
         result = crowd_program_build(&r->sky, "sky", es, NULL, crowd_glsl_sky_vert, crowd_glsl_sky_frag, error);
@@ -693,6 +694,15 @@ crowd_result crowd_gl_set_props(crowd_gl_renderer *r, const float *positions, co
         if (indices[i] >= vertex_count)
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "props: index %u out of range", i);
     return fill_batch(&r->props, positions, normals, vertex_count, indices, index_count, props, count, error);
+}
+
+void crowd_gl_set_ground_paint(crowd_gl_renderer *r, uint32_t texture, float world_size)
+{
+    if (!r)
+        return;
+    bool ok = texture && isfinite(world_size) && world_size > 0.0f;
+    r->ground_paint = ok ? (GLuint)texture : 0;
+    r->ground_paint_half = ok ? 0.5f * world_size : 0.0f;
 }
 
 crowd_result crowd_gl_set_ground(crowd_gl_renderer *r, float size, const uint8_t color[4])

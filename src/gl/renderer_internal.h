@@ -19,6 +19,7 @@ enum crowd_texture_unit {
     UNIT_IMPOSTER_CLIPS, /* the imposter program's own (imposter.c) */
     UNIT_IMPOSTER_ALBEDO,
     UNIT_IMPOSTER_NORMALS,
+    UNIT_GROUND_PAINT, /* the prop program's (crowd_gl_set_ground_paint) */
 };
 
 #define CROWD_GL_MAX_ATTACHMENTS 8
@@ -57,7 +58,9 @@ struct crowd_gl_renderer {
     GLuint tex_clips, tex_positions, tex_normals, tex_bones, tex_palette, tex_regions, tex_albedo;
     GLuint shadow_depth, shadow_fbo;
     uint32_t shadow_size;
-    bool shadow_shared; /* the map is desc.shadow_source's: not cleared by our pass, not deleted by us */
+    bool shadow_shared;      /* the map is desc.shadow_source's: not cleared by our pass, not deleted by us */
+    GLuint ground_paint;     /* borrowed texture over the ground (0: none) */
+    float ground_paint_half; /* it covers [-half, half] in x and z */
     float light_view_projection[16];
 
     GLuint vao;

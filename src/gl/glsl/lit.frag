@@ -17,6 +17,11 @@ uniform highp sampler2DShadow u_shadow_map;
 uniform vec2 u_shadow_texel;
 uniform highp sampler2D u_albedo;
 uniform int u_output;                       // 1: the unit normal * 0.5 + 0.5 (the imposter bake)
+#ifdef GROUND_PAINT
+uniform int u_ground_paint;                 // 1 while the ground draws with a paint texture over it
+uniform highp sampler2D u_ground_paint_map; // premultiplied RGBA, display-encoded, over [-half, half]^2 in x, z
+uniform float u_ground_paint_half;
+#endif
 
 out vec4 o_color;
 
@@ -44,6 +49,12 @@ void main()
     vec3 base = v_base;
     if (v_textured > 0.5)
         base *= texture(u_albedo, v_uv).rgb; // sRGB texture: sampled linear
+#ifdef GROUND_PAINT
+    if (u_ground_paint == 1) { // paint over the albedo, so it is lit, shadowed and fogged as the ground is
+        vec4 paint = texture(u_ground_paint_map, v_world.xz / (2.0 * u_ground_paint_half) + 0.5);
+        base = base * (1.0 - paint.a) + pow(paint.rgb, vec3(2.2));
+    }
+#endif
     float sun = max(dot(n, u_sun_direction), 0.0) * lit_fraction();
     vec3 ambient = mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5);
     vec3 color = base * (ambient + u_sun_color * sun);
