@@ -21,5 +21,6 @@ const char *web_benchmark_report(void);           /* "" until it has finished */
 double web_measure_update(int count, int frames); /* median ms of sim + update, no drawing */
 void web_key(int key);                            /* a native shortcut, by GLFW key code */
 void web_look_at(float ex, float ey, float ez, float tx, float ty, float tz); /* walk camera pose */
+int web_aim_at_instance(int index); /* the walk camera, where it is, turned to an instance's chest; -1: none */
 
 #endif
