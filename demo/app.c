@@ -757,7 +757,7 @@ static void write_status(demo_app *app)
                  "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
                  "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n"
                  "      G paint minigun (click locks the pointer, hold LMB to fire, WASD, E/Q up/down, R respawns\n"
-                 "        the fallen where they fell, Esc frees the pointer)\n");
+                 "        the fallen where they fell, Esc frees the pointer; lock refused: LMB fires at the cross)\n");
 }
 
 static void release_msaa(demo_app *app)

@@ -59,21 +59,18 @@ static EM_BOOL on_lock_error(int type, const void *reserved, void *user)
 
 /* Asked from GLFW's button callback, inside the browser's mousedown (a user gesture, as browsers
  * require). Called directly: emscripten_request_pointerlock would defer it to the next html5.h
- * handler, and the demo has none. The promise newer browsers return is caught: a refusal arrives
- * as pointerlockerror. */
+ * handler, and the demo has none (EM_ASM needs gnu11). The promise newer browsers return is caught:
+ * a refusal arrives as pointerlockerror. */
 static void lock_pointer(GLFWwindow *w, bool on)
 {
 #ifdef __EMSCRIPTEN__
     (void)w;
-    if (on) {
-        EM_ASM({
-            var c = Module['canvas'];
-            var p = c && c.requestPointerLock ? c.requestPointerLock() : null;
-            if (p && p.catch) p.catch(function() {});
-        });
-    } else {
+    if (on)
+        emscripten_run_script("(function () { var c = document.querySelector('#canvas');"
+                              " var p = c && c.requestPointerLock ? c.requestPointerLock() : null;"
+                              " if (p && p.catch) p.catch(function () {}); })()");
+    else
         emscripten_exit_pointerlock();
-    }
     lock = on ? LOCK_ASKED : LOCK_OFF;
 #else
     glfwSetInputMode(w, GLFW_CURSOR, on ? GLFW_CURSOR_DISABLED : GLFW_CURSOR_NORMAL);
@@ -292,6 +289,13 @@ EXPORT const char *web_error(void)
 EXPORT void web_benchmark(void)
 {
     demo_start_benchmark(app);
+}
+
+EXPORT void web_benchmark_plan(int count_a, int count_b, int warmup, int measure)
+{
+    const uint32_t counts[2] = {count_a > 0 ? (uint32_t)count_a : 0, count_b > 0 ? (uint32_t)count_b : 0};
+    demo_start_benchmark_plan(app, counts, counts[1] ? 2 : 1, warmup > 0 ? (uint32_t)warmup : 0,
+                              measure > 0 ? (uint32_t)measure : 0);
 }
 
 EXPORT const char *web_benchmark_report(void)

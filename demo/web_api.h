@@ -18,6 +18,7 @@ const char *web_stats_json(void);                 /* demo_stats as JSON (window.
 const char *web_error(void);                      /* the last refused setting, "" if none */
 void web_benchmark(void);                         /* starts the scripted benchmark */
 const char *web_benchmark_report(void);           /* "" until it has finished */
+void web_benchmark_plan(int count_a, int count_b, int warmup, int measure); /* a short run (count_b 0: one count) */
 double web_measure_update(int count, int frames); /* median ms of sim + update, no drawing */
 void web_key(int key);                            /* a native shortcut, by GLFW key code */
 void web_look_at(float ex, float ey, float ez, float tx, float ty, float tz); /* walk camera pose */

@@ -106,6 +106,9 @@
       stats: () => JSON.parse(Module.ccall('web_stats_json', 'string', [], [])),
       error: () => Module.ccall('web_error', 'string', [], []),
       benchmark: () => Module.ccall('web_benchmark', null, [], []),
+      // a short run: one or two counts, warm-up and measured frames per count (the browser test)
+      benchmarkPlan: (counts, warmup, measure) => Module.ccall('web_benchmark_plan', null, Array(4).fill('number'),
+                                                               [counts[0] || 0, counts[1] || 0, warmup, measure]),
       benchmarkReport: () => Module.ccall('web_benchmark_report', 'string', [], []),
       measureUpdate: (count, frames) => Module.ccall('web_measure_update', 'number', ['number', 'number'], [count, frames]),
       key: (code) => Module.ccall('web_key', null, ['number'], [code]),
