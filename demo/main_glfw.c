@@ -34,9 +34,9 @@ static bool dragging;
 typedef enum pointer_lock { LOCK_OFF, LOCK_ASKED, LOCK_ON } pointer_lock;
 #define LOCK_WAIT_S 1.0 /* an ask not granted by then counts as refused */
 static pointer_lock lock;
-static double lock_time;   /* when the lock was asked for: the browser grants it a little later */
-static bool lock_refused;  /* refused or never granted, until a lock is granted: firing needs no lock */
-static bool lock_click;    /* the press that asked for the lock: with a lock, it does not fire */
+static double lock_time;  /* when the lock was asked for: the browser grants it a little later */
+static bool lock_refused; /* refused or never granted, until a lock is granted: firing needs no lock */
+static bool lock_click;   /* the press that asked for the lock: with a lock, it does not fire */
 
 static bool gun_mode(void)
 {
@@ -110,7 +110,7 @@ static void on_button(GLFWwindow *w, int button, int action, int mods)
     if (button == GLFW_MOUSE_BUTTON_LEFT) {
         lock_click = action == GLFW_PRESS && gun_mode() && lock == LOCK_OFF;
         if (lock_click)
-            lock_pointer(w, true); /* asked again after a refusal too: the next click may be granted */
+            lock_pointer(w, true);       /* asked again after a refusal too: the next click may be granted */
         dragging = action == GLFW_PRESS; /* a free cursor drags the view (a locked one turns it anyway) */
     }
     glfwGetCursorPos(w, &mouse_x, &mouse_y);

@@ -199,14 +199,14 @@ static int menagerie_benchmark(demo_app *app, int width, int height, uint32_t as
         row = strchr(row, '\n');
         row = row ? row + 1 : NULL;
     }
-    printf("  %-20s %u frames; %u inst: %u draws, %u submitted; %u inst: %u draws, %u submitted\n",
-           "bench menagerie", f, seen[0], draws[0], submitted[0], seen[1], draws[1], submitted[1]);
+    printf("  %-20s %u frames; %u inst: %u draws, %u submitted; %u inst: %u draws, %u submitted\n", "bench menagerie",
+           f, seen[0], draws[0], submitted[0], seen[1], draws[1], submitted[1]);
     if (demo_benchmark_running(app) || !strstr(report, "menagerie") || n != 2 || seen[0] != counts[0] ||
         seen[1] != counts[1] || !draws[0] || !draws[1] || !submitted[0] || !submitted[1] ||
         demo_get(app, DEMO_COUNT) != before) {
-        fprintf(stderr, "crowd-demo-headless: the benchmark in the menagerie (%s after %u frames, count %g of %g):\n%s\n",
-                demo_benchmark_running(app) ? "still running" : "finished", f, demo_get(app, DEMO_COUNT), before,
-                report);
+        fprintf(
+            stderr, "crowd-demo-headless: the benchmark in the menagerie (%s after %u frames, count %g of %g):\n%s\n",
+            demo_benchmark_running(app) ? "still running" : "finished", f, demo_get(app, DEMO_COUNT), before, report);
         return 1;
     }
     demo_set(app, DEMO_ASSET, 0);
