@@ -427,6 +427,18 @@ bool demo_aim_at_instance(demo_app *app, uint32_t index)
 
 /* ---- compare mode (demo/compare.c) ------------------------------------------------------------ */
 
+/* Each half's count from the instances setting: the count itself up to the seed's pair (300
+ * classic, 5,000 VAT), so a small setting compares like with like and the default shows the pair;
+ * T's budget search then sets each half on its own. */
+#define COMPARE_CLASSIC_MAX 300u
+#define COMPARE_VAT_MAX 5000u
+
+static uint32_t compare_count(const demo_app *app, int half)
+{
+    uint32_t n = (uint32_t)app->settings[DEMO_COUNT], cap = half ? COMPARE_VAT_MAX : COMPARE_CLASSIC_MAX;
+    return n < 1 ? 1 : n > cap ? cap : n;
+}
+
 static crowd_result compare_toggle(demo_app *app, bool on, crowd_error *error)
 {
     demo_compare_destroy(app->compare);
@@ -446,7 +458,9 @@ static crowd_result compare_toggle(demo_app *app, bool on, crowd_error *error)
                                   .upload = (crowd_gl_upload_mode)app->desc.gl_upload},
                            .obstacles = app->obstacles,
                            .obstacle_count = CROWD_SCENE_OBSTACLES,
-                           .world_size = WORLD_SIZE};
+                           .world_size = WORLD_SIZE,
+                           .classic_count = compare_count(app, 0),
+                           .vat_count = compare_count(app, 1)};
     return demo_compare_create(&d, &app->compare, error);
 }
 
@@ -501,6 +515,8 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     switch (s) {
     case DEMO_COUNT:
         r = crowd_sim_spawn(app->sim, (uint32_t)value);
+        for (int h = 0; h < 2 && app->compare && r == CROWD_OK; h++)
+            r = demo_compare_set_count(app->compare, h, compare_count(app, h));
         break;
     case DEMO_COMPARE:
         r = compare_toggle(app, value > 0.5, &err);
@@ -741,7 +757,7 @@ static void write_status(demo_app *app)
                  "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
                  "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n"
                  "      G paint minigun (click locks the pointer, hold LMB to fire, WASD, E/Q up/down, R respawns\n"
-                 "        the fallen where they fell, Esc frees the pointer)\n");
+                 "        the fallen where they fell, Esc frees the pointer; lock refused: LMB fires at the cross)\n");
 }
 
 static void release_msaa(demo_app *app)
@@ -849,6 +865,17 @@ static void draw_hud(demo_app *app, int width, int height)
         demo_hud_draw(app->hud, app->status, width, height, false, &app->hud_width, &app->hud_height);
 }
 
+/* After a frame, for the benchmark: what was drawn, the shadow pass's draws and triangles included. */
+static void bench_record(demo_app *app, double seconds, double main_ms, uint32_t submitted, uint32_t draws,
+                         uint64_t triangles)
+{
+    bool benchmarking = demo_bench_running(&app->bench);
+    demo_bench_record(&app->bench, app->last_frame_ms > 0 ? app->last_frame_ms : seconds * 1e3, main_ms, submitted,
+                      draws, triangles);
+    if (benchmarking && !demo_bench_running(&app->bench)) /* just finished: back to the user's crowd */
+        demo_set(app, DEMO_COUNT, app->bench.restore_count);
+}
+
 void demo_frame(demo_app *app, double seconds, int width, int height, const demo_input *input)
 {
     static const demo_input still = {{0, 0, 0}, false, {0, 0}, 0, false};
@@ -921,6 +948,9 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         draw_hud(app, width, height);
         app->last_main_ms = now_ms() - entry;
         app->main_ms = app->main_ms > 0.0 ? app->main_ms * 0.9 + app->last_main_ms * 0.1 : app->last_main_ms;
+        demo_menagerie_totals t = demo_menagerie_get_totals(app->menagerie);
+        bench_record(app, seconds, app->last_main_ms, t.submitted, t.draws + t.shadow_draws,
+                     t.triangles + t.shadow_triangles);
         return;
     }
 
@@ -1003,11 +1033,9 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     double main_ms = now_ms() - entry;
     app->last_main_ms = main_ms;
     app->main_ms = app->main_ms > 0.0 ? app->main_ms * 0.9 + main_ms * 0.1 : main_ms;
-    bool benchmarking = demo_bench_running(&app->bench);
-    demo_bench_record(&app->bench, app->last_frame_ms > 0 ? app->last_frame_ms : seconds * 1e3, main_ms, app->frame,
-                      crowd_gl_get_stats(app->renderer));
-    if (benchmarking && !demo_bench_running(&app->bench)) /* just finished: back to the user's crowd */
-        demo_set(app, DEMO_COUNT, app->bench.restore_count);
+    const crowd_gl_stats *gs = crowd_gl_get_stats(app->renderer);
+    bench_record(app, seconds, main_ms, app->frame->stats.submitted, gs->draws + gs->shadow_draws,
+                 gs->triangles + gs->shadow_triangles);
 }
 
 void demo_get_stats(const demo_app *app, demo_stats *out)
@@ -1042,6 +1070,11 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
         out->triangles = t.triangles;
         out->shadow_triangles = t.shadow_triangles;
     }
+    if (app->compare) /* the halves, not the waiting main crowd */
+        for (int h = 0; h < 2; h++) {
+            double cpu;
+            demo_compare_half_stats(app->compare, h, &out->compare_instances[h], &out->compare_draws[h], &cpu);
+        }
     out->msaa = app->msaa_fbo ? (uint32_t)app->msaa_samples : 0; /* what is drawn with, not what was asked */
     out->hud_width = app->hud_width;
     out->hud_height = app->hud_height;
@@ -1051,7 +1084,7 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
 
 const char *demo_stats_json(const demo_app *app)
 {
-    static char json[768];
+    static char json[896];
     demo_stats st;
     demo_get_stats(app, &st);
     snprintf(json, sizeof json,
@@ -1059,11 +1092,14 @@ const char *demo_stats_json(const demo_app *app)
              "\"main_fraction\":%.4f,\"gpu_shadow_ms\":%.3f,\"gpu_color_ms\":%.3f,\"instances\":%u,"
              "\"submitted\":%u,\"rasterised\":%u,\"draws\":%u,\"shadow_draws\":%u,\"triangles\":%llu,"
              "\"shadow_triangles\":%llu,\"msaa\":%u,\"hud_width\":%d,\"hud_height\":%d,\"frames\":%u,"
-             "\"gl_errors\":%d}",
+             "\"gl_errors\":%d,\"compare\":%d,\"classic_instances\":%u,\"classic_draws\":%u,"
+             "\"vat_instances\":%u,\"vat_draws\":%u}",
              st.frame_ms, st.main_ms, st.last_frame_ms, st.last_main_ms,
              st.frame_ms > 0 ? st.main_ms / st.frame_ms : 0.0, st.gpu_shadow_ms, st.gpu_color_ms, st.instances,
              st.submitted, st.rasterised, st.draws, st.shadow_draws, (unsigned long long)st.triangles,
-             (unsigned long long)st.shadow_triangles, st.msaa, st.hud_width, st.hud_height, st.frames, st.gl_errors);
+             (unsigned long long)st.shadow_triangles, st.msaa, st.hud_width, st.hud_height, st.frames, st.gl_errors,
+             app && app->compare ? 1 : 0, st.compare_instances[0], st.compare_draws[0], st.compare_instances[1],
+             st.compare_draws[1]);
     return json;
 }
 
@@ -1089,10 +1125,26 @@ const char *demo_last_error(const demo_app *app)
 
 /* ---- benchmark hooks (demo/bench.c drives them) ------------------------------------------------ */
 
+void demo_start_benchmark_plan(demo_app *app, const uint32_t *counts, uint32_t count_n, uint32_t warmup,
+                               uint32_t measure)
+{
+    if (!app || !app->crowd)
+        return;
+    if (app->compare) /* the halves keep their own counts: the benchmark measures the crowd */
+        demo_set(app, DEMO_COMPARE, 0);
+    demo_bench_plan plan = {{0}, warmup, measure}, *p = NULL;
+    for (uint32_t i = 0; counts && i < count_n && i < DEMO_BENCH_COUNTS; i++)
+        plan.counts[i] = counts[i];
+    if (counts && count_n)
+        p = &plan;
+    char label[sizeof app->bench.renderer];
+    snprintf(label, sizeof label, "%.72s%s", app->gl_renderer, app->menagerie ? ", the menagerie" : "");
+    demo_bench_start(&app->bench, app->settings[DEMO_COUNT], label, p);
+}
+
 void demo_start_benchmark(demo_app *app)
 {
-    if (app && app->crowd)
-        demo_bench_start(&app->bench, app->settings[DEMO_COUNT], app->gl_renderer);
+    demo_start_benchmark_plan(app, NULL, 0, 0, 0);
 }
 
 bool demo_benchmark_running(const demo_app *app)

@@ -106,6 +106,11 @@ void demo_look_at(demo_app *app, const float eye[3], const float target[3]);
 /* Starts the scripted benchmark (fixed camera path, fixed counts); the report prints to stdout
  * when done and stays in the HUD. */
 void demo_start_benchmark(demo_app *app);
+/* The same with its own counts (count_n of them, at most 4), warm-up and measured frames (1..90):
+ * a short run for tests. It measures what is drawn: the crowd, or the menagerie's kinds. In
+ * compare mode both start by leaving it (the halves keep counts of their own). */
+void demo_start_benchmark_plan(demo_app *app, const uint32_t *counts, uint32_t count_n, uint32_t warmup,
+                               uint32_t measure);
 bool demo_benchmark_running(const demo_app *app);
 const char *demo_benchmark_report(const demo_app *app);
 
@@ -133,6 +138,8 @@ typedef struct demo_stats {
     int hud_width, hud_height; /* the overlay's panel in pixels (0 when hidden) */
     uint32_t frames;
     int gl_errors; /* seen in debug mode */
+    /* compare mode: each half's live instances and draws (shadow pass included), 0 classic, 1 VAT */
+    uint32_t compare_instances[2], compare_draws[2];
 } demo_stats;
 void demo_get_stats(const demo_app *app, demo_stats *stats);
 /* The same as JSON (window.crowd.stats()); a static buffer. */

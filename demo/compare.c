@@ -272,22 +272,39 @@ void demo_compare_frame(demo_compare *c, float dt, const demo_camera *camera, cr
     glDisable(GL_SCISSOR_TEST);
 }
 
+/* A half's draws (shadow pass included) and GPU ms (negative: no timer queries). */
+static uint32_t half_draws(const demo_compare *c, int h, double *gpu)
+{
+    *gpu = -1.0;
+    if (h == 0) {
+        const crowd_gl_skinned_stats *ss = crowd_gl_skinned_get_stats(c->skinned);
+        if (ss->gpu_color_ms >= 0)
+            *gpu = ss->gpu_color_ms + (ss->gpu_shadow_ms > 0 ? ss->gpu_shadow_ms : 0);
+        return ss->draws + ss->shadow_draws;
+    }
+    const crowd_gl_stats *gs = crowd_gl_get_stats(c->half[1].renderer);
+    if (gs->timers && gs->gpu_color_ms >= 0)
+        *gpu = gs->gpu_color_ms + (gs->gpu_shadow_ms > 0 ? gs->gpu_shadow_ms : 0);
+    return gs->draws + gs->shadow_draws;
+}
+
+void demo_compare_half_stats(const demo_compare *c, int h, uint32_t *instances, uint32_t *draws, double *cpu_ms)
+{
+    double gpu;
+    *instances = *draws = 0;
+    *cpu_ms = 0.0;
+    if (!c || h < 0 || h > 1)
+        return;
+    *instances = crowd_count(c->half[h].crowd);
+    *draws = half_draws(c, h, &gpu);
+    *cpu_ms = c->half[h].cpu_ms;
+}
+
 static int half_status(const demo_compare *c, int h, char *out, size_t size)
 {
     const compare_half *half = &c->half[h];
-    const crowd_gl_stats *gs = crowd_gl_get_stats(half->renderer);
-    uint32_t draws;
-    double gpu = -1.0;
-    if (h == 0) {
-        const crowd_gl_skinned_stats *ss = crowd_gl_skinned_get_stats(c->skinned);
-        draws = ss->draws + ss->shadow_draws;
-        if (ss->gpu_color_ms >= 0)
-            gpu = ss->gpu_color_ms + (ss->gpu_shadow_ms > 0 ? ss->gpu_shadow_ms : 0);
-    } else {
-        draws = gs->draws + gs->shadow_draws;
-        if (gs->timers && gs->gpu_color_ms >= 0)
-            gpu = gs->gpu_color_ms + (gs->gpu_shadow_ms > 0 ? gs->gpu_shadow_ms : 0);
-    }
+    double gpu;
+    uint32_t draws = half_draws(c, h, &gpu);
     char gpu_text[32] = "gpu n/a", search[64] = "";
     if (gpu >= 0)
         snprintf(gpu_text, sizeof gpu_text, "gpu %.2f ms", gpu);

@@ -42,6 +42,11 @@ void demo_compare_find_budget(demo_compare *compare);
 /* Sets a half's count (0 classic, 1 VAT). */
 crowd_result demo_compare_set_count(demo_compare *compare, int half, uint32_t count);
 
+/* A half's (0 classic, 1 VAT) live instances, last frame's draws (shadow pass included) and
+ * smoothed CPU ms (posing + upload + submission). */
+void demo_compare_half_stats(const demo_compare *compare, int half, uint32_t *instances, uint32_t *draws,
+                             double *cpu_ms);
+
 /* HUD lines: per half instances, draws, CPU ms (posing + upload + submission), GPU ms. */
 const char *demo_compare_status(const demo_compare *compare);
 

@@ -31,8 +31,15 @@ static double last_time;
 static double mouse_x, mouse_y;
 static float wheel;
 static bool dragging;
-static double lock_time; /* when the lock was asked for: the browser grants it a little later */
-static bool locked;      /* gun mode: the pointer is locked (a click locks it; Esc, or leaving the mode, frees it) */
+/* Gun mode: a click locks the pointer (Esc, or leaving the mode, frees it) and the locked pointer
+ * turns the view. Where the lock is refused (an embed without allow-pointer-lock, a headless
+ * browser) or never granted, holding LMB still fires, at the crosshair, and a drag turns the view. */
+typedef enum pointer_lock { LOCK_OFF, LOCK_ASKED, LOCK_ON } pointer_lock;
+#define LOCK_WAIT_S 1.0 /* an ask not granted by then counts as refused */
+static pointer_lock lock;
+static double lock_time;  /* when the lock was asked for: the browser grants it a little later */
+static bool lock_refused; /* refused or never granted, until a lock is granted: firing needs no lock */
+static bool lock_click;   /* the press that asked for the lock: with a lock, it does not fire */
 
 #ifndef __EMSCRIPTEN__
 static void frame_drawn(int width, int height);
@@ -43,19 +50,39 @@ static bool gun_mode(void)
     return demo_get(app, DEMO_GUN) > 0.5;
 }
 
-/* A click in gun mode locks the pointer (a user gesture, as browsers require); that click does not fire. */
+#ifdef __EMSCRIPTEN__
+static EM_BOOL on_lock_error(int type, const void *reserved, void *user)
+{
+    (void)type;
+    (void)reserved;
+    (void)user;
+    if (lock == LOCK_ASKED) {
+        lock = LOCK_OFF;
+        lock_refused = true;
+    }
+    return EM_FALSE;
+}
+#endif
+
+/* Asked from GLFW's button callback, inside the browser's mousedown (a user gesture, as browsers
+ * require). Called directly: emscripten_request_pointerlock would defer it to the next html5.h
+ * handler, and the demo has none (EM_ASM needs gnu11). The promise newer browsers return is caught:
+ * a refusal arrives as pointerlockerror. */
 static void lock_pointer(GLFWwindow *w, bool on)
 {
 #ifdef __EMSCRIPTEN__
     (void)w;
     if (on)
-        emscripten_request_pointerlock("#canvas", 1);
+        emscripten_run_script("(function () { var c = document.querySelector('#canvas');"
+                              " var p = c && c.requestPointerLock ? c.requestPointerLock() : null;"
+                              " if (p && p.catch) p.catch(function () {}); })()");
     else
         emscripten_exit_pointerlock();
+    lock = on ? LOCK_ASKED : LOCK_OFF;
 #else
     glfwSetInputMode(w, GLFW_CURSOR, on ? GLFW_CURSOR_DISABLED : GLFW_CURSOR_NORMAL);
+    lock = on ? LOCK_ON : LOCK_OFF;
 #endif
-    locked = on;
     lock_time = glfwGetTime();
 }
 
@@ -64,7 +91,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
     (void)scancode;
     if (action != GLFW_PRESS)
         return;
-    if (key == GLFW_KEY_ESCAPE && locked) {
+    if (key == GLFW_KEY_ESCAPE && lock != LOCK_OFF) {
         lock_pointer(w, false);
         return;
     }
@@ -73,7 +100,7 @@ static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
         return;
     }
     demo_key(app, key, (mods & GLFW_MOD_SHIFT) != 0);
-    if (locked && !gun_mode())
+    if (lock != LOCK_OFF && !gun_mode())
         lock_pointer(w, false);
 }
 
@@ -87,10 +114,12 @@ static void on_scroll(GLFWwindow *w, double dx, double dy)
 static void on_button(GLFWwindow *w, int button, int action, int mods)
 {
     (void)mods;
-    if (button == GLFW_MOUSE_BUTTON_LEFT && action == GLFW_PRESS && gun_mode() && !locked)
-        lock_pointer(w, true);
-    else if (button == GLFW_MOUSE_BUTTON_LEFT)
-        dragging = action == GLFW_PRESS;
+    if (button == GLFW_MOUSE_BUTTON_LEFT) {
+        lock_click = action == GLFW_PRESS && gun_mode() && lock == LOCK_OFF;
+        if (lock_click)
+            lock_pointer(w, true);       /* asked again after a refusal too: the next click may be granted */
+        dragging = action == GLFW_PRESS; /* a free cursor drags the view (a locked one turns it anyway) */
+    }
     glfwGetCursorPos(w, &mouse_x, &mouse_y);
 }
 
@@ -105,18 +134,27 @@ static void frame(void)
     double now = glfwGetTime(), x, y;
     glfwGetCursorPos(window, &x, &y);
 #ifdef __EMSCRIPTEN__
-    EmscriptenPointerlockChangeEvent lock;
-    if (locked && emscripten_get_pointerlock_status(&lock) == EMSCRIPTEN_RESULT_SUCCESS && !lock.isActive &&
-        now - lock_time > 0.5)
-        locked = false; /* the browser let go (Esc) */
+    EmscriptenPointerlockChangeEvent status;
+    bool active = emscripten_get_pointerlock_status(&status) == EMSCRIPTEN_RESULT_SUCCESS && status.isActive;
+    if (lock == LOCK_ASKED && active) {
+        lock = LOCK_ON;
+        lock_refused = false;
+    } else if (lock == LOCK_ASKED && now - lock_time > LOCK_WAIT_S) {
+        lock = LOCK_OFF; /* never granted */
+        lock_refused = true;
+    } else if (lock == LOCK_ON && !active) {
+        lock = LOCK_OFF; /* the browser let go (Esc) */
+    }
 #endif
-    bool aim = locked && gun_mode(); /* a locked pointer turns the view without a drag */
+    bool aim = lock == LOCK_ON && gun_mode(); /* a locked pointer turns the view without a drag */
+    bool trigger = gun_mode() && glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS &&
+                   ((aim && !lock_click) || (lock_refused && lock != LOCK_ON));
     demo_input input = {
         {key_axis(GLFW_KEY_D, GLFW_KEY_A), key_axis(GLFW_KEY_E, GLFW_KEY_Q), key_axis(GLFW_KEY_W, GLFW_KEY_S)},
         glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS,
         {dragging || aim ? (float)(x - mouse_x) : 0.0f, dragging || aim ? (float)(y - mouse_y) : 0.0f},
         wheel,
-        aim && glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS};
+        trigger};
     mouse_x = x;
     mouse_y = y;
     wheel = 0.0f;
@@ -159,6 +197,9 @@ static int open_window(bool es, int width, int height)
     glfwSetKeyCallback(window, on_key);
     glfwSetScrollCallback(window, on_scroll);
     glfwSetMouseButtonCallback(window, on_button);
+#ifdef __EMSCRIPTEN__
+    emscripten_set_pointerlockerror_callback(EMSCRIPTEN_EVENT_TARGET_DOCUMENT, NULL, EM_FALSE, on_lock_error);
+#endif
     return 0;
 }
 
@@ -260,6 +301,13 @@ EXPORT void web_benchmark(void)
     demo_start_benchmark(app);
 }
 
+EXPORT void web_benchmark_plan(int count_a, int count_b, int warmup, int measure)
+{
+    const uint32_t counts[2] = {count_a > 0 ? (uint32_t)count_a : 0, count_b > 0 ? (uint32_t)count_b : 0};
+    demo_start_benchmark_plan(app, counts, counts[1] ? 2 : 1, warmup > 0 ? (uint32_t)warmup : 0,
+                              measure > 0 ? (uint32_t)measure : 0);
+}
+
 EXPORT const char *web_benchmark_report(void)
 {
     return demo_benchmark_report(app);
@@ -279,6 +327,11 @@ EXPORT void web_look_at(float ex, float ey, float ez, float tx, float ty, float 
 {
     const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz};
     demo_look_at(app, eye, target);
+}
+
+EXPORT int web_aim_at_instance(int index)
+{
+    return index >= 0 && demo_aim_at_instance(app, (uint32_t)index) ? 0 : -1;
 }
 
 int main(void)

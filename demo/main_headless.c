@@ -227,6 +227,45 @@ static int compare_search(demo_app *app, int width, int height)
     return 0;
 }
 
+/* The benchmark (B) in the menagerie: a short plan (two counts, 2 warm-up + 3 measured frames each)
+ * must finish, report a row per count with instances submitted and draws, name the menagerie, and
+ * put the count back. Fails when it never finishes (it used to wait there for good). */
+static int menagerie_benchmark(demo_app *app, int width, int height, uint32_t asset_count)
+{
+    static const uint32_t counts[2] = {200, 400};
+    double before = demo_get(app, DEMO_COUNT);
+    if (demo_set(app, DEMO_ASSET, asset_count) != CROWD_OK) {
+        fprintf(stderr, "crowd-demo-headless: menagerie refused: %s\n", demo_last_error(app));
+        return 1;
+    }
+    demo_start_benchmark_plan(app, counts, 2, 2, 3);
+    uint32_t f = 0;
+    for (; f < 40 && demo_benchmark_running(app); f++)
+        demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    const char *report = demo_benchmark_report(app);
+    const char *row = strstr(report, "triangles\n");
+    uint32_t n = 0, seen[2] = {0, 0}, draws[2] = {0, 0}, submitted[2] = {0, 0};
+    for (row = row ? row + 10 : NULL; row && *row && n < 2; n++) {
+        double frame_ms, fps, cpu_ms;
+        if (sscanf(row, "%u %lf %lf %lf %u %u", &seen[n], &frame_ms, &fps, &cpu_ms, &draws[n], &submitted[n]) != 6)
+            break;
+        row = strchr(row, '\n');
+        row = row ? row + 1 : NULL;
+    }
+    printf("  %-20s %u frames; %u inst: %u draws, %u submitted; %u inst: %u draws, %u submitted\n", "bench menagerie",
+           f, seen[0], draws[0], submitted[0], seen[1], draws[1], submitted[1]);
+    if (demo_benchmark_running(app) || !strstr(report, "menagerie") || n != 2 || seen[0] != counts[0] ||
+        seen[1] != counts[1] || !draws[0] || !draws[1] || !submitted[0] || !submitted[1] ||
+        demo_get(app, DEMO_COUNT) != before) {
+        fprintf(
+            stderr, "crowd-demo-headless: the benchmark in the menagerie (%s after %u frames, count %g of %g):\n%s\n",
+            demo_benchmark_running(app) ? "still running" : "finished", f, demo_get(app, DEMO_COUNT), before, report);
+        return 1;
+    }
+    demo_set(app, DEMO_ASSET, 0);
+    return 0;
+}
+
 static bool blank(const uint8_t *rgb, int n)
 {
     int differing = 0;
@@ -381,6 +420,8 @@ int main(int argc, char **argv)
     }
     if (!status)
         status = gun_burst(app, &gl, pixels, width, height, frames, count, out_dir);
+    if (!status && asset_count >= 2)
+        status = menagerie_benchmark(app, width, height, asset_count);
     if (!status)
         status = compare_search(app, width, height);
     if (!status)

@@ -12,14 +12,16 @@ int web_start(int debug, int timers, int upload);                    /* opens th
                                                           upload: a crowd_gl_upload_mode (?upload=ring) */
 int web_set(const char *name, double value); /* 0 = ok, -1 = unknown name, else a crowd_result */
 double web_get(const char *name);
-const char *web_settings_json(void);              /* the settings table, for building the panel */
-const char *web_status(void);                     /* the HUD text */
-const char *web_stats_json(void);                 /* demo_stats as JSON (window.crowd.stats()) */
-const char *web_error(void);                      /* the last refused setting, "" if none */
-void web_benchmark(void);                         /* starts the scripted benchmark */
-const char *web_benchmark_report(void);           /* "" until it has finished */
-double web_measure_update(int count, int frames); /* median ms of sim + update, no drawing */
-void web_key(int key);                            /* a native shortcut, by GLFW key code */
+const char *web_settings_json(void);    /* the settings table, for building the panel */
+const char *web_status(void);           /* the HUD text */
+const char *web_stats_json(void);       /* demo_stats as JSON (window.crowd.stats()) */
+const char *web_error(void);            /* the last refused setting, "" if none */
+void web_benchmark(void);               /* starts the scripted benchmark */
+const char *web_benchmark_report(void); /* "" until it has finished */
+void web_benchmark_plan(int count_a, int count_b, int warmup, int measure); /* a short run (count_b 0: one count) */
+double web_measure_update(int count, int frames);                           /* median ms of sim + update, no drawing */
+void web_key(int key);                                                      /* a native shortcut, by GLFW key code */
 void web_look_at(float ex, float ey, float ez, float tx, float ty, float tz); /* walk camera pose */
+int web_aim_at_instance(int index); /* the walk camera, where it is, turned to an instance's chest; -1: none */
 
 #endif

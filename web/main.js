@@ -106,10 +106,15 @@
       stats: () => JSON.parse(Module.ccall('web_stats_json', 'string', [], [])),
       error: () => Module.ccall('web_error', 'string', [], []),
       benchmark: () => Module.ccall('web_benchmark', null, [], []),
+      // a short run: one or two counts, warm-up and measured frames per count (the browser test)
+      benchmarkPlan: (counts, warmup, measure) => Module.ccall('web_benchmark_plan', null, Array(4).fill('number'),
+                                                               [counts[0] || 0, counts[1] || 0, warmup, measure]),
       benchmarkReport: () => Module.ccall('web_benchmark_report', 'string', [], []),
       measureUpdate: (count, frames) => Module.ccall('web_measure_update', 'number', ['number', 'number'], [count, frames]),
       key: (code) => Module.ccall('web_key', null, ['number'], [code]),
       lookAt: (eye, target) => Module.ccall('web_look_at', null, Array(6).fill('number'), [...eye, ...target]),
+      // the walk camera, where it is, turned to instance `index` (0 = ok): what the crosshair (gun mode) aims at
+      aimAt: (index) => Module.ccall('web_aim_at_instance', 'number', ['number'], [index]),
     };
     api.panel = buildPanel(api);
     // The panel follows the C state whatever changed it: the panel, the console, keys on the
@@ -132,6 +137,8 @@
       return result;
     };
     api.lookAt = (eye, target) => { rawLookAt(eye, target); sync('camera'); };
+    const rawAimAt = api.aimAt;
+    api.aimAt = (index) => { const result = rawAimAt(index); sync('camera'); return result; };
     api.key = (code) => { rawKey(code); api.syncPanel(); };
     canvas.addEventListener('keyup', () => api.syncPanel());
     setInterval(api.syncPanel, 1000); // the benchmark changes the count on its own

@@ -6,7 +6,9 @@
 // no synchronous GL call (getError, getParameter, readPixels, getQueryParameter, ...): each is a
 // round trip to the GPU process. The HUD must tell the truth (rasterised <= submitted, no shadow
 // draws with shadows off, the panel's camera follows lookAt, the measured frame time, a compact
-// overlay), and ?debug=1 must check (and find no) errors.
+// overlay), and ?debug=1 must check (and find no) errors. Gun mode is fired with the mouse (pointer
+// lock where Chromium grants it, the page's fallback where not), compare mode draws both halves, and
+// the benchmark records in the menagerie.
 //   node web/smoke.mjs --dist dist --single dist-single/index.html --abs build/dist-abs --shots build/shots/web
 import { chromium } from 'playwright-core';
 import { spawn } from 'node:child_process';
@@ -264,9 +266,172 @@ async function assets(page) {
   check(status.split('\n')[0].includes('menagerie'), `menagerie not reported: ${status.split('\n')[0]}`);
   check(!status.includes('\n! '), `menagerie: ${status}`);
   judge(await shot(page, 'asset_menagerie'), 'menagerie');
+  await menagerieBenchmark(page);
   await set(page, 'asset', 0);
   await frames(page, 2);
   console.log(`assets: ${names.join(', ')} each switched in and drew, and the menagerie of all ${names.length}`);
+}
+
+// The benchmark (B) measures the menagerie too (it used to wait there for good): a short plan, one
+// count, 1 warm-up + 2 measured frames; the count comes back after it.
+async function menagerieBenchmark(page) {
+  const before = await page.evaluate(() => window.crowd.get('count'));
+  await page.evaluate(() => window.crowd.benchmarkPlan([200], 1, 2));
+  let report = '';
+  for (let f = 0; f < 8 && !report; f++) {
+    await frames(page, 1);
+    report = await page.evaluate(() => window.crowd.benchmarkReport());
+  }
+  const row = /\n\s*200\s+([\d.]+)\s+[\d.]+\s+[\d.]+\s+(\d+)\s+(\d+)/.exec(report);
+  check(report.includes('menagerie') && row && Number(row[2]) > 0 && Number(row[3]) > 0,
+        `benchmark in the menagerie: ${report ? report.replace(/\n/g, ' | ') : 'no report after 8 frames'}`);
+  const after = await page.evaluate(() => window.crowd.get('count'));
+  check(after === before, `benchmark in the menagerie: count ${after} after it, ${before} before`);
+  if (row) console.log(`menagerie benchmark: 200 instances, frame ${row[1]} ms, ${row[2]} draws, ${row[3]} submitted`);
+}
+
+// Pixels of b that differ from a by more than `by` (sum of RGB), per region [x0, x1) x [y0, y1).
+function changed(a, b, by, x0, x1, y0, y1, also = () => true) {
+  let n = 0;
+  for (let y = y0; y < y1; y++)
+    for (let x = x0; x < x1; x++) {
+      const i = 4 * (y * a.width + x);
+      const d = Math.abs(a.pixels[i] - b.pixels[i]) + Math.abs(a.pixels[i + 1] - b.pixels[i + 1]) +
+        Math.abs(a.pixels[i + 2] - b.pixels[i + 2]);
+      n += d > by && also(b.pixels, i);
+    }
+  return n;
+}
+
+// Gun mode fired with the mouse: G on the canvas, a click, then the left button held over it, twice.
+// First as Chromium does it: here it grants the pointer lock (the click that asks for it does not
+// fire, the next hold does); where it refuses or never grants it, both fire. Then with the lock
+// refused as an embed without allow-pointer-lock refuses it (requestPointerLock rejects,
+// pointerlockerror fires): the page must fire anyway, at the crosshair. The first holds aim at an
+// instance (kills: the live count falls by them), the last at the floor 8 m ahead, where the paint
+// must land: saturated pixels round the crosshair that were not there before. The crowd is paused
+// so that only the rounds change the frame. R brings the count back.
+async function minigun(page) {
+  const count = 400;
+  await set(page, 'count', count);
+  await set(page, 'hud', 0); // the status is still written; the overlay would change between the shots
+  await set(page, 'paused', 1);
+  const floor = () => page.evaluate(() => window.crowd.lookAt([0, 3, 34], [0, 0, 26]));
+  await floor();
+  await page.locator('canvas').focus();
+  await page.keyboard.press('g');
+  check(await page.evaluate(() => window.crowd.get('gun')) === 1, 'G on the canvas did not enter gun mode');
+  await frames(page, 1);
+  const quiet = await shot(page, 'gun_before');
+  const box = await page.locator('canvas').boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const tally = async () => {
+    const g = /gun: (\d+) rounds, (\d+) kills, (\d+) splats/.exec(await page.evaluate(() => window.crowd.status()));
+    return g ? g.slice(1).map(Number) : [0, 0, 0];
+  };
+  const hold = async (n, aim) => {
+    await aim();
+    await page.mouse.down();
+    await frames(page, n);
+    await page.mouse.up();
+  };
+  const instance = async () => check(await page.evaluate(() => window.crowd.aimAt(0)) === 0, 'aimAt(0) refused');
+  await hold(1, instance); // the click: asks for the lock
+  const locked = await page.evaluate(() => document.pointerLockElement === document.getElementById('canvas'));
+  await hold(2, instance);
+  const [lockedRounds] = await tally();
+  check(lockedRounds > 0, `gun: ${locked ? 'pointer locked' : 'lock refused'}, LMB held 2 frames: no round fired`);
+  if (locked) {
+    await page.keyboard.press('Escape'); // frees the pointer
+    await frames(page, 1);
+    check(await page.evaluate(() => !document.pointerLockElement), 'gun: Esc did not free the pointer');
+  }
+  await page.evaluate(() => { // on the element: Emscripten's runtime keeps its own copy of the method there
+    document.getElementById('canvas').requestPointerLock = function () {
+      setTimeout(() => document.dispatchEvent(new Event('pointerlockerror')), 0);
+      return Promise.reject(new DOMException('refused', 'WrongDocumentError'));
+    };
+  });
+  // the lock refused: the click and the hold fire, and go on firing past the second a lock is waited for
+  await floor();
+  await page.mouse.down();
+  const down = await page.evaluate(() => performance.now());
+  do await frames(page, 1); while ((await page.evaluate(() => performance.now())) - down < 1300);
+  const [still] = await tally();
+  await frames(page, 2);
+  const [later] = await tally();
+  await page.mouse.up();
+  check(later > still, `gun: lock refused: no round fired 1.3 s into the hold (${still} -> ${later})`);
+  await frames(page, 2); // the last droplets land
+  const painted = await shot(page, 'gun_after');
+  const st = await page.evaluate(() => window.crowd.stats());
+  const [rounds, kills, splats] = await tally();
+  check(rounds > lockedRounds, `gun: pointer lock refused, LMB held 2 frames: no round fired (${rounds} in all)`);
+  check(kills > 0 && splats > 0, `gun: ${rounds} rounds, ${kills} kills, ${splats} splats`);
+  check(st.instances === count - kills, `gun: ${kills} kills but ${st.instances} of ${count} live`);
+  const saturated = (p, i) => Math.max(p[i], p[i + 1], p[i + 2]) - Math.min(p[i], p[i + 1], p[i + 2]) > 90;
+  const [cx, cy] = [quiet.width >> 1, quiet.height >> 1]; // the crosshair: where the floor rounds land
+  const paint = changed(quiet, painted, 60, cx - 120, cx + 120, cy - 90, cy + 90, saturated);
+  check(paint > 150, `gun: only ${paint} pixels round the crosshair took paint`);
+  await page.keyboard.press('r');
+  await frames(page, 1);
+  const back = (await page.evaluate(() => window.crowd.stats())).instances;
+  check(back === count, `gun: R brought back ${back} of ${count}`);
+  await page.keyboard.press('g');
+  check(await page.evaluate(() => window.crowd.get('gun')) === 0, 'G did not leave gun mode');
+  await set(page, 'paused', 0);
+  await set(page, 'hud', 1);
+  await set(page, 'camera', 0);
+  console.log(`minigun: ${locked ? 'pointer locked' : 'pointer lock refused or not granted'}: ${lockedRounds} rounds; ` +
+              `lock refused: ${rounds - lockedRounds} more; ${kills} kills (${count} -> ${st.instances} live), ` +
+              `${splats} splats, ${paint} pixels painted round the crosshair; R: ${back} live`);
+}
+
+// Compare mode (classic skinning left, VAT right) at 100 a half, paused, the panel hidden: both halves
+// report their instances and draws, and each half's characters are on screen: the frame at 100
+// against the frame at 1 differs in both halves, by about as much (the same agents, the same camera). T's budget search starts and stops without holding the page up;
+// it is not run to the end here: doubling from one and bisecting, 10 frames a step, is well over a
+// hundred frames (minutes at SwiftShader's second a frame).
+async function compareMode(page) {
+  const n = 100;
+  await set(page, 'count', n);
+  await set(page, 'hud', 0);
+  await set(page, 'paused', 1);
+  await page.evaluate(() => window.crowd.panel.gui.hide());
+  await set(page, 'compare', 1);
+  await frames(page, 2);
+  const st = await page.evaluate(() => window.crowd.stats());
+  const status = await page.evaluate(() => window.crowd.status());
+  check(st.compare === 1 && st.classic_instances === n && st.vat_instances === n,
+        `compare: ${st.classic_instances} classic and ${st.vat_instances} VAT instances (${n} each)`);
+  check(st.classic_draws >= n && st.vat_draws > 0 && st.vat_draws < n,
+        `compare: ${st.classic_draws} classic draws (one a character), ${st.vat_draws} VAT (instanced)`);
+  check(new RegExp(`left: classic\\s+${n} inst`).test(status) && new RegExp(`right: VAT\\s+${n} inst`).test(status),
+        `compare: the status does not report both halves: ${status.split('\n').slice(2, 4).join(' | ')}`);
+  const many = await shot(page, 'compare');
+  judge(many, 'compare');
+  await set(page, 'count', 1);
+  await frames(page, 1);
+  const one = await shot(page, 'compare_one');
+  const half = many.width >> 1;
+  const left = changed(many, one, 40, 0, half - 2, 0, many.height);
+  const right = changed(many, one, 40, half + 2, many.width, 0, many.height);
+  check(left > 100 && right > 100 && left < 2 * right && right < 2 * left,
+        `compare: ${n} against 1 a half changes ${left} px left, ${right} px right`);
+  await page.evaluate(() => window.crowd.key(84)); // T: the budget search starts (from one a half)
+  await frames(page, 2);
+  const searching = (await page.evaluate(() => window.crowd.status())).includes('searching');
+  await page.evaluate(() => window.crowd.key(84)); // T again stops it
+  await frames(page, 1);
+  const stopped = !(await page.evaluate(() => window.crowd.status())).includes('searching');
+  check(searching && stopped, `compare: T ${searching ? '' : 'did not start '}${stopped ? '' : 'did not stop '}the search`);
+  await set(page, 'compare', 0);
+  await page.evaluate(() => window.crowd.panel.gui.show());
+  await set(page, 'paused', 0);
+  await set(page, 'hud', 1);
+  await set(page, 'count', 3000);
+  console.log(`compare: ${n} | ${n}, ${st.classic_draws} classic draws, ${st.vat_draws} VAT draws; ${n} against 1 a ` +
+              `half changes ${left} px left, ${right} px right; T starts and stops the budget search`);
 }
 
 // With the crowd paused, the only difference between these two frames is the shadow pass.
@@ -349,6 +514,8 @@ async function main() {
     await scenariosAndCameras(page);
     await assets(page);
     await shadows(page);
+    await minigun(page);
+    await compareMode(page);
     for (const count of [10000, 100000]) {
       const ms = await page.evaluate((n) => window.crowd.measureUpdate(n, n > 50000 ? 30 : 60), count);
       console.log(`wasm crowd update (simulation + chunks + LOD + gather): ${count} instances, median ${ms.toFixed(2)} ms`);
