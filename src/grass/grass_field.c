@@ -47,6 +47,7 @@ crowd_grass_desc crowd_grass_resolve(const crowd_grass_desc *desc)
     d.cut_resolution = d.cut_resolution ? d.cut_resolution : 512u;
     d.cut_radius = or_default(d.cut_radius, 1.4f);
     d.cut_height = or_default(d.cut_height, 0.14f);
+    d.field_passes = d.field_passes ? d.field_passes : CROWD_GRASS_FIELDS_AUTO;
     return d;
 }
 
@@ -74,10 +75,10 @@ crowd_result grass_check_desc(const crowd_grass_desc *d, crowd_error *error)
     if (d->trample_resolution < 8 || d->trample_resolution > 4096 || d->cut_resolution < 8 ||
         d->cut_resolution > 8192 || !(d->trample_extent > 0.0f) || !(d->trample_hold > 0.0f) ||
         !(d->trample_recovery > 0.0f) || !(d->trample_radius > 0.0f) || !(d->cut_radius > 0.0f) ||
-        !(d->cut_height > 0.0f && d->cut_height <= 1.0f))
+        !(d->cut_height > 0.0f && d->cut_height <= 1.0f) || d->field_passes > CROWD_GRASS_FIELDS_AUTO)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "grass: fields: resolutions 8..4096 (trample) and 8..8192 (cut), extent, hold, recovery and "
-                          "radii positive, cut height in (0, 1]");
+                          "radii positive, cut height in (0, 1], field_passes one of crowd_grass_field_passes");
     return CROWD_OK;
 }
 

@@ -392,6 +392,7 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
         r = create_cpu_path(g, error);
     if (r == CROWD_OK)
         r = grass_fields_create(&g->fields, &g->desc, error);
+    g->stats.field_passes = g->fields.compute ? CROWD_GRASS_FIELDS_COMPUTE : CROWD_GRASS_FIELDS_FRAGMENT;
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glActiveTexture(GL_TEXTURE0);
