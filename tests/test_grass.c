@@ -645,6 +645,106 @@ static void field_variants_match(void)
     crowd_grass_destroy(comp);
 }
 
+/* ---- the one RGBA noise texture: deterministic, a concern a channel, and what the shaders read ---- */
+
+static double lower_green(const uint8_t *rgb)
+{
+    uint32_t green = 0, lower = 0;
+    for (int y = H / 2; y < H; y++)
+        for (int x = 0; x < W; x++, lower++) {
+            const uint8_t *p = &rgb[3 * (y * W + x)];
+            green += p[1] > p[0] && p[1] > p[2];
+        }
+    return (double)green / lower;
+}
+
+static void noise_texture_is_used(void)
+{
+    size_t bytes = (size_t)GRASS_NOISE_SIZE * GRASS_NOISE_SIZE * 4;
+    uint8_t *a = malloc(bytes), *b = malloc(bytes), *flat = malloc(bytes);
+    REQUIRE(a && b && flat);
+    grass_noise_generate(1, a);
+    grass_noise_generate(1, b);
+    CHECK(!memcmp(a, b, bytes)); /* deterministic */
+    grass_noise_generate(2, b);
+    CHECK(memcmp(a, b, bytes) != 0); /* and the seed's */
+    /* R (zoning) and G (patchiness) are smooth across texels and across the tile's seam (it repeats),
+       B and A a value a texel; every channel spans its range around a middle of about 0.5 */
+    double step[4] = {0}, seam[4] = {0}, mean[4] = {0};
+    int lo[4] = {255, 255, 255, 255}, hi[4] = {0};
+    const uint32_t n = GRASS_NOISE_SIZE;
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++)
+            for (int c = 0; c < 4; c++) {
+                int v = a[4 * (y * n + x) + c], right = a[4 * (y * n + (x + 1) % n) + c];
+                if (x + 1 < n)
+                    step[c] += abs(v - right);
+                else
+                    seam[c] += abs(v - right);
+                mean[c] += v;
+                lo[c] = v < lo[c] ? v : lo[c];
+                hi[c] = v > hi[c] ? v : hi[c];
+            }
+    for (int c = 0; c < 4; c++) {
+        step[c] /= (double)n * (n - 1);
+        seam[c] /= n;
+        mean[c] /= (double)n * n;
+    }
+    printf("     noise: mean step between texels R %.1f G %.1f B %.1f A %.1f (at the seam R %.1f G %.1f); means %.0f "
+           "%.0f %.0f %.0f\n",
+           step[0], step[1], step[2], step[3], seam[0], seam[1], mean[0], mean[1], mean[2], mean[3]);
+    CHECK(step[0] < 4.0 && step[1] < 40.0 && step[2] > 60.0 && step[3] > 60.0);
+    CHECK(seam[0] < 3.0 * step[0] + 1.0 && seam[1] < 3.0 * step[1] + 1.0);
+    for (int c = 0; c < 4; c++)
+        CHECK(mean[c] > 90.0 && mean[c] < 165.0 && hi[c] - lo[c] > 120);
+
+    /* the shaders read the texture: soil everywhere in it (R = 0) turns the meadow brown and short, and
+       its own contents back give the same frame again */
+    crowd_grass *g = make_fields(CROWD_GRASS_FIELDS_DEFAULT);
+    REQUIRE(g);
+    crowd_gl_scene s;
+    scene_at(&s, 0.0f, 4.0f, 11.0f, 0.0f, 0.0f, 0.0f);
+    GLuint tex = crowd_grass_noise_texture(g);
+    CHECK(tex != 0);
+    uint8_t *before = render(g, &s);
+    REQUIRE(before);
+    grass_noise_generate(grass_gl_desc(g)->seed, a);
+    memcpy(flat, a, bytes);
+    for (size_t i = 0; i < bytes; i += 4)
+        flat[i] = 0;
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)n, (GLsizei)n, GL_RGBA, GL_UNSIGNED_BYTE, flat);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    uint8_t *soil = render(g, &s);
+    REQUIRE(soil);
+    tool_write_png("grass_noise_soil.png", soil, W, H, NULL);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)n, (GLsizei)n, GL_RGBA, GL_UNSIGNED_BYTE, a);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    uint8_t *back = render(g, &s);
+    REQUIRE(back);
+    uint32_t changed = 0, same = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = &before[3 * i], *q = &soil[3 * i], *r = &back[3 * i];
+        changed += abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 30;
+        same += !memcmp(p, r, 3);
+    }
+    double green_before = lower_green(before), green_soil = lower_green(soil);
+    printf("     noise texture all soil: %.1f %% of the pixels changed, lower half green-dominant %.1f %% -> %.1f %%; "
+           "contents back: %.2f %% of the pixels identical\n",
+           100.0 * changed / (W * H), 100.0 * green_before, 100.0 * green_soil, 100.0 * same / (W * H));
+    CHECK(changed > (uint32_t)(W * H) / 3 && green_soil < green_before - 0.3);
+    CHECK(same == (uint32_t)(W * H));
+    free(before);
+    free(soil);
+    free(back);
+    free(a);
+    free(b);
+    free(flat);
+    crowd_grass_destroy(g);
+}
+
 int main(int argc, char **argv)
 {
     es = argc > 1 && !strcmp(argv[1], "--es");
@@ -663,6 +763,7 @@ int main(int argc, char **argv)
     RUN_TEST(cut_persists);
     RUN_TEST(paint_colours_the_meadow);
     RUN_TEST(field_variants_match);
+    RUN_TEST(noise_texture_is_used);
     tool_gl_destroy(&gl);
     TEST_MAIN_END();
 }

@@ -59,6 +59,8 @@ extern "C" {
 #define CROWD_GRASS_DEFAULT_MIN_DENSITY 0.012f
 #define CROWD_GRASS_MAX_BLADES 16000000u
 #define CROWD_GRASS_BLOCK 64 /* blades per entry of the CPU path's block table */
+#define CROWD_GRASS_NOISE_SIZE 512u  /* the noise texture's texels a side (crowd_grass_noise_texture) */
+#define CROWD_GRASS_NOISE_TILE 256.0f /* metres one tile of it covers (it repeats) */
 
 typedef enum crowd_grass_path {
     CROWD_GRASS_PATH_DEFAULT = 0, /* AUTO */
@@ -174,7 +176,7 @@ CROWD_API void crowd_grass_destroy(crowd_grass *grass);
  * renderer whose shadow map the field receives when scene->shadows (call after
  * crowd_gl_render_shadows). `frame` may be NULL (still air, full budget). Depth test on, no blending,
  * both faces. Leaves: vertex array 0, program 0, DEPTH_TEST and CULL_FACE enabled, active texture
- * unit 0; units 8..12 hold the field's textures. With debug, returns CROWD_ERROR_GL on a GL error. */
+ * unit 0; units 8..14 hold the field's textures. With debug, returns CROWD_ERROR_GL on a GL error. */
 CROWD_API crowd_result crowd_grass_draw(crowd_grass *grass, const crowd_gl_renderer *shadows,
                                         const crowd_gl_scene *scene, const crowd_grass_frame *frame);
 
@@ -224,6 +226,21 @@ CROWD_API void crowd_grass_reset_fields(crowd_grass *grass);
  * per fragment. texture 0 or world_size not > 0 (or not finite): no paint. The texture is borrowed:
  * set 0 before deleting it. */
 CROWD_API void crowd_grass_set_paint(crowd_grass *grass, uint32_t texture, float world_size);
+
+/* The field's one RGBA noise texture (a GL texture name, owned by the field until
+ * crowd_grass_destroy): CROWD_GRASS_NOISE_SIZE^2 RGBA8, mipmapped, GL_REPEAT, one tile over
+ * CROWD_GRASS_NOISE_TILE metres of world x/z (texel (0, 0) at the origin; row z first), made at
+ * creation from desc.seed (deterministic on every platform, 1 MB). A concern a channel:
+ *   R biome zoning: lush grass vs bare soil (16 m and 4 m value noise): the ground's colour and, at
+ *     the same world coordinates and through the same formula, the blade roots' colour and height,
+ *     so a soil patch grows short grass that matches it; also the wind's gusts (R scrolled
+ *     downwind with time);
+ *   G patchiness of the ground's colour (1 m); B detail shading (a value a texel, filtered);
+ *   A per-blade variation of height and tint (a value a texel) on top of the record's own random.
+ * The blade and ground shaders sample nothing else for variation (no noise is computed in them).
+ * Other materials may sample it to match the field. Writing into it (glTexSubImage2D) changes the
+ * field's look from the next draw: regenerate the mipmaps after writing. */
+CROWD_API uint32_t crowd_grass_noise_texture(const crowd_grass *grass);
 
 /* Forgets the skip key: the next draw culls again. */
 CROWD_API void crowd_grass_invalidate(crowd_grass *grass);

@@ -27,6 +27,7 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define TEX_SHADOW 10
 #define TEX_FIELDS 11 /* and 12: the active trample texture, the cut texture */
 #define TEX_PAINT 13
+#define TEX_NOISE 14
 
 #ifndef GL_TIME_ELAPSED
 #define GL_TIME_ELAPSED 0x88BF
@@ -59,6 +60,7 @@ enum {
     GU_TONE,
     GU_PAINT,
     GU_PAINT_FIELD,
+    GU_NOISE,
     GRASS_UNIFORMS
 };
 static const char *const uniform_names[GRASS_UNIFORMS] = {
@@ -70,7 +72,7 @@ static const char *const uniform_names[GRASS_UNIFORMS] = {
     "u_shadows",         "u_shadow_map",    "u_light_view_projection",
     "u_shadow_texel",    "u_trample",       "u_cut",
     "u_trample_field",   "u_cut_field",     "u_tone",
-    "u_paint",           "u_paint_field"};
+    "u_paint",           "u_paint_field",   "u_noise"};
 
 typedef struct tier_range {
     uint32_t first_index, index_count;
@@ -80,7 +82,7 @@ struct crowd_grass {
     crowd_grass_desc desc;
     grass_layout layout;
     bool gpu;
-    GLuint blades_tex, vbo, ibo, vao;
+    GLuint blades_tex, noise_tex, vbo, ibo, vao;
     crowd_program program;
     GLint u[GRASS_UNIFORMS];
     tier_range tiers[CROWD_GRASS_TIERS + 1]; /* + the ground quad */
@@ -210,6 +212,31 @@ static crowd_result upload_blades(crowd_grass *g, crowd_error *error)
     return CROWD_OK;
 }
 
+static crowd_result upload_noise(crowd_grass *g, crowd_error *error)
+{
+    uint8_t *rgba = crowd_malloc((size_t)GRASS_NOISE_SIZE * GRASS_NOISE_SIZE * 4);
+    if (!rgba)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "grass: the noise texture");
+    grass_noise_generate(g->desc.seed, rgba);
+    glGenTextures(1, &g->noise_tex);
+    glActiveTexture(GL_TEXTURE0 + TEX_NOISE);
+    glBindTexture(GL_TEXTURE_2D, g->noise_tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, GRASS_NOISE_SIZE, GRASS_NOISE_SIZE, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    crowd_free(rgba);
+    return CROWD_OK;
+}
+
+uint32_t crowd_grass_noise_texture(const crowd_grass *g)
+{
+    return g ? g->noise_tex : 0u;
+}
+
 static void lookup_uniforms(crowd_grass *g)
 {
     for (int k = 0; k < GRASS_UNIFORMS; k++)
@@ -221,6 +248,7 @@ static void lookup_uniforms(crowd_grass *g)
     glUniform1i(g->u[GU_TRAMPLE], TEX_FIELDS);
     glUniform1i(g->u[GU_CUT], TEX_FIELDS + 1);
     glUniform1i(g->u[GU_PAINT], TEX_PAINT);
+    glUniform1i(g->u[GU_NOISE], TEX_NOISE);
     glUseProgram(0);
 }
 
@@ -375,6 +403,8 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
 
     r = upload_blades(g, error);
     if (r == CROWD_OK)
+        r = upload_noise(g, error);
+    if (r == CROWD_OK)
         r = build_program(g, error);
 #ifndef __EMSCRIPTEN__
     if (r == CROWD_OK && g->gpu) {
@@ -419,6 +449,7 @@ void crowd_grass_destroy(crowd_grass *g)
     if (!g)
         return;
     glDeleteTextures(1, &g->blades_tex);
+    glDeleteTextures(1, &g->noise_tex);
     glDeleteTextures(1, &g->blocks_tex);
     glDeleteBuffers(1, &g->vbo);
     glDeleteBuffers(1, &g->ibo);
@@ -733,6 +764,8 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     timer_begin(g, 1);
     glUseProgram(g->program.id);
     set_frame_uniforms(g, shadows, scene, f);
+    glActiveTexture(GL_TEXTURE0 + TEX_NOISE);
+    glBindTexture(GL_TEXTURE_2D, g->noise_tex);
     glActiveTexture(GL_TEXTURE0 + TEX_BLADES);
     glBindTexture(GL_TEXTURE_2D, g->blades_tex);
     glBindVertexArray(g->vao);
