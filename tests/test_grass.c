@@ -529,7 +529,8 @@ static void paint_colours_the_meadow(void)
 static crowd_grass *make_fields(crowd_grass_field_passes passes)
 {
     /* a small dense field (48 m square, ~10 blades a square metre like the demo's) keeps it cheap */
-    crowd_grass_desc d = {.blades = 24000, .extent = 24.0f, .path = CROWD_GRASS_PATH_CPU, .field_passes = passes};
+    crowd_grass_desc d = {
+        .blades = 24000, .extent = 24.0f, .path = CROWD_GRASS_PATH_CPU, .field_passes = passes, .es = es};
     crowd_grass *g = NULL;
     crowd_error err = {0};
     if (crowd_grass_create(&d, &g, &err) != CROWD_OK) {
@@ -745,6 +746,45 @@ static void noise_texture_is_used(void)
     crowd_grass_destroy(g);
 }
 
+/* ---- per-tier timers: results arrive a few frames late without a wait, one per tier and the ground;
+   a skipped culling reads 0 ms (the values themselves are not judged: no timed tests) ---- */
+static void timers_per_tier(void)
+{
+    crowd_grass_desc d = {.blades = 24000, .extent = 60.0f, .es = es, .timers = true};
+    crowd_grass *g = NULL;
+    crowd_error err = {0};
+    REQUIRE(crowd_grass_create(&d, &g, &err) == CROWD_OK);
+    const crowd_grass_stats *st = crowd_grass_get_stats(g);
+    CHECK(st->gpu_cull_ms < 0.0 && st->gpu_draw_ms < 0.0 && st->gpu_tier_ms[0] < 0.0 && st->gpu_ground_ms < 0.0);
+    crowd_gl_scene s;
+    scene_at(&s, 0.0f, 3.0f, 55.0f, 0.0f, 0.0f, 0.0f); /* near, mid and far blades in view */
+    crowd_grass_frame f = {.time = 1.0f};
+    for (int k = 0; k < 8; k++) { /* moving: every frame culls */
+        s.view[12] += (k & 1) ? 0.01f : -0.01f;
+        CHECK(crowd_grass_draw(g, NULL, &s, &f) == CROWD_OK);
+        glFinish(); /* the test may wait: then every result is there when it is polled */
+    }
+    printf("     timers %s (%s path): cull %.3f, near %.3f, mid %.3f, far %.3f, ground %.3f, draw %.3f ms\n",
+           st->timers ? "on" : "not supported", st->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", st->gpu_cull_ms,
+           st->gpu_tier_ms[0], st->gpu_tier_ms[1], st->gpu_tier_ms[2], st->gpu_ground_ms, st->gpu_draw_ms);
+    if (st->timers) {
+        CHECK(st->gpu_cull_ms >= 0.0 && st->gpu_ground_ms >= 0.0); /* a CPU pass only uploads: may read 0 */
+        for (int t = 0; t < CROWD_GRASS_TIERS; t++)
+            CHECK(st->gpu_tier_ms[t] > 0.0);
+        double sum = st->gpu_tier_ms[0] + st->gpu_tier_ms[1] + st->gpu_tier_ms[2] + st->gpu_ground_ms;
+        CHECK(fabs(st->gpu_draw_ms - sum) < 1e-9);
+        for (int k = 0; k < 5; k++) { /* still: every frame skips */
+            CHECK(crowd_grass_draw(g, NULL, &s, &f) == CROWD_OK);
+            glFinish();
+        }
+        CHECK(st->last_skipped && st->gpu_cull_ms == 0.0 && st->gpu_tier_ms[0] > 0.0);
+    } else {
+        CHECK(st->gpu_cull_ms < 0.0 && st->gpu_draw_ms < 0.0);
+    }
+    crowd_grass_destroy(g);
+    rebind_target();
+}
+
 int main(int argc, char **argv)
 {
     es = argc > 1 && !strcmp(argv[1], "--es");
@@ -764,6 +804,7 @@ int main(int argc, char **argv)
     RUN_TEST(paint_colours_the_meadow);
     RUN_TEST(field_variants_match);
     RUN_TEST(noise_texture_is_used);
+    RUN_TEST(timers_per_tier);
     tool_gl_destroy(&gl);
     TEST_MAIN_END();
 }

@@ -22,6 +22,7 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define BLADE_ROW 2048 /* texels per row of the blade texture (grass_common.glsl's fetch) */
 #define BLOCK_ROW 256  /* texels per row of the block table (grass.vert) */
 #define TIMER_RING 4
+#define TIMER_QUERIES 5 /* per frame: culling, the near, mid and far draws, the ground */
 #define TEX_BLADES 8 /* texture units: clear of the crowd renderer's 0..7 */
 #define TEX_BLOCKS 9
 #define TEX_SHADOW 10
@@ -108,10 +109,10 @@ struct crowd_grass {
     GLint cu_eye, cu_counts, cu_grid, cu_cull, cu_density, cu_budget;
     GLint ku_eye, ku_bands, ku_counts, ku_capacity, ku_blades;
 #endif
-    /* timers (desktop): cull and draw per frame, read TIMER_RING frames late */
+    /* timers: culling, each tier's draw and the ground per frame, read TIMER_RING - 1 frames late */
     bool timers;
-    GLuint queries[TIMER_RING][2];
-    bool issued[TIMER_RING][2];
+    GLuint queries[TIMER_RING][TIMER_QUERIES];
+    bool issued[TIMER_RING][TIMER_QUERIES];
     uint32_t timer_frame;
 };
 
@@ -348,13 +349,18 @@ static crowd_result create_gpu_path(crowd_grass *g, crowd_error *error)
 }
 #endif
 
+/* Timer queries where the context has them, as the crowd renderer decides (src/gl/renderer.c): GL 3.3
+ * core, GLES with GL_EXT_disjoint_timer_query, WebGL2 with EXT_disjoint_timer_query_webgl2. */
 static bool timers_supported(const crowd_grass *g)
 {
 #ifdef __EMSCRIPTEN__
     (void)g;
-    return false;
+    const char *extensions = (const char *)glGetString(GL_EXTENSIONS);
+    return extensions && strstr(extensions, "EXT_disjoint_timer_query_webgl2");
 #else
-    return !g->desc.es && epoxy_gl_version() >= 33;
+    if (!g->desc.es)
+        return epoxy_gl_version() >= 33 || epoxy_has_gl_extension("GL_ARB_timer_query");
+    return epoxy_has_gl_extension("GL_EXT_disjoint_timer_query");
 #endif
 }
 
@@ -371,7 +377,9 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
     g->desc = d;
     g->layout = grass_layout_of(&d);
     g->stats.chunks = g->layout.chunks;
-    g->stats.gpu_cull_ms = g->stats.gpu_draw_ms = -1.0;
+    g->stats.gpu_cull_ms = g->stats.gpu_draw_ms = g->stats.gpu_ground_ms = -1.0;
+    for (int t = 0; t < CROWD_GRASS_TIERS; t++)
+        g->stats.gpu_tier_ms[t] = -1.0;
 #ifdef __EMSCRIPTEN__
     if (d.path == CROWD_GRASS_PATH_GPU) {
         crowd_free(g);
@@ -427,8 +435,8 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glActiveTexture(GL_TEXTURE0);
     if (r == CROWD_OK && d.timers && timers_supported(g)) {
-        g->timers = true;
-        glGenQueries(2 * TIMER_RING, &g->queries[0][0]);
+        g->timers = g->stats.timers = true;
+        glGenQueries(TIMER_QUERIES * TIMER_RING, &g->queries[0][0]);
     }
     if (r == CROWD_OK) {
         GLenum e = glGetError();
@@ -466,7 +474,7 @@ void crowd_grass_destroy(crowd_grass *g)
         glDeleteProgram(g->classify_program);
 #endif
     if (g->timers)
-        glDeleteQueries(2 * TIMER_RING, &g->queries[0][0]);
+        glDeleteQueries(TIMER_QUERIES * TIMER_RING, &g->queries[0][0]);
     crowd_free(g->blocks);
     crowd_free(g);
 }
@@ -587,7 +595,7 @@ static void timer_begin(crowd_grass *g, int which)
     if (!g->timers)
         return;
     uint32_t slot = g->timer_frame % TIMER_RING;
-    glBeginQuery(GL_TIME_ELAPSED, g->queries[slot][which]);
+    glBeginQuery(GL_TIME_ELAPSED, g->queries[slot][which]); /* = GL_TIME_ELAPSED_EXT on GLES / WebGL2 */
     g->issued[slot][which] = true;
 }
 
@@ -597,30 +605,37 @@ static void timer_end(crowd_grass *g)
         glEndQuery(GL_TIME_ELAPSED);
 }
 
-/* Reads the results of the queries issued TIMER_RING - 1 frames ago, if they are there (never waits). */
+/* Reads the results of the queries issued TIMER_RING - 1 frames ago, if they are there (never waits:
+ * one availability poll per query; a result not there yet is skipped and its query reused). A query
+ * not issued that frame is a section that did nothing: culling skipped, a tier with nothing to draw
+ * (CPU path), 0 ms. */
 static void timer_poll(crowd_grass *g)
 {
-    if (!g->timers)
+    if (!g->timers || g->timer_frame < TIMER_RING)
         return;
     uint32_t slot = (g->timer_frame + 1) % TIMER_RING;
-    for (int w = 0; w < 2; w++) {
-        if (!g->issued[slot][w]) {
-            if (w == 0 && g->timer_frame >= TIMER_RING)
-                g->stats.gpu_cull_ms = 0.0; /* that frame skipped culling: no pass, no time */
-            continue;
+    crowd_grass_stats *st = &g->stats;
+    for (int w = 0; w < TIMER_QUERIES; w++) {
+        double ms = 0.0;
+        if (g->issued[slot][w]) {
+            GLuint ready = 0;
+            glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT_AVAILABLE, &ready);
+            if (!ready)
+                continue;
+            GLuint ns = 0;
+            glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT, &ns);
+            ms = ns * 1e-6;
+            g->issued[slot][w] = false;
         }
-        GLuint ready = 0;
-        glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT_AVAILABLE, &ready);
-        if (!ready)
-            continue;
-        GLuint ns = 0;
-        glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT, &ns);
         if (w == 0)
-            g->stats.gpu_cull_ms = ns * 1e-6;
+            st->gpu_cull_ms = ms;
+        else if (w <= CROWD_GRASS_TIERS)
+            st->gpu_tier_ms[w - 1] = ms;
         else
-            g->stats.gpu_draw_ms = ns * 1e-6;
-        g->issued[slot][w] = false;
+            st->gpu_ground_ms = ms;
     }
+    if (st->gpu_tier_ms[0] >= 0.0 && st->gpu_tier_ms[1] >= 0.0 && st->gpu_tier_ms[2] >= 0.0 && st->gpu_ground_ms >= 0.0)
+        st->gpu_draw_ms = st->gpu_tier_ms[0] + st->gpu_tier_ms[1] + st->gpu_tier_ms[2] + st->gpu_ground_ms;
 }
 
 /* The key in whole millimetres and 1e-5 radians: the eye and heading come out of the view matrix,
@@ -723,6 +738,8 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     static const crowd_grass_frame still = {0};
     const crowd_grass_frame *f = frame ? frame : &still;
     timer_poll(g);
+    if (g->timers) /* this frame's queries: whatever of their last use was never ready is dropped */
+        memset(g->issued[g->timer_frame % TIMER_RING], 0, sizeof g->issued[0]);
     g->eye = grass_eye_of(&g->desc, scene->view, scene->projection, f->draw_distance, f->budget);
     grass_key key = grass_key_of(&g->eye);
     bool ran = false;
@@ -750,6 +767,13 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
         ran = true;
     }
     timer_end(g);
+    /* With timers, a flush closes the culling's query at once. Without it llvmpipe (which bins its
+       queries into a scene and splits the scene at a compute dispatch) records the query's end only
+       when the next scene rasterises: after this frame's draw calls, whose vertex stage it runs on
+       the calling thread (~400 ms for 2M blades), so culling read 375-580 ms instead of 19-27 ms.
+       glFlush waits for nothing; on a GPU it submits the culling a little earlier. */
+    if (g->timers && ran)
+        glFlush();
     if (!ran) {
         uint32_t slot = g->timer_frame % TIMER_RING;
         if (g->timers && g->issued[slot][0]) /* a query around no work: drop it, the skipped frame is 0 ms */
@@ -761,7 +785,6 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     else
         g->stats.passes_skipped++;
 
-    timer_begin(g, 1);
     glUseProgram(g->program.id);
     set_frame_uniforms(g, shadows, scene, f);
     glActiveTexture(GL_TEXTURE0 + TEX_NOISE);
@@ -775,8 +798,11 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
 #ifndef __EMSCRIPTEN__
     if (g->gpu) {
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->layer.commands);
-        for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++, g->stats.draws++)
+        for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++, g->stats.draws++) {
+            timer_begin(g, 1 + (int)t);
             glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, (const void *)(uintptr_t)(20u * t));
+            timer_end(g);
+        }
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
     }
 #endif
@@ -787,21 +813,24 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
             if (!g->tier_blocks[t])
                 continue;
             glUniform1i(g->u[GU_BLOCK_OFFSET], (GLint)(t * g->tier_capacity));
+            timer_begin(g, 1 + (int)t);
             glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)g->tiers[t].index_count, GL_UNSIGNED_SHORT,
                                     (const void *)(uintptr_t)(g->tiers[t].first_index * sizeof(uint16_t)),
                                     (GLsizei)(g->tier_blocks[t] * CROWD_GRASS_BLOCK));
+            timer_end(g);
             g->stats.draws++;
         }
     }
     if (g->desc.ground_size > 0.0f) { /* last: the blades in front of it have filled the depth buffer */
+        timer_begin(g, 1 + CROWD_GRASS_TIERS);
         glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, (const void *)(uintptr_t)(g->tiers[3].first_index * 2u));
+        timer_end(g);
         g->stats.draws++;
     }
     glEnable(GL_CULL_FACE);
     glBindVertexArray(0);
     glUseProgram(0);
     glActiveTexture(GL_TEXTURE0);
-    timer_end(g);
     g->timer_frame++;
     if (g->desc.debug) {
         GLenum e = glGetError();

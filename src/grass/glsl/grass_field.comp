@@ -24,7 +24,7 @@ uniform vec2 u_step;   // dt / hold, dt / recovery (grass_field.frag)
 #endif
 
 shared vec4 s_disc[256];
-shared uint s_scan[256];
+shared uint s_mask[8]; // a bit per disc of the batch that overlaps the tile
 
 vec4 unorm8(vec4 v)
 {
@@ -55,43 +55,40 @@ void main()
     }
     value = unorm8(value);
 #endif
-    // the discs in batches of 256: each invocation tests one against the tile, an in-order
-    // compaction (a prefix sum) keeps the overlapping ones in their stamp order, which the
-    // blended result depends on, then every texel applies just those
+    // the discs in batches of 256: each invocation tests one against the tile and sets its bit in
+    // a mask; every texel then applies the set bits lowest first, i.e. in stamp order, which the
+    // blended result depends on (three barriers a batch: llvmpipe pays for each)
     for (uint b0 = 0u; b0 < u_discs.y; b0 += 256u) {
+        if (lid < 8u)
+            s_mask[lid] = 0u;
+        barrier();
         uint k = b0 + lid;
-        vec4 s = vec4(0.0);
-        bool hit = false;
         if (k < u_discs.y) {
-            s = g_stamps[u_discs.x + k];
-            hit = s.x + s.z >= tile0.x && s.x - s.z <= tile1.x && s.y + s.z >= tile0.y && s.y - s.z <= tile1.y;
+            vec4 s = g_stamps[u_discs.x + k];
+            s_disc[lid] = s;
+            if (s.x + s.z >= tile0.x && s.x - s.z <= tile1.x && s.y + s.z >= tile0.y && s.y - s.z <= tile1.y)
+                atomicOr(s_mask[lid >> 5], 1u << (lid & 31u));
         }
-        s_scan[lid] = hit ? 1u : 0u;
         barrier();
-        for (uint off = 1u; off < 256u; off <<= 1) {
-            uint add = lid >= off ? s_scan[lid - off] : 0u;
-            barrier();
-            s_scan[lid] += add;
-            barrier();
-        }
-        if (hit)
-            s_disc[s_scan[lid] - 1u] = s;
-        uint n = s_scan[255];
-        barrier();
-        for (uint j = 0u; j < n; j++) {
-            vec4 d = s_disc[j];
-            vec2 local = (world - d.xy) / d.z;
-            float r = length(local);
-            if (r > 1.0)
-                continue;
-            float w = 1.0 - smoothstep(0.55, 1.0, r);
+        for (uint w = 0u; w < 8u; w++) {
+            uint bits = s_mask[w];
+            while (bits != 0u) {
+                int j = findLSB(bits);
+                bits &= bits - 1u;
+                vec4 d = s_disc[w * 32u + uint(j)];
+                vec2 local = (world - d.xy) / d.z;
+                float r = length(local);
+                if (r > 1.0)
+                    continue;
+                float wt = 1.0 - smoothstep(0.55, 1.0, r);
 #ifdef CUT
-            value = max(value, vec4(w)); // MAX blending
+                value = max(value, vec4(wt)); // MAX blending
 #else
-            vec2 dir = r > 1e-3 ? local / r * min(r * 2.5, 1.0) : vec2(0.0);
-            // the fragment path's blend: rgb towards (dir, 1) by w, alpha (the age) times 1 - w
-            value = unorm8(vec4(vec3(dir * 0.5 + 0.5, 1.0) * w + value.rgb * (1.0 - w), value.a * (1.0 - w)));
+                vec2 dir = r > 1e-3 ? local / r * min(r * 2.5, 1.0) : vec2(0.0);
+                // the fragment path's blend: rgb towards (dir, 1) by wt, alpha (the age) times 1 - wt
+                value = unorm8(vec4(vec3(dir * 0.5 + 0.5, 1.0) * wt + value.rgb * (1.0 - wt), value.a * (1.0 - wt)));
 #endif
+            }
         }
         barrier();
     }
