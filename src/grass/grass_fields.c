@@ -19,6 +19,8 @@ extern const char crowd_glsl_grass_field_comp[];
 #endif
 
 #define STAMP_BINDING 7 /* grass_field.comp's disc buffer */
+#define BINS_BINDING 8  /* and its per-tile disc lists */
+#define TILE 16         /* texels a side of its work groups */
 
 static const uint8_t clear_trample[4] = {128, 128, 0, 255}; /* no bend, no trail, held out */
 
@@ -73,6 +75,7 @@ static crowd_result create_compute(grass_fields *f, const crowd_grass_desc *d, c
     f->tu_step = glGetUniformLocation(f->trample_program, "u_step");
     f->cu_field = glGetUniformLocation(f->cut_program, "u_field");
     f->cu_discs = glGetUniformLocation(f->cut_program, "u_discs");
+    glGenBuffers(1, &f->bins_buffer);
     f->compute = true;
 #endif
     return CROWD_OK;
@@ -149,6 +152,9 @@ void grass_fields_destroy(grass_fields *f)
         glDeleteProgram(f->trample_program);
     if (f->cut_program)
         glDeleteProgram(f->cut_program);
+    if (f->bins_buffer)
+        glDeleteBuffers(1, &f->bins_buffer);
+    crowd_free(f->bins);
     crowd_free(f->stamps);
     memset(f, 0, sizeof *f);
 }
@@ -247,6 +253,75 @@ static void fragment_passes(grass_fields *f, const crowd_grass_desc *d, bool liv
 }
 
 #ifndef __EMSCRIPTEN__
+static bool reserve_bins(grass_fields *f, size_t words)
+{
+    if (words <= f->bins_capacity)
+        return true;
+    size_t capacity = words + words / 2;
+    uint32_t *bins = crowd_realloc_sized(f->bins, f->bins_capacity * sizeof(uint32_t), capacity * sizeof(uint32_t));
+    if (!bins)
+        return false;
+    f->bins = bins;
+    f->bins_capacity = capacity;
+    return true;
+}
+
+/* Bins the discs [first, first + count) of f->stamps into the TILE^2 texel tiles of a tx x ty grid
+ * whose first texel is (bx, bz) of a field with its -x/-z corner at (ox, oz) and `texel` metre texels,
+ * and uploads per tile where its list starts (tx * ty + 1 words), then the lists (each disc's index
+ * from `first`, in stamp order) for grass_field.comp. A disc goes to every tile holding a texel
+ * centre it may cover. false when out of memory (the dispatch is then skipped). */
+static bool bin_discs(grass_fields *f, uint32_t first, uint32_t count, float ox, float oz, float texel, int32_t bx,
+                      int32_t bz, uint32_t tx, uint32_t ty)
+{
+    uint32_t tiles = tx * ty;
+    if (!reserve_bins(f, (size_t)tiles + 1))
+        return false;
+    uint32_t *start = f->bins;
+    memset(start, 0, ((size_t)tiles + 1) * sizeof(uint32_t));
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill in stamp order */
+        for (uint32_t k = 0; k < count; k++) {
+            const float *c = &f->stamps[4 * (first + k)];
+            /* texel centres (p + 0.5) * texel + o inside [c - r, c + r], one more texel each side */
+            float lo[2] = {floorf((c[0] - c[2] - ox) / texel) - 1.0f - (float)bx,
+                           floorf((c[1] - c[2] - oz) / texel) - 1.0f - (float)bz};
+            float hi[2] = {ceilf((c[0] + c[2] - ox) / texel) + 1.0f - (float)bx,
+                           ceilf((c[1] + c[2] - oz) / texel) + 1.0f - (float)bz};
+            float limit[2] = {(float)(tx * TILE) - 1.0f, (float)(ty * TILE) - 1.0f};
+            if (!(hi[0] >= 0.0f && hi[1] >= 0.0f && lo[0] <= limit[0] && lo[1] <= limit[1]))
+                continue; /* outside the grid (or not finite) */
+            uint32_t t0[2], t1[2];
+            for (int a = 0; a < 2; a++) {
+                t0[a] = lo[a] < 0.0f ? 0u : (uint32_t)lo[a] / TILE;
+                t1[a] = hi[a] > limit[a] ? (uint32_t)limit[a] / TILE : (uint32_t)hi[a] / TILE;
+            }
+            for (uint32_t j = t0[1]; j <= t1[1]; j++)
+                for (uint32_t i = t0[0]; i <= t1[0]; i++) {
+                    uint32_t t = j * tx + i;
+                    if (pass == 0)
+                        start[t + 1]++;
+                    else
+                        f->bins[tiles + 1 + start[t]++] = k;
+                }
+        }
+        if (pass == 0) {
+            for (uint32_t t = 0; t < tiles; t++)
+                start[t + 1] += start[t];
+            if (!reserve_bins(f, (size_t)tiles + 1 + start[tiles]))
+                return false;
+            start = f->bins;
+        }
+    }
+    for (uint32_t t = tiles; t > 0; t--) /* the fill moved each start to its end: back one */
+        start[t] = start[t - 1];
+    start[0] = 0;
+    size_t words = (size_t)tiles + 1 + start[tiles];
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, f->bins_buffer);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(words * sizeof(uint32_t)), f->bins, GL_STREAM_DRAW);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, BINS_BINDING, f->bins_buffer);
+    return true;
+}
+
 /* The compute variant (grass_field.comp): one dispatch over the pair's destination, bound write-only,
  * reading the active texture bound read-only; the cut in place over the discs' bounding box. */
 static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live, uint32_t trample, uint32_t cuts,
@@ -254,7 +329,8 @@ static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live
 {
     GLint res = (GLint)f->resolution;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, STAMP_BINDING, f->stamp_vbo);
-    if (live || trample) {
+    uint32_t tiles = ((uint32_t)res + TILE - 1) / TILE;
+    if ((live || trample) && (!trample || bin_discs(f, 0, trample, x0, z0, f->texel, 0, 0, tiles, tiles))) {
         int dst = 1 - f->active;
         glUseProgram(f->trample_program);
         glBindImageTexture(0, f->trample[f->active], 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
@@ -263,7 +339,7 @@ static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live
         glUniform4ui(f->tu_discs, 0u, trample, 0u, 0u);
         glUniform4i(f->tu_shift, sx, sz, res, live ? 1 : 0);
         glUniform2f(f->tu_step, dt / d->trample_hold, dt / d->trample_recovery);
-        glDispatchCompute((GLuint)(res + 15) / 16, (GLuint)(res + 15) / 16, 1);
+        glDispatchCompute(tiles, tiles, 1);
         f->passes++;
         f->active = dst;
     }
@@ -281,12 +357,16 @@ static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live
                 box[2 + a] = h > box[2 + a] ? h : box[2 + a];
             }
         }
-        glUseProgram(f->cut_program);
-        glBindImageTexture(0, f->cut, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA8);
-        glUniform4f(f->cu_field, -d->extent, -d->extent, texel, (float)n);
-        glUniform4ui(f->cu_discs, trample, cuts, (GLuint)box[0], (GLuint)box[1]);
-        glDispatchCompute((GLuint)(box[2] - box[0] + 16) / 16, (GLuint)(box[3] - box[1] + 16) / 16, 1);
-        f->passes++;
+        uint32_t tx = (uint32_t)(box[2] - box[0] + TILE) / TILE, tz = (uint32_t)(box[3] - box[1] + TILE) / TILE;
+        if (box[2] >= box[0] && box[3] >= box[1] &&
+            bin_discs(f, trample, cuts, -d->extent, -d->extent, texel, box[0], box[1], tx, tz)) {
+            glUseProgram(f->cut_program);
+            glBindImageTexture(0, f->cut, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA8);
+            glUniform4f(f->cu_field, -d->extent, -d->extent, texel, (float)n);
+            glUniform4ui(f->cu_discs, trample, cuts, (GLuint)box[0], (GLuint)box[1]);
+            glDispatchCompute(tx, tz, 1);
+            f->passes++;
+        }
     }
     /* the blades sample these textures as ordinary textures, the next update loads them as images,
        clears and test reads go through their framebuffers: each needs the image stores made visible
@@ -297,6 +377,7 @@ static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live
     glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
     glBindImageTexture(1, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, STAMP_BINDING, 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, BINS_BINDING, 0);
 }
 #endif
 

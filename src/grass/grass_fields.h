@@ -26,6 +26,9 @@ typedef struct grass_fields {
     bool compute;
     GLuint trample_program, cut_program;
     GLint tu_field, tu_discs, tu_shift, tu_step, cu_field, cu_discs;
+    GLuint bins_buffer; /* the discs binned by tile (grass_field.comp's g_bins) */
+    uint32_t *bins;
+    size_t bins_capacity; /* words */
     int32_t origin[2]; /* the window's -x/-z corner in whole texels */
     bool origin_valid;
     float quiet; /* seconds since the last trample stamp: past hold + recovery the pair is all clear */

@@ -7,6 +7,7 @@
 //    from when the window followed the focus, which another invocation may be writing.
 //  - CUT: one image read and written in place (an invocation reads and writes only its own texel),
 //    dispatched over the bounding box of this update's discs only.
+// The discs come binned by 16 x 16 texel tile (grass_fields.c bin_discs).
 // The blade shader samples the result as an ordinary texture: grass_fields.c issues
 // glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | ...) after
 // the pass; without it the samples may see the texture as it was (the seed's silent failure).
@@ -23,8 +24,9 @@ uniform ivec4 u_shift; // texels the window moved (x, z), resolution, 1: decay t
 uniform vec2 u_step;   // dt / hold, dt / recovery (grass_field.frag)
 #endif
 
-shared vec4 s_disc[256];
-shared uint s_mask[8]; // a bit per disc of the batch that overlaps the tile
+// per work group (tile, row by row): where its list starts (tiles + 1 words), then the lists: indices
+// of this dispatch's discs from u_discs.x (grass_fields.c bin_discs)
+layout(std430, binding = 8) readonly buffer grass_bins { uint g_bins[]; };
 
 vec4 unorm8(vec4 v)
 {
@@ -33,13 +35,9 @@ vec4 unorm8(vec4 v)
 
 void main()
 {
-    uint lid = gl_LocalInvocationIndex;
     ivec2 p = ivec2(gl_GlobalInvocationID.xy + u_discs.zw);
     int res = int(u_field.w);
     bool inside = p.x < res && p.y < res;
-    // the work group's texel centres in world metres: what a disc must overlap to matter here
-    vec2 tile0 = u_field.xy + (vec2(gl_WorkGroupID.xy * 16u + u_discs.zw) + 0.5) * u_field.z;
-    vec2 tile1 = tile0 + 15.0 * u_field.z;
     vec2 world = u_field.xy + (vec2(p) + 0.5) * u_field.z;
 #ifdef CUT
     vec4 value = inside ? imageLoad(u_cut_image, p) : vec4(0.0);
@@ -55,42 +53,27 @@ void main()
     }
     value = unorm8(value);
 #endif
-    // the discs in batches of 256: each invocation tests one against the tile and sets its bit in
-    // a mask; every texel then applies the set bits lowest first, i.e. in stamp order, which the
-    // blended result depends on (three barriers a batch: llvmpipe pays for each)
-    for (uint b0 = 0u; b0 < u_discs.y; b0 += 256u) {
-        if (lid < 8u)
-            s_mask[lid] = 0u;
-        barrier();
-        uint k = b0 + lid;
-        if (k < u_discs.y) {
-            vec4 s = g_stamps[u_discs.x + k];
-            s_disc[lid] = s;
-            if (s.x + s.z >= tile0.x && s.x - s.z <= tile1.x && s.y + s.z >= tile0.y && s.y - s.z <= tile1.y)
-                atomicOr(s_mask[lid >> 5], 1u << (lid & 31u));
-        }
-        barrier();
-        for (uint w = 0u; w < 8u; w++) {
-            uint bits = s_mask[w];
-            while (bits != 0u) {
-                int j = findLSB(bits);
-                bits &= bits - 1u;
-                vec4 d = s_disc[w * 32u + uint(j)];
-                vec2 local = (world - d.xy) / d.z;
-                float r = length(local);
-                if (r > 1.0)
-                    continue;
-                float wt = 1.0 - smoothstep(0.55, 1.0, r);
+    // the discs that overlap this work group's tile, in stamp order (the blended result depends on
+    // it): binned on the CPU, so no invocation tests a disc that misses its tile and no barrier is
+    // needed (llvmpipe pays dearly for each)
+    if (u_discs.y > 0u) {
+        uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+        uint lists = gl_NumWorkGroups.x * gl_NumWorkGroups.y + 1u;
+        for (uint j = g_bins[tile]; j < g_bins[tile + 1u]; j++) {
+            vec4 d = g_stamps[u_discs.x + g_bins[lists + j]];
+            vec2 local = (world - d.xy) / d.z;
+            float r = length(local);
+            if (r > 1.0)
+                continue;
+            float w = 1.0 - smoothstep(0.55, 1.0, r);
 #ifdef CUT
-                value = max(value, vec4(wt)); // MAX blending
+            value = max(value, vec4(w)); // MAX blending
 #else
-                vec2 dir = r > 1e-3 ? local / r * min(r * 2.5, 1.0) : vec2(0.0);
-                // the fragment path's blend: rgb towards (dir, 1) by wt, alpha (the age) times 1 - wt
-                value = unorm8(vec4(vec3(dir * 0.5 + 0.5, 1.0) * wt + value.rgb * (1.0 - wt), value.a * (1.0 - wt)));
+            vec2 dir = r > 1e-3 ? local / r * min(r * 2.5, 1.0) : vec2(0.0);
+            // the fragment path's blend: rgb towards (dir, 1) by w, alpha (the age) times 1 - w
+            value = unorm8(vec4(vec3(dir * 0.5 + 0.5, 1.0) * w + value.rgb * (1.0 - w), value.a * (1.0 - w)));
 #endif
-            }
         }
-        barrier();
     }
     if (!inside)
         return;
