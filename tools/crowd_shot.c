@@ -71,12 +71,12 @@ typedef struct shot_options {
     float imposter_distance;
 } shot_options;
 
-static crowd_grass *shot_grass; /* the field, when --grass on */
-static bool shot_fields = true; /* --fields: the crowd tramples the field every frame */
+static crowd_grass *shot_grass;                    /* the field, when --grass on */
+static bool shot_fields = true;                    /* --fields: the crowd tramples the field every frame */
 static crowd_grass_field_passes shot_field_passes; /* --fields compute|fragment (on: the default) */
-static bool shot_sky = true;    /* --sky */
-static bool shot_aces = true;   /* --tone aces|gamma */
-static float shot_focus[2];     /* the trample window follows the camera's target */
+static bool shot_sky = true;                       /* --sky */
+static bool shot_aces = true;                      /* --tone aces|gamma */
+static float shot_focus[2];                        /* the trample window follows the camera's target */
 
 static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
 {

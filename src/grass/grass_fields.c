@@ -47,7 +47,9 @@ static void make_target(GLuint *tex, GLuint *fbo, uint32_t size, const uint8_t f
 static crowd_result create_compute(grass_fields *f, const crowd_grass_desc *d, crowd_error *error)
 {
     bool available = false;
-#ifndef __EMSCRIPTEN__
+#ifdef __EMSCRIPTEN__
+    (void)f; /* WebGL2 has no compute */
+#else
     available = !d->es && epoxy_gl_version() >= 43;
 #endif
     if (d->field_passes == CROWD_GRASS_FIELDS_COMPUTE && !available)
@@ -62,8 +64,8 @@ static crowd_result create_compute(grass_fields *f, const crowd_grass_desc *d, c
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "grass: shader source");
     memcpy(cut, cut_define, sizeof cut_define - 1);
     memcpy(cut + sizeof cut_define - 1, crowd_glsl_grass_field_comp, n + 1);
-    crowd_result r = crowd_gpu_compute_program(&f->trample_program, "grass trample field", crowd_glsl_grass_field_comp,
-                                               error);
+    crowd_result r =
+        crowd_gpu_compute_program(&f->trample_program, "grass trample field", crowd_glsl_grass_field_comp, error);
     if (r == CROWD_OK)
         r = crowd_gpu_compute_program(&f->cut_program, "grass cut field", cut, error);
     crowd_free(cut);

@@ -29,7 +29,7 @@ typedef struct grass_fields {
     GLuint bins_buffer; /* the discs binned by tile (grass_field.comp's g_bins) */
     uint32_t *bins;
     size_t bins_capacity; /* words */
-    int32_t origin[2]; /* the window's -x/-z corner in whole texels */
+    int32_t origin[2];    /* the window's -x/-z corner in whole texels */
     bool origin_valid;
     float quiet; /* seconds since the last trample stamp: past hold + recovery the pair is all clear */
     bool cut_any;

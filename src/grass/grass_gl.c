@@ -23,7 +23,7 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define BLOCK_ROW 256  /* texels per row of the block table (grass.vert) */
 #define TIMER_RING 4
 #define TIMER_QUERIES 5 /* per frame: culling, the near, mid and far draws, the ground */
-#define TEX_BLADES 8 /* texture units: clear of the crowd renderer's 0..7 */
+#define TEX_BLADES 8    /* texture units: clear of the crowd renderer's 0..7 */
 #define TEX_BLOCKS 9
 #define TEX_SHADOW 10
 #define TEX_FIELDS 11 /* and 12: the active trample texture, the cut texture */
