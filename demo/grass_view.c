@@ -169,7 +169,12 @@ int demo_grass_status(const demo_grass *g, bool on, const char *extra, char *out
                   s->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", s->chunks_visible, s->tier_blades[0],
                   s->tier_blades[1], s->tier_blades[2], s->late ? "late" : "est.", s->last_skipped ? "skip" : "ran",
                   (unsigned long long)s->passes_run, (unsigned long long)s->passes_skipped);
+    if (s->gpu_cull_ms >= 0.0) /* GPU ms by timer query (3 frames late): culling, then per tier, g the ground */
+        n += snprintf(out + n, size - (size_t)n, " gpu %.1f", s->gpu_cull_ms);
+    if (s->gpu_draw_ms >= 0.0) /* short: the overlay stays within the compact 640 px */
+        n += snprintf(out + n, size - (size_t)n, " n/m/f %.1f/%.1f/%.1f g %.1f", s->gpu_tier_ms[0], s->gpu_tier_ms[1],
+                      s->gpu_tier_ms[2], s->gpu_ground_ms);
     if (s->gpu_cull_ms >= 0.0)
-        n += snprintf(out + n, size - (size_t)n, " gpu %.2f+%.2f ms", s->gpu_cull_ms, s->gpu_draw_ms);
+        n += snprintf(out + n, size - (size_t)n, " ms");
     return n + snprintf(out + n, size - (size_t)n, "\n");
 }

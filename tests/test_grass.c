@@ -523,6 +523,268 @@ static void paint_colours_the_meadow(void)
     crowd_grass_destroy(g);
 }
 
+/* ---- the two variants of the field passes (desktop GL 4.3: compute on image bindings; everywhere:
+   fragment passes) hold the same texels and bend and cut the same blades ---- */
+
+static crowd_grass *make_fields(crowd_grass_field_passes passes)
+{
+    /* a small dense field (48 m square, ~10 blades a square metre like the demo's) keeps it cheap */
+    crowd_grass_desc d = {
+        .blades = 24000, .extent = 24.0f, .path = CROWD_GRASS_PATH_CPU, .field_passes = passes, .es = es};
+    crowd_grass *g = NULL;
+    crowd_error err = {0};
+    if (crowd_grass_create(&d, &g, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd_grass_create: %s\n", err.message);
+        return NULL;
+    }
+    return g;
+}
+
+/* the largest channel difference between the two fields' texture `which`, and how many channels differ */
+static int field_difference(crowd_grass *a, crowd_grass *b, int which, uint32_t *differ, uint32_t *total, int *peak)
+{
+    const crowd_grass_desc *d = grass_gl_desc(a);
+    uint32_t n = which ? d->cut_resolution : d->trample_resolution;
+    uint8_t *fa = malloc((size_t)n * n * 4), *fb = malloc((size_t)n * n * 4);
+    int most = 0;
+    *differ = 0;
+    *total = n * n * 4;
+    *peak = 0;
+    if (fa && fb && grass_gl_read_field(a, which, fa) && grass_gl_read_field(b, which, fb)) {
+        for (uint32_t i = 0; i < n * n * 4; i++) {
+            int diff = abs((int)fa[i] - (int)fb[i]);
+            most = diff > most ? diff : most;
+            *differ += diff > 0;
+            *peak = fa[i] > *peak && (i % 4 == (which ? 0u : 2u)) ? fa[i] : *peak;
+        }
+    } else {
+        most = 256;
+    }
+    rebind_target();
+    free(fa);
+    free(fb);
+    return most;
+}
+
+static void field_variants_match(void)
+{
+    if (es) {
+        crowd_grass_desc d = {.blades = 1000, .field_passes = CROWD_GRASS_FIELDS_COMPUTE, .es = true};
+        crowd_grass *g = NULL;
+        crowd_error err = {0};
+        CHECK(crowd_grass_create(&d, &g, &err) == CROWD_ERROR_UNSUPPORTED && !g);
+        crowd_grass *f = make(CROWD_GRASS_PATH_CPU, 1000);
+        REQUIRE(f);
+        CHECK(crowd_grass_get_stats(f)->field_passes == CROWD_GRASS_FIELDS_FRAGMENT); /* the WebGL2 dialect */
+        crowd_grass_destroy(f);
+        return;
+    }
+    crowd_grass *frag = make_fields(CROWD_GRASS_FIELDS_FRAGMENT), *comp = make_fields(CROWD_GRASS_FIELDS_DEFAULT);
+    REQUIRE(frag && comp);
+    CHECK(crowd_grass_get_stats(frag)->field_passes == CROWD_GRASS_FIELDS_FRAGMENT);
+    CHECK(crowd_grass_get_stats(comp)->field_passes == CROWD_GRASS_FIELDS_COMPUTE); /* the GL 4.3 default */
+    crowd_gl_scene s;
+    scene_at(&s, 0.0f, 4.0f, 11.0f, 0.0f, 0.0f, 0.0f);
+    /* the same stamps and time steps into both: an actor walking (the window follows it, so the pass
+       shifts), overlapping discs (their order matters to the blend), two agents of a crowd frame, the
+       mower's swath; then the trails decay for a while */
+    crowd_record rec[2];
+    memset(rec, 0, sizeof rec);
+    rec[0].scale = rec[1].scale = 1.0f;
+    crowd_frame cf = {.records = rec, .record_count = 2};
+    float cuts[2 * 6];
+    for (int k = 0; k < 6; k++)
+        cuts[2 * k] = 2.0f + 0.6f * (float)k, cuts[2 * k + 1] = 5.0f;
+    for (int k = 0; k < 40; k++) {
+        float ax = -4.0f + 0.1f * (float)k;
+        float tramplers[2 * 3] = {ax, 6.5f, ax + 0.25f, 6.6f, ax + 0.5f, 6.4f};
+        rec[0].position[0] = -2.0f + 0.12f * (float)k, rec[0].position[2] = 8.0f;
+        rec[1].position[0] = 1.0f, rec[1].position[2] = 7.0f - 0.1f * (float)k;
+        crowd_grass_fields f = {.dt = 1.0f / 60.0f,
+                                .focus_set = true,
+                                .focus = {ax, 4.0f},
+                                .tramplers = k < 30 ? tramplers : NULL,
+                                .trampler_count = 3,
+                                .crowd = k < 25 ? &cf : NULL,
+                                .cuts = k == 10 ? cuts : NULL,
+                                .cut_count = 6};
+        update(frag, &s, &f);
+        update(comp, &s, &f);
+    }
+    CHECK(crowd_grass_get_stats(frag)->trample_stamps == crowd_grass_get_stats(comp)->trample_stamps);
+    uint32_t differ, total, cut_differ, cut_total;
+    int peak, cut_peak;
+    int most = field_difference(frag, comp, 0, &differ, &total, &peak);
+    int cut_most = field_difference(frag, comp, 1, &cut_differ, &cut_total, &cut_peak);
+    printf("     fragment vs compute fields after 40 updates: trample %d / 255 at most, %u of %u channels differ "
+           "(trail up to %d); cut %d / 255 at most, %u of %u differ (cut up to %d)\n",
+           most, differ, total, peak, cut_most, cut_differ, cut_total, cut_peak);
+    CHECK(peak > 100 && cut_peak > 200); /* something to compare: trails still live, the swath cut */
+    /* stated tolerance: 2 / 255 in under 0.1 % of the channels (the compute pass rounds like an RGBA8
+       target after the decay and after each disc; llvmpipe's 8-bit blend rounds its products its own
+       way: 139 of 262,144 channels differ, by at most 2, here) */
+    CHECK(most <= 2 && differ < total / 1000);
+    CHECK(cut_most <= 1 && cut_differ < cut_total / 1000);
+    /* the blades bend and cut the same: a frame over the trail and the swath */
+    uint8_t *a = render(frag, &s), *b = render(comp, &s);
+    REQUIRE(a && b);
+    tool_write_png("grass_fields_fragment.png", a, W, H, NULL);
+    tool_write_png("grass_fields_compute.png", b, W, H, NULL);
+    uint32_t off = 0;
+    double sum = 0.0;
+    for (int i = 0; i < W * H * 3; i++) {
+        int diff = abs((int)a[i] - (int)b[i]);
+        sum += diff;
+        off += diff > 24;
+    }
+    printf("     fragment vs compute frame: mean difference %.4f / 255, %u of %d channels off by more than 24\n",
+           sum / (W * H * 3), off, W * H * 3);
+    CHECK(sum / (W * H * 3) < 0.05 && off < (uint32_t)(W * H * 3 / 2000));
+    free(a);
+    free(b);
+    crowd_grass_destroy(frag);
+    crowd_grass_destroy(comp);
+}
+
+/* ---- the one RGBA noise texture: deterministic, a concern a channel, and what the shaders read ---- */
+
+static double lower_green(const uint8_t *rgb)
+{
+    uint32_t green = 0, lower = 0;
+    for (int y = H / 2; y < H; y++)
+        for (int x = 0; x < W; x++, lower++) {
+            const uint8_t *p = &rgb[3 * (y * W + x)];
+            green += p[1] > p[0] && p[1] > p[2];
+        }
+    return (double)green / lower;
+}
+
+static void noise_texture_is_used(void)
+{
+    size_t bytes = (size_t)GRASS_NOISE_SIZE * GRASS_NOISE_SIZE * 4;
+    uint8_t *a = malloc(bytes), *b = malloc(bytes), *flat = malloc(bytes);
+    REQUIRE(a && b && flat);
+    grass_noise_generate(1, a);
+    grass_noise_generate(1, b);
+    CHECK(!memcmp(a, b, bytes)); /* deterministic */
+    grass_noise_generate(2, b);
+    CHECK(memcmp(a, b, bytes) != 0); /* and the seed's */
+    /* R (zoning) and G (patchiness) are smooth across texels and across the tile's seam (it repeats),
+       B and A a value a texel; every channel spans its range around a middle of about 0.5 */
+    double step[4] = {0}, seam[4] = {0}, mean[4] = {0};
+    int lo[4] = {255, 255, 255, 255}, hi[4] = {0};
+    const uint32_t n = GRASS_NOISE_SIZE;
+    for (uint32_t y = 0; y < n; y++)
+        for (uint32_t x = 0; x < n; x++)
+            for (int c = 0; c < 4; c++) {
+                int v = a[4 * (y * n + x) + c], right = a[4 * (y * n + (x + 1) % n) + c];
+                if (x + 1 < n)
+                    step[c] += abs(v - right);
+                else
+                    seam[c] += abs(v - right);
+                mean[c] += v;
+                lo[c] = v < lo[c] ? v : lo[c];
+                hi[c] = v > hi[c] ? v : hi[c];
+            }
+    for (int c = 0; c < 4; c++) {
+        step[c] /= (double)n * (n - 1);
+        seam[c] /= n;
+        mean[c] /= (double)n * n;
+    }
+    printf("     noise: mean step between texels R %.1f G %.1f B %.1f A %.1f (at the seam R %.1f G %.1f); means %.0f "
+           "%.0f %.0f %.0f\n",
+           step[0], step[1], step[2], step[3], seam[0], seam[1], mean[0], mean[1], mean[2], mean[3]);
+    CHECK(step[0] < 4.0 && step[1] < 40.0 && step[2] > 60.0 && step[3] > 60.0);
+    CHECK(seam[0] < 3.0 * step[0] + 1.0 && seam[1] < 3.0 * step[1] + 1.0);
+    for (int c = 0; c < 4; c++)
+        CHECK(mean[c] > 90.0 && mean[c] < 165.0 && hi[c] - lo[c] > 120);
+
+    /* the shaders read the texture: soil everywhere in it (R = 0) turns the meadow brown and short, and
+       its own contents back give the same frame again */
+    crowd_grass *g = make_fields(CROWD_GRASS_FIELDS_DEFAULT);
+    REQUIRE(g);
+    crowd_gl_scene s;
+    scene_at(&s, 0.0f, 4.0f, 11.0f, 0.0f, 0.0f, 0.0f);
+    GLuint tex = crowd_grass_noise_texture(g);
+    CHECK(tex != 0);
+    uint8_t *before = render(g, &s);
+    REQUIRE(before);
+    grass_noise_generate(grass_gl_desc(g)->seed, a);
+    memcpy(flat, a, bytes);
+    for (size_t i = 0; i < bytes; i += 4)
+        flat[i] = 0;
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)n, (GLsizei)n, GL_RGBA, GL_UNSIGNED_BYTE, flat);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    uint8_t *soil = render(g, &s);
+    REQUIRE(soil);
+    tool_write_png("grass_noise_soil.png", soil, W, H, NULL);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)n, (GLsizei)n, GL_RGBA, GL_UNSIGNED_BYTE, a);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    uint8_t *back = render(g, &s);
+    REQUIRE(back);
+    uint32_t changed = 0, same = 0;
+    for (int i = 0; i < W * H; i++) {
+        const uint8_t *p = &before[3 * i], *q = &soil[3 * i], *r = &back[3 * i];
+        changed += abs(p[0] - q[0]) + abs(p[1] - q[1]) + abs(p[2] - q[2]) > 30;
+        same += !memcmp(p, r, 3);
+    }
+    double green_before = lower_green(before), green_soil = lower_green(soil);
+    printf("     noise texture all soil: %.1f %% of the pixels changed, lower half green-dominant %.1f %% -> %.1f %%; "
+           "contents back: %.2f %% of the pixels identical\n",
+           100.0 * changed / (W * H), 100.0 * green_before, 100.0 * green_soil, 100.0 * same / (W * H));
+    CHECK(changed > (uint32_t)(W * H) / 3 && green_soil < green_before - 0.3);
+    CHECK(same == (uint32_t)(W * H));
+    free(before);
+    free(soil);
+    free(back);
+    free(a);
+    free(b);
+    free(flat);
+    crowd_grass_destroy(g);
+}
+
+/* ---- per-tier timers: results arrive a few frames late without a wait, one per tier and the ground;
+   a skipped culling reads 0 ms (the values themselves are not judged: no timed tests) ---- */
+static void timers_per_tier(void)
+{
+    crowd_grass_desc d = {.blades = 24000, .extent = 60.0f, .es = es, .timers = true};
+    crowd_grass *g = NULL;
+    crowd_error err = {0};
+    REQUIRE(crowd_grass_create(&d, &g, &err) == CROWD_OK);
+    const crowd_grass_stats *st = crowd_grass_get_stats(g);
+    CHECK(st->gpu_cull_ms < 0.0 && st->gpu_draw_ms < 0.0 && st->gpu_tier_ms[0] < 0.0 && st->gpu_ground_ms < 0.0);
+    crowd_gl_scene s;
+    scene_at(&s, 0.0f, 3.0f, 55.0f, 0.0f, 0.0f, 0.0f); /* near, mid and far blades in view */
+    crowd_grass_frame f = {.time = 1.0f};
+    for (int k = 0; k < 8; k++) { /* moving: every frame culls */
+        s.view[12] += (k & 1) ? 0.01f : -0.01f;
+        CHECK(crowd_grass_draw(g, NULL, &s, &f) == CROWD_OK);
+        glFinish(); /* the test may wait: then every result is there when it is polled */
+    }
+    printf("     timers %s (%s path): cull %.3f, near %.3f, mid %.3f, far %.3f, ground %.3f, draw %.3f ms\n",
+           st->timers ? "on" : "not supported", st->path == CROWD_GRASS_PATH_GPU ? "GPU" : "CPU", st->gpu_cull_ms,
+           st->gpu_tier_ms[0], st->gpu_tier_ms[1], st->gpu_tier_ms[2], st->gpu_ground_ms, st->gpu_draw_ms);
+    if (st->timers) {
+        CHECK(st->gpu_cull_ms >= 0.0 && st->gpu_ground_ms >= 0.0); /* a CPU pass only uploads: may read 0 */
+        for (int t = 0; t < CROWD_GRASS_TIERS; t++)
+            CHECK(st->gpu_tier_ms[t] > 0.0);
+        double sum = st->gpu_tier_ms[0] + st->gpu_tier_ms[1] + st->gpu_tier_ms[2] + st->gpu_ground_ms;
+        CHECK(fabs(st->gpu_draw_ms - sum) < 1e-9);
+        for (int k = 0; k < 5; k++) { /* still: every frame skips */
+            CHECK(crowd_grass_draw(g, NULL, &s, &f) == CROWD_OK);
+            glFinish();
+        }
+        CHECK(st->last_skipped && st->gpu_cull_ms == 0.0 && st->gpu_tier_ms[0] > 0.0);
+    } else {
+        CHECK(st->gpu_cull_ms < 0.0 && st->gpu_draw_ms < 0.0);
+    }
+    crowd_grass_destroy(g);
+    rebind_target();
+}
+
 int main(int argc, char **argv)
 {
     es = argc > 1 && !strcmp(argv[1], "--es");
@@ -540,6 +802,9 @@ int main(int argc, char **argv)
     RUN_TEST(trample_trail);
     RUN_TEST(cut_persists);
     RUN_TEST(paint_colours_the_meadow);
+    RUN_TEST(field_variants_match);
+    RUN_TEST(noise_texture_is_used);
+    RUN_TEST(timers_per_tier);
     tool_gl_destroy(&gl);
     TEST_MAIN_END();
 }

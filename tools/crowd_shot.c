@@ -40,7 +40,8 @@ static void usage(FILE *out)
                  "  --gl-debug            check GL errors after every upload and pass\n"
                  "  --gl-timers           GPU time per pass from timer queries (printed with --frames)\n"
                  "  --grass on|off        the grass field as the ground (default on); --path picks its path too\n"
-                 "  --fields on|off       the crowd tramples the field each frame (default on)\n"
+                 "  --fields on|off|compute|fragment  the crowd tramples the field each frame (default on: compute\n"
+                 "                        passes on desktop GL 4.3, fragment passes elsewhere)\n"
                  "  --sky on|off          the analytic sky and sun disc behind the scene (default on)\n"
                  "  --tone aces|gamma     ACES tone mapping + sRGB output, or the plain gamma 2.2 (default aces)\n"
 
@@ -70,11 +71,12 @@ typedef struct shot_options {
     float imposter_distance;
 } shot_options;
 
-static crowd_grass *shot_grass; /* the field, when --grass on */
-static bool shot_fields = true; /* --fields: the crowd tramples the field every frame */
-static bool shot_sky = true;    /* --sky */
-static bool shot_aces = true;   /* --tone aces|gamma */
-static float shot_focus[2];     /* the trample window follows the camera's target */
+static crowd_grass *shot_grass;                    /* the field, when --grass on */
+static bool shot_fields = true;                    /* --fields: the crowd tramples the field every frame */
+static crowd_grass_field_passes shot_field_passes; /* --fields compute|fragment (on: the default) */
+static bool shot_sky = true;                       /* --sky */
+static bool shot_aces = true;                      /* --tone aces|gamma */
+static float shot_focus[2];                        /* the trample window follows the camera's target */
 
 static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
 {
@@ -170,8 +172,12 @@ static int parse(int argc, char **argv, shot_options *o)
             ok = !strcmp(v, "aces") || !strcmp(v, "gamma");
             shot_aces = !strcmp(argv[++i], "aces");
         } else if (!strcmp(a, "--fields")) {
-            ok = !strcmp(v, "on") || !strcmp(v, "off");
-            shot_fields = !strcmp(argv[++i], "on");
+            ok = !strcmp(v, "on") || !strcmp(v, "off") || !strcmp(v, "compute") || !strcmp(v, "fragment");
+            shot_fields = strcmp(v, "off") != 0;
+            shot_field_passes = !strcmp(v, "compute")    ? CROWD_GRASS_FIELDS_COMPUTE
+                                : !strcmp(v, "fragment") ? CROWD_GRASS_FIELDS_FRAGMENT
+                                                         : CROWD_GRASS_FIELDS_DEFAULT;
+            i++;
         } else if (!strcmp(a, "--grass")) {
             ok = !strcmp(v, "on") || !strcmp(v, "off");
             o->grass = !strcmp(argv[++i], "on");
@@ -299,7 +305,7 @@ static void print_grass(crowd_gl_scene *scene, const crowd_gl_renderer *r, bool 
     }
     if (!timers)
         return;
-    double moving_cull = -1, moving_draw = -1;
+    double moving_cull = -1, moving_draw = -1, tiers[CROWD_GRASS_TIERS + 1] = {-1, -1, -1, -1};
     for (int phase = 0; phase < 2; phase++) {
         for (int f = 0; f < 12; f++) {
             if (phase == 0)
@@ -308,13 +314,18 @@ static void print_grass(crowd_gl_scene *scene, const crowd_gl_renderer *r, bool 
             draw_grass(r, scene, (float)f / 60.0f);
             glFinish(); /* a measuring tool may wait: the results are then there 4 frames on */
         }
-        if (phase == 0)
+        if (phase == 0) {
             moving_cull = g->gpu_cull_ms, moving_draw = g->gpu_draw_ms;
+            memcpy(tiers, g->gpu_tier_ms, sizeof g->gpu_tier_ms);
+            tiers[CROWD_GRASS_TIERS] = g->gpu_ground_ms;
+        }
     }
     printf("  grass GPU ms (timer queries): moving camera: cull + classify %.3f, draw %.3f; still camera: cull %.3f "
            "(skipped: %s), draw %.3f; passes %llu run, %llu skipped\n",
            moving_cull, moving_draw, g->gpu_cull_ms, g->last_skipped ? "yes" : "no", g->gpu_draw_ms,
            (unsigned long long)g->passes_run, (unsigned long long)g->passes_skipped);
+    printf("  grass GPU ms per tier (moving camera): near %.3f, mid %.3f, far %.3f, ground %.3f\n", tiers[0], tiers[1],
+           tiers[2], tiers[3]);
 }
 
 int main(int argc, char **argv)
@@ -393,6 +404,7 @@ int main(int argc, char **argv)
                                                : o.path == CROWD_GL_PATH_AUTO ? CROWD_GRASS_PATH_AUTO
                                                                               : CROWD_GRASS_PATH_CPU,
                                        .timers = o.gl_timers,
+                                       .field_passes = shot_field_passes,
                                        .debug = o.gl_debug};
         if (crowd_grass_create(&grass_desc, &shot_grass, &err) != CROWD_OK)
             goto done;

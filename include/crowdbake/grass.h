@@ -59,6 +59,9 @@ extern "C" {
 #define CROWD_GRASS_DEFAULT_MIN_DENSITY 0.012f
 #define CROWD_GRASS_MAX_BLADES 16000000u
 #define CROWD_GRASS_BLOCK 64 /* blades per entry of the CPU path's block table */
+/* the noise texture (crowd_grass_noise_texture): texels a side, metres one tile covers (it repeats) */
+#define CROWD_GRASS_NOISE_SIZE 512u
+#define CROWD_GRASS_NOISE_TILE 256.0f
 
 typedef enum crowd_grass_path {
     CROWD_GRASS_PATH_DEFAULT = 0, /* AUTO */
@@ -66,6 +69,14 @@ typedef enum crowd_grass_path {
     CROWD_GRASS_PATH_GPU = 2,     /* compute cull + indirect draws; crowd_grass_create fails where absent */
     CROWD_GRASS_PATH_AUTO = 3,    /* GPU on a desktop GL 4.3+ context, else CPU */
 } crowd_grass_path;
+
+/* How crowd_grass_update_fields runs the interaction fields' passes. */
+typedef enum crowd_grass_field_passes {
+    CROWD_GRASS_FIELDS_DEFAULT = 0,  /* AUTO */
+    CROWD_GRASS_FIELDS_FRAGMENT = 1, /* fragment-shader passes into render targets (every platform) */
+    CROWD_GRASS_FIELDS_COMPUTE = 2,  /* compute passes on image bindings; crowd_grass_create fails where absent */
+    CROWD_GRASS_FIELDS_AUTO = 3,     /* COMPUTE on a desktop GL 4.3+ context, else FRAGMENT */
+} crowd_grass_field_passes;
 
 typedef enum crowd_grass_tier {
     CROWD_GRASS_NEAR = 0,
@@ -107,6 +118,8 @@ typedef struct crowd_grass_desc {
     float cut_radius;            /* 1.4 m: the mower's disc */
     float cut_height;            /* 0.14: a cut blade's height as a fraction of its own */
     bool no_fields;              /* no trample or cut textures, no samples in the blade shader */
+    /* the fields' passes: AUTO (0) compute on desktop GL 4.3+, fragment passes elsewhere */
+    crowd_grass_field_passes field_passes;
 } crowd_grass_desc;
 
 /* What changes per frame. */
@@ -141,9 +154,19 @@ typedef struct crowd_grass_stats {
     uint32_t tier_blades[CROWD_GRASS_TIERS];
     bool late;
     uint32_t draws; /* draw calls issued by the last crowd_grass_draw */
-    /* with desc.timers: GPU ms of culling (cull + classify; 0 when skipped) and of the draws,
-       from a frame a few frames ago; negative until a first result */
+    /* with desc.timers, where timer queries exist (GL 3.3+, GLES with GL_EXT_disjoint_timer_query,
+       WebGL2 with EXT_disjoint_timer_query_webgl2): GPU ms from a frame 3 frames ago, never waited
+       for (a result not there yet is skipped), negative until a first result. Culling: cull +
+       classify (GPU path) or the block table's upload (CPU path), 0 when skipped. Each tier's draw
+       (0 when the CPU path had nothing for it) and the ground's; draw: their sum. Five queries a
+       frame, and a glFlush after culling's (it waits for nothing): without it llvmpipe closed the
+       culling query only after the frame's draw calls had run their vertex stage on the CPU, and
+       culling read 375-580 ms instead of 19-27 ms (README, grass). On a CPU rasteriser the tiers'
+       timers hold rasterisation only: the vertex stage runs inside the draw calls on the CPU. */
+    crowd_grass_field_passes field_passes; /* the fields' passes in use: FRAGMENT or COMPUTE */
+    bool timers;                           /* desc.timers and the context has timer queries */
     double gpu_cull_ms, gpu_draw_ms;
+    double gpu_tier_ms[CROWD_GRASS_TIERS], gpu_ground_ms;
     uint32_t trample_stamps; /* discs stamped into the trample field by the last update (agents included) */
     uint64_t cut_stamps;     /* discs cut since creation */
     float trample_origin[2]; /* the trample window's -x/-z corner after the last update (world metres) */
@@ -164,12 +187,23 @@ CROWD_API void crowd_grass_destroy(crowd_grass *grass);
  * renderer whose shadow map the field receives when scene->shadows (call after
  * crowd_gl_render_shadows). `frame` may be NULL (still air, full budget). Depth test on, no blending,
  * both faces. Leaves: vertex array 0, program 0, DEPTH_TEST and CULL_FACE enabled, active texture
- * unit 0; units 8..12 hold the field's textures. With debug, returns CROWD_ERROR_GL on a GL error. */
+ * unit 0; units 8..14 hold the field's textures. With debug, returns CROWD_ERROR_GL on a GL error. */
 CROWD_API crowd_result crowd_grass_draw(crowd_grass *grass, const crowd_gl_renderer *shadows,
                                         const crowd_gl_scene *scene, const crowd_grass_frame *frame);
 
-/* The interaction fields, as fragment-shader passes that run on every context (GL 3.3, GLES 3.0,
- * WebGL2; a render target per texture, RGBA8, no float render targets needed):
+/* The interaction fields, in one of two variants of the same passes over the same RGBA8 textures
+ * (desc.field_passes; stats.field_passes says which runs):
+ *  - FRAGMENT (every context: GL 3.3, GLES 3.0, WebGL2): fragment-shader passes, a render target per
+ *    texture (RGBA8, no float render targets needed), the discs drawn as instanced quads and blended;
+ *  - COMPUTE (desktop GL 4.3, the default there): one compute dispatch per field; the trample pair's
+ *    active texture is bound as a read-only image and the other as a write-only one (two images: a
+ *    texel reads its neighbour when the window moves), the cut is read and written in place over the
+ *    bounding box of the update's discs only; the discs are culled per 16 x 16 tile and applied in
+ *    stamp order with the blend's arithmetic and RGBA8 rounding, so both variants hold the same
+ *    texels (test_grass: at most 2/255 apart, in under 0.1 % of the channels, on llvmpipe). After the dispatch a glMemoryBarrier (texture fetch,
+ *    image access, framebuffer, texture update) makes the image stores visible to the blades'
+ *    ordinary texture samples: without it a compute-written texture can read as its old contents.
+ * What the passes do:
  *  - Trample: a ping-pong pair of trample_resolution^2 textures over a trample_extent window that
  *    follows the focus in whole texels. One pass per update reads the active texture (shifted by the
  *    window's move) into the other: RG the bend direction (0.5 = none), B the trail strength, A the
@@ -185,7 +219,10 @@ CROWD_API crowd_result crowd_grass_draw(crowd_grass *grass, const crowd_gl_rende
  *    seed cuts the near tier; the tiers share height on purpose, so a cut patch does not grow back
  *    when its roots hand off to mid or far).
  * Costs: one 256^2 pass plus the discs (an agent walk of crowd->record_count on the CPU, about a
- * nanosecond each), and nothing for the cut unless it is cut. Leaves: `target`'s framebuffer and
+ * nanosecond each), and nothing for the cut unless it is cut. On llvmpipe with 32 discs: compute
+ * 3.8-4.7 ms (its image loads are slow), fragment 0.8-1.2 ms; the compute variant bins the discs by
+ * 16 x 16 texel tile on the CPU first (a few nanoseconds a disc, into a list grown as needed).
+ * Leaves: `target`'s framebuffer and
  * viewport (crowd_gl_set_target) bound when it is given, else framebuffer 0 and the viewport of the
  * last field drawn; blending off, program 0, vertex array 0. Call it before the frame's passes that
  * draw (the shadow pass included). With desc.no_fields it does nothing. With debug, returns
@@ -203,6 +240,21 @@ CROWD_API void crowd_grass_reset_fields(crowd_grass *grass);
  * per fragment. texture 0 or world_size not > 0 (or not finite): no paint. The texture is borrowed:
  * set 0 before deleting it. */
 CROWD_API void crowd_grass_set_paint(crowd_grass *grass, uint32_t texture, float world_size);
+
+/* The field's one RGBA noise texture (a GL texture name, owned by the field until
+ * crowd_grass_destroy): CROWD_GRASS_NOISE_SIZE^2 RGBA8, mipmapped, GL_REPEAT, one tile over
+ * CROWD_GRASS_NOISE_TILE metres of world x/z (texel (0, 0) at the origin; row z first), made at
+ * creation from desc.seed (deterministic on every platform, 1 MB). A concern a channel:
+ *   R biome zoning: lush grass vs bare soil (16 m and 4 m value noise): the ground's colour and, at
+ *     the same world coordinates and through the same formula, the blade roots' colour and height,
+ *     so a soil patch grows short grass that matches it; also the wind's gusts (R scrolled
+ *     downwind with time);
+ *   G patchiness of the ground's colour (1 m); B detail shading (a value a texel, filtered);
+ *   A per-blade variation of height and tint (a value a texel) on top of the record's own random.
+ * The blade and ground shaders sample nothing else for variation (no noise is computed in them).
+ * Other materials may sample it to match the field. Writing into it (glTexSubImage2D) changes the
+ * field's look from the next draw: regenerate the mipmaps after writing. */
+CROWD_API uint32_t crowd_grass_noise_texture(const crowd_grass *grass);
 
 /* Forgets the skip key: the next draw culls again. */
 CROWD_API void crowd_grass_invalidate(crowd_grass *grass);

@@ -47,6 +47,7 @@ crowd_grass_desc crowd_grass_resolve(const crowd_grass_desc *desc)
     d.cut_resolution = d.cut_resolution ? d.cut_resolution : 512u;
     d.cut_radius = or_default(d.cut_radius, 1.4f);
     d.cut_height = or_default(d.cut_height, 0.14f);
+    d.field_passes = d.field_passes ? d.field_passes : CROWD_GRASS_FIELDS_AUTO;
     return d;
 }
 
@@ -74,10 +75,10 @@ crowd_result grass_check_desc(const crowd_grass_desc *d, crowd_error *error)
     if (d->trample_resolution < 8 || d->trample_resolution > 4096 || d->cut_resolution < 8 ||
         d->cut_resolution > 8192 || !(d->trample_extent > 0.0f) || !(d->trample_hold > 0.0f) ||
         !(d->trample_recovery > 0.0f) || !(d->trample_radius > 0.0f) || !(d->cut_radius > 0.0f) ||
-        !(d->cut_height > 0.0f && d->cut_height <= 1.0f))
+        !(d->cut_height > 0.0f && d->cut_height <= 1.0f) || d->field_passes > CROWD_GRASS_FIELDS_AUTO)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "grass: fields: resolutions 8..4096 (trample) and 8..8192 (cut), extent, hold, recovery and "
-                          "radii positive, cut height in (0, 1]");
+                          "radii positive, cut height in (0, 1], field_passes one of crowd_grass_field_passes");
     return CROWD_OK;
 }
 
@@ -105,6 +106,50 @@ static uint64_t splitmix(uint64_t *s)
 static float unit(uint64_t *s) /* [0, 1) with 24 bits: exact in a float */
 {
     return (float)(splitmix(s) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* ---- the noise texture ---- */
+
+static uint32_t lattice_hash(uint32_t seed, uint32_t channel, uint32_t x, uint32_t y)
+{
+    uint64_t s = ((uint64_t)seed << 32) ^ ((uint64_t)channel << 58) ^ ((uint64_t)y << 16) ^ x;
+    return (uint32_t)(splitmix(&s) >> 40); /* 24 bits */
+}
+
+/* Value noise with a lattice of `cell` texels, periodic over GRASS_NOISE_SIZE (cell divides it), smooth
+ * (smoothstep) between lattice points: [0, 1). */
+static float periodic_noise(uint32_t seed, uint32_t channel, uint32_t x, uint32_t y, uint32_t cell)
+{
+    uint32_t period = GRASS_NOISE_SIZE / cell;
+    uint32_t i = x / cell, j = y / cell;
+    float fx = (float)(x % cell) / (float)cell, fy = (float)(y % cell) / (float)cell;
+    fx = fx * fx * (3.0f - 2.0f * fx);
+    fy = fy * fy * (3.0f - 2.0f * fy);
+    float v[4];
+    for (int k = 0; k < 4; k++)
+        v[k] = (float)lattice_hash(seed, channel, (i + (uint32_t)(k & 1)) % period, (j + (uint32_t)(k >> 1)) % period) /
+               16777216.0f;
+    return (v[0] * (1.0f - fx) + v[1] * fx) * (1.0f - fy) + (v[2] * (1.0f - fx) + v[3] * fx) * fy;
+}
+
+static uint8_t to_unorm8(float v)
+{
+    v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+    return (uint8_t)(v * 255.0f + 0.5f);
+}
+
+void grass_noise_generate(uint32_t seed, uint8_t *rgba)
+{
+    for (uint32_t y = 0; y < GRASS_NOISE_SIZE; y++)
+        for (uint32_t x = 0; x < GRASS_NOISE_SIZE; x++) {
+            uint8_t *t = &rgba[4 * ((size_t)y * GRASS_NOISE_SIZE + x)];
+            /* R biome zoning: 16 m and 4 m lattices; G patchiness: 1 m; B detail shading and A
+               per-blade variation: a value per texel (the sampler's filtering smooths them) */
+            t[0] = to_unorm8(0.7f * periodic_noise(seed, 0, x, y, 32) + 0.3f * periodic_noise(seed, 1, x, y, 8));
+            t[1] = to_unorm8(periodic_noise(seed, 2, x, y, 2));
+            t[2] = to_unorm8((float)lattice_hash(seed, 3, x, y) / 16777216.0f);
+            t[3] = to_unorm8((float)lattice_hash(seed, 4, x, y) / 16777216.0f);
+        }
 }
 
 void grass_generate_chunk(const crowd_grass_desc *d, const grass_layout *l, uint32_t c, grass_blade *out)

@@ -1,6 +1,7 @@
 /* The grass field's interaction fields: the trample ping-pong pair that follows the focus and the
- * whole-field cut texture (crowdbake/grass.h crowd_grass_update_fields). Fragment-shader passes into
- * RGBA8 targets, so one path serves GL 3.3, GL 4.3, GLES 3.0 and WebGL2 alike. */
+ * whole-field cut texture (crowdbake/grass.h crowd_grass_update_fields). Two variants of the same
+ * passes over the same RGBA8 textures: fragment-shader passes into render targets (GL 3.3, GLES 3.0,
+ * WebGL2, and GL 4.3 on request) and compute passes on image bindings (desktop GL 4.3). */
 #include "grass/grass_fields.h"
 
 #include <math.h>
@@ -8,8 +9,18 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#ifndef __EMSCRIPTEN__
+#include "gl/gpu_cull.h"
+#endif
 
 extern const char crowd_glsl_grass_field_vert[], crowd_glsl_grass_field_frag[];
+#ifndef __EMSCRIPTEN__
+extern const char crowd_glsl_grass_field_comp[];
+#endif
+
+#define STAMP_BINDING 7 /* grass_field.comp's disc buffer */
+#define BINS_BINDING 8  /* and its per-tile disc lists */
+#define TILE 16         /* texels a side of its work groups */
 
 static const uint8_t clear_trample[4] = {128, 128, 0, 255}; /* no bend, no trail, held out */
 
@@ -31,6 +42,45 @@ static void make_target(GLuint *tex, GLuint *fbo, uint32_t size, const uint8_t f
     glGenFramebuffers(1, fbo);
     glBindFramebuffer(GL_FRAMEBUFFER, *fbo);
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, *tex, 0);
+}
+
+static crowd_result create_compute(grass_fields *f, const crowd_grass_desc *d, crowd_error *error)
+{
+    bool available = false;
+#ifdef __EMSCRIPTEN__
+    (void)f; /* WebGL2 has no compute */
+#else
+    available = !d->es && epoxy_gl_version() >= 43;
+#endif
+    if (d->field_passes == CROWD_GRASS_FIELDS_COMPUTE && !available)
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "grass: compute field passes need desktop GL 4.3");
+    if (d->field_passes == CROWD_GRASS_FIELDS_FRAGMENT || !available)
+        return CROWD_OK;
+#ifndef __EMSCRIPTEN__
+    static const char cut_define[] = "#define CUT\n";
+    size_t n = strlen(crowd_glsl_grass_field_comp);
+    char *cut = crowd_malloc(sizeof cut_define + n);
+    if (!cut)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "grass: shader source");
+    memcpy(cut, cut_define, sizeof cut_define - 1);
+    memcpy(cut + sizeof cut_define - 1, crowd_glsl_grass_field_comp, n + 1);
+    crowd_result r =
+        crowd_gpu_compute_program(&f->trample_program, "grass trample field", crowd_glsl_grass_field_comp, error);
+    if (r == CROWD_OK)
+        r = crowd_gpu_compute_program(&f->cut_program, "grass cut field", cut, error);
+    crowd_free(cut);
+    if (r != CROWD_OK)
+        return r;
+    f->tu_field = glGetUniformLocation(f->trample_program, "u_field");
+    f->tu_discs = glGetUniformLocation(f->trample_program, "u_discs");
+    f->tu_shift = glGetUniformLocation(f->trample_program, "u_shift");
+    f->tu_step = glGetUniformLocation(f->trample_program, "u_step");
+    f->cu_field = glGetUniformLocation(f->cut_program, "u_field");
+    f->cu_discs = glGetUniformLocation(f->cut_program, "u_discs");
+    glGenBuffers(1, &f->bins_buffer);
+    f->compute = true;
+#endif
+    return CROWD_OK;
 }
 
 crowd_result grass_fields_create(grass_fields *f, const crowd_grass_desc *d, crowd_error *error)
@@ -84,7 +134,7 @@ crowd_result grass_fields_create(grass_fields *f, const crowd_grass_desc *d, cro
     glUseProgram(f->decay.id);
     glUniform1i(f->du_source, 13);
     glUseProgram(0);
-    return CROWD_OK;
+    return create_compute(f, d, error);
 }
 
 void grass_fields_destroy(grass_fields *f)
@@ -100,6 +150,13 @@ void grass_fields_destroy(grass_fields *f)
     glDeleteVertexArrays(1, &f->empty_vao);
     crowd_program_release(&f->decay);
     crowd_program_release(&f->stamp);
+    if (f->trample_program)
+        glDeleteProgram(f->trample_program);
+    if (f->cut_program)
+        glDeleteProgram(f->cut_program);
+    if (f->bins_buffer)
+        glDeleteBuffers(1, &f->bins_buffer);
+    crowd_free(f->bins);
     crowd_free(f->stamps);
     memset(f, 0, sizeof *f);
 }
@@ -149,6 +206,182 @@ static uint32_t push_disc(grass_fields *f, uint32_t n, float x, float z, float r
     s[0] = x, s[1] = z, s[2] = radius, s[3] = 0.0f;
     return n + 1;
 }
+
+/* The fragment variant: the decay as a full-screen triangle from the active texture into the other
+ * one, the discs blended on top as instanced quads, the cut's discs MAX-blended. */
+static void fragment_passes(grass_fields *f, const crowd_grass_desc *d, bool live, uint32_t trample, uint32_t cuts,
+                            int32_t sx, int32_t sz, float dt, float x0, float z0)
+{
+    int32_t res = (int32_t)f->resolution;
+    if (live || trample) {
+        int dst = 1 - f->active;
+        glBindFramebuffer(GL_FRAMEBUFFER, f->trample_fbo[dst]);
+        glViewport(0, 0, res, res);
+        if (live) { /* decay (and shift) the active texture into the other one */
+            glUseProgram(f->decay.id);
+            glUniform3i(f->du_shift, sx, sz, res);
+            glUniform2f(f->du_step, dt / d->trample_hold, dt / d->trample_recovery);
+            glActiveTexture(GL_TEXTURE0 + 13);
+            glBindTexture(GL_TEXTURE_2D, f->trample[f->active]);
+            glBindVertexArray(f->empty_vao);
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+            glBindTexture(GL_TEXTURE_2D, 0);
+            glActiveTexture(GL_TEXTURE0);
+            f->passes++;
+        } else {
+            glClearColor(clear_trample[0] / 255.0f, clear_trample[1] / 255.0f, 0.0f, 1.0f);
+            glClear(GL_COLOR_BUFFER_BIT);
+        }
+        if (trample) { /* trail and bend towards the disc by its weight, age towards 0 */
+            glEnable(GL_BLEND);
+            glBlendEquation(GL_FUNC_ADD);
+            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE_MINUS_SRC_ALPHA);
+            const float field[4] = {x0, z0, 1.0f / d->trample_extent, 0.0f};
+            draw_discs(f, 0, trample, field, 0);
+            glDisable(GL_BLEND);
+        }
+        f->active = dst;
+    }
+    if (cuts) {
+        glBindFramebuffer(GL_FRAMEBUFFER, f->cut_fbo);
+        glViewport(0, 0, (GLsizei)f->cut_resolution, (GLsizei)f->cut_resolution);
+        glEnable(GL_BLEND);
+        glBlendEquation(GL_MAX);
+        const float field[4] = {-d->extent, -d->extent, 0.5f / d->extent, 0.0f};
+        draw_discs(f, trample, cuts, field, 1);
+        glBlendEquation(GL_FUNC_ADD);
+        glDisable(GL_BLEND);
+    }
+}
+
+#ifndef __EMSCRIPTEN__
+static bool reserve_bins(grass_fields *f, size_t words)
+{
+    if (words <= f->bins_capacity)
+        return true;
+    size_t capacity = words + words / 2;
+    uint32_t *bins = crowd_realloc_sized(f->bins, f->bins_capacity * sizeof(uint32_t), capacity * sizeof(uint32_t));
+    if (!bins)
+        return false;
+    f->bins = bins;
+    f->bins_capacity = capacity;
+    return true;
+}
+
+/* Bins the discs [first, first + count) of f->stamps into the TILE^2 texel tiles of a tx x ty grid
+ * whose first texel is (bx, bz) of a field with its -x/-z corner at (ox, oz) and `texel` metre texels,
+ * and uploads per tile where its list starts (tx * ty + 1 words), then the lists (each disc's index
+ * from `first`, in stamp order) for grass_field.comp. A disc goes to every tile holding a texel
+ * centre it may cover. false when out of memory (the dispatch is then skipped). */
+static bool bin_discs(grass_fields *f, uint32_t first, uint32_t count, float ox, float oz, float texel, int32_t bx,
+                      int32_t bz, uint32_t tx, uint32_t ty)
+{
+    uint32_t tiles = tx * ty;
+    if (!reserve_bins(f, (size_t)tiles + 1))
+        return false;
+    uint32_t *start = f->bins;
+    memset(start, 0, ((size_t)tiles + 1) * sizeof(uint32_t));
+    for (int pass = 0; pass < 2; pass++) { /* count, then fill in stamp order */
+        for (uint32_t k = 0; k < count; k++) {
+            const float *c = &f->stamps[4 * (first + k)];
+            /* texel centres (p + 0.5) * texel + o inside [c - r, c + r], one more texel each side */
+            float lo[2] = {floorf((c[0] - c[2] - ox) / texel) - 1.0f - (float)bx,
+                           floorf((c[1] - c[2] - oz) / texel) - 1.0f - (float)bz};
+            float hi[2] = {ceilf((c[0] + c[2] - ox) / texel) + 1.0f - (float)bx,
+                           ceilf((c[1] + c[2] - oz) / texel) + 1.0f - (float)bz};
+            float limit[2] = {(float)(tx * TILE) - 1.0f, (float)(ty * TILE) - 1.0f};
+            if (!(hi[0] >= 0.0f && hi[1] >= 0.0f && lo[0] <= limit[0] && lo[1] <= limit[1]))
+                continue; /* outside the grid (or not finite) */
+            uint32_t t0[2], t1[2];
+            for (int a = 0; a < 2; a++) {
+                t0[a] = lo[a] < 0.0f ? 0u : (uint32_t)lo[a] / TILE;
+                t1[a] = hi[a] > limit[a] ? (uint32_t)limit[a] / TILE : (uint32_t)hi[a] / TILE;
+            }
+            for (uint32_t j = t0[1]; j <= t1[1]; j++)
+                for (uint32_t i = t0[0]; i <= t1[0]; i++) {
+                    uint32_t t = j * tx + i;
+                    if (pass == 0)
+                        start[t + 1]++;
+                    else
+                        f->bins[tiles + 1 + start[t]++] = k;
+                }
+        }
+        if (pass == 0) {
+            for (uint32_t t = 0; t < tiles; t++)
+                start[t + 1] += start[t];
+            if (!reserve_bins(f, (size_t)tiles + 1 + start[tiles]))
+                return false;
+            start = f->bins;
+        }
+    }
+    for (uint32_t t = tiles; t > 0; t--) /* the fill moved each start to its end: back one */
+        start[t] = start[t - 1];
+    start[0] = 0;
+    size_t words = (size_t)tiles + 1 + start[tiles];
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, f->bins_buffer);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, (GLsizeiptr)(words * sizeof(uint32_t)), f->bins, GL_STREAM_DRAW);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, BINS_BINDING, f->bins_buffer);
+    return true;
+}
+
+/* The compute variant (grass_field.comp): one dispatch over the pair's destination, bound write-only,
+ * reading the active texture bound read-only; the cut in place over the discs' bounding box. */
+static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live, uint32_t trample, uint32_t cuts,
+                           int32_t sx, int32_t sz, float dt, float x0, float z0)
+{
+    GLint res = (GLint)f->resolution;
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, STAMP_BINDING, f->stamp_vbo);
+    uint32_t tiles = ((uint32_t)res + TILE - 1) / TILE;
+    if ((live || trample) && (!trample || bin_discs(f, 0, trample, x0, z0, f->texel, 0, 0, tiles, tiles))) {
+        int dst = 1 - f->active;
+        glUseProgram(f->trample_program);
+        glBindImageTexture(0, f->trample[f->active], 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
+        glBindImageTexture(1, f->trample[dst], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+        glUniform4f(f->tu_field, x0, z0, f->texel, (float)res);
+        glUniform4ui(f->tu_discs, 0u, trample, 0u, 0u);
+        glUniform4i(f->tu_shift, sx, sz, res, live ? 1 : 0);
+        glUniform2f(f->tu_step, dt / d->trample_hold, dt / d->trample_recovery);
+        glDispatchCompute(tiles, tiles, 1);
+        f->passes++;
+        f->active = dst;
+    }
+    if (cuts) {
+        int32_t n = (int32_t)f->cut_resolution, box[4] = {n, n, -1, -1};
+        float texel = 2.0f * d->extent / (float)n;
+        for (uint32_t k = 0; k < cuts; k++) { /* the texels whose centres the discs may cover, and one more */
+            const float *c = &f->stamps[4 * (trample + k)];
+            for (int a = 0; a < 2; a++) {
+                float lo = floorf((c[a] - c[2] + d->extent) / texel) - 1.0f;
+                float hi = ceilf((c[a] + c[2] + d->extent) / texel) + 1.0f;
+                int32_t l = lo < 0.0f ? 0 : lo > (float)(n - 1) ? n - 1 : (int32_t)lo;
+                int32_t h = hi < 0.0f ? 0 : hi > (float)(n - 1) ? n - 1 : (int32_t)hi;
+                box[a] = l < box[a] ? l : box[a];
+                box[2 + a] = h > box[2 + a] ? h : box[2 + a];
+            }
+        }
+        uint32_t tx = (uint32_t)(box[2] - box[0] + TILE) / TILE, tz = (uint32_t)(box[3] - box[1] + TILE) / TILE;
+        if (box[2] >= box[0] && box[3] >= box[1] &&
+            bin_discs(f, trample, cuts, -d->extent, -d->extent, texel, box[0], box[1], tx, tz)) {
+            glUseProgram(f->cut_program);
+            glBindImageTexture(0, f->cut, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA8);
+            glUniform4f(f->cu_field, -d->extent, -d->extent, texel, (float)n);
+            glUniform4ui(f->cu_discs, trample, cuts, (GLuint)box[0], (GLuint)box[1]);
+            glDispatchCompute(tx, tz, 1);
+            f->passes++;
+        }
+    }
+    /* the blades sample these textures as ordinary textures, the next update loads them as images,
+       clears and test reads go through their framebuffers: each needs the image stores made visible
+       to it (without the texture-fetch bit the blades may sample what was there before: no error,
+       the field just seems to do nothing) */
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_FRAMEBUFFER_BARRIER_BIT |
+                    GL_TEXTURE_UPDATE_BARRIER_BIT);
+    glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
+    glBindImageTexture(1, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, STAMP_BINDING, 0);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, BINS_BINDING, 0);
+}
+#endif
 
 uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float eye_x, float eye_z, float hx, float hz,
                              const crowd_grass_fields *in, uint64_t *cut_stamps)
@@ -215,44 +448,14 @@ uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float e
         glBufferData(GL_ARRAY_BUFFER, GRASS_MAX_STAMPS * 4 * sizeof(float), NULL, GL_STREAM_DRAW); /* orphan */
         glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)n * 16, f->stamps);
     }
-    if (live || trample) {
-        int dst = 1 - f->active;
-        glBindFramebuffer(GL_FRAMEBUFFER, f->trample_fbo[dst]);
-        glViewport(0, 0, res, res);
-        if (live) { /* decay (and shift) the active texture into the other one */
-            glUseProgram(f->decay.id);
-            glUniform3i(f->du_shift, sx, sz, res);
-            glUniform2f(f->du_step, dt / d->trample_hold, dt / d->trample_recovery);
-            glActiveTexture(GL_TEXTURE0 + 13);
-            glBindTexture(GL_TEXTURE_2D, f->trample[f->active]);
-            glBindVertexArray(f->empty_vao);
-            glDrawArrays(GL_TRIANGLES, 0, 3);
-            glBindTexture(GL_TEXTURE_2D, 0);
-            glActiveTexture(GL_TEXTURE0);
-            f->passes++;
-        } else {
-            glClearColor(clear_trample[0] / 255.0f, clear_trample[1] / 255.0f, 0.0f, 1.0f);
-            glClear(GL_COLOR_BUFFER_BIT);
-        }
-        if (trample) { /* trail and bend towards the disc by its weight, age towards 0 */
-            glEnable(GL_BLEND);
-            glBlendEquation(GL_FUNC_ADD);
-            glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE_MINUS_SRC_ALPHA);
-            const float field[4] = {x0, z0, 1.0f / d->trample_extent, 0.0f};
-            draw_discs(f, 0, trample, field, 0);
-            glDisable(GL_BLEND);
-        }
-        f->active = dst;
+    if (f->compute) {
+#ifndef __EMSCRIPTEN__
+        compute_passes(f, d, live, trample, cuts, sx, sz, dt, x0, z0);
+#endif
+    } else {
+        fragment_passes(f, d, live, trample, cuts, sx, sz, dt, x0, z0);
     }
     if (cuts) {
-        glBindFramebuffer(GL_FRAMEBUFFER, f->cut_fbo);
-        glViewport(0, 0, (GLsizei)f->cut_resolution, (GLsizei)f->cut_resolution);
-        glEnable(GL_BLEND);
-        glBlendEquation(GL_MAX);
-        const float field[4] = {-d->extent, -d->extent, 0.5f / d->extent, 0.0f};
-        draw_discs(f, trample, cuts, field, 1);
-        glBlendEquation(GL_FUNC_ADD);
-        glDisable(GL_BLEND);
         f->cut_any = true;
         *cut_stamps += cuts;
     }

@@ -22,7 +22,14 @@ typedef struct grass_fields {
     GLuint stamp_vbo, stamp_vao, empty_vao;
     crowd_program decay, stamp;
     GLint du_source, du_shift, du_step, su_field, su_cut;
-    int32_t origin[2]; /* the window's -x/-z corner in whole texels */
+    /* the compute variant (desktop GL 4.3, desc.field_passes): the same passes on image bindings */
+    bool compute;
+    GLuint trample_program, cut_program;
+    GLint tu_field, tu_discs, tu_shift, tu_step, cu_field, cu_discs;
+    GLuint bins_buffer; /* the discs binned by tile (grass_field.comp's g_bins) */
+    uint32_t *bins;
+    size_t bins_capacity; /* words */
+    int32_t origin[2];    /* the window's -x/-z corner in whole texels */
     bool origin_valid;
     float quiet; /* seconds since the last trample stamp: past hold + recovery the pair is all clear */
     bool cut_any;

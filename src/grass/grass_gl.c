@@ -22,11 +22,13 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define BLADE_ROW 2048 /* texels per row of the blade texture (grass_common.glsl's fetch) */
 #define BLOCK_ROW 256  /* texels per row of the block table (grass.vert) */
 #define TIMER_RING 4
-#define TEX_BLADES 8 /* texture units: clear of the crowd renderer's 0..7 */
+#define TIMER_QUERIES 5 /* per frame: culling, the near, mid and far draws, the ground */
+#define TEX_BLADES 8    /* texture units: clear of the crowd renderer's 0..7 */
 #define TEX_BLOCKS 9
 #define TEX_SHADOW 10
 #define TEX_FIELDS 11 /* and 12: the active trample texture, the cut texture */
 #define TEX_PAINT 13
+#define TEX_NOISE 14
 
 #ifndef GL_TIME_ELAPSED
 #define GL_TIME_ELAPSED 0x88BF
@@ -59,6 +61,7 @@ enum {
     GU_TONE,
     GU_PAINT,
     GU_PAINT_FIELD,
+    GU_NOISE,
     GRASS_UNIFORMS
 };
 static const char *const uniform_names[GRASS_UNIFORMS] = {
@@ -70,7 +73,7 @@ static const char *const uniform_names[GRASS_UNIFORMS] = {
     "u_shadows",         "u_shadow_map",    "u_light_view_projection",
     "u_shadow_texel",    "u_trample",       "u_cut",
     "u_trample_field",   "u_cut_field",     "u_tone",
-    "u_paint",           "u_paint_field"};
+    "u_paint",           "u_paint_field",   "u_noise"};
 
 typedef struct tier_range {
     uint32_t first_index, index_count;
@@ -80,7 +83,7 @@ struct crowd_grass {
     crowd_grass_desc desc;
     grass_layout layout;
     bool gpu;
-    GLuint blades_tex, vbo, ibo, vao;
+    GLuint blades_tex, noise_tex, vbo, ibo, vao;
     crowd_program program;
     GLint u[GRASS_UNIFORMS];
     tier_range tiers[CROWD_GRASS_TIERS + 1]; /* + the ground quad */
@@ -106,10 +109,10 @@ struct crowd_grass {
     GLint cu_eye, cu_counts, cu_grid, cu_cull, cu_density, cu_budget;
     GLint ku_eye, ku_bands, ku_counts, ku_capacity, ku_blades;
 #endif
-    /* timers (desktop): cull and draw per frame, read TIMER_RING frames late */
+    /* timers: culling, each tier's draw and the ground per frame, read TIMER_RING - 1 frames late */
     bool timers;
-    GLuint queries[TIMER_RING][2];
-    bool issued[TIMER_RING][2];
+    GLuint queries[TIMER_RING][TIMER_QUERIES];
+    bool issued[TIMER_RING][TIMER_QUERIES];
     uint32_t timer_frame;
 };
 
@@ -210,6 +213,31 @@ static crowd_result upload_blades(crowd_grass *g, crowd_error *error)
     return CROWD_OK;
 }
 
+static crowd_result upload_noise(crowd_grass *g, crowd_error *error)
+{
+    uint8_t *rgba = crowd_malloc((size_t)GRASS_NOISE_SIZE * GRASS_NOISE_SIZE * 4);
+    if (!rgba)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "grass: the noise texture");
+    grass_noise_generate(g->desc.seed, rgba);
+    glGenTextures(1, &g->noise_tex);
+    glActiveTexture(GL_TEXTURE0 + TEX_NOISE);
+    glBindTexture(GL_TEXTURE_2D, g->noise_tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_REPEAT);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, GRASS_NOISE_SIZE, GRASS_NOISE_SIZE, 0, GL_RGBA, GL_UNSIGNED_BYTE, rgba);
+    glGenerateMipmap(GL_TEXTURE_2D);
+    crowd_free(rgba);
+    return CROWD_OK;
+}
+
+uint32_t crowd_grass_noise_texture(const crowd_grass *g)
+{
+    return g ? g->noise_tex : 0u;
+}
+
 static void lookup_uniforms(crowd_grass *g)
 {
     for (int k = 0; k < GRASS_UNIFORMS; k++)
@@ -221,6 +249,7 @@ static void lookup_uniforms(crowd_grass *g)
     glUniform1i(g->u[GU_TRAMPLE], TEX_FIELDS);
     glUniform1i(g->u[GU_CUT], TEX_FIELDS + 1);
     glUniform1i(g->u[GU_PAINT], TEX_PAINT);
+    glUniform1i(g->u[GU_NOISE], TEX_NOISE);
     glUseProgram(0);
 }
 
@@ -320,13 +349,18 @@ static crowd_result create_gpu_path(crowd_grass *g, crowd_error *error)
 }
 #endif
 
+/* Timer queries where the context has them, as the crowd renderer decides (src/gl/renderer.c): GL 3.3
+ * core, GLES with GL_EXT_disjoint_timer_query, WebGL2 with EXT_disjoint_timer_query_webgl2. */
 static bool timers_supported(const crowd_grass *g)
 {
 #ifdef __EMSCRIPTEN__
     (void)g;
-    return false;
+    const char *extensions = (const char *)glGetString(GL_EXTENSIONS);
+    return extensions && strstr(extensions, "EXT_disjoint_timer_query_webgl2");
 #else
-    return !g->desc.es && epoxy_gl_version() >= 33;
+    if (!g->desc.es)
+        return epoxy_gl_version() >= 33 || epoxy_has_gl_extension("GL_ARB_timer_query");
+    return epoxy_has_gl_extension("GL_EXT_disjoint_timer_query");
 #endif
 }
 
@@ -343,7 +377,9 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
     g->desc = d;
     g->layout = grass_layout_of(&d);
     g->stats.chunks = g->layout.chunks;
-    g->stats.gpu_cull_ms = g->stats.gpu_draw_ms = -1.0;
+    g->stats.gpu_cull_ms = g->stats.gpu_draw_ms = g->stats.gpu_ground_ms = -1.0;
+    for (int t = 0; t < CROWD_GRASS_TIERS; t++)
+        g->stats.gpu_tier_ms[t] = -1.0;
 #ifdef __EMSCRIPTEN__
     if (d.path == CROWD_GRASS_PATH_GPU) {
         crowd_free(g);
@@ -375,6 +411,8 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
 
     r = upload_blades(g, error);
     if (r == CROWD_OK)
+        r = upload_noise(g, error);
+    if (r == CROWD_OK)
         r = build_program(g, error);
 #ifndef __EMSCRIPTEN__
     if (r == CROWD_OK && g->gpu) {
@@ -392,12 +430,13 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
         r = create_cpu_path(g, error);
     if (r == CROWD_OK)
         r = grass_fields_create(&g->fields, &g->desc, error);
+    g->stats.field_passes = g->fields.compute ? CROWD_GRASS_FIELDS_COMPUTE : CROWD_GRASS_FIELDS_FRAGMENT;
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glActiveTexture(GL_TEXTURE0);
     if (r == CROWD_OK && d.timers && timers_supported(g)) {
-        g->timers = true;
-        glGenQueries(2 * TIMER_RING, &g->queries[0][0]);
+        g->timers = g->stats.timers = true;
+        glGenQueries(TIMER_QUERIES * TIMER_RING, &g->queries[0][0]);
     }
     if (r == CROWD_OK) {
         GLenum e = glGetError();
@@ -418,6 +457,7 @@ void crowd_grass_destroy(crowd_grass *g)
     if (!g)
         return;
     glDeleteTextures(1, &g->blades_tex);
+    glDeleteTextures(1, &g->noise_tex);
     glDeleteTextures(1, &g->blocks_tex);
     glDeleteBuffers(1, &g->vbo);
     glDeleteBuffers(1, &g->ibo);
@@ -434,7 +474,7 @@ void crowd_grass_destroy(crowd_grass *g)
         glDeleteProgram(g->classify_program);
 #endif
     if (g->timers)
-        glDeleteQueries(2 * TIMER_RING, &g->queries[0][0]);
+        glDeleteQueries(TIMER_QUERIES * TIMER_RING, &g->queries[0][0]);
     crowd_free(g->blocks);
     crowd_free(g);
 }
@@ -555,7 +595,7 @@ static void timer_begin(crowd_grass *g, int which)
     if (!g->timers)
         return;
     uint32_t slot = g->timer_frame % TIMER_RING;
-    glBeginQuery(GL_TIME_ELAPSED, g->queries[slot][which]);
+    glBeginQuery(GL_TIME_ELAPSED, g->queries[slot][which]); /* = GL_TIME_ELAPSED_EXT on GLES / WebGL2 */
     g->issued[slot][which] = true;
 }
 
@@ -565,30 +605,37 @@ static void timer_end(crowd_grass *g)
         glEndQuery(GL_TIME_ELAPSED);
 }
 
-/* Reads the results of the queries issued TIMER_RING - 1 frames ago, if they are there (never waits). */
+/* Reads the results of the queries issued TIMER_RING - 1 frames ago, if they are there (never waits:
+ * one availability poll per query; a result not there yet is skipped and its query reused). A query
+ * not issued that frame is a section that did nothing: culling skipped, a tier with nothing to draw
+ * (CPU path), 0 ms. */
 static void timer_poll(crowd_grass *g)
 {
-    if (!g->timers)
+    if (!g->timers || g->timer_frame < TIMER_RING)
         return;
     uint32_t slot = (g->timer_frame + 1) % TIMER_RING;
-    for (int w = 0; w < 2; w++) {
-        if (!g->issued[slot][w]) {
-            if (w == 0 && g->timer_frame >= TIMER_RING)
-                g->stats.gpu_cull_ms = 0.0; /* that frame skipped culling: no pass, no time */
-            continue;
+    crowd_grass_stats *st = &g->stats;
+    for (int w = 0; w < TIMER_QUERIES; w++) {
+        double ms = 0.0;
+        if (g->issued[slot][w]) {
+            GLuint ready = 0;
+            glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT_AVAILABLE, &ready);
+            if (!ready)
+                continue;
+            GLuint ns = 0;
+            glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT, &ns);
+            ms = ns * 1e-6;
+            g->issued[slot][w] = false;
         }
-        GLuint ready = 0;
-        glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT_AVAILABLE, &ready);
-        if (!ready)
-            continue;
-        GLuint ns = 0;
-        glGetQueryObjectuiv(g->queries[slot][w], GL_QUERY_RESULT, &ns);
         if (w == 0)
-            g->stats.gpu_cull_ms = ns * 1e-6;
+            st->gpu_cull_ms = ms;
+        else if (w <= CROWD_GRASS_TIERS)
+            st->gpu_tier_ms[w - 1] = ms;
         else
-            g->stats.gpu_draw_ms = ns * 1e-6;
-        g->issued[slot][w] = false;
+            st->gpu_ground_ms = ms;
     }
+    if (st->gpu_tier_ms[0] >= 0.0 && st->gpu_tier_ms[1] >= 0.0 && st->gpu_tier_ms[2] >= 0.0 && st->gpu_ground_ms >= 0.0)
+        st->gpu_draw_ms = st->gpu_tier_ms[0] + st->gpu_tier_ms[1] + st->gpu_tier_ms[2] + st->gpu_ground_ms;
 }
 
 /* The key in whole millimetres and 1e-5 radians: the eye and heading come out of the view matrix,
@@ -691,6 +738,8 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     static const crowd_grass_frame still = {0};
     const crowd_grass_frame *f = frame ? frame : &still;
     timer_poll(g);
+    if (g->timers) /* this frame's queries: whatever of their last use was never ready is dropped */
+        memset(g->issued[g->timer_frame % TIMER_RING], 0, sizeof g->issued[0]);
     g->eye = grass_eye_of(&g->desc, scene->view, scene->projection, f->draw_distance, f->budget);
     grass_key key = grass_key_of(&g->eye);
     bool ran = false;
@@ -718,6 +767,13 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
         ran = true;
     }
     timer_end(g);
+    /* With timers, a flush closes the culling's query at once. Without it llvmpipe (which bins its
+       queries into a scene and splits the scene at a compute dispatch) records the query's end only
+       when the next scene rasterises: after this frame's draw calls, whose vertex stage it runs on
+       the calling thread (~400 ms for 2M blades), so culling read 375-580 ms instead of 19-27 ms.
+       glFlush waits for nothing; on a GPU it submits the culling a little earlier. */
+    if (g->timers && ran)
+        glFlush();
     if (!ran) {
         uint32_t slot = g->timer_frame % TIMER_RING;
         if (g->timers && g->issued[slot][0]) /* a query around no work: drop it, the skipped frame is 0 ms */
@@ -729,9 +785,10 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     else
         g->stats.passes_skipped++;
 
-    timer_begin(g, 1);
     glUseProgram(g->program.id);
     set_frame_uniforms(g, shadows, scene, f);
+    glActiveTexture(GL_TEXTURE0 + TEX_NOISE);
+    glBindTexture(GL_TEXTURE_2D, g->noise_tex);
     glActiveTexture(GL_TEXTURE0 + TEX_BLADES);
     glBindTexture(GL_TEXTURE_2D, g->blades_tex);
     glBindVertexArray(g->vao);
@@ -741,8 +798,11 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
 #ifndef __EMSCRIPTEN__
     if (g->gpu) {
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->layer.commands);
-        for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++, g->stats.draws++)
+        for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++, g->stats.draws++) {
+            timer_begin(g, 1 + (int)t);
             glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, (const void *)(uintptr_t)(20u * t));
+            timer_end(g);
+        }
         glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
     }
 #endif
@@ -753,21 +813,24 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
             if (!g->tier_blocks[t])
                 continue;
             glUniform1i(g->u[GU_BLOCK_OFFSET], (GLint)(t * g->tier_capacity));
+            timer_begin(g, 1 + (int)t);
             glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)g->tiers[t].index_count, GL_UNSIGNED_SHORT,
                                     (const void *)(uintptr_t)(g->tiers[t].first_index * sizeof(uint16_t)),
                                     (GLsizei)(g->tier_blocks[t] * CROWD_GRASS_BLOCK));
+            timer_end(g);
             g->stats.draws++;
         }
     }
     if (g->desc.ground_size > 0.0f) { /* last: the blades in front of it have filled the depth buffer */
+        timer_begin(g, 1 + CROWD_GRASS_TIERS);
         glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, (const void *)(uintptr_t)(g->tiers[3].first_index * 2u));
+        timer_end(g);
         g->stats.draws++;
     }
     glEnable(GL_CULL_FACE);
     glBindVertexArray(0);
     glUseProgram(0);
     glActiveTexture(GL_TEXTURE0);
-    timer_end(g);
     g->timer_frame++;
     if (g->desc.debug) {
         GLenum e = glGetError();

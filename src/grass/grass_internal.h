@@ -50,6 +50,11 @@ static inline uint32_t grass_chunk_count(const grass_layout *l, uint32_t c)
 /* Writes chunk c's blades (grass_chunk_count of them) in their stored order. */
 void grass_generate_chunk(const crowd_grass_desc *resolved, const grass_layout *l, uint32_t c, grass_blade *out);
 
+/* The noise texture (crowd_grass_noise_texture): GRASS_NOISE_SIZE^2 RGBA8 texels, tiling, over
+ * CROWD_GRASS_NOISE_TILE metres (grass_color.glsl); deterministic for a seed on every platform. */
+#define GRASS_NOISE_SIZE CROWD_GRASS_NOISE_SIZE
+void grass_noise_generate(uint32_t seed, uint8_t *rgba);
+
 /* The camera of a pass from a view and projection (column-major) and the frame's settings. */
 grass_eye grass_eye_of(const crowd_grass_desc *resolved, const float view[16], const float projection[16],
                        float draw_distance, float budget);

@@ -43,8 +43,9 @@ void main()
     vec3 n = normalize(v_normal);
     vec3 base = v_base;
     if (v_ground > 0.5) {
+        vec4 noise = texture(u_noise, v_world.xz / GRASS_NOISE_TILE);
         vec2 p = v_world.xz;
-        base = grass_ground(p, grass_zone(p)) * (0.8 + 0.25 * grass_noise(p * 3.7));
+        base = grass_ground(noise, grass_zone(noise)) * (0.8 + 0.25 * noise.b);
         if (u_cut_field.w > 0.0) // the mown soil between the stubs
             base = mix(base, GRASS_MOWN, 0.85 * smoothstep(0.2, 0.6, texture(u_cut, (p - u_cut_field.xy) * u_cut_field.z).r));
     }

@@ -73,8 +73,9 @@ void main()
         return;
     }
 #endif
-    float zone = grass_zone(root);
-    float height = u_blade_size.x * (0.7 + 0.6 * fract(b.w * 37.17)) * mix(0.3, 1.0, zone);
+    vec4 noise = grass_noise_lod0(root); // the one noise texture: zoning, variation (grass_color.glsl)
+    float zone = grass_zone(noise);
+    float height = u_blade_size.x * (0.7 + 0.45 * fract(b.w * 37.17) + 0.3 * noise.a) * mix(0.3, 1.0, zone);
     vec3 trample = vec3(0.0); // bend direction (xz), trail strength
     vec2 tuv = (root - u_trample_field.xy) * u_trample_field.z;
     if (u_trample_field.w > 0.5 && tuv.x > 0.0 && tuv.y > 0.0 && tuv.x < 1.0 && tuv.y < 1.0) {
@@ -108,7 +109,9 @@ void main()
         facing = vec2(-tangent.y, tangent.x);
     }
     float w = width * pow(max(1.0 - t * keep, 0.0), 0.7); // the one width curve of every tier (a stub: blunt)
-    float sway = 0.65 + 0.35 * sin(u_blade_size.z * 2.3 + dot(root, vec2(0.23, 0.17)));
+    // gusts: the zoning channel scrolled downwind (6 s of wind strength a metre), and a flutter
+    float gust = grass_noise_lod0(root - u_wind * (u_blade_size.z * 6.0)).r;
+    float sway = 0.35 + 0.9 * gust + 0.1 * sin(u_blade_size.z * 2.3 + dot(root, vec2(0.23, 0.17)));
     vec2 bend = (facing * 0.18 + u_wind * sway * (1.0 - trample.z)) * height * t * t;
     bend += trample.xy * trample.z * 0.85 * height * t; // pressed over, away from what stood on it
     vec3 p = vec3(root.x + tangent.x * side * 0.5 * w + bend.x,
@@ -119,8 +122,9 @@ void main()
         n = -n;
     v_normal = normalize(n * 0.55 + vec3(0.0, 1.0, 0.0));
     v_world = p;
-    vec3 ground = grass_ground(root, zone);
-    vec3 tint = vec3(0.20, 0.38, 0.07) * (0.8 + 0.4 * fract(b.w * 91.3)) * mix(vec3(1.25, 1.05, 0.7), vec3(1.0), zone);
+    vec3 ground = grass_ground(noise, zone);
+    vec3 tint = vec3(0.20, 0.38, 0.07) * (0.8 + 0.2 * fract(b.w * 91.3) + 0.2 * noise.a) *
+                mix(vec3(1.25, 1.05, 0.7), vec3(1.0), zone);
     v_base = mix(mix(ground, tint, smoothstep(0.0, 0.6, t * keep)), GRASS_MOWN, 0.85 * mown); // a stub: straw
     v_t = t;
     v_ground = 0.0;
