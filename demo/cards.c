@@ -16,7 +16,9 @@ float demo_cards_distance(const crowd_asset *asset, bool on, double distance)
 void demo_cards_apply(crowd_desc *d, const crowd_asset *asset, bool on, double distance)
 {
     float at = demo_cards_distance(asset, on, distance);
-    d->imposters = at > 0.0f ? 1 : -1;
+    /* 0, not 1: on where the asset has an atlas, and no error for one without (the menagerie
+       copies this desc to every kind) */
+    d->imposters = at > 0.0f ? 0 : -1;
     if (at <= 0.0f)
         return;
     for (uint32_t l = 0; l + 1 < asset->lod_count; l++) /* 6, 14, 34, 80, ... (crowd.h's chain) */
