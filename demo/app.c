@@ -13,6 +13,7 @@
 #include "crowdbake/gl.h"
 #include "demo/bench.h"
 #include "demo/camera.h"
+#include "demo/cards.h"
 #include "demo/compare.h"
 #include "demo/gpu_path.h"
 #include "demo/grass_view.h"
@@ -61,6 +62,8 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_TRAMPLE] = {"trample", "trample", 0, 1, 1, NULL, '8'},
     [DEMO_MOWER] = {"mower", "mower", 0, 1, 1, NULL, '9'},
     [DEMO_TONE] = {"tone", "tone mapping", 0, 1, 1, "gamma|aces", '7'},
+    [DEMO_IMPOSTERS] = {"imposters", "imposters", 0, 1, 1, NULL, '6'},
+    [DEMO_CARD_DISTANCE] = {"card_distance", "cards from (m, 0 auto)", 0, 400, 5, NULL, 0},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -162,6 +165,7 @@ static crowd_desc crowd_settings_of(const demo_app *app, const crowd_asset *asse
     d.shadow_max_lod = (uint32_t)s[DEMO_SHADOW_MAX_LOD];
     d.far_pool = s[DEMO_FAR_POOL] > 0.5 ? 1 : -1;
     d.shadows = s[DEMO_SHADOWS] > 0.5 ? 1 : -1;
+    demo_cards_apply(&d, asset, s[DEMO_IMPOSTERS] > 0.5, s[DEMO_CARD_DISTANCE]);
     return d;
 }
 
@@ -273,7 +277,8 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            [DEMO_GRASS_BUDGET] = desc->es ? 0.25 : 1,
                                            [DEMO_WIND] = 0.4,
                                            [DEMO_TRAMPLE] = 1,
-                                           [DEMO_TONE] = 1};
+                                           [DEMO_TONE] = 1,
+                                           [DEMO_IMPOSTERS] = 1};
     memcpy(app->settings, defaults, sizeof defaults);
     crowd_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
@@ -550,6 +555,8 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     case DEMO_VERTEX_BUDGET:
     case DEMO_SHADOWS:
     case DEMO_SHADOW_MAX_LOD:
+    case DEMO_IMPOSTERS:
+    case DEMO_CARD_DISTANCE:
     case DEMO_FAR_POOL: {
         crowd_desc d = crowd_settings_of(app, &app->assets[app->active].asset);
         r = crowd_configure(app->crowd, &d, &err);

@@ -41,6 +41,8 @@ typedef enum demo_setting {
     DEMO_TRAMPLE,         /* 0/1: the crowd tramples the grass (crowd_grass_update_fields) */
     DEMO_MOWER,           /* 0/1: the mower cuts the grass under the camera's focus */
     DEMO_TONE,            /* 0 gamma 2.2, 1 ACES + sRGB (crowd_gl_scene.output), with the sky either way */
+    DEMO_IMPOSTERS,       /* 0/1: cards past the last mesh level, for an asset with an atlas (demo/cards.c) */
+    DEMO_CARD_DISTANCE,   /* metres the cards start at, 0..400; 0 = where a tile spans its pixels */
     DEMO_SETTING_COUNT
 } demo_setting;
 

@@ -54,6 +54,7 @@ static void usage(FILE *out)
             "  --imposter-views <n>      yaw views, 1..64 (default 28)\n"
             "  --imposter-elevations <n> elevations, 1..4 (default 3: 5, 22.5, 40 degrees)\n"
             "  --imposter-tile <n>       texels per tile side, 1..512 (default 32)\n"
+            "  --imposter-angles a,b     the elevations in degrees, increasing, within +-89 (sets their count)\n"
             "  --quiet              no summary\n"
             "  --help               this text\n",
             CROWD_MAX_LODS, CROWD_MAX_TEXTURE_DIM);
@@ -234,6 +235,19 @@ static int parse_args(int argc, char **argv, options *o)
         } else if (!strcmp(a, "--quiet")) {
             o->quiet = 1;
         } else if (!strcmp(a, "--imposters")) {
+            o->imposters = true;
+        } else if (!strcmp(a, "--imposter-angles")) {
+            TAKES_VALUE();
+            uint32_t n = 0;
+            char **items = tool_split_list(v, &n);
+            bool ok = items && n >= 1 && n <= CROWD_MAX_IMPOSTER_ELEVATIONS;
+            for (uint32_t k = 0; ok && k < n; k++)
+                ok = tool_parse_float(items[k], -89.0f, 89.0f, &o->imposter.elevation_deg[k]) &&
+                     (!k || o->imposter.elevation_deg[k] > o->imposter.elevation_deg[k - 1]);
+            free(items);
+            if (!ok)
+                return bad_flag(a, v, "1 to 4 increasing comma-separated degrees within +-89");
+            o->imposter.elevations = n;
             o->imposters = true;
         } else if (!strcmp(a, "--imposter-frames") || !strcmp(a, "--imposter-views") ||
                    !strcmp(a, "--imposter-elevations") || !strcmp(a, "--imposter-tile")) {

@@ -86,6 +86,23 @@ static float chunk_distance(const crowd *c, const crowd_cell *cell, const float 
     return sqrtf(d2);
 }
 
+/* The nearest and farthest distance from the eye to any record position the chunk may hold this
+ * frame: its binned position box grown by how far its fastest instance walks since. This is the
+ * distance the hand-off band's per-instance rule measures (CROWD_DRAW_BAND), so a chunk whose range
+ * misses the band is drawn by one representation only; tighter than the culling sphere, which also
+ * holds the bodies and their height. */
+static void position_range(const crowd *c, const crowd_cell *cell, const float *eye, float *near, float *far)
+{
+    float pad = cell->max_speed * fabsf((float)c->time - c->bin_time), n2 = 0.0f, f2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        float lo = cell->min[k] - pad, hi = cell->max[k] + pad;
+        float e = eye[k] < lo ? lo - eye[k] : eye[k] > hi ? eye[k] - hi : 0.0f;
+        float g = fmaxf(fabsf(eye[k] - lo), fabsf(hi - eye[k]));
+        n2 += e * e, f2 += g * g;
+    }
+    *near = sqrtf(n2), *far = sqrtf(f2);
+}
+
 static uint32_t distance_level(const crowd *c, float distance)
 {
     uint32_t last = c->levels - 1, level = 0;
@@ -121,12 +138,14 @@ void crowd_classify_cells(crowd *c, const crowd_camera *camera)
         float distance = chunk_distance(c, cell, centre, camera->position);
         cell->lod = distance_level(c, distance);
         cell->band = false;
-        if (banded) { /* the chunk's instances lie within its sphere around the centre */
-            float d[3] = {centre[0] - camera->position[0], centre[1] - camera->position[1],
-                          centre[2] - camera->position[2]};
-            float mid = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-            cell->band = mid + radius >= lo && mid - radius < hi;
-            if (cell->band && cell->lod == c->imposter_level)
+        if (banded) {
+            float near, far;
+            position_range(c, cell, camera->position, &near, &far);
+            cell->band = far >= lo && near < hi;
+            /* Every instance of the chunk at or past the band's near end: those the mesh keeps are in
+             * the hand-off, whose mesh side is the last mesh level (also what keeps a band chunk's
+             * doubled draw cheap: its mesh draw submits every instance, collapsed or not). */
+            if (cell->band && (cell->lod == c->imposter_level || near >= lo))
                 cell->lod = c->imposter_level - 1;
         }
         cell->pooled = pool && cell->visible && cell->lod == last && !cell->band;
