@@ -175,12 +175,15 @@ test-web: web web-single
 # demo and the page): HUMANOID_CARDS, measured in tests/test_imposters (IMP_SPEC, IMP_ELEV) and in
 # the browser (README, "Imposters"); the library's defaults (8 x 28 x 3, 32 texels) make 33 MB.
 HUMANOID_CARDS ?= --imposter-frames 6 --imposter-views 28 --imposter-angles 8,24 --imposter-tile 20
+# The assets follow the phony build (so the baker is current), but are baked again only when the
+# baker or this Makefile is newer than the file: the humanoid's atlas takes ~20 s on llvmpipe.
+stale = [ ! -f $@ ] || [ $(BUILD)/crowd-bake -nt $@ ] || [ Makefile -nt $@ ]
 $(BUILD)/humanoid.crowd: build
-	@$(BUILD)/crowd-bake --bones $(HUMANOID_CARDS) --out $@ --quiet
+	@if $(stale); then $(BUILD)/crowd-bake --bones $(HUMANOID_CARDS) --out $@ --quiet; fi
 
 $(BUILD)/assets/fox.crowd: build
 	@mkdir -p $(dir $@)
-	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet
+	@if $(stale); then $(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet; fi
 
 # With a display: the demo in a window. Without one: say so, render a scripted run headless through
 # EGL (screenshots in build/shots) and point at the browser version.
@@ -189,7 +192,7 @@ $(BUILD)/assets/fox.crowd: build
 
 $(BUILD)/assets/critter-%.crowd: build
 	@mkdir -p $(dir $@)
-	@$(BUILD)/crowd-bake --critter $*:1 --out $@ --quiet
+	@if $(stale); then $(BUILD)/crowd-bake --critter $*:1 --out $@ --quiet; fi
 
 critters: $(CRITTER_ASSETS)
 
