@@ -30,6 +30,7 @@ typedef struct bench_row {
     double sim, separation_ms, chunk_lod, gather, output, total, best, memcpy_ms;
     double mb_uploaded, triangles, draws, submitted;
     double written; /* bytes of records the simulation rewrote per frame (median) */
+    double asleep;  /* agents the simulation skipped per frame (median) */
     uint32_t lod[CROWD_MAX_LODS];
 } bench_row;
 
@@ -126,6 +127,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));
     double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));
     double *up = calloc(frames, sizeof(double)), *wr = calloc(frames, sizeof(double));
+    double *zz = calloc(frames, sizeof(double));
     memset(row, 0, sizeof *row);
     row->count = count;
     row->threads = threads;
@@ -148,6 +150,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         t_total[i] = total;
         up[i] = st->bytes_uploaded / (1024.0 * 1024.0);
         wr[i] = (double)ss->rewritten * sizeof(crowd_record);
+        zz[i] = ss->asleep;
         row->best = total < row->best ? total : row->best;
         if (i == frames - 1) {
             row->triangles = (double)st->triangles;
@@ -165,6 +168,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     row->total = tool_median(t_total, frames);
     row->mb_uploaded = tool_median(up, frames);
     row->written = tool_median(wr, frames);
+    row->asleep = tool_median(zz, frames);
     row->memcpy_ms = memcpy_ms((size_t)count * sizeof(crowd_record));
     free(t_sim);
     free(t_sep);
@@ -174,6 +178,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     free(t_total);
     free(up);
     free(wr);
+    free(zz);
     crowd_sim_destroy(sim);
     crowd_destroy(c);
     return 0;
@@ -183,18 +188,18 @@ static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
     printf("crowd-bench: medians of frames after %d warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
            WARMUP);
-    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %8s %9s %6s %8s %6s  LOD split", "instances", "thr",
+    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %8s %9s %6s %8s %6s %7s  LOD split", "instances", "thr",
            "sep", "sim", "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy",
-           "t/memcpy", "triangles", "MB up", "MB writ", "% arr");
+           "t/memcpy", "triangles", "MB up", "MB writ", "% arr", "% awake");
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         printf(
-            "%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2f %8.2fM %6.2f %8.3f %6.2f ",
+            "%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2f %8.2fM %6.2f %8.3f %6.2f %7.2f ",
             r->count, r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather,
             r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms,
             r->total / r->memcpy_ms, r->triangles / 1e6, r->mb_uploaded, r->written / (1024.0 * 1024.0),
-            100.0 * r->written / ((double)r->count * sizeof(crowd_record)));
+            100.0 * r->written / ((double)r->count * sizeof(crowd_record)), 100.0 - 100.0 * r->asleep / r->count);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf(" L%u:%u", l, r->lod[l]);
         printf("\n");

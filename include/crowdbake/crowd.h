@@ -548,6 +548,9 @@ typedef struct crowd_sim_stats {
     double ms_separation; /* the separation pass (sort and pairs; the step gathers
                                              its input as it goes) */
     uint32_t rewritten;   /* agents whose record changed */
+    uint32_t asleep;      /* agents the step skipped: steady walkers (wander scenario, separation off)
+                             whose next decision, turn at the edge or chunk crossing is still ahead;
+                             their records walk them on, nothing read or written */
     bool separation_active;
 } crowd_sim_stats;
 

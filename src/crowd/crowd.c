@@ -240,6 +240,7 @@ crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *erro
         c->binned = false;
     }
     apply_settings(c, &resolved);
+    c->sleep_stale = true; /* distances and levels may change what the simulation may skip */
     return CROWD_OK;
 }
 
@@ -255,6 +256,10 @@ void crowd_destroy(crowd *c)
     crowd_free(c->agents_back);
     crowd_free(c->drift);
     crowd_free(c->drift_back);
+    crowd_free(c->sleep);
+    crowd_free(c->sleep_back);
+    crowd_free(c->task_sleepers);
+    crowd_free(c->task_sleep_touched);
     crowd_free(c->index_of_slot);
     crowd_free(c->index_back);
     crowd_free(c->dirty);
@@ -382,6 +387,7 @@ static void touch(crowd *c, uint32_t slot)
 {
     c->dirty[slot] = 1;
     c->dirty_unbinned = true;
+    c->sleep_stale = true; /* the simulation's sleepers assumed their records unchanged */
 }
 
 void crowd_rebuild_index_map(crowd *c)
@@ -432,6 +438,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         if (c->has_sim) {
             memset(&c->agents[slot], 0, sizeof c->agents[slot]);
             c->drift[slot] = (crowd_drift){0.0f, 0.0f};
+            c->sleep[slot] = (crowd_sleep){0.0f, 0};
         }
         c->index_of_slot[slot] = index;
         c->slot_of_index[index] = slot;
@@ -451,6 +458,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
     c->count = count;
     c->binned = false;
     c->layout_valid = false; /* parked and revived instances change region: lay out afresh */
+    c->sleep_stale = true;
     return CROWD_OK;
 }
 
@@ -704,6 +712,7 @@ crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
                       index, (double)speed, clip, (double)rate, (double)CROWD_MAX_RATE);
     crowd_set_rate_slot(c, slot, rate);
     c->dirty_unbinned |= c->dirty[slot] != 0;
+    c->sleep_stale = true;
     return CROWD_OK;
 }
 
@@ -725,6 +734,7 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
     c->dirty[removed_slot] = 1;
     c->dirty[last_slot] = 1; /* its record stays, its owner's index changed (frame.slot_instances) */
     c->dirty_unbinned = true;
+    c->sleep_stale = true;
     crowd_rec_anchor(&c->records[removed_slot], (float)c->time); /* parked: stands where it is now */
     c->count = last;
     c->binned = false;

@@ -6,6 +6,7 @@
 
 #include "crowdbake/crowd.h"
 
+#include <math.h>
 #include <string.h>
 
 /* ---- the record's packed words (crowd.h, docs/format.md "Motion") ---------------------------- */
@@ -96,6 +97,27 @@ typedef struct crowd_drift {
     float x, z;
 } crowd_drift;
 
+/* Event-driven stepping (sim.c): a steady agent whose next step would change nothing sleeps
+ * until its next event (a wander decision, reaching the world's margin, leaving its chunk), so a
+ * step reads 8 bytes of it instead of its record and state. Moved with the records like drift;
+ * all zero (awake) unless the simulation put it to sleep. */
+typedef struct crowd_sleep {
+    float until;  /* shader time: the first step whose end reaches it steps the agent again */
+    uint32_t cell; /* the chunk it sleeps in, plus one; 0: awake */
+} crowd_sleep;
+
+/* The sleepers of a chunk, which its binning no longer sees one by one: their count, and bounds
+ * that hold every sleeper over its whole sleep (the segment it walks), grown as agents fall asleep
+ * and reset when none is left or the chunk's region refreshes (sim.c). Also a task's changes to
+ * them, merged after the walk. */
+typedef struct crowd_sleepers {
+    int32_t count;
+    int32_t fell; /* changes only: of the count, agents that fell asleep in this walk (it binned them) */
+    float lo[3], hi[3];
+    float scale, speed;
+    bool listed; /* a task's: in its binner's sleep_touched list */
+} crowd_sleepers;
+
 /* Per chunk, rebuilt every update. */
 typedef struct crowd_cell {
     uint32_t count;
@@ -153,6 +175,10 @@ struct crowd {
      * crowd_sim is attached (crowd_attach_sim_state); then owned by the crowd until detached. */
     crowd_agent *agents, *agents_back;
     crowd_drift *drift, *drift_back; /* all zero unless the simulation separates agents */
+    crowd_sleep *sleep, *sleep_back; /* the sim's sleepers (NULL without a sim); _back: movers' scratch,
+                                        never flipped (a full re-layout wakes everyone instead) */
+    bool sleep_stale;                /* a setter or a re-layout changed slots behind the sim's back:
+                                        its next step wakes every sleeper */
     bool has_sim;
     uint32_t *index_of_slot, *index_back; /* CROWD_HOLE for slack */
     uint8_t *dirty, *dirty_back;          /* record changed since the last update (only ever set on live or
@@ -211,6 +237,8 @@ struct crowd {
     uint32_t *task_touched;     /* task_count * cell_count */
     uint8_t *task_region_dirty; /* task_count * region_count, zero between uses */
     crowd_mover *task_movers;   /* task_count * task_mover_capacity */
+    crowd_sleepers *task_sleepers; /* task_count * cell_count (the sim's), empty between uses */
+    uint32_t *task_sleep_touched;  /* task_count * cell_count */
     uint32_t task_mover_capacity;
     float eye[3]; /* the last update's camera (the simulation's level of detail) */
     bool has_eye;
@@ -274,6 +302,9 @@ typedef struct crowd_binner {
     crowd_mover *movers;
     uint32_t mover_count, mover_capacity;
     bool movers_overflow;
+    crowd_sleepers *sleepers; /* per chunk: changes to its sleepers (the sim's walk; NULL otherwise) */
+    uint32_t *sleep_touched;  /* a task's: the chunks whose sleepers it changed */
+    uint32_t sleep_touched_count;
 } crowd_binner;
 
 /* `time`: the shader time the binned positions are taken at (the frame's). */
@@ -402,6 +433,33 @@ crowd_task *crowd_run_tasks(crowd *c, crowd_binner *main, crowd_task_fn fn, void
 bool crowd_task_span(crowd_task *task, uint32_t *first, uint32_t *end);
 /* Scratch for the tasks, made by crowd_create when threads > 1 (false: out of memory). */
 bool crowd_tasks_create(crowd *c);
+/* Empty, and merged: counts add, bounds and maxima widen (order-independent, so any split gives
+ * the same). */
+static inline void crowd_sleepers_clear(crowd_sleepers *z)
+{
+    *z = (crowd_sleepers){0, 0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.0f, 0.0f, false};
+}
+/* The binner's changes to chunk `cell`'s sleepers (listed for the merge when a task's). */
+static inline crowd_sleepers *crowd_bin_sleepers(crowd_binner *b, uint32_t cell)
+{
+    crowd_sleepers *z = &b->sleepers[cell];
+    if (b->sleep_touched && !z->listed) {
+        z->listed = true;
+        b->sleep_touched[b->sleep_touched_count++] = cell;
+    }
+    return z;
+}
+static inline void crowd_sleepers_merge(crowd_sleepers *to, const crowd_sleepers *from)
+{
+    to->count += from->count;
+    to->fell += from->fell;
+    for (int k = 0; k < 3; k++) {
+        to->lo[k] = from->lo[k] < to->lo[k] ? from->lo[k] : to->lo[k];
+        to->hi[k] = from->hi[k] > to->hi[k] ? from->hi[k] : to->hi[k];
+    }
+    to->scale = from->scale > to->scale ? from->scale : to->scale;
+    to->speed = from->speed > to->speed ? from->speed : to->speed;
+}
 void crowd_tasks_destroy(crowd *c);
 
 /* crowd_layout.c: the region layout. */

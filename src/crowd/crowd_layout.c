@@ -24,6 +24,7 @@ void crowd_move_slot(crowd *c, uint32_t from, uint32_t to)
     if (c->has_sim) {
         c->agents[to] = c->agents[from];
         c->drift[to] = c->drift[from];
+        c->sleep[to] = c->sleep[from];
     }
     c->index_of_slot[to] = c->index_of_slot[from];
     c->lod_of_slot[to] = c->lod_of_slot[from];
@@ -45,6 +46,7 @@ static void save_slot(crowd *c, uint32_t s, uint32_t k)
     if (c->has_sim) {
         c->agents_back[k] = c->agents[s];
         c->drift_back[k] = c->drift[s];
+        c->sleep_back[k] = c->sleep[s];
     }
     c->index_back[k] = c->index_of_slot[s];
     c->lod_back[k] = c->lod_of_slot[s];
@@ -56,6 +58,7 @@ static void restore_slot(crowd *c, uint32_t k, uint32_t s)
     if (c->has_sim) {
         c->agents[s] = c->agents_back[k];
         c->drift[s] = c->drift_back[k];
+        c->sleep[s] = c->sleep_back[k];
     }
     c->index_of_slot[s] = c->index_back[k];
     c->lod_of_slot[s] = c->lod_back[k];
@@ -383,6 +386,7 @@ void crowd_layout_regions(crowd *c)
     c->index_map_stale = true; /* rebuilt when someone asks by index, not on every layout */
     c->mover_count = 0;
     c->layouts++;
+    c->sleep_stale = true; /* slots moved without their sleep entries */
 }
 
 /* ---- leaving the layout ----------------------------------------------------------------------- */
@@ -390,6 +394,7 @@ void crowd_layout_regions(crowd *c)
 void crowd_compact_slots(crowd *c)
 {
     uint32_t w = 0;
+    c->sleep_stale = true;
     for (uint32_t s = 0; s < c->slots; s++) {
         if (c->index_of_slot[s] == CROWD_HOLE)
             continue;

@@ -51,6 +51,7 @@ static void rebase_time(crowd *c)
         c->dirty[s] = 1;
     }
     c->time -= REBASE_BY;
+    c->sleep_stale = true; /* sleep times are shader times */
 }
 
 /* One task's share of the live regions (crowd_tasks.c). */
@@ -175,6 +176,9 @@ static void swap_slots(crowd *c, uint32_t a, uint32_t b)
         crowd_drift d = c->drift[a];
         c->drift[a] = c->drift[b];
         c->drift[b] = d;
+        crowd_sleep z = c->sleep[a];
+        c->sleep[a] = c->sleep[b];
+        c->sleep[b] = z;
     }
     c->slot_of_index[c->index_of_slot[a]] = a;
     c->slot_of_index[c->index_of_slot[b]] = b;
@@ -222,6 +226,7 @@ static void sort_slots(crowd *c)
 {
     uint32_t *next = c->rank_cursor, n = 0;
     c->coverage_sorts++;
+    c->sleep_stale = true; /* slots moved without their sleep entries */
     memcpy(next, c->rank_start, sizeof(uint32_t) * c->rank_count);
     for (uint32_t s = 0; s < c->slots; s++) {
         if (c->index_of_slot[s] == CROWD_HOLE)

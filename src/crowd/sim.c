@@ -259,17 +259,38 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     /* the agents' state, per slot: the crowd moves it with the records once attached */
     crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
     crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
+    crowd_sleep *sleep = crowd_calloc(cap, sizeof *sleep), *sleep_back = crowd_calloc(cap, sizeof *sleep);
+    sim->sleepers = crowd_malloc(sizeof *sim->sleepers * c->cell_count);
+    sim->sleep_delta = crowd_malloc(sizeof *sim->sleep_delta * c->cell_count);
+    size_t task_cells = (size_t)c->task_count * c->cell_count;
+    crowd_sleepers *task_sleepers = task_cells ? crowd_malloc(sizeof *task_sleepers * task_cells) : NULL;
+    uint32_t *task_touched = task_cells ? crowd_malloc(sizeof *task_touched * task_cells) : NULL;
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted_cell ||
         !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents || !agents_back ||
-        !drift || !drift_back) {
+        !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers || !sim->sleep_delta ||
+        (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
         crowd_free(drift_back);
+        crowd_free(sleep);
+        crowd_free(sleep_back);
+        crowd_free(task_sleepers);
+        crowd_free(task_touched);
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
     } else {
         crowd_attach_sim_state(c, agents, agents_back, drift, drift_back);
+        c->sleep = sleep;
+        c->sleep_back = sleep_back;
+        c->task_sleepers = task_sleepers;
+        c->task_sleep_touched = task_touched;
+        for (uint32_t i = 0; i < c->cell_count; i++) {
+            crowd_sleepers_clear(&sim->sleepers[i]);
+            crowd_sleepers_clear(&sim->sleep_delta[i]);
+        }
+        for (size_t i = 0; i < task_cells; i++)
+            crowd_sleepers_clear(&task_sleepers[i]);
         sim->owns_state = true;
     }
     if (r == CROWD_OK) {
@@ -301,8 +322,17 @@ void crowd_sim_destroy(crowd_sim *sim)
         crowd_free(c->agents_back);
         crowd_free(c->drift);
         crowd_free(c->drift_back);
+        crowd_free(c->sleep);
+        crowd_free(c->sleep_back);
+        crowd_free(c->task_sleepers);
+        crowd_free(c->task_sleep_touched);
+        c->sleep = c->sleep_back = NULL;
+        c->task_sleepers = NULL;
+        c->task_sleep_touched = NULL;
         crowd_detach_sim_state(c);
     }
+    crowd_free(sim->sleepers);
+    crowd_free(sim->sleep_delta);
     crowd_free(sim->obstacles);
     crowd_free(sim->chunk_obstacle_start);
     crowd_free(sim->obstacle_ids);
@@ -322,6 +352,7 @@ void crowd_sim_set_scenario(crowd_sim *sim, crowd_scenario scenario)
     if (!sim || (unsigned)scenario >= CROWD_SCENARIO_COUNT)
         return;
     sim->desc.scenario = scenario;
+    sim->crowd->sleep_stale = true;
     for (uint32_t s = 0; s < sim->crowd->slots; s++)
         sim->crowd->agents[s].cruise = 0xFF; /* re-decide under the new scenario */
 }
@@ -672,6 +703,79 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
         crowd_bin_mover(bin, s, chunk);
 }
 
+/* ---- sleep: stepping only agents whose next step can change something --------------------------
+ *
+ * A wandering agent walking straight at its cruise velocity (or standing settled) in a chunk
+ * without obstacles, fading nothing, changes nothing until its next event: its next decision (its
+ * deadline `due`), reaching the edge margin where it heads back in (sim_steer.c, judged where a
+ * step starts), or leaving its chunk (binning, movers, obstacles ahead). All three are known from
+ * its record and state, so it sleeps until the earliest: the walk skips it (8 bytes read instead of
+ * its record and state), the GPU extrapolates it as before, and its chunk counts it through the
+ * chunk's sleepers, whose bounds hold the segment it walks while asleep (culling stays
+ * conservative: a chunk's bounds are never smaller than its instances'). Stepping it would have
+ * done exactly nothing, so records, decisions and movers are the same as without sleep; only the
+ * chunk bounds are wider (by at most the sleepers' walk), and every SLEEP_REFRESH steps a chunk's
+ * sleepers wake and its bounds are re-taken exactly (round robin by chunk, 1/SLEEP_REFRESH of the
+ * chunks per step). Wakes come early rather than late: SLEEP_EARLY seconds before a decision, a
+ * thousandth of a chunk before its edge, a centimetre before the margin. */
+#define SLEEP_REFRESH 120u
+#define SLEEP_EARLY 0.01f
+
+/* Whether a sleeper sleeps on through the step ending at t_next: its event is ahead and its chunk
+ * does not refresh (chunk i refreshes at the steps where (steps + i) % SLEEP_REFRESH == 0, that is
+ * i % SLEEP_REFRESH == `refresh`). */
+static CROWD_ALWAYS_INLINE bool asleep(const crowd_sleep *z, float t_next, uint32_t refresh)
+{
+    return z->cell && t_next < z->until && (z->cell - 1) % SLEEP_REFRESH != refresh;
+}
+
+/* Slot s (record r, agent a, at p at the step's end, in chunk with the cache's bounds) falls asleep
+ * until its next event, if that is after this step. */
+static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *bin, crowd_sleep *z,
+                                            const crowd_record *r, const crowd_agent *a, const float p[3],
+                                            uint32_t chunk, const chunk_cache *cc, float t_next, uint32_t tick,
+                                            float edge)
+{
+    uint32_t ahead = (uint8_t)(a->due - (uint8_t)tick); /* ticks to its next decision (sim_steer.c) */
+    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128)
+        return;
+    float span = (float)((double)(tick + ahead) * 0.05) - SLEEP_EARLY - t_next;
+    float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
+    const crowd_grid_map *g = &bin->grid;
+    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
+    float ux = vx * g->inv_cell, uz = vz * g->inv_cell, e = edge - 0.01f, m = 1e-3f, t;
+    /* the chunk's edges in chunk units (border chunks reach to infinity), then the edge margin */
+    t = ux > 0.0f ? (cc->hi_x - m - tx) / ux : ux < 0.0f ? (cc->lo_x + m - tx) / ux : INFINITY;
+    span = t < span ? t : span;
+    t = uz > 0.0f ? (cc->hi_z - m - tz) / uz : uz < 0.0f ? (cc->lo_z + m - tz) / uz : INFINITY;
+    span = t < span ? t : span;
+    t = vx > 0.0f ? (e - p[0]) / vx : vx < 0.0f ? (-e - p[0]) / vx : INFINITY;
+    span = t < span ? t : span;
+    t = vz > 0.0f ? (e - p[2]) / vz : vz < 0.0f ? (-e - p[2]) / vz : INFINITY;
+    span = t < span ? t : span;
+    if (cc->obstacles) { /* and the chunk's obstacles' reach */
+        t = sim_obstacle_time(sim, chunk, p, vx, vz);
+        span = t < span ? t : span;
+    }
+    float until = t_next + span;
+    if (!(span > 0.0f) || !(until > t_next))
+        return;
+    float x1 = p[0] + vx * span, z1 = p[2] + vz * span;
+    crowd_sleepers *d = crowd_bin_sleepers(bin, chunk);
+    const float lo[3] = {p[0] < x1 ? p[0] : x1, p[1], p[2] < z1 ? p[2] : z1};
+    const float hi[3] = {p[0] < x1 ? x1 : p[0], p[1], p[2] < z1 ? z1 : p[2]};
+    float speed = crowd_rec_speed_bound(r);
+    d->count++;
+    d->fell++;
+    for (int k = 0; k < 3; k++) { /* compares, not fminf/fmaxf (calls, for their NaN rules) */
+        d->lo[k] = lo[k] < d->lo[k] ? lo[k] : d->lo[k];
+        d->hi[k] = hi[k] > d->hi[k] ? hi[k] : d->hi[k];
+    }
+    d->scale = r->scale > d->scale ? r->scale : d->scale;
+    d->speed = speed > d->speed ? speed : d->speed;
+    *z = (crowd_sleep){until, chunk + 1};
+}
+
 /* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed,
  * standing settled) are inline here, the same as step_agent would do them, with every array and
  * setting in a local: a store to a record or a flag byte may alias anything reached through a
@@ -702,18 +806,51 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
     sim_gatherer gather = separate ? *gatherer : (sim_gatherer){0};
     uint32_t rewritten = 0;
+    /* sleep (above): on in this walk when the step allows it; a region's refresh wakes everyone */
+    crowd_sleep *const sleep = bin->sleepers ? c->sleep : NULL;
+    const uint32_t refresh = (SLEEP_REFRESH - sim->steps % SLEEP_REFRESH) % SLEEP_REFRESH; /* see asleep() */
+    const uint32_t tick = sim->tick;
+    const float edge = -c->world_min - SIM_WANDER_EDGE;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
-        if (!far)
+        /* A batch with sleepers in it: desired velocities for the awake ones only, one by one; a
+         * batch of sleepers only is skipped. The next batch's awake agents' records and state are
+         * asked for now (scattered among sleepers, they would otherwise be fetched one after
+         * another at memory latency). */
+        bool lazy = false;
+        if (sleep) {
+            uint32_t awake = 0, next = base + STEP_BATCH, m = end - next < STEP_BATCH ? end - next : STEP_BATCH;
+            for (uint32_t i = 0; i < n; i++)
+                awake += !asleep(&sleep[base + i], t_next, refresh);
+            for (uint32_t i = 0; next < end && i < m; i++) /* a batch ahead: its latency hides behind this one */
+                if (!asleep(&sleep[next + i], t_next, refresh)) {
+                    crowd_prefetch(&records[next + i]);
+                    crowd_prefetch(&agents[next + i]);
+                }
+            if (!awake)
+                continue;
+            lazy = awake < n;
+        }
+        if (!far && !lazy)
             sim_desired_velocities(sim, base, n, desired);
         for (uint32_t i = 0; i < n; i++) {
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
+            if (sleep && sleep[s].cell) {
+                if (asleep(&sleep[s], t_next, refresh))
+                    continue; /* its record moves it, its chunk's sleepers count it */
+                if ((sleep[s].cell - 1) % SLEEP_REFRESH != refresh) /* else emptied already */
+                    crowd_bin_sleepers(bin, sleep[s].cell - 1)->count--;
+                sleep[s].cell = 0;
+            }
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
              * agents the walk is otherwise bound by memory latency (the next batch's desired
-             * velocities stalled on the first load of each record). */
-            crowd_prefetch(&records[ahead]);
-            if (i % 4 == 0)
-                crowd_prefetch(&agents[ahead]);
+             * velocities stalled on the first load of each record). Among sleepers the batch's
+             * scan above asked for what it needs. */
+            if (!lazy) {
+                crowd_prefetch(&records[ahead]);
+                if (i % 4 == 0)
+                    crowd_prefetch(&agents[ahead]);
+            }
             crowd_record *r = &records[s];
             crowd_agent *a = &agents[s];
             float *v = a->velocity;
@@ -733,15 +870,19 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                     continue;
                 }
                 sim_desired_velocity(sim, s, desired + 2 * i);
+            } else if (lazy) {
+                sim_desired_velocity(sim, s, desired + 2 * i);
             }
             bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
-            bool moving = v[0] != 0.0f || v[1] != 0.0f;
+            bool moving = v[0] != 0.0f || v[1] != 0.0f, may_sleep = false;
             if (steady && !drifting && (moving ? !resync : a->gait == 0 && !r->velocity)) {
                 /* the record moves it: where it is at the step's end is where the GPU will draw it */
                 crowd_rec_position(r, t_next, p);
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
+                may_sleep = sleep != NULL;
                 /* steady walkers never reach the world's edge (steering turns them first) */
                 if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
+                    may_sleep = false;
                     step_result moved = step_move(sim, k, s, p, false, false, drift);
                     chunk = moved.chunk;
                     rewritten += moved.wrote;
@@ -780,6 +921,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 sim_gather(&gather, s, p);
             }
             bin_stepped(bin, &run, s, r, p, chunk, dirty);
+            if (may_sleep && !run.moves && !(r->fade_rate > 0.0f))
+                fall_asleep(sim, bin, &sleep[s], r, a, p, chunk, &cache, t_next, tick, edge);
         }
     }
     crowd_bin_close(bin, &run);
@@ -886,6 +1029,55 @@ static void mark_far_cells(crowd_sim *sim)
     sim->far_of_cell[c->pool_region] = (uint8_t)(c->has_eye && sim->desc.lod_interval > 1); /* the far pool */
 }
 
+/* Every agent awake, every chunk without sleepers: when a step cannot keep them (separation, another
+ * scenario, no region layout) or slots moved behind the sim's back. */
+static void wake_all(crowd_sim *sim)
+{
+    crowd *c = sim->crowd;
+    memset(c->sleep, 0, sizeof *c->sleep * c->slot_capacity);
+    for (uint32_t i = 0; i < c->cell_count; i++)
+        crowd_sleepers_clear(&sim->sleepers[i]);
+}
+
+/* Before the walk: the chunks refreshing this step lose their sleepers (the walk wakes each of
+ * their sleepers and puts the steady ones back to sleep with fresh bounds). */
+static void refresh_sleepers(crowd_sim *sim)
+{
+    const crowd *c = sim->crowd;
+    for (uint32_t i = 0; i < c->cell_count; i++)
+        if ((sim->steps + i) % SLEEP_REFRESH == 0)
+            crowd_sleepers_clear(&sim->sleepers[i]);
+}
+
+/* After the walk: its changes into the chunks' sleepers, and the sleepers into the chunk stats the
+ * binning took from the agents it stepped. Returns how many sleep. */
+static uint32_t fold_sleepers(crowd_sim *sim)
+{
+    crowd *c = sim->crowd;
+    uint32_t asleep = 0;
+    for (uint32_t i = 0; i < c->cell_count; i++) {
+        crowd_sleepers *z = &sim->sleepers[i], *d = &sim->sleep_delta[i];
+        int32_t fell = d->fell; /* the walk binned these already */
+        crowd_sleepers_merge(z, d);
+        crowd_sleepers_clear(d);
+        z->fell = 0;
+        if (z->count <= 0) { /* none left (never below: every wake undoes one fall) */
+            crowd_sleepers_clear(z);
+            continue;
+        }
+        crowd_cell *cell = &c->cells[i];
+        cell->count += (uint32_t)(z->count - fell);
+        for (int k = 0; k < 3; k++) {
+            cell->min[k] = z->lo[k] < cell->min[k] ? z->lo[k] : cell->min[k];
+            cell->max[k] = z->hi[k] > cell->max[k] ? z->hi[k] : cell->max[k];
+        }
+        cell->max_scale = z->scale > cell->max_scale ? z->scale : cell->max_scale;
+        cell->max_speed = z->speed > cell->max_speed ? z->speed : cell->max_speed;
+        asleep += (uint32_t)z->count;
+    }
+    return asleep;
+}
+
 void crowd_sim_step(crowd_sim *sim, float dt)
 {
     if (!sim || !(dt > 0.0f) || !isfinite(dt))
@@ -918,8 +1110,19 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     sim->t_now = k.t_now;
     if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
         mark_far_cells(sim);
+    /* Sleep (above) needs the wander scenario's steady walkers, the region walk, no separation. */
+    bool sleeps = sim->desc.scenario == CROWD_SCENARIO_WANDER && !separate && !sim->resync && c->layout_valid &&
+                  c->desc.lod_policy == CROWD_LOD_DISTANCE && !sim->no_sleep;
+    if (sim->sleeping && (!sleeps || c->sleep_stale))
+        wake_all(sim);
+    c->sleep_stale = false;
+    sim->sleeping = sleeps;
     crowd_binner bin;
     crowd_bin_begin(c, &bin, k.t_next);
+    if (sleeps) {
+        bin.sleepers = sim->sleep_delta;
+        refresh_sleepers(sim);
+    }
     sim_gatherer gather = separate ? sim_gather_begin(sim) : (sim_gatherer){0};
     uint32_t rewritten = 0;
     if (crowd_tasks_enabled(c)) {
@@ -938,6 +1141,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     }
     crowd_bin_end(&bin);
     sim->stats.rewritten = rewritten;
+    sim->stats.asleep = sleeps ? fold_sleepers(sim) : 0;
     double t1 = now_ms();
     if (separate) /* pushes from where everyone is now, for the next step to move by */
         sim_separation(sim, &gather);

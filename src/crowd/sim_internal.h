@@ -8,6 +8,7 @@
 #define SIM_MAX_GAITS 8
 #define SIM_MAX_OBSTACLES 1024u
 #define SIM_BODY_RADIUS 0.3f
+#define SIM_WANDER_EDGE 8.0f /* m: inside the world's edge, a wandering agent heads back in */
 
 typedef struct sim_gait {
     uint32_t clip;
@@ -53,6 +54,11 @@ struct crowd_sim {
     uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans every lod_interval steps */
     float gather_area;    /* m^2 the gather's plaza holds; 0 = 1.2 per agent of this crowd (a crowd_world
                              sets every kind's to the area of all kinds, world.c) */
+    /* Event-driven stepping (sim.c, "sleep"): per chunk, its sleepers (and this walk's changes to
+     * them); whether any agent may be asleep. */
+    crowd_sleepers *sleepers, *sleep_delta;
+    bool sleeping;
+    bool no_sleep; /* tests: the reference that steps every agent */
     crowd_sim_stats stats;
 };
 
@@ -66,6 +72,10 @@ static inline void sim_position(const crowd_sim *sim, uint32_t s, float p[3])
 void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float out[2]);
 void sim_desired_velocities(crowd_sim *sim, uint32_t first, uint32_t n, float *out); /* 2 per slot */
 bool sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3], float velocity[2]);
+/* Seconds until an agent at `position` walking (vx, vz) first comes within reach of one of chunk
+ * `cell`'s obstacles (where sim_avoid_obstacles would act), a little early; INFINITY if never, 0 if
+ * within reach already. */
+float sim_obstacle_time(const crowd_sim *sim, uint32_t cell, const float position[3], float vx, float vz);
 crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error);
 float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
 

@@ -71,7 +71,7 @@ static void wander_batch(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
     crowd *c = sim->crowd;
     const crowd_record *const records = c->records;
     crowd_agent *const agents = c->agents;
-    const float half = -c->world_min - 8.0f, *const scale_of = sim->cruise_scale;
+    const float half = -c->world_min - SIM_WANDER_EDGE, *const scale_of = sim->cruise_scale;
     const uint8_t tick = (uint8_t)sim->tick;
     const float t_now = sim->t_now;
     for (uint32_t i = 0; i < n; i++) {
@@ -215,6 +215,25 @@ bool sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3],
         velocity[1] += (nz * toward + nx * side * toward) * w;
     }
     return changed;
+}
+
+float sim_obstacle_time(const crowd_sim *sim, uint32_t cell, const float position[3], float vx, float vz)
+{
+    float first = INFINITY, vv = vx * vx + vz * vz;
+    for (uint32_t k = sim->chunk_obstacle_start[cell]; k < sim->chunk_obstacle_start[cell + 1]; k++) {
+        const crowd_obstacle *o = &sim->obstacles[sim->obstacle_ids[k]];
+        /* sim_avoid_obstacles acts at clearance 2.5 m; 5 cm sooner here */
+        float ex = position[0] - o->x, ez = position[2] - o->z, reach = o->radius + SIM_BODY_RADIUS + 2.55f;
+        float cc = ex * ex + ez * ez - reach * reach, b = ex * vx + ez * vz; /* |e + v t|^2 = reach^2 */
+        if (cc <= 0.0f)
+            return 0.0f;
+        float disc = b * b - vv * cc;
+        if (b >= 0.0f || disc < 0.0f) /* moving away, or passing by */
+            continue;
+        float t = (-b - sqrtf(disc)) / vv;
+        first = t < first ? t : first;
+    }
+    return first;
 }
 
 /* The chunks (crowd grid) an obstacle's reach overlaps, as an inclusive cell rectangle. */
