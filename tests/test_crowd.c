@@ -1325,13 +1325,22 @@ static void sleepers_change_nothing(void)
     for (int k = 0; k < 2; k++) {
         /* no far pool: chunks joining it re-order slots by visibility, and with them the order of
          * the wander decisions (a counter in slot order) */
-        crowd_desc d = {.asset = &asset, .capacity = n, .world_size = 120.0f, .chunk_size = 12.0f,
-                        .threads = test_threads(), .far_pool = -1};
+        crowd_desc d = {.asset = &asset,
+                        .capacity = n,
+                        .world_size = 120.0f,
+                        .chunk_size = 12.0f,
+                        .threads = test_threads(),
+                        .far_pool = -1};
         REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
         /* lod_interval 1: which chunks re-plan less often follows their visibility, and sleepers'
          * wider bounds may see a chunk the exact ones cull (the same steps, then, not a lesser test) */
-        crowd_sim_desc sd = {.target = c[k], .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = 11,
-                             .obstacles = obstacles, .obstacle_count = 3, .lod_interval = 1};
+        crowd_sim_desc sd = {.target = c[k],
+                             .scenario = CROWD_SCENARIO_WANDER,
+                             .separation = -1,
+                             .seed = 11,
+                             .obstacles = obstacles,
+                             .obstacle_count = 3,
+                             .lod_interval = 1};
         REQUIRE(crowd_sim_create(&sd, &sim[k], NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim[k], n) == CROWD_OK);
         sim[k]->no_sleep = k == 1;
@@ -1358,8 +1367,8 @@ static void sleepers_change_nothing(void)
             crowd_record_position(&a, crowd_time(c[0]), pa);
             crowd_record_position(&b, crowd_time(c[1]), pb);
             bytes_differ += memcmp(&a, &b, sizeof a) != 0;
-            differ += memcmp(pa, pb, sizeof pa) || a.velocity != b.velocity || a.yaw != b.yaw ||
-                      a.scale != b.scale || crowd_record_clip(&a, 1) != crowd_record_clip(&b, 1);
+            differ += memcmp(pa, pb, sizeof pa) || a.velocity != b.velocity || a.yaw != b.yaw || a.scale != b.scale ||
+                      crowd_record_clip(&a, 1) != crowd_record_clip(&b, 1);
         }
         /* the chunk stats the update used (taken at bin_time) against every instance */
         const crowd *w = c[0];

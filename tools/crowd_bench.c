@@ -194,12 +194,12 @@ static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
-        printf(
-            "%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2f %8.2fM %6.2f %8.3f %6.2f %7.2f ",
-            r->count, r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather,
-            r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms,
-            r->total / r->memcpy_ms, r->triangles / 1e6, r->mb_uploaded, r->written / (1024.0 * 1024.0),
-            100.0 * r->written / ((double)r->count * sizeof(crowd_record)), 100.0 - 100.0 * r->asleep / r->count);
+        printf("%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2f %8.2fM %6.2f %8.3f %6.2f "
+               "%7.2f ",
+               r->count, r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather,
+               r->output, r->total, r->best, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms,
+               r->total / r->memcpy_ms, r->triangles / 1e6, r->mb_uploaded, r->written / (1024.0 * 1024.0),
+               100.0 * r->written / ((double)r->count * sizeof(crowd_record)), 100.0 - 100.0 * r->asleep / r->count);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf(" L%u:%u", l, r->lod[l]);
         printf("\n");

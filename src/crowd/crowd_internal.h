@@ -102,7 +102,7 @@ typedef struct crowd_drift {
  * step reads 8 bytes of it instead of its record and state. Moved with the records like drift;
  * all zero (awake) unless the simulation put it to sleep. */
 typedef struct crowd_sleep {
-    float until;  /* shader time: the first step whose end reaches it steps the agent again */
+    float until;   /* shader time: the first step whose end reaches it steps the agent again */
     uint32_t cell; /* the chunk it sleeps in, plus one; 0: awake */
 } crowd_sleep;
 
@@ -233,10 +233,10 @@ struct crowd {
     struct crowd_pool *pool;
     crowd_task *tasks;
     uint32_t task_count;
-    crowd_cell *task_cells;     /* task_count * cell_count, reset between uses */
-    uint32_t *task_touched;     /* task_count * cell_count */
-    uint8_t *task_region_dirty; /* task_count * region_count, zero between uses */
-    crowd_mover *task_movers;   /* task_count * task_mover_capacity */
+    crowd_cell *task_cells;        /* task_count * cell_count, reset between uses */
+    uint32_t *task_touched;        /* task_count * cell_count */
+    uint8_t *task_region_dirty;    /* task_count * region_count, zero between uses */
+    crowd_mover *task_movers;      /* task_count * task_mover_capacity */
     crowd_sleepers *task_sleepers; /* task_count * cell_count (the sim's), empty between uses */
     uint32_t *task_sleep_touched;  /* task_count * cell_count */
     uint32_t task_mover_capacity;

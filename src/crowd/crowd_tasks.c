@@ -161,22 +161,20 @@ crowd_task *crowd_run_tasks(crowd *c, crowd_binner *main, crowd_task_fn fn, void
                              .region = g,
                              .skip = from - before,
                              .first_region = g};
-        task->bin = (crowd_binner){.c = c,
-                                   .grid = main->grid,
-                                   .region = CROWD_NO_REGION,
-                                   .time = main->time,
-                                   .run = {.id = CROWD_PARKED_CELL},
-                                   .cells = c->task_cells + (size_t)t * c->cell_count,
-                                   .touched = c->task_touched + (size_t)t * c->cell_count,
-                                   .region_dirty = c->task_region_dirty + (size_t)t * regions,
-                                   .movers = c->task_movers + (size_t)t * c->task_mover_capacity,
-                                   .mover_capacity = c->task_mover_capacity,
-                                   .sleepers = main->sleepers && c->task_sleepers
-                                                   ? c->task_sleepers + (size_t)t * c->cell_count
-                                                   : NULL,
-                                   .sleep_touched = main->sleepers && c->task_sleepers
-                                                       ? c->task_sleep_touched + (size_t)t * c->cell_count
-                                                       : NULL};
+        task->bin = (crowd_binner){
+            .c = c,
+            .grid = main->grid,
+            .region = CROWD_NO_REGION,
+            .time = main->time,
+            .run = {.id = CROWD_PARKED_CELL},
+            .cells = c->task_cells + (size_t)t * c->cell_count,
+            .touched = c->task_touched + (size_t)t * c->cell_count,
+            .region_dirty = c->task_region_dirty + (size_t)t * regions,
+            .movers = c->task_movers + (size_t)t * c->task_mover_capacity,
+            .mover_capacity = c->task_mover_capacity,
+            .sleepers = main->sleepers && c->task_sleepers ? c->task_sleepers + (size_t)t * c->cell_count : NULL,
+            .sleep_touched =
+                main->sleepers && c->task_sleepers ? c->task_sleep_touched + (size_t)t * c->cell_count : NULL};
     }
     task_job job = {c, fn, context};
     crowd_pool_run(c->pool, n, run_task, &job);
