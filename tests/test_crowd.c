@@ -1314,9 +1314,11 @@ static void extrapolated_motion(void)
  * culling stays conservative), and most agents sleep. Against the same crowd stepping every agent,
  * the records are meant to be the same; measured, 2.3 % of record-frames move otherwise (not yet
  * explained): printed, not asserted, until it is. */
-static void sleepers_change_nothing(void)
+static void sleepers_keep_chunks_exact(void)
 {
     const uint32_t n = 9000; /* above the tasks' threshold when CROWD_TEST_THREADS is set */
+    /* under ThreadSanitizer (CROWD_TEST_SMALL) 2.5 s instead of 7: the threaded merges all run */
+    const int frames = getenv("CROWD_TEST_SMALL") ? 150 : 420;
     const crowd_obstacle obstacles[3] = {{5.0f, 7.0f, 2.0f}, {-20.0f, 14.0f, 3.0f}, {30.0f, -25.0f, 1.5f}};
     crowd *c[2];
     crowd_sim *sim[2];
@@ -1349,7 +1351,7 @@ static void sleepers_change_nothing(void)
     uint64_t asleep = 0;
     uint32_t *count = calloc(c[0]->cell_count, sizeof *count);
     REQUIRE(count);
-    for (int frame = 0; frame < 420; frame++) {
+    for (int frame = 0; frame < frames; frame++) {
         for (int k = 0; k < 2; k++) {
             crowd_sim_step(sim[k], 1.0f / 60.0f);
             crowd_update(c[k], 1.0f / 60.0f, &v);
@@ -1390,7 +1392,7 @@ static void sleepers_change_nothing(void)
     }
     printf("     sleep: %.1f %% of agents asleep per frame (at most %u of %u), %u record-frames move or look "
            "otherwise (%u differ in any byte), %u chunk counts wrong, %u positions outside their chunk's bounds\n",
-           100.0 * (double)asleep / (420.0 * n), most_asleep, n, differ, bytes_differ, miscounted, outside);
+           100.0 * (double)asleep / ((double)frames * n), most_asleep, n, differ, bytes_differ, miscounted, outside);
     CHECKF(miscounted == 0 && outside == 0 && most_asleep > n / 2,
            "differ %u, miscounted %u, outside %u, at most %u asleep", differ, miscounted, outside, most_asleep);
     free(count);
@@ -1426,7 +1428,7 @@ int main(void)
     RUN_TEST(sim_state_and_spawn_options);
     RUN_TEST(get_is_const);
     RUN_TEST(extrapolated_motion);
-    RUN_TEST(sleepers_change_nothing);
+    RUN_TEST(sleepers_keep_chunks_exact);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();
