@@ -62,6 +62,19 @@ static bool is_background(const uint8_t *p)
     return abs(p[0] - 230) < 6 && abs(p[1] - 235) < 6 && abs(p[2] - 242) < 6;
 }
 
+/* Pixels of `a` darker than `b` by more than 30 (sum of channels); *lighter: brighter by more than 3. */
+static uint32_t count_darker(const uint8_t *a, const uint8_t *b, uint32_t *lighter)
+{
+    uint32_t darker = 0;
+    *lighter = 0;
+    for (int i = 0; i < W * H; i++) {
+        int sa = a[3 * i] + a[3 * i + 1] + a[3 * i + 2], sb = b[3 * i] + b[3 * i + 1] + b[3 * i + 2];
+        darker += sa < sb - 30;
+        *lighter += sa > sb + 3;
+    }
+    return darker;
+}
+
 typedef struct diff {
     double mean;   /* mean absolute difference per channel, 0..255 */
     uint32_t over; /* pixels with any channel off by more than the tolerance */
@@ -260,13 +273,7 @@ static void shadows_darken_the_ground(void)
     render(c, r, &s, 0.0f, pixels2);
     save("shadows_on", pixels);
     save("shadows_off", pixels2);
-    uint32_t darker = 0, lighter = 0;
-    for (int i = 0; i < W * H; i++) {
-        int on = pixels[3 * i] + pixels[3 * i + 1] + pixels[3 * i + 2];
-        int off = pixels2[3 * i] + pixels2[3 * i + 1] + pixels2[3 * i + 2];
-        darker += on < off - 30;
-        lighter += on > off + 3;
-    }
+    uint32_t lighter, darker = count_darker(pixels, pixels2, &lighter);
     CHECKF(shadow_draws > 0, "no shadow draws");
     CHECKF(darker > W * H / 50, "only %u pixels darkened by shadows", darker);
     CHECKF(lighter == 0, "%u pixels got lighter with shadows on", lighter);
@@ -316,13 +323,7 @@ static void a_shared_shadow_map_shadows_the_other_ground(void)
     }
     save("shadow_shared", pixels2);
     save("shadow_own_map", pixels);
-    uint32_t darker = 0, lighter = 0;
-    for (int i = 0; i < W * H; i++) {
-        int with = pixels2[3 * i] + pixels2[3 * i + 1] + pixels2[3 * i + 2];
-        int without = pixels[3 * i] + pixels[3 * i + 1] + pixels[3 * i + 2];
-        darker += with < without - 30;
-        lighter += with > without + 3;
-    }
+    uint32_t lighter, darker = count_darker(pixels2, pixels, &lighter);
     printf("     shared map: %u pixels of the ground darkened, %u lighter\n", darker, lighter);
     CHECKF(darker > W * H / 50, "only %u pixels darkened by the second crowd's shadows", darker);
     CHECKF(lighter == 0, "%u pixels got lighter", lighter);

@@ -40,16 +40,22 @@ static void scene_at(crowd_gl_scene *s, float ex, float ey, float ez, float tx, 
     s->fog_density = 0.0011f;
 }
 
-static crowd_grass *make(crowd_grass_path path, uint32_t blades)
+/* A field from `d`, or NULL after printing why. */
+static crowd_grass *create_or_report(const crowd_grass_desc *d)
 {
-    crowd_grass_desc d = {.blades = blades, .path = path, .es = es};
     crowd_grass *g = NULL;
     crowd_error err = {0};
-    if (crowd_grass_create(&d, &g, &err) != CROWD_OK) {
+    if (crowd_grass_create(d, &g, &err) != CROWD_OK) {
         fprintf(stderr, "crowd_grass_create: %s\n", err.message);
         return NULL;
     }
     return g;
+}
+
+static crowd_grass *make(crowd_grass_path path, uint32_t blades)
+{
+    crowd_grass_desc d = {.blades = blades, .path = path, .es = es};
+    return create_or_report(&d);
 }
 
 static void density_and_prefixes(void)
@@ -531,13 +537,7 @@ static crowd_grass *make_fields(crowd_grass_field_passes passes)
     /* a small dense field (48 m square, ~10 blades a square metre like the demo's) keeps it cheap */
     crowd_grass_desc d = {
         .blades = 24000, .extent = 24.0f, .path = CROWD_GRASS_PATH_CPU, .field_passes = passes, .es = es};
-    crowd_grass *g = NULL;
-    crowd_error err = {0};
-    if (crowd_grass_create(&d, &g, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd_grass_create: %s\n", err.message);
-        return NULL;
-    }
-    return g;
+    return create_or_report(&d);
 }
 
 /* the largest channel difference between the two fields' texture `which`, and how many channels differ */
