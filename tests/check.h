@@ -3,6 +3,7 @@
 #define CROWD_TESTS_CHECK_H
 
 #include <stdio.h>
+#include <time.h>
 
 extern int check_failures;
 
@@ -34,12 +35,22 @@ extern int check_failures;
         }                                                                              \
     } while (0)
 
-#define RUN_TEST(fn)                                                         \
-    do {                                                                     \
-        int before_ = check_failures;                                        \
-        fn();                                                                \
-        printf("%s %s\n", check_failures == before_ ? "ok  " : "FAIL", #fn); \
-        fflush(stdout);                                                      \
+/* Runs one test function and prints its verdict and wall-clock seconds: the seconds are there to
+ * find what makes the suite slow (the sanitizer trees run 10-40x slower), never to judge a test. */
+static inline double check_seconds_now(void)
+{
+    struct timespec t;
+    timespec_get(&t, TIME_UTC);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+#define RUN_TEST(fn)                                                                                                \
+    do {                                                                                                            \
+        int before_ = check_failures;                                                                               \
+        double start_ = check_seconds_now();                                                                        \
+        fn();                                                                                                       \
+        printf("%s %s (%.2f s)\n", check_failures == before_ ? "ok  " : "FAIL", #fn, check_seconds_now() - start_); \
+        fflush(stdout);                                                                                             \
     } while (0)
 
 #define TEST_MAIN_END() return check_failures ? 1 : 0

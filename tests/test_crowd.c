@@ -1416,10 +1416,20 @@ int main(void)
     RUN_TEST(remove_count_and_misuse);
     RUN_TEST(hostile_calls);
     RUN_TEST(coverage_lod_and_budget);
-    RUN_TEST(simulation);
+    /* Under ThreadSanitizer (CROWD_TEST_SMALL) these two take 68 s of the tree's 88 and never reach a
+     * worker: 2,000-8,000 agents, below the 2 x MIN_TASK_SLOTS (8,192) live slots at which the work is
+     * split into tasks (crowd_tasks.c). The Release, threads-on Release and ASan runs keep them. */
+    const bool single_threaded_only = getenv("CROWD_TEST_SMALL") != NULL;
+    if (single_threaded_only)
+        printf("skip simulation (2,000 agents: one task; run in the other trees)\n");
+    else
+        RUN_TEST(simulation);
     RUN_TEST(feet_do_not_slide);
     RUN_TEST(separation_keeps_space);
-    RUN_TEST(regions_under_motion);
+    if (single_threaded_only)
+        printf("skip regions_under_motion (6,000-8,000 agents: one task; run in the other trees)\n");
+    else
+        RUN_TEST(regions_under_motion);
     RUN_TEST(regions_at_the_limits);
     RUN_TEST(settings_contracts);
     RUN_TEST(hostile_products);
