@@ -924,7 +924,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     demo_camera_matrices(&app->camera, (float)width / (float)(height ? height : 1), app->scene.view,
                          app->scene.projection);
     app->scene.output = app->settings[DEMO_TONE] > 0.5 ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
-    if (!app->compare) /* the sky behind everything: fog at the horizon, so the world shows no edge */
+    if (app->menagerie && !app->compare) /* the sky first: the kinds' renderers set their own targets */
         crowd_gl_draw_sky(app->renderer, &app->scene);
     if (app->compare) { /* both halves are compare.c's; the main crowd waits */
         app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
@@ -1020,6 +1020,9 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
     demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
                      (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
+    /* the sky behind everything (fog at the horizon, so the world shows no edge), drawn last of the
+       opaque passes: it shades only the pixels left uncovered (a full-screen pass on SwiftShader) */
+    crowd_gl_draw_sky(app->renderer, &app->scene);
     if (app->gun) { /* droplets and tracers over the scene (the floor paint is in the ground's pass) */
         glBindFramebuffer(GL_FRAMEBUFFER, scene_fbo);
         glViewport(0, 0, width, height);

@@ -102,13 +102,16 @@ void crowd_gl_draw_sky(const crowd_gl_renderer *r, const crowd_gl_scene *s)
     glUniform3fv(u[U_SKY_COLOR], 1, s->sky_color);
     glUniform3fv(u[U_FOG_COLOR], 1, s->fog_color);
     glUniform2f(u[U_TONE], (float)s->output, s->exposure > 0.0f ? s->exposure : 1.0f);
-    glDisable(GL_DEPTH_TEST);
+    /* at the far plane, tested but not written: drawn after the passes it shades only the pixels
+       nothing covered (early depth rejection; on SwiftShader the sky was a full-screen pass) */
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_FALSE);
     glBindVertexArray(r->sky_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);
     glDepthMask(GL_TRUE);
-    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
     glUseProgram(0);
 }
 
@@ -331,10 +334,12 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
         r->stats.shadow_triangles = 0;
         r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
     }
-    draw_props(r, view_projection, false, scene);
+    /* the crowd before the ground: the ground's pixels under people then fail the depth test early
+       instead of being shaded (shadow taps, fog) and overdrawn; nothing here blends */
     draw_crowd(r, f, view_projection, false, scene);
     if (!crowd_gpu_crowd_driven(r)) /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
+    draw_props(r, view_projection, false, scene);
     glBindVertexArray(0);
     crowd_gl_timer_end(r, 1);
     return crowd_gl_debug_check(r, "colour pass");
