@@ -222,9 +222,11 @@ static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bo
     draw_batch(&r->props);
     if (shadow) /* the ground receives shadows but casts none */
         return;
+    /* bound (or cleared) every time: texture units are the context's, and whatever another
+       renderer or the demo left on this one may be an integer texture (a draw error in WebGL) */
+    glActiveTexture(GL_TEXTURE0 + UNIT_GROUND_PAINT);
+    glBindTexture(GL_TEXTURE_2D, r->ground_paint);
     if (r->ground_paint) {
-        glActiveTexture(GL_TEXTURE0 + UNIT_GROUND_PAINT);
-        glBindTexture(GL_TEXTURE_2D, r->ground_paint);
         glUniform1i(p->uniforms[U_GROUND_PAINT], 1);
         glUniform1f(p->uniforms[U_GROUND_PAINT_HALF], r->ground_paint_half);
     }
@@ -341,6 +343,7 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
         crowd_gl_imposter_draw(r, f, view_projection, scene);
     draw_props(r, view_projection, false, scene);
     glBindVertexArray(0);
+    glActiveTexture(GL_TEXTURE0); /* code after us that binds a texture binds it on unit 0 */
     crowd_gl_timer_end(r, 1);
     return crowd_gl_debug_check(r, "colour pass");
 }
