@@ -102,11 +102,11 @@ struct crowd_gl_renderer {
        instance as a draw of its own (measured in Chromium: 20k one-triangle instances 270 ms a
        frame, the same triangles in one draw 17 ms). */
     GLuint tex_records;
-    uint32_t records_rows;   /* the texture's height */
-    uint32_t records_count;  /* records in the buffer at the last upload */
-    bool records_dirty;      /* the buffer changed since the texture's last copy */
-    bool imposter_blob;  /* reserved: a blob shadow under cards (not drawn yet) */
-    bool output_normals; /* the imposter bake's normal pass (lit.frag u_output) */
+    uint32_t records_rows;  /* the texture's height */
+    uint32_t records_count; /* records in the buffer at the last upload */
+    bool records_dirty;     /* the buffer changed since the texture's last copy */
+    bool imposter_blob;     /* reserved: a blob shadow under cards (not drawn yet) */
+    bool output_normals;    /* the imposter bake's normal pass (lit.frag u_output) */
 };
 
 /* imposter.c: creation (nothing for an asset without an atlas), release, and the colour pass's
