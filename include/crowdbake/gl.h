@@ -240,11 +240,13 @@ CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_fr
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 
-/* The sky into the bound framebuffer: one full-screen triangle, depth test and depth writes off
- * while it draws (so call it after the clear and before the passes). The fog colour at and below the
+/* The sky into the bound framebuffer: one full-screen triangle at the far plane, depth-tested
+ * (LEQUAL) but not written, so call it after the clear and either before the passes or, cheaper,
+ * after them, where it shades only the pixels nothing else covered. The fog colour at and below the
  * horizon, where the fogged ground meets it without an edge, rising to a zenith blue derived from
  * scene->sky_color; the sun's disc (about 1.5 degrees) and glow at scene->sun_direction; through
- * scene->output like every pass. Leaves DEPTH_TEST enabled, depth writes on, program 0. */
+ * scene->output like every pass. Leaves DEPTH_TEST enabled, depth func LESS, depth writes on,
+ * program 0. */
 CROWD_API void crowd_gl_draw_sky(const crowd_gl_renderer *renderer, const crowd_gl_scene *scene);
 
 /* With desc.debug: what the last failing upload or pass saw ("" when none). */

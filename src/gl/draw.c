@@ -102,13 +102,16 @@ void crowd_gl_draw_sky(const crowd_gl_renderer *r, const crowd_gl_scene *s)
     glUniform3fv(u[U_SKY_COLOR], 1, s->sky_color);
     glUniform3fv(u[U_FOG_COLOR], 1, s->fog_color);
     glUniform2f(u[U_TONE], (float)s->output, s->exposure > 0.0f ? s->exposure : 1.0f);
-    glDisable(GL_DEPTH_TEST);
+    /* at the far plane, tested but not written: drawn after the passes it shades only the pixels
+       nothing covered (early depth rejection; on SwiftShader the sky was a full-screen pass) */
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
     glDepthMask(GL_FALSE);
     glBindVertexArray(r->sky_vao);
     glDrawArrays(GL_TRIANGLES, 0, 3);
     glBindVertexArray(0);
     glDepthMask(GL_TRUE);
-    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
     glUseProgram(0);
 }
 
@@ -219,9 +222,11 @@ static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bo
     draw_batch(&r->props);
     if (shadow) /* the ground receives shadows but casts none */
         return;
+    /* bound (or cleared) every time: texture units are the context's, and whatever another
+       renderer or the demo left on this one may be an integer texture (a draw error in WebGL) */
+    glActiveTexture(GL_TEXTURE0 + UNIT_GROUND_PAINT);
+    glBindTexture(GL_TEXTURE_2D, r->ground_paint);
     if (r->ground_paint) {
-        glActiveTexture(GL_TEXTURE0 + UNIT_GROUND_PAINT);
-        glBindTexture(GL_TEXTURE_2D, r->ground_paint);
         glUniform1i(p->uniforms[U_GROUND_PAINT], 1);
         glUniform1f(p->uniforms[U_GROUND_PAINT_HALF], r->ground_paint_half);
     }
@@ -331,11 +336,14 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
         r->stats.shadow_triangles = 0;
         r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
     }
-    draw_props(r, view_projection, false, scene);
+    /* the crowd before the ground: the ground's pixels under people then fail the depth test early
+       instead of being shaded (shadow taps, fog) and overdrawn; nothing here blends */
     draw_crowd(r, f, view_projection, false, scene);
     if (!crowd_gpu_crowd_driven(r)) /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
+    draw_props(r, view_projection, false, scene);
     glBindVertexArray(0);
+    glActiveTexture(GL_TEXTURE0); /* code after us that binds a texture binds it on unit 0 */
     crowd_gl_timer_end(r, 1);
     return crowd_gl_debug_check(r, "colour pass");
 }

@@ -34,8 +34,8 @@ crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error)
     const crowd_imposters *m = &r->asset->imposters;
     if (!m->frames || !m->clips)
         return CROWD_OK;
-    crowd_result result = crowd_program_build(&r->imposter, "imposter", r->desc.es, NULL, crowd_glsl_imposter_vert,
-                                              crowd_glsl_imposter_frag, error);
+    crowd_result result = crowd_program_build(&r->imposter, "imposter", r->desc.es, "RECORD_TEXTURE\n",
+                                              crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
     if (result != CROWD_OK)
         return result;
     float *boxes = crowd_calloc((size_t)m->clip_count * 8, sizeof *boxes);
@@ -54,21 +54,19 @@ crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error)
     crowd_free(boxes);
     r->tex_imposter_albedo = atlas_texture(&m->albedo, m->tile);
     r->tex_imposter_normals = atlas_texture(&m->normals, m->tile);
-    glGenVertexArrays(1, &r->imposter_vao);
-    glBindVertexArray(r->imposter_vao);
-    for (GLuint loc = 8; loc <= 11; loc++) {
-        glEnableVertexAttribArray(loc);
-        glVertexAttribDivisor(loc, 1);
-    }
-    glBindVertexArray(0);
+    glGenVertexArrays(1, &r->imposter_vao); /* empty: the cards come from gl_VertexID and the records texture */
+    glGenTextures(1, &r->tex_records);
+    glBindTexture(GL_TEXTURE_2D, r->tex_records);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     return crowd_gl_check("imposter atlas", error);
 }
 
 void crowd_gl_imposter_destroy(crowd_gl_renderer *r)
 {
     crowd_program_release(&r->imposter);
-    GLuint textures[3] = {r->tex_imposter_clips, r->tex_imposter_albedo, r->tex_imposter_normals};
-    glDeleteTextures(3, textures);
+    GLuint textures[4] = {r->tex_imposter_clips, r->tex_imposter_albedo, r->tex_imposter_normals, r->tex_records};
+    glDeleteTextures(4, textures);
     glDeleteVertexArrays(1, &r->imposter_vao);
 }
 
@@ -94,6 +92,31 @@ void crowd_gl_imposter_begin(crowd_gl_renderer *r, const crowd_program *p, const
     glUniform3f(u[U_BAND], 0.0f, 0.0f, 0.0f);
 }
 
+/* The instance buffer's records into the records texture, on the GPU (a pixel-unpack copy: no
+ * readback, no second upload): whole rows, then the last partial row. Grows the texture by rows. */
+static void copy_records(crowd_gl_renderer *r)
+{
+    uint32_t n = r->records_count, per_row = CROWD_GL_RECORDS_PER_ROW;
+    uint32_t rows = (n + per_row - 1) / per_row, full = n / per_row;
+    glActiveTexture(GL_TEXTURE0 + UNIT_RECORDS);
+    glBindTexture(GL_TEXTURE_2D, r->tex_records);
+    if (rows > r->records_rows) {
+        uint32_t grown = rows + rows / 4 + 1; /* headroom: a growing crowd reallocates rarely */
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, (GLsizei)(4 * per_row), (GLsizei)grown, 0, GL_RGBA_INTEGER,
+                     GL_UNSIGNED_INT, NULL);
+        r->records_rows = grown;
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->instances);
+    if (full)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)(4 * per_row), (GLsizei)full, GL_RGBA_INTEGER, GL_UNSIGNED_INT,
+                        NULL);
+    if (n % per_row)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(4 * (n % per_row)), 1, GL_RGBA_INTEGER,
+                        GL_UNSIGNED_INT, (const void *)((uintptr_t)full * per_row * sizeof(crowd_record)));
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    r->records_dirty = false;
+}
+
 void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                             const crowd_gl_scene *scene)
 {
@@ -101,17 +124,22 @@ void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const fl
     bool used = false;
     for (uint32_t d = 0; d < f->draw_count && p->id; d++) {
         const crowd_draw *draw = &f->draws[d];
-        if (!(draw->flags & CROWD_DRAW_IMPOSTER))
+        if (!(draw->flags & CROWD_DRAW_IMPOSTER) || !draw->count)
             continue;
         if (!used) {
+            if (r->records_dirty)
+                copy_records(r);
             crowd_gl_imposter_begin(r, p, f, view_projection, scene);
+            glActiveTexture(GL_TEXTURE0 + UNIT_RECORDS);
+            glBindTexture(GL_TEXTURE_2D, r->tex_records);
+            glUniform1i(p->uniforms[U_RECORDS], UNIT_RECORDS);
             glBindVertexArray(r->imposter_vao);
             used = true;
         }
         bool band = (draw->flags & CROWD_DRAW_BAND) != 0;
         glUniform3f(p->uniforms[U_BAND], f->imposter_band[0], f->imposter_band[1], band ? 1.0f : 0.0f);
-        crowd_gl_bind_instances(r, draw->first);
-        glDrawArraysInstanced(GL_TRIANGLES, 0, 6, (GLsizei)draw->count);
+        glUniform1i(p->uniforms[U_FIRST], (GLint)draw->first);
+        glDrawArrays(GL_TRIANGLES, 0, 6 * (GLsizei)draw->count);
         r->stats.draws++;
         r->stats.triangles += 2u * (uint64_t)draw->count;
     }

@@ -54,6 +54,8 @@ static const char *const uniform_names[U_COUNT] = {
     [U_TONE] = "u_tone",
     [U_SKY_VIEW] = "u_sky_view",
     [U_SKY_FOCAL] = "u_sky_focal",
+    [U_RECORDS] = "u_records",
+    [U_FIRST] = "u_first",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */

@@ -52,6 +52,8 @@ typedef enum crowd_uniform {
     U_TONE,
     U_SKY_VIEW,
     U_SKY_FOCAL,
+    U_RECORDS,
+    U_FIRST,
     U_GROUND_PAINT,
     U_GROUND_PAINT_MAP,
     U_GROUND_PAINT_HALF,

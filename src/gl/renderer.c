@@ -566,6 +566,9 @@ crowd_result crowd_gl_upload(crowd_gl_renderer *r, const crowd_frame *frame, cro
     }
     if (r->gpu)
         crowd_gpu_crowd_upload(r, frame);
+    if (bytes || !r->uploaded || frame->record_count != r->records_count)
+        r->records_dirty = true;
+    r->records_count = frame->record_count;
     r->uploaded = true;
     r->stats.bytes_uploaded = bytes;
     r->stats.capacity = r->capacity;

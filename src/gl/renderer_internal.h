@@ -20,9 +20,11 @@ enum crowd_texture_unit {
     UNIT_IMPOSTER_ALBEDO,
     UNIT_IMPOSTER_NORMALS,
     UNIT_GROUND_PAINT, /* the prop program's (crowd_gl_set_ground_paint) */
+    UNIT_RECORDS,      /* the CPU path's cards: the records as a texture (imposter.c) */
 };
 
 #define CROWD_GL_MAX_ATTACHMENTS 8
+#define CROWD_GL_RECORDS_PER_ROW 1024u
 #define CROWD_GL_RING 3
 #define CROWD_GL_TIMER_SLOTS (CROWD_GL_TIMER_LATENCY + 1)
 
@@ -94,8 +96,17 @@ struct crowd_gl_renderer {
     /* the imposter level (imposter.c): program, atlases, per-clip boxes; program.id 0 without */
     crowd_program imposter;
     GLuint imposter_vao, tex_imposter_clips, tex_imposter_albedo, tex_imposter_normals;
-    bool imposter_blob;  /* reserved: a blob shadow under cards (not drawn yet) */
-    bool output_normals; /* the imposter bake's normal pass (lit.frag u_output) */
+    /* The CPU path's cards read their records from a texture (RGBA32UI, CROWD_GL_RECORDS_PER_ROW
+       records of 4 texels a row), copied on the GPU from the instance buffer, so that one
+       non-instanced draw of 6 vertices per card replaces an instanced one: SwiftShader runs every
+       instance as a draw of its own (measured in Chromium: 20k one-triangle instances 270 ms a
+       frame, the same triangles in one draw 17 ms). */
+    GLuint tex_records;
+    uint32_t records_rows;  /* the texture's height */
+    uint32_t records_count; /* records in the buffer at the last upload */
+    bool records_dirty;     /* the buffer changed since the texture's last copy */
+    bool imposter_blob;     /* reserved: a blob shadow under cards (not drawn yet) */
+    bool output_normals;    /* the imposter bake's normal pass (lit.frag u_output) */
 };
 
 /* imposter.c: creation (nothing for an asset without an atlas), release, and the colour pass's

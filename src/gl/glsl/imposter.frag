@@ -32,26 +32,41 @@ float lit_fraction()
     vec3 p = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
     if (p.z >= 1.0 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0)
         return 1.0;
-    float sum = 0.0;
-    for (int y = -1; y <= 1; y++)
-        for (int x = -1; x <= 1; x++)
-            sum += texture(u_shadow_map, vec3(p.xy + vec2(x, y) * u_shadow_texel, p.z - 0.0015));
-    return sum / 9.0;
+    // one hardware 2x2 PCF tap: a card is far (past the last mesh level), a few pixels wide, and
+    // its pixels are most of the frame's at 100k; the meshes' four-tap tent would not show here
+    return texture(u_shadow_map, vec3(p.xy, p.z - 0.0015));
 }
 
 // One view's texels, weight 0 outside its tile (the views frame the box differently). Four views
 // (two yaws at each of two elevations) add up, alpha-weighted; coverage is cut at half below.
 // Measured (tests/test_imposters): the nearest yaw alone, a cut at 0.4, or the nearest view's own
 // alpha kept as a floor all did no better than this plain blend.
-void view_sample(vec2 uv, vec2 origin, float weight, inout vec4 albedo, inout vec4 normal)
+// The albedo of all four comes first and the normals only for kept pixels: most of a card's box
+// is empty, and the discard then skips half the fetches and all of the lighting. The gradients are
+// taken up front, in uniform control flow: fetches after a discard or under a per-pixel branch
+// would have undefined implicit derivatives (mip selection).
+vec2 view_at(vec2 uv, vec2 origin, float weight)
 {
     if (weight <= 0.0 || any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0))))
-        return;
-    vec2 at = origin + clamp(uv, vec2(0.02), vec2(0.98)) * u_tile_scale;
-    vec4 a = texture(u_imposter_albedo, at);
-    vec4 n = texture(u_imposter_normals, at);
+        return vec2(-1.0);
+    return origin + clamp(uv, vec2(0.02), vec2(0.98)) * u_tile_scale;
+}
+
+float view_albedo(vec2 at, vec4 grad, float weight, inout vec4 albedo)
+{
+    if (at.x < 0.0)
+        return 0.0;
+    vec4 a = textureGrad(u_imposter_albedo, at, grad.xy, grad.zw);
     float w = weight * a.a;
     albedo += vec4(a.rgb * w, w);
+    return w;
+}
+
+void view_normal(vec2 at, vec4 grad, float w, inout vec4 normal)
+{
+    if (w <= 0.0)
+        return;
+    vec4 n = textureGrad(u_imposter_normals, at, grad.xy, grad.zw);
     normal += vec4(n.rgb * 2.0 - 1.0, n.a) * w;
 }
 
@@ -59,12 +74,21 @@ void main()
 {
     vec4 albedo = vec4(0.0), normal = vec4(0.0);
     float e1 = v_blend.y, e0 = 1.0 - e1;
-    view_sample(v_uv0.xy, v_tiles0.xy, (1.0 - v_blend.x) * e0, albedo, normal);
-    view_sample(v_uv0.zw, v_tiles0.zw, v_blend.x * e0, albedo, normal);
-    view_sample(v_uv1.xy, v_tiles1.xy, (1.0 - v_blend.x) * e1, albedo, normal);
-    view_sample(v_uv1.zw, v_tiles1.zw, v_blend.x * e1, albedo, normal);
+    vec4 weight = vec4((1.0 - v_blend.x) * e0, v_blend.x * e0, (1.0 - v_blend.x) * e1, v_blend.x * e1);
+    vec2 at0 = view_at(v_uv0.xy, v_tiles0.xy, weight.x), at1 = view_at(v_uv0.zw, v_tiles0.zw, weight.y);
+    vec2 at2 = view_at(v_uv1.xy, v_tiles1.xy, weight.z), at3 = view_at(v_uv1.zw, v_tiles1.zw, weight.w);
+    // per view: d(at)/dx, d(at)/dy (the clamp's flat edge aside)
+    vec4 dx0 = dFdx(v_uv0), dy0 = dFdy(v_uv0), dx1 = dFdx(v_uv1), dy1 = dFdy(v_uv1);
+    vec4 g0 = vec4(dx0.xy, dy0.xy) * u_tile_scale.xyxy, g1 = vec4(dx0.zw, dy0.zw) * u_tile_scale.xyxy;
+    vec4 g2 = vec4(dx1.xy, dy1.xy) * u_tile_scale.xyxy, g3 = vec4(dx1.zw, dy1.zw) * u_tile_scale.xyxy;
+    vec4 w = vec4(view_albedo(at0, g0, weight.x, albedo), view_albedo(at1, g1, weight.y, albedo),
+                  view_albedo(at2, g2, weight.z, albedo), view_albedo(at3, g3, weight.w, albedo));
     if (albedo.a < 0.5) // coverage of the blended views, as the mesh's edge would fall
         discard;
+    view_normal(at0, g0, w.x, normal);
+    view_normal(at1, g1, w.y, normal);
+    view_normal(at2, g2, w.z, normal);
+    view_normal(at3, g3, w.w, normal);
     vec3 base = albedo.rgb / albedo.a;
     float mask = normal.a / albedo.a;
     vec3 nm = normal.xyz;
