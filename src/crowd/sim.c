@@ -713,9 +713,10 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
  * its record and state), the GPU extrapolates it as before, and its chunk counts it through the
  * chunk's sleepers, whose bounds hold the segment it walks while asleep (culling stays
  * conservative: a chunk's bounds are never smaller than its instances'). Stepping it is meant to
- * do nothing, so that records, decisions and movers are the same as without sleep; measured
- * against a crowd that steps every agent (test_crowd, sleepers_keep_chunks_exact), 2.3 % of
- * record-frames still move otherwise, for a reason not yet found. The chunk bounds are wider (by at most the sleepers' walk), and every SLEEP_REFRESH steps a chunk's
+ * do nothing, so that records, decisions and movers are the same as without sleep: against a
+ * crowd that steps every agent they are, byte for byte (test_crowd, sleepers_keep_chunks_exact; an
+ * agent past the edge margin stays awake, as steering re-aims it every step). The chunk bounds are
+ * wider (by at most the sleepers' walk), and every SLEEP_REFRESH steps a chunk's
  * sleepers wake and its bounds are re-taken exactly (round robin by chunk, 1/SLEEP_REFRESH of the
  * chunks per step). Wakes come early rather than late: SLEEP_EARLY seconds before a decision, a
  * thousandth of a chunk before its edge, a centimetre before the margin. */
@@ -738,7 +739,9 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
                                             float edge)
 {
     uint32_t ahead = (uint8_t)(a->due - (uint8_t)tick); /* ticks to its next decision (sim_steer.c) */
-    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128)
+    /* Past the edge margin the next step's steering re-aims it at the centre from where it is then
+     * (sim_steer.c's head_back), a new direction almost every step: awake until back inside. */
+    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128 || fabsf(p[0]) > edge || fabsf(p[2]) > edge)
         return;
     float span = (float)((double)(tick + ahead) * 0.05) - SLEEP_EARLY - t_next;
     float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
