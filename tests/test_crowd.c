@@ -1395,8 +1395,8 @@ static void sleepers_keep_chunks_exact(void)
            "otherwise (%u differ in any byte), %u chunk counts wrong, %u positions outside their chunk's bounds\n",
            100.0 * (double)asleep / ((double)frames * n), most_asleep, n, differ, bytes_differ, miscounted, outside);
     CHECKF(differ == 0 && bytes_differ == 0 && miscounted == 0 && outside == 0 && most_asleep > n / 2,
-           "differ %u (%u in any byte), miscounted %u, outside %u, at most %u asleep", differ, bytes_differ,
-           miscounted, outside, most_asleep);
+           "differ %u (%u in any byte), miscounted %u, outside %u, at most %u asleep", differ, bytes_differ, miscounted,
+           outside, most_asleep);
     free(count);
     for (int k = 0; k < 2; k++) {
         crowd_sim_destroy(sim[k]);

@@ -41,8 +41,8 @@ typedef struct bench_row {
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--warmup n] [--threads 1,2,0] "
-                 "[--coverage] [--json]\n"
+    fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--warmup n] "
+                 "[--threads 1,2,0] [--coverage] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still] [--imposters on|off] [--imposter-distance m]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"

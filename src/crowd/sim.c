@@ -864,7 +864,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
             if (sleep && sleep[s].cell) { /* awake again: its event came, or its chunk refreshes */
-                if (gate[sleep[s].cell]) /* else its chunk's sleepers were emptied already */
+                if (gate[sleep[s].cell])  /* else its chunk's sleepers were emptied already */
                     crowd_bin_sleepers(bin, sleep[s].cell - 1)->count--;
                 sleep[s].cell = 0;
             }
