@@ -262,13 +262,14 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_sleep *sleep = crowd_calloc(cap, sizeof *sleep), *sleep_back = crowd_calloc(cap, sizeof *sleep);
     sim->sleepers = crowd_malloc(sizeof *sim->sleepers * c->cell_count);
     sim->sleep_delta = crowd_malloc(sizeof *sim->sleep_delta * c->cell_count);
+    sim->sleep_gate = crowd_calloc(c->cell_count + 1, 1);
     size_t task_cells = (size_t)c->task_count * c->cell_count;
     crowd_sleepers *task_sleepers = task_cells ? crowd_malloc(sizeof *task_sleepers * task_cells) : NULL;
     uint32_t *task_touched = task_cells ? crowd_malloc(sizeof *task_touched * task_cells) : NULL;
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted_cell ||
         !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents || !agents_back ||
-        !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers || !sim->sleep_delta ||
+        !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers || !sim->sleep_delta || !sim->sleep_gate ||
         (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
@@ -333,6 +334,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     }
     crowd_free(sim->sleepers);
     crowd_free(sim->sleep_delta);
+    crowd_free(sim->sleep_gate);
     crowd_free(sim->obstacles);
     crowd_free(sim->chunk_obstacle_start);
     crowd_free(sim->obstacle_ids);
@@ -713,9 +715,10 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
  * its record and state), the GPU extrapolates it as before, and its chunk counts it through the
  * chunk's sleepers, whose bounds hold the segment it walks while asleep (culling stays
  * conservative: a chunk's bounds are never smaller than its instances'). Stepping it is meant to
- * do nothing, so that records, decisions and movers are the same as without sleep; measured
- * against a crowd that steps every agent (test_crowd, sleepers_keep_chunks_exact), 2.3 % of
- * record-frames still move otherwise, for a reason not yet found. The chunk bounds are wider (by at most the sleepers' walk), and every SLEEP_REFRESH steps a chunk's
+ * do nothing, so that records, decisions and movers are the same as without sleep: against a
+ * crowd that steps every agent they are, byte for byte (test_crowd, sleepers_keep_chunks_exact; an
+ * agent past the edge margin stays awake, as steering re-aims it every step). The chunk bounds are
+ * wider (by at most the sleepers' walk), and every SLEEP_REFRESH steps a chunk's
  * sleepers wake and its bounds are re-taken exactly (round robin by chunk, 1/SLEEP_REFRESH of the
  * chunks per step). Wakes come early rather than late: SLEEP_EARLY seconds before a decision, a
  * thousandth of a chunk before its edge, a centimetre before the margin. */
@@ -723,11 +726,11 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
 #define SLEEP_EARLY 0.01f
 
 /* Whether a sleeper sleeps on through the step ending at t_next: its event is ahead and its chunk
- * does not refresh (chunk i refreshes at the steps where (steps + i) % SLEEP_REFRESH == 0, that is
- * i % SLEEP_REFRESH == `refresh`). */
-static CROWD_ALWAYS_INLINE bool asleep(const crowd_sleep *z, float t_next, uint32_t refresh)
+ * does not refresh (chunk i refreshes at the steps where (steps + i) % SLEEP_REFRESH == 0; `gate`
+ * is the step's sim->sleep_gate). No branch: the walk tests every slot with it. */
+static CROWD_ALWAYS_INLINE uint32_t asleep(const crowd_sleep *z, float t_next, const uint8_t *gate)
 {
-    return z->cell && t_next < z->until && (z->cell - 1) % SLEEP_REFRESH != refresh;
+    return gate[z->cell] & (uint32_t)(t_next < z->until);
 }
 
 /* Slot s (record r, agent a, at p at the step's end, in chunk with the cache's bounds) falls asleep
@@ -738,7 +741,9 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
                                             float edge)
 {
     uint32_t ahead = (uint8_t)(a->due - (uint8_t)tick); /* ticks to its next decision (sim_steer.c) */
-    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128)
+    /* Past the edge margin the next step's steering re-aims it at the centre from where it is then
+     * (sim_steer.c's head_back), a new direction almost every step: awake until back inside. */
+    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128 || fabsf(p[0]) > edge || fabsf(p[2]) > edge)
         return;
     float span = (float)((double)(tick + ahead) * 0.05) - SLEEP_EARLY - t_next;
     float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
@@ -809,7 +814,10 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     uint32_t rewritten = 0;
     /* sleep (above): on in this walk when the step allows it; a region's refresh wakes everyone */
     crowd_sleep *const sleep = bin->sleepers ? c->sleep : NULL;
-    const uint32_t refresh = (SLEEP_REFRESH - sim->steps % SLEEP_REFRESH) % SLEEP_REFRESH; /* see asleep() */
+    const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
+    /* the awake slots of the batch being stepped and of the next one (offsets into their batch) */
+    uint8_t awake_list[2][STEP_BATCH];
+    uint32_t awake_count[2] = {0, 0}, cur = 0;
     const uint32_t tick = sim->tick;
     const float edge = -c->world_min - SIM_WANDER_EDGE;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
@@ -819,27 +827,44 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
          * asked for now (scattered among sleepers, they would otherwise be fetched one after
          * another at memory latency). */
         bool lazy = false;
+        uint32_t awake = n;
         if (sleep) {
-            uint32_t awake = 0, next = base + STEP_BATCH, m = end - next < STEP_BATCH ? end - next : STEP_BATCH;
-            for (uint32_t i = 0; i < n; i++)
-                awake += !asleep(&sleep[base + i], t_next, refresh);
-            for (uint32_t i = 0; next < end && i < m; i++) /* a batch ahead: its latency hides behind this one */
-                if (!asleep(&sleep[next + i], t_next, refresh)) {
-                    crowd_prefetch(&records[next + i]);
-                    crowd_prefetch(&agents[next + i]);
+            /* Each slot's sleep is tested once, a batch ahead (the first batch here), into a list of
+             * the awake: its latency hides behind this batch, and the walk below visits only them. */
+            if (base == first) {
+                uint32_t w = 0;
+                for (uint32_t i = 0; i < n; i++) {
+                    awake_list[cur][w] = (uint8_t)i;
+                    w += !asleep(&sleep[base + i], t_next, gate);
                 }
+                awake_count[cur] = w;
+            }
+            uint32_t next = base + STEP_BATCH, m = next < end ? (end - next < STEP_BATCH ? end - next : STEP_BATCH) : 0;
+            uint32_t w = 0;
+            uint8_t *ahead_list = awake_list[cur ^ 1u];
+            for (uint32_t i = 0; i < m; i++) {
+                ahead_list[w] = (uint8_t)i;
+                w += !asleep(&sleep[next + i], t_next, gate);
+            }
+            for (uint32_t j = 0; j < w; j++) {
+                crowd_prefetch(&records[next + ahead_list[j]]);
+                crowd_prefetch(&agents[next + ahead_list[j]]);
+            }
+            awake_count[cur ^ 1u] = w;
+            awake = awake_count[cur];
+            cur ^= 1u;
             if (!awake)
                 continue;
             lazy = awake < n;
         }
         if (!far && !lazy)
             sim_desired_velocities(sim, base, n, desired);
-        for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *const list = awake_list[cur ^ 1u]; /* this batch's (cur now names the next one's) */
+        for (uint32_t j = 0; j < awake; j++) {
+            uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
-            if (sleep && sleep[s].cell) {
-                if (asleep(&sleep[s], t_next, refresh))
-                    continue; /* its record moves it, its chunk's sleepers count it */
-                if ((sleep[s].cell - 1) % SLEEP_REFRESH != refresh) /* else emptied already */
+            if (sleep && sleep[s].cell) { /* awake again: its event came, or its chunk refreshes */
+                if (gate[sleep[s].cell])  /* else its chunk's sleepers were emptied already */
                     crowd_bin_sleepers(bin, sleep[s].cell - 1)->count--;
                 sleep[s].cell = 0;
             }
@@ -1045,9 +1070,13 @@ static void wake_all(crowd_sim *sim)
 static void refresh_sleepers(crowd_sim *sim)
 {
     const crowd *c = sim->crowd;
-    for (uint32_t i = 0; i < c->cell_count; i++)
-        if ((sim->steps + i) % SLEEP_REFRESH == 0)
+    sim->sleep_gate[0] = 0;
+    for (uint32_t i = 0; i < c->cell_count; i++) {
+        bool refreshes = (sim->steps + i) % SLEEP_REFRESH == 0;
+        if (refreshes)
             crowd_sleepers_clear(&sim->sleepers[i]);
+        sim->sleep_gate[i + 1] = (uint8_t)!refreshes;
+    }
 }
 
 /* After the walk: its changes into the chunks' sleepers, and the sleepers into the chunk stats the
