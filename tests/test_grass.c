@@ -1,6 +1,7 @@
 /* The grass field (crowdbake/grass.h) on Mesa llvmpipe through EGL surfaceless: the density curve
  * and prefixes, the GPU path's three partitions against the CPU reference of the same rules, the
- * skip cache, and pixels of both paths (green, never blank, the same within a tolerance).
+ * skip cache, pixels of both paths (green, never blank, the same within a tolerance) and the crowd's
+ * shadow on the blades.
  * `test_grass --es` runs the CPU path on an OpenGL ES 3.0 context (the WebGL2 shader dialect). */
 #include <math.h>
 #include <stdlib.h>
@@ -9,6 +10,8 @@
 #include "check.h"
 #include "common/camera.h"
 #include "common/cbmath.h"
+#include "crowdbake/crowd.h"
+#include "crowdbake/gl.h"
 #include "crowdbake/grass.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
@@ -246,6 +249,74 @@ static void pixels(void)
         crowd_grass_destroy(gpu);
     }
     free(a);
+}
+
+/* The field receives the crowd's shadows: a block of characters standing in the meadow, the shadow
+ * map rendered by their renderer, the field drawn with and without it (the crowd itself not drawn, so
+ * only the blades' lighting differs). Blades in the shadow get darker; none gets lighter. */
+static void blades_receive_the_crowd_shadow(void)
+{
+    crowd_bake_output baked =
+        bake_or_die(humanoid(), (crowd_bake_desc){.clip_names = (const char *const[]){"idle"}, .clip_name_count = 1});
+    crowd_asset asset = {0};
+    crowd_error err = {0};
+    REQUIRE(crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) == CROWD_OK);
+    crowd_desc cd = {.asset = &asset, .capacity = 64, .world_size = 100.0f, .chunk_size = 24.0f};
+    crowd *c = NULL;
+    crowd_gl_renderer *r = NULL;
+    crowd_grass *g = make(CROWD_GRASS_PATH_CPU, 0);
+    crowd_gl_desc gd = {
+        .asset = &asset, .sizing_crowd = NULL, .path = CROWD_GL_PATH_CPU, .es = es, .shadow_map_size = 1024};
+    if (crowd_create(&cd, &c, &err) != CROWD_OK || !g || crowd_gl_create(&gd, &r, &err) != CROWD_OK) {
+        fprintf(stderr, "set-up: %s\n", err.message);
+        CHECK(false);
+        goto done;
+    }
+    crowd_set_count(c, 64);
+    for (uint32_t i = 0; i < 64; i++) { /* an 8 x 8 block, 1.2 m apart, centred at the origin */
+        crowd_set_transform(c, i, -4.2f + 1.2f * (float)(i % 8), 0.0f, -4.2f + 1.2f * (float)(i / 8), 0.0f);
+        crowd_play(c, i, 0, 0.0f, 0.0f);
+    }
+    crowd_gl_scene s;
+    scene_at(&s, 0.0f, 14.0f, 16.0f, 0.0f, 0.0f, 0.0f);
+    crowd_view view = {.viewport_height = H};
+    memcpy(view.view, s.view, sizeof view.view);
+    memcpy(view.projection, s.projection, sizeof view.projection);
+    const crowd_frame *f = crowd_update(c, 0.0f, &view);
+    float light[16], centre[3] = {0, 0, 0};
+    crowd_gl_fit_shadow(r, s.sun_direction, centre, 20.0f, light);
+    CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK && crowd_gl_render_shadows(r, f, light) == CROWD_OK);
+    uint8_t *frame[2] = {NULL, NULL};
+    for (int lit = 0; lit < 2; lit++) {
+        s.shadows = lit == 0;
+        glClearColor(0.55f, 0.65f, 0.8f, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        crowd_grass_frame gf = {.time = 1.0f};
+        CHECK(crowd_grass_draw(g, r, &s, &gf) == CROWD_OK);
+        frame[lit] = malloc(W * H * 3);
+        if (frame[lit])
+            tool_gl_read_rgb(&gl, frame[lit]);
+    }
+    if (frame[0] && frame[1]) {
+        uint32_t darker = 0, lighter = 0;
+        for (int p = 0; p < W * H; p++) {
+            int a = frame[0][3 * p] + frame[0][3 * p + 1] + frame[0][3 * p + 2];
+            int b = frame[1][3 * p] + frame[1][3 * p + 1] + frame[1][3 * p + 2];
+            darker += a<b - 24, lighter += a> b + 24;
+        }
+        tool_write_png(es ? "grass_shadow_es.png" : "grass_shadow.png", frame[0], W, H, NULL);
+        printf("     the crowd's shadow on the blades: %u pixels darker, %u lighter\n", darker, lighter);
+        CHECKF(darker > W * H / 100, "only %u pixels darkened", darker);
+        CHECKF(lighter == 0, "%u pixels got lighter", lighter);
+    }
+    free(frame[0]);
+    free(frame[1]);
+done:
+    crowd_gl_destroy(r);
+    crowd_grass_destroy(g);
+    crowd_destroy(c);
+    crowd_asset_free(&asset);
+    crowd_bake_output_free(&baked);
 }
 
 /* ---- the interaction fields ---- */
@@ -799,6 +870,7 @@ int main(int argc, char **argv)
     RUN_TEST(skip_cache);
     RUN_TEST(partitions_match_the_cpu);
     RUN_TEST(pixels);
+    RUN_TEST(blades_receive_the_crowd_shadow);
     RUN_TEST(trample_trail);
     RUN_TEST(cut_persists);
     RUN_TEST(paint_colours_the_meadow);

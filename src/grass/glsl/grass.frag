@@ -31,11 +31,13 @@ float lit_fraction()
     vec3 p = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
     if (p.z >= 1.0 || p.x <= 0.0 || p.y <= 0.0 || p.x >= 1.0 || p.y >= 1.0)
         return 1.0;
-    float sum = 0.0;
-    for (int y = -1; y <= 1; y++)
-        for (int x = -1; x <= 1; x++)
-            sum += texture(u_shadow_map, vec3(p.xy + vec2(x, y) * u_shadow_texel, p.z - 0.0015));
-    return sum / 9.0;
+    // the ground's kernel (src/gl/glsl/lit.frag): four hardware 2x2 PCF taps half a texel off centre,
+    // so a blade and the ground under it are shadowed alike, at under half the nine taps' fetches
+    float z = p.z - 0.0015;
+    vec2 h = 0.5 * u_shadow_texel;
+    float sum = texture(u_shadow_map, vec3(p.xy + vec2(-h.x, -h.y), z)) + texture(u_shadow_map, vec3(p.xy + vec2(h.x, -h.y), z)) +
+                texture(u_shadow_map, vec3(p.xy + vec2(-h.x, h.y), z)) + texture(u_shadow_map, vec3(p.xy + vec2(h.x, h.y), z));
+    return sum * 0.25;
 }
 
 void main()
