@@ -31,14 +31,12 @@
 /* The page's LOD bias, measured in Chromium (SwiftShader WebGL2), 1280x720, seed camera, grass off,
  * MSAA off (web/bench.mjs, one round): 20k 817 -> 733 ms, 100k 3433 -> 2658 ms with lod_bias 0.5
  * and shadow_max_lod 1 against 1 and 2. SwiftShader is bound by the VAT vertex work of the middle
- * levels; natively the defaults stay the library's chain. shadow_max_lod stays 2: at 1 the smoke's
- * close view (no LOD 0-1 instance in it) lost every crowd shadow. */
+ * levels; natively the defaults stay the library's chain. shadow_max_lod stays 2 on both: at 1 the
+ * smoke's close view (no LOD 0-1 instance in it) lost every crowd shadow. */
 #ifdef __EMSCRIPTEN__
 #define DEMO_LOD_BIAS_DEFAULT 0.5
-#define DEMO_SHADOW_MAX_LOD_DEFAULT 2
 #else
 #define DEMO_LOD_BIAS_DEFAULT 1
-#define DEMO_SHADOW_MAX_LOD_DEFAULT 2
 #endif
 
 /* GLFW key codes (printable keys are their ASCII upper case). */
@@ -270,7 +268,7 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            [DEMO_LOD_BIAS] = DEMO_LOD_BIAS_DEFAULT,
                                            [DEMO_VERTEX_BUDGET] = 0,
                                            [DEMO_SHADOWS] = 1,
-                                           [DEMO_SHADOW_MAX_LOD] = DEMO_SHADOW_MAX_LOD_DEFAULT,
+                                           [DEMO_SHADOW_MAX_LOD] = 2,
                                            [DEMO_FAR_POOL] = 1,
                                            [DEMO_STRIDE_MATCHING] = 1,
                                            [DEMO_SEPARATION] = 1,
