@@ -105,7 +105,6 @@ struct crowd_gl_renderer {
     uint32_t records_rows;  /* the texture's height */
     uint32_t records_count; /* records in the buffer at the last upload */
     bool records_dirty;     /* the buffer changed since the texture's last copy */
-    bool imposter_blob;     /* reserved: a blob shadow under cards (not drawn yet) */
     bool output_normals;    /* the imposter bake's normal pass (lit.frag u_output) */
 };
 
