@@ -101,7 +101,10 @@ static void copy_records(crowd_gl_renderer *r)
     glActiveTexture(GL_TEXTURE0 + UNIT_RECORDS);
     glBindTexture(GL_TEXTURE_2D, r->tex_records);
     if (rows > r->records_rows) {
-        uint32_t grown = rows + rows / 4 + 1; /* headroom: a growing crowd reallocates rarely */
+        /* headroom, so a growing crowd reallocates rarely, but not past the 2,048 rows WebGL2
+           guarantees unless the records need more */
+        uint32_t grown = rows + rows / 4 + 1, limit = rows > 2048u ? rows : 2048u;
+        grown = grown < limit ? grown : limit;
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, (GLsizei)(4 * per_row), (GLsizei)grown, 0, GL_RGBA_INTEGER,
                      GL_UNSIGNED_INT, NULL);
         r->records_rows = grown;

@@ -24,7 +24,9 @@ enum crowd_texture_unit {
 };
 
 #define CROWD_GL_MAX_ATTACHMENTS 8
-#define CROWD_GL_RECORDS_PER_ROW 1024u
+/* 512 records of 4 texels: 2,048 texels, the widest texture WebGL2 guarantees (MAX_TEXTURE_SIZE >= 2048);
+   2,048 rows of them hold 1,048,576 records */
+#define CROWD_GL_RECORDS_PER_ROW 512u
 #define CROWD_GL_RING 3
 #define CROWD_GL_TIMER_SLOTS (CROWD_GL_TIMER_LATENCY + 1)
 

@@ -34,14 +34,14 @@ layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec u_records[
 crowd_rec instance_record() { return u_records[i_slot]; }
 #elif defined(RECORD_TEXTURE)
 // The CPU path (imposter.c): one non-instanced draw, 6 vertices per card; card k of the draw is
-// record u_first + k of the records texture (4 texels per record, CROWD_GL_RECORDS_PER_ROW a row).
+// record u_first + k of the records texture (4 texels per record, 512 a row: CROWD_GL_RECORDS_PER_ROW).
 uniform highp usampler2D u_records;
 uniform int u_first;
 crowd_rec g_record;
 crowd_rec fetch_record()
 {
     int slot = u_first + gl_VertexID / 6;
-    ivec2 at = ivec2((slot % 1024) * 4, slot / 1024);
+    ivec2 at = ivec2((slot % 512) * 4, slot / 512);
     uvec4 w0 = texelFetch(u_records, at, 0), w1 = texelFetch(u_records, at + ivec2(1, 0), 0);
     uvec4 w2 = texelFetch(u_records, at + ivec2(2, 0), 0), w3 = texelFetch(u_records, at + ivec2(3, 0), 0);
     return crowd_rec(uintBitsToFloat(w0), uintBitsToFloat(w1), uintBitsToFloat(w2), w3);
