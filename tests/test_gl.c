@@ -63,16 +63,10 @@ static bool is_background(const uint8_t *p)
 }
 
 /* Pixels of `a` darker than `b` by more than 30 (sum of channels); *lighter: brighter by more than 3. */
+/* darker: summed channels lower by more than 30; lighter: higher by more than 3 */
 static uint32_t count_darker(const uint8_t *a, const uint8_t *b, uint32_t *lighter)
 {
-    uint32_t darker = 0;
-    *lighter = 0;
-    for (int i = 0; i < W * H; i++) {
-        int sa = a[3 * i] + a[3 * i + 1] + a[3 * i + 2], sb = b[3 * i] + b[3 * i + 1] + b[3 * i + 2];
-        darker += sa < sb - 30;
-        *lighter += sa > sb + 3;
-    }
-    return darker;
+    return test_count_darker(a, b, W * H, 30, 3, lighter);
 }
 
 typedef struct diff {

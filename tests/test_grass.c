@@ -199,6 +199,20 @@ static uint8_t *render(crowd_grass *g, const crowd_gl_scene *s)
     return rgb;
 }
 
+/* Mean absolute difference per channel of two W x H RGB frames; *off gets how many channels differ
+ * by more than 24. */
+static double frame_difference(const uint8_t *a, const uint8_t *b, uint32_t *off)
+{
+    double sum = 0.0;
+    *off = 0;
+    for (int i = 0; i < W * H * 3; i++) {
+        int diff = abs((int)a[i] - (int)b[i]);
+        sum += diff;
+        *off += diff > 24;
+    }
+    return sum / (W * H * 3);
+}
+
 /* green-dominant pixels in the lower half (the ground) and the sky above */
 static void check_green(const uint8_t *rgb, const char *what)
 {
@@ -233,14 +247,8 @@ static void pixels(void)
         REQUIRE(b);
         check_green(b, "GPU path, GL 4.3");
         tool_write_png("grass_gpu.png", b, W, H, NULL);
-        double sum = 0;
-        uint32_t off = 0;
-        for (int i = 0; i < W * H * 3; i++) {
-            int diff = abs((int)a[i] - (int)b[i]);
-            sum += diff;
-            off += diff > 24;
-        }
-        double mean = sum / (W * H * 3);
+        uint32_t off;
+        double mean = frame_difference(a, b, &off);
         printf("     CPU vs GPU path: mean difference %.3f / 255, %.3f %% of channels off by more than 24\n", mean,
                100.0 * off / (W * H * 3));
         /* stated tolerance: the same roots in the same tiers but for rounding at band edges */
@@ -298,12 +306,7 @@ static void blades_receive_the_crowd_shadow(void)
             tool_gl_read_rgb(&gl, frame[lit]);
     }
     if (frame[0] && frame[1]) {
-        uint32_t darker = 0, lighter = 0;
-        for (int p = 0; p < W * H; p++) {
-            int a = frame[0][3 * p] + frame[0][3 * p + 1] + frame[0][3 * p + 2];
-            int b = frame[1][3 * p] + frame[1][3 * p + 1] + frame[1][3 * p + 2];
-            darker += a<b - 24, lighter += a> b + 24;
-        }
+        uint32_t lighter, darker = test_count_darker(frame[0], frame[1], W * H, 24, 24, &lighter);
         tool_write_png(es ? "grass_shadow_es.png" : "grass_shadow.png", frame[0], W, H, NULL);
         printf("     the crowd's shadow on the blades: %u pixels darker, %u lighter\n", darker, lighter);
         CHECKF(darker > W * H / 100, "only %u pixels darkened", darker);
@@ -701,16 +704,11 @@ static void field_variants_match(void)
     REQUIRE(a && b);
     tool_write_png("grass_fields_fragment.png", a, W, H, NULL);
     tool_write_png("grass_fields_compute.png", b, W, H, NULL);
-    uint32_t off = 0;
-    double sum = 0.0;
-    for (int i = 0; i < W * H * 3; i++) {
-        int diff = abs((int)a[i] - (int)b[i]);
-        sum += diff;
-        off += diff > 24;
-    }
-    printf("     fragment vs compute frame: mean difference %.4f / 255, %u of %d channels off by more than 24\n",
-           sum / (W * H * 3), off, W * H * 3);
-    CHECK(sum / (W * H * 3) < 0.05 && off < (uint32_t)(W * H * 3 / 2000));
+    uint32_t off;
+    double mean = frame_difference(a, b, &off);
+    printf("     fragment vs compute frame: mean difference %.4f / 255, %u of %d channels off by more than 24\n", mean,
+           off, W * H * 3);
+    CHECK(mean < 0.05 && off < (uint32_t)(W * H * 3 / 2000));
     free(a);
     free(b);
     crowd_grass_destroy(frag);

@@ -322,3 +322,16 @@ crowd_gl_scene test_default_scene(void)
     s.shadows = true;
     return s;
 }
+
+uint32_t test_count_darker(const uint8_t *a, const uint8_t *b, int pixels, int darker_by, int lighter_by,
+                           uint32_t *lighter)
+{
+    uint32_t darker = 0;
+    *lighter = 0;
+    for (int i = 0; i < pixels; i++) {
+        int sa = a[3 * i] + a[3 * i + 1] + a[3 * i + 2], sb = b[3 * i] + b[3 * i + 1] + b[3 * i + 2];
+        darker += sa < sb - darker_by;
+        *lighter += sa > sb + lighter_by;
+    }
+    return darker;
+}

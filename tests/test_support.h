@@ -38,6 +38,11 @@ double test_uniform(uint64_t *state); /* [0, 1) */
 /* The GL tests' light: sun, hemisphere, fog and shadows on; the camera left zero. */
 crowd_gl_scene test_default_scene(void);
 
+/* Of `pixels` RGB pixels, how many are darker in `a` than in `b` (summed channels lower by more
+ * than `darker_by`); *lighter gets how many are lighter by more than `lighter_by`. */
+uint32_t test_count_darker(const uint8_t *a, const uint8_t *b, int pixels, int darker_by, int lighter_by,
+                           uint32_t *lighter);
+
 #endif
 
 /* ---- glTF fixtures ------------------------------------------------------------------------------
