@@ -26,7 +26,6 @@
  * in, so nobody turns in frames 15-75. From about 7 s on (420) the crowd is in its steady state
  * (a third of the agents turning at any time). */
 static uint32_t bench_warmup = 15;
-#define WARMUP bench_warmup
 #define DEFAULT_FRAMES 60
 
 typedef struct bench_row {
@@ -140,14 +139,14 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     row->count = count;
     row->threads = threads;
     row->best = 1e9;
-    for (uint32_t f = 0; f < WARMUP + frames; f++) {
+    for (uint32_t f = 0; f < bench_warmup + frames; f++) {
         double t0 = tool_now_ms();
         crowd_sim_step(sim, 1.0f / 60.0f);
         const crowd_frame *frame = crowd_update(c, 1.0f / 60.0f, &view);
         double total = tool_now_ms() - t0;
-        if (f < WARMUP)
+        if (f < bench_warmup)
             continue;
-        uint32_t i = f - WARMUP;
+        uint32_t i = f - bench_warmup;
         const crowd_sim_stats *ss = crowd_sim_get_stats(sim);
         const crowd_stats *st = &frame->stats;
         t_sim[i] = ss->ms_step;
@@ -195,7 +194,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
 static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
     printf("crowd-bench: medians of frames after %u warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
-           WARMUP);
+           bench_warmup);
     printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %8s %9s %6s %8s %6s %7s  LOD split", "instances", "thr",
            "sep", "sim", "of sep", "chunk", "gather", "output", "total", "best", "ns/i", "memcpy", "g/memcpy",
            "t/memcpy", "triangles", "MB up", "MB writ", "% arr", "% awake");
@@ -236,7 +235,7 @@ static void print_scaling(const bench_row *rows, uint32_t n, uint32_t settings)
 
 static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
-    printf("{\"warmup\":%u,\"rows\":[", WARMUP);
+    printf("{\"warmup\":%u,\"rows\":[", bench_warmup);
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         printf("%s{\"instances\":%u,\"threads\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_"
