@@ -94,7 +94,9 @@ async function measure(browser, site, msaa) {
     const intervals = ticks.slice(1).map(([t], i) => t - ticks[i][0]);
     const main = ticks.slice(1).map(([, ms]) => ms);
     const stats = await page.evaluate(() => (window.crowd.stats ? window.crowd.stats() : null));
-    rows.push({ count, frame: median(intervals), main: median(main), gpu: stats ? stats.gpu_color_ms : -1 });
+    // triangles: the colour pass's plus the shadow pass's, as the demo counts them (-1: a build without stats)
+    const triangles = stats && stats.triangles !== undefined ? stats.triangles + stats.shadow_triangles : -1;
+    rows.push({ count, frame: median(intervals), main: median(main), gpu: stats ? stats.gpu_color_ms : -1, triangles });
   }
   await page.close();
   return rows;
@@ -127,7 +129,8 @@ async function main() {
           const key = `${site.label} msaa ${msaa}`;
           (results[key] = results[key] || []).push(rows);
           console.log(`round ${round + 1} ${key}: ` + rows.map((r) => `${r.count}: frame ${r.frame.toFixed(0)} ms, ` +
-            `main ${r.main.toFixed(1)} ms (${(100 * r.main / r.frame).toFixed(0)}%)`).join('; '));
+            `main ${r.main.toFixed(1)} ms (${(100 * r.main / r.frame).toFixed(0)}%)` +
+            (r.triangles >= 0 ? `, ${(r.triangles / 1e6).toFixed(3)} M triangles` : '')).join('; '));
         }
       }
     }
