@@ -89,6 +89,9 @@ void crowd_gl_imposter_begin(crowd_gl_renderer *r, const crowd_program *p, const
                 (float)(m->albedo.width / m->tile));
     glUniform4fv(u[U_IMPOSTER_ELEVATION], 1, m->elevation);
     glUniform2f(u[U_TILE_SCALE], (float)m->tile / (float)m->albedo.width, (float)m->tile / (float)m->albedo.height);
+    /* imposter.vert's mip level per card: pixels per unit of view-space height at depth 1 (half the
+       viewport's height times the projection's y scale), and texels per tile */
+    glUniform2f(u[U_CARD_LOD], 0.5f * (float)r->target_viewport[3] * scene->projection[5], (float)m->tile);
     glUniform3f(u[U_BAND], 0.0f, 0.0f, 0.0f);
 }
 

@@ -46,6 +46,7 @@ static const char *const uniform_names[U_COUNT] = {
     [U_IMPOSTER_GRID] = "u_imposter_grid",
     [U_IMPOSTER_ELEVATION] = "u_imposter_elevation",
     [U_TILE_SCALE] = "u_tile_scale",
+    [U_CARD_LOD] = "u_card_lod",
     [U_IMPOSTER_ALBEDO] = "u_imposter_albedo",
     [U_IMPOSTER_NORMALS] = "u_imposter_normals",
     [U_GROUND_PAINT] = "u_ground_paint",

@@ -47,6 +47,7 @@ typedef enum crowd_uniform {
     U_IMPOSTER_GRID,
     U_IMPOSTER_ELEVATION,
     U_TILE_SCALE,
+    U_CARD_LOD,
     U_IMPOSTER_ALBEDO,
     U_IMPOSTER_NORMALS,
     U_TONE,

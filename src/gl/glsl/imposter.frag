@@ -4,6 +4,7 @@ in vec4 v_uv1;
 flat in vec4 v_tiles0;
 flat in vec4 v_tiles1;
 flat in vec2 v_blend;
+flat in float v_lod;
 flat in vec2 v_turn;
 flat in vec3 v_tint;
 in vec4 v_shadow;
@@ -42,9 +43,8 @@ float lit_fraction()
 // Measured (tests/test_imposters): the nearest yaw alone, a cut at 0.4, or the nearest view's own
 // alpha kept as a floor all did no better than this plain blend.
 // The albedo of all four comes first and the normals only for kept pixels: most of a card's box
-// is empty, and the discard then skips half the fetches and all of the lighting. The gradients are
-// taken up front, in uniform control flow: fetches after a discard or under a per-pixel branch
-// would have undefined implicit derivatives (mip selection).
+// is empty, and the discard then skips half the fetches and all of the lighting. The mip level is
+// the card's own (imposter.vert), so fetches may sit behind per-pixel branches.
 vec2 view_at(vec2 uv, vec2 origin, float weight)
 {
     if (weight <= 0.0 || any(lessThan(uv, vec2(0.0))) || any(greaterThan(uv, vec2(1.0))))
@@ -52,21 +52,21 @@ vec2 view_at(vec2 uv, vec2 origin, float weight)
     return origin + clamp(uv, vec2(0.02), vec2(0.98)) * u_tile_scale;
 }
 
-float view_albedo(vec2 at, vec4 grad, float weight, inout vec4 albedo)
+float view_albedo(vec2 at, float weight, inout vec4 albedo)
 {
     if (at.x < 0.0)
         return 0.0;
-    vec4 a = textureGrad(u_imposter_albedo, at, grad.xy, grad.zw);
+    vec4 a = textureLod(u_imposter_albedo, at, v_lod);
     float w = weight * a.a;
     albedo += vec4(a.rgb * w, w);
     return w;
 }
 
-void view_normal(vec2 at, vec4 grad, float w, inout vec4 normal)
+void view_normal(vec2 at, float w, inout vec4 normal)
 {
     if (w <= 0.0)
         return;
-    vec4 n = textureGrad(u_imposter_normals, at, grad.xy, grad.zw);
+    vec4 n = textureLod(u_imposter_normals, at, v_lod);
     normal += vec4(n.rgb * 2.0 - 1.0, n.a) * w;
 }
 
@@ -77,18 +77,14 @@ void main()
     vec4 weight = vec4((1.0 - v_blend.x) * e0, v_blend.x * e0, (1.0 - v_blend.x) * e1, v_blend.x * e1);
     vec2 at0 = view_at(v_uv0.xy, v_tiles0.xy, weight.x), at1 = view_at(v_uv0.zw, v_tiles0.zw, weight.y);
     vec2 at2 = view_at(v_uv1.xy, v_tiles1.xy, weight.z), at3 = view_at(v_uv1.zw, v_tiles1.zw, weight.w);
-    // per view: d(at)/dx, d(at)/dy (the clamp's flat edge aside)
-    vec4 dx0 = dFdx(v_uv0), dy0 = dFdy(v_uv0), dx1 = dFdx(v_uv1), dy1 = dFdy(v_uv1);
-    vec4 g0 = vec4(dx0.xy, dy0.xy) * u_tile_scale.xyxy, g1 = vec4(dx0.zw, dy0.zw) * u_tile_scale.xyxy;
-    vec4 g2 = vec4(dx1.xy, dy1.xy) * u_tile_scale.xyxy, g3 = vec4(dx1.zw, dy1.zw) * u_tile_scale.xyxy;
-    vec4 w = vec4(view_albedo(at0, g0, weight.x, albedo), view_albedo(at1, g1, weight.y, albedo),
-                  view_albedo(at2, g2, weight.z, albedo), view_albedo(at3, g3, weight.w, albedo));
+    vec4 w = vec4(view_albedo(at0, weight.x, albedo), view_albedo(at1, weight.y, albedo),
+                  view_albedo(at2, weight.z, albedo), view_albedo(at3, weight.w, albedo));
     if (albedo.a < 0.5) // coverage of the blended views, as the mesh's edge would fall
         discard;
-    view_normal(at0, g0, w.x, normal);
-    view_normal(at1, g1, w.y, normal);
-    view_normal(at2, g2, w.z, normal);
-    view_normal(at3, g3, w.w, normal);
+    view_normal(at0, w.x, normal);
+    view_normal(at1, w.y, normal);
+    view_normal(at2, w.z, normal);
+    view_normal(at3, w.w, normal);
     vec3 base = albedo.rgb / albedo.a;
     float mask = normal.a / albedo.a;
     vec3 nm = normal.xyz;

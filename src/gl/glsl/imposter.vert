@@ -14,6 +14,7 @@ uniform highp sampler2D u_imposter_clips;   // per clip: (box min, first tile), 
 uniform vec4 u_imposter_grid;               // frames, views, elevations, atlas columns
 uniform vec4 u_imposter_elevation;          // radians, the baked elevations
 uniform vec2 u_tile_scale;                  // one tile in atlas texture coordinates
+uniform vec2 u_card_lod;                    // pixels per unit height at view depth 1, texels per tile
 uniform vec3 u_band;                        // hand-off band: near, far (metres), mode (0 off, 1 keep cards)
 uniform mat4 u_light_view_projection;
 
@@ -23,6 +24,7 @@ out vec4 v_uv1;                             // elevation 1: the same
 flat out vec4 v_tiles0;                     // elevation 0: atlas origin of view 0's tile (xy), view 1's (zw)
 flat out vec4 v_tiles1;                     // elevation 1: the same
 flat out vec2 v_blend;                      // weight of view 1 (x) and of elevation 1 (y)
+flat out float v_lod;                       // the atlas mip level of the whole card
 flat out vec2 v_turn;                       // sin, cos of the yaw: model -> world normals
 flat out vec3 v_tint;                       // sRGB
 out vec4 v_shadow;
@@ -172,6 +174,15 @@ void main()
     vec3 p = q * scale;
     vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + pos;
     gl_Position = u_view_projection * vec4(world, 1.0);
+    // One mip level for the card, as the hardware would pick it from its pixels' texel footprint:
+    // the card faces the camera, so the footprint is the same all over it, the tile's texels over
+    // the card's pixels along its narrower side. A level per card instead of per pixel saves the
+    // fragment shader its derivatives and four gradient fetches' level selection (in SwiftShader
+    // the card pixels are most of the frame at 20k).
+    vec4 middle = u_view_projection * vec4(vec3(c * centre.x * scale + s * centre.z * scale, centre.y * scale,
+                                                 -s * centre.x * scale + c * centre.z * scale) + pos, 1.0);
+    float pixels = u_card_lod.x * scale * min(r.z - r.x, r.w - r.y) / max(middle.w, 1e-3);
+    v_lod = max(log2(u_card_lod.y / max(pixels, 1e-6)), 0.0);
     v_world = world;
     v_turn = vec2(s, c);
     uint tint = record_tint(instance_record());
