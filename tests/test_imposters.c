@@ -319,7 +319,8 @@ static void card_matches_mesh(void)
     double iou0, diff0, iou, diff;
     compare_with_level(0, &iou0, &diff0);
     /* Measured with the defaults (28 yaws x 3 elevations, four-view blend) on llvmpipe: IoU 0.909 over
-     * this ring (worst view 0.818), colour within 1.5 of 255 (one mip level per card; per-pixel levels gave 0.822, 1.4); 24 yaws gave 0.898, 12 gave 0.806. */
+     * this ring (worst view 0.818), colour within 1.5 of 255 (one mip level per card; per-pixel
+     * levels gave 0.822 and 1.4); 24 yaws gave 0.898, 12 gave 0.806. */
     CHECKF(iou0 >= 0.9, "IoU %.3f against LOD 0", iou0);
     CHECKF(diff0 <= 6.0, "mean colour differs by %.1f of 255 from LOD 0", diff0);
     if (getenv("IMP_LAST")) /* the 44-triangle last level is far coarser: reported on request, not bounded */
