@@ -558,7 +558,12 @@ typedef struct crowd_sim_desc {
     /* Simulation level of detail: agents in chunks the last crowd_update found outside the view,
      * or farther than lod_distance metres from its camera (or in the far pool), re-plan their
      * steering every lod_interval-th step only, round robin; in between they walk on with the
-     * motion in their record (extrapolated, no cost). Nearer agents re-plan every step.
+     * motion in their record (extrapolated, no cost). Nearer agents re-plan every step. In the
+     * wander scenario without separation a far agent's turn is itself a record the GPU extrapolates
+     * (CROWD_RECORD_TURN, written once at the re-plan): it costs nothing until its next decision,
+     * the world's edge margin, an obstacle or its chunk's edge; far agents then play the gait and
+     * rate of the speed they turn to (their feet slide a little during a turn), near ones keep
+     * stride-matched feet every step.
      * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail). */
     float lod_distance;
     uint32_t lod_interval;
@@ -570,9 +575,10 @@ typedef struct crowd_sim_stats {
     double ms_separation; /* the separation pass (sort and pairs; the step gathers
                                              its input as it goes) */
     uint32_t rewritten;   /* agents whose record changed */
-    uint32_t asleep;      /* agents the step skipped: steady walkers (wander scenario, separation off)
-                             whose next decision, turn at the edge or chunk crossing is still ahead;
-                             their records walk them on, nothing read or written */
+    uint32_t asleep;      /* agents the step skipped: steady walkers and far agents turning on a record
+                             (wander scenario, separation off) whose next decision, turn at the edge
+                             or chunk crossing is still ahead; their records walk them on, nothing
+                             read or written */
     bool separation_active;
 } crowd_sim_stats;
 

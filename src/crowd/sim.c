@@ -822,9 +822,12 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
  * fade; a turn that needs another gait (the gait and rate a far agent plays go by the speed it
  * turns to, so the fade starts at the decision and the turn record follows once it has folded);
  * past the edge margin (head_back re-aims it every step); within reach of an obstacle (avoidance
- * changes the velocity). Feet: during a closed-form turn a far agent plays the rate of its
- * desired speed (set at the re-plan), so they slide while its speed changes; near agents' feet are
- * matched per step as before. */
+ * changes the velocity). Feet: a far agent plays the gait and rate of its desired speed (set at
+ * the re-plan; per step too, so a fade needed by a decision starts there and no second one
+ * follows), so during a turn its feet slide while its speed changes; near agents' feet are matched
+ * per step as before. test_crowd's feet_do_not_slide measures every record but closed-form turns:
+ * far agents on the per-step path after a decision are in, its worst case (781 %: a run's rate for
+ * a walker still at 0.4 m/s), while its 99th percentile stays at 0.08 %. */
 #define SIM_TURN_RATE 4.0f
 
 /* Starts slot s's turn towards `want` (its velocity now in the agent, its record straight), if it
