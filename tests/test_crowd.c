@@ -1398,8 +1398,8 @@ static void sleepers_exact(bool far_turns)
         for (uint32_t i = 0; i < w->cell_count; i++)
             miscounted += count[i] != w->cells[i].count;
         for (uint32_t s = 0; s < w->slots; s++)
-            turning_asleep += w->index_of_slot[s] < w->count && (w->records[s].clips & CROWD_RECORD_TURN) &&
-                              w->sleep[s].cell != 0;
+            turning_asleep +=
+                w->index_of_slot[s] < w->count && (w->records[s].clips & CROWD_RECORD_TURN) && w->sleep[s].cell != 0;
     }
     if (far_turns) {
         printf("     far turns: %.1f %% of agent-frames on a turning record, %.1f %% asleep on one\n",
@@ -1464,8 +1464,12 @@ static void far_turns_follow_the_steering(void)
 
     /* the simulation */
     const uint32_t n = 3000;
-    crowd_desc d = {.asset = &asset, .capacity = n, .world_size = 120.0f, .chunk_size = 12.0f,
-                    .threads = test_threads(), .far_pool = -1};
+    crowd_desc d = {.asset = &asset,
+                    .capacity = n,
+                    .world_size = 120.0f,
+                    .chunk_size = 12.0f,
+                    .threads = test_threads(),
+                    .far_pool = -1};
     crowd *c = NULL;
     REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
     crowd_sim *sim = NULL;

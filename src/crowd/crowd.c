@@ -694,7 +694,7 @@ void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
 {
     crowd_record *r = &c->records[slot];
     bool turning = crowd_rec_turning(r); /* clip B's words hold the turn: clip A only */
-    bool fading = r->fade_rate > 0.0f; /* the clip that will be showing: B while fading, else A */
+    bool fading = r->fade_rate > 0.0f;   /* the clip that will be showing: B while fading, else A */
     float *rate_field = fading ? &r->rate_b : &r->rate_a;
     float *offset_field = fading ? &r->offset_b : &r->offset_a;
     if (*rate_field == rate)

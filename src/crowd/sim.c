@@ -261,8 +261,8 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted_cell ||
         !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents || !agents_back ||
-        !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers || !sim->sleep_delta || !sim->sleep_gate || !sim->chunk_far ||
-        (task_cells && (!task_sleepers || !task_touched))) {
+        !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers || !sim->sleep_delta || !sim->sleep_gate ||
+        !sim->chunk_far || (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -1142,8 +1142,7 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
             crowd_rec_anchor(&c->records[s], k.t_now);
             c->dirty[s] = 1;
         }
-        step_result moved =
-            step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift, k.blend, -1.0f);
+        step_result moved = step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift, k.blend, -1.0f);
         crowd_rec_position(&c->records[s], k.t_next, p);
         if (k.separate) {
             c->drift[s] = decay_drift(drift, k.blend);

@@ -59,7 +59,7 @@ struct crowd_sim {
     crowd_sleepers *sleepers, *sleep_delta;
     uint8_t *sleep_gate; /* cell_count + 1, per step: [chunk + 1] is 1 where that chunk's sleepers sleep
                             on (it does not refresh); [0] (an awake slot's) is 0 */
-    uint8_t *chunk_far; /* cell_count: whether each chunk's agents were far at the last sleeping step */
+    uint8_t *chunk_far;  /* cell_count: whether each chunk's agents were far at the last sleeping step */
     bool sleeping;
     bool no_sleep; /* tests: the reference that steps every agent */
     crowd_sim_stats stats;
