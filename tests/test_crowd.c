@@ -506,7 +506,7 @@ static void feet_do_not_slide(void)
         for (uint32_t i = 0; i < n; i++) {
             crowd_get(c, i, &after);
             uint32_t clip = crowd_record_clip(&after, 0);
-            if (after.fade_rate != 0.0f || !(asset.clips[clip].stride > 0.0f) ||
+            if (after.fade_rate != 0.0f || !(asset.clips[clip].stride > 0.0f) || (after.clips & CROWD_RECORD_TURN) ||
                 crowd_record_clip(&after, 0) != crowd_record_clip(&before[i], 0))
                 continue;
             float p0[3], p1[3]; /* where the GPU draws it, frame to frame */
@@ -1316,7 +1316,7 @@ static void extrapolated_motion(void)
  * changes nothing by construction, so any difference is a missed event. (The 2.3 % of record-frames
  * once measured here were one: agents spawned past the edge margin slept, while awake ones are
  * re-aimed at the centre from where they are at every step until back inside.) */
-static void sleepers_keep_chunks_exact(void)
+static void sleepers_exact(bool far_turns)
 {
     const uint32_t n = 9000; /* above the tasks' threshold when CROWD_TEST_THREADS is set */
     /* under ThreadSanitizer (CROWD_TEST_SMALL) 2.5 s instead of 7: the threaded merges all run */
@@ -1325,7 +1325,13 @@ static void sleepers_keep_chunks_exact(void)
     crowd *c[2];
     crowd_sim *sim[2];
     crowd_view v;
-    view_at(&v, 10, 12, 30, 0, 1.2f, 0);
+    /* far_turns: the camera 400 m off makes every chunk far, visible or not, so both crowds re-plan
+     * the same chunks at the lower rate, and far agents' turns are closed-form records that sleep */
+    if (far_turns)
+        view_at(&v, 0, 40, 400, 0, 0, 0);
+    else
+        view_at(&v, 10, 12, 30, 0, 1.2f, 0);
+    uint64_t turning = 0, turning_asleep = 0;
     for (int k = 0; k < 2; k++) {
         /* no far pool: chunks joining it re-order slots by visibility, and with them the order of
          * the wander decisions (a counter in slot order) */
@@ -1344,7 +1350,7 @@ static void sleepers_keep_chunks_exact(void)
                              .seed = 11,
                              .obstacles = obstacles,
                              .obstacle_count = 3,
-                             .lod_interval = 1};
+                             .lod_interval = far_turns ? 0 : 1};
         REQUIRE(crowd_sim_create(&sd, &sim[k], NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim[k], n) == CROWD_OK);
         sim[k]->no_sleep = k == 1;
@@ -1370,6 +1376,7 @@ static void sleepers_keep_chunks_exact(void)
             crowd_record_position(&a, crowd_time(c[0]), pa);
             crowd_record_position(&b, crowd_time(c[1]), pb);
             bytes_differ += memcmp(&a, &b, sizeof a) != 0;
+            turning += (a.clips & CROWD_RECORD_TURN) != 0;
             differ += memcmp(pa, pb, sizeof pa) || a.velocity != b.velocity || a.yaw != b.yaw || a.scale != b.scale ||
                       crowd_record_clip(&a, 1) != crowd_record_clip(&b, 1);
         }
@@ -1390,6 +1397,16 @@ static void sleepers_keep_chunks_exact(void)
         }
         for (uint32_t i = 0; i < w->cell_count; i++)
             miscounted += count[i] != w->cells[i].count;
+        for (uint32_t s = 0; s < w->slots; s++)
+            turning_asleep +=
+                w->index_of_slot[s] < w->count && (w->records[s].clips & CROWD_RECORD_TURN) && w->sleep[s].cell != 0;
+    }
+    if (far_turns) {
+        printf("     far turns: %.1f %% of agent-frames on a turning record, %.1f %% asleep on one\n",
+               100.0 * (double)turning / ((double)frames * n), 100.0 * (double)turning_asleep / ((double)frames * n));
+        CHECKF(turning > (uint64_t)frames * n / 50 && turning_asleep > turning / 2,
+               "%llu turning agent-frames, %llu of them asleep", (unsigned long long)turning,
+               (unsigned long long)turning_asleep);
     }
     printf("     sleep: %.1f %% of agents asleep per frame (at most %u of %u), %u record-frames move or look "
            "otherwise (%u differ in any byte), %u chunk counts wrong, %u positions outside their chunk's bounds\n",
@@ -1402,6 +1419,125 @@ static void sleepers_keep_chunks_exact(void)
         crowd_sim_destroy(sim[k]);
         crowd_destroy(c[k]);
     }
+}
+
+static void sleepers_keep_chunks_exact(void)
+{
+    sleepers_exact(false);
+    sleepers_exact(true);
+}
+
+/* Far agents' turns as closed-form records (sim.c "turns"): the record's decode against the
+ * steering law integrated finely (v += (d - v) k h, p by the trapezoid rule, h = 1/6000 s), and a wandering crowd
+ * whose chunks are all far: every turning record follows that law until its agent re-plans, and
+ * is not rewritten while it turns. Tolerances: 2 mm and 0.01 rad over the turn (the reference's
+ * own error is about |v0 - d| h / 2, under 0.5 mm, in doubles; the yaw polynomial is within 1e-3
+ * rad; the rest is the decode's float rounding). */
+static void far_turns_follow_the_steering(void)
+{
+    /* the decode */
+    crowd_record r = {.position = {3.0f, 0.5f, -2.0f}, .yaw = 0.3f, .ref_time = 1.0f};
+    r.velocity = crowd_pack_velocity(1.25f, 0.0f);
+    r.offset_b = -0.4f, r.rate_b = 1.5f, r.fade_start = 4.0f, r.clips = CROWD_RECORD_TURN;
+    float v[2], p[3] = {3.0f, 0.5f, -2.0f}, worst_p = 0.0f, worst_yaw = 0.0f;
+    crowd_record_velocity(&r, v);
+    for (int step = 1; step <= 18000; step++) { /* 3 s */
+        const float h = 1.0f / 6000.0f;
+        float u0 = v[0], u1 = v[1];
+        v[0] += (r.offset_b - v[0]) * 4.0f * h;
+        v[1] += (r.rate_b - v[1]) * 4.0f * h;
+        p[0] += 0.5f * (u0 + v[0]) * h;
+        p[2] += 0.5f * (u1 + v[1]) * h;
+        float q[3], t = 1.0f + step * h;
+        crowd_record_position(&r, t, q);
+        float e = hypotf(q[0] - p[0], q[2] - p[2]), y = fabsf(crowd_record_yaw(&r, t) - atan2f(v[0], v[1]));
+        worst_p = e > worst_p ? e : worst_p;
+        worst_yaw = y > worst_yaw ? y : worst_yaw;
+        CHECK(q[1] == 0.5f);
+    }
+    float q[3];
+    crowd_record_position(&r, 1.0f, q);
+    CHECK(q[0] == 3.0f && q[2] == -2.0f && crowd_record_yaw(&r, 1.0f) == crowd_atan2(1.25f, 0.0f));
+    printf("     turning record against the steering law: %.2g m, %.2g rad at worst over 3 s\n", (double)worst_p,
+           (double)worst_yaw);
+    CHECKF(worst_p < 2e-3f && worst_yaw < 1e-2f, "decode off by %g m, %g rad", (double)worst_p, (double)worst_yaw);
+
+    /* the simulation */
+    const uint32_t n = 3000;
+    crowd_desc d = {.asset = &asset,
+                    .capacity = n,
+                    .world_size = 120.0f,
+                    .chunk_size = 12.0f,
+                    .threads = test_threads(),
+                    .far_pool = -1};
+    crowd *c = NULL;
+    REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
+    crowd_sim *sim = NULL;
+    crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = 4};
+    REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
+    REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+    crowd_view view;
+    view_at(&view, 0, 40, 400, 0, 0, 0); /* every chunk far */
+    crowd_record *start = calloc(n, sizeof *start), *prev = calloc(n, sizeof *prev);
+    double *ref = calloc(4 * (size_t)n, sizeof *ref); /* per agent: reference p (x, z) and v */
+    REQUIRE(start && prev && ref);
+    const float dt = 1.0f / 60.0f;
+    uint64_t followed = 0, turns = 0, rewritten_mid_turn = 0;
+    float worst = 0.0f, worst_angle = 0.0f;
+    for (int f = 0; f < 420; f++) {
+        crowd_sim_step(sim, dt);
+        crowd_update(c, dt, &view);
+        float t = crowd_time(c);
+        for (uint32_t i = 0; i < n; i++) {
+            crowd_record now;
+            crowd_get(c, i, &now);
+            bool was = f > 0 && (prev[i].clips & CROWD_RECORD_TURN);
+            bool same_turn = was && (now.clips & CROWD_RECORD_TURN) && now.offset_b == prev[i].offset_b &&
+                             now.rate_b == prev[i].rate_b;
+            if (same_turn) {
+                rewritten_mid_turn += memcmp(&now, &prev[i], sizeof now) != 0;
+                /* the reference: the steering law from where the turn started */
+                double *e = ref + 4 * i;
+                for (int sub = 0; sub < 100; sub++) {
+                    const double h = dt / 100.0;
+                    double u0 = e[2], u1 = e[3];
+                    e[2] += (now.offset_b - e[2]) * 4.0 * h;
+                    e[3] += (now.rate_b - e[3]) * 4.0 * h;
+                    e[0] += 0.5 * (u0 + e[2]) * h;
+                    e[1] += 0.5 * (u1 + e[3]) * h;
+                }
+                float w3[3];
+                crowd_record_position(&now, t, w3);
+                float err = (float)hypot(w3[0] - e[0], w3[2] - e[1]);
+                worst = err > worst ? err : worst;
+                if (e[2] * e[2] + e[3] * e[3] > 0.01) {
+                    float a = fabsf(crowd_record_yaw(&now, t) - (float)atan2(e[2], e[3]));
+                    a = a > 3.14159265f ? 6.2831853f - a : a;
+                    worst_angle = a > worst_angle ? a : worst_angle;
+                }
+                followed++;
+            } else if (now.clips & CROWD_RECORD_TURN) { /* a turn starts: the reference from here */
+                float w3[3], u[2];
+                crowd_record_position(&now, t, w3);
+                crowd_rec_turn_velocity(&now, t, u);
+                ref[4 * i] = w3[0], ref[4 * i + 1] = w3[2], ref[4 * i + 2] = u[0], ref[4 * i + 3] = u[1];
+                turns++;
+            }
+            prev[i] = now;
+        }
+    }
+    printf("     far turns: %llu turns, %llu agent-frames followed, off by %.2g m and %.2g rad at worst, %llu "
+           "records rewritten mid-turn\n",
+           (unsigned long long)turns, (unsigned long long)followed, (double)worst, (double)worst_angle,
+           (unsigned long long)rewritten_mid_turn);
+    CHECKF(turns > n / 4 && followed > 20u * n && worst < 2e-3f && worst_angle < 1e-2f && rewritten_mid_turn == 0,
+           "%llu turns, %llu followed, %g m, %g rad, %llu rewritten", (unsigned long long)turns,
+           (unsigned long long)followed, (double)worst, (double)worst_angle, (unsigned long long)rewritten_mid_turn);
+    free(start);
+    free(prev);
+    free(ref);
+    crowd_sim_destroy(sim);
+    crowd_destroy(c);
 }
 
 int main(void)
@@ -1441,6 +1577,7 @@ int main(void)
     RUN_TEST(get_is_const);
     RUN_TEST(extrapolated_motion);
     RUN_TEST(sleepers_keep_chunks_exact);
+    RUN_TEST(far_turns_follow_the_steering);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

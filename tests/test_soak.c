@@ -88,7 +88,9 @@ static bool record_finite(const crowd_record *r)
          k++) /* position, yaw, clip a, offset a, rate a, scale, clip b, offset b, rate b, fade start */
         if (!isfinite(f[k]))
             return false;
-    return isfinite(r->fade_rate) && (r->clips & 0xFC000000u) == 0 && r->scale > 0.0f;
+    /* flags: HOLD_A, HOLD_B, TURN (and a turning record runs no fade and has a positive rate) */
+    bool turn_ok = !(r->clips & CROWD_RECORD_TURN) || (r->fade_rate == 0.0f && r->fade_start > 0.0f);
+    return isfinite(r->fade_rate) && (r->clips & 0xF8000000u) == 0 && turn_ok && r->scale > 0.0f;
 }
 
 static crowd_result expect(crowd *c, int op, crowd_result r, bool must_refuse, bool must_accept, uint32_t index,

@@ -67,12 +67,20 @@ extern "C" {
  * ground velocity, and the shader places it at position + (vx, 0, vz) * (time - ref_time). A steady
  * walker's record therefore never changes: the CPU rewrites a record only when its velocity, clip,
  * rate, scale, yaw or looks change. Read the position with crowd_record_position (the decode the
- * shaders use), never from the position field alone, unless the velocity is zero.
+ * shaders use), never from the position field alone, unless the velocity is zero, and the yaw
+ * with crowd_record_yaw.
  *
  * Packing: both clip indices (12 bits each; CROWD_MAX_CLIPS is 4096) and the flags share one word,
  * and the velocity is two IEEE half floats (relative precision 2^-11, |v| <= CROWD_MAX_SPEED;
  * magnitudes under 2^-14 m/s are stored as 0). The CPU moves agents with the stored (rounded)
- * velocity, so what the GPU extrapolates is what the simulation computes. */
+ * velocity, so what the GPU extrapolates is what the simulation computes.
+ *
+ * Turns are extrapolated too (CROWD_RECORD_TURN): a turning agent's velocity approaches a desired
+ * one d exponentially, v(t) = d + (v0 - d) e^(-k dt) with dt = time - ref_time and v0 the velocity
+ * halves, and its position and yaw follow in closed form (docs/format.md "Motion"). While no fade
+ * runs clip B's words are free, so a turning record keeps d in offset_b (x) and rate_b (z) and k
+ * in fade_start (fade_rate stays 0: no fade runs during a turn; clip B is clip A). Read the
+ * position and yaw with crowd_record_position and crowd_record_yaw. */
 typedef struct crowd_record {
     float position[3]; /* world metres at shader time ref_time */
     float yaw;         /* radians, rotation about +Y; 0 faces +Z */
@@ -80,10 +88,11 @@ typedef struct crowd_record {
     float rate_a;      /* cycles per second */
     float scale;       /* uniform */
     float ref_time;    /* shader time at which `position` holds (rebased with the time) */
-    float offset_b;    /* clip B: the clip being faded to (equals clip A when not fading) */
-    float rate_b;
-    float fade_start;  /* shader time the fade began */
-    float fade_rate;   /* 1 / fade duration; 0 when no fade is running */
+    float offset_b;    /* clip B: the clip being faded to (equals clip A when not fading); a turning
+                          record's desired velocity x (CROWD_RECORD_TURN) */
+    float rate_b;      /* a turning record's desired velocity z */
+    float fade_start;  /* shader time the fade began; a turning record's rate k, 1/s */
+    float fade_rate;   /* 1 / fade duration; 0 when no fade is running (always, while turning) */
     uint32_t clips;    /* bits 0-11 clip A, bits 12-23 clip B, bits 24-31 CROWD_RECORD_* flags */
     uint32_t velocity; /* ground velocity, m/s: x in bits 0-15, z in bits 16-31, IEEE half floats */
     uint32_t tint;     /* rgba8: the shirt colour (the humanoid) or a tint (other assets) */
@@ -99,6 +108,9 @@ typedef struct crowd_record {
 enum {
     CROWD_RECORD_HOLD_A = 1u << 24, /* clip A plays once and holds its last frame */
     CROWD_RECORD_HOLD_B = 1u << 25, /* clip B (the clip a fade goes to) likewise */
+    /* the record turns: offset_b, rate_b = the desired velocity d (x, z), fade_start = the rate k
+     * (1/s, > 0), fade_rate = 0; the velocity halves are v0, the velocity at ref_time */
+    CROWD_RECORD_TURN = 1u << 26,
 };
 #define CROWD_RECORD_CLIP_MASK 0xFFFu /* a clip index in the clips word */
 
@@ -108,12 +120,22 @@ enum {
 /* Clip A (which 0) or clip B (which 1) of a record: (clips >> 12 * which) & CROWD_RECORD_CLIP_MASK. */
 CROWD_API uint32_t crowd_record_clip(const crowd_record *record, int which);
 
-/* The record's ground velocity (x, z), m/s, decoded from its half floats exactly as the shaders do. */
+/* The record's ground velocity (x, z), m/s, decoded from its half floats exactly as the shaders do:
+ * the velocity at ref_time (a turning record's changes with time, see crowd_record_position). */
 CROWD_API void crowd_record_velocity(const crowd_record *record, float velocity[2]);
 
-/* Where the record places its instance at shader time `time`, computed exactly as the shaders do
- * (float arithmetic): position + (vx, 0, vz) * (time - ref_time). O(1), reads only. */
+/* Where the record places its instance at shader time `time`, computed as the shaders do (float
+ * arithmetic): position + (vx, 0, vz) * (time - ref_time); a turning record (CROWD_RECORD_TURN)
+ * position + d dt + (v0 - d) (1 - e^(-k dt)) / k. O(1), reads only. The shaders' exp may differ
+ * from the CPU's by a few ulps: a turning record's GPU position is within |v0 - d| 1e-6 / k plus
+ * float rounding (about 1e-4 m at 200 m from the origin) of this one. */
 CROWD_API void crowd_record_position(const crowd_record *record, float time, float out[3]);
+
+/* The record's yaw at shader time `time`, as the shaders compute it: the yaw field, or for a
+ * turning record the direction of its velocity then (atan2(vx, vz) by the polynomial the runtime
+ * and the shaders share, about 1e-3 rad from the exact one), or the yaw field while that velocity
+ * is slower than 0.05 m/s. O(1), reads only. */
+CROWD_API float crowd_record_yaw(const crowd_record *record, float time);
 
 /* Where one clip of a record is at shader time `time`, computed exactly as the vertex shader does
  * (float arithmetic): the two baked frames (absolute rows of the animation textures) and the blend
@@ -536,7 +558,12 @@ typedef struct crowd_sim_desc {
     /* Simulation level of detail: agents in chunks the last crowd_update found outside the view,
      * or farther than lod_distance metres from its camera (or in the far pool), re-plan their
      * steering every lod_interval-th step only, round robin; in between they walk on with the
-     * motion in their record (extrapolated, no cost). Nearer agents re-plan every step.
+     * motion in their record (extrapolated, no cost). Nearer agents re-plan every step. In the
+     * wander scenario without separation a far agent's turn is itself a record the GPU extrapolates
+     * (CROWD_RECORD_TURN, written once at the re-plan): it costs nothing until its next decision,
+     * the world's edge margin, an obstacle or its chunk's edge; far agents then play the gait and
+     * rate of the speed they turn to (their feet slide a little during a turn), near ones keep
+     * stride-matched feet every step.
      * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail). */
     float lod_distance;
     uint32_t lod_interval;
@@ -548,9 +575,10 @@ typedef struct crowd_sim_stats {
     double ms_separation; /* the separation pass (sort and pairs; the step gathers
                                              its input as it goes) */
     uint32_t rewritten;   /* agents whose record changed */
-    uint32_t asleep;      /* agents the step skipped: steady walkers (wander scenario, separation off)
-                             whose next decision, turn at the edge or chunk crossing is still ahead;
-                             their records walk them on, nothing read or written */
+    uint32_t asleep;      /* agents the step skipped: steady walkers and far agents turning on a record
+                             (wander scenario, separation off) whose next decision, turn at the edge
+                             or chunk crossing is still ahead; their records walk them on, nothing
+                             read or written */
     bool separation_active;
 } crowd_sim_stats;
 

@@ -467,6 +467,17 @@ uint32_t crowd_count(const crowd *c)
     return c ? c->count : 0;
 }
 
+void crowd_unturn_slot(crowd *c, uint32_t slot)
+{
+    crowd_record *r = &c->records[slot];
+    if (!crowd_rec_turning(r))
+        return;
+    if (c->agents) /* the simulation steers on from the velocity the record has now */
+        crowd_rec_turn_velocity(r, (float)c->time, c->agents[slot].velocity);
+    crowd_rec_anchor(r, (float)c->time);
+    c->dirty[slot] = 1;
+}
+
 static crowd_record *record_of(crowd *c, uint32_t index)
 {
     uint32_t slot = crowd_slot_of(c, index);
@@ -490,6 +501,7 @@ crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, flo
         return REFUSE(c, "crowd_set_transform: instance %u: position (%g, %g, %g) and yaw %g must be finite", index,
                       (double)x, (double)y, (double)z, (double)yaw);
     crowd_record *r = record_of(c, index);
+    crowd_unturn_slot(c, crowd_slot_of(c, index)); /* the yaw given holds from now */
     r->position[0] = x;
     r->position[1] = y;
     r->position[2] = z;
@@ -507,7 +519,7 @@ crowd_result crowd_set_velocity(crowd *c, uint32_t index, float vx, float vz)
                       (double)vz, (double)CROWD_MAX_SPEED);
     uint32_t slot = crowd_slot_of(c, index), word = crowd_pack_velocity(vx, vz);
     crowd_record *r = &c->records[slot];
-    if (r->velocity == word)
+    if (r->velocity == word && !crowd_rec_turning(r))
         return CROWD_OK; /* the same motion: nothing to write or upload */
     crowd_rec_anchor(r, (float)c->time);
     r->velocity = word;
@@ -580,6 +592,7 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
 {
     crowd_record *r = &c->records[slot];
     c->dirty[slot] = 1;
+    crowd_unturn_slot(c, slot); /* clip B's words are the fade's again */
     if (r->fade_rate > 0.0f) {
         if (crowd_rec_clip_b(r) == clip && !once) { /* already fading into it: the fade runs on, new rate */
             bool held = r->clips & CROWD_RECORD_HOLD_B;
@@ -664,7 +677,7 @@ crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
     crowd_record *r = record_of(c, index);
     double offset = phase - c->time * (double)r->rate_a;
     r->offset_a = (float)((r->clips & CROWD_RECORD_HOLD_A) ? offset : wrap(offset));
-    if (r->fade_rate == 0.0f)
+    if (r->fade_rate == 0.0f && !crowd_rec_turning(r)) /* a turn's words stay */
         r->offset_b = r->offset_a;
     return CROWD_OK;
 }
@@ -680,7 +693,8 @@ float crowd_stride_rate(const crowd *c, uint32_t clip, float speed, float scale)
 void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
 {
     crowd_record *r = &c->records[slot];
-    bool fading = r->fade_rate > 0.0f; /* the clip that will be showing: B while fading, else A */
+    bool turning = crowd_rec_turning(r); /* clip B's words hold the turn: clip A only */
+    bool fading = r->fade_rate > 0.0f;   /* the clip that will be showing: B while fading, else A */
     float *rate_field = fading ? &r->rate_b : &r->rate_a;
     float *offset_field = fading ? &r->offset_b : &r->offset_a;
     if (*rate_field == rate)
@@ -688,7 +702,7 @@ void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate)
     bool held = r->clips & (fading ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
     *offset_field = continuous_offset(c->time, *offset_field, *rate_field, rate, held);
     *rate_field = rate;
-    if (!fading) {
+    if (!fading && !turning) {
         r->rate_b = rate;
         r->offset_b = r->offset_a;
     }
@@ -756,6 +770,8 @@ crowd_result crowd_record_sample(const crowd_asset *a, const crowd_record *r, in
 {
     if (!a || !r || !out || (which != 0 && which != 1))
         return CROWD_ERROR_ARGUMENT;
+    if (crowd_rec_turning(r)) /* clip B's words hold the turn: clip B is clip A */
+        which = 0;
     uint32_t clip = which ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
     float offset = which ? r->offset_b : r->offset_a, rate = which ? r->rate_b : r->rate_a;
     bool hold = r->clips & (which ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
@@ -797,6 +813,11 @@ void crowd_record_position(const crowd_record *r, float time, float out[3])
 {
     if (r && out)
         crowd_rec_position(r, time, out);
+}
+
+float crowd_record_yaw(const crowd_record *r, float time)
+{
+    return r ? crowd_rec_yaw(r, time) : 0.0f;
 }
 
 float crowd_time(const crowd *c)

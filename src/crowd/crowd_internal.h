@@ -53,27 +53,114 @@ static inline uint32_t crowd_pack_velocity(float vx, float vz)
 {
     return crowd_half_from_float(vx) | crowd_half_from_float(vz) << 16;
 }
-/* Where record r places its instance at shader time t: the one formula every CPU path uses. */
+static inline bool crowd_rec_turning(const crowd_record *r)
+{
+    return (r->clips & CROWD_RECORD_TURN) != 0;
+}
+/* Where record r places its instance at shader time t: the one formula every CPU path uses
+ * (record.glsl's record_position, operation for operation). A turning record: the velocity
+ * v(t) = d + (v0 - d) e^(-k dt) integrated, p0 + d dt + (v0 - d) (1 - e^(-k dt)) / k. */
 static inline void crowd_rec_position(const crowd_record *r, float t, float out[3])
 {
     float dt = t - r->ref_time;
-    out[0] = r->position[0] + crowd_float_from_half(r->velocity & 0xFFFFu) * dt;
+    float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
+    if (r->clips & CROWD_RECORD_TURN) {
+        float k = r->fade_start, e = expf(-k * dt), w = (1.0f - e) / k;
+        out[0] = r->position[0] + r->offset_b * dt + (vx - r->offset_b) * w;
+        out[1] = r->position[1];
+        out[2] = r->position[2] + r->rate_b * dt + (vz - r->rate_b) * w;
+        return;
+    }
+    out[0] = r->position[0] + vx * dt;
     out[1] = r->position[1];
-    out[2] = r->position[2] + crowd_float_from_half(r->velocity >> 16) * dt;
+    out[2] = r->position[2] + vz * dt;
 }
-/* |vx| + |vz| of a record: a bound on its speed (culling bounds grow by speed x staleness). */
+/* A turning record's velocity at t (record.glsl's record_turn_velocity). */
+static inline void crowd_rec_turn_velocity(const crowd_record *r, float t, float v[2])
+{
+    float e = expf(-r->fade_start * (t - r->ref_time));
+    float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
+    v[0] = r->offset_b + (vx - r->offset_b) * e;
+    v[1] = r->rate_b + (vz - r->rate_b) * e;
+}
+/* atan2 to about 1e-3 rad without a libm call: the yaw of every moving agent (the simulation's, and
+ * a turning record's decode: record.glsl's record_atan2, operation for operation). */
+static inline float crowd_atan2(float y, float x)
+{
+    float ax = fabsf(x), ay = fabsf(y); /* finite: plain compares, not fminf's NaN-aware libm call */
+    float a = (ax < ay ? ax : ay) / ((ax < ay ? ay : ax) + 1e-20f), s = a * a;
+    float r = ((-0.0464964749f * s + 0.15931422f) * s - 0.327622764f) * s * a + a;
+    if (ay > ax)
+        r = 1.57079637f - r;
+    if (x < 0.0f)
+        r = 3.14159274f - r;
+    return y < 0.0f ? -r : r;
+}
+/* Below this speed squared (0.05 m/s) a turning record shows its yaw field, as the simulation
+ * keeps an agent's heading while it barely moves. */
+#define CROWD_TURN_YAW_SPEED2 0.0025f
+/* The yaw record r shows at shader time t (record.glsl's record_yaw). */
+static inline float crowd_rec_yaw(const crowd_record *r, float t)
+{
+    if (!(r->clips & CROWD_RECORD_TURN))
+        return r->yaw;
+    float v[2];
+    crowd_rec_turn_velocity(r, t, v);
+    return v[0] * v[0] + v[1] * v[1] > CROWD_TURN_YAW_SPEED2 ? crowd_atan2(v[0], v[1]) : r->yaw;
+}
+/* |vx| + |vz| of a record: a bound on its speed (culling bounds grow by speed x staleness). A
+ * turning record's velocity lies between v0 and d component by component, so max(|v0x|, |dx|) +
+ * max(|v0z|, |dz|) bounds it at any time: |p(t) - p(t')| <= that x |t - t'|. */
 static inline float crowd_rec_speed_bound(const crowd_record *r)
 {
-    return crowd_float_from_half(r->velocity & 0x7FFFu) + crowd_float_from_half((r->velocity >> 16) & 0x7FFFu);
+    float x = crowd_float_from_half(r->velocity & 0x7FFFu), z = crowd_float_from_half((r->velocity >> 16) & 0x7FFFu);
+    if (r->clips & CROWD_RECORD_TURN) {
+        float dx = fabsf(r->offset_b), dz = fabsf(r->rate_b);
+        x = dx > x ? dx : x;
+        z = dz > z ? dz : z;
+    }
+    return x + z;
 }
-/* Re-anchors a record at time t (its position there), for a write that changes its motion. */
+/* Whether the record moves at all (its chunk bounds grow with time). */
+static inline bool crowd_rec_moves(const crowd_record *r)
+{
+    return r->velocity != 0u || (r->clips & CROWD_RECORD_TURN);
+}
+/* A turning record becomes a straight one (no-op for others): clip B's words back to clip A's, as
+ * when no fade runs. The caller writes the motion. */
+static inline void crowd_rec_clear_turn(crowd_record *r)
+{
+    if (r->clips & CROWD_RECORD_TURN) {
+        r->clips &= ~(uint32_t)CROWD_RECORD_TURN;
+        r->offset_b = r->offset_a;
+        r->rate_b = r->rate_a;
+        r->fade_start = 0.0f;
+    }
+}
+/* A new straight motion: at p (x, z) at time t, walking on at the velocity word. */
+static inline void crowd_rec_set_motion(crowd_record *r, const float p[3], float t, uint32_t velocity)
+{
+    crowd_rec_clear_turn(r);
+    r->position[0] = p[0];
+    r->position[2] = p[2];
+    r->ref_time = t;
+    r->velocity = velocity;
+}
+/* Re-anchors a record at time t (its position there), for a write that changes its motion. A
+ * turning record goes straight on from there at its velocity and yaw then (the velocity rounded
+ * to halves). */
 static inline void crowd_rec_anchor(crowd_record *r, float t)
 {
     float p[3];
     crowd_rec_position(r, t, p);
-    r->position[0] = p[0];
-    r->position[2] = p[2];
-    r->ref_time = t;
+    uint32_t velocity = r->velocity;
+    if (r->clips & CROWD_RECORD_TURN) {
+        float v[2];
+        crowd_rec_turn_velocity(r, t, v);
+        r->yaw = crowd_rec_yaw(r, t);
+        velocity = crowd_pack_velocity(v[0], v[1]);
+    }
+    crowd_rec_set_motion(r, p, t, velocity);
 }
 
 /* Simulation state per slot, moved with the records so the simulation walks memory in order.
@@ -362,7 +449,7 @@ static inline crowd_run crowd_run_open(const crowd_binner *b, uint32_t id, const
 
 static inline void crowd_run_add(crowd_run *run, const crowd_record *r, const float *p, bool dirty)
 {
-    float speed = r->velocity ? crowd_rec_speed_bound(r) : 0.0f;
+    float speed = crowd_rec_moves(r) ? crowd_rec_speed_bound(r) : 0.0f;
     run->n++;
     run->speed = speed > run->speed ? speed : run->speed;
     run->lo_x = p[0] < run->lo_x ? p[0] : run->lo_x;
@@ -492,6 +579,10 @@ void crowd_detach_sim_state(crowd *c);
 
 /* crowd.c: slot-level versions of the setters, for the simulation (which walks slots). */
 void crowd_mark_dirty(crowd *c, uint32_t slot);
+/* A turning record goes straight on from the crowd's time (crowd_rec_anchor), before a setter
+ * writes clip B's words or the yaw; the simulation's agent, if any, steers on from its velocity
+ * then. No-op for a straight record. */
+void crowd_unturn_slot(crowd *c, uint32_t slot);
 uint32_t crowd_slot_of(crowd *c, uint32_t index); /* rebuilds the index map when stale */
 void crowd_rebuild_index_map(crowd *c);
 

@@ -41,6 +41,15 @@ static void rebase_time(crowd *c)
             continue;
         crowd_record *r = &c->records[s];
         r->offset_a = rebased_offset(r->offset_a, r->rate_a, r->clips & CROWD_RECORD_HOLD_A, c->time);
+        if (crowd_rec_turning(r)) {
+            /* a turn goes on exactly (its words are no times), unless it has long converged (or
+             * is parked): then it walks straight on at its desired velocity from now */
+            if (c->index_of_slot[s] >= c->count || r->fade_start * ((float)c->time - r->ref_time) > 30.0f)
+                crowd_rec_anchor(r, (float)c->time);
+            r->ref_time = (float)((double)r->ref_time - REBASE_BY);
+            c->dirty[s] = 1;
+            continue;
+        }
         r->offset_b = rebased_offset(r->offset_b, r->rate_b, r->clips & CROWD_RECORD_HOLD_B, c->time);
         r->fade_start = (float)(r->fade_start - REBASE_BY);
         /* re-anchored at the present, so time - ref_time stays small however long it walks on

@@ -52,18 +52,9 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* atan2 to about 1e-3 rad without a libm call: the yaw of every moving agent, every step. */
-static inline float fast_atan2(float y, float x)
-{
-    float ax = fabsf(x), ay = fabsf(y); /* finite: plain compares, not fminf's NaN-aware libm call */
-    float a = (ax < ay ? ax : ay) / ((ax < ay ? ay : ax) + 1e-20f), s = a * a;
-    float r = ((-0.0464964749f * s + 0.15931422f) * s - 0.327622764f) * s * a + a;
-    if (ay > ax)
-        r = 1.57079637f - r;
-    if (x < 0.0f)
-        r = 3.14159274f - r;
-    return y < 0.0f ? -r : r;
-}
+/* The yaw of every moving agent, every step: crowd_atan2 (crowd_internal.h), which turning
+ * records' decode shares. */
+#define fast_atan2 crowd_atan2
 
 /* The setters' rate range (the sim writes records directly, so it keeps to it itself). */
 static inline float clamp_rate(float rate)
@@ -263,6 +254,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->sleepers = crowd_malloc(sizeof *sim->sleepers * c->cell_count);
     sim->sleep_delta = crowd_malloc(sizeof *sim->sleep_delta * c->cell_count);
     sim->sleep_gate = crowd_calloc(c->cell_count + 1, 1);
+    sim->chunk_far = crowd_calloc(c->cell_count, 1);
     size_t task_cells = (size_t)c->task_count * c->cell_count;
     crowd_sleepers *task_sleepers = task_cells ? crowd_malloc(sizeof *task_sleepers * task_cells) : NULL;
     uint32_t *task_touched = task_cells ? crowd_malloc(sizeof *task_touched * task_cells) : NULL;
@@ -270,7 +262,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted_cell ||
         !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents || !agents_back ||
         !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers || !sim->sleep_delta || !sim->sleep_gate ||
-        (task_cells && (!task_sleepers || !task_touched))) {
+        !sim->chunk_far || (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -335,6 +327,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     crowd_free(sim->sleepers);
     crowd_free(sim->sleep_delta);
     crowd_free(sim->sleep_gate);
+    crowd_free(sim->chunk_far);
     crowd_free(sim->obstacles);
     crowd_free(sim->chunk_obstacle_start);
     crowd_free(sim->obstacle_ids);
@@ -504,6 +497,7 @@ static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd
 typedef struct step_params {
     float dt, blend, world, half, t_now, t_next;
     bool separate, wraps, gather;
+    bool turns; /* far agents' turns may be closed-form records ("turns" below) */
 } step_params;
 
 /* Re-anchors slot s's record at the end of the step: at p, moving on at the (rounded) velocity
@@ -511,18 +505,14 @@ typedef struct step_params {
  * the next step starts from. */
 static CROWD_ALWAYS_INLINE void write_motion(crowd *c, uint32_t s, const float p[3], float t, uint32_t velocity)
 {
-    crowd_record *r = &c->records[s];
-    r->position[0] = p[0];
-    r->position[2] = p[2];
-    r->ref_time = t;
-    r->velocity = velocity;
+    crowd_rec_set_motion(&c->records[s], p, t, velocity); /* a straight line: any turn ends */
     c->dirty[s] = 1;
 }
 
 /* The rare cases, out of line: standing still, wrapping round the world, held at its edge.
  * Returns whether the record changed. */
 static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed, bool drifting,
-                      crowd_drift drift)
+                      crowd_drift drift, float target)
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
@@ -557,7 +547,7 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
         return true;
     if (speed > 0.05f)
         r->yaw = fast_atan2(v[0], v[1]);
-    update_gait(sim, s, a, speed, k.gather && speed < IDLE_ENTER);
+    update_gait(sim, s, a, target >= 0.0f ? target : speed, k.gather && speed < IDLE_ENTER);
     return true;
 }
 
@@ -586,7 +576,7 @@ typedef struct step_result {
  * follow the steering) or step_rare. The chunk returned is the record's, from where it now puts
  * the agent. */
 static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3],
-                                                 bool steady, bool drifting, crowd_drift drift)
+                                                 bool steady, bool drifting, crowd_drift drift, float target)
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
@@ -618,12 +608,12 @@ static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_para
     }
     float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
     if (speed < 0.001f || !inside) {
-        wrote = step_rare(sim, *k, s, p, speed, drifting, drift);
+        wrote = step_rare(sim, *k, s, p, speed, drifting, drift, target);
     } else {
         write_motion(c, s, p, k->t_next, crowd_pack_velocity(v[0] + drift.x, v[1] + drift.z));
         if (speed > 0.05f)
             r->yaw = fast_atan2(v[0], v[1]);
-        update_gait(sim, s, a, speed, k->gather && speed < IDLE_ENTER);
+        update_gait(sim, s, a, target >= 0.0f ? target : speed, k->gather && speed < IDLE_ENTER);
         wrote = true;
     }
     crowd_rec_position(r, k->t_next, at);
@@ -633,9 +623,11 @@ static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_para
 /* One agent, its drift updated (zero unless drifting), given its desired velocity (sim_steer.c):
  * steering, obstacles, step_move. step_live takes the steady cases inline and calls this for the
  * rest. `blend`: how far the velocity turns towards the desired one (more for agents that re-plan
- * less often). */
+ * less often). `target`: the speed whose gait and rate to play (a far agent's, under closed-form
+ * turns: its desired speed), or negative for the speed it moves at. */
 static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s,
-                                                  const float desired[2], bool drifting, crowd_drift drift, float blend)
+                                                  const float desired[2], bool drifting, crowd_drift drift, float blend,
+                                                  float target)
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
@@ -659,7 +651,7 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
         sim_avoid_obstacles(sim, chunk, p, v))
         steady = false;
-    return step_move(sim, k, s, p, steady, drifting, drift);
+    return step_move(sim, k, s, p, steady, drifting, drift, target);
 }
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
@@ -747,29 +739,57 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
         return;
     float span = (float)((double)(tick + ahead) * 0.05) - SLEEP_EARLY - t_next;
     float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
+    /* A turning record's velocity from now on lies between its velocity now and the one it turns
+     * to, component by component: its path within [p + lo t, p + hi t] per axis. */
+    float vx_lo = vx, vx_hi = vx, vz_lo = vz, vz_hi = vz;
+    bool turning = (r->clips & CROWD_RECORD_TURN) != 0;
+    if (turning) {
+        float u[2];
+        crowd_rec_turn_velocity(r, t_next, u);
+        vx_lo = u[0] < r->offset_b ? u[0] : r->offset_b;
+        vx_hi = u[0] < r->offset_b ? r->offset_b : u[0];
+        vz_lo = u[1] < r->rate_b ? u[1] : r->rate_b;
+        vz_hi = u[1] < r->rate_b ? r->rate_b : u[1];
+    }
     const crowd_grid_map *g = &bin->grid;
-    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
-    float ux = vx * g->inv_cell, uz = vz * g->inv_cell, e = edge - 0.01f, m = 1e-3f, t;
-    /* the chunk's edges in chunk units (border chunks reach to infinity), then the edge margin */
-    t = ux > 0.0f ? (cc->hi_x - m - tx) / ux : ux < 0.0f ? (cc->lo_x + m - tx) / ux : INFINITY;
+    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell, e = edge - 0.01f, m = 1e-3f, t;
+    /* the chunk's edges in chunk units (border chunks reach to infinity), then the edge margin
+     * (a straight walker heads for one edge of each, a turning one may for either) */
+    float ux = vx_hi * g->inv_cell, uz = vz_hi * g->inv_cell;
+    t = ux > 0.0f ? (cc->hi_x - m - tx) / ux : INFINITY;
     span = t < span ? t : span;
-    t = uz > 0.0f ? (cc->hi_z - m - tz) / uz : uz < 0.0f ? (cc->lo_z + m - tz) / uz : INFINITY;
+    t = uz > 0.0f ? (cc->hi_z - m - tz) / uz : INFINITY;
     span = t < span ? t : span;
-    t = vx > 0.0f ? (e - p[0]) / vx : vx < 0.0f ? (-e - p[0]) / vx : INFINITY;
+    ux = vx_lo * g->inv_cell, uz = vz_lo * g->inv_cell;
+    t = ux < 0.0f ? (cc->lo_x + m - tx) / ux : INFINITY;
     span = t < span ? t : span;
-    t = vz > 0.0f ? (e - p[2]) / vz : vz < 0.0f ? (-e - p[2]) / vz : INFINITY;
+    t = uz < 0.0f ? (cc->lo_z + m - tz) / uz : INFINITY;
+    span = t < span ? t : span;
+    t = vx_hi > 0.0f ? (e - p[0]) / vx_hi : INFINITY;
+    span = t < span ? t : span;
+    t = vz_hi > 0.0f ? (e - p[2]) / vz_hi : INFINITY;
+    span = t < span ? t : span;
+    t = vx_lo < 0.0f ? (-e - p[0]) / vx_lo : INFINITY;
+    span = t < span ? t : span;
+    t = vz_lo < 0.0f ? (-e - p[2]) / vz_lo : INFINITY;
     span = t < span ? t : span;
     if (cc->obstacles) { /* and the chunk's obstacles' reach */
-        t = sim_obstacle_time(sim, chunk, p, vx, vz);
+        if (turning) {
+            float ax = vx_hi > -vx_lo ? vx_hi : -vx_lo, az = vz_hi > -vz_lo ? vz_hi : -vz_lo;
+            t = sim_obstacle_reach_time(sim, chunk, p, sqrtf(ax * ax + az * az));
+        } else {
+            t = sim_obstacle_time(sim, chunk, p, vx, vz);
+        }
         span = t < span ? t : span;
     }
     float until = t_next + span;
     if (!(span > 0.0f) || !(until > t_next))
         return;
-    float x1 = p[0] + vx * span, z1 = p[2] + vz * span;
+    float x0 = p[0] + (vx_lo < 0.0f ? vx_lo : 0.0f) * span, x1 = p[0] + (vx_hi > 0.0f ? vx_hi : 0.0f) * span;
+    float z0 = p[2] + (vz_lo < 0.0f ? vz_lo : 0.0f) * span, z1 = p[2] + (vz_hi > 0.0f ? vz_hi : 0.0f) * span;
     crowd_sleepers *d = crowd_bin_sleepers(bin, chunk);
-    const float lo[3] = {p[0] < x1 ? p[0] : x1, p[1], p[2] < z1 ? p[2] : z1};
-    const float hi[3] = {p[0] < x1 ? x1 : p[0], p[1], p[2] < z1 ? z1 : p[2]};
+    const float lo[3] = {x0, p[1], z0};
+    const float hi[3] = {x1, p[1], z1};
     float speed = crowd_rec_speed_bound(r);
     d->count++;
     d->fell++;
@@ -780,6 +800,75 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
     d->scale = r->scale > d->scale ? r->scale : d->scale;
     d->speed = speed > d->speed ? speed : d->speed;
     *z = (crowd_sleep){until, chunk + 1};
+}
+
+/* ---- turns: far agents' turns as closed-form records ---------------------------------------------
+ *
+ * Steering turns an agent's velocity v towards the desired one d by blend = dt x SIM_TURN_RATE per
+ * step: v' = d + (v - d) e^(-k t) in the limit, k = SIM_TURN_RATE. While d holds (a wandering
+ * agent's changes at its decisions and at the edge margin only) that is a closed form, which a
+ * record can carry (CROWD_RECORD_TURN: d and k in clip B's words, crowd.h), so the GPU turns the
+ * agent and the CPU has nothing to do until d changes: a far agent (the level of detail above)
+ * whose re-plan finds it turning writes one turning record, anchored where it is at the step's
+ * start, and from then on is an agent whose steps change nothing (it sleeps like a steady walker,
+ * with bounds for its curved path) until its next decision, the edge margin, an obstacle's reach
+ * or its chunk's edge. The simulation's velocity of such an agent is d (so a re-plan that finds d
+ * unchanged sees it steady); wherever it leaves the closed form it steers on per step from the
+ * velocity the record has then.
+ *
+ * Not turned this way (today's per-step path instead): near agents (a turning record found near,
+ * e.g. after the camera came closer, goes back to per-step steering, and a chunk coming near wakes
+ * its sleepers); other scenarios (their d changes every step); separation on (drift); a running
+ * fade; a turn that needs another gait (the gait and rate a far agent plays go by the speed it
+ * turns to, so the fade starts at the decision and the turn record follows once it has folded);
+ * past the edge margin (head_back re-aims it every step); within reach of an obstacle (avoidance
+ * changes the velocity). Feet: a far agent plays the gait and rate of its desired speed (set at
+ * the re-plan; per step too, so a fade needed by a decision starts there and no second one
+ * follows), so during a turn its feet slide while its speed changes; near agents' feet are matched
+ * per step as before. test_crowd's feet_do_not_slide measures every record but closed-form turns:
+ * far agents on the per-step path after a decision are in, its worst case (781 %: a run's rate for
+ * a walker still at 0.4 m/s), while its 99th percentile stays at 0.08 %. */
+#define SIM_TURN_RATE 4.0f
+
+/* Starts slot s's turn towards `want` (its velocity now in the agent, its record straight), if it
+ * may (above); returns whether it did. */
+static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const float want[2], float edge,
+                       const uint32_t *obstacles)
+{
+    crowd *c = sim->crowd;
+    crowd_record *r = &c->records[s];
+    crowd_agent *a = &c->agents[s];
+    float *v = a->velocity, p[3];
+    if (r->fade_rate > 0.0f)
+        return false;
+    crowd_rec_position(r, k->t_now, p);
+    if (fabsf(p[0]) > edge || fabsf(p[2]) > edge)
+        return false;
+    const crowd_grid_map grid = crowd_grid_of(c);
+    uint32_t chunk = crowd_chunk_at(&grid, p);
+    if (obstacles[chunk] != obstacles[chunk + 1]) {
+        float ax = fabsf(v[0]) > fabsf(want[0]) ? fabsf(v[0]) : fabsf(want[0]);
+        float az = fabsf(v[1]) > fabsf(want[1]) ? fabsf(v[1]) : fabsf(want[1]);
+        if (sim_obstacle_reach_time(sim, chunk, p, sqrtf(ax * ax + az * az)) < 0.25f)
+            return false;
+    }
+    float speed = sqrtf(want[0] * want[0] + want[1] * want[1]);
+    if (sim->gait_count && sim->gaits[gait_for_speed(sim, a->gait, speed / r->scale)].clip != crowd_rec_clip_a(r))
+        return false;
+    uint32_t word = crowd_pack_velocity(v[0], v[1]);
+    crowd_rec_set_motion(r, p, k->t_now, word);
+    update_gait(sim, s, a, speed, false); /* the rate it turns to (the clip stays: checked) */
+    float u0 = crowd_float_from_half(word & 0xFFFFu), u1 = crowd_float_from_half(word >> 16);
+    if (u0 * u0 + u1 * u1 > CROWD_TURN_YAW_SPEED2) /* the yaw field shows while it barely moves */
+        r->yaw = fast_atan2(u0, u1);
+    r->offset_b = want[0];
+    r->rate_b = want[1];
+    r->fade_start = SIM_TURN_RATE;
+    r->clips |= CROWD_RECORD_TURN;
+    v[0] = want[0];
+    v[1] = want[1];
+    c->dirty[s] = 1;
+    return true;
 }
 
 /* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed,
@@ -807,6 +896,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
     const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
+    const bool far_turns = far && k->turns;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
@@ -899,6 +989,38 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             } else if (lazy) {
                 sim_desired_velocity(sim, s, desired + 2 * i);
             }
+            const float *want = desired + 2 * i;
+            if (r->clips & CROWD_RECORD_TURN) {
+                /* turning towards what it was told at its last re-plan: the record moves it (and
+                 * its velocity, as a turning record's, is the one it turns to) */
+                if (far_turns && !drifting && v[0] == want[0] && v[1] == want[1]) {
+                    crowd_rec_position(r, t_next, p);
+                    chunk = cached_chunk(&cache, &grid, obstacles, p);
+                    float q[3] = {p[0], p[1], p[2]}, u[2];
+                    crowd_rec_turn_velocity(r, t_next, u);
+                    if (!cache.obstacles || !sim_avoid_obstacles(sim, chunk, q, u)) {
+                        bin_stepped(bin, &run, s, r, p, chunk, dirty);
+                        if (sleep && !run.moves)
+                            fall_asleep(sim, bin, &sleep[s], r, a, p, chunk, &cache, t_next, tick, edge);
+                        continue;
+                    }
+                }
+                /* per step from here: straight on from where the turn has it now (the record is
+                 * written anyway, and setters called on the way then find a straight one) */
+                crowd_rec_turn_velocity(r, t_now, v);
+                crowd_rec_anchor(r, t_now);
+                dirty[s] = 1;
+            }
+            if (far_turns && !drifting && (v[0] != want[0] || v[1] != want[1]) &&
+                start_turn(sim, k, s, want, edge, obstacles)) {
+                rewritten++;
+                crowd_rec_position(r, t_next, p);
+                chunk = cached_chunk(&cache, &grid, obstacles, p);
+                bin_stepped(bin, &run, s, r, p, chunk, dirty);
+                if (sleep && !run.moves)
+                    fall_asleep(sim, bin, &sleep[s], r, a, p, chunk, &cache, t_next, tick, edge);
+                continue;
+            }
             bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
             bool moving = v[0] != 0.0f || v[1] != 0.0f, may_sleep = false;
             if (steady && !drifting && (moving ? !resync : a->gait == 0 && !r->velocity)) {
@@ -909,7 +1031,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 /* steady walkers never reach the world's edge (steering turns them first) */
                 if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
                     may_sleep = false;
-                    step_result moved = step_move(sim, k, s, p, false, false, drift);
+                    step_result moved = step_move(sim, k, s, p, false, false, drift, -1.0f);
                     chunk = moved.chunk;
                     rewritten += moved.wrote;
                     crowd_rec_position(r, t_next, p);
@@ -923,21 +1045,18 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 p[2] += u1 * dt;
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
                 if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
-                    step_result moved = step_move(sim, k, s, p, false, true, drift);
+                    step_result moved = step_move(sim, k, s, p, false, true, drift, -1.0f);
                     chunk = moved.chunk;
                     rewritten += moved.wrote;
                 } else {
-                    uint32_t word = crowd_pack_velocity(u0, u1);
-                    r->position[0] = p[0];
-                    r->position[2] = p[2];
-                    r->ref_time = t_next;
-                    r->velocity = word;
+                    crowd_rec_set_motion(r, p, t_next, crowd_pack_velocity(u0, u1));
                     dirty[s] = 1;
                     rewritten++;
                 }
                 crowd_rec_position(r, t_next, p);
             } else {
-                step_result moved = step_agent(sim, k, s, desired + 2 * i, drifting, drift, blend);
+                float target = far_turns ? sqrtf(want[0] * want[0] + want[1] * want[1]) : -1.0f;
+                step_result moved = step_agent(sim, k, s, desired + 2 * i, drifting, drift, blend, target);
                 chunk = moved.chunk;
                 rewritten += moved.wrote;
                 crowd_rec_position(r, t_next, p);
@@ -1018,7 +1137,12 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
         float desired[2], p[3];
         sim_desired_velocity(sim, s, desired);
         crowd_drift drift = k.separate ? c->drift[s] : (crowd_drift){0.0f, 0.0f};
-        step_result moved = step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift, k.blend);
+        if (crowd_rec_turning(&c->records[s])) { /* per step from here: from where the turn has it now */
+            crowd_rec_turn_velocity(&c->records[s], k.t_now, c->agents[s].velocity);
+            crowd_rec_anchor(&c->records[s], k.t_now);
+            c->dirty[s] = 1;
+        }
+        step_result moved = step_agent(sim, &k, s, desired, drift.x != 0.0f || drift.z != 0.0f, drift, k.blend, -1.0f);
         crowd_rec_position(&c->records[s], k.t_next, p);
         if (k.separate) {
             c->drift[s] = decay_drift(drift, k.blend);
@@ -1072,7 +1196,10 @@ static void refresh_sleepers(crowd_sim *sim)
     const crowd *c = sim->crowd;
     sim->sleep_gate[0] = 0;
     for (uint32_t i = 0; i < c->cell_count; i++) {
-        bool refreshes = (sim->steps + i) % SLEEP_REFRESH == 0;
+        /* a chunk coming near wakes its sleepers too: turning ones go back to per-step steering */
+        uint8_t far = sim->far_of_cell[c->region_of_cell[i]];
+        bool refreshes = (sim->steps + i) % SLEEP_REFRESH == 0 || (sim->chunk_far[i] && !far);
+        sim->chunk_far[i] = far;
         if (refreshes)
             crowd_sleepers_clear(&sim->sleepers[i]);
         sim->sleep_gate[i + 1] = (uint8_t)!refreshes;
@@ -1127,14 +1254,17 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     sim->drifts = separate;
 
     step_params k = {.dt = dt,
-                     .blend = dt * 4.0f < 1.0f ? dt * 4.0f : 1.0f,
+                     .blend = dt * SIM_TURN_RATE < 1.0f ? dt * SIM_TURN_RATE : 1.0f,
                      .world = c->desc.world_size,
                      .half = 0.5f * c->desc.world_size,
                      .t_now = (float)c->time,
                      .t_next = (float)(c->time + dt),
                      .separate = separate,
                      .wraps = sim->desc.scenario == CROWD_SCENARIO_STAMPEDE,
-                     .gather = sim->desc.scenario == CROWD_SCENARIO_GATHER};
+                     .gather = sim->desc.scenario == CROWD_SCENARIO_GATHER,
+                     /* closed-form turns (above): the wander scenario's far agents, no drift */
+                     .turns = sim->desc.scenario == CROWD_SCENARIO_WANDER && !separate && !sim->resync &&
+                              c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE};
     /* The crowd's binning and the separation's gathering ride along: this pass touches every
      * record anyway. With a region layout it walks the live regions only; without one, every slot. */
     sim->t_now = k.t_now;

@@ -59,6 +59,7 @@ struct crowd_sim {
     crowd_sleepers *sleepers, *sleep_delta;
     uint8_t *sleep_gate; /* cell_count + 1, per step: [chunk + 1] is 1 where that chunk's sleepers sleep
                             on (it does not refresh); [0] (an awake slot's) is 0 */
+    uint8_t *chunk_far;  /* cell_count: whether each chunk's agents were far at the last sleeping step */
     bool sleeping;
     bool no_sleep; /* tests: the reference that steps every agent */
     crowd_sim_stats stats;
@@ -78,6 +79,9 @@ bool sim_avoid_obstacles(const crowd_sim *sim, uint32_t cell, float position[3],
  * `cell`'s obstacles (where sim_avoid_obstacles would act), a little early; INFINITY if never, 0 if
  * within reach already. */
 float sim_obstacle_time(const crowd_sim *sim, uint32_t cell, const float position[3], float vx, float vz);
+/* The same for an agent whose path is unknown but no faster than `speed`: how soon it could come
+ * within reach of one of chunk `cell`'s obstacles, at the earliest (0 within reach already). */
+float sim_obstacle_reach_time(const crowd_sim *sim, uint32_t cell, const float position[3], float speed);
 crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error);
 float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
 

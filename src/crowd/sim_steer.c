@@ -236,6 +236,21 @@ float sim_obstacle_time(const crowd_sim *sim, uint32_t cell, const float positio
     return first;
 }
 
+float sim_obstacle_reach_time(const crowd_sim *sim, uint32_t cell, const float position[3], float speed)
+{
+    float first = INFINITY;
+    for (uint32_t k = sim->chunk_obstacle_start[cell]; k < sim->chunk_obstacle_start[cell + 1]; k++) {
+        const crowd_obstacle *o = &sim->obstacles[sim->obstacle_ids[k]];
+        float ex = position[0] - o->x, ez = position[2] - o->z, reach = o->radius + SIM_BODY_RADIUS + 2.55f;
+        float gap = sqrtf(ex * ex + ez * ez) - reach;
+        if (gap <= 0.0f)
+            return 0.0f;
+        float t = speed > 0.0f ? gap / speed : INFINITY;
+        first = t < first ? t : first;
+    }
+    return first;
+}
+
 /* The chunks (crowd grid) an obstacle's reach overlaps, as an inclusive cell rectangle. */
 static void obstacle_cells(const crowd *c, const crowd_obstacle *o, int range[4])
 {

@@ -87,7 +87,7 @@ void main()
     }
     vec3 p = vec3(dot(r0, local), dot(r1, local), dot(r2, local));
     vec3 n = vec3(dot(r0.xyz, nl), dot(r1.xyz, nl), dot(r2.xyz, nl));
-    float s = sin(record_yaw(rec)), c = cos(record_yaw(rec));
+    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
     p *= record_scale(rec);
     vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
     gl_Position = u_view_projection * vec4(world, 1.0);

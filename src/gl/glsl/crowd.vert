@@ -204,14 +204,14 @@ void animated(crowd_rec rec, out vec3 p, out vec3 n)
 
 vec3 place(crowd_rec rec, vec3 p)
 {
-    float s = sin(record_yaw(rec)), c = cos(record_yaw(rec));
+    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
     p *= record_scale(rec);
     return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
 }
 
 vec3 turn(crowd_rec rec, vec3 n)
 {
-    float s = sin(record_yaw(rec)), c = cos(record_yaw(rec));
+    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
     return vec3(c * n.x + s * n.z, n.y, -s * n.x + c * n.z);
 }
 

@@ -53,7 +53,7 @@ crowd_rec instance_record() { return g_record; }
 crowd_rec instance_record() { return crowd_rec(i_transform, i_play_a, i_play_b, i_look); }
 #endif
 vec3 instance_position() { return record_position(instance_record(), u_time); }
-float instance_yaw() { return record_yaw(instance_record()); }
+float instance_yaw() { return record_yaw(instance_record(), u_time); }
 float instance_scale() { return record_scale(instance_record()); }
 
 // The clip showing and its phase: clip A, or clip B once a cross-fade is past half way; the

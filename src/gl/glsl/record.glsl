@@ -8,9 +8,11 @@ struct crowd_rec {
     vec4 transform; // position x y z (at ref_time), yaw
     vec4 play_a;    // offset_a, rate_a, scale, ref_time
     vec4 play_b;    // offset_b, rate_b, fade_start, fade_rate
-    uvec4 look;     // clips (A bits 0-11, B bits 12-23, HOLD_A bit 24, HOLD_B bit 25), velocity
-                    // (x, z as IEEE halves), tint rgba8, variant
+    uvec4 look;     // clips (A bits 0-11, B bits 12-23, HOLD_A bit 24, HOLD_B bit 25, TURN bit 26),
+                    // velocity (x, z as IEEE halves), tint rgba8, variant
 };
+// A turning record (TURN): play_b.x, play_b.y = the velocity d it turns to, play_b.z = the rate k;
+// no fade runs (play_b.w = 0).
 
 // An IEEE half in the low 16 bits, widened exactly (the runtime stores no subnormals, infinities
 // or NaN); unpackHalf2x16 written out, which GLSL 3.30 lacks.
@@ -29,18 +31,49 @@ float record_ref_time(crowd_rec r)
     return r.play_a.w;
 }
 
+bool record_turning(crowd_rec r)
+{
+    return (r.look.x & (1u << 26u)) != 0u;
+}
+
 // Where the instance stands at shader time `time`: its reference position moved on at its
-// ground velocity.
+// ground velocity, or for a turning record along the closed form of its turn (crowd.c's
+// crowd_rec_position, operation for operation).
 vec3 record_position(crowd_rec r, float time)
 {
     vec2 v = record_velocity(r);
     float dt = time - r.play_a.w;
+    if (record_turning(r)) {
+        float k = r.play_b.z, e = exp(-k * dt), w = (1.0 - e) / k;
+        return vec3(r.transform.x + r.play_b.x * dt + (v.x - r.play_b.x) * w, r.transform.y,
+                    r.transform.z + r.play_b.y * dt + (v.y - r.play_b.y) * w);
+    }
     return vec3(r.transform.x + v.x * dt, r.transform.y, r.transform.z + v.y * dt);
 }
 
-float record_yaw(crowd_rec r)
+// crowd_atan2 (crowd_internal.h), operation for operation: the yaw the runtime gives its agents.
+float record_atan2(float y, float x)
 {
-    return r.transform.w;
+    float ax = abs(x), ay = abs(y);
+    float a = (ax < ay ? ax : ay) / ((ax < ay ? ay : ax) + 1e-20), s = a * a;
+    float r = ((-0.0464964749 * s + 0.15931422) * s - 0.327622764) * s * a + a;
+    if (ay > ax)
+        r = 1.57079637 - r;
+    if (x < 0.0)
+        r = 3.14159274 - r;
+    return y < 0.0 ? -r : r;
+}
+
+// The yaw at shader time `time`: a turning record faces along its velocity then (its yaw field
+// while slower than 0.05 m/s).
+float record_yaw(crowd_rec r, float time)
+{
+    if (!record_turning(r))
+        return r.transform.w;
+    vec2 v0 = record_velocity(r), d = r.play_b.xy;
+    float e = exp(-r.play_b.z * (time - r.play_a.w));
+    vec2 v = vec2(d.x + (v0.x - d.x) * e, d.y + (v0.y - d.y) * e);
+    return v.x * v.x + v.y * v.y > 0.0025 ? record_atan2(v.x, v.y) : r.transform.w;
 }
 
 float record_scale(crowd_rec r)
