@@ -56,6 +56,7 @@ static const char *const uniform_names[U_COUNT] = {
     [U_SKY_FOCAL] = "u_sky_focal",
     [U_RECORDS] = "u_records",
     [U_FIRST] = "u_first",
+    [U_BLOB] = "u_blob",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */

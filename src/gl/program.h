@@ -57,6 +57,7 @@ typedef enum crowd_uniform {
     U_GROUND_PAINT,
     U_GROUND_PAINT_MAP,
     U_GROUND_PAINT_HALF,
+    U_BLOB,
     U_COUNT
 } crowd_uniform;
 
