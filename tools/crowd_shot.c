@@ -45,6 +45,8 @@ static void usage(FILE *out)
                  "  --sky on|off          the analytic sky and sun disc behind the scene (default on)\n"
                  "  --tone aces|gamma     ACES tone mapping + sRGB output, or the plain gamma 2.2 (default aces)\n"
 
+                 "  --far-shadow none|blob  what the cards and the levels past shadow_max_lod cast: nothing, or a\n"
+                 "                        soft blob on the ground (crowd_gl_far_shadow; default none)\n"
                  "  --imposters on|off    the imposter level of an asset baked with --imposters (default on)\n"
                  "  --imposter-distance <m>  where the cards take over (default: the asset's LOD chain)\n");
 }
@@ -76,6 +78,7 @@ static bool shot_fields = true;                    /* --fields: the crowd trampl
 static crowd_grass_field_passes shot_field_passes; /* --fields compute|fragment (on: the default) */
 static bool shot_sky = true;                       /* --sky */
 static bool shot_aces = true;                      /* --tone aces|gamma */
+static crowd_gl_far_shadow shot_far_shadow = CROWD_GL_FAR_SHADOW_NONE; /* --far-shadow none|blob */
 static float shot_focus[2];                        /* the trample window follows the camera's target */
 
 static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
@@ -117,7 +120,7 @@ static int parse(int argc, char **argv, shot_options *o)
     static const char *const valued[] = {
         "--out",      "--size",   "--count", "--seconds", "--eye",       "--target",
         "--scenario", "--mode",   "--msaa",  "--frames",  "--upload",    "--path",
-        "--grass",    "--fields", "--sky",   "--tone",    "--imposters", "--imposter-distance"};
+        "--grass",    "--fields", "--sky",   "--tone",    "--imposters", "--imposter-distance", "--far-shadow"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -168,6 +171,9 @@ static int parse(int argc, char **argv, shot_options *o)
         } else if (!strcmp(a, "--sky")) {
             ok = !strcmp(v, "on") || !strcmp(v, "off");
             shot_sky = !strcmp(argv[++i], "on");
+        } else if (!strcmp(a, "--far-shadow")) {
+            ok = !strcmp(v, "none") || !strcmp(v, "blob");
+            shot_far_shadow = !strcmp(argv[++i], "blob") ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
         } else if (!strcmp(a, "--tone")) {
             ok = !strcmp(v, "aces") || !strcmp(v, "gamma");
             shot_aces = !strcmp(argv[++i], "aces");
@@ -378,6 +384,7 @@ int main(int argc, char **argv)
     crowd_scene_lighting(&scene, 0.0011f);
     scene.shadows = o.shadows;
     scene.output = shot_aces ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
+    scene.far_shadow = shot_far_shadow;
     shot_focus[0] = o.target[0], shot_focus[1] = o.target[2];
     const float up[3] = {0, 1, 0};
     cb_look_at(scene.view, o.eye, o.target, up);

@@ -145,9 +145,9 @@ typedef enum crowd_gl_output {
  *    by the chunk's mesh draw too, whose shadow (mesh or blob) covers all of them, so each instance has
  *    exactly one shadow. On the GPU path the colour partitions past the settings' shadow_max_lod and the
  *    cards' partition (instance counts copied on the GPU after each cull pass; a level <= shadow_max_lod
- *    outside the light's frustum gets neither). Cost: one draw per run of contiguous records on the CPU
- *    path (a non-instanced draw of 6 vertices per instance reading the records texture, the cards' way),
- *    one indirect draw on the GPU path; per instance 6 vertices and its footprint's pixels, a fraction of
+ *    outside the light's frustum gets neither). Cost: on the CPU path one non-instanced draw of 6
+ *    vertices an instance reading the records texture (the cards' way) per 64 runs of contiguous
+ *    records (a chunk's draw is a run); one indirect draw on the GPU path; per instance 6 vertices and its footprint's pixels, a fraction of
  *    a card's. The blobs count in crowd_gl_stats.draws and triangles (2 a blob). */
 typedef enum crowd_gl_far_shadow {
     CROWD_GL_FAR_SHADOW_NONE = 0,
@@ -358,8 +358,8 @@ CROWD_API const crowd_gl_skinned_stats *crowd_gl_skinned_get_stats(const crowd_g
  * clips; clip B once a cross-fade is past half way), alpha-tested at half coverage, lit by the
  * baked normals under the scene's sun and hemisphere (shadow map received), fogged, and tinted by
  * the record's tint through the atlas's tint mask. Region palette choices of the variant other than
- * the tinted region are not in the atlas (the bake's choice 0 shows). Cards cast no shadow and
- * carry no attachments.
+ * the tinted region are not in the atlas (the bake's choice 0 shows). Cards cast no mesh shadow (a
+ * blob or nothing: crowd_gl_scene.far_shadow) and carry no attachments.
  *
  * Hand-off band (CROWD_DRAW_BAND): on the CPU path LOD is per chunk, so a chunk that straddles the
  * band is drawn twice, by its mesh level and by the cards, over the same records; each vertex

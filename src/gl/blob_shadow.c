@@ -1,6 +1,6 @@
 /* Far shadows (crowd_gl_far_shadow, gl.h): a soft blob on the ground under every drawn instance that
- * casts no mesh shadow. On the CPU path one non-instanced draw of 6 vertices a blob per run of
- * contiguous records, reading them from the records texture as the cards do (SwiftShader runs every
+ * casts no mesh shadow. On the CPU path one non-instanced draw of 6 vertices a blob over up to 64
+ * runs of contiguous records (the far chunks' draws), reading them from the records texture as the cards do (SwiftShader runs every
  * instance of an instanced draw as a draw of its own); on the GPU-driven path one indirect draw over
  * the cull pass's partitions without shadow (gpu_crowd.c, crowd_gpu_blob_draw). */
 #include <math.h>
@@ -84,12 +84,28 @@ static bool wants_blobs(const crowd_draw *d)
     return !((d->flags & CROWD_DRAW_IMPOSTER) && (d->flags & CROWD_DRAW_BAND));
 }
 
-static void draw_run(crowd_gl_renderer *r, uint32_t first, uint32_t count)
+/* Runs of contiguous records per draw (blob.vert's u_runs: two a vector). A frame's far chunks are
+ * separate runs (each chunk's records sit in a region of their own, slack between): one draw takes up
+ * to this many, instead of one draw a chunk. */
+#define BLOB_RUNS 64
+
+typedef struct blob_batch {
+    GLint runs[2 * BLOB_RUNS]; /* first record, first blob of the draw */
+    int count;
+    uint32_t blobs;
+} blob_batch;
+
+static void flush(crowd_gl_renderer *r, blob_batch *b)
 {
-    glUniform1i(r->blob.uniforms[U_FIRST], (GLint)first);
-    glDrawArrays(GL_TRIANGLES, 0, 6 * (GLsizei)count);
+    if (!b->count)
+        return;
+    glUniform4iv(r->blob.uniforms[U_RUNS], (b->count + 1) / 2, b->runs);
+    glUniform1i(r->blob.uniforms[U_RUN_COUNT], b->count);
+    glDrawArrays(GL_TRIANGLES, 0, 6 * (GLsizei)b->blobs);
     r->stats.draws++;
-    r->stats.triangles += 2u * (uint64_t)count;
+    r->stats.triangles += 2u * (uint64_t)b->blobs;
+    b->count = 0;
+    b->blobs = 0;
 }
 
 void crowd_gl_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
@@ -102,7 +118,8 @@ void crowd_gl_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float 
         return;
     }
     bool used = false;
-    uint32_t first = 0, count = 0; /* the run of contiguous records not drawn yet */
+    blob_batch batch = {{0}, 0, 0};
+    uint32_t first = 0, count = 0; /* the run of contiguous records not given to the batch yet */
     for (uint32_t d = 0; d <= f->draw_count; d++) {
         const crowd_draw *draw = d < f->draw_count ? &f->draws[d] : NULL;
         if (draw && !wants_blobs(draw))
@@ -119,11 +136,17 @@ void crowd_gl_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float 
                 glBindVertexArray(r->blob_vao);
                 used = true;
             }
-            draw_run(r, first, count);
+            if (batch.count == BLOB_RUNS)
+                flush(r, &batch);
+            batch.runs[2 * batch.count] = (GLint)first;
+            batch.runs[2 * batch.count + 1] = (GLint)batch.blobs;
+            batch.count++;
+            batch.blobs += count;
         }
         if (draw)
             first = draw->first, count = draw->count;
     }
+    flush(r, &batch);
     if (used)
         crowd_gl_blob_end();
 }

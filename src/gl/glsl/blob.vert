@@ -17,14 +17,26 @@ layout(location = 12) in uint i_slot;
 layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec u_records[]; };
 crowd_rec instance_record() { return u_records[i_slot]; }
 #else
-// The CPU path: one non-instanced draw, 6 vertices a blob; blob k of the draw is record u_first + k of
-// the records texture, laid out as imposter.vert reads it (4 texels a record, 512 a row:
-// CROWD_GL_RECORDS_PER_ROW).
+// The CPU path: one non-instanced draw, 6 vertices a blob, over up to 64 runs of contiguous records
+// (BLOB_RUNS in blob_shadow.c; two a vector: first record, first blob of the draw). Blob k belongs to
+// the last run starting at or before k (a binary search), and its record comes from the records
+// texture, laid out as imposter.vert reads it (4 texels a record, 512 a row: CROWD_GL_RECORDS_PER_ROW).
 uniform highp usampler2D u_records;
-uniform int u_first;
+uniform ivec4 u_runs[32];
+uniform int u_run_count;
+ivec2 run(int j)
+{
+    ivec4 v = u_runs[j >> 1];
+    return (j & 1) == 0 ? v.xy : v.zw;
+}
 crowd_rec instance_record()
 {
-    int slot = u_first + gl_VertexID / 6;
+    int k = gl_VertexID / 6, lo = 0;
+    for (int step = 32; step > 0; step >>= 1)
+        if (lo + step < u_run_count && run(lo + step).y <= k)
+            lo += step;
+    ivec2 r = run(lo);
+    int slot = r.x + k - r.y;
     ivec2 at = ivec2((slot % 512) * 4, slot / 512);
     uvec4 w0 = texelFetch(u_records, at, 0), w1 = texelFetch(u_records, at + ivec2(1, 0), 0);
     uvec4 w2 = texelFetch(u_records, at + ivec2(2, 0), 0), w3 = texelFetch(u_records, at + ivec2(3, 0), 0);
