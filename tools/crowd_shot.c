@@ -265,6 +265,8 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
         if (result == CROWD_OK)
             result = crowd_gl_draw(r, frame, scene);
         draw_grass(r, scene, (float)f / 60.0f);
+        if (shot_grass) /* the field is the ground: the blobs go on it */
+            crowd_gl_draw_far_shadows(r, frame, scene);
         glFlush();
         cpu[f] = now_ms() - t0;
     }
@@ -433,6 +435,8 @@ int main(int argc, char **argv)
         goto done;
     }
     draw_grass(r, &scene, o.seconds);
+    if (shot_grass) /* the field is the ground: the blobs go on it */
+        crowd_gl_draw_far_shadows(r, frame, &scene);
     if (crowd_gl_check("crowd-shot", &err) != CROWD_OK) /* once, after the frame: not a per-frame query */
         goto done;
     pixels = malloc((size_t)o.width * o.height * 3);

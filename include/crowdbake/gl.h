@@ -147,8 +147,12 @@ typedef enum crowd_gl_output {
  *    cards' partition (instance counts copied on the GPU after each cull pass; a level <= shadow_max_lod
  *    outside the light's frustum gets neither). Cost: on the CPU path one non-instanced draw of 6
  *    vertices an instance reading the records texture (the cards' way) per 64 runs of contiguous
- *    records (a chunk's draw is a run); one indirect draw on the GPU path; per instance 6 vertices and its footprint's pixels, a fraction of
- *    a card's. The blobs count in crowd_gl_stats.draws and triangles (2 a blob). */
+ *    records (a chunk's draw is a run); one indirect draw on the GPU path; per instance 6 vertices and
+ *    its footprint's pixels, a fraction of a card's. The blobs count in crowd_gl_stats.draws and
+ *    triangles (2 a blob). They land on the renderer's own ground: crowd_gl_draw draws them after it
+ *    when there is one (crowd_gl_set_ground, size > 0); a caller that draws its own ground after
+ *    crowd_gl_draw (the grass field) calls crowd_gl_draw_far_shadows after that ground instead (blades
+ *    in front hide them, as the crowd does). */
 typedef enum crowd_gl_far_shadow {
     CROWD_GL_FAR_SHADOW_NONE = 0,
     CROWD_GL_FAR_SHADOW_BLOB = 1,
@@ -270,6 +274,13 @@ CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_fr
                                      const crowd_gl_scene *scene);
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
+
+/* The far-shadow blobs of `frame` alone (crowd_gl_far_shadow), into the bound framebuffer: for a caller
+ * whose ground is drawn after crowd_gl_draw (without a ground of the renderer's own, crowd_gl_draw
+ * leaves them out). Nothing unless scene->far_shadow is BLOB and scene->shadows is on. Adds to the
+ * stats of the last crowd_gl_draw; GL state afterwards as crowd_gl_draw leaves it. */
+CROWD_API void crowd_gl_draw_far_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
+                                         const crowd_gl_scene *scene);
 
 /* The sky into the bound framebuffer: one full-screen triangle at the far plane, depth-tested
  * (LEQUAL) but not written, so call it after the clear and either before the passes or, cheaper,

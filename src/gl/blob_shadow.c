@@ -108,6 +108,23 @@ static void flush(crowd_gl_renderer *r, blob_batch *b)
     b->blobs = 0;
 }
 
+void crowd_gl_draw_far_shadows(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
+{
+    if (!r || !f || !scene)
+        return;
+    float view_projection[16];
+    const float *a = scene->projection, *b = scene->view;
+    for (int c = 0; c < 4; c++)
+        for (int row = 0; row < 4; row++)
+            view_projection[c * 4 + row] = a[row] * b[c * 4] + a[4 + row] * b[c * 4 + 1] + a[8 + row] * b[c * 4 + 2] +
+                                           a[12 + row] * b[c * 4 + 3];
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    crowd_gl_blob_draw(r, f, view_projection, scene);
+    glBindVertexArray(0);
+    glActiveTexture(GL_TEXTURE0);
+}
+
 void crowd_gl_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                         const crowd_gl_scene *scene)
 {
