@@ -675,7 +675,8 @@ static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod,
     CHECK(crowd_gl_check("blob frames", NULL) == CROWD_OK);
     if (getenv("BLOB_SHOTS")) { /* to look at: shots/blob_<path>_<case>_{none,blob}.png */
         char name[64];
-        snprintf(name, sizeof name, "blob_%s_%d%u_none", path == CROWD_GL_PATH_GPU ? "gpu" : "cpu", cards, shadow_max_lod & 7);
+        snprintf(name, sizeof name, "blob_%s_%d%u_none", path == CROWD_GL_PATH_GPU ? "gpu" : "cpu", cards,
+                 shadow_max_lod & 7);
         save(name, pixels, W, H);
         name[strlen(name) - 4] = 0;
         strcat(name, "blob");
@@ -719,8 +720,8 @@ static void far_shadow_blobs(void)
         CHECKF(a.darker > b.darker + 1000, "%s: the uncast levels' blobs: %u vs %u", name, a.darker, b.darker);
         CHECKF(a.mesh > 2000 && b.mesh > a.mesh, "%s: mesh shadows %u, %u px", name, a.mesh, b.mesh);
         CHECKF(a.both == 0 && b.both == 0, "%s: %u, %u px darkened by a blob and a mesh shadow", name, a.both, b.both);
-        CHECKF(e.identical, "%s: no cards, every level casting: BLOB differs from NONE (%u / %u px)", name,
-               e.darker, e.lighter);
+        CHECKF(e.identical, "%s: no cards, every level casting: BLOB differs from NONE (%u / %u px)", name, e.darker,
+               e.lighter);
         if (!gpu)
             CHECKF(b.band_draws > 0, "no band chunk in view (%u)", b.band_draws);
     }

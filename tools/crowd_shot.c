@@ -78,8 +78,8 @@ static bool shot_fields = true;                    /* --fields: the crowd trampl
 static crowd_grass_field_passes shot_field_passes; /* --fields compute|fragment (on: the default) */
 static bool shot_sky = true;                       /* --sky */
 static bool shot_aces = true;                      /* --tone aces|gamma */
-static crowd_gl_far_shadow shot_far_shadow = CROWD_GL_FAR_SHADOW_NONE; /* --far-shadow none|blob */
 static float shot_focus[2];                        /* the trample window follows the camera's target */
+static crowd_gl_far_shadow shot_far_shadow;        /* --far-shadow none|blob (NONE unless given) */
 
 static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
 {
@@ -118,9 +118,10 @@ static int parse(int argc, char **argv, shot_options *o)
                         CROWD_GL_PATH_CPU,
                         true};
     static const char *const valued[] = {
-        "--out",      "--size",   "--count", "--seconds", "--eye",       "--target",
-        "--scenario", "--mode",   "--msaa",  "--frames",  "--upload",    "--path",
-        "--grass",    "--fields", "--sky",   "--tone",    "--imposters", "--imposter-distance", "--far-shadow"};
+        "--out",       "--size",   "--count", "--seconds", "--eye",       "--target",
+        "--scenario",  "--mode",   "--msaa",  "--frames",  "--upload",    "--path",
+        "--grass",     "--fields", "--sky",   "--tone",    "--imposters", "--imposter-distance",
+        "--far-shadow"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;

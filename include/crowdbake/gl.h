@@ -164,11 +164,11 @@ typedef struct crowd_gl_scene {
     float sun_color[3];                  /* linear */
     float sky_color[3], ground_color[3]; /* hemisphere ambient, linear */
     float fog_color[3];
-    float fog_density;      /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
-    bool shadows;           /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
-    bool flat_color;        /* every character white: geometry and light only (comparisons) */
-    crowd_gl_output output; /* CROWD_GL_OUTPUT_GAMMA (0) unless set */
-    float exposure;         /* with CROWD_GL_OUTPUT_ACES_SRGB: 0 = 1 */
+    float fog_density;              /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
+    bool shadows;                   /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
+    bool flat_color;                /* every character white: geometry and light only (comparisons) */
+    crowd_gl_output output;         /* CROWD_GL_OUTPUT_GAMMA (0) unless set */
+    float exposure;                 /* with CROWD_GL_OUTPUT_ACES_SRGB: 0 = 1 */
     crowd_gl_far_shadow far_shadow; /* CROWD_GL_FAR_SHADOW_NONE (0) unless set; see crowd_gl_far_shadow */
 } crowd_gl_scene;
 

@@ -11,8 +11,8 @@
 
 crowd_result crowd_gl_blob_create(crowd_gl_renderer *r, crowd_error *error)
 {
-    crowd_result result =
-        crowd_program_build(&r->blob, "blob shadow", r->desc.es, NULL, crowd_glsl_blob_vert, crowd_glsl_blob_frag, error);
+    crowd_result result = crowd_program_build(&r->blob, "blob shadow", r->desc.es, NULL, crowd_glsl_blob_vert,
+                                              crowd_glsl_blob_frag, error);
     if (result != CROWD_OK)
         return result;
     glGenVertexArrays(1, &r->blob_vao); /* empty: the quads come from gl_VertexID and the records texture */
@@ -37,7 +37,8 @@ void crowd_gl_blob_begin(const crowd_gl_renderer *r, const crowd_program *p, con
     glUniform1f(u[U_TIME], f->time);
     float camera[3];
     for (int i = 0; i < 3; i++) /* -R^T t of the view matrix */
-        camera[i] = -(s->view[i * 4] * s->view[12] + s->view[i * 4 + 1] * s->view[13] + s->view[i * 4 + 2] * s->view[14]);
+        camera[i] =
+            -(s->view[i * 4] * s->view[12] + s->view[i * 4 + 1] * s->view[13] + s->view[i * 4 + 2] * s->view[14]);
     glUniform3fv(u[U_CAMERA], 1, camera);
     glUniform3fv(u[U_SUN_DIRECTION], 1, s->sun_direction);
     glUniform1f(u[U_FOG_DENSITY], s->fog_density);
@@ -116,8 +117,8 @@ void crowd_gl_draw_far_shadows(crowd_gl_renderer *r, const crowd_frame *f, const
     const float *a = scene->projection, *b = scene->view;
     for (int c = 0; c < 4; c++)
         for (int row = 0; row < 4; row++)
-            view_projection[c * 4 + row] = a[row] * b[c * 4] + a[4 + row] * b[c * 4 + 1] + a[8 + row] * b[c * 4 + 2] +
-                                           a[12 + row] * b[c * 4 + 3];
+            view_projection[c * 4 + row] =
+                a[row] * b[c * 4] + a[4 + row] * b[c * 4 + 1] + a[8 + row] * b[c * 4 + 2] + a[12 + row] * b[c * 4 + 3];
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     crowd_gl_blob_draw(r, f, view_projection, scene);

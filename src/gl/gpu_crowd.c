@@ -169,7 +169,7 @@ struct crowd_gpu_crowd {
     crowd_program blob_program;
     GLuint blob_commands;
     uint64_t blob_pass; /* layer.passes_run when they were last copied; UINT64_MAX: never */
-    bool atlas; /* the renderer has an imposter atlas and room for one more level */
+    bool atlas;         /* the renderer has an imposter atlas and room for one more level */
     GLuint attachment_vaos[CROWD_GL_MAX_ATTACHMENTS], attachment_commands;
     uint32_t attachments_ready; /* attachments with a VAO and commands (r->attachment_count grows) */
     uint32_t levels;
