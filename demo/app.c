@@ -30,8 +30,9 @@
 /* Far shadows (crowd_gl_far_shadow) for the cards and the levels past shadow_max_lod, on by default: at
  * the page's settings (lod_bias 0.5, shadow_max_lod 2) the seed camera sees almost nobody at a casting
  * level, so without blobs the crowd casts no shadow at all. Measured in Chromium (SwiftShader WebGL2),
- * 1280x720, seed camera, grass and MSAA off (web/bench.mjs, 5 alternating rounds): median frame 4k
- * 283 ms both, 20k 750 ms none vs 775 ms blob (+3 %, inside the rounds' spread of 717-1125 ms). */
+ * 1280x720, seed camera, grass and MSAA off (web/bench.mjs, 7 alternating rounds in three sittings):
+ * median frame 4k 300 ms none vs 292 ms blob, 20k 767 vs 792 ms (+3 %, inside the rounds' spread of
+ * 717-1125 ms). */
 #define DEMO_FAR_SHADOW_DEFAULT 1
 #define WORLD_SIZE 420.0f
 /* The page's LOD bias, measured in Chromium (SwiftShader WebGL2), 1280x720, seed camera, grass off,
