@@ -1,7 +1,7 @@
 /* The imposter tier on a real GL driver (Mesa llvmpipe through EGL): the atlas round trip through
  * the .crowd container, damaged IMPS sections, the card against the mesh it replaces (silhouette
- * IoU and mean colour over a clip's key frames and a ring of view angles), and the hand-off band
- * (every instance drawn by exactly one representation). */
+ * IoU and mean colour over a clip's key frames and a ring of view angles), the hand-off band
+ * (every instance drawn by exactly one representation), and the far-shadow blobs (crowd_gl_far_shadow). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -697,6 +697,63 @@ static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod,
     *out = n;
 }
 
+/* A caller's own ground (here a prop plane, as the grass field is for the demo): crowd_gl_draw leaves the
+ * blobs out without a ground of the renderer's, and crowd_gl_draw_far_shadows after that ground puts
+ * them on it, as many as on the renderer's own ground. */
+static void far_shadows_on_a_callers_ground(uint32_t with_own_ground)
+{
+    crowd *c = shadow_block(true, 1);
+    crowd_gl_desc gd = {.asset = &asset, .capacity = 64, .shadow_map_size = 1024, .es = gl.es};
+    crowd_gl_renderer *r = NULL;
+    crowd_error err;
+    if (crowd_gl_create(&gd, &r, &err) != CROWD_OK) {
+        CHECKF(false, "renderer: %s", err.message);
+        crowd_destroy(c);
+        return;
+    }
+    static const float plane[12] = {-0.5f, 0, -0.5f, 0.5f, 0, -0.5f, 0.5f, 0, 0.5f, -0.5f, 0, 0.5f};
+    static const float up[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
+    static const uint32_t quad[6] = {0, 2, 1, 0, 3, 2};
+    const crowd_gl_prop ground = {{0, 0, 0}, 0, {150.0f, 1, 150.0f}, {150, 160, 140, 255}};
+    REQUIRE(crowd_gl_set_props(r, plane, up, 4, quad, 6, &ground, 1, &err) == CROWD_OK);
+    crowd_gl_scene scene = test_default_scene();
+    float eye[3] = {3.0f, 9.0f, 14.0f}, target[3] = {0.0f, 0.0f, -30.0f}, y[3] = {0, 1, 0};
+    cb_look_at(scene.view, eye, target, y);
+    cb_perspective(scene.projection, 50.0f * 0.017453293f, (float)W / H, 0.3f, 300.0f);
+    crowd_view view = {.viewport_height = H};
+    memcpy(view.view, scene.view, sizeof view.view);
+    memcpy(view.projection, scene.projection, sizeof view.projection);
+    const crowd_frame *f = crowd_update(c, 0.0f, &view);
+    float light[16];
+    const float centre[3] = {0.0f, 0.0f, -35.0f};
+    crowd_gl_fit_shadow(r, scene.sun_direction, centre, 55.0f, light);
+    CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+    uint8_t *after = malloc(3 * W * H);
+    REQUIRE(after);
+    for (int frame = 0; frame < 3; frame++) { /* NONE; BLOB, crowd_gl_draw alone; then the far shadows */
+        scene.far_shadow = frame ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
+        CHECK(crowd_gl_render_shadows(r, f, light) == CROWD_OK);
+        glClearColor(0, 0, 0, 1);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        CHECK(crowd_gl_draw(r, f, &scene) == CROWD_OK);
+        if (frame == 2)
+            crowd_gl_draw_far_shadows(r, f, &scene);
+        tool_gl_read_rgb(&gl, frame == 0 ? pixels : frame == 1 ? pixels2 : after);
+    }
+    CHECK(crowd_gl_check("far shadows on a caller's ground", NULL) == CROWD_OK);
+    bool left_out = !memcmp(pixels, pixels2, 3 * (size_t)W * H);
+    uint32_t lighter = 0, darker = test_count_darker(after, pixels, W * H, 6, 0, &lighter);
+    printf("     a caller's ground: crowd_gl_draw alone %s NONE; crowd_gl_draw_far_shadows after it: %u px darker, "
+           "%u lighter (%u on the renderer's own ground)\n",
+           left_out ? "equals" : "DIFFERS FROM", darker, lighter, with_own_ground);
+    CHECK(left_out);
+    CHECKF(lighter == 0 && darker + 100 >= with_own_ground && darker <= with_own_ground + 100,
+           "%u darker, %u lighter (own ground: %u)", darker, lighter, with_own_ground);
+    free(after);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
 static void far_shadow_blobs(void)
 {
     for (int gpu = 0; gpu < 2; gpu++) {
@@ -722,8 +779,10 @@ static void far_shadow_blobs(void)
         CHECKF(a.both == 0 && b.both == 0, "%s: %u, %u px darkened by a blob and a mesh shadow", name, a.both, b.both);
         CHECKF(e.identical, "%s: no cards, every level casting: BLOB differs from NONE (%u / %u px)", name, e.darker,
                e.lighter);
-        if (!gpu)
+        if (!gpu) {
             CHECKF(b.band_draws > 0, "no band chunk in view (%u)", b.band_draws);
+            far_shadows_on_a_callers_ground(a.darker);
+        }
     }
 }
 
