@@ -27,6 +27,13 @@
 /* MSAA off by default: measured in Chromium (SwiftShader WebGL2), 1280x720, seed camera, 20k
  * instances, median frame 717 ms off vs 1558 ms 4x (web/bench.mjs, 2 alternating rounds). */
 #define DEMO_MSAA_DEFAULT 0
+/* Far shadows (crowd_gl_far_shadow) for the cards and the levels past shadow_max_lod, on by default: at
+ * the page's settings (lod_bias 0.5, shadow_max_lod 2) the seed camera sees almost nobody at a casting
+ * level, so without blobs the crowd casts no shadow at all. Measured in Chromium (SwiftShader WebGL2),
+ * 1280x720, seed camera, grass and MSAA off (web/bench.mjs, 7 alternating rounds in three sittings):
+ * median frame 4k 300 ms none vs 292 ms blob, 20k 767 vs 792 ms (+3 %, inside the rounds' spread of
+ * 717-1125 ms). */
+#define DEMO_FAR_SHADOW_DEFAULT 1
 #define WORLD_SIZE 420.0f
 /* The page's LOD bias, measured in Chromium (SwiftShader WebGL2), 1280x720, seed camera, grass off,
  * MSAA off (web/bench.mjs, one round): 20k 817 -> 733 ms, 100k 3433 -> 2658 ms with lod_bias 0.5
@@ -74,6 +81,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_TONE] = {"tone", "tone mapping", 0, 1, 1, "gamma|aces", '7'},
     [DEMO_IMPOSTERS] = {"imposters", "imposters", 0, 1, 1, NULL, '6'},
     [DEMO_CARD_DISTANCE] = {"card_distance", "cards from (m, 0 auto)", 0, 400, 5, NULL, 0},
+    [DEMO_FAR_SHADOW] = {"far_shadow", "far shadow", 0, 1, 1, "none|blob", ';'},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -288,7 +296,8 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            [DEMO_WIND] = 0.4,
                                            [DEMO_TRAMPLE] = 1,
                                            [DEMO_TONE] = 1,
-                                           [DEMO_IMPOSTERS] = 1};
+                                           [DEMO_IMPOSTERS] = 1,
+                                           [DEMO_FAR_SHADOW] = DEMO_FAR_SHADOW_DEFAULT};
     memcpy(app->settings, defaults, sizeof defaults);
     crowd_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
@@ -744,12 +753,13 @@ static void write_status(demo_app *app)
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "\n");
     }
     n += snprintf(app->status + n, sizeof app->status - (size_t)n,
-                  "%s | %s | chunk %g | %s x%.2f | shadows %s <=L%g | pool %s\n"
+                  "%s | %s | chunk %g | %s x%.2f | shadows %s <=L%g%s | pool %s\n"
                   "stride %s | sep %s | fog %.4f | camera %s | msaa %s  [F1 keys]\n",
                   choice_name(DEMO_SCENARIO, s[DEMO_SCENARIO], scenario, sizeof scenario),
                   choice_name(DEMO_MODE, s[DEMO_MODE], mode, sizeof mode), s[DEMO_CHUNK],
                   choice_name(DEMO_LOD_POLICY, s[DEMO_LOD_POLICY], policy, sizeof policy), s[DEMO_LOD_BIAS],
-                  s[DEMO_SHADOWS] > 0.5 ? "on" : "off", s[DEMO_SHADOW_MAX_LOD], s[DEMO_FAR_POOL] > 0.5 ? "on" : "off",
+                  s[DEMO_SHADOWS] > 0.5 ? "on" : "off", s[DEMO_SHADOW_MAX_LOD],
+                  s[DEMO_FAR_SHADOW] > 0.5 ? " +blobs" : "", s[DEMO_FAR_POOL] > 0.5 ? "on" : "off",
                   s[DEMO_STRIDE_MATCHING] > 0.5 ? "matched" : "OFF (skating)", s[DEMO_SEPARATION] > 0.5 ? "on" : "off",
                   s[DEMO_FOG], choice_name(DEMO_CAMERA, s[DEMO_CAMERA], camera, sizeof camera),
                   choice_name(DEMO_MSAA, s[DEMO_MSAA], msaa, sizeof msaa));
@@ -768,7 +778,7 @@ static void write_status(demo_app *app)
                  "\nkeys: = / - instances x2 / /2   C chunk   M VAT/bones   X cross-fade   L LOD policy\n"
                  "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
                  "      K stride matching   N separation   F fog   1-5 or Z scenario   0 asset (last: menagerie)\n"
-                 "      O MSAA   U path\n"
+                 "      O MSAA   U path   ; far shadow (none / blobs)\n"
                  "      I grass (density and wind: panel)  8 trample  9 mower  7 tone\n"
                  "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
                  "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
@@ -934,6 +944,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     demo_camera_matrices(&app->camera, (float)width / (float)(height ? height : 1), app->scene.view,
                          app->scene.projection);
     app->scene.output = app->settings[DEMO_TONE] > 0.5 ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
+    app->scene.far_shadow = app->settings[DEMO_FAR_SHADOW] > 0.5 ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
     if (app->menagerie && !app->compare) /* the sky first: the kinds' renderers set their own targets */
         crowd_gl_draw_sky(app->renderer, &app->scene);
     if (app->compare) { /* both halves are compare.c's; the main crowd waits */
@@ -1030,6 +1041,8 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
     demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
                      (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
+    if (grass && app->grass) /* the field is the ground (the renderer has none): the far shadows go on it */
+        crowd_gl_draw_far_shadows(app->renderer, app->frame, &app->scene);
     /* the sky behind everything (fog at the horizon, so the world shows no edge), drawn last of the
        opaque passes: it shades only the pixels left uncovered (a full-screen pass on SwiftShader) */
     crowd_gl_draw_sky(app->renderer, &app->scene);

@@ -251,6 +251,7 @@ if [[ -x "$bin/crowd-shot" ]]; then
   [[ $(head -c 8 "$work/shot.png" | od -An -tx1 | tr -d ' \n') == "89504e470d0a1a0a" ]] || fail "shot.png is not a PNG"
   expect 2 "bad value" -- "$bin/crowd-shot" --size 3x3
   expect 2 "bad value" -- "$bin/crowd-shot" --scenario tango
+  expect 2 "bad value for --far-shadow" -- "$bin/crowd-shot" --far-shadow soft
   expect 1 "cut short" -- "$bin/crowd-shot" "$work/cut.crowd" --out "$work/never.png"
   [[ -e "$work/never.png" ]] && fail "a failed shot left a file"
   for args in "--size 64x64junk" "--size 64x" "--size x64" "--size 64x64x2" "--size -64x64" "--size 64.5x64" \

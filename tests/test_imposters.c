@@ -1,7 +1,7 @@
 /* The imposter tier on a real GL driver (Mesa llvmpipe through EGL): the atlas round trip through
  * the .crowd container, damaged IMPS sections, the card against the mesh it replaces (silhouette
- * IoU and mean colour over a clip's key frames and a ring of view angles), and the hand-off band
- * (every instance drawn by exactly one representation). */
+ * IoU and mean colour over a clip's key frames and a ring of view angles), the hand-off band
+ * (every instance drawn by exactly one representation), and the far-shadow blobs (crowd_gl_far_shadow). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -589,6 +589,204 @@ static void gpu_cards_match_the_cpu(void)
     }
 }
 
+/* ---- far shadows (crowd_gl_far_shadow) -------------------------------------------------------------
+ * A sparse block of 60 people 5 m apart (no two shadows meet) from 17 to 85 m, distance policy,
+ * 8 m chunks: mesh levels near, cards far, the hand-off band between. Three frames of the same
+ * update: shadows off (C), shadows on (A, NONE), shadows on with blobs (B). The blobs darken ground
+ * pixels (B against A) and lighten none; a pixel the mesh shadows darken (A against C) is never
+ * darkened by a blob too (each instance has one shadow: the band chunks' cards and the levels that
+ * cast excluded); with every level casting and no cards, BLOB is NONE to the bit. */
+static crowd *shadow_block(bool cards, uint32_t shadow_max_lod)
+{
+    crowd_desc d = {.asset = &asset,
+                    .capacity = 64,
+                    .world_size = 200.0f,
+                    .chunk_size = 8.0f,
+                    .far_pool = -1,
+                    .shadow_max_lod = shadow_max_lod,
+                    .imposters = cards ? 1 : -1,
+                    .imposter_band = 0.3f};
+    for (uint32_t l = 0; l < asset.lod_count; l++) /* 18, 24, 30 ... m; the cards from the last */
+        d.lod_distances[l] = 18.0f + 6.0f * (float)l;
+    crowd *c = NULL;
+    crowd_error err;
+    if (crowd_create(&d, &c, &err) != CROWD_OK) {
+        fprintf(stderr, "crowd: %s\n", err.message);
+        exit(1);
+    }
+    crowd_set_count(c, 60);
+    uint32_t walk = clip_or_die(&asset, "walk");
+    for (uint32_t i = 0; i < 60; i++) {
+        crowd_set_transform(c, i, -7.5f + 5.0f * (float)(i % 4), 0.0f, -5.0f * (float)(i / 4), 0.4f * (float)i);
+        crowd_variant v = {.tint = {(uint8_t)(40 + 37 * i), (uint8_t)(200 - 13 * i), (uint8_t)(90 + 31 * i)}};
+        crowd_set_variant(c, i, &v);
+        crowd_play(c, i, walk, 1.0f / asset.clips[walk].duration, 0.1f * (float)i);
+    }
+    return c;
+}
+
+typedef struct blob_counts {
+    uint32_t darker, lighter, both, mesh, band_draws;
+    bool identical; /* B and A to the bit */
+} blob_counts;
+
+static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod, blob_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    crowd *c = shadow_block(cards, shadow_max_lod);
+    crowd_gl_desc gd = {.asset = &asset, .capacity = 64, .path = path, .shadow_map_size = 1024, .es = gl.es};
+    crowd_gl_renderer *r = NULL;
+    crowd_error err;
+    if (crowd_gl_create(&gd, &r, &err) != CROWD_OK) {
+        CHECKF(false, "renderer: %s", err.message);
+        crowd_destroy(c);
+        return;
+    }
+    static const uint8_t ground[4] = {150, 160, 140, 255};
+    REQUIRE(crowd_gl_set_ground(r, 150.0f, ground) == CROWD_OK);
+    crowd_gl_scene scene = test_default_scene();
+    float eye[3] = {3.0f, 9.0f, 14.0f}, target[3] = {0.0f, 0.0f, -30.0f}, up[3] = {0, 1, 0};
+    cb_look_at(scene.view, eye, target, up);
+    cb_perspective(scene.projection, 50.0f * 0.017453293f, (float)W / H, 0.3f, 300.0f);
+    crowd_view view = {.viewport_height = H};
+    memcpy(view.view, scene.view, sizeof view.view);
+    memcpy(view.projection, scene.projection, sizeof view.projection);
+    const crowd_frame *f = crowd_update(c, 0.0f, &view);
+    blob_counts n = {0};
+    for (uint32_t d = 0; d < f->draw_count; d++)
+        n.band_draws += (f->draws[d].flags & CROWD_DRAW_BAND) != 0;
+    float light[16];
+    const float centre[3] = {0.0f, 0.0f, -35.0f};
+    crowd_gl_fit_shadow(r, scene.sun_direction, centre, 55.0f, light);
+    CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+    crowd_gl_set_lod(r, crowd_settings(c), -1.0f);
+    crowd_gl_cull(r, f, &view, light); /* the GPU path's partitions (nothing on the CPU path) */
+    uint8_t *off = malloc(3 * W * H);
+    REQUIRE(off);
+    for (int frame = 0; frame < 3; frame++) { /* C: shadows off, A: NONE, B: BLOB */
+        scene.shadows = frame > 0;
+        scene.far_shadow = frame == 2 ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
+        if (scene.shadows)
+            CHECK(crowd_gl_render_shadows(r, f, light) == CROWD_OK);
+        glClearColor(0, 0, 0, 1);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        CHECK(crowd_gl_draw(r, f, &scene) == CROWD_OK);
+        tool_gl_read_rgb(&gl, frame == 0 ? off : frame == 1 ? pixels : pixels2);
+    }
+    CHECK(crowd_gl_check("blob frames", NULL) == CROWD_OK);
+    if (getenv("BLOB_SHOTS")) { /* to look at: shots/blob_<path>_<case>_{none,blob}.png */
+        char name[64];
+        snprintf(name, sizeof name, "blob_%s_%d%u_none", path == CROWD_GL_PATH_GPU ? "gpu" : "cpu", cards,
+                 shadow_max_lod & 7);
+        save(name, pixels, W, H);
+        name[strlen(name) - 4] = 0;
+        strcat(name, "blob");
+        save(name, pixels2, W, H);
+    }
+    n.darker = test_count_darker(pixels2, pixels, W * H, 6, 0, &n.lighter);
+    n.identical = !memcmp(pixels, pixels2, 3 * (size_t)W * H);
+    for (int p = 0; p < W * H; p++) {
+        const uint8_t *a = pixels + 3 * p, *b = pixels2 + 3 * p, *o = off + 3 * p;
+        int sa = a[0] + a[1] + a[2], sb = b[0] + b[1] + b[2], so = o[0] + o[1] + o[2];
+        bool mesh = sa < so - 6, blob = sb < sa - 6;
+        n.mesh += mesh;
+        n.both += mesh && blob;
+    }
+    free(off);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+    *out = n;
+}
+
+/* A caller's own ground (here a prop plane, as the grass field is for the demo): crowd_gl_draw leaves the
+ * blobs out without a ground of the renderer's, and crowd_gl_draw_far_shadows after that ground puts
+ * them on it, as many as on the renderer's own ground. */
+static void far_shadows_on_a_callers_ground(uint32_t with_own_ground)
+{
+    crowd *c = shadow_block(true, 1);
+    crowd_gl_desc gd = {.asset = &asset, .capacity = 64, .shadow_map_size = 1024, .es = gl.es};
+    crowd_gl_renderer *r = NULL;
+    crowd_error err;
+    if (crowd_gl_create(&gd, &r, &err) != CROWD_OK) {
+        CHECKF(false, "renderer: %s", err.message);
+        crowd_destroy(c);
+        return;
+    }
+    static const float plane[12] = {-0.5f, 0, -0.5f, 0.5f, 0, -0.5f, 0.5f, 0, 0.5f, -0.5f, 0, 0.5f};
+    static const float up[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
+    static const uint32_t quad[6] = {0, 2, 1, 0, 3, 2};
+    const crowd_gl_prop ground = {{0, 0, 0}, 0, {150.0f, 1, 150.0f}, {150, 160, 140, 255}};
+    REQUIRE(crowd_gl_set_props(r, plane, up, 4, quad, 6, &ground, 1, &err) == CROWD_OK);
+    crowd_gl_scene scene = test_default_scene();
+    float eye[3] = {3.0f, 9.0f, 14.0f}, target[3] = {0.0f, 0.0f, -30.0f}, y[3] = {0, 1, 0};
+    cb_look_at(scene.view, eye, target, y);
+    cb_perspective(scene.projection, 50.0f * 0.017453293f, (float)W / H, 0.3f, 300.0f);
+    crowd_view view = {.viewport_height = H};
+    memcpy(view.view, scene.view, sizeof view.view);
+    memcpy(view.projection, scene.projection, sizeof view.projection);
+    const crowd_frame *f = crowd_update(c, 0.0f, &view);
+    float light[16];
+    const float centre[3] = {0.0f, 0.0f, -35.0f};
+    crowd_gl_fit_shadow(r, scene.sun_direction, centre, 55.0f, light);
+    CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+    uint8_t *after = malloc(3 * W * H);
+    REQUIRE(after);
+    for (int frame = 0; frame < 3; frame++) { /* NONE; BLOB, crowd_gl_draw alone; then the far shadows */
+        scene.far_shadow = frame ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
+        CHECK(crowd_gl_render_shadows(r, f, light) == CROWD_OK);
+        glClearColor(0, 0, 0, 1);
+        glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+        CHECK(crowd_gl_draw(r, f, &scene) == CROWD_OK);
+        if (frame == 2)
+            crowd_gl_draw_far_shadows(r, f, &scene);
+        tool_gl_read_rgb(&gl, frame == 0 ? pixels : frame == 1 ? pixels2 : after);
+    }
+    CHECK(crowd_gl_check("far shadows on a caller's ground", NULL) == CROWD_OK);
+    bool left_out = !memcmp(pixels, pixels2, 3 * (size_t)W * H);
+    uint32_t lighter = 0, darker = test_count_darker(after, pixels, W * H, 6, 0, &lighter);
+    printf("     a caller's ground: crowd_gl_draw alone %s NONE; crowd_gl_draw_far_shadows after it: %u px darker, "
+           "%u lighter (%u on the renderer's own ground)\n",
+           left_out ? "equals" : "DIFFERS FROM", darker, lighter, with_own_ground);
+    CHECK(left_out);
+    CHECKF(lighter == 0 && darker + 100 >= with_own_ground && darker <= with_own_ground + 100,
+           "%u darker, %u lighter (own ground: %u)", darker, lighter, with_own_ground);
+    free(after);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+static void far_shadow_blobs(void)
+{
+    for (int gpu = 0; gpu < 2; gpu++) {
+        if (gpu && gl.es) /* the GPU-driven path is desktop GL 4.3 */
+            break;
+        crowd_gl_path path = gpu ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU;
+        const char *name = gpu ? "GPU" : "CPU";
+        /* levels 0-1 cast; 2 and up, the band's meshes and the cards get blobs */
+        blob_counts a, b, e;
+        blob_frames(path, true, 1, &a);
+        /* every mesh level casts (the band chunks' meshes for their cards too): blobs for the cards past it */
+        blob_frames(path, true, CROWD_MAX_LOD_ALL, &b);
+        /* every level casts, no cards: nothing for the blobs to do */
+        blob_frames(path, false, CROWD_MAX_LOD_ALL, &e);
+        printf("     %s path: shadow_max_lod 1: %u px darker, %u lighter, %u darkened by both (mesh shadows "
+               "%u px); all levels cast: %u / %u / %u (%u band draws); no cards: %u / %u\n",
+               name, a.darker, a.lighter, a.both, a.mesh, b.darker, b.lighter, b.both, b.band_draws, e.darker,
+               e.lighter);
+        CHECKF(a.darker > 1500 && a.lighter == 0, "%s: %u darker, %u lighter", name, a.darker, a.lighter);
+        CHECKF(b.darker > 150 && b.lighter == 0, "%s: %u darker, %u lighter", name, b.darker, b.lighter);
+        CHECKF(a.darker > b.darker + 1000, "%s: the uncast levels' blobs: %u vs %u", name, a.darker, b.darker);
+        CHECKF(a.mesh > 2000 && b.mesh > a.mesh, "%s: mesh shadows %u, %u px", name, a.mesh, b.mesh);
+        CHECKF(a.both == 0 && b.both == 0, "%s: %u, %u px darkened by a blob and a mesh shadow", name, a.both, b.both);
+        CHECKF(e.identical, "%s: no cards, every level casting: BLOB differs from NONE (%u / %u px)", name, e.darker,
+               e.lighter);
+        if (!gpu) {
+            CHECKF(b.band_draws > 0, "no band chunk in view (%u)", b.band_draws);
+            far_shadows_on_a_callers_ground(a.darker);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     bool desktop = argc > 1 && !strcmp(argv[1], "--desktop");
@@ -627,6 +825,7 @@ int main(int argc, char **argv)
     RUN_TEST(card_matches_mesh);
     RUN_TEST(band_draws_everyone_once);
     RUN_TEST(gpu_cards_match_the_cpu);
+    RUN_TEST(far_shadow_blobs);
     free(pixels);
     free(pixels2);
     crowd_asset_free(&asset);

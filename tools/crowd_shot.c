@@ -45,6 +45,8 @@ static void usage(FILE *out)
                  "  --sky on|off          the analytic sky and sun disc behind the scene (default on)\n"
                  "  --tone aces|gamma     ACES tone mapping + sRGB output, or the plain gamma 2.2 (default aces)\n"
 
+                 "  --far-shadow none|blob  what the cards and the levels past shadow_max_lod cast: nothing, or a\n"
+                 "                        soft blob on the ground (crowd_gl_far_shadow; default none)\n"
                  "  --imposters on|off    the imposter level of an asset baked with --imposters (default on)\n"
                  "  --imposter-distance <m>  where the cards take over (default: the asset's LOD chain)\n");
 }
@@ -77,6 +79,7 @@ static crowd_grass_field_passes shot_field_passes; /* --fields compute|fragment 
 static bool shot_sky = true;                       /* --sky */
 static bool shot_aces = true;                      /* --tone aces|gamma */
 static float shot_focus[2];                        /* the trample window follows the camera's target */
+static crowd_gl_far_shadow shot_far_shadow;        /* --far-shadow none|blob (NONE unless given) */
 
 static void update_fields(const crowd_gl_renderer *r, const crowd_gl_scene *scene, const crowd_frame *frame)
 {
@@ -115,9 +118,10 @@ static int parse(int argc, char **argv, shot_options *o)
                         CROWD_GL_PATH_CPU,
                         true};
     static const char *const valued[] = {
-        "--out",      "--size",   "--count", "--seconds", "--eye",       "--target",
-        "--scenario", "--mode",   "--msaa",  "--frames",  "--upload",    "--path",
-        "--grass",    "--fields", "--sky",   "--tone",    "--imposters", "--imposter-distance"};
+        "--out",       "--size",   "--count", "--seconds", "--eye",       "--target",
+        "--scenario",  "--mode",   "--msaa",  "--frames",  "--upload",    "--path",
+        "--grass",     "--fields", "--sky",   "--tone",    "--imposters", "--imposter-distance",
+        "--far-shadow"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         bool ok = true;
@@ -168,6 +172,9 @@ static int parse(int argc, char **argv, shot_options *o)
         } else if (!strcmp(a, "--sky")) {
             ok = !strcmp(v, "on") || !strcmp(v, "off");
             shot_sky = !strcmp(argv[++i], "on");
+        } else if (!strcmp(a, "--far-shadow")) {
+            ok = !strcmp(v, "none") || !strcmp(v, "blob");
+            shot_far_shadow = !strcmp(argv[++i], "blob") ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
         } else if (!strcmp(a, "--tone")) {
             ok = !strcmp(v, "aces") || !strcmp(v, "gamma");
             shot_aces = !strcmp(argv[++i], "aces");
@@ -259,6 +266,8 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
         if (result == CROWD_OK)
             result = crowd_gl_draw(r, frame, scene);
         draw_grass(r, scene, (float)f / 60.0f);
+        if (shot_grass) /* the field is the ground: the blobs go on it */
+            crowd_gl_draw_far_shadows(r, frame, scene);
         glFlush();
         cpu[f] = now_ms() - t0;
     }
@@ -378,6 +387,7 @@ int main(int argc, char **argv)
     crowd_scene_lighting(&scene, 0.0011f);
     scene.shadows = o.shadows;
     scene.output = shot_aces ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
+    scene.far_shadow = shot_far_shadow;
     shot_focus[0] = o.target[0], shot_focus[1] = o.target[2];
     const float up[3] = {0, 1, 0};
     cb_look_at(scene.view, o.eye, o.target, up);
@@ -426,6 +436,8 @@ int main(int argc, char **argv)
         goto done;
     }
     draw_grass(r, &scene, o.seconds);
+    if (shot_grass) /* the field is the ground: the blobs go on it */
+        crowd_gl_draw_far_shadows(r, frame, &scene);
     if (crowd_gl_check("crowd-shot", &err) != CROWD_OK) /* once, after the frame: not a per-frame query */
         goto done;
     pixels = malloc((size_t)o.width * o.height * 3);

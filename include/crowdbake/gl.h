@@ -27,7 +27,8 @@
  *    when the renderer was created, or the one given to crowd_gl_set_target) and sets the target
  *    viewport; crowd_gl_draw draws into whatever framebuffer is bound and does not touch the viewport.
  *  - enables: DEPTH_TEST and CULL_FACE (back faces) on, depth func LESS, POLYGON_OFFSET_FILL off,
- *    BLEND untouched, depth writes and colour mask untouched.
+ *    BLEND untouched, depth writes and colour mask untouched; except that a colour pass that drew
+ *    far-shadow blobs (crowd_gl_far_shadow) leaves BLEND off and depth writes on.
  *  - bindings: vertex array 0; the last program used stays bound; GL_ARRAY_BUFFER is one of the
  *    renderer's buffers; texture units 0..7 hold the renderer's textures (active unit 7, TEXTURE_2D
  *    targets); UNPACK_ALIGNMENT 4 after set-up calls; the generic value of vertex attribute 2 is
@@ -124,17 +125,51 @@ typedef enum crowd_gl_output {
     CROWD_GL_OUTPUT_ACES_SRGB = 1, /* c * exposure, the ACES filmic curve, then the sRGB transfer function */
 } crowd_gl_output;
 
+/* What casts a shadow past the shadow map's levels (crowd_gl_scene.far_shadow). Only mesh levels up to
+ * the crowd's shadow_max_lod draw into the shadow map; cards (the imposter level) and the mesh levels
+ * past shadow_max_lod cast nothing there, so a far crowd stands on unshaded ground.
+ *  - NONE (0, the default): nothing; the frame is exactly the one without this setting.
+ *  - BLOB: with scene.shadows on, every drawn instance that casts no mesh shadow darkens the ground
+ *    under it with one soft ellipse: a quad on the ground plane at the record's height (2 triangles, no
+ *    shadow map), sized from the asset's bounds x the record's scale, and stretched from the feet along
+ *    the ground projection of the sun's direction to where the box's top would throw its shadow (the
+ *    side the mesh shadows of the nearer levels fall on, so the hand-off at shadow_max_lod keeps the
+ *    dark patch in place; the sun's elevation is clamped at about 14 degrees, so a setting sun gives at
+ *    most four heights of stretch). Round across (the yaw is not used: a figure's width hardly depends
+ *    on it at the distances blobs are seen from). Darkness: the ground's own shadowed / lit ratio under
+ *    the scene's sun and sky (lit.frag's terms, the output's 2.2 power), faded with the fog, multiplied
+ *    into the framebuffer (blend DST_COLOR x ZERO) after the ground, depth-tested against it (the crowd
+ *    and the cards in front hide it), depth not written. Where blobs overlap, they multiply.
+ *    Which instances: on the CPU path every draw not flagged CROWD_DRAW_SHADOW (cards, and the levels
+ *    past shadow_max_lod), except the cards of a band chunk (CROWD_DRAW_BAND): their records are drawn
+ *    by the chunk's mesh draw too, whose shadow (mesh or blob) covers all of them, so each instance has
+ *    exactly one shadow. On the GPU path the colour partitions past the settings' shadow_max_lod and the
+ *    cards' partition (instance counts copied on the GPU after each cull pass; a level <= shadow_max_lod
+ *    outside the light's frustum gets neither). Cost: on the CPU path one non-instanced draw of 6
+ *    vertices an instance reading the records texture (the cards' way) per 64 runs of contiguous
+ *    records (a chunk's draw is a run); one indirect draw on the GPU path; per instance 6 vertices and
+ *    its footprint's pixels, a fraction of a card's. The blobs count in crowd_gl_stats.draws and
+ *    triangles (2 a blob). They land on the renderer's own ground: crowd_gl_draw draws them after it
+ *    when there is one (crowd_gl_set_ground, size > 0); a caller that draws its own ground after
+ *    crowd_gl_draw (the grass field) calls crowd_gl_draw_far_shadows after that ground instead (blades
+ *    in front hide them, as the crowd does). */
+typedef enum crowd_gl_far_shadow {
+    CROWD_GL_FAR_SHADOW_NONE = 0,
+    CROWD_GL_FAR_SHADOW_BLOB = 1,
+} crowd_gl_far_shadow;
+
 typedef struct crowd_gl_scene {
     float view[16], projection[16];      /* the camera, column-major */
     float sun_direction[3];              /* towards the sun */
     float sun_color[3];                  /* linear */
     float sky_color[3], ground_color[3]; /* hemisphere ambient, linear */
     float fog_color[3];
-    float fog_density;      /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
-    bool shadows;           /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
-    bool flat_color;        /* every character white: geometry and light only (comparisons) */
-    crowd_gl_output output; /* CROWD_GL_OUTPUT_GAMMA (0) unless set */
-    float exposure;         /* with CROWD_GL_OUTPUT_ACES_SRGB: 0 = 1 */
+    float fog_density;              /* exp2 fog: factor exp(-(density * distance)^2); 0 = none */
+    bool shadows;                   /* sample the shadow map (crowd_gl_render_shadows ran this frame) */
+    bool flat_color;                /* every character white: geometry and light only (comparisons) */
+    crowd_gl_output output;         /* CROWD_GL_OUTPUT_GAMMA (0) unless set */
+    float exposure;                 /* with CROWD_GL_OUTPUT_ACES_SRGB: 0 = 1 */
+    crowd_gl_far_shadow far_shadow; /* CROWD_GL_FAR_SHADOW_NONE (0) unless set; see crowd_gl_far_shadow */
 } crowd_gl_scene;
 
 typedef struct crowd_gl_attachment_desc {
@@ -240,6 +275,13 @@ CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_fr
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 
+/* The far-shadow blobs of `frame` alone (crowd_gl_far_shadow), into the bound framebuffer: for a caller
+ * whose ground is drawn after crowd_gl_draw (without a ground of the renderer's own, crowd_gl_draw
+ * leaves them out). Nothing unless scene->far_shadow is BLOB and scene->shadows is on. Adds to the
+ * stats of the last crowd_gl_draw; GL state afterwards as crowd_gl_draw leaves it. */
+CROWD_API void crowd_gl_draw_far_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
+                                         const crowd_gl_scene *scene);
+
 /* The sky into the bound framebuffer: one full-screen triangle at the far plane, depth-tested
  * (LEQUAL) but not written, so call it after the clear and either before the passes or, cheaper,
  * after them, where it shades only the pixels nothing else covered. The fog colour at and below the
@@ -327,8 +369,8 @@ CROWD_API const crowd_gl_skinned_stats *crowd_gl_skinned_get_stats(const crowd_g
  * clips; clip B once a cross-fade is past half way), alpha-tested at half coverage, lit by the
  * baked normals under the scene's sun and hemisphere (shadow map received), fogged, and tinted by
  * the record's tint through the atlas's tint mask. Region palette choices of the variant other than
- * the tinted region are not in the atlas (the bake's choice 0 shows). Cards cast no shadow and
- * carry no attachments.
+ * the tinted region are not in the atlas (the bake's choice 0 shows). Cards cast no mesh shadow (a
+ * blob or nothing: crowd_gl_scene.far_shadow) and carry no attachments.
  *
  * Hand-off band (CROWD_DRAW_BAND): on the CPU path LOD is per chunk, so a chunk that straddles the
  * band is drawn twice, by its mesh level and by the cards, over the same records; each vertex

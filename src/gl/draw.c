@@ -342,6 +342,8 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     if (!crowd_gpu_crowd_driven(r)) /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
     draw_props(r, view_projection, false, scene);
+    if (r->ground.count) /* far shadows: onto the ground, so after it (else crowd_gl_draw_far_shadows) */
+        crowd_gl_blob_draw(r, f, view_projection, scene);
     glBindVertexArray(0);
     glActiveTexture(GL_TEXTURE0); /* code after us that binds a texture binds it on unit 0 */
     crowd_gl_timer_end(r, 1);

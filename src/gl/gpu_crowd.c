@@ -67,6 +67,10 @@ void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, cons
 {
     (void)r, (void)f, (void)vp, (void)shadow, (void)scene;
 }
+void crowd_gpu_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float vp[16], const crowd_gl_scene *scene)
+{
+    (void)r, (void)f, (void)vp, (void)scene;
+}
 void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
 {
     (void)r, (void)settings, (void)band;
@@ -156,10 +160,16 @@ struct crowd_gpu_crowd {
 
     /* attachments: programs, one VAO each (mesh + slot attribute), 16 commands each */
     crowd_program attachment_programs[2]; /* [depth only] */
-    /* the cards (imposter.vert with GPU_DRIVEN): six indices 0..5 and the slot attribute */
+    /* the cards (imposter.vert with GPU_DRIVEN): six indices 0..5 and the slot attribute; the
+       far-shadow blobs (blob.vert) draw through the same vertex array */
     crowd_program card_program;
     GLuint card_vao, card_ibo;
-    bool atlas; /* the renderer has an imposter atlas and room for one more level */
+    /* the blobs: a command per colour level and one for the cards (6 indices, the partition's
+       baseInstance), instance counts copied from the layer's commands on the GPU once per pass */
+    crowd_program blob_program;
+    GLuint blob_commands;
+    uint64_t blob_pass; /* layer.passes_run when they were last copied; UINT64_MAX: never */
+    bool atlas;         /* the renderer has an imposter atlas and room for one more level */
     GLuint attachment_vaos[CROWD_GL_MAX_ATTACHMENTS], attachment_commands;
     uint32_t attachments_ready; /* attachments with a VAO and commands (r->attachment_count grows) */
     uint32_t levels;
@@ -280,6 +290,9 @@ static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd 
             crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)", "#version 430 core\n",
                                      depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : "GPU_DRIVEN\n", crowd_glsl_attachment_vert,
                                      depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+    if (result == CROWD_OK)
+        result = crowd_program_build_with(&g->blob_program, "blob shadow (GPU-driven)", "#version 430 core\n",
+                                          "GPU_DRIVEN\n", crowd_glsl_blob_vert, crowd_glsl_blob_frag, error);
     if (result == CROWD_OK && g->atlas)
         result = crowd_program_build_with(&g->card_program, "imposter (GPU-driven)", "#version 430 core\n",
                                           "GPU_DRIVEN\n", crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
@@ -337,8 +350,7 @@ static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
     attach_instance_ids(g);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
-    if (!g->atlas)
-        return;
+    /* with or without an atlas: the blobs use it too */
     static const uint32_t corners[6] = {0, 1, 2, 3, 4, 5}; /* imposter.vert's gl_VertexID % 6 */
     glGenVertexArrays(1, &g->card_vao);
     glBindVertexArray(g->card_vao);
@@ -366,6 +378,19 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     }
     if (g->atlas) /* the cards: six corners of card_ibo each */
         crowd_gpu_layer_set_command(&g->layer, 2 * g->levels, 6, 0, 0);
+    /* the blobs' commands: entry l < levels draws colour partition l, entry levels the cards' */
+    uint32_t blob[5 * (CROWD_MAX_LODS + 1)] = {0};
+    for (uint32_t l = 0; l <= g->levels; l++) {
+        uint32_t partition = l < g->levels ? l : 2 * g->levels;
+        blob[5 * l] = 6;
+        blob[5 * l + 4] = partition * g->layer.partition_capacity;
+    }
+    if (!g->blob_commands)
+        glGenBuffers(1, &g->blob_commands);
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->blob_commands);
+    glBufferData(GL_DRAW_INDIRECT_BUFFER, sizeof blob, blob, GL_DYNAMIC_COPY);
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    g->blob_pass = UINT64_MAX;
     if (g->budget)
         crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
     if (!g->slot_ids)
@@ -431,6 +456,8 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
     glDeleteVertexArrays(1, &g->card_vao);
     glDeleteBuffers(1, &g->card_ibo);
     crowd_program_release(&g->card_program);
+    crowd_program_release(&g->blob_program);
+    glDeleteBuffers(1, &g->blob_commands);
     glDeleteBuffers(1, &g->slot_ids);
     glDeleteBuffers(1, &g->budget);
     glDeleteBuffers(1, &g->attachment_commands);
@@ -706,6 +733,42 @@ void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const floa
         r->stats.shadow_triangles += g->stats.shadow_triangles;
     else
         r->stats.triangles += g->stats.triangles;
+}
+
+void crowd_gpu_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                         const crowd_gl_scene *scene)
+{
+    struct crowd_gpu_crowd *g = r->gpu;
+    const cull_settings *s = &g->settings;
+    /* the levels that cast no mesh shadow, then the cards: contiguous entries of blob_commands */
+    uint32_t first = s->shadow_max_lod < 0 ? 0u : (uint32_t)s->shadow_max_lod + 1u, end = g->levels + s->cards;
+    if (first >= end || !g->blob_program.id)
+        return;
+    if (g->blob_pass != g->layer.passes_run) { /* a pass ran since: its counts (the pass ended with a barrier) */
+        glBindBuffer(GL_COPY_READ_BUFFER, g->layer.commands);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, g->blob_commands);
+        for (uint32_t l = 0; l <= g->levels; l++) {
+            uint32_t partition = l < g->levels ? l : 2 * g->levels;
+            if (l == g->levels && !g->atlas)
+                break;
+            glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(4 * (5 * partition + 1)),
+                                (GLintptr)(4 * (5 * l + 1)), 4);
+        }
+        glBindBuffer(GL_COPY_READ_BUFFER, 0);
+        glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+        g->blob_pass = g->layer.passes_run;
+    }
+    crowd_gl_blob_begin(r, &g->blob_program, f, view_projection, scene);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
+    glBindVertexArray(g->card_vao);
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->blob_commands);
+    glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)(first * 5u * sizeof(uint32_t)),
+                                (GLsizei)(end - first), 0);
+    glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+    crowd_gl_blob_end();
+    r->stats.draws++;
+    for (uint32_t l = first; l < end; l++) /* two triangles a blob, from the late counts */
+        r->stats.triangles += 2u * (uint64_t)g->stats.submitted[l];
 }
 #endif
 

@@ -39,6 +39,11 @@ void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const floa
 void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                                 bool shadow, const crowd_gl_scene *scene);
 
+/* The far-shadow blobs of the colour pass (blob_shadow.c's hand-over on this path): one indirect draw
+ * over the colour partitions past the settings' shadow_max_lod and the cards' partition. */
+void crowd_gpu_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                         const crowd_gl_scene *scene);
+
 #ifndef __EMSCRIPTEN__
 /* For tests: the layer (partition p < levels: colour level p; levels + l: shadow level l). */
 const crowd_gpu_layer *crowd_gpu_crowd_layer(const crowd_gl_renderer *r);

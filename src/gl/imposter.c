@@ -55,10 +55,6 @@ crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error)
     r->tex_imposter_albedo = atlas_texture(&m->albedo, m->tile);
     r->tex_imposter_normals = atlas_texture(&m->normals, m->tile);
     glGenVertexArrays(1, &r->imposter_vao); /* empty: the cards come from gl_VertexID and the records texture */
-    glGenTextures(1, &r->tex_records);
-    glBindTexture(GL_TEXTURE_2D, r->tex_records);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     return crowd_gl_check("imposter atlas", error);
 }
 
@@ -96,13 +92,23 @@ void crowd_gl_imposter_begin(crowd_gl_renderer *r, const crowd_program *p, const
 }
 
 /* The instance buffer's records into the records texture, on the GPU (a pixel-unpack copy: no
- * readback, no second upload): whole rows, then the last partial row. Grows the texture by rows. */
-static void copy_records(crowd_gl_renderer *r)
+ * readback, no second upload): whole rows, then the last partial row. Grows the texture by rows. The
+ * texture is made on first use (the cards' and the far-shadow blobs' draws share it). */
+void crowd_gl_records_bind(crowd_gl_renderer *r)
 {
     uint32_t n = r->records_count, per_row = CROWD_GL_RECORDS_PER_ROW;
     uint32_t rows = (n + per_row - 1) / per_row, full = n / per_row;
     glActiveTexture(GL_TEXTURE0 + UNIT_RECORDS);
+    if (!r->tex_records) {
+        glGenTextures(1, &r->tex_records);
+        glBindTexture(GL_TEXTURE_2D, r->tex_records);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        r->records_dirty = true;
+    }
     glBindTexture(GL_TEXTURE_2D, r->tex_records);
+    if (!r->records_dirty)
+        return;
     if (rows > r->records_rows) {
         /* headroom, so a growing crowd reallocates rarely, but not past the 2,048 rows WebGL2
            guarantees unless the records need more */
@@ -133,11 +139,8 @@ void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const fl
         if (!(draw->flags & CROWD_DRAW_IMPOSTER) || !draw->count)
             continue;
         if (!used) {
-            if (r->records_dirty)
-                copy_records(r);
             crowd_gl_imposter_begin(r, p, f, view_projection, scene);
-            glActiveTexture(GL_TEXTURE0 + UNIT_RECORDS);
-            glBindTexture(GL_TEXTURE_2D, r->tex_records);
+            crowd_gl_records_bind(r);
             glUniform1i(p->uniforms[U_RECORDS], UNIT_RECORDS);
             glBindVertexArray(r->imposter_vao);
             used = true;

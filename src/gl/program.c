@@ -57,6 +57,9 @@ static const char *const uniform_names[U_COUNT] = {
     [U_SKY_FOCAL] = "u_sky_focal",
     [U_RECORDS] = "u_records",
     [U_FIRST] = "u_first",
+    [U_BLOB] = "u_blob",
+    [U_RUNS] = "u_runs",
+    [U_RUN_COUNT] = "u_run_count",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */

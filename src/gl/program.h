@@ -58,6 +58,9 @@ typedef enum crowd_uniform {
     U_GROUND_PAINT,
     U_GROUND_PAINT_MAP,
     U_GROUND_PAINT_HALF,
+    U_BLOB,
+    U_RUNS,
+    U_RUN_COUNT,
     U_COUNT
 } crowd_uniform;
 

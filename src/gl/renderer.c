@@ -356,6 +356,8 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
         result = build_programs(r, error);
     if (result == CROWD_OK)
         result = crowd_gl_imposter_create(r, error);
+    if (result == CROWD_OK)
+        result = crowd_gl_blob_create(r, error);
     if (result == CROWD_OK) {
         create_timers(r);
         result = crowd_gl_check("timer queries", error);
@@ -384,6 +386,7 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
         return;
     crowd_gpu_crowd_destroy(r);
     crowd_gl_imposter_destroy(r);
+    crowd_gl_blob_destroy(r);
     for (int b = 0; b < 2; b++)
         for (int f = 0; f < 2; f++)
             for (int d = 0; d < 2; d++)

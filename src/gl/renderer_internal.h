@@ -108,6 +108,10 @@ struct crowd_gl_renderer {
     uint32_t records_count; /* records in the buffer at the last upload */
     bool records_dirty;     /* the buffer changed since the texture's last copy */
     bool output_normals;    /* the imposter bake's normal pass (lit.frag u_output) */
+
+    /* far-shadow blobs on the CPU path (blob_shadow.c): program and an empty vertex array */
+    crowd_program blob;
+    GLuint blob_vao;
 };
 
 /* imposter.c: creation (nothing for an asset without an atlas), release, and the colour pass's
@@ -120,6 +124,21 @@ void crowd_gl_imposter_begin(crowd_gl_renderer *r, const crowd_program *p, const
                              const float view_projection[16], const crowd_gl_scene *scene);
 void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                             const crowd_gl_scene *scene);
+
+/* imposter.c: the records texture (created on first use) brought up to date with the instance buffer
+ * (a GPU copy, only when it changed) and bound on UNIT_RECORDS; the cards and the blobs read it. */
+void crowd_gl_records_bind(crowd_gl_renderer *r);
+
+/* blob_shadow.c: the far shadows (crowd_gl_far_shadow): creation, release, the colour pass's blobs
+ * after the ground (draw.c calls it; on the GPU-driven path it hands over to crowd_gpu_blob_draw), and
+ * the blob program's state for a draw and its undoing (the GPU path's program goes through them too). */
+crowd_result crowd_gl_blob_create(crowd_gl_renderer *r, crowd_error *error);
+void crowd_gl_blob_destroy(crowd_gl_renderer *r);
+void crowd_gl_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                        const crowd_gl_scene *scene);
+void crowd_gl_blob_begin(const crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
+                         const float view_projection[16], const crowd_gl_scene *scene);
+void crowd_gl_blob_end(void);
 
 /* renderer.c: points the instance attributes (locations 8..11) at record `first`. */
 void crowd_gl_bind_instances(const crowd_gl_renderer *r, uint32_t first);

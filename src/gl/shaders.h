@@ -13,6 +13,8 @@ extern const char crowd_glsl_imposter_vert[];
 extern const char crowd_glsl_imposter_frag[];
 extern const char crowd_glsl_sky_vert[];
 extern const char crowd_glsl_sky_frag[];
+extern const char crowd_glsl_blob_vert[];
+extern const char crowd_glsl_blob_frag[];
 /* The output transform (crowd_output, u_tone), prepended to every fragment shader. */
 extern const char crowd_glsl_output_glsl[];
 /* The record decode (crowd_rec, record_position...), prepended to every vertex and compute shader. */
