@@ -173,7 +173,8 @@ static void pose_classic(demo_compare *c)
         crowd_get(cr, i, &rec);
         float *palette = c->rows + (size_t)12 * bones * i;
         crowd_rig_pose_record(c->poser, &rec, time, palette);
-        c->characters[i] = (crowd_gl_character){{0, 0, 0}, rec.yaw, rec.scale, rec.tint, rec.variant, palette};
+        c->characters[i] =
+            (crowd_gl_character){{0, 0, 0}, crowd_record_yaw(&rec, time), rec.scale, rec.tint, rec.variant, palette};
         crowd_record_position(&rec, time, c->characters[i].position); /* where the VAT crowd draws it */
     }
 }

@@ -54,7 +54,8 @@ static void pose_all(crowd *c, crowd_rig_poser *poser, uint32_t bones, float *ro
         crowd_get(c, i, &rec);
         float *palette = rows + (size_t)12 * bones * i;
         crowd_rig_pose_record(poser, &rec, time, palette);
-        chars[i] = (crowd_gl_character){{0, 0, 0}, rec.yaw, rec.scale, rec.tint, rec.variant, palette};
+        chars[i] =
+            (crowd_gl_character){{0, 0, 0}, crowd_record_yaw(&rec, time), rec.scale, rec.tint, rec.variant, palette};
         crowd_record_position(&rec, time, chars[i].position); /* where the VAT crowd draws it */
     }
 }
