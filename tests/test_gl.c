@@ -8,6 +8,7 @@
 #include "bake/reference.h"
 #include "check.h"
 #include "common/camera.h"
+#include "crowd/crowd_internal.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
@@ -522,6 +523,78 @@ static crowd_gl_renderer *renderer_with(crowd_gl_desc d)
     return r;
 }
 
+/* A turning record (CROWD_RECORD_TURN: the simulation writes them for far agents) drawn by the
+ * shaders where the CPU's decode puts it: three walkers whose records turn towards another
+ * velocity, 1.5 s into their turns, against three plain records standing at the positions and yaws
+ * crowd_record_position / crowd_record_yaw give for that time, the same clips and phases. The
+ * frames must agree; the same records without the TURN bit (a straight extrapolation) must not. */
+static void turn_records_render_where_the_cpu_says(void)
+{
+    const uint32_t n = 3;
+    const float seconds = 1.5f;
+    crowd *turning = make_crowd(n), *placed = make_crowd(n);
+    crowd_gl_renderer *r = make_renderer(turning);
+    uint32_t walk = clip_or_die(&asset, "walk");
+    block(turning, n, walk);
+    block(placed, n, walk);
+    const float v0[3][2] = {{1.4f, 0.0f}, {0.0f, -1.3f}, {-1.0f, 1.0f}},
+                d[3][2] = {{0.0f, 1.4f}, {1.2f, 0.4f}, {1.3f, 0.2f}};
+    crowd_record want[3];
+    for (uint32_t i = 0; i < n; i++) {
+        crowd_record *rec = &turning->records[crowd_slot_of(turning, i)];
+        rec->velocity = crowd_pack_velocity(v0[i][0], v0[i][1]);
+        rec->ref_time = crowd_time(turning);
+        rec->offset_b = d[i][0], rec->rate_b = d[i][1], rec->fade_start = 1.5f, rec->fade_rate = 0.0f;
+        crowd_rec_set_clip_b(rec, crowd_rec_clip_a(rec));
+        rec->clips |= CROWD_RECORD_TURN;
+        turning->dirty[crowd_slot_of(turning, i)] = 1;
+        want[i] = *rec;
+    }
+    float time = crowd_time(turning) + seconds, moved = 0.0f, turned = 0.0f;
+    for (uint32_t i = 0; i < n; i++) {
+        float at[3];
+        crowd_record_position(&want[i], time, at);
+        float yaw = crowd_record_yaw(&want[i], time);
+        REQUIRE(crowd_set_transform(placed, i, at[0], at[1], at[2], yaw) == CROWD_OK);
+        moved = fmaxf(moved, hypotf(at[0] - want[i].position[0], at[2] - want[i].position[2]));
+        turned = fmaxf(turned, fabsf(remainderf(yaw - atan2f(v0[i][0], v0[i][1]), 6.2831853f)));
+    }
+    crowd_gl_scene s = test_default_scene();
+    s.shadows = false;
+    look(s.view, s.projection, -7, 3.5f, 7, -7, 0.8f, 0); /* the block's first three, x -9..-5 */
+    render(turning, r, &s, seconds, pixels);
+    crowd_gl_renderer *r2 = make_renderer(placed);
+    render(placed, r2, &s, seconds, pixels2);
+    diff same = compare(pixels, pixels2, 24);
+    /* control: the turn bit cleared, the same records extrapolate in a straight line */
+    crowd *straight = make_crowd(n);
+    block(straight, n, walk);
+    for (uint32_t i = 0; i < n; i++) {
+        crowd_record *rec = &straight->records[crowd_slot_of(straight, i)];
+        *rec = want[i];
+        rec->clips &= ~(uint32_t)CROWD_RECORD_TURN;
+        rec->offset_b = rec->offset_a, rec->rate_b = rec->rate_a, rec->fade_start = 0.0f;
+        straight->dirty[crowd_slot_of(straight, i)] = 1;
+    }
+    crowd_gl_renderer *r3 = make_renderer(straight);
+    render(straight, r3, &s, seconds, pixels3);
+    diff other = compare(pixels3, pixels2, 24);
+    save("turn_records", pixels);
+    save("turn_placed", pixels2);
+    printf("     %u turning records after %.1f s (moved up to %.2f m, turned up to %.2f rad): mean difference %.3f, "
+           "%u px beyond 24 against records placed by the CPU's decode; straight extrapolation %u px\n",
+           n, (double)seconds, (double)moved, (double)turned, same.mean, same.over, other.over);
+    CHECK(moved > 1.0f && turned > 0.5f); /* the turns really move and turn them */
+    CHECKF(same.over <= 40 && same.mean < 0.3, "turning vs placed: mean %.3f, %u px", same.mean, same.over);
+    CHECKF(other.over > 400, "the straight extrapolation differs by %u px only", other.over);
+    crowd_gl_destroy(r);
+    crowd_gl_destroy(r2);
+    crowd_gl_destroy(r3);
+    crowd_destroy(turning);
+    crowd_destroy(placed);
+    crowd_destroy(straight);
+}
+
 /* Orphaning, the ring and in-place sub-data draw the same pixels, frame after frame of a walking
  * crowd (the ring's buffers each catch up on the ranges they missed); a renderer made with no
  * capacity grows its buffer to the crowd on upload. */
@@ -674,6 +747,7 @@ int main(int argc, char **argv)
     RUN_TEST(ground_paint_is_lit_and_shadowed);
     RUN_TEST(cross_fade_halfway);
     RUN_TEST(attachments_sit_on_the_head);
+    RUN_TEST(turn_records_render_where_the_cpu_says);
     RUN_TEST(upload_modes_agree_and_buffers_grow);
     RUN_TEST(tint_region_sentinel);
     RUN_TEST(shadow_pass_returns_to_the_target);
