@@ -630,6 +630,21 @@ typedef struct blob_counts {
     bool identical; /* B and A to the bit */
 } blob_counts;
 
+/* The far-shadow tests' view over shadow_block's people and its sun's shadow frustum. */
+static crowd_gl_scene blob_view(crowd_gl_renderer *r, crowd_view *view, float light[16])
+{
+    crowd_gl_scene scene = test_default_scene();
+    float eye[3] = {3.0f, 9.0f, 14.0f}, target[3] = {0.0f, 0.0f, -30.0f}, up[3] = {0, 1, 0};
+    cb_look_at(scene.view, eye, target, up);
+    cb_perspective(scene.projection, 50.0f * 0.017453293f, (float)W / H, 0.3f, 300.0f);
+    *view = (crowd_view){.viewport_height = H};
+    memcpy(view->view, scene.view, sizeof view->view);
+    memcpy(view->projection, scene.projection, sizeof view->projection);
+    const float centre[3] = {0.0f, 0.0f, -35.0f};
+    crowd_gl_fit_shadow(r, scene.sun_direction, centre, 55.0f, light);
+    return scene;
+}
+
 static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod, blob_counts *out)
 {
     memset(out, 0, sizeof *out);
@@ -644,20 +659,13 @@ static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod,
     }
     static const uint8_t ground[4] = {150, 160, 140, 255};
     REQUIRE(crowd_gl_set_ground(r, 150.0f, ground) == CROWD_OK);
-    crowd_gl_scene scene = test_default_scene();
-    float eye[3] = {3.0f, 9.0f, 14.0f}, target[3] = {0.0f, 0.0f, -30.0f}, up[3] = {0, 1, 0};
-    cb_look_at(scene.view, eye, target, up);
-    cb_perspective(scene.projection, 50.0f * 0.017453293f, (float)W / H, 0.3f, 300.0f);
-    crowd_view view = {.viewport_height = H};
-    memcpy(view.view, scene.view, sizeof view.view);
-    memcpy(view.projection, scene.projection, sizeof view.projection);
+    crowd_view view;
+    float light[16];
+    crowd_gl_scene scene = blob_view(r, &view, light);
     const crowd_frame *f = crowd_update(c, 0.0f, &view);
     blob_counts n = {0};
     for (uint32_t d = 0; d < f->draw_count; d++)
         n.band_draws += (f->draws[d].flags & CROWD_DRAW_BAND) != 0;
-    float light[16];
-    const float centre[3] = {0.0f, 0.0f, -35.0f};
-    crowd_gl_fit_shadow(r, scene.sun_direction, centre, 55.0f, light);
     CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     crowd_gl_set_lod(r, crowd_settings(c), -1.0f);
     crowd_gl_cull(r, f, &view, light); /* the GPU path's partitions (nothing on the CPU path) */
@@ -717,17 +725,10 @@ static void far_shadows_on_a_callers_ground(uint32_t with_own_ground)
     static const uint32_t quad[6] = {0, 2, 1, 0, 3, 2};
     const crowd_gl_prop ground = {{0, 0, 0}, 0, {150.0f, 1, 150.0f}, {150, 160, 140, 255}};
     REQUIRE(crowd_gl_set_props(r, plane, up, 4, quad, 6, &ground, 1, &err) == CROWD_OK);
-    crowd_gl_scene scene = test_default_scene();
-    float eye[3] = {3.0f, 9.0f, 14.0f}, target[3] = {0.0f, 0.0f, -30.0f}, y[3] = {0, 1, 0};
-    cb_look_at(scene.view, eye, target, y);
-    cb_perspective(scene.projection, 50.0f * 0.017453293f, (float)W / H, 0.3f, 300.0f);
-    crowd_view view = {.viewport_height = H};
-    memcpy(view.view, scene.view, sizeof view.view);
-    memcpy(view.projection, scene.projection, sizeof view.projection);
-    const crowd_frame *f = crowd_update(c, 0.0f, &view);
+    crowd_view view;
     float light[16];
-    const float centre[3] = {0.0f, 0.0f, -35.0f};
-    crowd_gl_fit_shadow(r, scene.sun_direction, centre, 55.0f, light);
+    crowd_gl_scene scene = blob_view(r, &view, light);
+    const crowd_frame *f = crowd_update(c, 0.0f, &view);
     CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     uint8_t *after = malloc(3 * W * H);
     REQUIRE(after);

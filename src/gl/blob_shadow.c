@@ -36,9 +36,7 @@ void crowd_gl_blob_begin(const crowd_gl_renderer *r, const crowd_program *p, con
     glUniformMatrix4fv(u[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     glUniform1f(u[U_TIME], f->time);
     float camera[3];
-    for (int i = 0; i < 3; i++) /* -R^T t of the view matrix */
-        camera[i] =
-            -(s->view[i * 4] * s->view[12] + s->view[i * 4 + 1] * s->view[13] + s->view[i * 4 + 2] * s->view[14]);
+    crowd_gl_eye_of(s->view, camera);
     glUniform3fv(u[U_CAMERA], 1, camera);
     glUniform3fv(u[U_SUN_DIRECTION], 1, s->sun_direction);
     glUniform1f(u[U_FOG_DENSITY], s->fog_density);

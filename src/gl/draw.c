@@ -71,9 +71,7 @@ static void lighting_uniforms(const crowd_gl_renderer *r, const crowd_program *p
 {
     const GLint *u = p->uniforms;
     float camera[3];
-    for (int i = 0; i < 3; i++) /* -R^T t of the view matrix */
-        camera[i] =
-            -(s->view[i * 4] * s->view[12] + s->view[i * 4 + 1] * s->view[13] + s->view[i * 4 + 2] * s->view[14]);
+    crowd_gl_eye_of(s->view, camera);
     glUniform3fv(u[U_CAMERA], 1, camera);
     glUniform3fv(u[U_SUN_DIRECTION], 1, s->sun_direction);
     glUniform3fv(u[U_SUN_COLOR], 1, s->sun_color);

@@ -614,8 +614,7 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
             static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
             crowd_frustum_planes(identity, light, light_planes);
         }
-        for (int i = 0; i < 3; i++) /* -R^T t, as crowd_camera_from_view */
-            camera[i] = -(v[i * 4] * v[12] + v[i * 4 + 1] * v[13] + v[i * 4 + 2] * v[14]);
+        crowd_gl_eye_of(v, camera); /* as crowd_camera_from_view */
         const GLint *u = g->u;
         glUseProgram(g->cull);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);

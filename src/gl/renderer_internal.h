@@ -151,4 +151,11 @@ crowd_result crowd_gl_debug_check(crowd_gl_renderer *r, const char *where);
 void crowd_gl_timer_begin(crowd_gl_renderer *r, int pass);
 void crowd_gl_timer_end(crowd_gl_renderer *r, int pass);
 
+/* The camera's world position from a view matrix [R | t] (column-major): -R^T t. */
+static inline void crowd_gl_eye_of(const float view[16], float eye[3])
+{
+    for (int i = 0; i < 3; i++)
+        eye[i] = -(view[i * 4] * view[12] + view[i * 4 + 1] * view[13] + view[i * 4 + 2] * view[14]);
+}
+
 #endif
