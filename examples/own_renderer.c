@@ -2,6 +2,11 @@
  * decode in docs/format.md ("Playback"), and checks itself against crowdbake's renderer drawing
  * the same frame. An engine's HLSL or Metal port is this vertex shader in another language.
  *
+ * Motion: straight extrapolation only. This crowd has no simulation; a crowd_sim writes turning
+ * records for far agents (CROWD_RECORD_TURN), whose position and yaw follow the closed form in
+ * docs/format.md "Motion" (crowdbake's own shaders: src/gl/glsl/record.glsl). A port that draws a
+ * simulated crowd decodes that too.
+ *
  * Headless: OpenGL ES 3.0 through EGL's surfaceless platform (Mesa), one offscreen framebuffer.
  * Handles the default bake (U16_BOX positions, OCT16 normals).   Usage: own_renderer [file.crowd] */
 #include <epoxy/egl.h>
