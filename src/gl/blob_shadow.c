@@ -5,6 +5,7 @@
  * the cull pass's partitions without shadow (gpu_crowd.c, crowd_gpu_blob_draw). */
 #include <math.h>
 
+#include "common/cbmath.h"
 #include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"
 #include "gl/shaders.h"
@@ -112,11 +113,7 @@ void crowd_gl_draw_far_shadows(crowd_gl_renderer *r, const crowd_frame *f, const
     if (!r || !f || !scene)
         return;
     float view_projection[16];
-    const float *a = scene->projection, *b = scene->view;
-    for (int c = 0; c < 4; c++)
-        for (int row = 0; row < 4; row++)
-            view_projection[c * 4 + row] =
-                a[row] * b[c * 4] + a[4 + row] * b[c * 4 + 1] + a[8 + row] * b[c * 4 + 2] + a[12 + row] * b[c * 4 + 3];
+    cb_mat4_mul(view_projection, scene->projection, scene->view);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     crowd_gl_blob_draw(r, f, view_projection, scene);

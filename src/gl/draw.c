@@ -4,16 +4,9 @@
 #include <string.h>
 
 #include "common/camera.h"
+#include "common/cbmath.h"
 #include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"
-
-static void mat4_mul(float out[16], const float a[16], const float b[16])
-{
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++)
-            out[c * 4 + r] =
-                a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
-}
 
 /* Binds every texture to its fixed unit and tells the program which unit each sampler uses. The
  * shadow pass leaves the shadow map's unit empty: it is the render target then. */
@@ -249,7 +242,7 @@ void crowd_gl_fit_shadow(const crowd_gl_renderer *r, const float dir[3], const f
     float sx = floorf(cx / texel) * texel - cx, sy = floorf(cy / texel) * texel - cy;
     cb_orthographic(projection, -radius + sx + cx, radius + sx + cx, -radius + sy + cy, radius + sy + cy, 0.1f,
                     radius * 4.0f);
-    mat4_mul(out, projection, view);
+    cb_mat4_mul(out, projection, view);
 }
 
 /* Timer queries: pass p's query of frame k lives in slot k % SLOTS; before issuing frame k's, the
@@ -321,7 +314,7 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     if (!r || !f || !scene)
         return CROWD_ERROR_ARGUMENT;
     float view_projection[16];
-    mat4_mul(view_projection, scene->projection, scene->view);
+    cb_mat4_mul(view_projection, scene->projection, scene->view);
     crowd_gl_timer_begin(r, 1);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);

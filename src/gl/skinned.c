@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cbmath.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "gl/gpu_crowd.h" /* crowd_gl_begin_program */
@@ -294,20 +295,12 @@ crowd_result crowd_gl_skinned_render_shadows(crowd_gl_skinned *s, const float li
     return crowd_gl_debug_check(r, "skinned shadow pass");
 }
 
-static void mat4_mul(float out[16], const float a[16], const float b[16])
-{
-    for (int c = 0; c < 4; c++)
-        for (int r = 0; r < 4; r++)
-            out[c * 4 + r] =
-                a[r] * b[c * 4] + a[4 + r] * b[c * 4 + 1] + a[8 + r] * b[c * 4 + 2] + a[12 + r] * b[c * 4 + 3];
-}
-
 crowd_result crowd_gl_skinned_draw(crowd_gl_skinned *s, const crowd_gl_scene *scene)
 {
     if (!s || !scene)
         return CROWD_ERROR_ARGUMENT;
     float view_projection[16];
-    mat4_mul(view_projection, scene->projection, scene->view);
+    cb_mat4_mul(view_projection, scene->projection, scene->view);
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LESS);
     glEnable(GL_CULL_FACE);
