@@ -364,6 +364,12 @@ static void build_vao(const crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
 
 /* Partitions and state for `capacity` records (at creation, and again if the instance buffer grows:
  * the hysteresis state starts afresh then). */
+/* The partition blob command l draws: colour level l, or past the levels the cards' partition. */
+static uint32_t blob_partition(const struct crowd_gpu_crowd *g, uint32_t l)
+{
+    return l < g->levels ? l : 2 * g->levels;
+}
+
 static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, uint32_t capacity, crowd_error *error)
 {
     const crowd_asset *a = r->asset;
@@ -381,9 +387,8 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     /* the blobs' commands: entry l < levels draws colour partition l, entry levels the cards' */
     uint32_t blob[5 * (CROWD_MAX_LODS + 1)] = {0};
     for (uint32_t l = 0; l <= g->levels; l++) {
-        uint32_t partition = l < g->levels ? l : 2 * g->levels;
         blob[5 * l] = 6;
-        blob[5 * l + 4] = partition * g->layer.partition_capacity;
+        blob[5 * l + 4] = blob_partition(g, l) * g->layer.partition_capacity;
     }
     if (!g->blob_commands)
         glGenBuffers(1, &g->blob_commands);
@@ -747,11 +752,10 @@ void crowd_gpu_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float
         glBindBuffer(GL_COPY_READ_BUFFER, g->layer.commands);
         glBindBuffer(GL_COPY_WRITE_BUFFER, g->blob_commands);
         for (uint32_t l = 0; l <= g->levels; l++) {
-            uint32_t partition = l < g->levels ? l : 2 * g->levels;
             if (l == g->levels && !g->atlas)
                 break;
-            glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, (GLintptr)(4 * (5 * partition + 1)),
-                                (GLintptr)(4 * (5 * l + 1)), 4);
+            glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER,
+                                (GLintptr)(4 * (5 * blob_partition(g, l) + 1)), (GLintptr)(4 * (5 * l + 1)), 4);
         }
         glBindBuffer(GL_COPY_READ_BUFFER, 0);
         glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
