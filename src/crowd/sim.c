@@ -52,10 +52,6 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The yaw of every moving agent, every step: crowd_atan2 (crowd_internal.h), which turning
- * records' decode shares. */
-#define fast_atan2 crowd_atan2
-
 /* The setters' rate range (the sim writes records directly, so it keeps to it itself). */
 static inline float clamp_rate(float rate)
 {
@@ -450,7 +446,7 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
         crowd_play_slot(c, slot, clip, clamp_rate(crowd_stride_rate(c, clip, speed, c->records[slot].scale)), 0.0f,
                         false);
         if (speed > 0.05f)
-            c->records[slot].yaw = fast_atan2(desired[0], desired[1]);
+            c->records[slot].yaw = crowd_atan2(desired[0], desired[1]);
         c->records[slot].offset_a = c->records[slot].offset_b = sim_uniform(rng);
         c->records[slot].velocity = crowd_pack_velocity(desired[0], desired[1]); /* walks on from now */
     }
@@ -546,7 +542,7 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
     if (speed < 0.001f)
         return true;
     if (speed > 0.05f)
-        r->yaw = fast_atan2(v[0], v[1]);
+        r->yaw = crowd_atan2(v[0], v[1]);
     update_gait(sim, s, a, target >= 0.0f ? target : speed, k.gather && speed < IDLE_ENTER);
     return true;
 }
@@ -612,7 +608,7 @@ static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_para
     } else {
         write_motion(c, s, p, k->t_next, crowd_pack_velocity(v[0] + drift.x, v[1] + drift.z));
         if (speed > 0.05f)
-            r->yaw = fast_atan2(v[0], v[1]);
+            r->yaw = crowd_atan2(v[0], v[1]);
         update_gait(sim, s, a, target >= 0.0f ? target : speed, k->gather && speed < IDLE_ENTER);
         wrote = true;
     }
@@ -860,7 +856,7 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
     update_gait(sim, s, a, speed, false); /* the rate it turns to (the clip stays: checked) */
     float u0 = crowd_float_from_half(word & 0xFFFFu), u1 = crowd_float_from_half(word >> 16);
     if (u0 * u0 + u1 * u1 > CROWD_TURN_YAW_SPEED2) /* the yaw field shows while it barely moves */
-        r->yaw = fast_atan2(u0, u1);
+        r->yaw = crowd_atan2(u0, u1);
     r->offset_b = want[0];
     r->rate_b = want[1];
     r->fade_start = SIM_TURN_RATE;
