@@ -563,7 +563,11 @@ typedef struct crowd_sim_desc {
      * (CROWD_RECORD_TURN, written once at the re-plan): it costs nothing until its next decision,
      * the world's edge margin, an obstacle or its chunk's edge; far agents then play the gait and
      * rate of the speed they turn to (their feet slide a little during a turn), near ones keep
-     * stride-matched feet every step.
+     * stride-matched feet every step. With separation on, a far chunk's agents step together
+     * (round robin by chunk): the whole chunk re-plans and takes its separation pushes (worth
+     * lod_interval steps) every lod_interval-th step and walks on in between, so a far crowd writes
+     * about 1 / lod_interval of its records per step and the separation pairs only the agents that
+     * step next plus their neighbours across chunk edges.
      * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail). */
     float lod_distance;
     uint32_t lod_interval;

@@ -505,7 +505,7 @@ struct crowd_task {
     uint32_t live_count;   /* live slots this task walks */
     uint32_t region, skip; /* the walk's cursor: region, and its slots already walked */
     uint32_t first_region;
-    uint64_t out[2]; /* the caller's results, summed by it after the walk */
+    uint64_t out[3]; /* the caller's results, summed by it after the walk */
 };
 typedef void (*crowd_task_fn)(void *context, crowd_task *task);
 /* Whether crowd_run_tasks would split the walk (a pool of more than one thread, a valid layout,

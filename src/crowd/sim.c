@@ -798,6 +798,57 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
     *z = (crowd_sleep){until, chunk + 1};
 }
 
+/* ---- separation under the level of detail ------------------------------------------------------
+ *
+ * With separation on, a far region's agents are stepped together: every lod_interval-th step, round
+ * robin by region, the whole region re-plans and moves by its drift, which then decays by the far
+ * blend (lod_interval steps' worth). In between, the region rests: its agents walk on with their
+ * records (the velocity there includes the drift they had). The pushes a stepping region moves by
+ * are taken at the end of the step before, from where everyone is then, and count lod_interval
+ * steps each (SIM_GATHER_FAR): as fresh as the pushes of an agent stepped every step, and the
+ * drift's steady value under a steady push is the same. So at every step the separation gathers
+ * the near agents, the far regions that step next, and, as neighbours that push them but get no
+ * push themselves (SIM_GATHER_PASSIVE), the other far agents within a separation radius of their
+ * chunk's edge: a neighbour in another chunk is that close to its own chunk's edge (but for the
+ * few movers whose region is not yet their chunk's, until the next update re-slots them). The
+ * separation then sorts and pairs about two fifths of a far crowd instead of all of it, and three
+ * quarters of a far crowd write no record per step. */
+static CROWD_ALWAYS_INLINE bool near_chunk_edge(const crowd_grid_map *g, const float p[3], float reach)
+{
+    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
+    float fx = tx - floorf(tx), fz = tz - floorf(tz); /* chunk edges are at whole chunk units */
+    return fx < reach || fx > 1.0f - reach || fz < reach || fz > 1.0f - reach;
+}
+
+/* A far region that rests this step (separation on): its agents walk on and are binned; gathered
+ * all with SIM_GATHER_FAR when the region steps next (`next`), else those near their chunk's
+ * edge, passive. */
+static void rest_region(crowd_sim *sim, crowd_binner *bin, sim_gatherer *gatherer, uint32_t first, uint32_t end,
+                        float t_next, bool next)
+{
+    crowd *c = sim->crowd;
+    crowd_record *const records = c->records;
+    const uint8_t *const dirty = c->dirty;
+    const crowd_grid_map grid = bin->grid;
+    const float reach = sim->desc.separation_radius * grid.inv_cell; /* in chunk units */
+    chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false};
+    crowd_run run = {.id = CROWD_PARKED_CELL};
+    sim_gatherer gather = *gatherer;
+    for (uint32_t s = first; s < end; s++) {
+        crowd_record *r = &records[s];
+        float p[3];
+        crowd_rec_position(r, t_next, p);
+        uint32_t chunk = cached_chunk(&cache, &grid, sim->chunk_obstacle_start, p);
+        if (next)
+            sim_gather(&gather, s | SIM_GATHER_FAR, p);
+        else if (near_chunk_edge(&grid, p, reach))
+            sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
+        bin_stepped(bin, &run, s, r, p, chunk, dirty);
+    }
+    crowd_bin_close(bin, &run);
+    *gatherer = gather;
+}
+
 /* ---- turns: far agents' turns as closed-form records ---------------------------------------------
  *
  * Steering turns an agent's velocity v towards the desired one d by blend = dt x SIM_TURN_RATE per
@@ -874,12 +925,19 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
  * crowd_run). A steady walker's record is read, never written: the GPU extrapolates it.
  *
  * `far`: a region the camera sees little of (outside the view, or far). Each agent there re-plans
- * its steering every lod_interval-th step only, round robin by slot, turning as far as that many
- * steps would have; in between it walks on with its record (nothing computed, nothing written).
- * Agents being pushed apart are stepped every time. */
+ * its steering every lod_interval-th step only, turning as far as that many steps would have; in
+ * between it walks on with its record (nothing computed, nothing written). Without separation the
+ * round robin goes by slot; with it, by region ("separation under the level of detail" above). */
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
-                          uint32_t first, uint32_t end, bool far)
+                          uint32_t region, uint32_t first, uint32_t end, bool far)
 {
+    if (far && k->separate) { /* round robin by region: steps at phase 0, gathered whole at the last */
+        uint32_t phase = (region + sim->steps) % sim->desc.lod_interval;
+        if (phase) {
+            rest_region(sim, bin, gatherer, first, end, k->t_next, phase + 1 == sim->desc.lod_interval);
+            return 0;
+        }
+    }
     crowd *c = sim->crowd;
     crowd_record *const records = c->records;
     crowd_agent *const agents = c->agents;
@@ -893,6 +951,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
     const bool far_turns = far && k->turns;
+    const float reach = sim->desc.separation_radius * grid.inv_cell; /* near_chunk_edge's, in chunk units */
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
@@ -943,7 +1002,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 continue;
             lazy = awake < n;
         }
-        if (!far && !lazy)
+        if ((!far || separate) && !lazy)
             sim_desired_velocities(sim, base, n, desired);
         const uint8_t *const list = awake_list[cur ^ 1u]; /* this batch's (cur now names the next one's) */
         for (uint32_t j = 0; j < awake; j++) {
@@ -970,14 +1029,10 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             bool drifting = drift.x != 0.0f || drift.z != 0.0f;
             float p[3];
             uint32_t chunk;
-            if (far) {
-                if (s % interval != turn && !drifting && !resync) { /* not its turn: it walks on */
+            if (far && !separate) {                    /* (with separation, the region steps whole or rests whole) */
+                if (s % interval != turn && !resync) { /* not its turn: it walks on */
                     crowd_rec_position(r, t_next, p);
                     chunk = cached_chunk(&cache, &grid, obstacles, p);
-                    if (separate) {
-                        drifts[s] = (crowd_drift){0.0f, 0.0f};
-                        sim_gather(&gather, s, p);
-                    }
                     bin_stepped(bin, &run, s, r, p, chunk, dirty);
                     continue;
                 }
@@ -1058,8 +1113,11 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 crowd_rec_position(r, t_next, p);
             }
             if (separate) {
-                drifts[s] = decay_drift(drift, k->blend);
-                sim_gather(&gather, s, p);
+                drifts[s] = decay_drift(drift, blend); /* a far region's: lod_interval steps' decay */
+                if (!far)
+                    sim_gather(&gather, s, p);
+                else if (near_chunk_edge(&grid, p, reach)) /* its next pushes come before its next step */
+                    sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
             }
             bin_stepped(bin, &run, s, r, p, chunk, dirty);
             if (may_sleep && !run.moves && !(r->fade_rate > 0.0f))
@@ -1098,9 +1156,11 @@ static void step_task(void *context, crowd_task *t)
     uint64_t rewritten = 0;
     bool distance = job->sim->crowd->desc.lod_policy == CROWD_LOD_DISTANCE; /* far_of_cell is kept then */
     while (crowd_task_span(t, &first, &end))
-        rewritten += step_live(&local, job->k, &t->bin, &gather, first, end, distance && local.far_of_cell[t->region]);
+        rewritten += step_live(&local, job->k, &t->bin, &gather, t->region, first, end,
+                               distance && local.far_of_cell[t->region]);
     t->out[0] = rewritten;
     t->out[1] = local.decisions - start;
+    t->out[2] = gather.n - t->live_before;
 }
 
 static uint32_t step_tasks(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gather)
@@ -1114,9 +1174,17 @@ static uint32_t step_tasks(crowd_sim *sim, const step_params *k, crowd_binner *b
         decisions += tasks[t].out[1];
     }
     sim->decisions += (uint32_t)decisions;
+    /* Each task gathered into its own range, fewer than its live slots where regions rest: the
+     * ranges closed up, in task order, are the single walk's gathering. */
     if (k->separate)
-        for (uint32_t g = 0; g < sim->crowd->parked_region; g++)
-            gather->n += sim->crowd->regions[g].count;
+        for (uint32_t t = 0; t < n; t++) {
+            uint32_t from = tasks[t].live_before, m = (uint32_t)tasks[t].out[2], to = gather->n;
+            if (from != to) {
+                memmove(gather->slot + to, gather->slot + from, sizeof *gather->slot * m);
+                memmove(gather->xz + 2 * to, gather->xz + 2 * from, sizeof *gather->xz * 2 * m);
+            }
+            gather->n += m;
+        }
     return (uint32_t)rewritten;
 }
 
@@ -1290,7 +1358,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
                 continue;
             crowd_bin_region(&bin, g);
             rewritten +=
-                step_live(sim, &k, &bin, &gather, region->start, region->start + region->count, sim->far_of_cell[g]);
+                step_live(sim, &k, &bin, &gather, g, region->start, region->start + region->count, sim->far_of_cell[g]);
         }
     } else {
         rewritten = step_slots(sim, k, &bin, &gather);

@@ -105,7 +105,13 @@ static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
     return (uint32_t)crowd_clamp_cell((v - g->origin) * g->inv, (float)g->last);
 }
 
-/* Live agent in slot s, now at p, into the gathered arrays. */
+/* A gathered slot carries in its top bits how its push applies (slots are below 2^23; sim.c,
+ * "separation under the level of detail"): */
+#define SIM_GATHER_FAR 0x40000000u     /* a far region's that steps next: its push is lod_interval steps' */
+#define SIM_GATHER_PASSIVE 0x80000000u /* a resting region's, near its chunk's edge: pushes, gets no push */
+#define SIM_GATHER_SLOT 0x3FFFFFFFu
+
+/* Live agent in slot s (with its SIM_GATHER_ tag), now at p, into the gathered arrays. */
 static inline void sim_gather(sim_gatherer *g, uint32_t s, const float *p)
 {
     uint32_t m = g->n++;

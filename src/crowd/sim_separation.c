@@ -173,7 +173,7 @@ static void push_band(void *context, uint32_t band)
     }
 }
 
-/* The pushes into the drifts (1.5 m/s per unit), in gathered order: slots ascending, so the drifts
+/* The pushes into the drifts (1.5 m/s per unit, per step they stand for), in gathered order: slots ascending, so the drifts
  * are written in order, and each task writes a range of its own (written in sorted order from the
  * bands, agents next to each other in memory belong to different bands: two threads then fought
  * over the same cache lines, and two threads were slower than one). The sums are the ones one walk
@@ -181,6 +181,7 @@ static void push_band(void *context, uint32_t band)
 typedef struct apply_job {
     crowd_sim *sim;
     uint32_t n, tasks;
+    float scale[4]; /* m/s per unit of push, by the gathered slot's tag (sim_internal.h) */
 } apply_job;
 
 static void apply_pushes(void *context, uint32_t task)
@@ -192,11 +193,12 @@ static void apply_pushes(void *context, uint32_t task)
     const float *push = sim->fine_push;
     uint32_t first = (uint32_t)((uint64_t)job->n * task / job->tasks);
     uint32_t end = (uint32_t)((uint64_t)job->n * (task + 1) / job->tasks);
-    for (uint32_t m = first; m < end; m++) {
-        crowd_drift *d = &drift[slot[m]];
+    for (uint32_t m = first; m < end; m++) { /* a passive one's scale is 0: no branch to mispredict */
+        crowd_drift *d = &drift[slot[m] & SIM_GATHER_SLOT];
         uint32_t k = rank[m];
-        d->x += push[2 * k] * 1.5f;
-        d->z += push[2 * k + 1] * 1.5f;
+        float scale = job->scale[slot[m] >> 30];
+        d->x += push[2 * k] * scale;
+        d->z += push[2 * k + 1] * scale;
     }
 }
 
@@ -207,7 +209,8 @@ static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
     uint32_t bands = threads > 1 ? threads * 8 : 1, most = g->dim / 8 ? g->dim / 8 : 1;
     band_job job = {sim, g, bands < most ? bands : most};
     crowd_pool_run(sim->crowd->pool, job.bands, push_band, &job);
-    apply_job apply = {sim, g->n, threads > 1 && g->n >= 8192 ? threads : 1};
+    float far = 1.5f * (float)sim->desc.lod_interval;
+    apply_job apply = {sim, g->n, threads > 1 && g->n >= 8192 ? threads : 1, {1.5f, far, 0.0f, 0.0f}};
     crowd_pool_run(sim->crowd->pool, apply.tasks, apply_pushes, &apply);
 }
 
