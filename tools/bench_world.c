@@ -22,15 +22,14 @@
 
 #define KINDS 3
 #define ROUNDS 3
-#define WARMUP 15
 
 typedef struct run_result {
     double total, cross; /* median ms per frame: the whole frame, the pass across kinds */
 } run_result;
 
 /* kinds 1: the first asset alone with every instance; else a world of `kinds` kinds. */
-static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total, int across, uint32_t frames,
-               run_result *out)
+static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total, int across, uint32_t warmup,
+               uint32_t frames, run_result *out)
 {
     crowd *crowds[KINDS] = {0};
     crowd_sim *sims[KINDS] = {0};
@@ -58,7 +57,7 @@ static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total,
     }
     crowd_view view;
     tool_bench_view(&view);
-    for (uint32_t f = 0; f < WARMUP + frames && !status; f++) {
+    for (uint32_t f = 0; f < warmup + frames && !status; f++) {
         double t0 = tool_now_ms();
         if (world)
             crowd_world_step(world, 1.0f / 60.0f);
@@ -66,9 +65,9 @@ static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total,
             crowd_sim_step(sims[0], 1.0f / 60.0f);
         for (uint32_t k = 0; k < kinds; k++)
             crowd_update(crowds[k], 1.0f / 60.0f, &view);
-        if (f >= WARMUP) {
-            t[f - WARMUP] = tool_now_ms() - t0;
-            cross[f - WARMUP] = world ? crowd_world_get_stats(world)->ms_cross : 0.0;
+        if (f >= warmup) {
+            t[f - warmup] = tool_now_ms() - t0;
+            cross[f - warmup] = world ? crowd_world_get_stats(world)->ms_cross : 0.0;
         }
     }
     if (status)
@@ -98,7 +97,7 @@ static crowd_result bake_critter(crowd_critter_kind kind, crowd_bake_output *out
     return r == CROWD_OK ? crowd_asset_load_memory(asset, out->bytes, out->size, error) : r;
 }
 
-int bench_world(const crowd_asset *asset, const uint32_t *counts, uint32_t n, uint32_t frames)
+int bench_world(const crowd_asset *asset, const uint32_t *counts, uint32_t n, uint32_t warmup, uint32_t frames)
 {
     crowd_bake_output baked[2] = {{0}};
     crowd_asset critters[2];
@@ -117,16 +116,17 @@ int bench_world(const crowd_asset *asset, const uint32_t *counts, uint32_t n, ui
     const crowd_asset *all[KINDS] = {asset, &critters[0], &critters[1]};
     printf("crowd-bench --menagerie: %s + critter quad + critter tube (equal shares) against %s alone, same total;\n"
            "wander, benchmark scene, 1 thread; ms per frame (world or sim step + every kind's update), medians of\n"
-           "%u frames, then the median of %d alternating rounds\n",
-           asset->source_name, asset->source_name, frames, ROUNDS);
+           "%u frames after %u warm-up, then the median of %d alternating rounds\n",
+           asset->source_name, asset->source_name, frames, warmup, ROUNDS);
     printf("%9s | %9s %9s %9s | %7s %9s\n", "instances", "single", "menagerie", "no across", "ratio", "across ms");
     int status = 0;
     for (uint32_t i = 0; i < n && !status; i++) {
         double single[ROUNDS], mixed[ROUNDS], plain[ROUNDS], cross[ROUNDS];
         for (int r = 0; r < ROUNDS && !status; r++) {
             run_result a, b, c;
-            status = run(all, 1, counts[i], 0, frames, &a) || run(all, KINDS, counts[i], 0, frames, &b) ||
-                     run(all, KINDS, counts[i], -1, frames, &c);
+            status = run(all, 1, counts[i], 0, warmup, frames, &a) ||
+                     run(all, KINDS, counts[i], 0, warmup, frames, &b) ||
+                     run(all, KINDS, counts[i], -1, warmup, frames, &c);
             if (!status) {
                 single[r] = a.total;
                 mixed[r] = b.total;

@@ -409,7 +409,7 @@ int main(int argc, char **argv)
         return 1;
     }
     if (menagerie) {
-        int rs = bench_world(&asset, counts, n, frames);
+        int rs = bench_world(&asset, counts, n, bench_warmup, frames);
         crowd_asset_free(&asset);
         crowd_bake_output_free(&baked);
         return tool_finish_stdout("crowd-bench", rs);
