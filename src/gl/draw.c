@@ -102,7 +102,7 @@ static float sky_bottom(const crowd_gl_renderer *r, const crowd_gl_scene *s)
     if (!(h > 1e-3f) || !(edge > 0.0f) || !(far > h))
         return -1.0f;
     float reach = fminf(edge, sqrtf(far * far - h * h)); /* horizontal distance surely on the ground */
-    float slope = 1.02f * h / reach; /* rays less steep than this may miss it: 2 % to spare */
+    float slope = 1.02f * h / reach;                     /* rays less steep than this may miss it: 2 % to spare */
     enum { N = 32 };
     for (int j = 0; j <= N; j++) { /* rows of corners, bottom up: the first with one that needs the sky */
         float y = -1.0f + 2.0f * (float)j / N;
