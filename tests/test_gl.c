@@ -736,6 +736,45 @@ static void timer_queries_report_gpu_time(void)
     crowd_destroy(c);
 }
 
+/* crowd_gl_draw_sky right after crowd_gl_draw leaves out the rows the ground surely covers: a second
+ * sky call (the whole view: the first one used the ground's record up) must change no pixel, from a
+ * walker's eye, from high up looking down (nothing to draw), near the ground's edge looking past it,
+ * and looking up. */
+static void sky_over_the_ground_misses_no_pixel(void)
+{
+    crowd *c = make_crowd(20);
+    crowd_gl_renderer *r = make_renderer(c);
+    block(c, 20, clip_or_die(&asset, "idle"));
+    crowd_gl_scene s = test_default_scene();
+    static const float views[5][6] = {{0, 1.7f, 12, 0, 1.2f, 0},
+                                      {0, 60, 1, 0, 0, 0},
+                                      {92, 3, 0, 120, 0, 5},
+                                      {30, 16, 44, 0, 1.2f, 0},
+                                      {0, 2, 0, 10, 20, 0}};
+    uint32_t missed = 0, sky_pixels = 0;
+    for (int v = 0; v < 5; v++) {
+        look(s.view, s.projection, views[v][0], views[v][1], views[v][2], views[v][3], views[v][4], views[v][5]);
+        render(c, r, &s, 0.0f, pixels3);
+        crowd_gl_draw_sky(r, &s);
+        tool_gl_read_rgb(&gl, pixels);
+        crowd_gl_draw_sky(r, &s);
+        tool_gl_read_rgb(&gl, pixels2);
+        for (int i = 0; i < W * H; i++) {
+            missed += memcmp(pixels + 3 * i, pixels2 + 3 * i, 3) != 0;
+            sky_pixels += memcmp(pixels + 3 * i, pixels3 + 3 * i, 3) != 0;
+        }
+        if (v == 2)
+            save("sky_past_the_edge", pixels);
+    }
+    printf("     sky over the ground: %u sky pixels over 5 views, %u missed by the bounded sky\n", sky_pixels, missed);
+    CHECKF(missed == 0, "the bounded sky missed %u pixels", missed);
+    CHECKF(sky_pixels > W * H, "only %u sky pixels over 5 views", sky_pixels);
+    crowd_error err;
+    CHECKF(crowd_gl_check("sky", &err) == CROWD_OK, "%s", err.message);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
 int main(int argc, char **argv)
 {
     gl_fixture_open(argc, argv, W, H, &gl, &baked, &asset);
@@ -753,6 +792,7 @@ int main(int argc, char **argv)
     RUN_TEST(shadow_pass_returns_to_the_target);
     RUN_TEST(debug_mode_reports_errors);
     RUN_TEST(timer_queries_report_gpu_time);
+    RUN_TEST(sky_over_the_ground_misses_no_pixel);
     gl_fixture_close(&gl, &baked, &asset);
     TEST_MAIN_END();
 }

@@ -284,7 +284,12 @@ CROWD_API void crowd_gl_draw_far_shadows(crowd_gl_renderer *renderer, const crow
 
 /* The sky into the bound framebuffer: one full-screen triangle at the far plane, depth-tested
  * (LEQUAL) but not written, so call it after the clear and either before the passes or, cheaper,
- * after them, where it shades only the pixels nothing else covered. The fog colour at and below the
+ * after them, where it shades only the pixels nothing else covered. Called next after a
+ * crowd_gl_draw that drew this renderer's ground with the same scene view and projection (and
+ * perspective), it covers only the rows above the lowest one in which a pixel could see past the
+ * ground (its nearest edge or the far plane), and nothing when the ground fills the view: the rows
+ * below are neither shaded nor depth-tested, which in a software rasteriser costs about as much as
+ * shading them. So do not clear the depth between the two calls. The fog colour at and below the
  * horizon, where the fogged ground meets it without an edge, rising to a zenith blue derived from
  * scene->sky_color; the sun's disc (about 1.5 degrees) and glow at scene->sun_direction; through
  * scene->output like every pass. Leaves DEPTH_TEST enabled, depth func LESS, depth writes on,

@@ -55,6 +55,7 @@ static const char *const uniform_names[U_COUNT] = {
     [U_TONE] = "u_tone",
     [U_SKY_VIEW] = "u_sky_view",
     [U_SKY_FOCAL] = "u_sky_focal",
+    [U_SKY_BOTTOM] = "u_sky_bottom",
     [U_RECORDS] = "u_records",
     [U_FIRST] = "u_first",
     [U_BLOB] = "u_blob",

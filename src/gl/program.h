@@ -53,6 +53,7 @@ typedef enum crowd_uniform {
     U_TONE,
     U_SKY_VIEW,
     U_SKY_FOCAL,
+    U_SKY_BOTTOM,
     U_RECORDS,
     U_FIRST,
     U_GROUND_PAINT,

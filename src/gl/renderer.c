@@ -719,5 +719,6 @@ crowd_result crowd_gl_set_ground(crowd_gl_renderer *r, float size, const uint8_t
     static const float normals[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
     static const uint32_t indices[6] = {0, 2, 1, 0, 3, 2};
     crowd_gl_prop ground = {{0, 0, 0}, 0, {size, 1, size}, {color[0], color[1], color[2], color[3]}};
+    r->ground_half = size > 0 ? 0.5f * size : 0.0f;
     return fill_batch(&r->ground, positions, normals, 4, indices, 6, &ground, size > 0 ? 1 : 0, NULL);
 }

@@ -92,6 +92,11 @@ struct crowd_gl_renderer {
     crowd_gl_attachment attachments[CROWD_GL_MAX_ATTACHMENTS];
     uint32_t attachment_count;
     crowd_gl_batch props, ground;
+    float ground_half; /* the ground covers [-half, half] in x and z at y = 0 */
+    /* crowd_gl_draw drew the ground (depth written) with this view-projection and no crowd_gl_draw_sky
+       has run since: the sky may then leave out the rows the ground surely covers */
+    bool sky_over_ground;
+    float sky_ground_vp[16];
 
     crowd_gl_stats stats;
 
