@@ -269,8 +269,16 @@ static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bo
         glUniform1i(p->uniforms[U_GROUND_PAINT_MAP], UNIT_GROUND_PAINT);
     }
     draw_batch(&r->props);
-    if (shadow) /* the ground receives shadows but casts none */
+    if (shadow || !r->ground.count) /* the ground receives shadows but casts none */
         return;
+    /* its own program: a flat face lit per vertex, the per-pixel cost of the view's largest surface */
+    p = &r->ground_program;
+    glUseProgram(p->id);
+    bind_textures(r, p, shadow);
+    glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
+    lighting_uniforms(r, p, scene);
+    glUniform1i(p->uniforms[U_GROUND_PAINT], 0);
+    glUniform1i(p->uniforms[U_GROUND_PAINT_MAP], UNIT_GROUND_PAINT);
     /* bound (or cleared) every time: texture units are the context's, and whatever another
        renderer or the demo left on this one may be an integer texture (a draw error in WebGL) */
     glActiveTexture(GL_TEXTURE0 + UNIT_GROUND_PAINT);

@@ -250,6 +250,9 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
                                     crowd_glsl_prop_vert, depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     }
     if (result == CROWD_OK)
+        result = crowd_program_build(&r->ground_program, "ground", es, "GROUND\nGROUND_PAINT\n", crowd_glsl_prop_vert,
+                                     crowd_glsl_lit_frag, error);
+    if (result == CROWD_OK)
         result = crowd_program_build(&r->sky, "sky", es, NULL, crowd_glsl_sky_vert, crowd_glsl_sky_frag, error);
     if (result == CROWD_OK && !r->sky_vao)
         glGenVertexArrays(1, &r->sky_vao);
@@ -398,6 +401,7 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
         if (r->sky_vao)
             glDeleteVertexArrays(1, &r->sky_vao);
     }
+    crowd_program_release(&r->ground_program);
     GLuint textures[8] = {r->tex_clips,   r->tex_positions, r->tex_normals, r->tex_bones,
                           r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_shared ? 0 : r->shadow_depth};
     glDeleteTextures(8, textures);

@@ -55,6 +55,7 @@ struct crowd_gl_renderer {
     crowd_program crowd[2][2][2]; /* [bones][cross-fade][depth only] */
     crowd_program attachment[2];  /* [depth only] */
     crowd_program prop[2];        /* [depth only] */
+    crowd_program ground_program; /* prop.vert + lit.frag with GROUND: lit per vertex (it casts no shadow) */
     crowd_program sky;            /* crowd_gl_draw_sky */
     GLuint sky_vao;               /* empty: the sky's triangle comes from gl_VertexID */
     struct crowd_gpu_crowd *gpu;  /* the GPU-driven path (gpu_crowd.c); NULL on the CPU path */

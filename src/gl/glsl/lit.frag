@@ -1,8 +1,16 @@
+#ifdef GROUND
+// the flat ground (prop.vert with GROUND): lit per vertex, so a pixel pays only its shadow, paint and fog
+flat in vec3 v_base;
+flat in vec3 v_ambient;                     // base colour's multiplier in shadow
+flat in vec3 v_sun;                         // what the sun adds where it is not shadowed
+in vec3 v_eye;                              // world - camera: fog, and the paint's position
+#else
 in vec3 v_normal;
 in vec3 v_world;
 in vec3 v_base;
 in vec2 v_uv;
 flat in float v_textured;
+#endif
 in vec4 v_shadow;
 
 uniform vec3 u_camera;
@@ -41,6 +49,26 @@ float lit_fraction()
     return sum * 0.25;
 }
 
+#ifdef GROUND
+void main()
+{
+    if (u_output == 1) {
+        o_color = vec4(0.5, 1.0, 0.5, 1.0);
+        return;
+    }
+    vec3 base = v_base;
+#ifdef GROUND_PAINT
+    if (u_ground_paint == 1) {
+        vec4 paint = texture(u_ground_paint_map, (v_eye.xz + u_camera.xz) / (2.0 * u_ground_paint_half) + 0.5);
+        base = base * (1.0 - paint.a) + pow(paint.rgb, vec3(2.2));
+    }
+#endif
+    vec3 color = base * (v_ambient + v_sun * lit_fraction());
+    // exp(-(length * density)^2) without the square root
+    color = mix(u_fog_color, color, exp(-dot(v_eye, v_eye) * (u_fog_density * u_fog_density)));
+    o_color = vec4(crowd_output(color), 1.0);
+}
+#else
 void main()
 {
     vec3 n = normalize(v_normal);
@@ -64,3 +92,4 @@ void main()
     color = mix(u_fog_color, color, exp(-d * d));
     o_color = vec4(crowd_output(color), 1.0);
 }
+#endif
