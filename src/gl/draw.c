@@ -264,10 +264,6 @@ static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bo
     glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     if (!shadow)
         lighting_uniforms(r, p, scene);
-    if (!shadow) {
-        glUniform1i(p->uniforms[U_GROUND_PAINT], 0);
-        glUniform1i(p->uniforms[U_GROUND_PAINT_MAP], UNIT_GROUND_PAINT);
-    }
     draw_batch(&r->props);
     if (shadow || !r->ground.count) /* the ground receives shadows but casts none */
         return;

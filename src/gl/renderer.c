@@ -245,9 +245,8 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
             result = crowd_program_build(&r->attachment[depth], "attachment", es, defines, crowd_glsl_attachment_vert,
                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
         if (result == CROWD_OK)
-            result =
-                crowd_program_build(&r->prop[depth], "prop", es, depth ? defines : "GROUND_PAINT\n",
-                                    crowd_glsl_prop_vert, depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+            result = crowd_program_build(&r->prop[depth], "prop", es, defines, crowd_glsl_prop_vert,
+                                         depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     }
     if (result == CROWD_OK)
         result = crowd_program_build(&r->ground_program, "ground", es, "GROUND\nGROUND_PAINT\n", crowd_glsl_prop_vert,

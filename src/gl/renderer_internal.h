@@ -19,7 +19,7 @@ enum crowd_texture_unit {
     UNIT_IMPOSTER_CLIPS, /* the imposter program's own (imposter.c) */
     UNIT_IMPOSTER_ALBEDO,
     UNIT_IMPOSTER_NORMALS,
-    UNIT_GROUND_PAINT, /* the prop program's (crowd_gl_set_ground_paint) */
+    UNIT_GROUND_PAINT, /* the ground program's (crowd_gl_set_ground_paint) */
     UNIT_RECORDS,      /* the CPU path's cards: the records as a texture (imposter.c) */
 };
 

@@ -58,7 +58,7 @@ void main()
     }
     vec3 base = v_base;
 #ifdef GROUND_PAINT
-    if (u_ground_paint == 1) {
+    if (u_ground_paint == 1) { // paint over the ground's colour, so it is lit, shadowed and fogged as the ground is
         vec4 paint = texture(u_ground_paint_map, (v_eye.xz + u_camera.xz) / (2.0 * u_ground_paint_half) + 0.5);
         base = base * (1.0 - paint.a) + pow(paint.rgb, vec3(2.2));
     }
@@ -79,12 +79,6 @@ void main()
     vec3 base = v_base;
     if (v_textured > 0.5)
         base *= texture(u_albedo, v_uv).rgb; // sRGB texture: sampled linear
-#ifdef GROUND_PAINT
-    if (u_ground_paint == 1) { // paint over the albedo, so it is lit, shadowed and fogged as the ground is
-        vec4 paint = texture(u_ground_paint_map, v_world.xz / (2.0 * u_ground_paint_half) + 0.5);
-        base = base * (1.0 - paint.a) + pow(paint.rgb, vec3(2.2));
-    }
-#endif
     float sun = max(dot(n, u_sun_direction), 0.0) * lit_fraction();
     vec3 ambient = mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5);
     vec3 color = base * (ambient + u_sun_color * sun);
