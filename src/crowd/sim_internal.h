@@ -105,8 +105,8 @@ static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
     return (uint32_t)crowd_clamp_cell((v - g->origin) * g->inv, (float)g->last);
 }
 
-/* A gathered slot carries in its top bits how its push applies (slots are below 2^23; sim.c,
- * "separation under the level of detail"): */
+/* A gathered slot carries in its top two bits how its push applies (slots stay far below 2^30:
+ * capacity is at most 2^22; sim.c, "separation under the level of detail"): */
 #define SIM_GATHER_FAR 0x40000000u     /* a far region's that steps next: its push is lod_interval steps' */
 #define SIM_GATHER_PASSIVE 0x80000000u /* a resting region's, near its chunk's edge: pushes, gets no push */
 #define SIM_GATHER_SLOT 0x3FFFFFFFu

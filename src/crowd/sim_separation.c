@@ -173,11 +173,11 @@ static void push_band(void *context, uint32_t band)
     }
 }
 
-/* The pushes into the drifts (1.5 m/s per unit, per step they stand for), in gathered order: slots ascending, so the drifts
- * are written in order, and each task writes a range of its own (written in sorted order from the
- * bands, agents next to each other in memory belong to different bands: two threads then fought
- * over the same cache lines, and two threads were slower than one). The sums are the ones one walk
- * makes, whatever the split. */
+/* The pushes into the drifts (1.5 m/s per unit, per step they stand for), in gathered order:
+ * slots ascending, so the drifts are written in order, and each task writes a range of its own
+ * (written in sorted order from the bands, agents next to each other in memory belong to different
+ * bands: two threads then fought over the same cache lines, and two threads were slower than one).
+ * The sums are the ones one walk makes, whatever the split. */
 typedef struct apply_job {
     crowd_sim *sim;
     uint32_t n, tasks;
