@@ -231,14 +231,16 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->spawn_rng = desc->seed * 2654435761u + 12345u;
     crowd *c = sim->crowd;
     uint32_t cap = c->slot_capacity; /* per slot, slack included */
-    sim->fine_size = fmaxf(sim->desc.separation_radius, c->desc.world_size / 2048.0f);
+    sim->fine_size = fmaxf(sim->desc.separation_radius, c->desc.world_size / (float)SIM_FINE_MAX_DIM);
     sim->fine_dim = (uint32_t)ceilf(c->desc.world_size / sim->fine_size);
+    sim->fine_dim = sim->fine_dim < SIM_FINE_MAX_DIM ? sim->fine_dim : SIM_FINE_MAX_DIM; /* rounding */
     sim->obstacle_count = desc->obstacle_count;
     sim->obstacles = crowd_malloc(sizeof *sim->obstacles * (desc->obstacle_count + 1));
-    sim->fine_start = crowd_malloc(sizeof(uint32_t) * ((size_t)sim_fine_cells(sim->fine_dim) + 2));
+    sim->fine_rows = crowd_malloc(sizeof(uint32_t) * 2 * ((size_t)sim->fine_dim + 2));
     sim->fine_cell_of = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_gathered = crowd_malloc(2 * sizeof(float) * cap);
-    sim->fine_sorted_cell = crowd_malloc(sizeof(uint32_t) * cap);
+    sim->fine_keyed = crowd_malloc(sizeof(uint64_t) * cap);
+    sim->fine_sorted_key = crowd_malloc(sizeof(uint32_t) * ((size_t)cap + 1));
     sim->fine_slots = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_position = crowd_malloc(2 * sizeof(float) * cap);
     sim->fine_push = crowd_malloc(2 * sizeof(float) * cap);
@@ -255,10 +257,10 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_sleepers *task_sleepers = task_cells ? crowd_malloc(sizeof *task_sleepers * task_cells) : NULL;
     uint32_t *task_touched = task_cells ? crowd_malloc(sizeof *task_touched * task_cells) : NULL;
     crowd_result r = CROWD_OK;
-    if (!sim->obstacles || !sim->fine_start || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_sorted_cell ||
-        !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell || !agents || !agents_back ||
-        !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers || !sim->sleep_delta || !sim->sleep_gate ||
-        !sim->chunk_far || (task_cells && (!task_sleepers || !task_touched))) {
+    if (!sim->obstacles || !sim->fine_rows || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_keyed ||
+        !sim->fine_sorted_key || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
+        !agents || !agents_back || !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers ||
+        !sim->sleep_delta || !sim->sleep_gate || !sim->chunk_far || (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -327,10 +329,11 @@ void crowd_sim_destroy(crowd_sim *sim)
     crowd_free(sim->obstacles);
     crowd_free(sim->chunk_obstacle_start);
     crowd_free(sim->obstacle_ids);
-    crowd_free(sim->fine_start);
+    crowd_free(sim->fine_rows);
     crowd_free(sim->fine_cell_of);
     crowd_free(sim->fine_gathered);
-    crowd_free(sim->fine_sorted_cell);
+    crowd_free(sim->fine_keyed);
+    crowd_free(sim->fine_sorted_key);
     crowd_free(sim->fine_slots);
     crowd_free(sim->fine_position);
     crowd_free(sim->fine_push);

@@ -35,13 +35,14 @@ struct crowd_sim {
     /* separation scratch: the fine grid, and live agents as gathered and as sorted */
     uint32_t fine_dim;
     float fine_size;
-    uint32_t *fine_start;       /* sim_fine_cells(fine_dim) + 2 */
-    uint32_t *fine_cell_of;     /* gathered: fine cell, then (sort_agents) its rank in fine-cell order */
-    uint32_t *fine_slots;       /* gathered: slot */
-    float *fine_gathered;       /* gathered: (x, z) */
-    uint32_t *fine_sorted_cell; /* gathered agents in fine-cell order: their cells */
-    float *fine_position;       /* their (x, z), in the same order */
-    float *fine_push;           /* their push, in the same order */
+    uint32_t *fine_rows;       /* 2 x (fine_dim + 2): each fine row's first sorted agent; sort scratch */
+    uint32_t *fine_cell_of;    /* gathered: fine cell key, then (sort_agents) its rank in fine-cell order */
+    uint32_t *fine_slots;      /* gathered: slot */
+    float *fine_gathered;      /* gathered: (x, z) */
+    uint64_t *fine_keyed;      /* sort scratch: gathered agents in column order, key and index */
+    uint32_t *fine_sorted_key; /* gathered agents in fine-cell order: their keys (row, column); + 1 */
+    float *fine_position;      /* their (x, z), in the same order */
+    float *fine_push;          /* their push, in the same order */
 
     uint32_t spawn_rng;
     bool owns_state;      /* attached the crowd's agents/drift arrays (crowd_attach_sim_state) */
@@ -92,11 +93,14 @@ typedef struct sim_gatherer {
     float lo, hi;      /* gathered coordinates are clamped to the world plus a margin */
     int last;
     uint32_t dim, n; /* n: gathered so far */
-    uint32_t *count, *cell, *slot;
+    uint32_t *cell, *slot;
     float *xz;
 } sim_gatherer;
 
-uint32_t sim_fine_cells(uint32_t dim); /* dim x dim, padded (see sim_separation.c) */
+/* The fine grid is at most this many cells a side (sort keys hold a row and a column + 1 in 11
+ * bits each, sim_separation.c): cells one separation radius wide, or wider on a world over 2047
+ * radii. */
+#define SIM_FINE_MAX_DIM 2047u
 sim_gatherer sim_gather_begin(crowd_sim *sim);
 void sim_separation(crowd_sim *sim, const sim_gatherer *g);
 
