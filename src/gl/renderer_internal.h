@@ -112,6 +112,8 @@ struct crowd_gl_renderer {
     /* the imposter level (imposter.c): program, atlases, per-clip boxes; program.id 0 without */
     crowd_program imposter;
     GLuint imposter_vao, tex_imposter_clips, tex_imposter_albedo, tex_imposter_normals;
+    GLuint imposter_indices;       /* the CPU path's cards: 6 indices per card over 4 corners (imposter.c) */
+    uint32_t imposter_index_cards; /* cards the index buffer spans */
     /* The CPU path's cards read their records from a texture (RGBA32UI, CROWD_GL_RECORDS_PER_ROW
        records of 4 texels a row), copied on the GPU from the instance buffer, so that one
        non-instanced draw of 6 vertices per card replaces an instanced one: SwiftShader runs every

@@ -36,14 +36,14 @@ layout(location = 12) in uint i_slot;
 layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec u_records[]; };
 crowd_rec instance_record() { return u_records[i_slot]; }
 #elif defined(RECORD_TEXTURE)
-// The CPU path (imposter.c): one non-instanced draw, 6 vertices per card; card k of the draw is
+// The CPU path (imposter.c): one non-instanced indexed draw, 4 vertices per card; card k of the draw is
 // record u_first + k of the records texture (4 texels per record, 512 a row: CROWD_GL_RECORDS_PER_ROW).
 uniform highp usampler2D u_records;
 uniform int u_first;
 crowd_rec g_record;
 crowd_rec fetch_record()
 {
-    int slot = u_first + gl_VertexID / 6;
+    int slot = u_first + gl_VertexID / 4; // an indexed draw: 4 corners a card (imposter.c)
     ivec2 at = ivec2((slot % 512) * 4, slot / 512);
     uvec4 w0 = texelFetch(u_records, at, 0), w1 = texelFetch(u_records, at + ivec2(1, 0), 0);
     uvec4 w2 = texelFetch(u_records, at + ivec2(2, 0), 0), w3 = texelFetch(u_records, at + ivec2(3, 0), 0);
@@ -164,8 +164,15 @@ void main()
     vec3 side = vec3(d.z, 0.0, -d.x); // straight above or below: any horizontal right will do
     vec3 right = dot(side, side) > 1e-8 ? normalize(side) : vec3(1.0, 0.0, 0.0), up = cross(d, right);
     vec4 r = box_rect(lo, hi, right, up);
+#if defined(RECORD_TEXTURE) && !defined(GPU_DRIVEN)
+    // corners 00 10 11 01, the triangles (0, 1, 2), (0, 2, 3) from the index buffer: SwiftShader's
+    // vertex cache then runs this shader 4 times a card instead of 6
+    int corner = gl_VertexID % 4;
+    vec2 k = vec2(corner == 1 || corner == 2 ? 1.0 : 0.0, corner >= 2 ? 1.0 : 0.0);
+#else
     int corner = gl_VertexID % 6;
     vec2 k = vec2(corner == 1 || corner == 2 || corner == 4 ? 1.0 : 0.0, corner >= 2 && corner != 3 ? 1.0 : 0.0);
+#endif
     vec3 q = right * mix(r.x, r.z, k.x) + up * mix(r.y, r.w, k.y) + d * dot(centre, d);
     float step = 6.2831853 / views;
     float a0 = u_imposter_elevation[e0], a1 = u_imposter_elevation[e1];
