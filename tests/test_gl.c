@@ -597,35 +597,49 @@ static void turn_records_render_where_the_cpu_says(void)
 
 /* Orphaning, the ring and in-place sub-data draw the same pixels, frame after frame of a walking
  * crowd (the ring's buffers each catch up on the ranges they missed); a renderer made with no
- * capacity grows its buffer to the crowd on upload. */
+ * capacity grows its buffer to the crowd on upload. 900 more stand behind the camera and one of
+ * them moves each frame: the ring writes the ranges one by one, not their hull (which spans slots
+ * from the visible block to the far ones: at 100k on the page it was every record, 6.7 MB a frame). */
 static void upload_modes_agree_and_buffers_grow(void)
 {
     static const crowd_gl_upload_mode modes[3] = {CROWD_GL_UPLOAD_IN_PLACE, CROWD_GL_UPLOAD_ORPHAN,
                                                   CROWD_GL_UPLOAD_RING};
+    enum { SHOWN = 100, ALL = 1000 };
     uint32_t walk = clip_or_die(&asset, "walk");
     crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     uint8_t *images[3] = {pixels, pixels2, pixels3};
+    uint64_t ring_bytes = 0;
     for (int m = 0; m < 3; m++) {
-        crowd *c = make_crowd(100);
-        /* capacity 1 and no crowd: only growth on upload can hold 100 records */
+        crowd *c = make_crowd(ALL);
+        /* capacity 1 and no crowd: only growth on upload can hold the records */
         crowd_gl_renderer *r = renderer_with((crowd_gl_desc){.capacity = 1, .upload = modes[m], .debug = true});
         REQUIRE(r != NULL);
-        block(c, 100, walk);
+        block(c, ALL, walk);
+        for (uint32_t i = SHOWN; i < ALL; i++) /* behind the camera, spread over many chunks */
+            crowd_set_transform(c, i, -90.0f + 0.2f * (float)(i - SHOWN), 0.0f, 60.0f + (float)(i % 7), 0.0f);
         for (int f = 0; f < 7; f++) {
-            for (uint32_t i = 0; i < 100; i += 3 + (uint32_t)f) /* a few records move each frame */
+            for (uint32_t i = 0; i < SHOWN; i += 3 + (uint32_t)f) /* a few records move each frame */
                 crowd_set_transform(c, i, -9.0f + 2.0f * (float)(i % 10) + 0.1f * (float)f, 0.0f,
                                     -2.0f * (float)(i / 10), 0.3f * (float)i + 0.2f * (float)f);
+            uint32_t far = SHOWN + (uint32_t)(f * 331) % (ALL - SHOWN);
+            crowd_set_transform(c, far, -90.0f + 0.2f * (float)(far - SHOWN), 0.0f, 61.0f + (float)(far % 7),
+                                0.1f * (float)f);
             render(c, r, &s, 1.0f / 30.0f, images[m]);
         }
         const crowd_gl_stats *st = crowd_gl_get_stats(r);
-        CHECKF(st->capacity >= 100, "the buffer holds %u records", st->capacity);
+        CHECKF(st->capacity >= ALL, "the buffer holds %u records", st->capacity);
+        if (modes[m] == CROWD_GL_UPLOAD_RING)
+            ring_bytes = st->bytes_uploaded;
         crowd_gl_destroy(r);
         crowd_destroy(c);
     }
     diff orphan = compare(pixels, pixels2, 0), ring = compare(pixels, pixels3, 0);
     CHECKF(orphan.over == 0, "orphaning differs from in-place in %u pixels", orphan.over);
     CHECKF(ring.over == 0, "the ring differs from in-place in %u pixels", ring.over);
+    /* the last frame's buffer missed three frames: the visible block's slots and three far ones */
+    CHECKF(ring_bytes > 0 && ring_bytes <= 2 * SHOWN * sizeof(crowd_record), "the ring wrote %llu bytes (%llu records)",
+           (unsigned long long)ring_bytes, (unsigned long long)(ring_bytes / sizeof(crowd_record)));
 }
 
 /* Region 0 is expressible; a region past the asset's is refused; the default finds the shirt. */

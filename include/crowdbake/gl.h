@@ -225,8 +225,10 @@ CROWD_API void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
  * The first upload after creation sends everything. A frame with more records than the instance
  * buffer holds grows it (a GPU reallocation to 1.5x, checked for GL errors, followed by a full
  * upload): the renderer needs no capacity of its own. With the default RING mode a changed frame
- * writes the hull of the ranges changed since the next ring buffer was last written (three buffers: GPU
- * memory is 3 x 64 bytes per record); see crowd_gl_upload_mode. */
+ * writes the ranges changed since the next ring buffer was last written (three buffers: GPU memory
+ * is 3 x 64 bytes per record), one glBufferSubData each, ranges closer than 64 records merged and at
+ * most 256 calls (the gap widens until they fit); the renderer keeps those ranges (8 bytes each, up
+ * to 65,536 per buffer, past which it writes their hull). See crowd_gl_upload_mode. */
 CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
 
 /* Adds an attachment mesh; returns its index. */

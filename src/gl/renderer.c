@@ -410,6 +410,8 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
                          r->vbo_normal, r->vbo_joints, r->vbo_weights, r->ibo};
     glDeleteBuffers(8, buffers);
     glDeleteBuffers(CROWD_GL_RING, r->ring);
+    for (uint32_t i = 0; i < CROWD_GL_RING; i++)
+        crowd_free(r->ring_stale[i].ranges);
     if (r->timers)
         glDeleteQueries(2 * CROWD_GL_TIMER_SLOTS, &r->queries[0][0]);
     glDeleteVertexArrays(1, &r->vao);
@@ -508,29 +510,107 @@ static void extend(crowd_range *hull, uint32_t first, uint32_t count)
 }
 
 /* RING: the buffer written now was last read by draws two uploads ago, so the driver never waits
- * for the GPU; it gets every range changed since it was last written (their hull). */
+ * for the GPU; it gets every range changed since it was last written. Those go one by one (merged
+ * when closer than RING_GAP records), not as their hull: at 100k walking on the page a frame changes
+ * ~490 scattered ranges, 95 KB, whose hull is all 6.7 MB of the records. Sending the hull filled
+ * Chromium's transfer buffer, so the next GL call that carried data waited for the GPU process
+ * (1282 ms inside the HUD's small glBufferData in one frame: the main-thread waits at 100k). */
+#define RING_GAP 16           /* records (1 KB): closer ranges go as one call */
+#define RING_MAX_WRITES 2048  /* glBufferSubData calls per upload: the gap widens until they fit */
+#define RING_MAX_STALE 65536u /* ranges kept per buffer; past that, its hull is written instead */
+
+static void stale_add(crowd_gl_stale *s, uint32_t first, uint32_t count)
+{
+    if (!count)
+        return;
+    extend(&s->hull, first, count);
+    if (s->overflow)
+        return;
+    if (s->count == s->capacity) {
+        uint32_t capacity = s->capacity ? 2 * s->capacity : 256;
+        crowd_range *grown = capacity <= RING_MAX_STALE
+                                 ? crowd_realloc_sized(s->ranges, s->capacity * sizeof *grown, capacity * sizeof *grown)
+                                 : NULL;
+        if (!grown) { /* too many (or no memory): the hull is exact enough, as before the lists */
+            s->overflow = true;
+            return;
+        }
+        s->ranges = grown;
+        s->capacity = capacity;
+    }
+    s->ranges[s->count++] = (crowd_range){first, count};
+}
+
+static int range_order(const void *a, const void *b)
+{
+    uint32_t x = ((const crowd_range *)a)->first, y = ((const crowd_range *)b)->first;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted ranges merged in place where they overlap or lie closer than `gap` records. */
+static uint32_t merge_ranges(crowd_range *v, uint32_t n, uint32_t gap)
+{
+    uint32_t out = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (out && v[i].first <= v[out - 1].first + v[out - 1].count + gap) {
+            uint32_t end = v[i].first + v[i].count;
+            if (end > v[out - 1].first + v[out - 1].count)
+                v[out - 1].count = end - v[out - 1].first;
+        } else {
+            v[out++] = v[i];
+        }
+    }
+    return out;
+}
+
+/* Writes what the buffer bound to GL_ARRAY_BUFFER missed (clamped to the live span) and forgets it. */
+static uint64_t write_stale(const crowd_frame *f, crowd_gl_stale *s)
+{
+    uint32_t n = f->record_count, count = s->count;
+    crowd_range *v = s->ranges;
+    if (s->overflow) {
+        v = &s->hull;
+        count = 1;
+    } else {
+        qsort(v, count, sizeof *v, range_order);
+        count = merge_ranges(v, count, RING_GAP);
+        for (uint32_t gap = RING_GAP * 4; count > RING_MAX_WRITES; gap *= 4)
+            count = merge_ranges(v, count, gap);
+    }
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t first = v[i].first < n ? v[i].first : n;
+        uint32_t end = v[i].first + v[i].count < n ? v[i].first + v[i].count : n;
+        if (end > first) {
+            write_records(f, first, end - first);
+            bytes += (uint64_t)(end - first) * sizeof(crowd_record);
+        }
+    }
+    s->count = 0;
+    s->hull = (crowd_range){0, 0};
+    s->overflow = false;
+    return bytes;
+}
+
 static uint64_t upload_ring(crowd_gl_renderer *r, const crowd_frame *f)
 {
-    uint32_t n = f->record_count;
-    crowd_range changed = {0, 0};
-    if (!r->uploaded)
-        changed.count = n;
-    for (uint32_t i = 0; r->uploaded && i < f->upload_count; i++)
-        extend(&changed, f->uploads[i].first, f->uploads[i].count);
-    if (!changed.count)
+    bool changed = !r->uploaded && f->record_count > 0;
+    for (uint32_t i = 0; r->uploaded && i < f->upload_count && !changed; i++)
+        changed = f->uploads[i].count > 0;
+    if (!changed)
         return 0; /* nothing changed: keep drawing the current buffer */
-    for (uint32_t b = 0; b < r->ring_count; b++)
-        extend(&r->ring_stale[b], changed.first, changed.count);
+    for (uint32_t b = 0; b < r->ring_count; b++) {
+        if (!r->uploaded)
+            stale_add(&r->ring_stale[b], 0, f->record_count);
+        for (uint32_t i = 0; r->uploaded && i < f->upload_count; i++)
+            stale_add(&r->ring_stale[b], f->uploads[i].first, f->uploads[i].count);
+    }
     uint32_t b = r->ring_next;
-    crowd_range *stale = &r->ring_stale[b];
-    uint32_t first = stale->first < n ? stale->first : n;
-    uint32_t end = stale->first + stale->count < n ? stale->first + stale->count : n;
     glBindBuffer(GL_ARRAY_BUFFER, r->ring[b]);
-    write_records(f, first, end - first);
-    *stale = (crowd_range){0, 0};
+    uint64_t bytes = write_stale(f, &r->ring_stale[b]);
     r->instances = r->ring[b];
     r->ring_next = (b + 1) % r->ring_count;
-    return (uint64_t)(end - first) * sizeof(crowd_record);
+    return bytes;
 }
 
 crowd_result crowd_gl_upload(crowd_gl_renderer *r, const crowd_frame *frame, crowd_error *error)

@@ -28,6 +28,14 @@ enum crowd_texture_unit {
    2,048 rows of them hold 1,048,576 records */
 #define CROWD_GL_RECORDS_PER_ROW 512u
 #define CROWD_GL_RING 3
+
+/* A ring buffer's changed record ranges since it was last written (renderer.c, upload_ring). */
+typedef struct crowd_gl_stale {
+    crowd_range *ranges; /* unsorted, possibly overlapping; crowd_malloc'd */
+    uint32_t count, capacity;
+    crowd_range hull; /* of all of them: written instead when the list overflowed */
+    bool overflow;
+} crowd_gl_stale;
 #define CROWD_GL_TIMER_SLOTS (CROWD_GL_TIMER_LATENCY + 1)
 
 typedef struct crowd_gl_attachment {
@@ -73,7 +81,7 @@ struct crowd_gl_renderer {
     GLuint instances;           /* the buffer draws read this frame (one of ring[] in RING mode) */
     GLuint ring[CROWD_GL_RING]; /* ring[0] only, except in RING mode */
     uint32_t ring_count, ring_next;
-    crowd_range ring_stale[CROWD_GL_RING]; /* per buffer: hull of the ranges it has not seen yet */
+    crowd_gl_stale ring_stale[CROWD_GL_RING]; /* per buffer: the ranges it has not seen yet */
     crowd_gl_upload_mode upload;
     uint32_t capacity;
     bool uploaded;
@@ -104,6 +112,8 @@ struct crowd_gl_renderer {
     /* the imposter level (imposter.c): program, atlases, per-clip boxes; program.id 0 without */
     crowd_program imposter;
     GLuint imposter_vao, tex_imposter_clips, tex_imposter_albedo, tex_imposter_normals;
+    GLuint imposter_indices;       /* the CPU path's cards: 6 indices per card over 4 corners (imposter.c) */
+    uint32_t imposter_index_cards; /* cards the index buffer spans */
     /* The CPU path's cards read their records from a texture (RGBA32UI, CROWD_GL_RECORDS_PER_ROW
        records of 4 texels a row), copied on the GPU from the instance buffer, so that one
        non-instanced draw of 6 vertices per card replaces an instanced one: SwiftShader runs every

@@ -1,4 +1,3 @@
-in vec3 v_world;
 in vec4 v_uv0;
 in vec4 v_uv1;
 flat in vec4 v_tiles0;
@@ -8,14 +7,13 @@ flat in float v_lod;
 flat in vec2 v_turn;
 flat in vec3 v_tint;
 in vec4 v_shadow;
+flat in float v_fog;
 
-uniform vec3 u_camera;
 uniform vec3 u_sun_direction;
 uniform vec3 u_sun_color;
 uniform vec3 u_sky_color;
 uniform vec3 u_ground_color;
 uniform vec3 u_fog_color;
-uniform float u_fog_density;
 uniform int u_shadows;
 uniform highp sampler2DShadow u_shadow_map;
 uniform vec2 u_shadow_texel;
@@ -94,7 +92,6 @@ void main()
     float sun = max(dot(n, u_sun_direction), 0.0) * lit_fraction();
     vec3 ambient = mix(u_ground_color, u_sky_color, n.y * 0.5 + 0.5);
     vec3 color = color_base * (ambient + u_sun_color * sun);
-    float d = length(v_world - u_camera) * u_fog_density;
-    color = mix(u_fog_color, color, exp(-d * d));
+    color = mix(u_fog_color, color, v_fog);
     o_color = vec4(crowd_output(color), 1.0);
 }

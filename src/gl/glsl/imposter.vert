@@ -17,8 +17,8 @@ uniform vec2 u_tile_scale;                  // one tile in atlas texture coordin
 uniform vec2 u_card_lod;                    // pixels per unit height at view depth 1, texels per tile
 uniform vec3 u_band;                        // hand-off band: near, far (metres), mode (0 off, 1 keep cards)
 uniform mat4 u_light_view_projection;
+uniform float u_fog_density;
 
-out vec3 v_world;
 out vec4 v_uv0;                             // elevation 0: view 0's tile coordinates (xy), view 1's (zw)
 out vec4 v_uv1;                             // elevation 1: the same
 flat out vec4 v_tiles0;                     // elevation 0: atlas origin of view 0's tile (xy), view 1's (zw)
@@ -28,6 +28,7 @@ flat out float v_lod;                       // the atlas mip level of the whole 
 flat out vec2 v_turn;                       // sin, cos of the yaw: model -> world normals
 flat out vec3 v_tint;                       // sRGB
 out vec4 v_shadow;
+flat out float v_fog;                       // the fog's kept fraction at the card's centre
 
 #ifdef GPU_DRIVEN
 // The GPU-driven path (gpu_crowd.c): the cull pass wrote this card's slot into the card partition.
@@ -35,14 +36,14 @@ layout(location = 12) in uint i_slot;
 layout(std430, binding = 0) readonly buffer crowd_records { crowd_rec u_records[]; };
 crowd_rec instance_record() { return u_records[i_slot]; }
 #elif defined(RECORD_TEXTURE)
-// The CPU path (imposter.c): one non-instanced draw, 6 vertices per card; card k of the draw is
+// The CPU path (imposter.c): one non-instanced indexed draw, 4 vertices per card; card k of the draw is
 // record u_first + k of the records texture (4 texels per record, 512 a row: CROWD_GL_RECORDS_PER_ROW).
 uniform highp usampler2D u_records;
 uniform int u_first;
 crowd_rec g_record;
 crowd_rec fetch_record()
 {
-    int slot = u_first + gl_VertexID / 6;
+    int slot = u_first + gl_VertexID / 4; // an indexed draw: 4 corners a card (imposter.c)
     ivec2 at = ivec2((slot % 512) * 4, slot / 512);
     uvec4 w0 = texelFetch(u_records, at, 0), w1 = texelFetch(u_records, at + ivec2(1, 0), 0);
     uvec4 w2 = texelFetch(u_records, at + ivec2(2, 0), 0), w3 = texelFetch(u_records, at + ivec2(3, 0), 0);
@@ -163,8 +164,15 @@ void main()
     vec3 side = vec3(d.z, 0.0, -d.x); // straight above or below: any horizontal right will do
     vec3 right = dot(side, side) > 1e-8 ? normalize(side) : vec3(1.0, 0.0, 0.0), up = cross(d, right);
     vec4 r = box_rect(lo, hi, right, up);
+#if defined(RECORD_TEXTURE) && !defined(GPU_DRIVEN)
+    // corners 00 10 11 01, the triangles (0, 1, 2), (0, 2, 3) from the index buffer: SwiftShader's
+    // vertex cache then runs this shader 4 times a card instead of 6
+    int corner = gl_VertexID % 4;
+    vec2 k = vec2(corner == 1 || corner == 2 ? 1.0 : 0.0, corner >= 2 ? 1.0 : 0.0);
+#else
     int corner = gl_VertexID % 6;
     vec2 k = vec2(corner == 1 || corner == 2 || corner == 4 ? 1.0 : 0.0, corner >= 2 && corner != 3 ? 1.0 : 0.0);
+#endif
     vec3 q = right * mix(r.x, r.z, k.x) + up * mix(r.y, r.w, k.y) + d * dot(centre, d);
     float step = 6.2831853 / views;
     float a0 = u_imposter_elevation[e0], a1 = u_imposter_elevation[e1];
@@ -179,13 +187,18 @@ void main()
     // the card's pixels along its narrower side. A level per card instead of per pixel saves the
     // fragment shader its derivatives and four gradient fetches' level selection (in SwiftShader
     // the card pixels are most of the frame at 20k).
-    vec4 middle = u_view_projection * vec4(vec3(c * centre.x * scale + s * centre.z * scale, centre.y * scale,
-                                                 -s * centre.x * scale + c * centre.z * scale) + pos, 1.0);
+    vec3 centre_world = vec3(c * centre.x * scale + s * centre.z * scale, centre.y * scale,
+                             -s * centre.x * scale + c * centre.z * scale) + pos;
+    vec4 middle = u_view_projection * vec4(centre_world, 1.0);
     float pixels = u_card_lod.x * scale * min(r.z - r.x, r.w - r.y) / max(middle.w, 1e-3);
     v_lod = max(log2(u_card_lod.y / max(pixels, 1e-6)), 0.0);
-    v_world = world;
     v_turn = vec2(s, c);
     uint tint = record_tint(instance_record());
     v_tint = vec3(float(tint & 255u), float((tint >> 8u) & 255u), float((tint >> 16u) & 255u)) / 255.0;
     v_shadow = u_light_view_projection * vec4(world, 1.0);
+    // The fog per card, at the box centre, not per pixel (in SwiftShader the card pixels are most of
+    // the frame at 100k): at the demo's density (0.0011) the fog over a card's +-1 m differs by under
+    // 0.2 / 255 out to 400 m (the slope grows with density x distance).
+    float fog = length(centre_world - u_camera) * u_fog_density;
+    v_fog = exp(-fog * fog);
 }
