@@ -326,6 +326,10 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->shadow_size = desc->shadow_map_size ? desc->shadow_map_size : 2048;
     r->upload = desc->upload == CROWD_GL_UPLOAD_DEFAULT ? CROWD_GL_UPLOAD_RING : desc->upload;
     r->ring_count = r->upload == CROWD_GL_UPLOAD_RING ? CROWD_GL_RING : 1;
+    for (uint32_t i = 0; i < r->ring_count; i++) { /* (without memory now, they grow or fall back to the hull) */
+        r->ring_stale[i].ranges = crowd_malloc(CROWD_GL_STALE_RESERVE * sizeof *r->ring_stale[i].ranges);
+        r->ring_stale[i].capacity = r->ring_stale[i].ranges ? CROWD_GL_STALE_RESERVE : 0;
+    }
     r->debug = desc->debug;
     r->tint_region = resolve_tint_region(desc->asset, desc->tint, desc->tint_region);
     while (glGetError() != GL_NO_ERROR) { /* start clean: errors from before are not ours */

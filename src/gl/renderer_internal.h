@@ -36,6 +36,9 @@ typedef struct crowd_gl_stale {
     crowd_range hull; /* of all of them: written instead when the list overflowed */
     bool overflow;
 } crowd_gl_stale;
+/* Ranges each ring buffer's list holds from creation: a frame of a walking 100k crowd changes
+ * ~500, and a buffer sees every third frame, so lists grow (allocate in a frame) only past that. */
+#define CROWD_GL_STALE_RESERVE 4096u
 #define CROWD_GL_TIMER_SLOTS (CROWD_GL_TIMER_LATENCY + 1)
 
 typedef struct crowd_gl_attachment {
