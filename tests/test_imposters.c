@@ -331,8 +331,15 @@ static void card_matches_mesh(void)
     compare_with_level(0, 1.41421356f, true, &iou, &diff);
     CHECKF(iou >= 0.88, "IoU %.3f against LOD 0 at 1.41 x the switch", iou);
     CHECKF(diff <= 6.0, "mean colour differs by %.1f of 255 from LOD 0 at 1.41 x the switch", diff);
-    if (getenv("IMP_LAST")) /* the 44-triangle last level is far coarser: reported on request, not bounded */
-        compare_with_level(asset.lod_count - 1, 1.0f, false, &iou, &diff);
+    /* The mesh the cards take over from, where the chain's levels end at the card distance (the
+     * demo's, crowd-bench's: the band's mesh side is the level before the last, crowd.h
+     * CROWD_DRAW_BAND): coarser than LOD 0, so the card (baked from LOD 0) agrees with it less.
+     * Measured on llvmpipe: LOD 3 IoU 0.822 (worst view 0.725), colour within 7.5; LOD 2 0.878 and
+     * 6.4; the 44-triangle last level, which the band showed before it followed the chain, 0.508
+     * and 15.0. */
+    compare_with_level(asset.lod_count - 2, 1.0f, false, &iou, &diff);
+    CHECKF(iou >= 0.78, "IoU %.3f against the band's mesh side, LOD %u", iou, asset.lod_count - 2);
+    CHECKF(diff <= 10.0, "mean colour differs by %.1f of 255 from the band's mesh side", diff);
 }
 
 /* A row of instances straddling the hand-off band, each drawn by exactly one of the band chunk's
@@ -350,6 +357,9 @@ static void band_draws_everyone_once(void)
     d.lod_distances[asset.lod_count - 1] = 34.0f; /* the band: [29.6, 39.1] m */
     for (uint32_t l = 1; l + 1 < asset.lod_count; l++)
         d.lod_distances[l] = 1.0f + (float)l;
+    /* the level before the last ends at the switch too (the demo's chain, clamped to the card
+     * distance): the last level owns no distances, and the band hands off from the one before */
+    d.lod_distances[asset.lod_count - 2] = 34.0f;
     crowd *c = NULL;
     REQUIRE(crowd_create(&d, &c, &err) == CROWD_OK);
     const uint32_t n = 40;
@@ -396,6 +406,8 @@ static void band_draws_everyone_once(void)
             if ((f->draws[j].flags & CROWD_DRAW_IMPOSTER) && f->draws[j].first == mesh_draw->first)
                 card_draw = &f->draws[j];
         CHECK(card_draw && card_draw->count == mesh_draw->count && (card_draw->flags & CROWD_DRAW_BAND));
+        CHECKF(mesh_draw->lod == asset.lod_count - 2, "the band's mesh side is LOD %u, not the chain's %u",
+               mesh_draw->lod, asset.lod_count - 2);
         if (!card_draw)
             continue;
         for (uint32_t slot = mesh_draw->first; slot < mesh_draw->first + mesh_draw->count; slot++) {

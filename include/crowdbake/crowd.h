@@ -226,7 +226,8 @@ typedef struct crowd_desc {
      * lod_distances[lod_count - 1]; the coverage policy below screen_coverage[lod_count - 1] (when
      * that is 0 with imposters on, it becomes screen_coverage[lod_count - 2] / 2.5). */
     int imposters;
-    /* Relative width of the hand-off between the last mesh level and the cards: the switch T
+    /* Relative width of the hand-off between a mesh level and the cards (coverage: the last mesh
+     * level; distance: the level the chain has at the band's near end, see CROWD_DRAW_BAND): the switch T
      * becomes the band [T / (1 + b), T * (1 + b)] in which each instance is drawn by exactly one of
      * the two, the card when crowd_band_random(record) < the blend factor (0 at the band's near
      * end, 1 at its far end; distance: linear in metres, coverage: in log coverage). 0 = 0.15,
@@ -258,7 +259,8 @@ enum {
     /* The draw is at the imposter level (lod == asset->lod_count): cards, not a mesh of asset->lods. */
     CROWD_DRAW_IMPOSTER = 1u << 3,
     /* Distance policy, a chunk inside the imposter hand-off band: the same records are drawn twice,
-     * by the last mesh level and by the cards, and each instance must be kept by exactly one: with
+     * by a mesh level (the band's mesh side: the level the distance chain has at band[0], the last
+     * mesh level at most) and by the cards, and each instance must be kept by exactly one: with
      * d the distance from the camera to the record's position, f = clamp((d - band[0]) / (band[1] -
      * band[0]), 0, 1) (crowd_frame.imposter_band), an instance belongs to the card when
      * crowd_band_random(record) < f. The renderer's vertex shaders collapse the others (degenerate

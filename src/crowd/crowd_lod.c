@@ -122,9 +122,15 @@ void crowd_classify_cells(crowd *c, const crowd_camera *camera)
      * representations, and each instance's own distance picks one (CROWD_DRAW_BAND). */
     bool banded = c->imposter_level != UINT32_MAX && c->band > 0.0f && c->desc.lod_policy == CROWD_LOD_DISTANCE;
     float lo = 0.0f, hi = 0.0f;
+    uint32_t mesh_side = 0; /* the band's mesh level: the one the chain has at the band's near end */
     if (banded) {
         float t = c->desc.lod_distances[c->imposter_level - 1] * c->desc.lod_bias;
         lo = t / (1.0f + c->band), hi = t * (1.0f + c->band);
+        /* Not always the last mesh level: where the chain's levels end at the switch (the demo's
+         * and crowd-bench's, clamped to the card distance), the last one owns no distances, and
+         * handing off from it would show its coarsest mesh only inside the band. */
+        mesh_side = distance_level(c, lo);
+        mesh_side = mesh_side < c->imposter_level ? mesh_side : c->imposter_level - 1;
     }
     c->frame.imposter_band[0] = lo;
     c->frame.imposter_band[1] = hi;
@@ -143,10 +149,10 @@ void crowd_classify_cells(crowd *c, const crowd_camera *camera)
             position_range(c, cell, camera->position, &near, &far);
             cell->band = far >= lo && near < hi;
             /* Every instance of the chunk at or past the band's near end: those the mesh keeps are in
-             * the hand-off, whose mesh side is the last mesh level (also what keeps a band chunk's
-             * doubled draw cheap: its mesh draw submits every instance, collapsed or not). */
-            if (cell->band && (cell->lod == c->imposter_level || near >= lo))
-                cell->lod = c->imposter_level - 1;
+             * the hand-off, drawn at its mesh side (a band chunk's mesh draw submits every instance,
+             * collapsed or not, so nearer ones in it take that level too). */
+            if (cell->band && (cell->lod >= mesh_side || near >= lo))
+                cell->lod = mesh_side;
         }
         cell->pooled = pool && cell->visible && cell->lod == last && !cell->band;
     }

@@ -116,6 +116,7 @@ enum cull_uniform {
     C_TIME,
     C_CARDS,
     C_CARD_BAND,
+    C_CARD_FROM,
     C_COUNT
 };
 
@@ -124,7 +125,7 @@ static const char *const cull_uniform_names[C_COUNT] = {
     "u_perspective", "u_sphere_y",  "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
     "u_hysteresis",  "u_bias",      "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
     "u_shadow_base", "u_stage",     "u_budget_on",     "u_budget",       "u_index_counts",   "u_time",
-    "u_cards",       "u_card_band",
+    "u_cards",       "u_card_band", "u_card_from",
 };
 
 #define BINS 256                 /* as cull.comp */
@@ -141,6 +142,7 @@ typedef struct cull_settings {
     uint32_t vertex_budget; /* index references; 0 = none */
     uint32_t cards;         /* 1: the imposter level, partition 2 * levels */
     float card_band;        /* its hand-off width (crowd_desc.imposter_band); 0: a hard switch */
+    uint32_t card_from;     /* the hand-off's mesh side (crowd.h CROWD_DRAW_BAND): levels from it may take the card */
 } cull_settings;
 
 /* What the pass's result depends on besides the records (see gl.h: skip-when-unchanged). */
@@ -249,6 +251,15 @@ static void resolve_settings(const crowd_asset *a, bool atlas, const crowd_desc 
         uint32_t last = a->lod_count - 1;
         if (out->policy == 1 && out->thresholds[last] == 0.0f && a->lod_count >= 2)
             out->thresholds[last] = out->thresholds[last - 1] / 2.5f;
+        /* distance: the level the chain has at the band's near end T / (1 + b), as crowd_lod.c */
+        out->card_from = last;
+        if (out->policy == 0 && out->thresholds[last] > 0.0f) {
+            float near_end = out->thresholds[last] / (1.0f + out->card_band);
+            uint32_t l = 0;
+            while (l < last && out->thresholds[l] > 0.0f && near_end >= out->thresholds[l])
+                l++;
+            out->card_from = l;
+        }
     }
 }
 
@@ -637,6 +648,7 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         glUniform1i(u[C_LEVELS], (GLint)g->levels);
         glUniform1i(u[C_CARDS], (GLint)s->cards);
         glUniform1f(u[C_CARD_BAND], s->card_band);
+        glUniform1i(u[C_CARD_FROM], (GLint)s->card_from);
         glUniform1i(u[C_POLICY], (GLint)s->policy);
         glUniform1fv(u[C_THRESHOLDS], CROWD_MAX_LODS, s->thresholds);
         glUniform1f(u[C_HYSTERESIS], s->hysteresis);

@@ -43,6 +43,7 @@ uniform float u_sphere_y, u_sphere_radius;
 uniform int u_levels;                 // mesh levels
 uniform int u_cards;                  // 1: the imposter level (cards) follows the last mesh level
 uniform float u_card_band;            // imposter hand-off width b (crowd_desc.imposter_band); 0: hard switch
+uniform int u_card_from;              // the hand-off's mesh side: levels from it may take the card (crowd.h CROWD_DRAW_BAND)
 uniform int u_policy;                 // 0: distance, 1: screen coverage
 uniform float u_thresholds[8];        // coverage: minimum per level; distance: where each level ends
 uniform float u_hysteresis;           // coverage policy's relative dead band
@@ -83,7 +84,7 @@ float band_random(crowd_rec r)
     return float(h >> 8u) * (1.0 / 16777216.0);
 }
 
-// Past the last mesh level: the cards or that level, as crowd_lod.c decides it per instance.
+// From the hand-off's mesh side (u_card_from) on: the cards or that level, as crowd_lod.c decides it per instance.
 // Coverage: the threshold T = u_thresholds[last] with the dead band (no hand-off band), or
 // inside [T / (1 + b), T (1 + b)] the card when the instance's value is below the blend factor
 // (log coverage). Distance: the card from T (x bias) on, or inside [T / (1 + b), T (1 + b)] metres
@@ -207,10 +208,12 @@ Item classify(uint t)
     int previous = int(state[it.instance]);
     it.level = u_policy == 1 ? coverage_level(coverage * u_bias, previous, personal)
                              : distance_level(dist / u_bias, 1.0 / personal);
-    if (u_cards != 0 && it.level == u_levels - 1) {
+    if (u_cards != 0 && it.level >= u_card_from) {
         precise vec3 e = at - u_camera;
         if (takes_card(r, coverage, sqrt(e.x * e.x + e.y * e.y + e.z * e.z), dist, previous))
             it.level = u_levels; // the card partition (after the shadow ones: see main)
+        else
+            it.level = u_card_from; // the mesh side of the hand-off (the last mesh level, or where the chain ends)
     }
     it.centre = centre;
     it.radius = radius;
