@@ -650,12 +650,14 @@ typedef struct blob_counts {
     bool identical; /* B and A to the bit */
 } blob_counts;
 
-/* The far-shadow tests' view over shadow_block's people and its sun's shadow frustum. */
+static const float blob_eye[3] = {3.0f, 9.0f, 14.0f};
+
+/* The far-shadow tests' view over shadow_block's people (from blob_eye) and its sun's shadow frustum. */
 static crowd_gl_scene blob_view(crowd_gl_renderer *r, crowd_view *view, float light[16])
 {
     crowd_gl_scene scene = test_default_scene();
-    float eye[3] = {3.0f, 9.0f, 14.0f}, target[3] = {0.0f, 0.0f, -30.0f}, up[3] = {0, 1, 0};
-    cb_look_at(scene.view, eye, target, up);
+    float target[3] = {0.0f, 0.0f, -30.0f}, up[3] = {0, 1, 0};
+    cb_look_at(scene.view, blob_eye, target, up);
     cb_perspective(scene.projection, 50.0f * 0.017453293f, (float)W / H, 0.3f, 300.0f);
     *view = (crowd_view){.viewport_height = H};
     memcpy(view->view, scene.view, sizeof view->view);
@@ -776,6 +778,64 @@ static void far_shadows_on_a_callers_ground(uint32_t with_own_ground)
     crowd_destroy(c);
 }
 
+/* The GPU path's distance policy hands off from the level the chain has at the band's near end, as
+ * the CPU's: shadow_block's chain (18, 24, 30, 36 m, the cards from 42, band 0.3: [32.3, 54.6] m)
+ * has LOD 3 there, so no instance is drawn at LOD 4, and each one in the band is the card exactly
+ * when crowd_band_random(record) is below its blend factor (but for a handful at float rounding
+ * distance from that boundary). */
+static void gpu_band_follows_the_chain(void)
+{
+    if (gl.es) /* the GPU-driven path is desktop GL 4.3 */
+        return;
+    crowd *c = shadow_block(true, 1);
+    crowd_gl_desc gd = {.asset = &asset, .capacity = 64, .path = CROWD_GL_PATH_GPU};
+    crowd_gl_renderer *r = NULL;
+    crowd_error err;
+    REQUIRE(crowd_gl_create(&gd, &r, &err) == CROWD_OK);
+    crowd_view view;
+    float light[16];
+    crowd_gl_scene scene = blob_view(r, &view, light);
+    const crowd_frame *f = crowd_update(c, 0.0f, &view);
+    CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+    crowd_gl_set_lod(r, crowd_settings(c), -1.0f); /* no band between mesh levels */
+    crowd_gl_cull(r, f, &view, light);
+    uint32_t slots = f->record_count, hist[CROWD_MAX_LODS] = {0}, casters = 0, twice = 0;
+    int *level = malloc(slots * sizeof(int));
+    REQUIRE(level);
+    gpu_levels(r, slots, level, hist, &casters, &twice);
+    (void)scene;
+    const float *eye = blob_eye;
+    uint32_t in_band = 0, as_rule = 0, at_last = 0, cards = 0;
+    const uint32_t mesh_side = asset.lod_count - 2, card = asset.lod_count;
+    for (uint32_t s = 0; s < slots; s++) {
+        if (level[s] < 0)
+            continue;
+        at_last += level[s] == (int)asset.lod_count - 1;
+        cards += level[s] == (int)card;
+        float at[3];
+        crowd_record_position(&f->records[s], f->time, at);
+        float dx = at[0] - eye[0], dy = at[1] - eye[1], dz = at[2] - eye[2];
+        float d = sqrtf(dx * dx + dy * dy + dz * dz);
+        if (d < f->imposter_band[0] || d > f->imposter_band[1])
+            continue;
+        float blend = (d - f->imposter_band[0]) / (f->imposter_band[1] - f->imposter_band[0]);
+        bool want_card = crowd_band_random(&f->records[s]) < blend;
+        in_band++;
+        as_rule += level[s] == (int)(want_card ? card : mesh_side);
+    }
+    printf("     band [%.1f, %.1f] m: %u in it, %u as the rule says (LOD %u or card), %u at LOD %u, %u cards, %u "
+           "twice\n",
+           (double)f->imposter_band[0], (double)f->imposter_band[1], in_band, as_rule, mesh_side, at_last,
+           asset.lod_count - 1, cards, twice);
+    CHECK(in_band >= 10);
+    CHECK(as_rule + 2 >= in_band);
+    CHECK(at_last == 0);
+    CHECK(twice == 0);
+    free(level);
+    crowd_destroy(c);
+    crowd_gl_destroy(r);
+}
+
 static void far_shadow_blobs(void)
 {
     for (int gpu = 0; gpu < 2; gpu++) {
@@ -846,6 +906,7 @@ int main(int argc, char **argv)
     RUN_TEST(card_matches_mesh);
     RUN_TEST(band_draws_everyone_once);
     RUN_TEST(gpu_cards_match_the_cpu);
+    RUN_TEST(gpu_band_follows_the_chain);
     RUN_TEST(far_shadow_blobs);
     free(pixels);
     free(pixels2);
