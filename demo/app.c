@@ -950,7 +950,6 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     if (app->compare) { /* both halves are compare.c's; the main crowd waits */
         app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
         demo_compare_frame(app->compare, dt, &app->camera, &app->scene, scene_fbo, width, height);
-        app->target_valid = false; /* the halves moved the renderers' targets */
         present(app, scene_fbo, width, height);
         app->frames++;
         draw_hud(app, width, height);
@@ -965,7 +964,6 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         bool grass_on = app->settings[DEMO_GRASS] > 0.5;
         demo_menagerie_set_ground(app->menagerie, !grass_on || !app->grass);
         demo_menagerie_frame(app->menagerie, dt, &app->camera, &app->scene, scene_fbo, width, height);
-        app->target_valid = false; /* the kinds' renderers set their own targets */
         app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
         demo_grass_frame(app->grass, demo_menagerie_ground_renderer(app->menagerie), &app->scene, grass_on,
                          app->grass_time, (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
