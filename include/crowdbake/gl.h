@@ -436,10 +436,13 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
  * Skip-when-unchanged: the pass is skipped and last frame's draws reused when the key is unchanged
  * and the frame uploaded nothing. The key: the view and projection matrices (position, heading,
  * pitch and frustum all change the per-instance sphere test, so all of them count), the light's
- * view-projection (shadow casters), the LOD settings and band; and the frame must have uploaded
- * nothing and kept its slots in use and live count.
- * Time is not in it: the bounds are the asset's, the same for every pose, so a settled crowd
- * under a still camera costs no pass.
+ * view-projection (shadow casters), the LOD settings and band, and the frame's time whenever
+ * some live instance has a velocity (crowd_stats.extrapolating): the shaders place such a record
+ * at its position plus velocity x (time - its record's time), so it moves with no upload and the
+ * pass runs every frame; otherwise the time is 0 in the key. The animation's pose is not in it:
+ * the bounds are the asset's, the same for every pose, so a crowd that only plays clips in place
+ * under a still camera costs no pass. Besides the key, the frame must have uploaded nothing and
+ * kept its slots in use and live count.
  *
  * Vertex budget (coverage policy, as on the CPU): a first dispatch histograms the visible instances
  * by preferred level and log2 coverage (256 bins, 8 per octave), a one-invocation dispatch walks
