@@ -622,6 +622,22 @@ static void skip_cache(void)
     printf(
         "     a velocity under a still camera: %llu run, %llu skipped of 6 frames; stopped: %llu run, %llu skipped\n",
         moving_run, moving_skipped, stopped_run, stopped_skipped);
+    /* a frame without a shadow pass (no light) keeps the last shadow pass's casters in the stats */
+    glFinish();
+    for (int i = 0; i < 3; i++)
+        crowd_gl_cull(r, f, &v, light);
+    uint32_t casters = gs->shadow_casters;
+    uint64_t shadow_triangles = gs->shadow_triangles;
+    run = gs->passes_run;
+    crowd_gl_cull(r, f, &v, NULL);
+    glFinish();
+    for (int i = 0; i < 3; i++)
+        crowd_gl_cull(r, f, &v, NULL);
+    CHECKF(gs->passes_run == run + 1 && gs->frames_late == 0 && casters > 0 && gs->shadow_casters == casters &&
+               gs->shadow_triangles == shadow_triangles,
+           "no light: %llu run, %u late, casters %u then %u", (unsigned long long)(gs->passes_run - run),
+           gs->frames_late, casters, gs->shadow_casters);
+    printf("     a pass without a light: %u casters kept from the last one with a light\n", gs->shadow_casters);
     crowd_gl_destroy(r);
     crowd_destroy(c);
 }

@@ -477,7 +477,8 @@ CROWD_API void crowd_gl_cull(crowd_gl_renderer *renderer, const crowd_frame *fra
 /* What the GPU path did, read back asynchronously: the counters of the pass that finished
  * `frames_late` passes ago (0 = none read yet; they are a few frames old, never waited for). */
 typedef struct crowd_gl_gpu_stats {
-    uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass */
+    uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass (the cards after the last) */
+    /* the last pass with a light's: a pass without one (no shadow pass that frame) keeps them */
     uint32_t shadow_casters;
     uint64_t triangles, shadow_triangles;
     uint32_t demoted;      /* vertex budget: visible instances drawn below their preferred level */
