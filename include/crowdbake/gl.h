@@ -226,9 +226,10 @@ CROWD_API void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
  * buffer holds grows it (a GPU reallocation to 1.5x, checked for GL errors, followed by a full
  * upload): the renderer needs no capacity of its own. With the default RING mode a changed frame
  * writes the ranges changed since the next ring buffer was last written (three buffers: GPU memory
- * is 3 x 64 bytes per record), one glBufferSubData each, ranges closer than 64 records merged and at
- * most 256 calls (the gap widens until they fit); the renderer keeps those ranges (8 bytes each, up
- * to 65,536 per buffer, past which it writes their hull). See crowd_gl_upload_mode. */
+ * is 3 x 64 bytes per record), one glBufferSubData each, ranges closer than 16 records merged and at
+ * most 2,048 calls (the gap widens 4x at a time until they fit); the renderer keeps those ranges
+ * (8 bytes each, 4,096 reserved per buffer at creation, up to 65,536, past which it writes their
+ * hull). See crowd_gl_upload_mode. */
 CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
 
 /* Adds an attachment mesh; returns its index. */
