@@ -739,7 +739,33 @@ static void write_status(demo_app *app)
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_compare_status(app->compare));
     else if (app->menagerie)
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_menagerie_status(app->menagerie));
-    else if (st && gs) {
+    else if (st && gs && crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU) {
+        /* what the GPU's pass drew, a few frames old: the crowd's draw list is per chunk here */
+        const crowd_gl_gpu_stats *late = demo_path_late(app->renderer);
+        if (!late)
+            n += snprintf(app->status + n, sizeof app->status - (size_t)n,
+                          "%u live  gpu: no stats read back yet  draws %u (+%u shadow)\n", st->simulated, gs->draws,
+                          gs->shadow_draws);
+        else { /* casters: the last shadow pass's (it runs at most 30 Hz), none with shadows off */
+            bool shadows = s[DEMO_SHADOWS] > 0.5;
+            n += snprintf(app->status + n, sizeof app->status - (size_t)n,
+                          "%u live  gpu, %u frames late: submitted %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M "
+                          "shadow, %u casters)\nLOD",
+                          st->simulated, late->frames_late, demo_path_submitted(late), gs->draws, gs->shadow_draws,
+                          (double)late->triangles / 1e6, shadows ? (double)late->shadow_triangles / 1e6 : 0.0,
+                          shadows ? late->shadow_casters : 0);
+            const crowd_asset *a = &app->assets[app->active].asset;
+            for (uint32_t l = 0; l < a->lod_count && n < (int)sizeof app->status - 32; l++)
+                n += snprintf(app->status + n, sizeof app->status - (size_t)n, " %u", late->submitted[l]);
+            if (a->lod_count < CROWD_MAX_LODS && late->submitted[a->lod_count]) /* the cards' level */
+                n += snprintf(app->status + n, sizeof app->status - (size_t)n, " +%u cards",
+                              late->submitted[a->lod_count]);
+            if (s[DEMO_VERTEX_BUDGET] > 0 && s[DEMO_LOD_POLICY] > 0.5)
+                n += snprintf(app->status + n, sizeof app->status - (size_t)n, "  budget %s, %u demoted",
+                              late->budget_satisfied ? "met" : "NOT met", late->demoted);
+            n += snprintf(app->status + n, sizeof app->status - (size_t)n, "\n");
+        }
+    } else if (st && gs) {
         n += snprintf(app->status + n, sizeof app->status - (size_t)n,
                       "%u live  submitted %u  rasterised %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M shadow)\nLOD",
                       st->simulated, app->sampled_submitted, app->rasterised, gs->draws, gs->shadow_draws,
@@ -950,7 +976,6 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     if (app->compare) { /* both halves are compare.c's; the main crowd waits */
         app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
         demo_compare_frame(app->compare, dt, &app->camera, &app->scene, scene_fbo, width, height);
-        app->target_valid = false; /* the halves moved the renderers' targets */
         present(app, scene_fbo, width, height);
         app->frames++;
         draw_hud(app, width, height);
@@ -965,7 +990,6 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         bool grass_on = app->settings[DEMO_GRASS] > 0.5;
         demo_menagerie_set_ground(app->menagerie, !grass_on || !app->grass);
         demo_menagerie_frame(app->menagerie, dt, &app->camera, &app->scene, scene_fbo, width, height);
-        app->target_valid = false; /* the kinds' renderers set their own targets */
         app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
         demo_grass_frame(app->grass, demo_menagerie_ground_renderer(app->menagerie), &app->scene, grass_on,
                          app->grass_time, (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
@@ -1054,8 +1078,9 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     present(app, scene_fbo, width, height);
     double cpu = now_ms() - t0;
     app->cpu_ms = app->frames ? app->cpu_ms * 0.9 + cpu * 0.1 : cpu;
-    /* O(submitted): sampled, with the submitted count of the same frame so the two always agree */
-    if (app->sample_now || app->frames % 15 == 0) {
+    /* O(submitted): sampled, with the submitted count of the same frame so the two always agree; not
+       on the GPU path, whose own per-instance test is what it submits (no CPU work per instance) */
+    if (crowd_gl_get_path(app->renderer) != CROWD_GL_PATH_GPU && (app->sample_now || app->frames % 15 == 0)) {
         app->rasterised = crowd_count_visible(app->crowd, &view);
         app->sampled_submitted = app->frame->stats.submitted;
         app->sample_now = false;
@@ -1067,8 +1092,9 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     app->last_main_ms = main_ms;
     app->main_ms = app->main_ms > 0.0 ? app->main_ms * 0.9 + main_ms * 0.1 : main_ms;
     const crowd_gl_stats *gs = crowd_gl_get_stats(app->renderer);
-    bench_record(app, seconds, main_ms, app->frame->stats.submitted, gs->draws + gs->shadow_draws,
-                 gs->triangles + gs->shadow_triangles);
+    const crowd_gl_gpu_stats *late = demo_path_late(app->renderer);
+    bench_record(app, seconds, main_ms, late ? demo_path_submitted(late) : app->frame->stats.submitted,
+                 gs->draws + gs->shadow_draws, gs->triangles + gs->shadow_triangles);
 }
 
 void demo_get_stats(const demo_app *app, demo_stats *out)
@@ -1088,6 +1114,17 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
                                     : 0;
     out->submitted = app->sampled_submitted;
     out->rasterised = app->rasterised;
+    out->gpu_frames_late = -1;
+    bool main_crowd = app->renderer && !app->compare && !app->menagerie;
+    const crowd_gl_gpu_stats *late = main_crowd ? demo_path_late(app->renderer) : NULL;
+    if (main_crowd && crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU) { /* the GPU's counts, late */
+        out->submitted = late ? demo_path_submitted(late) : 0;
+        out->rasterised = 0; /* not sampled: no CPU work per instance on this path */
+    }
+    if (late) {
+        out->gpu_frames_late = (int32_t)late->frames_late;
+        out->shadow_casters = app->settings[DEMO_SHADOWS] > 0.5 ? late->shadow_casters : 0;
+    }
     if (gs) {
         out->draws = gs->draws;
         out->shadow_draws = gs->shadow_draws;
@@ -1117,7 +1154,7 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
 
 const char *demo_stats_json(const demo_app *app)
 {
-    static char json[896];
+    static char json[1024];
     demo_stats st;
     demo_get_stats(app, &st);
     snprintf(json, sizeof json,
@@ -1126,13 +1163,13 @@ const char *demo_stats_json(const demo_app *app)
              "\"submitted\":%u,\"rasterised\":%u,\"draws\":%u,\"shadow_draws\":%u,\"triangles\":%llu,"
              "\"shadow_triangles\":%llu,\"msaa\":%u,\"hud_width\":%d,\"hud_height\":%d,\"frames\":%u,"
              "\"gl_errors\":%d,\"compare\":%d,\"classic_instances\":%u,\"classic_draws\":%u,"
-             "\"vat_instances\":%u,\"vat_draws\":%u}",
+             "\"vat_instances\":%u,\"vat_draws\":%u,\"gpu_frames_late\":%d,\"shadow_casters\":%u}",
              st.frame_ms, st.main_ms, st.last_frame_ms, st.last_main_ms,
              st.frame_ms > 0 ? st.main_ms / st.frame_ms : 0.0, st.gpu_shadow_ms, st.gpu_color_ms, st.instances,
              st.submitted, st.rasterised, st.draws, st.shadow_draws, (unsigned long long)st.triangles,
              (unsigned long long)st.shadow_triangles, st.msaa, st.hud_width, st.hud_height, st.frames, st.gl_errors,
              app && app->compare ? 1 : 0, st.compare_instances[0], st.compare_draws[0], st.compare_instances[1],
-             st.compare_draws[1]);
+             st.compare_draws[1], st.gpu_frames_late, st.shadow_casters);
     return json;
 }
 
@@ -1144,6 +1181,11 @@ const char *demo_status(const demo_app *app)
 const crowd_frame *demo_current_frame(const demo_app *app)
 {
     return app ? app->frame : NULL;
+}
+
+const crowd_gl_renderer *demo_renderer(const demo_app *app)
+{
+    return app ? app->renderer : NULL;
 }
 
 double demo_cpu_ms(const demo_app *app)

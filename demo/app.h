@@ -126,6 +126,8 @@ const char *demo_status(const demo_app *app);
 
 /* The last frame the crowd produced (NULL before the first), and the smoothed CPU ms per frame. */
 const struct crowd_frame *demo_current_frame(const demo_app *app);
+/* The main crowd's renderer (NULL without an asset): for tests that check the stats against it. */
+const struct crowd_gl_renderer *demo_renderer(const demo_app *app);
 double demo_cpu_ms(const demo_app *app);
 
 /* What the HUD reports, all measured: frame = wall clock between demo_frame calls, main = the time
@@ -135,6 +137,11 @@ typedef struct demo_stats {
     double frame_ms, main_ms, last_frame_ms, last_main_ms;
     double gpu_shadow_ms, gpu_color_ms;
     uint32_t instances, submitted, rasterised; /* submitted and rasterised come from one frame */
+    /* GPU path: submitted is the GPU's own count, gpu_frames_late passes old (-1: the CPU path,
+     * or nothing read back yet), and rasterised is not sampled (0); shadow_casters is the last
+     * shadow pass's */
+    int32_t gpu_frames_late;
+    uint32_t shadow_casters;
     uint32_t draws, shadow_draws;
     uint64_t triangles, shadow_triangles;
     uint32_t msaa;             /* samples: 0, 2, 4 */

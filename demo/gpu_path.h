@@ -17,8 +17,16 @@ int demo_path_parse(const char *name);
 void demo_path_cull(crowd_gl_renderer *renderer, const crowd *crowd, const crowd_frame *frame, const crowd_view *view,
                     const float light[16]);
 
-/* One HUD line: the resolved path and, on the GPU path, its stats, which are read back a few
- * frames late and labelled so. Returns the characters written (snprintf's). */
+/* The GPU path's own counts (what its pass compacted, read back a few frames late), or NULL on the
+ * CPU path and before the first copy has been read. The HUD and the stats report these on that
+ * path: the crowd's draw list there is per chunk and is not what the GPU drew. */
+const crowd_gl_gpu_stats *demo_path_late(const crowd_gl_renderer *renderer);
+
+/* Instances the GPU path's colour pass drew: every level's partition, the cards' included. */
+uint32_t demo_path_submitted(const crowd_gl_gpu_stats *late);
+
+/* One HUD line: the resolved path and, on the GPU path, its passes run and skipped. Returns the
+ * characters written (snprintf's). */
 int demo_path_status(const crowd_gl_renderer *renderer, char *out, size_t size);
 
 #endif

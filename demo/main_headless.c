@@ -2,7 +2,8 @@
  * camera, a screenshot per step and the stats. What `make run` does on a machine without a display,
  * and the native smoke test. Exit status 1 on a GL error, a blank frame or a HUD that does not tell
  * the truth (rasterised above submitted, shadow draws with shadows off, a camera setting that does
- * not follow a look-at, a frame time that is not the wall clock, an overlay that is not compact).
+ * not follow a look-at, a frame time that is not the wall clock, an overlay that is not compact, on
+ * the GPU path a submitted count that is not the GPU's own late one or exceeds the live count).
  * The scripted step (1/30 s) drives the simulation only; the printed frame times are measured. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,16 +95,25 @@ static double wall_ms(void)
     return tool_now_ms(); /* monotonic (tool_support.c) */
 }
 
+static uint32_t gpu_steps_checked; /* steps whose submitted count was checked against the GPU's stats */
+
 /* The HUD's claims after a step, against what the step did. Returns a complaint or NULL. */
 static const char *hud_lies(demo_app *app, const step *st, double measured_ms, double reported_ms, char *why,
                             size_t size)
 {
     demo_stats s;
     demo_get_stats(app, &s);
+    /* the GPU path reports what its own pass drew (read back late), not the per-chunk draw list */
+    const crowd_gl_renderer *r = demo_renderer(app);
+    uint32_t gpu_submitted = r ? demo_path_submitted(crowd_gl_get_gpu_stats(r)) : 0;
+    gpu_steps_checked += s.gpu_frames_late >= 0;
     if (s.rasterised > s.submitted)
         snprintf(why, size, "rasterised %u > submitted %u", s.rasterised, s.submitted);
-    else if (demo_get(app, DEMO_SHADOWS) < 0.5 && (s.shadow_draws || s.shadow_triangles))
-        snprintf(why, size, "shadows off but %u shadow draws", s.shadow_draws);
+    else if (s.gpu_frames_late >= 0 && (s.submitted != gpu_submitted || s.submitted > s.instances))
+        snprintf(why, size, "GPU path: submitted %u, the GPU's late stats %u, %u live", s.submitted, gpu_submitted,
+                 s.instances);
+    else if (demo_get(app, DEMO_SHADOWS) < 0.5 && (s.shadow_draws || s.shadow_triangles || s.shadow_casters))
+        snprintf(why, size, "shadows off but %u shadow draws, %u casters", s.shadow_draws, s.shadow_casters);
     else if (st->value == LOOK_AT && (demo_get(app, DEMO_CAMERA) != 1 || !strstr(demo_status(app), "camera walk")))
         snprintf(why, size, "look-at: camera setting %g, status without \"camera walk\"", demo_get(app, DEMO_CAMERA));
     else if (demo_get(app, DEMO_HUD) > 0.5 && (s.hud_width > HUD_MAX_WIDTH || s.hud_height > HUD_MAX_HEIGHT))
@@ -410,10 +420,16 @@ int main(int argc, char **argv)
         const crowd_frame *frame = demo_current_frame(app);
         demo_stats ds;
         demo_get_stats(app, &ds);
-        printf("  %-20s %6u submitted %5u draws %7.2f M triangles  frame %7.1f ms (wall)  main %6.1f ms%s\n", st->shot,
-               frame ? frame->stats.submitted : 0, frame ? frame->stats.draws : 0,
-               frame ? (double)frame->stats.triangles / 1e6 : 0.0, ds.frame_ms, ds.main_ms,
-               ds.gpu_color_ms >= 0 ? "" : "  gpu n/a");
+        if (ds.gpu_frames_late >= 0) /* the GPU path: its own counts, read back late */
+            printf("  %-20s %6u submitted %5u draws %7.2f M triangles  frame %7.1f ms (wall)  main %6.1f ms%s"
+                   "  (GPU's, %d frames late; %u casters)\n",
+                   st->shot, ds.submitted, ds.draws, (double)ds.triangles / 1e6, ds.frame_ms, ds.main_ms,
+                   ds.gpu_color_ms >= 0 ? "" : "  gpu n/a", ds.gpu_frames_late, ds.shadow_casters);
+        else
+            printf("  %-20s %6u submitted %5u draws %7.2f M triangles  frame %7.1f ms (wall)  main %6.1f ms%s\n",
+                   st->shot, frame ? frame->stats.submitted : 0, frame ? frame->stats.draws : 0,
+                   frame ? (double)frame->stats.triangles / 1e6 : 0.0, ds.frame_ms, ds.main_ms,
+                   ds.gpu_color_ms >= 0 ? "" : "  gpu n/a");
         if (ds.gpu_color_ms >= 0)
             printf("  %-20s gpu shadow %.2f ms, colour %.2f ms (timer queries, %d frames late)\n", "", ds.gpu_shadow_ms,
                    ds.gpu_color_ms, CROWD_GL_TIMER_LATENCY);
@@ -424,6 +440,13 @@ int main(int argc, char **argv)
         status = menagerie_benchmark(app, width, height, asset_count);
     if (!status)
         status = compare_search(app, width, height);
+    if (!status && demo_get(app, DEMO_PATH) != 1.0) { /* auto or gpu: llvmpipe has the GPU path */
+        printf("  %-20s submitted = the GPU's late stats (<= live) in %u steps\n", "gpu path stats", gpu_steps_checked);
+        if (!gpu_steps_checked && crowd_gl_get_path(demo_renderer(app)) == CROWD_GL_PATH_GPU) {
+            fprintf(stderr, "crowd-demo-headless: the GPU path's stats were never read back\n");
+            status = 1;
+        }
+    }
     if (!status)
         printf("screenshots in %s/demo_*.png\n", out_dir);
 done:

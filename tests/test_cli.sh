@@ -288,6 +288,16 @@ if [[ -x "$bin/crowd-shot" ]]; then
       && fail "crowd-shot > /dev/full exited 0"
   fi
   expect 0 "instances" -- "$bin/crowd-bench" --counts 1000 --frames 45
+  # the GPU-driven path end to end, small and with GL errors checked after every pass (llvmpipe
+  # has GL 4.5): the bench at its fewest frames with --render, and a shot; then refused flags
+  expect 0 "instances" -- "$bin/crowd-bench" "$work/h.crowd" --render gpu --counts 1000 --frames 3 --gl-debug
+  expect 0 "wrote" -- "$bin/crowd-shot" "$work/h.crowd" --path gpu --gl-debug --size 160x90 --count 200 \
+    --seconds 0.2 --grass off --out "$work/gpu_shot.png"
+  expect 2 "needs --render" -- "$bin/crowd-bench" "$work/h.crowd" --gl-debug --counts 1000 --frames 45
+  expect 2 "needs cpu or gpu" -- "$bin/crowd-bench" "$work/h.crowd" --render metal --counts 1000 --frames 3
+  expect 2 "expected a whole number in 3" -- "$bin/crowd-bench" "$work/h.crowd" --render gpu --frames 2
+  expect 2 "bad value" -- "$bin/crowd-shot" "$work/h.crowd" --path vulkan --out "$work/never.png"
+  [[ -e "$work/never.png" ]] && fail "a refused shot left a file"
 fi
 
 if [[ $failures -eq 0 ]]; then echo "ok   test_cli"; else echo "$failures failures"; exit 1; fi

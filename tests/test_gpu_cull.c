@@ -539,7 +539,9 @@ static void frames_match_the_cpu_path(void)
 }
 
 /* Skip-when-unchanged: a still camera over a settled crowd runs no pass; moving the camera or an
- * instance runs one; the stats arrive a few frames late without being waited for. */
+ * instance runs one; an instance moving by extrapolation (a velocity, no upload) runs one every
+ * frame, and once it stops the pass is skipped again; the stats arrive a few frames late without
+ * being waited for. */
 static void skip_cache(void)
 {
     crowd *c = make_crowd(2000, CROWD_LOD_DISTANCE, 400.0f, 3, 40.0f);
@@ -549,15 +551,17 @@ static void skip_cache(void)
     float light[16];
     light_matrix(r, light);
     const crowd_gl_gpu_stats *gs = crowd_gl_get_gpu_stats(r);
+    const crowd_frame *f = NULL;
     for (int i = 0; i < 5; i++) {
-        const crowd_frame *f = crowd_update(c, 1.0f / 30.0f, &v);
+        f = crowd_update(c, 1.0f / 30.0f, &v);
         REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
         crowd_gl_cull(r, f, &v, light);
     }
+    CHECK(!f->stats.extrapolating); /* clips play in place: the time is not in the key */
     CHECKF(gs->passes_run == 1 && gs->passes_skipped == 4, "still: %llu run, %llu skipped",
            (unsigned long long)gs->passes_run, (unsigned long long)gs->passes_skipped);
     crowd_set_transform(c, 17, 3.0f, 0.0f, 3.0f, 0.0f);
-    const crowd_frame *f = crowd_update(c, 1.0f / 30.0f, &v);
+    f = crowd_update(c, 1.0f / 30.0f, &v);
     REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     crowd_gl_cull(r, f, &v, light);
     CHECKF(gs->passes_run == 2, "moving an instance: %llu run", (unsigned long long)gs->passes_run);
@@ -586,6 +590,54 @@ static void skip_cache(void)
         total += gs->submitted[l];
     CHECKF(gs->valid && total > 100 && total <= 2000, "late stats: valid %d, %u submitted", gs->valid, total);
     CHECK(gs->passes_skipped == 8);
+    /* one instance walks by its velocity under the still camera: its position changes with the
+     * time alone, so every frame runs the pass (uploads or not) */
+    REQUIRE(crowd_set_velocity(c, 17, 1.5f, 0.0f) == CROWD_OK);
+    unsigned long long run = gs->passes_run, skipped = gs->passes_skipped;
+    bool extrapolating = true;
+    for (int i = 0; i < 6; i++) {
+        f = crowd_update(c, 1.0f / 30.0f, &v);
+        extrapolating &= f->stats.extrapolating;
+        REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+        crowd_gl_cull(r, f, &v, light);
+    }
+    CHECK(extrapolating);
+    unsigned long long moving_run = gs->passes_run - run, moving_skipped = gs->passes_skipped - skipped;
+    CHECKF(moving_run == 6 && moving_skipped == 0, "extrapolating: %llu run, %llu skipped of 6", moving_run,
+           moving_skipped);
+    /* it stops: one pass for the record's change, then nothing extrapolates and the pass is skipped */
+    REQUIRE(crowd_set_velocity(c, 17, 0.0f, 0.0f) == CROWD_OK);
+    run = gs->passes_run, skipped = gs->passes_skipped;
+    extrapolating = false;
+    for (int i = 0; i < 6; i++) {
+        f = crowd_update(c, 1.0f / 30.0f, &v);
+        extrapolating |= f->stats.extrapolating;
+        REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
+        crowd_gl_cull(r, f, &v, light);
+    }
+    CHECK(!extrapolating);
+    unsigned long long stopped_run = gs->passes_run - run, stopped_skipped = gs->passes_skipped - skipped;
+    CHECKF(stopped_run == 1 && stopped_skipped == 5, "stopped: %llu run, %llu skipped of 6", stopped_run,
+           stopped_skipped);
+    printf(
+        "     a velocity under a still camera: %llu run, %llu skipped of 6 frames; stopped: %llu run, %llu skipped\n",
+        moving_run, moving_skipped, stopped_run, stopped_skipped);
+    /* a frame without a shadow pass (no light) keeps the last shadow pass's casters in the stats */
+    glFinish();
+    for (int i = 0; i < 3; i++)
+        crowd_gl_cull(r, f, &v, light);
+    uint32_t casters = gs->shadow_casters;
+    uint64_t shadow_triangles = gs->shadow_triangles;
+    run = gs->passes_run;
+    crowd_gl_cull(r, f, &v, NULL);
+    glFinish();
+    for (int i = 0; i < 3; i++)
+        crowd_gl_cull(r, f, &v, NULL);
+    CHECKF(gs->passes_run == run + 1 && gs->frames_late == 0 && casters > 0 && gs->shadow_casters == casters &&
+               gs->shadow_triangles == shadow_triangles,
+           "no light: %llu run, %u late, casters %u then %u", (unsigned long long)(gs->passes_run - run),
+           gs->frames_late, casters, gs->shadow_casters);
+    printf("     a pass without a light: %u casters kept from the last one with a light\n", gs->shadow_casters);
     crowd_gl_destroy(r);
     crowd_destroy(c);
 }

@@ -37,7 +37,7 @@ static void orbit_view(crowd_view *view, crowd_gl_scene *scene, float angle)
 }
 
 int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, crowd_gl_path path, uint32_t frames,
-                 bool sim_on, bool still, float imposter_distance)
+                 bool sim_on, bool still, float imposter_distance, bool gl_debug)
 {
     tool_gl gl = {0};
     crowd_error err;
@@ -65,9 +65,9 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         }
     }
     asset = &with_cards;
-    printf("crowd-bench --render %s on %s: medians of %u frames after %d warm-up, 1280x720, shadows on, %s, %s, ",
+    printf("crowd-bench --render %s on %s: medians of %u frames after %d warm-up, 1280x720, shadows on, %s, %s, %s",
            gpu ? "gpu" : "cpu", gl.renderer, frames, RENDER_WARMUP, sim_on ? "wander sim" : "static crowd",
-           still ? "still camera" : "orbiting camera");
+           still ? "still camera" : "orbiting camera", gl_debug ? "GL errors checked every pass (slower), " : "");
     if (cards)
         printf("imposters from %.1f m\n", (double)imposter_distance);
     else
@@ -103,7 +103,7 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         uint32_t total = RENDER_WARMUP + frames;
         double *t = calloc((size_t)total * 8, sizeof(double));
         GLuint *queries = calloc((size_t)total * PASSES, sizeof(GLuint));
-        crowd_gl_desc gd = {.asset = asset, .path = path};
+        crowd_gl_desc gd = {.asset = asset, .path = path, .debug = gl_debug};
         if (!t || !queries || crowd_create(&cd, &c, &err) != CROWD_OK ||
             (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK ||
             (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
@@ -122,29 +122,37 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         crowd_gl_fit_shadow(r, scene.sun_direction, centre, 60.0f, light);
         crowd_gl_set_lod(r, crowd_settings(c), 0.0f);
         uint64_t triangles = 0;
-        for (uint32_t f = 0; f < total; f++) {
+        for (uint32_t f = 0; f < total && !status; f++) {
             orbit_view(&view, &scene, still ? 0.0f : 0.01f * (float)f);
             double a = tool_now_ms();
             if (sim_on)
                 crowd_sim_step(sim, 1.0f / 60.0f);
             const crowd_frame *frame = crowd_update(c, 1.0f / 60.0f, &view);
             double b = tool_now_ms();
-            crowd_gl_upload(r, frame, NULL);
+            crowd_result pass = crowd_gl_upload(r, frame, &err); /* without debug: only a failed growth */
             double c0 = tool_now_ms();
             glBeginQuery(GL_TIME_ELAPSED, queries[f * PASSES]);
             crowd_gl_cull(r, frame, &view, light);
             glEndQuery(GL_TIME_ELAPSED);
+            if (pass == CROWD_OK && gl_debug) /* the cull call returns nothing: ask here */
+                pass = crowd_gl_check("cull pass", &err);
             double c1 = tool_now_ms();
             glBeginQuery(GL_TIME_ELAPSED, queries[f * PASSES + 1]);
-            crowd_gl_render_shadows(r, frame, light);
+            crowd_result shadow = crowd_gl_render_shadows(r, frame, light);
             glEndQuery(GL_TIME_ELAPSED);
             double c2 = tool_now_ms();
             glBeginQuery(GL_TIME_ELAPSED, queries[f * PASSES + 2]);
             glClearColor(sky[0], sky[1], sky[2], 1.0f);
             glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-            crowd_gl_draw(r, frame, &scene);
+            crowd_result colour = crowd_gl_draw(r, frame, &scene);
             glEndQuery(GL_TIME_ELAPSED);
             double c3 = tool_now_ms();
+            if (pass != CROWD_OK || shadow != CROWD_OK || colour != CROWD_OK) {
+                fprintf(stderr, "crowd-bench: %u instances, frame %u: %s\n", count, f,
+                        pass != CROWD_OK ? err.message : crowd_gl_last_error(r));
+                status = 1;
+                break;
+            }
             glFinish();
             double c4 = tool_now_ms();
             double *row = &t[(size_t)f * 8];
@@ -152,6 +160,10 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
             row[5] = c3 - b, row[6] = c4 - a;
             triangles = gpu ? crowd_gl_get_gpu_stats(r)->triangles + crowd_gl_get_gpu_stats(r)->shadow_triangles
                             : crowd_gl_get_stats(r)->triangles + crowd_gl_get_stats(r)->shadow_triangles;
+        }
+        if (status) {
+            glDeleteQueries((GLsizei)(total * PASSES), queries);
+            goto next;
         }
         double med[7], gpu_ms[PASSES];
         double *col = calloc(frames, sizeof(double));

@@ -43,7 +43,7 @@ static void usage(FILE *out)
     fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--warmup n] "
                  "[--threads 1,2,0] [--coverage] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
-                 "                   [--static] [--still] [--imposters on|off] [--imposter-distance m]\n"
+                 "                   [--static] [--still] [--imposters on|off] [--imposter-distance m] [--gl-debug]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
                  "       crowd-bench [asset.crowd] --raycast [--counts 100000,1000000]\n"
                  "       crowd-bench [asset.crowd] --menagerie [--counts 3000,30000,90000] [--frames n]\n"
@@ -57,6 +57,8 @@ static void usage(FILE *out)
                  "level (cards) from --imposter-distance metres (default 44: where a 32-texel tile spans the\n"
                  "card's height in the 720-row view), the earlier level ends clamped to it; an asset without\n"
                  "an atlas gets one baked first (crowd-bake --imposters' defaults). Default off.\n"
+                 "--gl-debug (with --render): GL errors checked after every upload and pass, as crowd-shot's and\n"
+                 "crowd-demo's; the first error fails the run (each check is a round trip: slower timings).\n"
                  "--compare: classic skinning (each agent posed on the CPU from the rig's clips, its own palette\n"
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
                  "the humanoid, or its glTF source).\n"
@@ -261,7 +263,7 @@ int main(int argc, char **argv)
     uint32_t frames = DEFAULT_FRAMES, threads[8] = {1}, thread_settings = 1;
     const char *threads_text = NULL;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
-    bool counts_given = false, raycast = false, menagerie = false;
+    bool counts_given = false, raycast = false, menagerie = false, gl_debug = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     bool imposters = false;
     float imposter_distance = 44.0f;
@@ -340,6 +342,8 @@ int main(int argc, char **argv)
             sim_on = false;
         } else if (!strcmp(argv[i], "--still")) {
             still = true;
+        } else if (!strcmp(argv[i], "--gl-debug")) {
+            gl_debug = true;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "crowd-bench: unknown option %s (see --help)\n", argv[i]);
             return 2;
@@ -380,6 +384,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (gl_debug && !render) {
+        fprintf(stderr, "crowd-bench: --gl-debug checks the render path: it needs --render cpu|gpu\n");
+        return 2;
+    }
     if (!render && !compare && frames < 45) {
         fprintf(stderr, "crowd-bench: --frames needs 45..100000 without --render\n");
         return 2;
@@ -389,8 +397,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "crowd-bench: built without GL, no --render or --compare\n");
         return 2;
     }
-    (void)render_path, (void)frames_given, (void)sim_on, (void)still, (void)imposters,
-        (void)imposter_distance; /* --render's settings */
+    (void)render_path, (void)frames_given, (void)sim_on, (void)still, (void)imposters, (void)imposter_distance,
+        (void)gl_debug; /* --render's settings */
 #endif
     crowd_asset asset;
     crowd_error err;
@@ -428,8 +436,9 @@ int main(int argc, char **argv)
         return tool_finish_stdout("crowd-bench", rs);
     }
     if (render) {
-        int rs = bench_render(&asset, counts, n, render_path == 2 ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU,
-                              frames_given ? frames : 10, sim_on, still, imposters ? imposter_distance : 0.0f);
+        int rs =
+            bench_render(&asset, counts, n, render_path == 2 ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU,
+                         frames_given ? frames : 10, sim_on, still, imposters ? imposter_distance : 0.0f, gl_debug);
         crowd_asset_free(&asset);
         crowd_bake_output_free(&baked);
         return rs;

@@ -6,8 +6,9 @@
 // no synchronous GL call (getError, getParameter, readPixels, getQueryParameter, ...): each is a
 // round trip to the GPU process. The HUD must tell the truth (rasterised <= submitted, no shadow
 // draws with shadows off, the panel's camera follows lookAt, the measured frame time, a compact
-// overlay), and ?debug=1 must check (and find no) errors. Gun mode is fired with the mouse (pointer
-// lock where Chromium grants it, the page's fallback where not), compare mode draws both halves, and
+// overlay), and ?debug=1 must check (and find no) errors. The no-sync rule holds in the menagerie,
+// compare and gun modes (aiming and firing) too. Gun mode is fired with the mouse (pointer lock
+// where Chromium grants it, the page's fallback where not), compare mode draws both halves, and
 // the benchmark records in the menagerie.
 //   node web/smoke.mjs --dist dist --single dist-single/index.html --abs build/dist-abs --shots build/shots/web
 import { chromium } from 'playwright-core';
@@ -278,6 +279,7 @@ async function assets(page) {
   check(status.split('\n')[0].includes('menagerie'), `menagerie not reported: ${status.split('\n')[0]}`);
   check(!status.includes('\n! '), `menagerie: ${status}`);
   judge(await shot(page, 'asset_menagerie'), 'menagerie');
+  await noSyncCalls(page, 'menagerie', 3); // every kind's renderer keeps its target, and so does the main one
   await menagerieBenchmark(page);
   await set(page, 'asset', 0);
   await frames(page, 2);
@@ -334,6 +336,7 @@ async function minigun(page) {
   await page.keyboard.press('g');
   check(await page.evaluate(() => window.crowd.get('gun')) === 1, 'G on the canvas did not enter gun mode');
   await frames(page, 1);
+  await noSyncCalls(page, 'gun mode', 3);
   const quiet = await shot(page, 'gun_before');
   const box = await page.locator('canvas').boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
@@ -370,7 +373,7 @@ async function minigun(page) {
   const down = await page.evaluate(() => performance.now());
   do await frames(page, 1); while ((await page.evaluate(() => performance.now())) - down < 1300);
   const [still] = await tally();
-  await frames(page, 2);
+  await noSyncCalls(page, 'gun firing', 2); // rounds, tracers and splats: uploads, never a query
   const [later] = await tally();
   await page.mouse.up();
   check(later > still, `gun: lock refused: no round fired 1.3 s into the hold (${still} -> ${later})`);
@@ -412,6 +415,7 @@ async function compareMode(page) {
   await page.evaluate(() => window.crowd.panel.gui.hide());
   await set(page, 'compare', 1);
   await frames(page, 2);
+  await noSyncCalls(page, 'compare', 3); // both halves' renderers and the waiting main one keep their targets
   const st = await page.evaluate(() => window.crowd.stats());
   const status = await page.evaluate(() => window.crowd.status());
   check(st.compare === 1 && st.classic_instances === n && st.vat_instances === n,

@@ -226,9 +226,10 @@ CROWD_API void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
  * buffer holds grows it (a GPU reallocation to 1.5x, checked for GL errors, followed by a full
  * upload): the renderer needs no capacity of its own. With the default RING mode a changed frame
  * writes the ranges changed since the next ring buffer was last written (three buffers: GPU memory
- * is 3 x 64 bytes per record), one glBufferSubData each, ranges closer than 64 records merged and at
- * most 256 calls (the gap widens until they fit); the renderer keeps those ranges (8 bytes each, up
- * to 65,536 per buffer, past which it writes their hull). See crowd_gl_upload_mode. */
+ * is 3 x 64 bytes per record), one glBufferSubData each, ranges closer than 16 records merged and at
+ * most 2,048 calls (the gap widens 4x at a time until they fit); the renderer keeps those ranges
+ * (8 bytes each, 4,096 reserved per buffer at creation, up to 65,536, past which it writes their
+ * hull). See crowd_gl_upload_mode. */
 CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
 
 /* Adds an attachment mesh; returns its index. */
@@ -436,10 +437,13 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
  * Skip-when-unchanged: the pass is skipped and last frame's draws reused when the key is unchanged
  * and the frame uploaded nothing. The key: the view and projection matrices (position, heading,
  * pitch and frustum all change the per-instance sphere test, so all of them count), the light's
- * view-projection (shadow casters), the LOD settings and band; and the frame must have uploaded
- * nothing and kept its slots in use and live count.
- * Time is not in it: the bounds are the asset's, the same for every pose, so a settled crowd
- * under a still camera costs no pass.
+ * view-projection (shadow casters), the LOD settings and band, and the frame's time whenever
+ * some live instance has a velocity (crowd_stats.extrapolating): the shaders place such a record
+ * at its position plus velocity x (time - its record's time), so it moves with no upload and the
+ * pass runs every frame; otherwise the time is 0 in the key. The animation's pose is not in it:
+ * the bounds are the asset's, the same for every pose, so a crowd that only plays clips in place
+ * under a still camera costs no pass. Besides the key, the frame must have uploaded nothing and
+ * kept its slots in use and live count.
  *
  * Vertex budget (coverage policy, as on the CPU): a first dispatch histograms the visible instances
  * by preferred level and log2 coverage (256 bins, 8 per octave), a one-invocation dispatch walks
@@ -474,7 +478,8 @@ CROWD_API void crowd_gl_cull(crowd_gl_renderer *renderer, const crowd_frame *fra
 /* What the GPU path did, read back asynchronously: the counters of the pass that finished
  * `frames_late` passes ago (0 = none read yet; they are a few frames old, never waited for). */
 typedef struct crowd_gl_gpu_stats {
-    uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass */
+    uint32_t submitted[CROWD_MAX_LODS]; /* instances per level, colour pass (the cards after the last) */
+    /* the last pass with a light's: a pass without one (no shadow pass that frame) keeps them */
     uint32_t shadow_casters;
     uint64_t triangles, shadow_triangles;
     uint32_t demoted;      /* vertex budget: visible instances drawn below their preferred level */

@@ -187,7 +187,13 @@ struct crowd_gpu_crowd {
 
     cull_settings settings;
     crowd_gl_gpu_stats stats;
+    /* whether pass n had a light, at n % LIGHT_HISTORY: a pass without one (a frame with no shadow
+       pass) keeps the last casters in the stats. A copy is read at most CROWD_GPU_RING - 1 passes
+       after its own, so the entry is still that pass's when its counts arrive. */
+    bool pass_light[CROWD_GPU_RING + 1];
+    uint64_t published_pass; /* layer.late_pass the stats were last made from */
 };
+#define LIGHT_HISTORY (CROWD_GPU_RING + 1)
 
 bool crowd_gpu_crowd_available(const crowd_gl_renderer *r)
 {
@@ -407,6 +413,7 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     glBufferData(GL_DRAW_INDIRECT_BUFFER, sizeof blob, blob, GL_DYNAMIC_COPY);
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
     g->blob_pass = UINT64_MAX;
+    g->published_pass = 0; /* the new layer counts its passes from 1 again */
     if (g->budget)
         crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
     if (!g->slot_ids)
@@ -580,14 +587,21 @@ static void publish_stats(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
         return;
     st->valid = true;
     st->frames_late = (uint32_t)(g->layer.passes_run - g->layer.late_pass);
-    st->triangles = st->shadow_triangles = 0;
-    st->shadow_casters = 0;
+    if (g->layer.late_pass == g->published_pass)
+        return;
+    g->published_pass = g->layer.late_pass;
+    bool casters = g->pass_light[g->layer.late_pass % LIGHT_HISTORY];
+    st->triangles = 0;
+    if (casters)
+        st->shadow_casters = 0, st->shadow_triangles = 0;
     for (uint32_t l = 0; l < g->levels; l++) {
         uint32_t tris = r->asset->lods[l].triangle_count;
         st->submitted[l] = g->layer.late_counts[l];
-        st->shadow_casters += g->layer.late_counts[g->levels + l];
         st->triangles += (uint64_t)tris * g->layer.late_counts[l];
-        st->shadow_triangles += (uint64_t)tris * g->layer.late_counts[g->levels + l];
+        if (casters) {
+            st->shadow_casters += g->layer.late_counts[g->levels + l];
+            st->shadow_triangles += (uint64_t)tris * g->layer.late_counts[g->levels + l];
+        }
     }
     if (g->settings.cards) { /* two triangles a card, no shadow */
         st->submitted[g->levels] = g->layer.late_counts[2 * g->levels];
@@ -622,6 +636,7 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
     g->total = total;
     g->live = f->stats.simulated;
     if (crowd_gpu_layer_begin(&g->layer, &key, sizeof key, dirty)) {
+        g->pass_light[g->layer.passes_run % LIGHT_HISTORY] = light != NULL;
         const cull_settings *s = &g->settings;
         float planes[6][4], light_planes[6][4] = {{0}}, camera[3];
         const float *v = view->view;

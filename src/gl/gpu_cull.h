@@ -12,8 +12,11 @@
  *   binding 3: state     uint per item, kept across frames (hysteresis), zero at creation
  * Binding 0 and 4 and up belong to the caller (the crowd: records and live ranges).
  *
- * Nothing here waits for the GPU: no glGet*, no glGetError, no query or fence wait. The one
- * driver question per frame is a zero-timeout fence status of the oldest stats copy. */
+ * Nothing here waits for the GPU in a frame: no glGetError, no query result, no fence wait, no
+ * glGetBufferSubData. The one driver question per frame is glGetSynciv(GL_SYNC_STATUS) on the
+ * oldest stats copy's fence (crowd_gpu_layer_poll): a status poll that returns at once, signalled
+ * or not; that copy is mapped only once its fence has passed. crowd_gpu_layer_read, for tests,
+ * does stall. */
 #ifndef CROWD_GL_GPU_CULL_H
 #define CROWD_GL_GPU_CULL_H
 
