@@ -538,6 +538,14 @@ static void frames_match_the_cpu_path(void)
     free(gpu);
 }
 
+/* The GPU path's pass counters now: passes run, passes skipped. */
+static void pass_counts(const crowd_gl_renderer *r, unsigned long long out[2])
+{
+    const crowd_gl_gpu_stats *gs = crowd_gl_get_gpu_stats(r);
+    out[0] = gs->passes_run;
+    out[1] = gs->passes_skipped;
+}
+
 /* Skip-when-unchanged: a still camera over a settled crowd runs no pass; moving the camera or an
  * instance runs one; an instance moving by extrapolation (a velocity, no upload) runs one every
  * frame, and once it stops the pass is skipped again; the stats arrive a few frames late without
@@ -593,7 +601,8 @@ static void skip_cache(void)
     /* one instance walks by its velocity under the still camera: its position changes with the
      * time alone, so every frame runs the pass (uploads or not) */
     REQUIRE(crowd_set_velocity(c, 17, 1.5f, 0.0f) == CROWD_OK);
-    unsigned long long run = gs->passes_run, skipped = gs->passes_skipped;
+    unsigned long long before[2], after[2];
+    pass_counts(r, before);
     bool extrapolating = true;
     for (int i = 0; i < 6; i++) {
         f = crowd_update(c, 1.0f / 30.0f, &v);
@@ -602,12 +611,13 @@ static void skip_cache(void)
         crowd_gl_cull(r, f, &v, light);
     }
     CHECK(extrapolating);
-    unsigned long long moving_run = gs->passes_run - run, moving_skipped = gs->passes_skipped - skipped;
+    pass_counts(r, after);
+    unsigned long long moving_run = after[0] - before[0], moving_skipped = after[1] - before[1];
     CHECKF(moving_run == 6 && moving_skipped == 0, "extrapolating: %llu run, %llu skipped of 6", moving_run,
            moving_skipped);
     /* it stops: one pass for the record's change, then nothing extrapolates and the pass is skipped */
     REQUIRE(crowd_set_velocity(c, 17, 0.0f, 0.0f) == CROWD_OK);
-    run = gs->passes_run, skipped = gs->passes_skipped;
+    pass_counts(r, before);
     extrapolating = false;
     for (int i = 0; i < 6; i++) {
         f = crowd_update(c, 1.0f / 30.0f, &v);
@@ -616,7 +626,8 @@ static void skip_cache(void)
         crowd_gl_cull(r, f, &v, light);
     }
     CHECK(!extrapolating);
-    unsigned long long stopped_run = gs->passes_run - run, stopped_skipped = gs->passes_skipped - skipped;
+    pass_counts(r, after);
+    unsigned long long stopped_run = after[0] - before[0], stopped_skipped = after[1] - before[1];
     CHECKF(stopped_run == 1 && stopped_skipped == 5, "stopped: %llu run, %llu skipped of 6", stopped_run,
            stopped_skipped);
     printf(
@@ -628,15 +639,16 @@ static void skip_cache(void)
         crowd_gl_cull(r, f, &v, light);
     uint32_t casters = gs->shadow_casters;
     uint64_t shadow_triangles = gs->shadow_triangles;
-    run = gs->passes_run;
+    pass_counts(r, before);
     crowd_gl_cull(r, f, &v, NULL);
     glFinish();
     for (int i = 0; i < 3; i++)
         crowd_gl_cull(r, f, &v, NULL);
-    CHECKF(gs->passes_run == run + 1 && gs->frames_late == 0 && casters > 0 && gs->shadow_casters == casters &&
+    pass_counts(r, after);
+    CHECKF(after[0] == before[0] + 1 && gs->frames_late == 0 && casters > 0 && gs->shadow_casters == casters &&
                gs->shadow_triangles == shadow_triangles,
-           "no light: %llu run, %u late, casters %u then %u", (unsigned long long)(gs->passes_run - run),
-           gs->frames_late, casters, gs->shadow_casters);
+           "no light: %llu run, %u late, casters %u then %u", after[0] - before[0], gs->frames_late, casters,
+           gs->shadow_casters);
     printf("     a pass without a light: %u casters kept from the last one with a light\n", gs->shadow_casters);
     crowd_gl_destroy(r);
     crowd_destroy(c);
