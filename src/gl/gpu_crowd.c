@@ -153,6 +153,8 @@ typedef struct cull_key {
     cull_settings settings;
 } cull_key;
 
+#define LIGHT_HISTORY (CROWD_GPU_RING + 1) /* see crowd_gpu_crowd.pass_light */
+
 struct crowd_gpu_crowd {
     crowd_gpu_layer layer;
     GLuint cull;
@@ -190,10 +192,9 @@ struct crowd_gpu_crowd {
     /* whether pass n had a light, at n % LIGHT_HISTORY: a pass without one (a frame with no shadow
        pass) keeps the last casters in the stats. A copy is read at most CROWD_GPU_RING - 1 passes
        after its own, so the entry is still that pass's when its counts arrive. */
-    bool pass_light[CROWD_GPU_RING + 1];
+    bool pass_light[LIGHT_HISTORY];
     uint64_t published_pass; /* layer.late_pass the stats were last made from */
 };
-#define LIGHT_HISTORY (CROWD_GPU_RING + 1)
 
 bool crowd_gpu_crowd_available(const crowd_gl_renderer *r)
 {
