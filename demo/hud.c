@@ -38,6 +38,7 @@ struct demo_hud {
     GLuint vao, vbo;
     float *vertices; /* x, y per triangle corner */
     char *quads;     /* stb_easy_font output: 4 vertices x 16 bytes per quad */
+    char text[4096]; /* the text being drawn (stb_easy_font takes a mutable string): no allocation per frame */
 };
 
 crowd_result demo_hud_create(bool es, demo_hud **out, crowd_error *error)
@@ -93,14 +94,14 @@ void demo_hud_draw(demo_hud *h, const char *text, int width, int height, bool ri
 {
     if (!h || !text || !*text)
         return;
-    char *copy = malloc(strlen(text) + 1);
-    if (!copy)
-        return;
-    strcpy(copy, text);
+    size_t length = strlen(text);
+    length = length < sizeof h->text - 1 ? length : sizeof h->text - 1;
+    memcpy(h->text, text, length);
+    h->text[length] = '\0';
+    char *copy = h->text;
     float text_w = (float)stb_easy_font_width(copy) * HUD_SCALE, text_h = (float)stb_easy_font_height(copy) * HUD_SCALE;
     float x0 = right ? (float)width - text_w - 16.0f : 8.0f, y0 = 8.0f;
     int quads = stb_easy_font_print(0, 0, copy, NULL, h->quads, 64 * HUD_MAX_QUADS);
-    free(copy);
     /* vertex 0..5: the panel; then two triangles per glyph quad */
     quad(h->vertices, x0 - 6, y0 - 6, x0 + text_w + 8, y0 + text_h + 6);
     if (panel_width)
