@@ -1589,6 +1589,72 @@ static void far_turns_follow_the_steering(void)
     crowd_destroy(c);
 }
 
+/* Far agents where no level that cross-fades can draw them cut between gaits (sim.c, mark_far_cells;
+ * crowd.h's simulation level of detail): with the camera 400 m off no fade ever runs while gaits
+ * still change, and with it near the plaza the near agents fade as before while every cut seen is
+ * farther than the last cross-fading level's threshold with crowd_fades_unseen's margins (the
+ * hysteresis and a band of CROWD_CUT_BAND). */
+static void far_gaits_cut_where_fades_cannot_show(void)
+{
+    const uint32_t n = 3000;
+    for (int near = 0; near < 2; near++) {
+        crowd_desc d = {.asset = &asset,
+                        .capacity = n,
+                        .world_size = 120.0f,
+                        .chunk_size = 12.0f,
+                        .threads = test_threads(),
+                        .far_pool = -1};
+        crowd *c = NULL;
+        REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
+        crowd_sim *sim = NULL;
+        crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = 9};
+        REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
+        REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+        crowd_view view;
+        const float eye[3] = {near ? 10.0f : 0.0f, near ? 12.0f : 40.0f, near ? 30.0f : 400.0f};
+        view_at(&view, eye[0], eye[1], eye[2], 0, near ? 1.2f : 0.0f, 0);
+        const crowd_desc *set = crowd_settings(c);
+        uint32_t fade_max = set->cross_fade_max_lod == CROWD_MAX_LOD_DEFAULT ? 1u : set->cross_fade_max_lod;
+        float h = set->hysteresis > 0.0f ? set->hysteresis : 0.0f;
+        float cut_from = set->lod_distances[fade_max] * set->lod_bias * (1.0f + h) * (1.0f + CROWD_CUT_BAND);
+        crowd_record *prev = calloc(n, sizeof *prev);
+        REQUIRE(prev);
+        uint32_t most_fades = 0, cuts = 0, cuts_too_near = 0;
+        float nearest_cut = INFINITY;
+        for (int f = 0; f < 420; f++) {
+            crowd_sim_step(sim, 1.0f / 60.0f);
+            const crowd_frame *frame = crowd_update(c, 1.0f / 60.0f, &view);
+            most_fades = frame->stats.fades_active > most_fades ? frame->stats.fades_active : most_fades;
+            for (uint32_t i = 0; i < n; i++) {
+                crowd_record r;
+                crowd_get(c, i, &r);
+                bool cut = f > 0 && crowd_record_clip(&r, 0) != crowd_record_clip(&prev[i], 0) &&
+                           !(prev[i].fade_rate > 0.0f) && !(r.fade_rate > 0.0f);
+                if (cut) {
+                    float p[3];
+                    crowd_record_position(&r, crowd_time(c), p);
+                    float dist = sqrtf((p[0] - eye[0]) * (p[0] - eye[0]) + (p[2] - eye[2]) * (p[2] - eye[2]));
+                    cuts++;
+                    cuts_too_near += near && dist < cut_from;
+                    nearest_cut = dist < nearest_cut ? dist : nearest_cut;
+                }
+                prev[i] = r;
+            }
+        }
+        printf("     camera %s: %u gait cuts (nearest %.1f m from the eye; cuts start past %.1f m), at most %u "
+               "fades at once\n",
+               near ? "near" : "400 m off", cuts, (double)nearest_cut, (double)cut_from, most_fades);
+        if (near)
+            CHECKF(most_fades > 0 && cuts_too_near == 0, "%u fades at most, %u cuts nearer than %.1f m", most_fades,
+                   cuts_too_near, (double)cut_from);
+        else
+            CHECKF(cuts > n / 10 && most_fades == 0, "%u cuts, %u fades at most", cuts, most_fades);
+        free(prev);
+        crowd_sim_destroy(sim);
+        crowd_destroy(c);
+    }
+}
+
 int main(void)
 {
     crowd_bake_desc desc = {.bones = true};
@@ -1628,6 +1694,7 @@ int main(void)
     RUN_TEST(extrapolated_motion);
     RUN_TEST(sleepers_keep_chunks_exact);
     RUN_TEST(far_turns_follow_the_steering);
+    RUN_TEST(far_gaits_cut_where_fades_cannot_show);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

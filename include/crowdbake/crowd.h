@@ -569,7 +569,11 @@ typedef struct crowd_sim_desc {
      * (round robin by chunk): the whole chunk re-plans and takes its separation pushes (worth
      * lod_interval steps) every lod_interval-th step and walks on in between, so a far crowd writes
      * about 1 / lod_interval of its records per step and the separation pairs only the agents that
-     * step next plus their neighbours across chunk edges.
+     * step next plus their neighbours across chunk edges. Far agents where no render path can
+     * draw a cross-fade (every level they may take is past the crowd's cross_fade_max_lod, margins
+     * for hysteresis and a GPU band up to 0.5 included; those levels show clip A only) change gait
+     * with a cut instead of a fade that could not be seen, so a decision's turn is a record at
+     * once (a fade's clip B words would otherwise hold it back until the fade folds).
      * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail). */
     float lod_distance;
     uint32_t lod_interval;

@@ -569,6 +569,13 @@ bool crowd_sphere_visible(const crowd_camera *camera, const float centre[3], flo
 void crowd_classify_cells(crowd *c, const crowd_camera *camera);
 uint32_t crowd_assign_coverage_lods(crowd *c, const crowd_camera *camera);
 float crowd_instance_radius(const crowd *c, float scale);
+/* Whether every instance within `distance` metres of ground of the eye's nearest point (a chunk's
+ * square's, less a margin for bodies and movers) draws past cross_fade_max_lod on either render
+ * path: the distance policy's level of that distance shrunk by the hysteresis and by a band up to
+ * CROWD_CUT_BAND (the GPU path's default band, 0.15, and beyond), where a cross-fade cannot show
+ * (those levels draw clip A only). The simulation then cuts between far agents' gaits (sim.c). */
+#define CROWD_CUT_BAND 0.5f
+bool crowd_fades_unseen(const crowd *c, float distance);
 
 /* crowd.c: the simulation's per-slot arrays (each slot_capacity long, zeroed): the crowd moves
  * them with the records from now on, and frees them at destroy unless detached first. Detaching

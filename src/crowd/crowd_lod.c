@@ -112,6 +112,14 @@ static uint32_t distance_level(const crowd *c, float distance)
     return level;
 }
 
+bool crowd_fades_unseen(const crowd *c, float distance)
+{
+    if (c->desc.lod_policy != CROWD_LOD_DISTANCE)
+        return false;
+    float h = c->desc.hysteresis > 0.0f ? c->desc.hysteresis : 0.0f;
+    return distance_level(c, distance / ((1.0f + h) * (1.0f + CROWD_CUT_BAND))) > c->fade_max;
+}
+
 /* Visibility and distance LOD per chunk; pooled = visible at the last level, so it joins the far
  * pool's single draw (distance policy only). */
 void crowd_classify_cells(crowd *c, const crowd_camera *camera)

@@ -220,6 +220,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         sim->desc.lod_distance = 40.0f;
     if (!sim->desc.lod_interval)
         sim->desc.lod_interval = 4;
+    sim->fade_seconds = FADE_SECONDS;
     if (!(sim->desc.lod_distance > 0.0f) || sim->desc.lod_interval > 64) {
         crowd_free(sim);
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
@@ -481,7 +482,7 @@ static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd
     bool fading = r->fade_rate > 0.0f;
     uint32_t showing = fading ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
     if (showing != clip) {
-        crowd_play_slot(c, slot, clip, rate, FADE_SECONDS, false);
+        crowd_play_slot(c, slot, clip, rate, sim->fade_seconds, false);
     } else {
         float current = fading ? r->rate_b : r->rate_a;
         if (fabsf(rate - current) > 0.002f * current)
@@ -869,8 +870,10 @@ static void rest_region(crowd_sim *sim, crowd_binner *bin, sim_gatherer *gathere
  * Not turned this way (today's per-step path instead): near agents (a turning record found near,
  * e.g. after the camera came closer, goes back to per-step steering, and a chunk coming near wakes
  * its sleepers); other scenarios (their d changes every step); separation on (drift); a running
- * fade; a turn that needs another gait (the gait and rate a far agent plays go by the speed it
- * turns to, so the fade starts at the decision and the turn record follows once it has folded);
+ * fade; a turn that needs another gait where a fade can show (the gait and rate a far agent plays
+ * go by the speed it turns to, so the fade starts at the decision and the turn record follows once
+ * it has folded; where no level that cross-fades can draw the agent, mark_far_cells, the gait cuts
+ * at the decision and the turn is a record at once);
  * past the edge margin (head_back re-aims it every step); within reach of an obstacle (avoidance
  * changes the velocity). Feet: a far agent plays the gait and rate of its desired speed (set at
  * the re-plan; per step too, so a fade needed by a decision starts there and no second one
@@ -903,11 +906,12 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
             return false;
     }
     float speed = sqrtf(want[0] * want[0] + want[1] * want[1]);
-    if (sim->gait_count && sim->gaits[gait_for_speed(sim, a->gait, speed / r->scale)].clip != crowd_rec_clip_a(r))
+    if (sim->gait_count && sim->fade_seconds > 0.0f &&
+        sim->gaits[gait_for_speed(sim, a->gait, speed / r->scale)].clip != crowd_rec_clip_a(r))
         return false;
     uint32_t word = crowd_pack_velocity(v[0], v[1]);
     crowd_rec_set_motion(r, p, k->t_now, word);
-    update_gait(sim, s, a, speed, false); /* the rate it turns to (the clip stays: checked) */
+    update_gait(sim, s, a, speed, false); /* the rate it turns to (the clip stays, or cuts: checked) */
     float u0 = crowd_float_from_half(word & 0xFFFFu), u1 = crowd_float_from_half(word >> 16);
     if (u0 * u0 + u1 * u1 > CROWD_TURN_YAW_SPEED2) /* the yaw field shows while it barely moves */
         r->yaw = crowd_atan2(u0, u1);
@@ -934,6 +938,8 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
                           uint32_t region, uint32_t first, uint32_t end, bool far)
 {
+    /* a far region drawn past the cross-fade levels cuts between gaits (update_gait) */
+    sim->fade_seconds = far && sim->far_of_cell[region] == 2 ? 0.0f : FADE_SECONDS;
     if (far && k->separate) { /* round robin by region: steps at phase 0, gathered whole at the last */
         uint32_t phase = (region + sim->steps) % sim->desc.lod_interval;
         if (phase) {
@@ -1224,12 +1230,15 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
 }
 
 /* Which chunks re-plan at the lower rate: from the last update's view (its visibility per chunk
- * and its camera), before this step's binning clears them. Until an update has run, none. */
+ * and its camera), before this step's binning clears them. Until an update has run, none. 2 for
+ * a far region none of whose instances can draw a cross-fade from there (crowd_fades_unseen): its
+ * gait changes cut (update_gait). */
 static void mark_far_cells(crowd_sim *sim)
 {
     crowd *c = sim->crowd;
     uint32_t dim = c->grid_dim;
     float reach = sim->desc.lod_distance;
+    bool pool_cuts = true;
     for (uint32_t i = 0; i < c->cell_count; i++) {
         const crowd_cell *cell = &c->cells[i];
         float lo_x = c->world_min + (float)(i % dim) * c->cell_size,
@@ -1241,9 +1250,15 @@ static void mark_far_cells(crowd_sim *sim)
                    : c->eye[2] > lo_z + c->cell_size ? c->eye[2] - lo_z - c->cell_size
                                                      : 0.0f;
         bool far = !cell->visible || dx * dx + dz * dz > reach * reach;
-        sim->far_of_cell[i] = (uint8_t)(c->has_eye && sim->desc.lod_interval > 1 && far);
+        /* cuts: from the chunk's square, less a body and a margin for movers and a frame's walk */
+        float pad = crowd_instance_radius(c, cell->max_scale > 1.0f ? cell->max_scale : 1.0f) + 1.0f;
+        float ground = sqrtf(dx * dx + dz * dz) - pad;
+        bool slow = c->has_eye && sim->desc.lod_interval > 1 && far, cuts = crowd_fades_unseen(c, ground);
+        sim->far_of_cell[i] = (uint8_t)(slow ? (cuts ? 2 : 1) : 0);
+        pool_cuts = pool_cuts && (c->region_of_cell[i] != c->pool_region || cuts);
     }
-    sim->far_of_cell[c->pool_region] = (uint8_t)(c->has_eye && sim->desc.lod_interval > 1); /* the far pool */
+    bool slow = c->has_eye && sim->desc.lod_interval > 1; /* the far pool */
+    sim->far_of_cell[c->pool_region] = (uint8_t)(slow ? (pool_cuts ? 2 : 1) : 0);
 }
 
 /* Every agent awake, every chunk without sleepers: when a step cannot keep them (separation, another
@@ -1367,6 +1382,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
         rewritten = step_slots(sim, k, &bin, &gather);
     }
     crowd_bin_end(&bin);
+    sim->fade_seconds = FADE_SECONDS;
     sim->stats.rewritten = rewritten;
     sim->stats.asleep = sleeps ? fold_sleepers(sim) : 0;
     double t1 = now_ms();

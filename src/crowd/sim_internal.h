@@ -52,7 +52,10 @@ struct crowd_sim {
     uint32_t steps;       /* steps so far: the round robin of the level of detail */
     float t_now;          /* shader time the step starts at: where steering reads positions */
     bool resync;          /* this step checks every record's velocity (separation just went off) */
-    uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans every lod_interval steps */
+    uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans every lod_interval steps (1),
+                             and cuts between gaits (2, sim.c's mark_far_cells) */
+    float fade_seconds;   /* the gait changes' cross-fade in the region being stepped: 0 (a cut) where
+                             it draws past cross_fade_max_lod, whose levels show clip A only */
     float gather_area;    /* m^2 the gather's plaza holds; 0 = 1.2 per agent of this crowd (a crowd_world
                              sets every kind's to the area of all kinds, world.c) */
     /* Event-driven stepping (sim.c, "sleep"): per chunk, its sleepers (and this walk's changes to
