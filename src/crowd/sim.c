@@ -925,6 +925,32 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
     return true;
 }
 
+/* The awake among the m slots from `from`, into `list` (offsets); returns how many. `own_gate`:
+ * the walked region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep
+ * there: 0, it refreshes and everyone wakes; else a sleeper sleeps while its time is ahead, and an
+ * awake slot's time is 0), or -1 (the far pool: each sleeper's own chunk's gate). */
+static CROWD_ALWAYS_INLINE uint32_t scan_awake(const crowd_sleep *sleep, uint32_t from, uint32_t m, float t_next,
+                                               const uint8_t *gate, int own_gate, uint8_t *list)
+{
+    uint32_t w = 0;
+    if (own_gate < 0) {
+        for (uint32_t i = 0; i < m; i++) {
+            list[w] = (uint8_t)i;
+            w += !asleep(&sleep[from + i], t_next, gate);
+        }
+    } else if (own_gate == 0) {
+        for (uint32_t i = 0; i < m; i++)
+            list[i] = (uint8_t)i;
+        w = m;
+    } else {
+        for (uint32_t i = 0; i < m; i++) {
+            list[w] = (uint8_t)i;
+            w += !(t_next < sleep[from + i].until);
+        }
+    }
+    return w;
+}
+
 /* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed,
  * standing settled) are inline here, the same as step_agent would do them, with every array and
  * setting in a local: a store to a record or a flag byte may alias anything reached through a
@@ -969,6 +995,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     /* sleep (above): on in this walk when the step allows it; a region's refresh wakes everyone */
     crowd_sleep *const sleep = bin->sleepers ? c->sleep : NULL;
     const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
+    /* a chunk's own region holds its sleepers only (none sleeps as a mover): one gate for all */
+    const int own_gate = region < c->cell_count ? gate[region + 1] : -1;
     /* the awake slots of the batch being stepped and of the next one (offsets into their batch) */
     uint8_t awake_list[2][STEP_BATCH];
     uint32_t awake_count[2] = {0, 0}, cur = 0;
@@ -985,21 +1013,11 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
         if (sleep) {
             /* Each slot's sleep is tested once, a batch ahead (the first batch here), into a list of
              * the awake: its latency hides behind this batch, and the walk below visits only them. */
-            if (base == first) {
-                uint32_t w = 0;
-                for (uint32_t i = 0; i < n; i++) {
-                    awake_list[cur][w] = (uint8_t)i;
-                    w += !asleep(&sleep[base + i], t_next, gate);
-                }
-                awake_count[cur] = w;
-            }
+            if (base == first)
+                awake_count[cur] = scan_awake(sleep, base, n, t_next, gate, own_gate, awake_list[cur]);
             uint32_t next = base + STEP_BATCH, m = next < end ? (end - next < STEP_BATCH ? end - next : STEP_BATCH) : 0;
-            uint32_t w = 0;
             uint8_t *ahead_list = awake_list[cur ^ 1u];
-            for (uint32_t i = 0; i < m; i++) {
-                ahead_list[w] = (uint8_t)i;
-                w += !asleep(&sleep[next + i], t_next, gate);
-            }
+            uint32_t w = scan_awake(sleep, next, m, t_next, gate, own_gate, ahead_list);
             for (uint32_t j = 0; j < w; j++) {
                 crowd_prefetch(&records[next + ahead_list[j]]);
                 crowd_prefetch(&agents[next + ahead_list[j]]);
@@ -1020,7 +1038,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             if (sleep && sleep[s].cell) { /* awake again: its event came, or its chunk refreshes */
                 if (gate[sleep[s].cell])  /* else its chunk's sleepers were emptied already */
                     crowd_bin_sleepers(bin, sleep[s].cell - 1)->count--;
-                sleep[s].cell = 0;
+                sleep[s] = (crowd_sleep){0.0f, 0}; /* (scan_awake reads only the time where it can) */
             }
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
              * agents the walk is otherwise bound by memory latency (the next batch's desired
