@@ -1655,6 +1655,51 @@ static void far_gaits_cut_where_fades_cannot_show(void)
     }
 }
 
+/* Wanderers past the edge margin turn in once and hold that direction (sim_steer.c's heads_out),
+ * sleeping and turning as records on the way back: over 40 s, near and far, nobody walks out of the
+ * world, and the deepest anyone goes past the margin is measured. */
+static void wanderers_stay_in_the_world(void)
+{
+    const uint32_t n = 3000;
+    for (int near = 0; near < 2; near++) {
+        crowd_desc d = {.asset = &asset,
+                        .capacity = n,
+                        .world_size = 120.0f,
+                        .chunk_size = 12.0f,
+                        .threads = test_threads(),
+                        .far_pool = -1};
+        crowd *c = NULL;
+        REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
+        crowd_sim *sim = NULL;
+        crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = 5};
+        REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
+        REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+        crowd_view view;
+        if (near)
+            view_at(&view, 40, 12, 50, 55, 1.2f, 0); /* looking along the +x edge */
+        else
+            view_at(&view, 0, 40, 400, 0, 0, 0);
+        float deepest = 0.0f;
+        for (int f = 0; f < 2400; f++) {
+            crowd_sim_step(sim, 1.0f / 60.0f);
+            crowd_update(c, 1.0f / 60.0f, &view);
+            for (uint32_t i = 0; i < n; i++) {
+                crowd_record r;
+                crowd_get(c, i, &r);
+                float p[3];
+                crowd_record_position(&r, crowd_time(c), p);
+                float out = fmaxf(fabsf(p[0]), fabsf(p[2])) - (60.0f - SIM_WANDER_EDGE);
+                deepest = out > deepest ? out : deepest;
+            }
+        }
+        printf("     %s: the deepest past the %.0f m edge margin over 40 s: %.2f m\n", near ? "near" : "far",
+               (double)SIM_WANDER_EDGE, (double)deepest);
+        CHECKF(deepest < SIM_WANDER_EDGE, "an agent %.2f m past the margin, out of the world", (double)deepest);
+        crowd_sim_destroy(sim);
+        crowd_destroy(c);
+    }
+}
+
 int main(void)
 {
     crowd_bake_desc desc = {.bones = true};
@@ -1695,6 +1740,7 @@ int main(void)
     RUN_TEST(sleepers_keep_chunks_exact);
     RUN_TEST(far_turns_follow_the_steering);
     RUN_TEST(far_gaits_cut_where_fades_cannot_show);
+    RUN_TEST(wanderers_stay_in_the_world);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

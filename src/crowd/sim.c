@@ -709,7 +709,8 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
  * conservative: a chunk's bounds are never smaller than its instances'). Stepping it is meant to
  * do nothing, so that records, decisions and movers are the same as without sleep: against a
  * crowd that steps every agent they are, byte for byte (test_crowd, sleepers_keep_chunks_exact; an
- * agent past the edge margin stays awake, as steering re-aims it every step). The chunk bounds are
+ * agent past the edge margin and heading further out stays awake, as steering turns it in at its
+ * next step; heading in, its direction holds and it sleeps). The chunk bounds are
  * wider (by at most the sleepers' walk), and every SLEEP_REFRESH steps a chunk's
  * sleepers wake and its bounds are re-taken exactly (round robin by chunk, 1/SLEEP_REFRESH of the
  * chunks per step). Wakes come early rather than late: SLEEP_EARLY seconds before a decision, a
@@ -733,9 +734,11 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
                                             float edge)
 {
     uint32_t ahead = (uint8_t)(a->due - (uint8_t)tick); /* ticks to its next decision (sim_steer.c) */
-    /* Past the edge margin the next step's steering re-aims it at the centre from where it is then
-     * (sim_steer.c's head_back), a new direction almost every step: awake until back inside. */
-    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128 || fabsf(p[0]) > edge || fabsf(p[2]) > edge)
+    /* Past the edge margin and heading further out on that axis, the next step's steering re-aims
+     * it at the centre (sim_steer.c's heads_out): awake. Heading in there, its direction holds. */
+    bool past_x = fabsf(p[0]) > edge, past_z = fabsf(p[2]) > edge;
+    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128 || (past_x && p[0] * (float)a->direction[0] > 0.0f) ||
+        (past_z && p[2] * (float)a->direction[1] > 0.0f))
         return;
     float span = (float)((double)(tick + ahead) * 0.05) - SLEEP_EARLY - t_next;
     float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
@@ -765,13 +768,14 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
     span = t < span ? t : span;
     t = uz < 0.0f ? (cc->lo_z + m - tz) / uz : INFINITY;
     span = t < span ? t : span;
-    t = vx_hi > 0.0f ? (e - p[0]) / vx_hi : INFINITY;
+    /* (on an axis it is past the margin on, heading in, crossing back changes nothing) */
+    t = vx_hi > 0.0f && !past_x ? (e - p[0]) / vx_hi : INFINITY;
     span = t < span ? t : span;
-    t = vz_hi > 0.0f ? (e - p[2]) / vz_hi : INFINITY;
+    t = vz_hi > 0.0f && !past_z ? (e - p[2]) / vz_hi : INFINITY;
     span = t < span ? t : span;
-    t = vx_lo < 0.0f ? (-e - p[0]) / vx_lo : INFINITY;
+    t = vx_lo < 0.0f && !past_x ? (-e - p[0]) / vx_lo : INFINITY;
     span = t < span ? t : span;
-    t = vz_lo < 0.0f ? (-e - p[2]) / vz_lo : INFINITY;
+    t = vz_lo < 0.0f && !past_z ? (-e - p[2]) / vz_lo : INFINITY;
     span = t < span ? t : span;
     if (cc->obstacles) { /* and the chunk's obstacles' reach */
         if (turning) {
@@ -874,7 +878,8 @@ static void rest_region(crowd_sim *sim, crowd_binner *bin, sim_gatherer *gathere
  * go by the speed it turns to, so the fade starts at the decision and the turn record follows once
  * it has folded; where no level that cross-fades can draw the agent, mark_far_cells, the gait cuts
  * at the decision and the turn is a record at once);
- * past the edge margin (head_back re-aims it every step); within reach of an obstacle (avoidance
+ * past the edge margin heading out (its next step turns it in, then the direction holds and the
+ * turn is a record); within reach of an obstacle (avoidance
  * changes the velocity). Feet: a far agent plays the gait and rate of its desired speed (set at
  * the re-plan; per step too, so a fade needed by a decision starts there and no second one
  * follows), so during a turn its feet slide while its speed changes; near agents' feet are matched
@@ -895,7 +900,8 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
     if (r->fade_rate > 0.0f)
         return false;
     crowd_rec_position(r, k->t_now, p);
-    if (fabsf(p[0]) > edge || fabsf(p[2]) > edge)
+    /* past the edge margin, the steering turns it in once and holds (sim_steer.c's heads_out) */
+    if ((fabsf(p[0]) > edge && p[0] * want[0] > 0.0f) || (fabsf(p[2]) > edge && p[2] * want[1] > 0.0f))
         return false;
     const crowd_grid_map grid = crowd_grid_of(c);
     uint32_t chunk = crowd_chunk_at(&grid, p);
