@@ -1589,6 +1589,23 @@ static void far_turns_follow_the_steering(void)
     crowd_destroy(c);
 }
 
+/* A 120 m world of 12 m chunks wandered by n agents without separation: the scene of the gait-cut
+ * and edge-margin tests below. False when any of it fails (what was made is left to leak: the
+ * test fails anyway). */
+static bool spawn_small_wander(uint32_t n, uint32_t seed, crowd **out_crowd, crowd_sim **out_sim)
+{
+    crowd_desc d = {.asset = &asset,
+                    .capacity = n,
+                    .world_size = 120.0f,
+                    .chunk_size = 12.0f,
+                    .threads = test_threads(),
+                    .far_pool = -1};
+    if (crowd_create(&d, out_crowd, NULL) != CROWD_OK)
+        return false;
+    crowd_sim_desc sd = {.target = *out_crowd, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = seed};
+    return crowd_sim_create(&sd, out_sim, NULL) == CROWD_OK && crowd_sim_spawn(*out_sim, n) == CROWD_OK;
+}
+
 /* Far agents where no level that cross-fades can draw them cut between gaits (sim.c, mark_far_cells;
  * crowd.h's simulation level of detail): with the camera 400 m off no fade ever runs while gaits
  * still change, and with it near the plaza the near agents fade as before while every cut seen is
@@ -1598,18 +1615,9 @@ static void far_gaits_cut_where_fades_cannot_show(void)
 {
     const uint32_t n = 3000;
     for (int near = 0; near < 2; near++) {
-        crowd_desc d = {.asset = &asset,
-                        .capacity = n,
-                        .world_size = 120.0f,
-                        .chunk_size = 12.0f,
-                        .threads = test_threads(),
-                        .far_pool = -1};
         crowd *c = NULL;
-        REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
         crowd_sim *sim = NULL;
-        crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = 9};
-        REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
-        REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+        REQUIRE(spawn_small_wander(n, 9, &c, &sim));
         crowd_view view;
         const float eye[3] = {near ? 10.0f : 0.0f, near ? 12.0f : 40.0f, near ? 30.0f : 400.0f};
         view_at(&view, eye[0], eye[1], eye[2], 0, near ? 1.2f : 0.0f, 0);
@@ -1662,18 +1670,9 @@ static void wanderers_stay_in_the_world(void)
 {
     const uint32_t n = 3000;
     for (int near = 0; near < 2; near++) {
-        crowd_desc d = {.asset = &asset,
-                        .capacity = n,
-                        .world_size = 120.0f,
-                        .chunk_size = 12.0f,
-                        .threads = test_threads(),
-                        .far_pool = -1};
         crowd *c = NULL;
-        REQUIRE(crowd_create(&d, &c, NULL) == CROWD_OK);
         crowd_sim *sim = NULL;
-        crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = 5};
-        REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
-        REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
+        REQUIRE(spawn_small_wander(n, 5, &c, &sim));
         crowd_view view;
         if (near)
             view_at(&view, 40, 12, 50, 55, 1.2f, 0); /* looking along the +x edge */
