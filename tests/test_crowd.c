@@ -1448,7 +1448,7 @@ static void sleepers_exact(bool far_turns)
             miscounted += count[i] != w->cells[i].count;
         for (uint32_t s = 0; s < w->slots; s++)
             turning_asleep +=
-                w->index_of_slot[s] < w->count && (w->records[s].clips & CROWD_RECORD_TURN) && w->sleep[s].cell != 0;
+                w->index_of_slot[s] < w->count && (w->records[s].clips & CROWD_RECORD_TURN) && w->sleep.cell[s] != 0;
     }
     if (far_turns) {
         printf("     far turns: %.1f %% of agent-frames on a turning record, %.1f %% asleep on one\n",

@@ -256,8 +256,10 @@ void crowd_destroy(crowd *c)
     crowd_free(c->agents_back);
     crowd_free(c->drift);
     crowd_free(c->drift_back);
-    crowd_free(c->sleep);
-    crowd_free(c->sleep_back);
+    crowd_free(c->sleep.until);
+    crowd_free(c->sleep.cell);
+    crowd_free(c->sleep_back.until);
+    crowd_free(c->sleep_back.cell);
     crowd_free(c->task_sleepers);
     crowd_free(c->task_sleep_touched);
     crowd_free(c->index_of_slot);
@@ -438,7 +440,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         if (c->has_sim) {
             memset(&c->agents[slot], 0, sizeof c->agents[slot]);
             c->drift[slot] = (crowd_drift){0.0f, 0.0f};
-            c->sleep[slot] = (crowd_sleep){0.0f, 0};
+            crowd_sleep_wake(c->sleep, slot);
         }
         c->index_of_slot[slot] = index;
         c->slot_of_index[index] = slot;

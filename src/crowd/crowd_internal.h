@@ -186,12 +186,26 @@ typedef struct crowd_drift {
 
 /* Event-driven stepping (sim.c): a steady agent whose next step would change nothing sleeps
  * until its next event (a wander decision, reaching the world's margin, leaving its chunk), so a
- * step reads 8 bytes of it instead of its record and state. Moved with the records like drift;
- * all zero (awake) unless the simulation put it to sleep. */
+ * step reads 4 or 8 bytes of it instead of its record and state. Per slot, moved with the records
+ * like drift; all zero (awake) unless the simulation put it to sleep. Two arrays, not one of
+ * pairs: a chunk's own region is scanned by time alone (sim.c scan_awake), and at a million slots
+ * that scan reads 4 MB a step instead of 8. */
 typedef struct crowd_sleep {
-    float until;   /* shader time: the first step whose end reaches it steps the agent again */
-    uint32_t cell; /* the chunk it sleeps in, plus one; 0: awake */
+    float *until;   /* shader time: the first step whose end reaches it steps the agent again */
+    uint32_t *cell; /* the chunk it sleeps in, plus one; 0: awake */
 } crowd_sleep;
+
+static inline void crowd_sleep_copy(crowd_sleep to, uint32_t t, crowd_sleep from, uint32_t f)
+{
+    to.until[t] = from.until[f];
+    to.cell[t] = from.cell[f];
+}
+
+static inline void crowd_sleep_wake(crowd_sleep z, uint32_t s)
+{
+    z.until[s] = 0.0f;
+    z.cell[s] = 0;
+}
 
 /* The sleepers of a chunk, which its binning no longer sees one by one: their count, and bounds
  * that hold every sleeper over its whole sleep (the segment it walks), grown as agents fall asleep
@@ -262,8 +276,8 @@ struct crowd {
      * crowd_sim is attached (crowd_attach_sim_state); then owned by the crowd until detached. */
     crowd_agent *agents, *agents_back;
     crowd_drift *drift, *drift_back; /* all zero unless the simulation separates agents */
-    crowd_sleep *sleep, *sleep_back; /* the sim's sleepers (NULL without a sim); _back: movers' scratch,
-                                        never flipped (a full re-layout wakes everyone instead) */
+    crowd_sleep sleep, sleep_back;   /* the sim's sleepers (NULL arrays without a sim); _back: movers'
+                                        scratch, never flipped (a full re-layout wakes everyone instead) */
     bool sleep_stale;                /* a setter or a re-layout changed slots behind the sim's back:
                                         its next step wakes every sleeper */
     bool has_sim;

@@ -24,7 +24,7 @@ void crowd_move_slot(crowd *c, uint32_t from, uint32_t to)
     if (c->has_sim) {
         c->agents[to] = c->agents[from];
         c->drift[to] = c->drift[from];
-        c->sleep[to] = c->sleep[from];
+        crowd_sleep_copy(c->sleep, to, c->sleep, from);
     }
     c->index_of_slot[to] = c->index_of_slot[from];
     c->lod_of_slot[to] = c->lod_of_slot[from];
@@ -46,7 +46,7 @@ static void save_slot(crowd *c, uint32_t s, uint32_t k)
     if (c->has_sim) {
         c->agents_back[k] = c->agents[s];
         c->drift_back[k] = c->drift[s];
-        c->sleep_back[k] = c->sleep[s];
+        crowd_sleep_copy(c->sleep_back, k, c->sleep, s);
     }
     c->index_back[k] = c->index_of_slot[s];
     c->lod_back[k] = c->lod_of_slot[s];
@@ -58,7 +58,7 @@ static void restore_slot(crowd *c, uint32_t k, uint32_t s)
     if (c->has_sim) {
         c->agents[s] = c->agents_back[k];
         c->drift[s] = c->drift_back[k];
-        c->sleep[s] = c->sleep_back[k];
+        crowd_sleep_copy(c->sleep, s, c->sleep_back, k);
     }
     c->index_of_slot[s] = c->index_back[k];
     c->lod_of_slot[s] = c->lod_back[k];

@@ -185,9 +185,10 @@ static void swap_slots(crowd *c, uint32_t a, uint32_t b)
         crowd_drift d = c->drift[a];
         c->drift[a] = c->drift[b];
         c->drift[b] = d;
-        crowd_sleep z = c->sleep[a];
-        c->sleep[a] = c->sleep[b];
-        c->sleep[b] = z;
+        float until = c->sleep.until[a];
+        uint32_t cell = c->sleep.cell[a];
+        crowd_sleep_copy(c->sleep, a, c->sleep, b);
+        c->sleep.until[b] = until, c->sleep.cell[b] = cell;
     }
     c->slot_of_index[c->index_of_slot[a]] = a;
     c->slot_of_index[c->index_of_slot[b]] = b;

@@ -249,7 +249,8 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     /* the agents' state, per slot: the crowd moves it with the records once attached */
     crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
     crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
-    crowd_sleep *sleep = crowd_calloc(cap, sizeof *sleep), *sleep_back = crowd_calloc(cap, sizeof *sleep);
+    crowd_sleep sleep = {crowd_calloc(cap, sizeof(float)), crowd_calloc(cap, sizeof(uint32_t))};
+    crowd_sleep sleep_back = {crowd_calloc(cap, sizeof(float)), crowd_calloc(cap, sizeof(uint32_t))};
     sim->sleepers = crowd_malloc(sizeof *sim->sleepers * c->cell_count);
     sim->sleep_delta = crowd_malloc(sizeof *sim->sleep_delta * c->cell_count);
     sim->sleep_gate = crowd_calloc(c->cell_count + 1, 1);
@@ -260,14 +261,17 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_rows || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_keyed ||
         !sim->fine_sorted_key || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
-        !agents || !agents_back || !drift || !drift_back || !sleep || !sleep_back || !sim->sleepers ||
-        !sim->sleep_delta || !sim->sleep_gate || !sim->chunk_far || (task_cells && (!task_sleepers || !task_touched))) {
+        !agents || !agents_back || !drift || !drift_back || !sleep.until || !sleep.cell || !sleep_back.until ||
+        !sleep_back.cell || !sim->sleepers || !sim->sleep_delta || !sim->sleep_gate || !sim->chunk_far ||
+        (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
         crowd_free(drift_back);
-        crowd_free(sleep);
-        crowd_free(sleep_back);
+        crowd_free(sleep.until);
+        crowd_free(sleep.cell);
+        crowd_free(sleep_back.until);
+        crowd_free(sleep_back.cell);
         crowd_free(task_sleepers);
         crowd_free(task_touched);
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "sim: out of memory for %u agents", cap);
@@ -314,11 +318,13 @@ void crowd_sim_destroy(crowd_sim *sim)
         crowd_free(c->agents_back);
         crowd_free(c->drift);
         crowd_free(c->drift_back);
-        crowd_free(c->sleep);
-        crowd_free(c->sleep_back);
+        crowd_free(c->sleep.until);
+        crowd_free(c->sleep.cell);
+        crowd_free(c->sleep_back.until);
+        crowd_free(c->sleep_back.cell);
         crowd_free(c->task_sleepers);
         crowd_free(c->task_sleep_touched);
-        c->sleep = c->sleep_back = NULL;
+        c->sleep = c->sleep_back = (crowd_sleep){NULL, NULL};
         c->task_sleepers = NULL;
         c->task_sleep_touched = NULL;
         crowd_detach_sim_state(c);
@@ -703,7 +709,7 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
  * without obstacles, fading nothing, changes nothing until its next event: its next decision (its
  * deadline `due`), reaching the edge margin where it heads back in (sim_steer.c, judged where a
  * step starts), or leaving its chunk (binning, movers, obstacles ahead). All three are known from
- * its record and state, so it sleeps until the earliest: the walk skips it (8 bytes read instead of
+ * its record and state, so it sleeps until the earliest: the walk skips it (4 bytes read, 8 in the far pool, instead of
  * its record and state), the GPU extrapolates it as before, and its chunk counts it through the
  * chunk's sleepers, whose bounds hold the segment it walks while asleep (culling stays
  * conservative: a chunk's bounds are never smaller than its instances'). Stepping it is meant to
@@ -721,14 +727,14 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
 /* Whether a sleeper sleeps on through the step ending at t_next: its event is ahead and its chunk
  * does not refresh (chunk i refreshes at the steps where (steps + i) % SLEEP_REFRESH == 0; `gate`
  * is the step's sim->sleep_gate). No branch: the walk tests every slot with it. */
-static CROWD_ALWAYS_INLINE uint32_t asleep(const crowd_sleep *z, float t_next, const uint8_t *gate)
+static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_next, const uint8_t *gate)
 {
-    return gate[z->cell] & (uint32_t)(t_next < z->until);
+    return gate[z.cell[s]] & (uint32_t)(t_next < z.until[s]);
 }
 
 /* Slot s (record r, agent a, at p at the step's end, in chunk with the cache's bounds) falls asleep
  * until its next event, if that is after this step. */
-static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *bin, crowd_sleep *z,
+static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *bin, crowd_sleep z, uint32_t s,
                                             const crowd_record *r, const crowd_agent *a, const float p[3],
                                             uint32_t chunk, const chunk_cache *cc, float t_next, uint32_t tick,
                                             float edge)
@@ -803,7 +809,8 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
     }
     d->scale = r->scale > d->scale ? r->scale : d->scale;
     d->speed = speed > d->speed ? speed : d->speed;
-    *z = (crowd_sleep){until, chunk + 1};
+    z.until[s] = until;
+    z.cell[s] = chunk + 1;
 }
 
 /* ---- separation under the level of detail ------------------------------------------------------
@@ -935,14 +942,14 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
  * the walked region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep
  * there: 0, it refreshes and everyone wakes; else a sleeper sleeps while its time is ahead, and an
  * awake slot's time is 0), or -1 (the far pool: each sleeper's own chunk's gate). */
-static CROWD_ALWAYS_INLINE uint32_t scan_awake(const crowd_sleep *sleep, uint32_t from, uint32_t m, float t_next,
+static CROWD_ALWAYS_INLINE uint32_t scan_awake(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
                                                const uint8_t *gate, int own_gate, uint8_t *list)
 {
     uint32_t w = 0;
     if (own_gate < 0) {
         for (uint32_t i = 0; i < m; i++) {
             list[w] = (uint8_t)i;
-            w += !asleep(&sleep[from + i], t_next, gate);
+            w += !asleep(sleep, from + i, t_next, gate);
         }
     } else if (own_gate == 0) {
         for (uint32_t i = 0; i < m; i++)
@@ -951,7 +958,7 @@ static CROWD_ALWAYS_INLINE uint32_t scan_awake(const crowd_sleep *sleep, uint32_
     } else {
         for (uint32_t i = 0; i < m; i++) {
             list[w] = (uint8_t)i;
-            w += !(t_next < sleep[from + i].until);
+            w += !(t_next < sleep.until[from + i]);
         }
     }
     return w;
@@ -999,7 +1006,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     sim_gatherer gather = separate ? *gatherer : (sim_gatherer){0};
     uint32_t rewritten = 0;
     /* sleep (above): on in this walk when the step allows it; a region's refresh wakes everyone */
-    crowd_sleep *const sleep = bin->sleepers ? c->sleep : NULL;
+    const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL};
+    const bool sleeps = sleep.until != NULL;
     const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
     /* a chunk's own region holds its sleepers only (none sleeps as a mover): one gate for all */
     const int own_gate = region < c->cell_count ? gate[region + 1] : -1;
@@ -1016,7 +1024,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
          * another at memory latency). */
         bool lazy = false;
         uint32_t awake = n;
-        if (sleep) {
+        if (sleeps) {
             /* Each slot's sleep is tested once, a batch ahead (the first batch here), into a list of
              * the awake: its latency hides behind this batch, and the walk below visits only them. */
             if (base == first)
@@ -1041,10 +1049,10 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
-            if (sleep && sleep[s].cell) { /* awake again: its event came, or its chunk refreshes */
-                if (gate[sleep[s].cell])  /* else its chunk's sleepers were emptied already */
-                    crowd_bin_sleepers(bin, sleep[s].cell - 1)->count--;
-                sleep[s] = (crowd_sleep){0.0f, 0}; /* (scan_awake reads only the time where it can) */
+            if (sleeps && sleep.cell[s]) { /* awake again: its event came, or its chunk refreshes */
+                if (gate[sleep.cell[s]])   /* else its chunk's sleepers were emptied already */
+                    crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
+                crowd_sleep_wake(sleep, s); /* (scan_awake reads only the time where it can) */
             }
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
              * agents the walk is otherwise bound by memory latency (the next batch's desired
@@ -1084,8 +1092,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                     crowd_rec_turn_velocity(r, t_next, u);
                     if (!cache.obstacles || !sim_avoid_obstacles(sim, chunk, q, u)) {
                         bin_stepped(bin, &run, s, r, p, chunk, dirty);
-                        if (sleep && !run.moves)
-                            fall_asleep(sim, bin, &sleep[s], r, a, p, chunk, &cache, t_next, tick, edge);
+                        if (sleeps && !run.moves)
+                            fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
                         continue;
                     }
                 }
@@ -1101,8 +1109,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 crowd_rec_position(r, t_next, p);
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
                 bin_stepped(bin, &run, s, r, p, chunk, dirty);
-                if (sleep && !run.moves)
-                    fall_asleep(sim, bin, &sleep[s], r, a, p, chunk, &cache, t_next, tick, edge);
+                if (sleeps && !run.moves)
+                    fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
                 continue;
             }
             bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
@@ -1111,7 +1119,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 /* the record moves it: where it is at the step's end is where the GPU will draw it */
                 crowd_rec_position(r, t_next, p);
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
-                may_sleep = sleep != NULL;
+                may_sleep = sleeps;
                 /* steady walkers never reach the world's edge (steering turns them first) */
                 if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
                     may_sleep = false;
@@ -1154,7 +1162,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             }
             bin_stepped(bin, &run, s, r, p, chunk, dirty);
             if (may_sleep && !run.moves && !(r->fade_rate > 0.0f))
-                fall_asleep(sim, bin, &sleep[s], r, a, p, chunk, &cache, t_next, tick, edge);
+                fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
         }
     }
     crowd_bin_close(bin, &run);
@@ -1290,7 +1298,8 @@ static void mark_far_cells(crowd_sim *sim)
 static void wake_all(crowd_sim *sim)
 {
     crowd *c = sim->crowd;
-    memset(c->sleep, 0, sizeof *c->sleep * c->slot_capacity);
+    memset(c->sleep.until, 0, sizeof *c->sleep.until * c->slot_capacity);
+    memset(c->sleep.cell, 0, sizeof *c->sleep.cell * c->slot_capacity);
     for (uint32_t i = 0; i < c->cell_count; i++)
         crowd_sleepers_clear(&sim->sleepers[i]);
 }
