@@ -42,7 +42,8 @@ expect 0 "usage" -- "$bin/crowd-bake" --help
 
 # bad command lines: status 2, a message, nothing written
 for args in "--fps" "--fps 0" "--fps abc" "--frames -3" "--lods 9" "--lod-ratios 1,2" "--tex-width 0" \
-            "--density 9" "--scale 0" "--scale -1" "--bogus" "--compact --fp16" "--lods 2 --lod-ratios 1,0.5,0.2" "a.glb b.glb"; do
+            "--density 9" "--scale 0" "--scale -1" "--bogus" "--compact --fp16" "--lods 2 --lod-ratios 1,0.5,0.2" "a.glb b.glb" \
+            "--imposter-lod" "--imposter-lod x" "--imposter-lod 8" "--lods 3 --imposter-lod 3"; do
   # shellcheck disable=SC2086
   expect 2 "crowd-bake" -- "$bin/crowd-bake" $args --out "$work/bad.crowd"
   [[ -e "$work/bad.crowd" ]] && fail "bad flags '$args' left a file"

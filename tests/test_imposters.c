@@ -318,28 +318,32 @@ static void compare_with_level(uint32_t level, float distance_scale, bool quick,
 
 static void card_matches_mesh(void)
 {
-    double iou0, diff0, iou, diff;
-    compare_with_level(0, 1.0f, false, &iou0, &diff0);
-    /* Measured with the defaults (28 yaws x 3 elevations, four-view blend) on llvmpipe: IoU 0.909 over
-     * this ring (worst view 0.818), colour within 1.5 of 255 (one mip level per card; per-pixel
-     * levels gave 0.822 and 1.4); 24 yaws gave 0.898, 12 gave 0.806. */
-    CHECKF(iou0 >= 0.9, "IoU %.3f against LOD 0", iou0);
-    CHECKF(diff0 <= 6.0, "mean colour differs by %.1f of 255 from LOD 0", diff0);
+    /* The atlas is baked from the default level, LOD lod_count - 2 (crowd_gl_imposter_desc.lod): where
+     * the chain's levels end at the card distance (the demo's, crowd-bench's) that is the band's mesh
+     * side (crowd.h CROWD_DRAW_BAND), the mesh the card replaces. Measured with the defaults (28 yaws
+     * x 3 elevations, four-view blend) on llvmpipe, baked from LOD 3: IoU 0.898 against LOD 3 over this
+     * ring (worst view 0.806), colour within 2.1 of 255. Baked from LOD 0 (IMP_LOD=0, the old bake) the
+     * same ring gave 0.822 (worst 0.725) and 7.5 against LOD 3. 32 yaws (IMP_SPEC="8 32 3 32") gives
+     * 0.904 and 2.1: the yaw gap, not the level, holds this just under 0.9 at 28. */
+    uint32_t side = asset.lod_count - 2;
+    double iou, diff, iou0, diff0;
+    compare_with_level(side, 1.0f, false, &iou, &diff);
+    CHECKF(iou >= 0.89, "IoU %.3f against the band's mesh side, LOD %u", iou, side);
+    CHECKF(diff <= 4.0, "mean colour differs by %.1f of 255 from the band's mesh side", diff);
     /* Farther, where a card's own mip level is 0.5 (imposter.vert) and the atlas's nearest-level
      * filtering (imposter.c) switches to the half-size level: a quick ring (one clip, two frames, 10
-     * yaws, 40 views). Measured on llvmpipe: IoU 0.906 trilinear, 0.907 nearest level; colour within 1.8 and 1.7. */
-    compare_with_level(0, 1.41421356f, true, &iou, &diff);
-    CHECKF(iou >= 0.88, "IoU %.3f against LOD 0 at 1.41 x the switch", iou);
-    CHECKF(diff <= 6.0, "mean colour differs by %.1f of 255 from LOD 0 at 1.41 x the switch", diff);
-    /* The mesh the cards take over from, where the chain's levels end at the card distance (the
-     * demo's, crowd-bench's: the band's mesh side is the level before the last, crowd.h
-     * CROWD_DRAW_BAND): coarser than LOD 0, so the card (baked from LOD 0) agrees with it less.
-     * Measured on llvmpipe: LOD 3 IoU 0.822 (worst view 0.725), colour within 7.5; LOD 2 0.878 and
-     * 6.4; the 44-triangle last level, which the band showed before it followed the chain, 0.508
-     * and 15.0. */
-    compare_with_level(asset.lod_count - 2, 1.0f, false, &iou, &diff);
-    CHECKF(iou >= 0.78, "IoU %.3f against the band's mesh side, LOD %u", iou, asset.lod_count - 2);
-    CHECKF(diff <= 10.0, "mean colour differs by %.1f of 255 from the band's mesh side", diff);
+     * yaws, 40 views). Measured on llvmpipe against LOD 3: IoU 0.894 (worst 0.854), colour within 3.3. (Baked from
+     * LOD 0 and compared with LOD 0 it was 0.906 trilinear, 0.907 nearest level.) */
+    compare_with_level(side, 1.41421356f, true, &iou, &diff);
+    CHECKF(iou >= 0.88, "IoU %.3f against LOD %u at 1.41 x the switch", iou, side);
+    CHECKF(diff <= 5.0, "mean colour differs by %.1f of 255 from LOD %u at 1.41 x the switch", diff, side);
+    /* Against LOD 0, which the card never replaces in that chain: it bounds how far a card strays from
+     * the full mesh (the default chain, with no level clamped at the card distance, hands off from a
+     * finer level). Measured baked from LOD 3: IoU 0.805 (worst 0.708), colour within 7.0; baked from
+     * LOD 0 it was 0.909 (worst 0.820) and 1.5. */
+    compare_with_level(0, 1.0f, false, &iou0, &diff0);
+    CHECKF(iou0 >= 0.78, "IoU %.3f against LOD 0", iou0);
+    CHECKF(diff0 <= 10.0, "mean colour differs by %.1f of 255 from LOD 0", diff0);
 }
 
 /* A row of instances straddling the hand-off band, each drawn by exactly one of the band chunk's
@@ -885,6 +889,8 @@ int main(int argc, char **argv)
     crowd_gl_imposter_desc spec = {0}; /* the defaults; IMP_SPEC="frames views elevations tile" to measure others */
     if (getenv("IMP_SPEC"))
         sscanf(getenv("IMP_SPEC"), "%u %u %u %u", &spec.frames, &spec.views, &spec.elevations, &spec.tile);
+    if (getenv("IMP_LOD")) /* IMP_LOD=n bakes from level n (0 = LOD 0) instead of the default, LOD lod_count - 2 */
+        spec.lod = (uint32_t)atoi(getenv("IMP_LOD")) ? (uint32_t)atoi(getenv("IMP_LOD")) : CROWD_MAX_LOD_ZERO;
     if (getenv("IMP_ELEV")) /* and IMP_ELEV="degrees ..." for the baked elevations */
         sscanf(getenv("IMP_ELEV"), "%f %f %f %f", &spec.elevation_deg[0], &spec.elevation_deg[1],
                &spec.elevation_deg[2], &spec.elevation_deg[3]);

@@ -54,6 +54,8 @@ static void usage(FILE *out)
             "  --imposter-views <n>      yaw views, 1..64 (default 28)\n"
             "  --imposter-elevations <n> elevations, 1..4 (default 3: 5, 22.5, 40 degrees)\n"
             "  --imposter-tile <n>       texels per tile side, 1..512 (default 32)\n"
+            "  --imposter-lod <n>        mesh level the atlas is rendered from (default: the level before the\n"
+            "                            last, the one cards replace where levels end at the card distance)\n"
             "  --imposter-angles a,b     the elevations in degrees, increasing, within +-89 (sets their count)\n"
             "  --quiet              no summary\n"
             "  --help               this text\n",
@@ -236,6 +238,13 @@ static int parse_args(int argc, char **argv, options *o)
             o->quiet = 1;
         } else if (!strcmp(a, "--imposters")) {
             o->imposters = true;
+        } else if (!strcmp(a, "--imposter-lod")) {
+            TAKES_VALUE();
+            uint32_t lod = 0;
+            if (!tool_parse_u32(v, 0, CROWD_MAX_LODS - 1, &lod))
+                return bad_flag(a, v, "a mesh level in 0..7, below --lods");
+            o->imposter.lod = lod ? lod : CROWD_MAX_LOD_ZERO;
+            o->imposters = true;
         } else if (!strcmp(a, "--imposter-angles")) {
             TAKES_VALUE();
             uint32_t n = 0;
@@ -273,6 +282,11 @@ static int parse_args(int argc, char **argv, options *o)
             o->input = a;
         }
 #undef TAKES_VALUE
+    }
+    uint32_t levels = o->desc.lod_count ? o->desc.lod_count : 5; /* bake.h: 0 = 5 */
+    if (o->imposter.lod && o->imposter.lod != CROWD_MAX_LOD_ZERO && o->imposter.lod >= levels) {
+        fprintf(stderr, "crowd-bake: --imposter-lod %u: the bake has levels 0..%u\n", o->imposter.lod, levels - 1);
+        return 2;
     }
     if (o->critter && !strcmp(o->critter, "list"))
         return 3;

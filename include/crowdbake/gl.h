@@ -404,6 +404,12 @@ typedef struct crowd_gl_imposter_desc {
                                                            5..40 (5, 22.5, 40 for three; 10 for one) */
     uint32_t tile;                                      /* texels per tile side; 0 = 32 */
     uint32_t supersample;                               /* rendered at tile x this per side; 0 = 3 */
+    /* The mesh level the atlas is rendered from. 0 = the level before the asset's last (LOD
+     * lod_count - 2; LOD 0 for a one-level asset): where the chain's levels end at the card distance
+     * (the demo's, crowd-bench's) that is the band's mesh side, the mesh a card replaces, and a card
+     * baked from it agrees with it far better than one baked from LOD 0 (tests/test_imposters
+     * card_matches_mesh). CROWD_MAX_LOD_ZERO = LOD 0; else a level in 1..lod_count - 1. */
+    uint32_t lod;
 } crowd_gl_imposter_desc;
 
 /* Renders `asset`'s imposter atlas with this renderer (VAT mode, its own framebuffer) into `out`

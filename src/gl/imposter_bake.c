@@ -151,10 +151,15 @@ static void render_pass(bake_state *s, const tile_view *t, int which, uint8_t *o
     glReadPixels(0, 0, (GLsizei)s->side, (GLsizei)s->side, GL_RGBA, GL_UNSIGNED_BYTE, out);
 }
 
-static crowd_result setup(bake_state *s, const crowd_asset *a, bool es, crowd_error *error)
+static crowd_result setup(bake_state *s, const crowd_asset *a, uint32_t lod, bool es, crowd_error *error)
 {
     crowd_desc cd = {.asset = a, .capacity = 1, .far_pool = -1, .shadows = -1, .imposters = -1};
-    cd.lod_distances[0] = 1e6f; /* always the full mesh */
+    /* always level `lod`: every level before it ends at once, it lasts past any camera */
+    for (uint32_t k = 0; k < lod; k++)
+        cd.lod_distances[k] = 1e-3f;
+    if (lod < CROWD_MAX_LODS - 1)
+        cd.lod_distances[lod] = 1e6f;
+    cd.hysteresis = CROWD_HYSTERESIS_NONE;
     crowd_result r = crowd_create(&cd, &s->crowd, error);
     if (r != CROWD_OK)
         return r;
@@ -207,7 +212,7 @@ static void resolve_desc(const crowd_gl_imposter_desc *in, crowd_gl_imposter_des
     bool given = false;
     for (uint32_t e = 0; e < CROWD_MAX_IMPOSTER_ELEVATIONS; e++)
         given |= d->elevation_deg[e] != 0.0f;
-    /* Defaults measured by tests/test_imposters (mean IoU against LOD 0 at the switch over 640 views
+    /* Defaults measured by tests/test_imposters (mean IoU of a LOD 0 bake against LOD 0 at the switch over 640 views
      * spread over the gaps between baked yaws and elevations, cards blending four views; IMP_SPEC,
      * IMP_ELEV): 12 yaws x 3 elevations 0.806, 20 x 2 (5, 30 deg) 0.873, 24 x 2 0.885, 24 x 3
      * 0.898, 28 x 3 0.909. The yaw gap is most of the error (thin limbs move between views). */
@@ -231,6 +236,10 @@ crowd_result crowd_gl_bake_imposters(const crowd_asset *a, const crowd_gl_impost
                           "supersample 1..8",
                           CROWD_MAX_IMPOSTER_FRAMES, CROWD_MAX_IMPOSTER_VIEWS, CROWD_MAX_IMPOSTER_ELEVATIONS,
                           CROWD_MAX_IMPOSTER_TILE);
+    uint32_t lod = d.lod == CROWD_MAX_LOD_ZERO ? 0 : d.lod ? d.lod : a->lod_count >= 2 ? a->lod_count - 2 : 0;
+    if (lod >= a->lod_count)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_imposter_desc.lod: %u, but the asset has levels 0..%u",
+                          lod, a->lod_count - 1);
     for (uint32_t e = 0; e < d.elevations; e++)
         if (!(fabsf(d.elevation_deg[e]) <= 89.0f) || (e && !(d.elevation_deg[e] > d.elevation_deg[e - 1])))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT,
@@ -257,7 +266,7 @@ crowd_result crowd_gl_bake_imposters(const crowd_asset *a, const crowd_gl_impost
                        2 * atlas);
         goto fail;
     }
-    if ((r = clip_boxes(a, clips, error)) || (r = setup(&s, a, es, error)))
+    if ((r = clip_boxes(a, clips, error)) || (r = setup(&s, a, lod, es, error)))
         goto fail;
     for (uint32_t c = 0; c < a->clip_count; c++) {
         bool loops = (a->clips[c].flags & CROWD_CLIP_LOOP) != 0;
