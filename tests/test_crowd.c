@@ -1357,6 +1357,18 @@ static void extrapolated_motion(void)
     crowd_destroy(c);
 }
 
+/* A 120 m world of 12 m chunks for n agents, with no far pool (chunks joining it re-order slots by
+ * visibility, and with them the order of the wander decisions, a counter in slot order). */
+static crowd_desc small_world_desc(uint32_t n)
+{
+    return (crowd_desc){.asset = &asset,
+                        .capacity = n,
+                        .world_size = 120.0f,
+                        .chunk_size = 12.0f,
+                        .threads = test_threads(),
+                        .far_pool = -1};
+}
+
 /* Sleep (sim.c): a wandering crowd whose steady walkers sleep until their next event, through
  * decisions, turns at the edge, obstacles and chunk crossings (a small world: 7 s cover them all):
  * its chunks count every instance exactly and their bounds hold each one where binning saw it (so
@@ -1382,14 +1394,7 @@ static void sleepers_exact(bool far_turns)
         view_at(&v, 10, 12, 30, 0, 1.2f, 0);
     uint64_t turning = 0, turning_asleep = 0;
     for (int k = 0; k < 2; k++) {
-        /* no far pool: chunks joining it re-order slots by visibility, and with them the order of
-         * the wander decisions (a counter in slot order) */
-        crowd_desc d = {.asset = &asset,
-                        .capacity = n,
-                        .world_size = 120.0f,
-                        .chunk_size = 12.0f,
-                        .threads = test_threads(),
-                        .far_pool = -1};
+        crowd_desc d = small_world_desc(n);
         REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
         /* lod_interval 1: which chunks re-plan less often follows their visibility, and sleepers'
          * wider bounds may see a chunk the exact ones cull (the same steps, then, not a lesser test) */
@@ -1594,12 +1599,7 @@ static void far_turns_follow_the_steering(void)
  * test fails anyway). */
 static bool spawn_small_wander(uint32_t n, uint32_t seed, crowd **out_crowd, crowd_sim **out_sim)
 {
-    crowd_desc d = {.asset = &asset,
-                    .capacity = n,
-                    .world_size = 120.0f,
-                    .chunk_size = 12.0f,
-                    .threads = test_threads(),
-                    .far_pool = -1};
+    crowd_desc d = small_world_desc(n);
     if (crowd_create(&d, out_crowd, NULL) != CROWD_OK)
         return false;
     crowd_sim_desc sd = {.target = *out_crowd, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = seed};
