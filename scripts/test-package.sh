@@ -41,7 +41,9 @@ step "installed to $prefix ($(find "$prefix" -type f | wc -l) files)"
 # the installed static libraries hold machine code, not just one compiler's LTO bitcode
 for lib in "$prefix"/lib/libcrowd_*.a; do
   [[ $(nm --defined-only "$lib" 2>/dev/null | grep -c ' T crowd_') -gt 0 ]] || fail "$lib: no machine-code crowd_ symbols"
-  if objdump -h "$lib" | grep -q 'gnu.lto_'; then fail "$lib holds GCC LTO bitcode"; fi
+  # (grep -q reads a captured string, never a pipe: under pipefail, a writer that grep -q leaves
+  # early dies of SIGPIPE and the pipeline reads as failed; on a loaded host that is a real race)
+  if grep -q 'gnu.lto_' <<< "$(objdump -h "$lib")"; then fail "$lib holds GCC LTO bitcode"; fi
 done
 
 consumer=tests/consumer
@@ -136,7 +138,7 @@ missing=$(sort -u "$work/exported.txt" | comm -13 - "$work/api.txt")
 [[ -z $missing ]] || fail "declared CROWD_API but not exported by any library: $(echo $missing | head -c 400)"
 quiet_cmake -S $consumer -B "$dir/consumer" -DCMAKE_PREFIX_PATH="$dir/prefix"
 quiet_cmake --build "$dir/consumer" -j "$jobs"
-ldd "$dir/consumer/consumer" | grep -q "$dir/prefix/lib/libcrowd_bake.so" || fail "consumer does not use the installed .so"
+grep -q "$dir/prefix/lib/libcrowd_bake.so" <<< "$(ldd "$dir/consumer/consumer")" || fail "consumer does not use the installed .so"
 run_consumers "$dir/consumer" "shared libraries (find_package, gcc)"
 
 step "all checks passed in $((SECONDS - start)) s"

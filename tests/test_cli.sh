@@ -51,7 +51,7 @@ done
 expect 1 "no clip named" -- "$bin/crowd-bake" --clips walk,moonwalk --out "$work/bad.crowd"
 [[ -e "$work/bad.crowd" ]] && fail "failed bake left a file"
 expect 1 "cannot create" -- "$bin/crowd-bake" --out "$work/no/such/dir/x.crowd"
-ls "$work" | grep -q tmp && fail "a temporary file was left behind"
+grep -q tmp <<< "$(ls "$work")" && fail "a temporary file was left behind"
 expect 2 "" -- "$bin/crowd-verify"
 expect 2 "unknown option" -- "$bin/crowd-inspect" --nope x.crowd
 
@@ -79,7 +79,7 @@ done
 [[ -p "$work/fifo" ]] || fail "the FIFO target was replaced"
 [[ -d "$work/outdir" ]] || fail "the directory target was replaced"
 [[ -z "$device" || -c "$device" ]] || fail "the device target was replaced"
-ls "$work" | grep -q tmp && fail "a refused target left a temporary file"
+grep -q tmp <<< "$(ls "$work")" && fail "a refused target left a temporary file"
 # a symbolic link is written through: the link stays, the file it names is replaced
 cp "$work/h.crowd" "$work/real.crowd"
 ln -s real.crowd "$work/link.crowd"
