@@ -94,6 +94,15 @@ static void print_text(const char *path, size_t size, const crowd_asset *a, cons
                    root);
         }
     }
+    printf("\nbounds        %-16s %28s %9s %9s %9s\n", "clip", "centre m", "radius m", "cull m", "of asset");
+    for (uint32_t c = 0; c < a->clip_count; c++) {
+        const crowd_clip *k = &a->clips[c];
+        printf("              %-16s (%8.4f, %8.4f, %8.4f) %9.4f %9.4f %8.1f%%\n", k->name, (double)k->bound_center[0],
+               (double)k->bound_center[1], (double)k->bound_center[2], (double)k->bound_radius, (double)k->cull_radius,
+               100.0 * k->cull_radius / (a->sphere_radius > 0.0f ? a->sphere_radius : 1.0f));
+    }
+    if (!a->has_clip_bounds)
+        printf("              (no CBND section: every clip uses the asset sphere)\n");
     printf("\nlods          %5s %10s %8s\n", "level", "triangles", "of L0");
     for (uint32_t l = 0; l < a->lod_count; l++)
         printf("              %5u %10u %7.1f%%\n", l, a->lods[l].triangle_count,
@@ -138,6 +147,9 @@ static void print_json(size_t size, const crowd_asset *a, const crowd_container_
         printf(",\"first_frame\":%u,\"frames\":%u,\"duration\":%.6g,\"loop\":%s,\"stride\":%.6g,\"role\":\"%s\"",
                k->first_frame, k->frame_count, (double)k->duration, (k->flags & CROWD_CLIP_LOOP) ? "true" : "false",
                (double)k->stride, crowd_clip_role_name(crowd_clip_role_of(k)));
+        printf(",\"bound\":{\"centre\":[%.6g,%.6g,%.6g],\"radius\":%.6g,\"cull_y\":%.6g,\"cull_radius\":%.6g}",
+               (double)k->bound_center[0], (double)k->bound_center[1], (double)k->bound_center[2],
+               (double)k->bound_radius, (double)k->cull_center_y, (double)k->cull_radius);
         crowd_clip_evidence e;
         if (crowd_asset_clip_evidence(a, c, &e))
             printf(",\"evidence\":{\"frames\":%u,\"contact_frames\":%u,\"distinct_frames\":%u,\"key_count\":%u,"

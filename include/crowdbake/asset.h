@@ -28,9 +28,10 @@ extern "C" {
 #endif
 
 /* The newest version this build reads and writes. Version 2 adds the optional IMPS section (the
- * imposter atlas); a writer uses version 1 for files without it, so older readers keep reading
- * them, and this reader loads both. */
-#define CROWD_FORMAT_VERSION 2u
+ * imposter atlas), version 3 the optional CBND section (per-clip bounding spheres); a writer uses
+ * the lowest version that holds the sections it writes, so older readers keep reading what they
+ * can, and this reader loads all three. */
+#define CROWD_FORMAT_VERSION 3u
 
 /* Loader limits beyond the counts in base.h. Every length an asset stores (bounds, the sphere,
  * bind positions, bone and socket matrices, the bone texture, strides) has a magnitude of at most
@@ -103,6 +104,15 @@ typedef struct crowd_clip {
     uint32_t flags;       /* CROWD_CLIP_* */
     float duration;       /* seconds of one cycle */
     float stride;         /* metres travelled per cycle at authored speed; 0 in place */
+    /* Bounding sphere of the clip (CBND): holds every decoded vertex of every frame of this clip at
+     * every LOD level, model space. Files without CBND get the asset's sphere here
+     * ((0, sphere_center_y, 0), sphere_radius), so it is always a valid bound. */
+    float bound_center[3], bound_radius;
+    /* The same bound made yaw-invariant, what per-instance culling uses: a sphere around
+     * (0, cull_center_y, 0) of radius cull_radius holding the clip under any rotation about +Y.
+     * The smaller of the asset sphere and the bound widened by its centre's distance from the
+     * y axis; never larger than the asset sphere. */
+    float cull_center_y, cull_radius;
 } crowd_clip;
 
 typedef struct crowd_lod {
@@ -246,6 +256,10 @@ typedef struct crowd_asset {
      * before it existed. Read it through crowd_asset_bake_notes / crowd_asset_clip_evidence. */
     const uint8_t *notes_;
     uint64_t notes_size_;
+
+    /* True when the file carries per-clip bounds (CBND, format version 3); without them each
+     * clip's bound_* and cull_* fields hold the asset sphere. */
+    bool has_clip_bounds;
 
     /* The imposter atlas; imposters.frames == 0 when the file has none (every version-1 file). */
     crowd_imposters imposters;

@@ -11,6 +11,7 @@
 #include "bake/skin.h"
 #include "common/cbmath.h"
 #include "core/alloc.h"
+#include "core/asset_clip_bounds.h"
 #include "core/error.h"
 
 static const float default_lod_ratios[] = {1.0f, 0.4f, 0.15f, 0.05f, 0.012f};
@@ -260,6 +261,34 @@ done:
     return r;
 }
 
+/* The clip's sphere, on the y axis like the asset's (so it holds the clip under any yaw and the
+ * runtime needs no widening): centred at the middle of the clip's height range. Every LOD level
+ * indexes the same vertices, so all vertices of the clip's frames cover all levels. A sphere that
+ * would poke out of the asset sphere (the two centres differ, so it can, though the points are
+ * inside both) is replaced by the asset sphere: the loader refuses one that is not inside. */
+static void measure_clip_sphere(const bake_job *job, baked_clip *clip, float decode_error)
+{
+    size_t first = (size_t)clip->first_frame * job->rig->vertex_count;
+    size_t end = first + (size_t)clip->frame_count * job->rig->vertex_count;
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t i = first; i < end; i++) {
+        float y = job->positions[3 * i + 1];
+        lo = y < lo ? y : lo;
+        hi = y > hi ? y : hi;
+    }
+    float cy = 0.5f * (lo + hi);
+    double r2 = 0.0;
+    for (size_t i = first; i < end; i++) {
+        const float *p = job->positions + 3 * i;
+        double dy = p[1] - cy, d2 = (double)p[0] * p[0] + dy * dy + (double)p[2] * p[2];
+        r2 = d2 > r2 ? d2 : r2;
+    }
+    float centre[3] = {0.0f, cy, 0.0f}, radius = (float)sqrt(r2) + decode_error;
+    if (!crowd_clip_sphere_inside(centre, radius, job->sphere_center_y, job->sphere_radius))
+        centre[1] = job->sphere_center_y, radius = job->sphere_radius;
+    clip->sphere[0] = centre[0], clip->sphere[1] = centre[1], clip->sphere[2] = centre[2], clip->sphere[3] = radius;
+}
+
 /* Decode box over every vertex of every frame, and the yaw-invariant sphere around the y axis. */
 static void measure_bounds(bake_job *job)
 {
@@ -284,9 +313,12 @@ static void measure_bounds(bake_job *job)
     float quantum = 0.0f;
     for (int k = 0; k < 3; k++)
         quantum = fmaxf(quantum, job->box_max[k] - job->box_min[k]);
-    job->sphere_center_y = cy;
     /* widened by the worst decode error so the sphere bounds what the GPU draws, not the floats */
-    job->sphere_radius = (float)sqrt(r2) + quantum * (job->desc->fp16 ? 1.0f / 2048.0f : 1.0f / 65535.0f);
+    float decode_error = quantum * (job->desc->fp16 ? 1.0f / 2048.0f : 1.0f / 65535.0f);
+    job->sphere_center_y = cy;
+    job->sphere_radius = (float)sqrt(r2) + decode_error;
+    for (uint32_t c = 0; c < job->clip_count; c++)
+        measure_clip_sphere(job, &job->clips[c], decode_error);
 }
 
 /* ---- textures --------------------------------------------------------------------------------- */

@@ -15,8 +15,9 @@ typedef struct baked_clip {
     crowd_stride stride;
     crowd_clip_role role;
     crowd_clip_evidence evidence;
-    double ground; /* the clip's ground (25th percentile of per-frame lowest points) */
-    double lowest; /* lowest point of any frame */
+    double ground;   /* the clip's ground (25th percentile of per-frame lowest points) */
+    double lowest;   /* lowest point of any frame */
+    float sphere[4]; /* CBND: centre xyz, radius over the clip's frames (inside the asset sphere) */
 } baked_clip;
 
 typedef struct bake_job {

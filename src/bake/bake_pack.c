@@ -15,7 +15,8 @@ typedef struct packed_tables {
     uint8_t *clips, *lods, *bones, *sockets, *regions, *palette, *region_ids, *colors;
     float *scaled_positions; /* the bind pose placed (bake/place.c) */
     float *placed_normals;
-    uint8_t *notes; /* the BAKE section */
+    uint8_t *notes;       /* the BAKE section */
+    uint8_t *clip_bounds; /* the CBND section */
 } packed_tables;
 
 static void free_tables(packed_tables *t)
@@ -32,6 +33,7 @@ static void free_tables(packed_tables *t)
     crowd_free(t->scaled_positions);
     crowd_free(t->placed_normals);
     crowd_free(t->notes);
+    crowd_free(t->clip_bounds);
 }
 
 static uint32_t flags_of(const bake_job *job)
@@ -143,6 +145,16 @@ static void write_notes(const bake_job *job, uint8_t *p)
     }
 }
 
+/* The CBND section: docs/format.md. */
+static void write_clip_bounds(const bake_job *job, uint8_t *p)
+{
+    crowd_wr32(p, job->clip_count); /* the reserved words stay zero (calloc) */
+    for (uint32_t c = 0; c < job->clip_count; c++)
+        for (int k = 0; k < 4; k++)
+            crowd_wrf32(p + CROWD_CBND_HEADER_BYTES + (size_t)c * CROWD_CBND_CLIP_BYTES + 4 * k,
+                        job->clips[c].sphere[k]);
+}
+
 static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_error *error)
 {
     const crowd_rig *rig = job->rig;
@@ -160,14 +172,16 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     t->scaled_positions = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float) + 1);
     t->placed_normals = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float) + 1);
     t->notes = crowd_calloc(CROWD_BAKE_NOTES_BYTES + (size_t)job->clip_count * CROWD_CLIP_EVIDENCE_BYTES, 1);
-    if (!t->clips || !t->lods || !t->bones || !t->sockets || !t->regions || !t->palette || !t->region_ids ||
-        (rig->colors && !t->colors) || !t->scaled_positions || !t->placed_normals || !t->notes)
+    t->clip_bounds = crowd_calloc(CROWD_CBND_HEADER_BYTES + (size_t)job->clip_count * CROWD_CBND_CLIP_BYTES, 1);
+    if (!t->clip_bounds || !t->clips || !t->lods || !t->bones || !t->sockets || !t->regions || !t->palette ||
+        !t->region_ids || (rig->colors && !t->colors) || !t->scaled_positions || !t->placed_normals || !t->notes)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory");
     for (size_t v = 0; v < rig->vertex_count; v++) {
         crowd_place_point(job->placement, rig->positions + 3 * v, t->scaled_positions + 3 * v);
         crowd_place_direction(job->placement, rig->normals + 3 * v, t->placed_normals + 3 * v);
     }
     write_notes(job, t->notes);
+    write_clip_bounds(job, t->clip_bounds);
 
     uint32_t source = crowd_string_table_add(&t->strings, rig->source_name ? rig->source_name : "");
     bool ok = source != UINT32_MAX;
@@ -295,6 +309,8 @@ crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, cro
     }
     crowd_container_add(b, CROWD_TAG_BAKE, t.notes,
                         CROWD_BAKE_NOTES_BYTES + (uint64_t)job->clip_count * CROWD_CLIP_EVIDENCE_BYTES);
+    crowd_container_add(b, CROWD_TAG_CBND, t.clip_bounds,
+                        CROWD_CBND_HEADER_BYTES + (uint64_t)job->clip_count * CROWD_CBND_CLIP_BYTES);
     r = crowd_container_allocate(b, error);
     free_tables(&t);
     if (r != CROWD_OK)

@@ -62,9 +62,13 @@ void crowd_container_seal(crowd_container_builder *builder, uint8_t **bytes, siz
     uint8_t *out = builder->image;
     memcpy(out, CROWD_MAGIC, 8);
     uint32_t version = CROWD_VERSION_MIN; /* the lowest version that holds every section */
-    for (uint32_t i = 0; i < builder->count; i++)
-        if (builder->sections[i].tag == CROWD_TAG_IMPS)
-            version = CROWD_VERSION_IMPOSTERS;
+    for (uint32_t i = 0; i < builder->count; i++) {
+        uint32_t tag = builder->sections[i].tag;
+        uint32_t needs = tag == CROWD_TAG_CBND   ? CROWD_VERSION_CLIP_BOUNDS
+                         : tag == CROWD_TAG_IMPS ? CROWD_VERSION_IMPOSTERS
+                                                 : CROWD_VERSION_MIN;
+        version = needs > version ? needs : version;
+    }
     crowd_wr32(out + 8, version);
     crowd_wr32(out + 12, builder->count);
     crowd_wr64(out + 16, builder->image_size);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/asset_clip_bounds.h"
 #include "core/asset_imposters.h"
 #include "core/asset_notes.h"
 #include "core/container_read.h"
@@ -702,6 +703,16 @@ static crowd_result load_imposters(loader *ld, crowd_asset *a)
              : CROWD_OK;
 }
 
+/* The optional CBND section (version 3): asset_clip_bounds.c knows its layout. Without it every
+ * clip falls back to the asset sphere. */
+static crowd_result load_clip_bounds(loader *ld, crowd_asset *a)
+{
+    const crowd_section_view *s = claim(ld, CROWD_TAG_CBND);
+    asset_storage *st = a->internal_;
+    crowd_asset_default_clip_bounds(a, st->clips);
+    return s ? crowd_asset_check_clip_bounds(a, s->data, s->size, ld->view.version, st->clips, ld->error) : CROWD_OK;
+}
+
 crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size, crowd_error *error)
 {
     if (!asset || (!data && size))
@@ -729,7 +740,8 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
         (r = load_clips(&ld, asset, s->clips)) || (r = load_lods(&ld, asset, s->lods)) ||
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
         (r = load_regions(&ld, asset, s->regions)) || (r = check_texture_values(&ld, asset)) ||
-        (r = load_notes(&ld, asset)) || (r = load_imposters(&ld, asset)) || (r = check_every_section_claimed(&ld)))
+        (r = load_notes(&ld, asset)) || (r = load_imposters(&ld, asset)) || (r = load_clip_bounds(&ld, asset)) ||
+        (r = check_every_section_claimed(&ld)))
         goto fail;
     return CROWD_OK;
 

@@ -16,9 +16,9 @@ static crowd_result read_header(const uint8_t *data, size_t size, uint32_t *sect
                           CROWD_FILE_HEADER_BYTES);
 
     uint32_t version = crowd_rd32(data + 8);
-    if (version < CROWD_VERSION_MIN || version > CROWD_VERSION_IMPOSTERS)
+    if (version < CROWD_VERSION_MIN || version > CROWD_VERSION_MAX)
         return crowd_fail(error, CROWD_ERROR_BAD_VERSION, "format version %u; this build reads versions %u..%u",
-                          version, CROWD_VERSION_MIN, CROWD_VERSION_IMPOSTERS);
+                          version, CROWD_VERSION_MIN, CROWD_VERSION_MAX);
     *version_out = version;
 
     uint64_t declared = crowd_rd64(data + 16);

@@ -14,7 +14,7 @@ typedef struct crowd_section_view {
 
 typedef struct crowd_container_view {
     uint32_t count;
-    uint32_t version; /* CROWD_VERSION_MIN..CROWD_VERSION_IMPOSTERS */
+    uint32_t version; /* CROWD_VERSION_MIN..CROWD_VERSION_MAX */
     crowd_section_view sections[CROWD_MAX_SECTIONS];
 } crowd_container_view;
 

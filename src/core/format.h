@@ -38,12 +38,21 @@ enum crowd_section_tag {
     CROWD_TAG_TALB = CROWD_TAG('T', 'A', 'L', 'B'),
     CROWD_TAG_BAKE = CROWD_TAG('B', 'A', 'K', 'E'), /* optional: placement, bone mode, clip evidence */
     CROWD_TAG_IMPS = CROWD_TAG('I', 'M', 'P', 'S'), /* optional, version 2: the imposter atlas */
+    CROWD_TAG_CBND = CROWD_TAG('C', 'B', 'N', 'D'), /* optional, version 3: per-clip bounding spheres */
 };
 
-/* Versions: 1 without an IMPS section, 2 with one (a version-1 reader must refuse what it would
- * drop, so the writer raises the version only when the file needs it). */
+/* Versions: the highest any present section needs: 1 the base sections, 2 IMPS, 3 CBND (an older
+ * reader must refuse what it would drop, so the writer raises the version only when the file needs
+ * it). CROWD_VERSION_MAX is the newest this build reads. */
 #define CROWD_VERSION_MIN 1u
 #define CROWD_VERSION_IMPOSTERS 2u
+#define CROWD_VERSION_CLIP_BOUNDS 3u
+#define CROWD_VERSION_MAX CROWD_VERSION_CLIP_BOUNDS
+
+/* CBND: a CROWD_CBND_HEADER_BYTES header (u32 clip_count, u32[3] reserved zero), then clip_count
+ * records of f32 centre[3], f32 radius. */
+#define CROWD_CBND_HEADER_BYTES 16u
+#define CROWD_CBND_CLIP_BYTES 16u
 
 /* IMPS: a CROWD_IMPS_HEADER_BYTES header, clip_count CROWD_IMPS_CLIP_BYTES records, then the
  * albedo and the normal atlas (RGBA8, width * height texels each, 16-byte aligned offsets). */
