@@ -93,7 +93,7 @@ static void culling_matches_brute_force(void)
         submitted_set(c, f, seen, n);
         float planes[6][4];
         crowd_frustum_planes(views[v].view, views[v].projection, planes);
-        int missed = 0, twice = 0, behind = 0, visible = 0;
+        int missed = 0, twice = 0, behind = 0, visible = 0, clip_visible = 0;
         float eye[3];
         for (int i = 0; i < 3; i++) /* camera position from the view matrix */
             eye[i] = -(views[v].view[i * 4] * views[v].view[12] + views[v].view[i * 4 + 1] * views[v].view[13] +
@@ -110,6 +110,16 @@ static void culling_matches_brute_force(void)
                       -radius;
             visible += in;
             missed += in && !seen[i];
+            crowd_record raw;
+            crowd_get(c, i, &raw);
+            float clip_centre[3], clip_radius; /* what crowd_count_visible tests (test_cull_bounds: exact) */
+            test_cull_sphere(&asset, &raw, crowd_time(c), clip_centre, &clip_radius);
+            bool clip_in = true;
+            for (int p = 0; p < 6; p++)
+                clip_in &= planes[p][0] * clip_centre[0] + planes[p][1] * clip_centre[1] +
+                               planes[p][2] * clip_centre[2] + planes[p][3] >=
+                           -clip_radius;
+            clip_visible += clip_in;
             twice += seen[i] > 1;
             float along = (centre[0] - eye[0]) * forward[0] + (centre[1] - eye[1]) * forward[1] +
                           (centre[2] - eye[2]) * forward[2];
@@ -120,7 +130,7 @@ static void culling_matches_brute_force(void)
         CHECKF(behind == 0, "view %d: %d instances far behind the camera submitted", v, behind);
         CHECKF(f->stats.submitted >= (uint32_t)visible && f->stats.submitted < n, "view %d: %u submitted, %d visible",
                v, f->stats.submitted, visible);
-        CHECK(crowd_count_visible(c, &views[v]) == (uint32_t)visible);
+        CHECK(crowd_count_visible(c, &views[v]) == (uint32_t)clip_visible && clip_visible <= visible);
     }
     free(seen);
     crowd_destroy(c);
@@ -770,13 +780,18 @@ static int missed_visible(crowd *c, const crowd_view *v, const mirror *m)
     for (uint32_t i = 0; i < crowd_count(c); i++) {
         crowd_record r;
         crowd_get(c, i, &r);
-        float centre[3]; /* where the GPU draws it: the record extrapolated to the frame */
-        crowd_record_position(&r, crowd_time(c), centre);
-        centre[1] += asset.sphere_center_y * r.scale;
+        float centre[3], radius; /* where the GPU draws it: the record extrapolated to the frame */
+        if (crowd_settings(c)->lod_policy == CROWD_LOD_SCREEN_COVERAGE) { /* per instance, its clip's sphere */
+            test_cull_sphere(&asset, &r, crowd_time(c), centre, &radius);
+        } else { /* per chunk, which holds every instance's asset sphere */
+            crowd_record_position(&r, crowd_time(c), centre);
+            centre[1] += asset.sphere_center_y * r.scale;
+            radius = asset.sphere_radius * r.scale;
+        }
         bool in = true;
         for (int p = 0; p < 6; p++)
             in &= planes[p][0] * centre[0] + planes[p][1] * centre[1] + planes[p][2] * centre[2] + planes[p][3] >=
-                  -asset.sphere_radius * r.scale;
+                  -radius;
         missed += in && !m->seen[i];
     }
     return missed;

@@ -299,11 +299,15 @@ static void check_frame(crowd *c, const crowd_frame *f, const crowd_view *view, 
             continue;
         }
         if (coverage && crowd_settings(c)->min_coverage > 0.0f)
-            continue;    /* small ones are culled on purpose */
-        float centre[3]; /* the brute-force reference: where the GPU draws it, extrapolated to the frame */
-        crowd_record_position(r, f->time, centre);
-        centre[1] += asset.sphere_center_y * r->scale;
-        float radius = asset.sphere_radius * r->scale;
+            continue;            /* small ones are culled on purpose */
+        float centre[3], radius; /* the brute-force reference: where the GPU draws it, at the frame's time */
+        if (coverage)            /* per instance, by its clip's culling sphere */
+            test_cull_sphere(&asset, r, f->time, centre, &radius);
+        else { /* per chunk: every instance inside the asset sphere is drawn */
+            crowd_record_position(r, f->time, centre);
+            centre[1] += asset.sphere_center_y * r->scale;
+            radius = asset.sphere_radius * r->scale;
+        }
         bool in = true;
         for (int p = 0; p < 6; p++)
             in &= planes[p][0] * centre[0] + planes[p][1] * centre[1] + planes[p][2] * centre[2] + planes[p][3] >=

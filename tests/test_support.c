@@ -335,3 +335,13 @@ uint32_t test_count_darker(const uint8_t *a, const uint8_t *b, int pixels, int d
     }
     return darker;
 }
+
+void test_cull_sphere(const crowd_asset *asset, const crowd_record *r, float time, float centre[3], float *radius)
+{
+    const crowd_clip *a = &asset->clips[crowd_record_clip(r, 0)], *b = &asset->clips[crowd_record_clip(r, 1)];
+    float lo = fminf(a->cull_center_y - a->cull_radius, b->cull_center_y - b->cull_radius);
+    float hi = fmaxf(a->cull_center_y + a->cull_radius, b->cull_center_y + b->cull_radius);
+    crowd_record_position(r, time, centre);
+    centre[1] += (hi + lo) * 0.5f * r->scale;
+    *radius = (hi - lo) * 0.5f * r->scale;
+}

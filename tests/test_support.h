@@ -31,6 +31,11 @@ uint8_t *aligned_copy(const uint8_t *bytes, size_t size);
 /* The index of a clip the test needs; aborts the test run (with its name) when the asset lacks it. */
 uint32_t clip_or_die(const crowd_asset *asset, const char *name);
 
+/* The reference for per-instance culling (crowd_cull_sphere, cull.comp), from the asset's public
+ * fields: the span on the y axis of clip A's and clip B's culling spheres (crowd_clip.cull_*),
+ * scaled, at the record's position at shader time `time`. */
+void test_cull_sphere(const crowd_asset *asset, const crowd_record *r, float time, float centre[3], float *radius);
+
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
 double test_uniform(uint64_t *state); /* [0, 1) */

@@ -51,7 +51,7 @@ static void usage(FILE *out)
             "  --time <n>           bake n times and report median timings (nothing is written)\n"
             "  --imposters          also render the imposter atlas through EGL (needs a GL build)\n"
             "  --imposter-frames <n>     key frames per cycle, 1..64 (default 8; implies --imposters)\n"
-            "  --imposter-views <n>      yaw views, 1..64 (default 28)\n"
+            "  --imposter-views <n>      yaw views, 1..64 (default 32)\n"
             "  --imposter-elevations <n> elevations, 1..4 (default 3: 5, 22.5, 40 degrees)\n"
             "  --imposter-tile <n>       texels per tile side, 1..512 (default 32)\n"
             "  --imposter-lod <n>        mesh level the atlas is rendered from (default: the level before the\n"

@@ -409,8 +409,9 @@ CROWD_API crowd_result crowd_record_sample(const crowd_asset *asset, const crowd
  * top of this header). */
 CROWD_API const crowd_frame *crowd_update(crowd *crowd, float dt, const crowd_view *view);
 
-/* Counts instances of the last frame whose own bounding sphere meets the view frustum (what the
- * GPU will really rasterise) into the frame's stats.rasterised. O(submitted); not part of update
+/* Counts instances of the last frame whose own bounding sphere (their clip's, crowd_clip.cull_*,
+ * as culling per instance uses) meets the view frustum (what the GPU will really rasterise) into
+ * the frame's stats.rasterised. O(submitted); not part of update
  * so benchmarks can leave it out. */
 CROWD_API uint32_t crowd_count_visible(crowd *crowd, const crowd_view *view);
 

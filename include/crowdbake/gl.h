@@ -398,7 +398,7 @@ CROWD_API const crowd_gl_skinned_stats *crowd_gl_skinned_get_stats(const crowd_g
 
 typedef struct crowd_gl_imposter_desc {
     uint32_t frames;                                    /* key frames per cycle; 0 = 8 */
-    uint32_t views;                                     /* yaw directions; 0 = 28 */
+    uint32_t views;                                     /* yaw directions; 0 = 32 */
     uint32_t elevations;                                /* 0 = 3 */
     float elevation_deg[CROWD_MAX_IMPOSTER_ELEVATIONS]; /* increasing, within +-89; all 0 = evenly over
                                                            5..40 (5, 22.5, 40 for three; 10 for one) */

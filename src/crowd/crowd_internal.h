@@ -198,12 +198,14 @@ typedef struct crowd_sleep {
 static inline void crowd_sleep_copy(crowd_sleep to, uint32_t t, crowd_sleep from, uint32_t f)
 {
     to.until[t] = from.until[f];
+    // cppcheck-suppress unreadVariable ; false positive: writes the array `to` points at, not the copy
     to.cell[t] = from.cell[f];
 }
 
 static inline void crowd_sleep_wake(crowd_sleep z, uint32_t s)
 {
     z.until[s] = 0.0f;
+    // cppcheck-suppress unreadVariable ; false positive: writes the array `z` points at, not the copy
     z.cell[s] = 0;
 }
 
@@ -583,6 +585,13 @@ bool crowd_sphere_visible(const crowd_camera *camera, const float centre[3], flo
 void crowd_classify_cells(crowd *c, const crowd_camera *camera);
 uint32_t crowd_assign_coverage_lods(crowd *c, const crowd_camera *camera);
 float crowd_instance_radius(const crowd *c, float scale);
+/* The sphere an instance is culled by (per instance, both render paths, camera and light): its
+ * clip's yaw-invariant bound (crowd_clip.cull_center_y, cull_radius; the asset sphere for files
+ * without per-clip bounds) at the record's position at the frame's time, scaled; while clip B
+ * differs from clip A, the smallest sphere holding both clips' (a fade blends the two poses, and a
+ * blend of two points lies in the hull of their spheres). Level of detail keeps the asset sphere
+ * (crowd_instance_radius): a level must not change with the clip. cull.comp does the same sums. */
+void crowd_cull_sphere(const crowd *c, const crowd_record *r, float centre[3], float *radius);
 /* Whether every instance within `distance` metres of ground of the eye's nearest point (a chunk's
  * square's, less a margin for bodies and movers) draws past cross_fade_max_lod on either render
  * path: the distance policy's level of that distance shrunk by the hysteresis and by a band up to

@@ -53,6 +53,29 @@ float crowd_instance_radius(const crowd *c, float scale)
     return c->asset->sphere_radius * scale;
 }
 
+/* Clip k's culling sphere as its lowest and highest y; the asset's for an index out of range. */
+static void clip_cull_span(const crowd_asset *a, uint32_t k, float *lo, float *hi)
+{
+    float y = a->sphere_center_y, r = a->sphere_radius;
+    if (k < a->clip_count)
+        y = a->clips[k].cull_center_y, r = a->clips[k].cull_radius;
+    *lo = y - r;
+    *hi = y + r;
+}
+
+void crowd_cull_sphere(const crowd *c, const crowd_record *r, float centre[3], float *radius)
+{
+    float lo, hi, lo_b, hi_b;
+    clip_cull_span(c->asset, crowd_record_clip(r, 0), &lo, &hi);
+    clip_cull_span(c->asset, crowd_record_clip(r, 1), &lo_b, &hi_b);
+    /* both spheres are centred on the y axis: the one holding both spans their extent on it */
+    lo = lo_b < lo ? lo_b : lo;
+    hi = hi_b > hi ? hi_b : hi;
+    crowd_rec_position(r, (float)c->time, centre); /* extrapolated to the frame */
+    centre[1] += (hi + lo) * 0.5f * r->scale;
+    *radius = (hi - lo) * 0.5f * r->scale;
+}
+
 static void cell_sphere(const crowd *c, const crowd_cell *cell, float centre[3], float *radius)
 {
     float r2 = 0.0f;
@@ -264,7 +287,12 @@ uint32_t crowd_assign_coverage_lods(crowd *c, const crowd_camera *camera)
         float centre[3], radius, coverage = 0.0f;
         if (seen) {
             coverage = coverage_of(c, camera, &c->records[s], centre, &radius);
-            seen = coverage >= c->desc.min_coverage && crowd_sphere_visible(camera, centre, radius);
+            if (coverage >= c->desc.min_coverage) {
+                crowd_cull_sphere(c, &c->records[s], centre, &radius);
+                seen = crowd_sphere_visible(camera, centre, radius);
+            } else {
+                seen = false;
+            }
         }
         if (!seen) {
             c->rank_of_slot[s] = culled_base + cell;

@@ -481,10 +481,9 @@ uint32_t crowd_count_visible(crowd *c, const crowd_view *view)
         const crowd_draw *draw = &c->draws[d];
         for (uint32_t s = draw->first; s < draw->first + draw->count; s++) {
             const crowd_record *r = &c->records[s];
-            float centre[3];
-            crowd_rec_position(r, (float)c->time, centre);
-            centre[1] += c->asset->sphere_center_y * r->scale;
-            visible += crowd_sphere_visible(&camera, centre, crowd_instance_radius(c, r->scale));
+            float centre[3], radius;
+            crowd_cull_sphere(c, r, centre, &radius);
+            visible += crowd_sphere_visible(&camera, centre, radius);
         }
     }
     c->frame.stats.rasterised = visible;

@@ -810,6 +810,7 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
     d->scale = r->scale > d->scale ? r->scale : d->scale;
     d->speed = speed > d->speed ? speed : d->speed;
     z.until[s] = until;
+    // cppcheck-suppress unreadVariable ; false positive: writes the array `z` points at, not the copy
     z.cell[s] = chunk + 1;
 }
 

@@ -265,12 +265,17 @@ static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bo
     if (!shadow)
         lighting_uniforms(r, p, scene);
     draw_batch(&r->props);
-    if (shadow || !r->ground.count) /* the ground receives shadows but casts none */
+}
+
+/* The ground: colour pass only (it receives shadows but casts none). Its own program: a flat face
+ * lit per vertex, the per-pixel cost of the view's largest surface. */
+static void draw_ground(crowd_gl_renderer *r, const float view_projection[16], const crowd_gl_scene *scene)
+{
+    if (!r->ground.count)
         return;
-    /* its own program: a flat face lit per vertex, the per-pixel cost of the view's largest surface */
-    p = &r->ground_program;
+    const crowd_program *p = &r->ground_program;
     glUseProgram(p->id);
-    bind_textures(r, p, shadow);
+    bind_textures(r, p, false);
     glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     lighting_uniforms(r, p, scene);
     glUniform1i(p->uniforms[U_GROUND_PAINT], 0);
@@ -395,6 +400,7 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     if (!crowd_gpu_crowd_driven(r)) /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
     draw_props(r, view_projection, false, scene);
+    draw_ground(r, view_projection, scene);
     r->sky_over_ground = r->ground.count > 0;
     memcpy(r->sky_ground_vp, view_projection, sizeof view_projection);
     if (r->ground.count) /* far shadows: onto the ground, so after it (else crowd_gl_draw_far_shadows) */

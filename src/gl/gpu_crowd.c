@@ -117,6 +117,7 @@ enum cull_uniform {
     C_CARDS,
     C_CARD_BAND,
     C_CARD_FROM,
+    C_CLIP_COUNT,
     C_COUNT
 };
 
@@ -125,7 +126,7 @@ static const char *const cull_uniform_names[C_COUNT] = {
     "u_perspective", "u_sphere_y",  "u_sphere_radius", "u_levels",       "u_policy",         "u_thresholds",
     "u_hysteresis",  "u_bias",      "u_min_coverage",  "u_band",         "u_shadow_max_lod", "u_partition",
     "u_shadow_base", "u_stage",     "u_budget_on",     "u_budget",       "u_index_counts",   "u_time",
-    "u_cards",       "u_card_band", "u_card_from",
+    "u_cards",       "u_card_band", "u_card_from",     "u_clip_count",
 };
 
 #define BINS 256                 /* as cull.comp */
@@ -178,7 +179,8 @@ struct crowd_gpu_crowd {
     uint32_t attachments_ready; /* attachments with a VAO and commands (r->attachment_count grows) */
     uint32_t levels;
 
-    GLuint budget; /* histogram + result (cull.comp binding 5) */
+    GLuint budget;       /* histogram + result (cull.comp binding 5) */
+    GLuint clip_spheres; /* per clip (cull_center_y, cull_radius): cull.comp binding 7, static */
     /* the instance index of every slot (frame.slot_instances; cull.comp binding 4), kept up to date
      * through the frames' upload ranges; the pass runs over slots [0, total), live ones < live */
     GLuint slot_ids;
@@ -454,6 +456,18 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
     uint32_t zero = 0;
     glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
     crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
+    float *spheres = crowd_malloc(2 * sizeof *spheres * (a->clip_count ? a->clip_count : 1));
+    if (!spheres)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
+    spheres[0] = a->sphere_center_y, spheres[1] = a->sphere_radius; /* a clipless asset: one unused entry */
+    for (uint32_t k = 0; k < a->clip_count; k++)
+        spheres[2 * k] = a->clips[k].cull_center_y, spheres[2 * k + 1] = a->clips[k].cull_radius;
+    glGenBuffers(1, &g->clip_spheres);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->clip_spheres);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 2 * sizeof *spheres * (a->clip_count ? a->clip_count : 1), spheres,
+                 GL_STATIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    crowd_free(spheres);
     /* until crowd_gl_set_lod: the sizing crowd's settings, else crowd_desc's defaults */
     resolve_settings(a, g->atlas, r->desc.sizing_crowd ? crowd_settings(r->desc.sizing_crowd) : NULL, 0.0f,
                      &g->settings);
@@ -484,6 +498,7 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
     glDeleteBuffers(1, &g->blob_commands);
     glDeleteBuffers(1, &g->slot_ids);
     glDeleteBuffers(1, &g->budget);
+    glDeleteBuffers(1, &g->clip_spheres);
     glDeleteBuffers(1, &g->attachment_commands);
     glDeleteVertexArrays(CROWD_GL_MAX_ATTACHMENTS, g->attachment_vaos);
     for (int d = 0; d < 2; d++)
@@ -661,6 +676,8 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         glUniform1i(u[C_PERSPECTIVE], view->projection[11] < -0.5f);
         glUniform1f(u[C_SPHERE_Y], r->asset->sphere_center_y);
         glUniform1f(u[C_SPHERE_RADIUS], r->asset->sphere_radius);
+        glUniform1ui(u[C_CLIP_COUNT], r->asset->clip_count);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 7, g->clip_spheres);
         glUniform1i(u[C_LEVELS], (GLint)g->levels);
         glUniform1i(u[C_CARDS], (GLint)s->cards);
         glUniform1f(u[C_CARD_BAND], s->card_band);

@@ -1,6 +1,7 @@
 // The crowd's GPU cull pass (GLSL 4.30, desktop GL 4.3+; see src/gl/gpu_cull.h for the layer).
 // One invocation per slot in use; the live ones (their owner, frame.slot_instances, is a live
-// instance) go on: frustum test of the instance's bounding sphere, its level of
+// instance) go on: frustum test of the instance's culling sphere (its clip's: crowd_cull_sphere in
+// crowd_lod.c), its level of
 // detail (screen coverage or distance, the CPU policy's thresholds and hysteresis, plus the
 // stochastic band), then compaction of its slot into the partition of its level (colour pass)
 // and, when it casts, into the shadow partition of that level. Casters follow the CPU path's rule
@@ -30,6 +31,8 @@ layout(std430, binding = 5) buffer crowd_budget { uint histogram[]; };
 // attachments' commands: 16 per attachment, instanceCount copied from the crowd's (stage 3)
 layout(std430, binding = 6) buffer crowd_attachment_commands { uint attachment_commands[]; };
 #define RESULT (8 * BINS)
+// per clip: the yaw-invariant culling sphere (crowd_clip.cull_center_y, cull_radius), model space
+layout(std430, binding = 7) readonly buffer crowd_clip_spheres { vec2 clip_spheres[]; };
 
 uniform float u_time;                 // the frame's shader time: positions are extrapolated to it
 uniform uint u_live;                  // live instances: a slot whose owner is >= this is slack or parked
@@ -39,7 +42,8 @@ uniform vec4 u_light_planes[6];       // the light's frustum (shadow casters)
 uniform vec3 u_camera;
 uniform float u_projection_scale;     // projection[5]
 uniform int u_perspective;
-uniform float u_sphere_y, u_sphere_radius;
+uniform float u_sphere_y, u_sphere_radius; // the asset sphere: level of detail (coverage, distance)
+uniform uint u_clip_count;
 uniform int u_levels;                 // mesh levels
 uniform int u_cards;                  // 1: the imposter level (cards) follows the last mesh level
 uniform float u_card_band;            // imposter hand-off width b (crowd_desc.imposter_band); 0: hard switch
@@ -114,6 +118,24 @@ bool takes_card(crowd_rec r, float coverage, float pos_dist, float centre_dist, 
     return centre_dist / u_bias >= t;
 }
 
+// Clip k's culling sphere as its lowest and highest y; the asset's for an index out of range.
+vec2 clip_cull_span(uint k)
+{
+    vec2 s = k < u_clip_count ? clip_spheres[k] : vec2(u_sphere_y, u_sphere_radius);
+    precise float lo = s.x - s.y, hi = s.x + s.y;
+    return vec2(lo, hi);
+}
+
+// crowd_cull_sphere: clip A's sphere, or the one holding clip A's and clip B's, scaled (xyz centre,
+// w radius), at the record's position `at`.
+vec4 cull_sphere(crowd_rec r, vec3 at, float scale)
+{
+    vec2 a = clip_cull_span(record_clip_a(r)), b = clip_cull_span(record_clip_b(r));
+    precise float lo = min(a.x, b.x), hi = max(a.y, b.y);
+    precise float y = at.y + (hi + lo) * 0.5 * scale, radius = (hi - lo) * 0.5 * scale;
+    return vec4(at.x, y, at.z, radius);
+}
+
 bool sphere_in(vec4 planes[6], vec3 c, float radius)
 {
     for (int i = 0; i < 6; i++) {
@@ -176,9 +198,9 @@ void resolve_budget()
     histogram[RESULT + 4] = high;
 }
 
-// One slot: its instance, sphere, coverage, preferred level (hysteresis and band applied) and
-// whether it is live, the camera sees it and it is large enough to draw at all.
-struct Item { uint slot; uint instance; vec3 centre; float radius; float coverage; int level; bool big_enough; bool seen; };
+// One slot: its instance, culling sphere (xyz, w radius), coverage, preferred level (hysteresis and
+// band applied) and whether it is live, the camera sees it and it is large enough to draw at all.
+struct Item { uint slot; uint instance; vec4 cull; float coverage; int level; bool big_enough; bool seen; };
 
 Item classify(uint t)
 {
@@ -187,8 +209,8 @@ Item classify(uint t)
     it.instance = slot_instances[t];
     if (it.instance >= u_live) { // slack or parked: its record is undefined, never read it
         it.level = 0;
-        it.centre = vec3(0.0);
-        it.radius = it.coverage = 0.0;
+        it.cull = vec4(0.0);
+        it.coverage = 0.0;
         it.big_enough = it.seen = false;
         return it;
     }
@@ -215,11 +237,10 @@ Item classify(uint t)
         else
             it.level = u_card_from; // the mesh side of the hand-off (the last mesh level, or where the chain ends)
     }
-    it.centre = centre;
-    it.radius = radius;
+    it.cull = cull_sphere(r, at, scale);
     it.coverage = coverage;
     it.big_enough = coverage >= u_min_coverage;
-    it.seen = it.big_enough && sphere_in(u_planes, centre, radius);
+    it.seen = it.big_enough && sphere_in(u_planes, it.cull.xyz, it.cull.w);
     return it;
 }
 
@@ -260,7 +281,7 @@ void main()
             l = u_levels - 1; // cards are cheaper than any mesh: the budget never moves them
         if (it.seen)
             level = l < u_levels ? l : int(u_shadow_base) + u_levels; // cards: the partition past the shadow ones
-        if (it.seen && l < u_levels && l <= u_shadow_max_lod && sphere_in(u_light_planes, it.centre, it.radius))
+        if (it.seen && l < u_levels && l <= u_shadow_max_lod && sphere_in(u_light_planes, it.cull.xyz, it.cull.w))
             shadow = int(u_shadow_base) + l; // cards cast no shadow
         if (level >= 0)
             local = atomicAdd(s_count[level], 1u);
