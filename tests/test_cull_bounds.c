@@ -92,14 +92,6 @@ static bool inside(const float planes[6][4], const float p[3], float margin)
     return true;
 }
 
-static bool sphere_inside(const float planes[6][4], const float c[3], float radius)
-{
-    for (int i = 0; i < 6; i++)
-        if (planes[i][0] * c[0] + planes[i][1] * c[1] + planes[i][2] * c[2] + planes[i][3] < -radius)
-            return false;
-    return true;
-}
-
 /* A crowd of every clip, scale, yaw and phase, a third of it fading between clips, seen by narrow
  * and wide views from inside and above: no instance culled per instance (coverage policy, culled
  * means not in any draw) has a vertex inside the view, and crowd_count_visible counts exactly those
@@ -157,13 +149,13 @@ static void culling_never_hides_a_visible_vertex(void)
             crowd_get(c, i, &r);
             float centre[3], radius;
             test_cull_sphere(&asset, &r, f->time, centre, &radius);
-            sphere_visible += sphere_inside(planes, centre, radius);
-            CHECKF(!submitted[i] || sphere_inside(planes, centre, radius),
+            sphere_visible += test_sphere_in(planes, centre, radius);
+            CHECKF(!submitted[i] || test_sphere_in(planes, centre, radius),
                    "view %d: instance %u submitted outside its culling sphere", v, i);
             float asset_centre[3];
             crowd_record_position(&r, f->time, asset_centre);
             asset_centre[1] += asset.sphere_center_y * r.scale;
-            if (submitted[i] || !sphere_inside(planes, asset_centre, asset.sphere_radius * r.scale))
+            if (submitted[i] || !test_sphere_in(planes, asset_centre, asset.sphere_radius * r.scale))
                 continue; /* drawn, or outside the asset sphere that holds every vertex of every clip */
             gained++;
             fading_gained += crowd_record_clip(&r, 0) != crowd_record_clip(&r, 1);

@@ -142,14 +142,6 @@ static float coverage_of(const crowd_view *v, const crowd_record *rec, float cen
     return dist > *radius ? *radius * v->projection[5] / dist : 1e9f;
 }
 
-static bool sphere_in(const float planes[6][4], const float c[3], float radius)
-{
-    for (int i = 0; i < 6; i++)
-        if (planes[i][0] * c[0] + planes[i][1] * c[1] + planes[i][2] * c[2] + planes[i][3] < -radius)
-            return false;
-    return true;
-}
-
 /* Bands off: the GPU's visible set and levels equal the CPU coverage policy's, instance by instance,
  * for several views; shadow casters equal a brute-force reference (light frustum, level <= max). */
 static void bands_off_match_the_cpu(void)
@@ -191,7 +183,7 @@ static void bands_off_match_the_cpu(void)
             /* the CPU path's rule per instance: drawn by the camera, level <= shadow_max_lod, and
              * (the GPU's own cut) inside the light's frustum, by the instance's culling sphere */
             int level = cpu[s];
-            bool casts = level >= 0 && level <= (int)st->shadow_max_lod && sphere_in(light_planes, centre, radius);
+            bool casts = level >= 0 && level <= (int)st->shadow_max_lod && test_sphere_in(light_planes, centre, radius);
             cpu_casters += level >= 0 && level <= (int)st->shadow_max_lod;
             expected_casters += casts;
             caster_differ += casts != (shadow[s] >= 0) || (casts && shadow[s] != level);

@@ -345,3 +345,11 @@ void test_cull_sphere(const crowd_asset *asset, const crowd_record *r, float tim
     centre[1] += (hi + lo) * 0.5f * r->scale;
     *radius = (hi - lo) * 0.5f * r->scale;
 }
+
+bool test_sphere_in(const float planes[6][4], const float c[3], float radius)
+{
+    for (int i = 0; i < 6; i++)
+        if (planes[i][0] * c[0] + planes[i][1] * c[1] + planes[i][2] * c[2] + planes[i][3] < -radius)
+            return false;
+    return true;
+}

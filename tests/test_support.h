@@ -36,6 +36,10 @@ uint32_t clip_or_die(const crowd_asset *asset, const char *name);
  * scaled, at the record's position at shader time `time`. */
 void test_cull_sphere(const crowd_asset *asset, const crowd_record *r, float time, float centre[3], float *radius);
 
+/* Whether a sphere meets the frustum of six normalised planes (a x + b y + c z + d >= 0 inside), as
+ * crowd_sphere_visible and cull.comp test it. */
+bool test_sphere_in(const float planes[6][4], const float c[3], float radius);
+
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t test_rand(uint64_t *state);
 double test_uniform(uint64_t *state); /* [0, 1) */
