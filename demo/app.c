@@ -254,6 +254,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
         return r;
     }
     crowd_set_stride_matching(app->crowd, app->settings[DEMO_STRIDE_MATCHING] > 0.5);
+    demo_path_adopt(app->renderer, app->crowd);
     crowd_gl_set_cross_fade(app->renderer, app->settings[DEMO_CROSS_FADE] > 0.5);
     return CROWD_OK;
 }
@@ -740,7 +741,7 @@ static void write_status(demo_app *app)
     else if (app->menagerie)
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_menagerie_status(app->menagerie));
     else if (st && gs && crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU) {
-        /* what the GPU's pass drew, a few frames old: the crowd's draw list is per chunk here */
+        /* what the GPU's pass drew, a few frames old: the crowd makes no draw list here */
         const crowd_gl_gpu_stats *late = demo_path_late(app->renderer);
         if (!late)
             n += snprintf(app->status + n, sizeof app->status - (size_t)n,

@@ -9,6 +9,11 @@ crowd_gl_path demo_path_of(double setting)
     return setting > 1.5 ? CROWD_GL_PATH_GPU : setting > 0.5 ? CROWD_GL_PATH_CPU : CROWD_GL_PATH_AUTO;
 }
 
+void demo_path_adopt(const crowd_gl_renderer *r, crowd *c)
+{
+    crowd_set_gpu_driven(c, r && crowd_gl_get_path(r) == CROWD_GL_PATH_GPU);
+}
+
 void demo_path_cull(crowd_gl_renderer *r, const crowd *c, const crowd_frame *f, const crowd_view *view,
                     const float light[16])
 {

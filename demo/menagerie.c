@@ -91,6 +91,7 @@ static crowd_result build_kind(demo_menagerie *m, const demo_menagerie_desc *d, 
         if (k > 0) /* one shadow map for the world: every kind shadows the ground and the others */
             gd.shadow_source = m->kinds[0].renderer;
         r = crowd_gl_create(&gd, &kind->renderer, error);
+        demo_path_adopt(r == CROWD_OK ? kind->renderer : NULL, kind->crowd);
     }
     if (r == CROWD_OK) /* pillars, ground and attachments */
         r = crowd_scene_setup(kind->renderer, kind->asset, d->sim.obstacles, d->sim.obstacle_count, d->world_size,
@@ -215,7 +216,8 @@ demo_menagerie_totals demo_menagerie_get_totals(const demo_menagerie *m)
     demo_menagerie_totals t = {0};
     for (uint32_t k = 0; m && k < m->kind_count; k++) {
         const crowd_gl_stats *gs = crowd_gl_get_stats(m->kinds[k].renderer);
-        t.submitted += m->kinds[k].frame ? m->kinds[k].frame->stats.submitted : 0;
+        const crowd_gl_gpu_stats *late = demo_path_late(m->kinds[k].renderer); /* the GPU path's, late */
+        t.submitted += late ? demo_path_submitted(late) : m->kinds[k].frame ? m->kinds[k].frame->stats.submitted : 0;
         t.draws += gs->draws;
         t.shadow_draws += gs->shadow_draws;
         t.triangles += gs->triangles;

@@ -5,7 +5,8 @@
  * for inside a frame). A glFinish after each frame, outside the timings, keeps frames from piling
  * up and gives the frame's wall time.
  *
- * The GPU path's crowd has one chunk (chunk_size = world size) and no far pool, so the CPU does
+ * On the GPU path the crowd is told its renderer culls (crowd_set_gpu_driven: no levels or draw
+ * list on the CPU) and has one chunk (chunk_size = world size) and no far pool, so its binning does
  * no per-chunk work and records keep their slots; the CPU path keeps the benchmark's 24 m chunks. */
 #include "bench_render.h"
 
@@ -36,9 +37,12 @@ static void orbit_view(crowd_view *view, crowd_gl_scene *scene, float angle)
     memcpy(scene->projection, view->projection, sizeof scene->projection);
 }
 
-int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, crowd_gl_path path, uint32_t frames,
-                 bool sim_on, bool still, float imposter_distance, bool gl_debug)
+int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, const bench_render_options *o)
 {
+    const crowd_gl_path path = o->path;
+    const uint32_t frames = o->frames;
+    const bool sim_on = o->sim_on, still = o->still, gl_debug = o->gl_debug;
+    const float imposter_distance = o->imposter_distance;
     tool_gl gl = {0};
     crowd_error err;
     if (tool_gl_create(&gl, 1280, 720, false, &err) != CROWD_OK) {
@@ -65,9 +69,10 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         }
     }
     asset = &with_cards;
-    printf("crowd-bench --render %s on %s: medians of %u frames after %d warm-up, 1280x720, shadows on, %s, %s, %s",
+    printf("crowd-bench --render %s on %s: medians of %u frames after %d warm-up, 1280x720, shadows on, %s, %s, %s, %s",
            gpu ? "gpu" : "cpu", gl.renderer, frames, RENDER_WARMUP, sim_on ? "wander sim" : "static crowd",
-           still ? "still camera" : "orbiting camera", gl_debug ? "GL errors checked every pass (slower), " : "");
+           still ? "still camera" : "orbiting camera", o->coverage ? "coverage LOD" : "distance LOD",
+           gl_debug ? "GL errors checked every pass (slower), " : "");
     if (cards)
         printf("imposters from %.1f m\n", (double)imposter_distance);
     else
@@ -82,7 +87,8 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
                          .world_size = 420.0f,
                          .chunk_size = gpu ? 420.0f : 24.0f,
                          .far_pool = gpu ? -1 : 0,
-                         .imposters = cards ? 1 : -1};
+                         .imposters = cards ? 1 : -1,
+                         .lod_policy = o->coverage ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE};
         if (cards) { /* the default chain, every level ending no later than the cards begin */
             static const float chain[4] = {6.0f, 14.0f, 34.0f, 80.0f};
             for (uint32_t l = 0; l + 1 < asset->lod_count; l++) {
@@ -112,6 +118,8 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
             status = 1;
             goto next;
         }
+        crowd_set_gpu_driven(c,
+                             crowd_gl_get_path(r) == CROWD_GL_PATH_GPU); /* its pass culls: no draw list on the CPU */
         glGenQueries((GLsizei)(total * PASSES), queries);
         crowd_gl_scene scene = {0};
         crowd_scene_lighting(&scene, 0.0011f);

@@ -6,12 +6,20 @@
 
 #include "crowdbake/gl.h"
 
+typedef struct bench_render_options {
+    crowd_gl_path path; /* CPU or GPU */
+    uint32_t frames;
+    bool sim_on;             /* the wander simulation steps every frame (else a static crowd: no step) */
+    bool still;              /* the camera does not orbit */
+    bool coverage;           /* the screen-coverage LOD policy (per-instance levels) instead of distance */
+    bool gl_debug;           /* crowd_gl_desc.debug, and a GL error check after each frame's cull pass (a round
+                       trip per call: the timings are then not the release path's) */
+    float imposter_distance; /* > 0: the imposter level from there (the asset's atlas, or one baked
+                                here with the defaults), earlier level ends clamped to it; 0: none */
+} bench_render_options;
+
 /* Draws every frame of the benchmark scene for each count and prints a table; returns non-zero on
- * failure. `imposter_distance` > 0: the imposter level from that distance (the asset's atlas, or one
- * baked here with the defaults when it has none; earlier level ends clamped to it); 0: none.
- * `gl_debug`: crowd_gl_desc.debug, and a GL error check after each frame's cull pass (a round trip
- * per call: the timings are then not the release path's); the first error fails the run. */
-int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, crowd_gl_path path, uint32_t frames,
-                 bool sim_on, bool still, float imposter_distance, bool gl_debug);
+ * failure (the first GL error under gl_debug fails the run). */
+int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, const bench_render_options *o);
 
 #endif

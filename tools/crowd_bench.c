@@ -65,7 +65,8 @@ static void usage(FILE *out)
                  "--raycast: crowd_raycast's cost per round (crowd_hits_update's per frame), against brute force.\n"
                  "--menagerie: the asset and two critters in one crowd_world (the separation across kinds on\n"
                  "and off) against the asset alone with the same total, ms per frame and the ratio.\n"
-                 "--coverage: the screen-coverage LOD policy (per-instance levels) instead of distance.\n"
+                 "--coverage: the screen-coverage LOD policy (per-instance levels) instead of distance (also\n"
+                 "with --render).\n"
                  "--warmup: simulated frames before the measured ones (default 15: the quiet start, before\n"
                  "the first wander decisions 2-6 s in; 420 (7 s) or more: the steady state, a third of the\n"
                  "agents turning at any time).\n"
@@ -436,9 +437,14 @@ int main(int argc, char **argv)
         return tool_finish_stdout("crowd-bench", rs);
     }
     if (render) {
-        int rs =
-            bench_render(&asset, counts, n, render_path == 2 ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU,
-                         frames_given ? frames : 10, sim_on, still, imposters ? imposter_distance : 0.0f, gl_debug);
+        bench_render_options ro = {.path = render_path == 2 ? CROWD_GL_PATH_GPU : CROWD_GL_PATH_CPU,
+                                   .frames = frames_given ? frames : 10,
+                                   .sim_on = sim_on,
+                                   .still = still,
+                                   .coverage = bench_coverage,
+                                   .gl_debug = gl_debug,
+                                   .imposter_distance = imposters ? imposter_distance : 0.0f};
+        int rs = bench_render(&asset, counts, n, &ro);
         crowd_asset_free(&asset);
         crowd_bake_output_free(&baked);
         return rs;

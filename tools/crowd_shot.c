@@ -382,6 +382,8 @@ int main(int argc, char **argv)
         crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f, &err) !=
             CROWD_OK)
         goto done;
+    bool gpu_path = crowd_gl_get_path(r) == CROWD_GL_PATH_GPU;
+    crowd_set_gpu_driven(c, gpu_path); /* its pass culls and picks levels: no draw list on the CPU */
 
     crowd_gl_scene scene = {0};
     crowd_scene_lighting(&scene, 0.0011f);
@@ -452,14 +454,18 @@ int main(int argc, char **argv)
     const crowd_gl_stats *gs = crowd_gl_get_stats(r);
     printf("wrote %s (%ux%u, %s on %s)\n", o.out, o.width, o.height, o.desktop ? "GL 3.3 core" : "GLES 3.0",
            gl.renderer);
-    printf("  %u instances, %u submitted in %u draws (+%u shadow draws), %.2f M triangles, LODs", st->simulated,
-           st->submitted, gs->draws, gs->shadow_draws, (double)gs->triangles / 1e6);
-    for (uint32_t l = 0; l < asset.lod_count; l++)
-        printf(" %u", st->lod_histogram[l]);
-    if (crowd_settings(c)->imposters > 0)
-        printf(", cards %u", st->lod_histogram[asset.lod_count]);
-    printf("\n");
-    if (crowd_gl_get_path(r) == CROWD_GL_PATH_GPU) {
+    if (gpu_path) {
+        printf("  %u instances, %u draws (+%u shadow draws)\n", st->simulated, gs->draws, gs->shadow_draws);
+    } else {
+        printf("  %u instances, %u submitted in %u draws (+%u shadow draws), %.2f M triangles, LODs", st->simulated,
+               st->submitted, gs->draws, gs->shadow_draws, (double)gs->triangles / 1e6);
+        for (uint32_t l = 0; l < asset.lod_count; l++)
+            printf(" %u", st->lod_histogram[l]);
+        if (crowd_settings(c)->imposters > 0)
+            printf(", cards %u", st->lod_histogram[asset.lod_count]);
+        printf("\n");
+    }
+    if (gpu_path) {
         glFinish(); /* a one-shot tool may wait; the counters then arrive with the next polls */
         for (int i = 0; i < 4; i++)
             crowd_gl_cull(r, frame, &view, o.shadows ? light : NULL);

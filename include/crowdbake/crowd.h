@@ -409,6 +409,22 @@ CROWD_API crowd_result crowd_record_sample(const crowd_asset *asset, const crowd
  * top of this header). */
 CROWD_API const crowd_frame *crowd_update(crowd *crowd, float dt, const crowd_view *view);
 
+/* Who culls and picks levels. Off (the default): crowd_update culls, picks levels (per chunk, or per
+ * instance under the coverage policy), keeps records in draw order and lists the draws. On: a GPU
+ * pass does that from the records alone (crowd_gl_cull on the GPU-driven path, crowd_gl_get_path;
+ * or an engine's own), and crowd_update keeps only what such a pass and the simulation read: time,
+ * finished fades folded, the chunk grid (its per-chunk visibility feeds the simulation's level of
+ * detail; the distance policy also keeps its region layout, which the simulation walks), upload
+ * ranges and slot_instances. The coverage policy's per-instance levels and its sort by level
+ * are skipped (1M walkers: 36 ms of CPU a frame on our 2-core
+ * machine, crowd-bench --render gpu --coverage: sim + update 145-152 -> 109-113 ms), and
+ * so is the draw list: the frame has no draws, and stats.submitted, triangles, draws and
+ * lod_histogram stay 0 (the renderer's late GPU stats have them; crowd_count_visible counts 0).
+ * Records stay in the slots they have; a renderer that still draws the frame's draws (the CPU
+ * path) draws nothing. Switched off again, the next update puts the records in draw order again. */
+CROWD_API void crowd_set_gpu_driven(crowd *crowd, bool on);
+CROWD_API bool crowd_gpu_driven(const crowd *crowd);
+
 /* Counts instances of the last frame whose own bounding sphere (their clip's, crowd_clip.cull_*,
  * as culling per instance uses) meets the view frustum (what the GPU will really rasterise) into
  * the frame's stats.rasterised. O(submitted); not part of update

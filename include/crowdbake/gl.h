@@ -426,13 +426,17 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
 
 /* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
  *
- * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. The
+ * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. Tell
+ * the crowd with crowd_set_gpu_driven(crowd, crowd_gl_get_path(renderer) == CROWD_GL_PATH_GPU) so
+ * its update skips the culling, levels and draw list this pass replaces (the pass reads only the
+ * records, the upload ranges and slot_instances). The
  * cull pass runs over every slot in use, [0, record_count), whatever the policy and whatever the
  * CPU culled, and keeps the live ones (frame.slot_instances, which crowd_gl_upload copies to the
  * GPU through the frame's upload ranges): no CPU work per chunk or per instance. Hysteresis state
  * and the band's random value belong to the instance (indexed by its instance index), so they
  * follow it when its record moves to another slot (a chunk change, the coverage policy's re-sort).
- * For each live record it tests the bounding sphere (asset sphere x scale) against the camera and
+ * For each live record it tests its clip's bounding sphere (crowd_clip.cull_center_y and
+ * cull_radius; during a cross-fade the sphere holding both clips', x scale) against the camera and
  * the light, picks the level by the settings of crowd_gl_set_lod, and compacts the slot into one
  * partition per level for the colour pass and one per level <= shadow_max_lod for the shadow pass;
  * the counters are the instance counts of glMultiDrawElementsIndirect. Nothing is read back.
@@ -447,7 +451,8 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
  * some live instance has a velocity (crowd_stats.extrapolating): the shaders place such a record
  * at its position plus velocity x (time - its record's time), so it moves with no upload and the
  * pass runs every frame; otherwise the time is 0 in the key. The animation's pose is not in it:
- * the bounds are the asset's, the same for every pose, so a crowd that only plays clips in place
+ * the bounds are per clip, the same for every pose of it (a clip change rewrites the record: an
+ * upload), so a crowd that only plays clips in place
  * under a still camera costs no pass. Besides the key, the frame must have uploaded nothing and
  * kept its slots in use and live count.
  *

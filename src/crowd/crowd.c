@@ -738,6 +738,18 @@ void crowd_set_stride_matching(crowd *c, bool on)
         c->stride_matching = on;
 }
 
+/* Nothing to undo either way: slots left in no order are sorted by the next update that ranks them. */
+void crowd_set_gpu_driven(crowd *c, bool on)
+{
+    if (c)
+        c->gpu_driven = on;
+}
+
+bool crowd_gpu_driven(const crowd *c)
+{
+    return c && c->gpu_driven;
+}
+
 crowd_result crowd_remove(crowd *c, uint32_t index)
 {
     CHECK_INDEX(c, index, "crowd_remove");

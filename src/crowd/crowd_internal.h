@@ -270,6 +270,7 @@ struct crowd {
     uint32_t slots;         /* slots in use: the end of the last region with instances, holes included */
     uint32_t slot_capacity; /* capacity plus room for region slack */
     bool stride_matching;
+    bool gpu_driven; /* crowd_set_gpu_driven: a GPU pass culls; no per-instance levels, no draw list */
 
     /* Slot-ordered arrays, double-buffered: the back buffers receive full re-layouts and serve as
      * scratch for movers. */

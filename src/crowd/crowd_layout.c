@@ -137,6 +137,12 @@ static void grow_region(crowd *c, uint32_t g)
         for (uint32_t q = donor + 1; q <= g; q++)
             shift_region(c, q, need, false);
     c->regions[g].capacity += need;
+    /* The holes a shift leaves can land in another region's range (one with less slack than
+     * `need`, an empty one): every region from the donor to g is scanned for uploads, or those
+     * holes' new owners never reach the renderer, whose GPU pass would then draw the stale record
+     * there as a second copy of the instance that moved out (tests/test_gpu_driven). */
+    for (uint32_t q = donor < g ? donor : g; q <= (donor < g ? g : donor); q++)
+        c->regions[q].dirty = true;
     c->slots = c->regions[c->tail_region].start;
     c->grows++;
 }

@@ -392,11 +392,16 @@ static void build_draws_distance(crowd *c)
     add_draw(c, c->levels - 1, pool->start, pool->count, CROWD_DRAW_POOL);
 }
 
-/* Coverage policy: one draw per level; level l owns ranks [l * cells, (l + 1) * cells). */
-static void build_draws_coverage(crowd *c)
+static void count_visible_chunks(crowd *c)
 {
     for (uint32_t i = 0; i < c->cell_count; i++)
         c->frame.stats.chunks_visible += c->cells[i].count && c->cells[i].visible;
+}
+
+/* Coverage policy: one draw per level; level l owns ranks [l * cells, (l + 1) * cells). */
+static void build_draws_coverage(crowd *c)
+{
+    count_visible_chunks(c);
     for (uint32_t lod = 0; lod < c->levels; lod++) {
         uint32_t first = c->rank_start[lod * c->cell_count], end = c->rank_start[(lod + 1) * c->cell_count];
         add_draw(c, lod, first, end - first, 0);
@@ -432,17 +437,21 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
         bin_all(c);
     c->binned = false;
     double t1 = now_ms();
+    /* per chunk, also under a GPU pass: the simulation's level of detail reads the visibility */
     crowd_classify_cells(c, &camera);
-    if (!distance)
+    bool per_instance = !distance && !c->gpu_driven; /* a GPU pass picks the levels itself */
+    if (per_instance)
         crowd_assign_coverage_lods(c, &camera);
-    coverage_order order = distance ? ORDER_KEPT : coverage_ranks(c);
+    coverage_order order = per_instance ? coverage_ranks(c) : ORDER_KEPT;
     double t2 = now_ms();
-    if (distance)
+    if (distance) /* the region layout stays under a GPU pass: the simulation walks it */
         place_instances(c);
     else if (order == ORDER_SORT || (order == ORDER_MOVES && !move_buckets(c)))
         sort_slots(c);
     double t3 = now_ms();
-    if (distance)
+    if (c->gpu_driven)
+        count_visible_chunks(c);
+    else if (distance)
         build_draws_distance(c);
     else
         build_draws_coverage(c);
