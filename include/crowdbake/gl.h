@@ -248,8 +248,9 @@ CROWD_API crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, cons
  * chunks are culled by the asset sphere). A conservative bound for every instance: frame blends,
  * cross-fades, yaw and scale keep a placed vertex inside its sphere grown by this. The largest over
  * all attachments, whoever wears them (accessory bits are per instance; the margin is not); 0
- * without attachments, or when they stay inside the spheres (a cap: 0.06 m on the built-in
- * humanoid; a balloon on a string held in the hand: 0.6 m). No GL call. */
+ * without attachments, or when they stay inside the spheres. On the built-in humanoid: 0.094 m for
+ * the showcase scene's cap and balloon (a 1.07 m string from the right hand), 1.455 m for a 1.5 m
+ * pole on the head (tests/test_attachment_cull.c). No GL call. */
 CROWD_API float crowd_gl_attachment_reach(const crowd_gl_renderer *renderer);
 
 /* Props: a mesh (positions, normals, indices) drawn at each of `count` placements; replaces any
