@@ -246,7 +246,8 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
     if (r == CROWD_OK)
         r = crowd_gl_create(&gd, &app->renderer, error);
     if (r == CROWD_OK)
-        r = crowd_scene_setup(app->renderer, asset, app->obstacles, CROWD_SCENE_OBSTACLES, WORLD_SIZE, error);
+        r = crowd_scene_setup(app->renderer, app->crowd, asset, app->obstacles, CROWD_SCENE_OBSTACLES, WORLD_SIZE,
+                              error);
     if (r == CROWD_OK)
         r = crowd_sim_spawn(app->sim, (uint32_t)app->settings[DEMO_COUNT]);
     if (r != CROWD_OK) {

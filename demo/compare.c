@@ -116,7 +116,8 @@ static crowd_result build_half(demo_compare *c, const demo_compare_desc *d, int 
         r = crowd_gl_create(&gd, &half->renderer, error);
     }
     if (r == CROWD_OK)
-        r = crowd_scene_setup(half->renderer, d->asset, d->obstacles, d->obstacle_count, d->world_size, error);
+        r = crowd_scene_setup(half->renderer, half->crowd, d->asset, d->obstacles, d->obstacle_count, d->world_size,
+                              error);
     return r;
 }
 

@@ -94,8 +94,8 @@ static crowd_result build_kind(demo_menagerie *m, const demo_menagerie_desc *d, 
         demo_path_adopt(r == CROWD_OK ? kind->renderer : NULL, kind->crowd);
     }
     if (r == CROWD_OK) /* pillars, ground and attachments */
-        r = crowd_scene_setup(kind->renderer, kind->asset, d->sim.obstacles, d->sim.obstacle_count, d->world_size,
-                              error);
+        r = crowd_scene_setup(kind->renderer, kind->crowd, kind->asset, d->sim.obstacles, d->sim.obstacle_count,
+                              d->world_size, error);
     if (r == CROWD_OK && k > 0) { /* one ground and one set of pillars: the first kind's */
         static const uint8_t ground[4] = {112, 124, 96, 255};
         crowd_gl_set_ground(kind->renderer, 0.0f, ground);

@@ -113,7 +113,7 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         if (!t || !queries || crowd_create(&cd, &c, &err) != CROWD_OK ||
             (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK ||
             (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-            crowd_scene_setup(r, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK) {
+            crowd_scene_setup(r, c, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK) {
             fprintf(stderr, "crowd-bench: %s\n", err.message);
             status = 1;
             goto next;

@@ -379,8 +379,8 @@ int main(int argc, char **argv)
     if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
         crowd_sim_spawn(sim, o.count) != CROWD_OK ||
         (gd.sizing_crowd = c, crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-        crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f, &err) !=
-            CROWD_OK)
+        crowd_scene_setup(r, c, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f,
+                          &err) != CROWD_OK)
         goto done;
     bool gpu_path = crowd_gl_get_path(r) == CROWD_GL_PATH_GPU;
     crowd_set_gpu_driven(c, gpu_path); /* its pass culls and picks levels: no draw list on the CPU */

@@ -391,6 +391,22 @@ CROWD_API crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase
 CROWD_API crowd_result crowd_set_speed(crowd *crowd, uint32_t index, float metres_per_second); /* 0..10,000 */
 CROWD_API void crowd_set_stride_matching(crowd *crowd, bool on);
 
+/* Culling margin: metres per unit of instance scale added to the radius of every culling sphere,
+ * the chunks' and each instance's (crowd_count_visible's too), so that what the caller draws on an
+ * instance past its body is culled with it. The body's spheres (the asset's, crowd_clip.cull_*)
+ * know nothing of attachments: a pole on the head of someone standing just out of view reaches into
+ * it, and without a margin that someone is culled and the pole pops out. Pass the renderer's
+ * crowd_gl_attachment_reach after the last crowd_gl_add_attachment (an engine drawing its own
+ * attachments passes how far they reach past the clips' culling spheres and the asset sphere,
+ * whichever is more, per unit scale). Level of
+ * detail is unchanged. The margin is a uniform bound: it keeps a few more instances on either side
+ * of the view, every instance of the crowd, whether it wears the attachment or not. 0 (the
+ * default) to CROWD_MAX_CULL_MARGIN; anything else (negative, NaN, infinite) is refused with
+ * CROWD_ERROR_ARGUMENT (crowd_last_error says why) and changes nothing. Used from the next
+ * crowd_update or crowd_count_visible on. O(1). */
+CROWD_API crowd_result crowd_set_cull_margin(crowd *crowd, float metres);
+#define CROWD_MAX_CULL_MARGIN 1000.0f
+
 /* Removes an instance by moving the last live instance into its index (indices stay dense). The
  * removed one is parked past the count, state intact. */
 CROWD_API crowd_result crowd_remove(crowd *crowd, uint32_t index);
@@ -426,8 +442,8 @@ CROWD_API void crowd_set_gpu_driven(crowd *crowd, bool on);
 CROWD_API bool crowd_gpu_driven(const crowd *crowd);
 
 /* Counts instances of the last frame whose own bounding sphere (their clip's, crowd_clip.cull_*,
- * as culling per instance uses) meets the view frustum (what the GPU will really rasterise) into
- * the frame's stats.rasterised. O(submitted); not part of update
+ * grown by crowd_set_cull_margin, as culling per instance uses) meets the view frustum (what the
+ * GPU will really rasterise) into the frame's stats.rasterised. O(submitted); not part of update
  * so benchmarks can leave it out. */
 CROWD_API uint32_t crowd_count_visible(crowd *crowd, const crowd_view *view);
 

@@ -232,9 +232,26 @@ CROWD_API void crowd_gl_set_cross_fade(crowd_gl_renderer *renderer, bool on);
  * hull). See crowd_gl_upload_mode. */
 CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_frame *frame, crowd_error *error);
 
-/* Adds an attachment mesh; returns its index. */
+/* Adds an attachment mesh; returns its index. The mesh is copied. It also measures how far the
+ * mesh gets past the body's culling spheres: every vertex placed on the socket on every baked frame
+ * of every clip, O(frames x vertices) once, here (a 1,000-vertex mesh on a 2,000-frame asset: 2M
+ * placements). The GPU-driven path grows its per-clip culling spheres by that itself; the CPU path
+ * culls in the crowd, which sees no attachments: give it crowd_gl_attachment_reach through
+ * crowd_set_cull_margin, or an instance just out of view whose attachment reaches into it is culled
+ * and the attachment pops out. */
 CROWD_API crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, const crowd_gl_attachment_desc *desc,
                                                uint32_t *index, crowd_error *error);
+
+/* The culling margin the renderer's attachments need, for crowd_set_cull_margin: metres per unit of
+ * instance scale by which the farthest attachment vertex, on any baked frame, lies outside the
+ * culling sphere of its clip (crowd_clip.cull_*) or the asset sphere, whichever is more (the crowd's
+ * chunks are culled by the asset sphere). A conservative bound for every instance: frame blends,
+ * cross-fades, yaw and scale keep a placed vertex inside its sphere grown by this. The largest over
+ * all attachments, whoever wears them (accessory bits are per instance; the margin is not); 0
+ * without attachments, or when they stay inside the spheres. On the built-in humanoid: 0.094 m for
+ * the showcase scene's cap and balloon (a 1.07 m string from the right hand), 1.455 m for a 1.5 m
+ * pole on the head (tests/test_attachment_cull.c). No GL call. */
+CROWD_API float crowd_gl_attachment_reach(const crowd_gl_renderer *renderer);
 
 /* Props: a mesh (positions, normals, indices) drawn at each of `count` placements; replaces any
  * previous props. The ground plane is a prop too (a flat box). */
@@ -435,8 +452,9 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
  * GPU through the frame's upload ranges): no CPU work per chunk or per instance. Hysteresis state
  * and the band's random value belong to the instance (indexed by its instance index), so they
  * follow it when its record moves to another slot (a chunk change, the coverage policy's re-sort).
- * For each live record it tests its clip's bounding sphere (crowd_clip.cull_center_y and
- * cull_radius; during a cross-fade the sphere holding both clips', x scale) against the camera and
+ * For each live record it tests its culling sphere (its clip's, crowd_clip.cull_center_y and
+ * cull_radius, x scale; during a cross-fade the sphere holding both clips'; grown by how far this
+ * renderer's attachments reach past it, see crowd_gl_add_attachment) against the camera and
  * the light, picks the level by the settings of crowd_gl_set_lod, and compacts the slot into one
  * partition per level for the colour pass and one per level <= shadow_max_lod for the shadow pass;
  * the counters are the instance counts of glMultiDrawElementsIndirect. Nothing is read back.
@@ -452,7 +470,8 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
  * at its position plus velocity x (time - its record's time), so it moves with no upload and the
  * pass runs every frame; otherwise the time is 0 in the key. The animation's pose is not in it:
  * the bounds are per clip, the same for every pose of it (a clip change rewrites the record: an
- * upload), so a crowd that only plays clips in place
+ * upload; an attachment added grows them and runs the next pass), so a crowd that only plays clips
+ * in place
  * under a still camera costs no pass. Besides the key, the frame must have uploaded nothing and
  * kept its slots in use and live count.
  *

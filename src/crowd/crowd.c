@@ -750,6 +750,17 @@ bool crowd_gpu_driven(const crowd *c)
     return c && c->gpu_driven;
 }
 
+crowd_result crowd_set_cull_margin(crowd *c, float metres)
+{
+    if (!c)
+        return CROWD_ERROR_ARGUMENT;
+    /* the largest accepted scale times this must stay a finite radius */
+    if (!(metres >= 0.0f && metres <= CROWD_MAX_CULL_MARGIN))
+        return REFUSE(c, "crowd_set_cull_margin: %g m outside 0..%g", (double)metres, (double)CROWD_MAX_CULL_MARGIN);
+    c->cull_margin = metres;
+    return CROWD_OK;
+}
+
 crowd_result crowd_remove(crowd *c, uint32_t index)
 {
     CHECK_INDEX(c, index, "crowd_remove");

@@ -270,7 +270,8 @@ struct crowd {
     uint32_t slots;         /* slots in use: the end of the last region with instances, holes included */
     uint32_t slot_capacity; /* capacity plus room for region slack */
     bool stride_matching;
-    bool gpu_driven; /* crowd_set_gpu_driven: a GPU pass culls; no per-instance levels, no draw list */
+    bool gpu_driven;   /* crowd_set_gpu_driven: a GPU pass culls; no per-instance levels, no draw list */
+    float cull_margin; /* crowd_set_cull_margin: metres per unit scale added to every culling sphere */
 
     /* Slot-ordered arrays, double-buffered: the back buffers receive full re-layouts and serve as
      * scratch for movers. */
@@ -591,7 +592,9 @@ float crowd_instance_radius(const crowd *c, float scale);
  * without per-clip bounds) at the record's position at the frame's time, scaled; while clip B
  * differs from clip A, the smallest sphere holding both clips' (a fade blends the two poses, and a
  * blend of two points lies in the hull of their spheres). Level of detail keeps the asset sphere
- * (crowd_instance_radius): a level must not change with the clip. cull.comp does the same sums. */
+ * (crowd_instance_radius): a level must not change with the clip. cull.comp does the same sums.
+ * The radius then grows by crowd_set_cull_margin's margin x scale (what the caller draws on the
+ * instance past its body: attachments); the renderer's GPU path grows its own per-clip spheres. */
 void crowd_cull_sphere(const crowd *c, const crowd_record *r, float centre[3], float *radius);
 /* Whether every instance within `distance` metres of ground of the eye's nearest point (a chunk's
  * square's, less a margin for bodies and movers) draws past cross_fade_max_lod on either render

@@ -73,7 +73,7 @@ void crowd_cull_sphere(const crowd *c, const crowd_record *r, float centre[3], f
     hi = hi_b > hi ? hi_b : hi;
     crowd_rec_position(r, (float)c->time, centre); /* extrapolated to the frame */
     centre[1] += (hi + lo) * 0.5f * r->scale;
-    *radius = (hi - lo) * 0.5f * r->scale;
+    *radius = ((hi - lo) * 0.5f + c->cull_margin) * r->scale;
 }
 
 static void cell_sphere(const crowd *c, const crowd_cell *cell, float centre[3], float *radius)
@@ -88,7 +88,8 @@ static void cell_sphere(const crowd *c, const crowd_cell *cell, float centre[3],
     /* Bounds taken at another time than the frame's (a simulation step binned with its own dt)
      * grow by how far the chunk's fastest instance walks meanwhile: never culled while visible. */
     float stale = fabsf((float)c->time - c->bin_time);
-    *radius = sqrtf(r2) + crowd_instance_radius(c, cell->max_scale) + cell->max_speed * stale;
+    *radius = sqrtf(r2) + crowd_instance_radius(c, cell->max_scale) + c->cull_margin * cell->max_scale +
+              cell->max_speed * stale;
 }
 
 /* Distance from the camera to a chunk: its centre, or the nearest point of its bounds. */

@@ -180,7 +180,8 @@ struct crowd_gpu_crowd {
     uint32_t levels;
 
     GLuint budget;       /* histogram + result (cull.comp binding 5) */
-    GLuint clip_spheres; /* per clip (cull_center_y, cull_radius): cull.comp binding 7, static */
+    GLuint clip_spheres; /* per clip (cull_center_y, cull_radius + attachments' reach): cull.comp binding 7,
+                            written at creation and when attachments are added */
     /* the instance index of every slot (frame.slot_instances; cull.comp binding 4), kept up to date
      * through the frames' upload ranges; the pass runs over slots [0, total), live ones < live */
     GLuint slot_ids;
@@ -438,6 +439,28 @@ static crowd_result size_layer(crowd_gl_renderer *r, struct crowd_gpu_crowd *g, 
     return CROWD_OK;
 }
 
+/* cull.comp's per-clip spheres: each clip's culling sphere grown by how far the attachments reach
+ * past it (crowd_gl_renderer.attachment_reach), so that an instance is kept while anything the
+ * renderer draws on it may be in view. Written at creation and when attachments are added. */
+static bool upload_clip_spheres(const crowd_gl_renderer *r, const struct crowd_gpu_crowd *g)
+{
+    const crowd_asset *a = r->asset;
+    uint32_t n = a->clip_count ? a->clip_count : 1;
+    float *spheres = crowd_malloc(2 * sizeof *spheres * n);
+    if (!spheres)
+        return false;
+    spheres[0] = a->sphere_center_y, spheres[1] = a->sphere_radius; /* a clipless asset: one unused entry */
+    for (uint32_t k = 0; k < a->clip_count; k++) {
+        float reach = r->attachment_reach ? r->attachment_reach[k] : 0.0f;
+        spheres[2 * k] = a->clips[k].cull_center_y, spheres[2 * k + 1] = a->clips[k].cull_radius + reach;
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->clip_spheres);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 2 * sizeof *spheres * n, spheres, GL_STATIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    crowd_free(spheres);
+    return true;
+}
+
 crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
 {
     const crowd_asset *a = r->asset;
@@ -456,18 +479,9 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
     uint32_t zero = 0;
     glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
     crowd_gpu_layer_set_extra(&g->layer, g->budget, 4 * BUDGET_RESULT, 5);
-    float *spheres = crowd_malloc(2 * sizeof *spheres * (a->clip_count ? a->clip_count : 1));
-    if (!spheres)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
-    spheres[0] = a->sphere_center_y, spheres[1] = a->sphere_radius; /* a clipless asset: one unused entry */
-    for (uint32_t k = 0; k < a->clip_count; k++)
-        spheres[2 * k] = a->clips[k].cull_center_y, spheres[2 * k + 1] = a->clips[k].cull_radius;
     glGenBuffers(1, &g->clip_spheres);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->clip_spheres);
-    glBufferData(GL_SHADER_STORAGE_BUFFER, 2 * sizeof *spheres * (a->clip_count ? a->clip_count : 1), spheres,
-                 GL_STATIC_DRAW);
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    crowd_free(spheres);
+    if (!upload_clip_spheres(r, g))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
     /* until crowd_gl_set_lod: the sizing crowd's settings, else crowd_desc's defaults */
     resolve_settings(a, g->atlas, r->desc.sizing_crowd ? crowd_settings(r->desc.sizing_crowd) : NULL, 0.0f,
                      &g->settings);
@@ -589,8 +603,11 @@ static void prepare_attachments(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
     }
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+    /* out of memory: the spheres stay those of the attachments before, and the next pass tries again */
+    if (!upload_clip_spheres(r, g))
+        return;
     g->attachments_ready = r->attachment_count;
-    crowd_gpu_layer_invalidate(&g->layer); /* their counts come with the next pass */
+    crowd_gpu_layer_invalidate(&g->layer); /* their counts and the grown spheres come with the next pass */
 }
 
 static void publish_stats(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)

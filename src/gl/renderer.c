@@ -427,6 +427,7 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
     }
     release_batch(&r->props);
     release_batch(&r->ground);
+    crowd_free(r->attachment_reach);
     crowd_free(r);
 }
 
@@ -712,6 +713,10 @@ crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attach
     for (uint32_t i = 0; i < d->index_count; i++)
         if (d->indices[i] >= d->vertex_count)
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: index %u out of range", i);
+    if (!r->attachment_reach)
+        r->attachment_reach = crowd_calloc((size_t)r->asset->clip_count + 1, sizeof *r->attachment_reach);
+    if (!r->attachment_reach)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "attachment: out of memory");
     crowd_gl_attachment *at = &r->attachments[r->attachment_count];
     memset(at, 0, sizeof *at);
     at->bone = r->asset->sockets[socket].bone;
@@ -734,6 +739,9 @@ crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attach
     crowd_result result = crowd_gl_check("attachment", error);
     if (result != CROWD_OK)
         return result;
+    /* culling must hold the mesh: the GPU path grows its clip spheres by this, the CPU path's crowd
+       takes crowd_gl_attachment_reach as its margin */
+    crowd_gl_measure_reach(r->asset, &r->asset->sockets[socket], d->positions, d->vertex_count, r->attachment_reach);
     if (index)
         *index = r->attachment_count;
     r->attachment_count++;

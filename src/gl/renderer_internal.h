@@ -50,6 +50,11 @@ typedef struct crowd_gl_attachment {
     uint32_t accessory_bit, max_lod;
 } crowd_gl_attachment;
 
+/* attachment_reach.c: raises reach[k] (clip_count + 1 entries, see crowd_gl_renderer) to how far
+ * the mesh on `socket` gets past clip k's culling sphere and past the asset's. O(frames x vertices). */
+void crowd_gl_measure_reach(const crowd_asset *asset, const crowd_socket *socket, const float *positions,
+                            uint32_t vertex_count, float *reach);
+
 /* A static mesh and its instances (props, the ground). */
 typedef struct crowd_gl_batch {
     GLuint vao, positions, normals, indices, instances;
@@ -103,6 +108,9 @@ struct crowd_gl_renderer {
 
     crowd_gl_attachment attachments[CROWD_GL_MAX_ATTACHMENTS];
     uint32_t attachment_count;
+    /* metres per unit scale the attachments reach past clip k's culling sphere ([k]) and past the
+       asset sphere ([clip_count]), never negative; NULL until the first attachment */
+    float *attachment_reach;
     crowd_gl_batch props, ground;
     float ground_half; /* the ground covers [-half, half] in x and z at y = 0 */
     /* crowd_gl_draw drew the ground (depth written) with this view-projection and no crowd_gl_draw_sky
