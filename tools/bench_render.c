@@ -118,8 +118,10 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
             status = 1;
             goto next;
         }
-        crowd_set_gpu_driven(c,
-                             crowd_gl_get_path(r) == CROWD_GL_PATH_GPU); /* its pass culls: no draw list on the CPU */
+        /* its pass culls and picks levels: no levels or draw list on the CPU */
+        crowd_set_gpu_driven(c, crowd_gl_get_path(r) == CROWD_GL_PATH_GPU);
+        for (uint32_t i = 0; !sim_on && i < count; i++) /* settled: standing where spawned, clips playing */
+            crowd_set_velocity(c, i, 0.0f, 0.0f);
         glGenQueries((GLsizei)(total * PASSES), queries);
         crowd_gl_scene scene = {0};
         crowd_scene_lighting(&scene, 0.0011f);

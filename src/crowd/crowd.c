@@ -240,6 +240,7 @@ crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *erro
         c->binned = false;
     }
     apply_settings(c, &resolved);
+    c->grid_settled = false;
     c->sleep_stale = true; /* distances and levels may change what the simulation may skip */
     return CROWD_OK;
 }
@@ -378,11 +379,6 @@ void crowd_detach_sim_state(crowd *c)
 /* A refused call: the reason into crowd_last_error. */
 #define REFUSE(c, ...) crowd_fail(&(c)->last_error, CROWD_ERROR_ARGUMENT, __VA_ARGS__)
 
-void crowd_mark_dirty(crowd *c, uint32_t slot)
-{
-    c->dirty[slot] = 1;
-}
-
 /* A setter wrote a slot outside the simulation's pass: its region's dirty flag is not set, so the
  * next upload scan looks everywhere (still cheap: clean bytes are skipped word by word). */
 static void touch(crowd *c, uint32_t slot)
@@ -459,6 +455,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
     }
     c->count = count;
     c->binned = false;
+    c->grid_settled = false;
     c->layout_valid = false; /* parked and revived instances change region: lay out afresh */
     c->sleep_stale = true;
     return CROWD_OK;

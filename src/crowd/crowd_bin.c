@@ -24,6 +24,7 @@ void crowd_bin_begin(crowd *c, crowd_binner *b, float time)
     }
     c->mover_count = 0;
     c->movers_overflow = false;
+    c->grid_settled = false; /* bin_all decides at its end */
     c->bin_time = time;
     *b = (crowd_binner){.c = c,
                         .grid = crowd_grid_of(c),

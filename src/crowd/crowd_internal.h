@@ -299,7 +299,12 @@ struct crowd {
     bool coverage_full_sort;                 /* tests: sort every slot whenever the bucket order breaks (the old
                                 policy, the reference for the incremental one) */
     uint32_t coverage_moves, coverage_sorts; /* updates that moved a few slots / sorted all (tests) */
-    float *coverage_of_slot;                 /* scratch: projected coverage */
+    /* The last binning holds for any time: no live instance moves and no fade runs. Until a setter
+     * marks a slot (dirty_unbinned), the count or the settings change, or the simulation bins, the
+     * update reuses it instead of binning every instance again (a settled crowd costs no pass). */
+    bool grid_settled;
+    uint32_t bins_reused;    /* updates that reused it (tests) */
+    float *coverage_of_slot; /* scratch: projected coverage */
 
     /* Grid. */
     uint32_t grid_dim; /* cells per side */
@@ -612,7 +617,6 @@ void crowd_attach_sim_state(crowd *c, crowd_agent *agents, crowd_agent *agents_b
 void crowd_detach_sim_state(crowd *c);
 
 /* crowd.c: slot-level versions of the setters, for the simulation (which walks slots). */
-void crowd_mark_dirty(crowd *c, uint32_t slot);
 /* A turning record goes straight on from the crowd's time (crowd_rec_anchor), before a setter
  * writes clip B's words or the yaw; the simulation's agent, if any, steers on from its velocity
  * then. No-op for a straight record. */
