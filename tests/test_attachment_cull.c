@@ -442,10 +442,7 @@ int main(void)
     }
     printf("     desktop GL on %s\n", gl.renderer);
     build_pole();
-    crowd_bake_desc desc = {.bones = true};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) != CROWD_OK)
-        return 1;
+    humanoid_asset_or_die((crowd_bake_desc){.bones = true}, &baked, &asset);
     RUN_TEST(reach_holds_the_pole);
     RUN_TEST(margin_refusals);
     RUN_TEST(cpu_path_keeps_the_pole);

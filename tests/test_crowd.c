@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/camera.h"
 #include "crowd/crowd_internal.h" /* white box: re-layout counts */
 #include "crowd/sim_internal.h"   /* white box: the simulation without sleep */
 #include "crowdbake/crowd.h"
@@ -24,14 +23,6 @@ static void get_now(const crowd *c, uint32_t index, crowd_record *r)
 
 static crowd_bake_output baked;
 static crowd_asset asset;
-
-static void view_at(crowd_view *v, float ex, float ey, float ez, float tx, float ty, float tz)
-{
-    const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz}, up[3] = {0, 1, 0};
-    cb_look_at(v->view, eye, target, up);
-    cb_perspective(v->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
-    v->viewport_height = 1080.0f;
-}
 
 /* CROWD_TEST_THREADS: crowd_desc.threads of the crowds made here (ctest's test_crowd_threads). */
 static uint32_t test_threads(void)
@@ -84,10 +75,10 @@ static void culling_matches_brute_force(void)
     scatter(c, n, 11);
     uint8_t *seen = malloc(n);
     crowd_view views[4];
-    view_at(&views[0], 28, 16, 44, 0, 1.2f, 0);
-    view_at(&views[1], 0, 1.7f, 0, 100, 1.7f, 0); /* eye level inside the crowd */
-    view_at(&views[2], -150, 60, -150, 0, 0, 0);
-    view_at(&views[3], 0, 300, 1, 0, 0, 0); /* looking straight down */
+    test_view_at(&views[0], 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&views[1], 0, 1.7f, 0, 100, 1.7f, 0); /* eye level inside the crowd */
+    test_view_at(&views[2], -150, 60, -150, 0, 0, 0);
+    test_view_at(&views[3], 0, 300, 1, 0, 0, 0); /* looking straight down */
     for (int v = 0; v < 4; v++) {
         const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &views[v]);
         submitted_set(c, f, seen, n);
@@ -144,7 +135,7 @@ static void lod_histogram_for_a_known_camera(void)
     for (uint32_t i = 0; i < 50; i++) /* one instance every 2 m from 2 to 100 m in front of the camera */
         crowd_set_transform(c, i, 0.0f, 0.0f, -2.0f - 2.0f * (float)i, 0.0f);
     crowd_view v;
-    view_at(&v, 0, 1.0f, 0, 0, 1.0f, -10);
+    test_view_at(&v, 0, 1.0f, 0, 0, 1.0f, -10);
     const crowd_frame *f = crowd_update(c, 0.0f, &v);
     /* Expected, from first principles: 4 m chunks (the world is 420 m, so 105 of them, 4 m each,
      * from -210); each chunk's pivot is the centre of its instances' box, raised to the asset's
@@ -206,7 +197,7 @@ static void far_pool_and_single_chunk(void)
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 5);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const crowd_frame *f = crowd_update(c, 0.0f, &v);
     uint32_t pooled_draws = f->stats.draws, pooled_submitted = f->stats.submitted;
     uint32_t pools = 0;
@@ -235,7 +226,7 @@ static void dirty_tracking_and_flags(void)
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 9);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const crowd_frame *f = crowd_update(c, 0.1f, &v);
     /* every record, plus the slots the first layout turned into slack (their owner changed) */
     CHECKF(f->stats.bytes_uploaded >= (uint64_t)n * sizeof(crowd_record) &&
@@ -268,7 +259,7 @@ static void fades_fold_and_phase_continuity(void)
     crowd_set_count(c, 3);
     uint32_t walk = clip_or_die(&asset, "walk"), idle = clip_or_die(&asset, "idle");
     crowd_view v;
-    view_at(&v, 0, 2, 10, 0, 1, 0);
+    test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.5f, &v);
     CHECK(crowd_play(c, 1, (uint32_t)walk, 1.0f, 0.3f) == CROWD_OK);
     crowd_record r;
@@ -323,7 +314,7 @@ static void remove_count_and_misuse(void)
     for (uint32_t i = 0; i < 5; i++)
         crowd_set_transform(c, i, (float)i, 0, 0, 0);
     crowd_view v;
-    view_at(&v, 0, 2, 10, 0, 1, 0);
+    test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.1f, &v);
     CHECK(crowd_remove(c, 1) == CROWD_OK && crowd_count(c) == 4);
     crowd_record r;
@@ -367,7 +358,7 @@ static void hostile_calls(void)
 {
     crowd *c = make_crowd(16, 24.0f);
     crowd_view v;
-    view_at(&v, 0, 2, 10, 0, 1, 0);
+    test_view_at(&v, 0, 2, 10, 0, 1, 0);
     uint32_t idle = clip_or_die(&asset, "idle"), walk = clip_or_die(&asset, "walk");
     crowd_set_count(c, 2);
     crowd_play(c, 0, (uint32_t)idle, 0.3f, 0.0f);
@@ -443,7 +434,7 @@ static void coverage_lod_and_budget(void)
     for (uint32_t i = 0; i < n; i++) /* a line of instances from 3 m to 200 m ahead */
         crowd_set_transform(c, i, 0.0f, 0.0f, -3.0f - 0.5f * (float)i, 0.0f);
     crowd_view v;
-    view_at(&v, 0, 1.5f, 0, 0, 1.5f, -10);
+    test_view_at(&v, 0, 1.5f, 0, 0, 1.5f, -10);
     const crowd_frame *f = crowd_update(c, 0.0f, &v);
     uint64_t unlimited = 0;
     for (uint32_t l = 0; l < asset.lod_count; l++)
@@ -497,7 +488,7 @@ static void feet_do_not_slide(void)
     for (uint32_t i = 0; i < n; i += 10)
         crowd_set_scale(c, i, i % 20 ? 0.6f : 1.5f);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const float dt = 1.0f / 60.0f;
     for (int f = 0; f < 120; f++) {
         crowd_sim_step(sim, dt);
@@ -557,7 +548,7 @@ static void simulation(void)
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 2000) == CROWD_OK);
         crowd_view v;
-        view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+        test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
         for (int f = 0; f < 180; f++) {
             crowd_sim_step(sim, 1.0f / 60.0f);
             crowd_update(c, 1.0f / 60.0f, &v);
@@ -594,7 +585,7 @@ static void simulation(void)
         crowd_sim_create(&sd, &sim, NULL);
         crowd_sim_spawn(sim, 500);
         crowd_view v;
-        view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+        test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
         for (int f = 0; f < 60; f++) {
             crowd_sim_step(sim, 1.0f / 60.0f);
             crowd_update(c, 1.0f / 60.0f, &v);
@@ -642,7 +633,7 @@ static void separation_keeps_space(void)
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
         crowd_view v;
-        view_at(&v, 0, 60, 1, 0, 0, 0);
+        test_view_at(&v, 0, 60, 1, 0, 0, 0);
         for (int f = 0; f < 120; f++) {
             crowd_sim_step(sim, 1.0f / 60.0f);
             crowd_update(c, 1.0f / 60.0f, &v);
@@ -672,7 +663,7 @@ static void far_crowd_pairs(int separation, uint32_t interval, uint32_t *pairs, 
     REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
     crowd_view v;
-    view_at(&v, 400, 60, 0, 0, 0, 0); /* every chunk beyond lod_distance (40 m) */
+    test_view_at(&v, 400, 60, 0, 0, 0, 0); /* every chunk beyond lod_distance (40 m) */
     crowd_update(c, 1.0f / 60.0f, &v);
     uint64_t rewritten = 0;
     for (int f = 0; f < 120; f++) {
@@ -818,7 +809,7 @@ static void regions_under_motion(void)
         REQUIRE(crowd_sim_spawn(sim, runs[run].n) == CROWD_OK);
         mirror m = mirror_make(c, runs[run].n);
         crowd_view v;
-        view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+        test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
         int failures = 0, missed = 0;
         uint32_t layouts = 0, grows = 0, regroups = 0;
         for (int frame = 0; frame < 150 && !failures; frame++) {
@@ -849,7 +840,7 @@ static void regions_under_motion(void)
             if (frame == 20)
                 crowd_set_count(c, crowd_count(c) + 5);
             if (frame >= 30)
-                view_at(&v, 28.0f + (float)frame, 16, 44, 0, 1.2f, 0);
+                test_view_at(&v, 28.0f + (float)frame, 16, 44, 0, 1.2f, 0);
             crowd_desc d = *crowd_settings(c);
             d.lod_policy = frame >= 45 && frame < 50 ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE;
             crowd_configure(c, &d, NULL);
@@ -875,7 +866,7 @@ static void regions_at_the_limits(void)
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, first, 21);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     mirror m = mirror_make(c, n);
     mirror_check(c, crowd_update(c, 0.1f, &v), &m);
     CHECK(c->slots + (n - first) > crowd_record_capacity(c)); /* slack leaves no room at the end */
@@ -933,7 +924,7 @@ static void settings_contracts(void)
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 5);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     CHECK(crowd_last_error(c)->code == CROWD_OK && crowd_last_error(c)->message[0] == 0);
     crowd_desc d = *crowd_settings(c);
     CHECK(d.shadow_max_lod == 2 && d.cross_fade_max_lod == 1 && d.hysteresis == 0.1f);
@@ -943,7 +934,7 @@ static void settings_contracts(void)
     d.far_pool = -1;
     REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
     crowd_view inside;
-    view_at(&inside, -6, 1.7f, -6, 50, 1.0f, -6); /* in the middle of chunk [-18, 6]^2 */
+    test_view_at(&inside, -6, 1.7f, -6, 50, 1.0f, -6); /* in the middle of chunk [-18, 6]^2 */
     const crowd_frame *f = crowd_update(c, 0.0f, &inside);
     uint32_t level0 = 0;
     for (uint32_t k = 0; k < f->draw_count; k++) {
@@ -1035,7 +1026,7 @@ static void hostile_products(void)
     crowd_set_count(c, 4);
     uint32_t walk = clip_or_die(&asset, "walk");
     crowd_view v;
-    view_at(&v, 0, 2, 10, 0, 1, 0);
+    test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_record before, after;
     CHECK(crowd_play(c, 0, walk, 3e38f, 0.0f) == CROWD_ERROR_ARGUMENT);
     CHECK(said(c, "crowd_play") && said(c, "rate"));
@@ -1092,7 +1083,7 @@ static void huge_steps_stay_finite(void)
     REQUIRE(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation = 1, .seed = 2}, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const float steps[] = {1e30f, 1e9f, INFINITY, NAN, -5.0f, 1e-40f};
     for (int k = 0; k < 60; k++) {
         crowd_sim_step(sim, k % 10 == 3 ? steps[(k / 10) % 6] : 1.0f / 60.0f);
@@ -1124,7 +1115,7 @@ static void one_shot_clips(void)
     const crowd_clip *w = &asset.clips[walk];
     float rate = 1.0f / w->duration;
     crowd_view v;
-    view_at(&v, 0, 2, 10, 0, 1, 0);
+    test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.37f, &v);
     CHECK(crowd_play_once(c, 0, walk, rate, 0.0f) == CROWD_OK);
     CHECK(crowd_play(c, 1, walk, rate, 0.0f) == CROWD_OK);
@@ -1211,7 +1202,7 @@ static void sim_state_and_spawn_options(void)
     CHECK(crowd_sim_create(&sd, &second, &err) == CROWD_ERROR_ARGUMENT && !second && strstr(err.message, "already"));
     REQUIRE(crowd_sim_spawn(sim, 500) == CROWD_OK);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     for (int k = 0; k < 30; k++) {
         crowd_sim_step(sim, 1.0f / 60.0f);
         crowd_update(c, 1.0f / 60.0f, &v);
@@ -1262,13 +1253,13 @@ static void get_is_const(void)
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 21);
     crowd_view v;
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     for (int policy = 0; policy < 2; policy++) {
         crowd_desc d = *crowd_settings(c);
         d.lod_policy = policy ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE;
         crowd_configure(c, &d, NULL);
         for (int k = 0; k < 3; k++) {
-            view_at(&v, 28.0f + 90.0f * (float)k, 16, 44, 0, 1.2f, 0);
+            test_view_at(&v, 28.0f + 90.0f * (float)k, 16, 44, 0, 1.2f, 0);
             const crowd_frame *f = crowd_update(c, 0.1f, &v);
             CHECK(!c->index_map_stale);
             uint32_t wrong = 0;
@@ -1293,7 +1284,7 @@ static void extrapolated_motion(void)
     crowd *c = make_crowd(64, 24.0f);
     crowd_set_count(c, 8);
     crowd_view v;
-    view_at(&v, 0, 30, 40, 0, 0, 0);
+    test_view_at(&v, 0, 30, 40, 0, 0, 0);
     crowd_update(c, 0.0f, &v);
     crowd_set_transform(c, 3, 1.0f, 0.0f, 2.0f, 0.0f);
     CHECK(crowd_set_velocity(c, 3, 1.3f, -0.7f) == CROWD_OK);
@@ -1342,7 +1333,7 @@ static void extrapolated_motion(void)
     crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .seed = 3};
     REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
-    view_at(&v, 28, 16, 44, 0, 1.2f, 0);
+    test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     crowd_record *prev = malloc(sizeof *prev * n);
     REQUIRE(prev);
     uint64_t kept = 0, moved_kept = 0, bad = 0, rewritten = 0;
@@ -1404,9 +1395,9 @@ static void sleepers_exact(bool far_turns)
     /* far_turns: the camera 400 m off makes every chunk far, visible or not, so both crowds re-plan
      * the same chunks at the lower rate, and far agents' turns are closed-form records that sleep */
     if (far_turns)
-        view_at(&v, 0, 40, 400, 0, 0, 0);
+        test_view_at(&v, 0, 40, 400, 0, 0, 0);
     else
-        view_at(&v, 10, 12, 30, 0, 1.2f, 0);
+        test_view_at(&v, 10, 12, 30, 0, 1.2f, 0);
     uint64_t turning = 0, turning_asleep = 0;
     for (int k = 0; k < 2; k++) {
         crowd_desc d = small_world_desc(n);
@@ -1546,7 +1537,7 @@ static void far_turns_follow_the_steering(void)
     REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
     crowd_view view;
-    view_at(&view, 0, 40, 400, 0, 0, 0); /* every chunk far */
+    test_view_at(&view, 0, 40, 400, 0, 0, 0); /* every chunk far */
     crowd_record *start = calloc(n, sizeof *start), *prev = calloc(n, sizeof *prev);
     double *ref = calloc(4 * (size_t)n, sizeof *ref); /* per agent: reference p (x, z) and v */
     REQUIRE(start && prev && ref);
@@ -1635,7 +1626,7 @@ static void far_gaits_cut_where_fades_cannot_show(void)
         REQUIRE(spawn_small_wander(n, 9, &c, &sim));
         crowd_view view;
         const float eye[3] = {near ? 10.0f : 0.0f, near ? 12.0f : 40.0f, near ? 30.0f : 400.0f};
-        view_at(&view, eye[0], eye[1], eye[2], 0, near ? 1.2f : 0.0f, 0);
+        test_view_at(&view, eye[0], eye[1], eye[2], 0, near ? 1.2f : 0.0f, 0);
         const crowd_desc *set = crowd_settings(c);
         uint32_t fade_max = set->cross_fade_max_lod == CROWD_MAX_LOD_DEFAULT ? 1u : set->cross_fade_max_lod;
         float h = set->hysteresis > 0.0f ? set->hysteresis : 0.0f;
@@ -1690,9 +1681,9 @@ static void wanderers_stay_in_the_world(void)
         REQUIRE(spawn_small_wander(n, 5, &c, &sim));
         crowd_view view;
         if (near)
-            view_at(&view, 40, 12, 50, 55, 1.2f, 0); /* looking along the +x edge */
+            test_view_at(&view, 40, 12, 50, 55, 1.2f, 0); /* looking along the +x edge */
         else
-            view_at(&view, 0, 40, 400, 0, 0, 0);
+            test_view_at(&view, 0, 40, 400, 0, 0, 0);
         float deepest = 0.0f;
         for (int f = 0; f < 2400; f++) {
             crowd_sim_step(sim, 1.0f / 60.0f);
@@ -1716,10 +1707,7 @@ static void wanderers_stay_in_the_world(void)
 
 int main(void)
 {
-    crowd_bake_desc desc = {.bones = true};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, NULL) != CROWD_OK)
-        return 1;
+    humanoid_asset_or_die((crowd_bake_desc){.bones = true}, &baked, &asset);
     RUN_TEST(culling_matches_brute_force);
     RUN_TEST(lod_histogram_for_a_known_camera);
     RUN_TEST(far_pool_and_single_chunk);

@@ -184,10 +184,7 @@ static void culling_never_hides_a_visible_vertex(void)
 
 int main(void)
 {
-    crowd_bake_desc desc = {0};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, NULL) != CROWD_OK)
-        return 1;
+    humanoid_asset_or_die((crowd_bake_desc){0}, &baked, &asset);
     RUN_TEST(clip_spheres_hold_every_vertex);
     RUN_TEST(culling_never_hides_a_visible_vertex);
     crowd_asset_free(&asset);

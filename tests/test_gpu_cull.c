@@ -660,10 +660,7 @@ int main(void)
         return 1;
     }
     printf("     desktop GL on %s\n", gl.renderer);
-    crowd_bake_desc desc = {.bones = true};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) != CROWD_OK)
-        return 1;
+    humanoid_asset_or_die((crowd_bake_desc){.bones = true}, &baked, &asset);
     RUN_TEST(bands_off_match_the_cpu);
     RUN_TEST(bands_split_as_expected);
     RUN_TEST(hysteresis_on_the_gpu);

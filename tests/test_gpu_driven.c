@@ -8,21 +8,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/camera.h"
 #include "crowd/crowd_internal.h" /* coverage_sorts, coverage_moves */
 #include "crowdbake/crowd.h"
 #include "test_support.h"
 
 static crowd_bake_output baked;
 static crowd_asset asset;
-
-static void view_at(crowd_view *v, float ex, float ez)
-{
-    const float eye[3] = {ex, 16.0f, ez}, target[3] = {0.0f, 1.2f, 0.0f}, up[3] = {0, 1, 0};
-    cb_look_at(v->view, eye, target, up);
-    cb_perspective(v->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
-    v->viewport_height = 1080.0f;
-}
 
 /* What a GPU pass sees: records and owners, written only through upload ranges. */
 typedef struct gpu_copy {
@@ -102,7 +93,7 @@ static crowd *run_frames(crowd_lod_policy policy, bool gpu_driven, crowd_sim **s
                     false};
     if (!g->records || !g->owners || !g->seen)
         exit(1);
-    view_at(v, 28.0f, 44.0f);
+    test_view_at(v, 28.0f, 16.0f, 44.0f, 0.0f, 1.2f, 0.0f);
     crowd_set_gpu_driven(c, gpu_driven);
     memset(out, 0, sizeof *out);
     uint64_t seed = 3, reorders = c->coverage_sorts + c->coverage_moves;
@@ -115,7 +106,8 @@ static crowd *run_frames(crowd_lod_policy policy, bool gpu_driven, crowd_sim **s
             for (uint32_t i = 0; i < 200; i++)
                 crowd_play(c, i * 7, 0, 1.0f, 0.3f);
         if (frame >= 80) /* a moving camera: levels change under the coverage policy */
-            view_at(v, 28.0f - 0.5f * (float)(frame - 80), 44.0f - 0.3f * (float)(frame - 80));
+            test_view_at(v, 28.0f - 0.5f * (float)(frame - 80), 16.0f, 44.0f - 0.3f * (float)(frame - 80), 0.0f, 1.2f,
+                         0.0f);
         crowd_sim_step(*sim, 1.0f / 60.0f);
         const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, v);
         out->bad += gpu_copy_check(g, c, f);
@@ -205,10 +197,7 @@ static void frames_feed_a_gpu_pass(void)
 
 int main(void)
 {
-    crowd_bake_desc desc = {0};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, NULL) != CROWD_OK)
-        return 1;
+    humanoid_asset_or_die((crowd_bake_desc){0}, &baked, &asset);
     RUN_TEST(frames_feed_a_gpu_pass);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);

@@ -9,21 +9,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/camera.h"
 #include "crowd/crowd_internal.h" /* bins_reused, crowd_frustum_planes */
 #include "crowdbake/crowd.h"
 #include "test_support.h"
 
 static crowd_bake_output baked;
 static crowd_asset asset;
-
-static void view_at(crowd_view *v, float ex, float ez)
-{
-    const float eye[3] = {ex, 16.0f, ez}, target[3] = {0.0f, 1.2f, 0.0f}, up[3] = {0, 1, 0};
-    cb_look_at(v->view, eye, target, up);
-    cb_perspective(v->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
-    v->viewport_height = 1080.0f;
-}
 
 static crowd *scattered(crowd_lod_policy policy, uint32_t n)
 {
@@ -93,11 +84,12 @@ static void settled_grid_is_reused(void)
         const uint32_t n = 4000;
         crowd *c = scattered((crowd_lod_policy)policy, n), *twin = scattered((crowd_lod_policy)policy, n);
         crowd_view v;
-        view_at(&v, 28.0f, 44.0f);
+        test_view_at(&v, 28.0f, 16.0f, 44.0f, 0.0f, 1.2f, 0.0f);
         uint32_t differ = 0, twin_reused = twin->bins_reused;
         for (int frame = 0; frame < 40; frame++) {
             if (frame >= 20) /* the camera moves: culling and levels change, the grid does not */
-                view_at(&v, 28.0f + 2.0f * (float)(frame - 20), 44.0f - (float)(frame - 20));
+                test_view_at(&v, 28.0f + 2.0f * (float)(frame - 20), 16.0f, 44.0f - (float)(frame - 20), 0.0f, 1.2f,
+                             0.0f);
             crowd_set_scale(twin, 5, 1.0f); /* a write of the same bytes: the twin bins again */
             const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &v);
             differ += !same_frame(f, crowd_update(twin, 1.0f / 60.0f, &v)) || missed(c, f, &v);
@@ -170,10 +162,7 @@ static void settled_grid_is_reused(void)
 
 int main(void)
 {
-    crowd_bake_desc desc = {0};
-    baked = bake_or_die(humanoid(), desc);
-    if (crowd_asset_load_memory(&asset, baked.bytes, baked.size, NULL) != CROWD_OK)
-        return 1;
+    humanoid_asset_or_die((crowd_bake_desc){0}, &baked, &asset);
     RUN_TEST(settled_grid_is_reused);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);

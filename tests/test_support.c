@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/camera.h"
 #include "core/crc32.h"
 #include "core/format.h"
 
@@ -119,6 +120,24 @@ static bool humanoid_built;
 static void free_humanoid(void)
 {
     crowd_rig_free(&humanoid_rig);
+}
+
+void test_view_at(crowd_view *v, float ex, float ey, float ez, float tx, float ty, float tz)
+{
+    const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz}, up[3] = {0, 1, 0};
+    cb_look_at(v->view, eye, target, up);
+    cb_perspective(v->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    v->viewport_height = 1080.0f;
+}
+
+void humanoid_asset_or_die(crowd_bake_desc desc, crowd_bake_output *baked, crowd_asset *asset)
+{
+    *baked = bake_or_die(humanoid(), desc);
+    crowd_error err;
+    if (crowd_asset_load_memory(asset, baked->bytes, baked->size, &err) != CROWD_OK) {
+        fprintf(stderr, "loading the baked humanoid: %s\n", err.message);
+        exit(1);
+    }
 }
 
 const crowd_rig *humanoid(void)

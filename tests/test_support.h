@@ -18,6 +18,14 @@ crowd_bake_output bake_or_die(const crowd_rig *rig, crowd_bake_desc desc);
 /* The humanoid at density 1, built once per process. */
 const crowd_rig *humanoid(void);
 
+/* A camera at eye looking at target (up +y), 58 degrees, 16:9, near 0.3, far 900, 1080 rows: the
+ * seed's view from (28, 16, 44) to (0, 1.2, 0) unless moved. */
+void test_view_at(crowd_view *v, float ex, float ey, float ez, float tx, float ty, float tz);
+
+/* The humanoid baked with `desc` into *baked and loaded from it into *asset (which points into
+ * *baked: free the asset first); aborts the test run on failure. */
+void humanoid_asset_or_die(crowd_bake_desc desc, crowd_bake_output *baked, crowd_asset *asset);
+
 /* Recomputes every section CRC and the table CRC of an image (after a deliberate edit), so the
  * loader reaches the semantic check the test aims at. */
 void reseal(uint8_t *bytes, size_t size);
