@@ -3,7 +3,7 @@
  * what a fresh binning gives: a twin crowd, poked every frame with a setter that changes nothing
  * (so it bins every time), draws the same ranges at the same levels with the same stats; and
  * whatever changes the grid (a velocity, a moved instance, a fade, a count change, new settings)
- * bins again, on both LOD policies. Every frame also draws every instance whose own sphere is in
+ * bins again, on both LOD policies, with binning on one thread and on two. Every frame also draws every instance whose own sphere is in
  * view (a brute-force test that knows nothing of the grid). */
 #include <stdlib.h>
 #include <string.h>
@@ -16,10 +16,14 @@
 static crowd_bake_output baked;
 static crowd_asset asset;
 
-static crowd *scattered(crowd_lod_policy policy, uint32_t n)
+static crowd *scattered(crowd_lod_policy policy, uint32_t n, uint32_t threads)
 {
-    crowd_desc d = {
-        .asset = &asset, .capacity = n + 10, .world_size = 420.0f, .chunk_size = 24.0f, .lod_policy = policy};
+    crowd_desc d = {.asset = &asset,
+                    .capacity = n + 10,
+                    .world_size = 420.0f,
+                    .chunk_size = 24.0f,
+                    .lod_policy = policy,
+                    .threads = threads};
     crowd *c = NULL;
     if (crowd_create(&d, &c, NULL) != CROWD_OK || crowd_set_count(c, n) != CROWD_OK)
         exit(1);
@@ -79,10 +83,14 @@ static uint32_t missed(crowd *c, const crowd_frame *f, const crowd_view *v)
 
 static void settled_grid_is_reused(void)
 {
-    for (int policy = 0; policy < 2; policy++) {
-        const char *name = policy ? "coverage" : "distance";
-        const uint32_t n = 4000;
-        crowd *c = scattered((crowd_lod_policy)policy, n), *twin = scattered((crowd_lod_policy)policy, n);
+    for (int run = 0; run < 4; run++) { /* both policies, binning on one thread and on a pool of two */
+        int policy = run & 1;
+        uint32_t threads = 1 + (uint32_t)(run >> 1);
+        const char *name = policy ? (threads > 1 ? "coverage, 2 threads" : "coverage")
+                                  : (threads > 1 ? "distance, 2 threads" : "distance");
+        const uint32_t n = threads > 1 ? 9000 : 4000; /* the pool bins from 8,192 live instances up */
+        crowd *c = scattered((crowd_lod_policy)policy, n, threads),
+              *twin = scattered((crowd_lod_policy)policy, n, threads);
         crowd_view v;
         test_view_at(&v, 28.0f, 16.0f, 44.0f, 0.0f, 1.2f, 0.0f);
         uint32_t differ = 0, twin_reused = twin->bins_reused;
@@ -95,6 +103,8 @@ static void settled_grid_is_reused(void)
             differ += !same_frame(f, crowd_update(twin, 1.0f / 60.0f, &v)) || missed(c, f, &v);
         }
         uint32_t reused = c->bins_reused;
+        if (threads > 1 && !policy) /* the pool did the binning here (a region layout, enough instances) */
+            CHECKF(crowd_tasks_enabled(c), "%s: binning never ran on the pool", name);
         CHECKF(differ == 0, "%s: %u of 40 frames differ from a crowd binned every frame", name, differ);
         /* the first update bins (the instances were placed); the 39 after it reuse the grid */
         CHECKF(reused == 39 && twin->bins_reused == twin_reused, "%s: grid reused %u times (twin %u)", name, reused,
