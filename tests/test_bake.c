@@ -254,6 +254,33 @@ static void verify_bounds(void)
         crowd_bake_output_free(&out);
     }
 
+    /* every clip's sphere holds its decoded frames (measured: the farthest vertex at 1.0000 of it,
+     * the bake fits the spheres to them); one shrunk by 1 % must fail */
+    REQUIRE(crowd_verify(&default_asset, humanoid(), &r, &err) == CROWD_OK);
+    CHECKF(r.clip_bounds_checked && r.bound_max_ratio > 0.99 && r.bound_max_ratio <= 1.0 + 1e-6,
+           "clip spheres: farthest vertex at %.6f of the radius", r.bound_max_ratio);
+    crowd_verify_report_free(&r);
+    {
+        uint8_t *shrunk = aligned_copy(default_bake.bytes, default_bake.size);
+        uint64_t cbnd_size;
+        size_t cbnd = section_offset(shrunk, CROWD_TAG_CBND, &cbnd_size);
+        REQUIRE(cbnd_size >= CROWD_CBND_HEADER_BYTES + CROWD_CBND_CLIP_BYTES);
+        float radius; /* clip 0's: 12 bytes into its record */
+        memcpy(&radius, shrunk + cbnd + CROWD_CBND_HEADER_BYTES + 12, sizeof radius);
+        radius *= 0.99f;
+        memcpy(shrunk + cbnd + CROWD_CBND_HEADER_BYTES + 12, &radius, sizeof radius);
+        reseal(shrunk, default_bake.size);
+        crowd_asset small;
+        REQUIRE(crowd_asset_load_memory(&small, shrunk, default_bake.size, &err) == CROWD_OK);
+        REQUIRE(crowd_verify(&small, humanoid(), &r, &err) == CROWD_OK);
+        CHECKF(!r.passed && strstr(r.failure, "bounding sphere") && r.clips[0].bound_ratio > 1.005,
+               "a clip sphere shrunk by 1 %%: %s (ratio %.4f)", r.passed ? "passed" : r.failure,
+               r.clips[0].bound_ratio);
+        crowd_verify_report_free(&r);
+        crowd_asset_free(&small);
+        free(shrunk);
+    }
+
     /* move one texel by two quanta: verify must fail */
     uint8_t *copy = aligned_copy(default_bake.bytes, default_bake.size);
     uint64_t size;

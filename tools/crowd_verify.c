@@ -45,7 +45,13 @@ static void print_text(const char *path, const crowd_asset *a, const crowd_verif
     } else {
         printf("  bone mode          not baked (bake with --bones)\n");
     }
-    printf("  %-18s %10s %10s %10s %10s %10s\n", "clip", "stride m", "decoded m", "truth m", "error", "max mm");
+    if (r->clip_bounds_checked)
+        printf("  clip spheres       farthest decoded vertex at %.6f of its clip's radius (CBND; <= 1 holds)\n",
+               r->bound_max_ratio);
+    else
+        printf("  clip spheres       none in the file (every clip culled by the asset sphere)\n");
+    printf("  %-18s %10s %10s %10s %10s %10s %8s\n", "clip", "stride m", "decoded m", "truth m", "error", "max mm",
+           "sphere");
     for (uint32_t c = 0; c < r->clip_count; c++) {
         const crowd_verify_clip *vc = &r->clips[c];
         char truth[32] = "-", err[32] = "-";
@@ -54,8 +60,11 @@ static void print_text(const char *path, const crowd_asset *a, const crowd_verif
             snprintf(err, sizeof err, vc->truth > 0 ? "%.4f%%" : "%.2g m",
                      vc->max_relative_error * (vc->truth > 0 ? 100 : 1));
         }
-        printf("  %-18s %10.4f %10.4f %10s %10s %10.4f\n", vc->name, (double)vc->manifest_stride, vc->decoded_stride,
-               truth, err, vc->position_max_mm);
+        char sphere[32] = "-";
+        if (r->clip_bounds_checked)
+            snprintf(sphere, sizeof sphere, "%.4f", vc->bound_ratio);
+        printf("  %-18s %10.4f %10.4f %10s %10s %10.4f %8s\n", vc->name, (double)vc->manifest_stride,
+               vc->decoded_stride, truth, err, vc->position_max_mm, sphere);
     }
     printf("%s%s\n", r->passed ? "PASS: every bound holds" : "FAIL: ",
            !r->passed ? r->failure
@@ -100,6 +109,8 @@ static void print_json(const crowd_asset *a, const crowd_verify_report *r)
     json_number(r->bone_bound_mm);
     printf(",\"bone_normal_max_deg\":");
     json_number(r->bone_normal_max_deg);
+    printf(",\"clip_bounds_checked\":%s,\"bound_max_ratio\":", r->clip_bounds_checked ? "true" : "false");
+    json_number(r->bound_max_ratio);
     printf(",\"clips\":[");
     for (uint32_t c = 0; c < r->clip_count; c++) {
         const crowd_verify_clip *vc = &r->clips[c];
@@ -115,6 +126,8 @@ static void print_json(const crowd_asset *a, const crowd_verify_report *r)
         json_number(vc->max_relative_error);
         printf(",\"position_max_mm\":");
         json_number(vc->position_max_mm);
+        printf(",\"bound_ratio\":");
+        json_number(vc->bound_ratio);
         printf("}");
     }
     printf("]}\n");

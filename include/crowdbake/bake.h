@@ -252,6 +252,10 @@ typedef struct crowd_verify_clip {
     double truth;              /* the rig's exact stride, NAN when unknown */
     double max_relative_error; /* of both strides against truth; 0 when truth is unknown */
     double position_max_mm;    /* worst VAT position error in this clip */
+    /* The farthest decoded VAT vertex of the clip from its bounding sphere's centre (CBND,
+     * crowd_clip.bound_center), over its radius: <= 1 when the sphere holds the clip, as culling
+     * per instance assumes; 0 when the file has no per-clip spheres. */
+    double bound_ratio;
 } crowd_verify_clip;
 
 typedef struct crowd_verify_report {
@@ -273,6 +277,8 @@ typedef struct crowd_verify_report {
     crowd_verify_clip *clips; /* owned; crowd_verify_report_free */
     double stride_tolerance;  /* relative, 1e-3, for the manifest stride; the stride re-measured
                                      from decoded frames may also be off by the encoding's error */
+    bool clip_bounds_checked; /* the file has per-clip spheres (asset->has_clip_bounds) */
+    double bound_max_ratio;   /* the largest clip bound_ratio; above 1 + 1e-6 is a failure */
     bool passed;
     char failure[256]; /* the first broken bound, when !passed */
 } crowd_verify_report;

@@ -142,6 +142,12 @@ static void check_frame(verify_state *s, uint32_t clip, uint32_t frame, float *d
         r->position_max_mm = fmax(r->position_max_mm, dp);
         r->normal_max_deg = fmax(r->normal_max_deg, dn);
         vc->position_max_mm = fmax(vc->position_max_mm, dp);
+        if (r->clip_bounds_checked) { /* the clip's sphere must hold what the shader decodes */
+            const crowd_clip *cl = &a->clips[clip];
+            double dx = p[0] - cl->bound_center[0], dy = p[1] - cl->bound_center[1], dz = p[2] - cl->bound_center[2];
+            double ratio = sqrt(dx * dx + dy * dy + dz * dz) / (cl->bound_radius > 0.0f ? cl->bound_radius : 1e-30);
+            vc->bound_ratio = fmax(vc->bound_ratio, ratio);
+        }
         if (r->bones_checked) {
             bone_skin(a, frame, v, p, n);
             double bp = distance(p, tp) * 1e3;
@@ -232,6 +238,7 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
     report->passed = true;
     report->stride_tolerance = STRIDE_TOLERANCE;
     report->bones_checked = asset->bones.data != NULL;
+    report->clip_bounds_checked = asset->has_clip_bounds;
     report->clip_count = asset->clip_count;
     crowd_bake_notes notes;
     bool has_notes = crowd_asset_bake_notes(asset, &notes);
@@ -270,6 +277,13 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
         !isfinite(report->bone_position_mean_mm) || !isfinite(report->position_bound_mm))
         fail(report, "a mean or bound is not finite (position mean %g mm, normal mean %g deg)",
              report->position_mean_mm, report->normal_mean_deg);
+    for (uint32_t c = 0; c < asset->clip_count; c++) {
+        report->bound_max_ratio = fmax(report->bound_max_ratio, report->clips[c].bound_ratio);
+        /* 1e-6: float rounding of a vertex the bake put on the sphere */
+        if (report->clips[c].bound_ratio > 1.0 + 1e-6)
+            fail(report, "clip \"%s\": a decoded vertex at %.6f of its bounding sphere's radius (CBND)",
+                 report->clips[c].name, report->clips[c].bound_ratio);
+    }
     if (report->position_max_mm > report->position_bound_mm)
         fail(report, "VAT position error %.4f mm exceeds the bound %.4f mm", report->position_max_mm,
              report->position_bound_mm);
