@@ -454,9 +454,7 @@ int main(int argc, char **argv)
     const crowd_gl_stats *gs = crowd_gl_get_stats(r);
     printf("wrote %s (%ux%u, %s on %s)\n", o.out, o.width, o.height, o.desktop ? "GL 3.3 core" : "GLES 3.0",
            gl.renderer);
-    if (gpu_path) {
-        printf("  %u instances, %u draws (+%u shadow draws)\n", st->simulated, gs->draws, gs->shadow_draws);
-    } else {
+    if (!gpu_path) {
         printf("  %u instances, %u submitted in %u draws (+%u shadow draws), %.2f M triangles, LODs", st->simulated,
                st->submitted, gs->draws, gs->shadow_draws, (double)gs->triangles / 1e6);
         for (uint32_t l = 0; l < asset.lod_count; l++)
@@ -464,8 +462,8 @@ int main(int argc, char **argv)
         if (crowd_settings(c)->imposters > 0)
             printf(", cards %u", st->lod_histogram[asset.lod_count]);
         printf("\n");
-    }
-    if (gpu_path) {
+    } else { /* the crowd made no draw list: what the GPU's pass drew */
+        printf("  %u instances, %u draws (+%u shadow draws)\n", st->simulated, gs->draws, gs->shadow_draws);
         glFinish(); /* a one-shot tool may wait; the counters then arrive with the next polls */
         for (int i = 0; i < 4; i++)
             crowd_gl_cull(r, frame, &view, o.shadows ? light : NULL);
