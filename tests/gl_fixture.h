@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "crowdbake/bake.h"
+#include "crowdbake/gl.h"
 #include "gl_context.h"
 
 /* Opens a width x height context (OpenGL ES 3.0, or desktop OpenGL 3.3 core when argv[1] is
@@ -13,6 +14,19 @@
  * with status 1 (a test without its context has nothing to check). */
 bool gl_fixture_open(int argc, char **argv, int width, int height, tool_gl *gl, crowd_bake_output *baked,
                      crowd_asset *asset);
+
+/* The same with the desktop context whatever the arguments (the GPU-driven path's tests: llvmpipe's
+ * core profile has GL 4.5 and compute); prints "desktop GL on <renderer>". */
+void gl_fixture_open_desktop(int width, int height, tool_gl *gl, crowd_bake_output *baked, crowd_asset *asset);
+
+/* A renderer for `desc` on the tests' ground (120, 130, 110 sRGB, [-ground_half, ground_half] in x
+ * and z); prints why and exits with status 1 when it cannot be created. */
+crowd_gl_renderer *gl_fixture_renderer(const crowd_gl_desc *desc, float ground_half);
+
+/* The colour pass of a test frame: clears to the tests' sky (0.9, 0.92, 0.95), draws `frame`, checks
+ * for a GL error (a failed CHECK) and reads the RGB pixels (gl's size) into `out`. */
+void gl_fixture_draw(tool_gl *gl, crowd_gl_renderer *renderer, const crowd_frame *frame, const crowd_gl_scene *scene,
+                     uint8_t *out);
 
 /* Frees what gl_fixture_open made, the context last. */
 void gl_fixture_close(tool_gl *gl, crowd_bake_output *baked, crowd_asset *asset);

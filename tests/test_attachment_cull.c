@@ -16,7 +16,7 @@
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
 #include "gl/gpu_crowd.h"
-#include "gl_context.h"
+#include "gl_fixture.h"
 #include "scene/scene.h"
 #include "test_support.h"
 
@@ -171,14 +171,8 @@ static bool drawn_gpu(const crowd_gl_renderer *r, const crowd_frame *f, uint32_t
 static crowd_gl_renderer *make_renderer(const crowd *c, crowd_gl_path path, bool pole)
 {
     crowd_gl_desc d = {.asset = &asset, .capacity = crowd_record_capacity(c), .shadow_map_size = 512, .path = path};
-    crowd_gl_renderer *r = NULL;
+    crowd_gl_renderer *r = gl_fixture_renderer(&d, 64.0f);
     crowd_error err;
-    if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd_gl_create: %s\n", err.message);
-        exit(1);
-    }
-    uint8_t ground[4] = {120, 130, 110, 255};
-    crowd_gl_set_ground(r, 64.0f, ground);
     crowd_gl_attachment_desc pd = pole_desc();
     if (pole)
         MUST(crowd_gl_add_attachment(r, &pd, NULL, &err) == CROWD_OK);
@@ -198,12 +192,7 @@ static const crowd_frame *render(crowd *c, crowd_gl_renderer *r, const crowd_vie
         crowd_gl_set_lod(r, crowd_settings(c), -1.0f);
         crowd_gl_cull(r, f, v, NULL);
     }
-    glClearColor(0.9f, 0.92f, 0.95f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    crowd_gl_draw(r, f, &s);
-    crowd_error e;
-    CHECKF(crowd_gl_check("frame", &e) == CROWD_OK, "%s", e.message);
-    tool_gl_read_rgb(&gl, out);
+    gl_fixture_draw(&gl, r, f, &s, out);
     return f;
 }
 
@@ -435,22 +424,14 @@ static void scene_sets_the_margin(void)
 
 int main(void)
 {
-    crowd_error err;
-    if (tool_gl_create(&gl, W, H, false, &err) != CROWD_OK) {
-        fprintf(stderr, "GL context: %s\n", err.message);
-        return 1;
-    }
-    printf("     desktop GL on %s\n", gl.renderer);
+    gl_fixture_open_desktop(W, H, &gl, &baked, &asset);
     build_pole();
-    humanoid_asset_or_die((crowd_bake_desc){.bones = true}, &baked, &asset);
     RUN_TEST(reach_holds_the_pole);
     RUN_TEST(margin_refusals);
     RUN_TEST(cpu_path_keeps_the_pole);
     RUN_TEST(gpu_path_keeps_the_pole);
     RUN_TEST(margin_costs_little);
     RUN_TEST(scene_sets_the_margin);
-    crowd_asset_free(&asset);
-    crowd_bake_output_free(&baked);
-    tool_gl_destroy(&gl);
+    gl_fixture_close(&gl, &baked, &asset);
     TEST_MAIN_END();
 }

@@ -42,12 +42,7 @@ static void render(crowd *c, crowd_gl_renderer *r, crowd_gl_scene *scene, float 
     crowd_gl_fit_shadow(r, scene->sun_direction, centre, 30.0f, light);
     if (scene->shadows)
         crowd_gl_render_shadows(r, f, light);
-    glClearColor(0.9f, 0.92f, 0.95f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    crowd_gl_draw(r, f, scene);
-    crowd_error gl_error;
-    CHECKF(crowd_gl_check("frame", &gl_error) == CROWD_OK, "%s", gl_error.message);
-    tool_gl_read_rgb(&gl, out);
+    gl_fixture_draw(&gl, r, f, scene, out);
 }
 
 static void save(const char *name, const uint8_t *rgb)
@@ -110,15 +105,7 @@ static crowd_gl_renderer *make_renderer(const crowd *c)
                        .es = gl.es,
                        .shadow_map_size = 1024,
                        .debug = true};
-    crowd_gl_renderer *r = NULL;
-    crowd_error err;
-    if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd_gl_create: %s\n", err.message);
-        exit(1);
-    }
-    uint8_t ground[4] = {120, 130, 110, 255};
-    crowd_gl_set_ground(r, 200.0f, ground);
-    return r;
+    return gl_fixture_renderer(&d, 200.0f);
 }
 
 /* A 10 x 10 block of walkers in varied colours. */

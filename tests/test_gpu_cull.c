@@ -11,7 +11,7 @@
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
 #include "gl/gpu_crowd.h"
-#include "gl_context.h"
+#include "gl_fixture.h"
 #include "test_support.h"
 
 #define W 480
@@ -65,15 +65,7 @@ static crowd *make_crowd(uint32_t n, crowd_lod_policy policy, float chunk, uint6
 static crowd_gl_renderer *make_renderer(const crowd *c, crowd_gl_path path)
 {
     crowd_gl_desc d = {.asset = &asset, .capacity = crowd_record_capacity(c), .shadow_map_size = 1024, .path = path};
-    crowd_gl_renderer *r = NULL;
-    crowd_error err;
-    if (crowd_gl_create(&d, &r, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd_gl_create: %s\n", err.message);
-        exit(1);
-    }
-    uint8_t ground[4] = {120, 130, 110, 255};
-    crowd_gl_set_ground(r, 200.0f, ground);
-    return r;
+    return gl_fixture_renderer(&d, 200.0f);
 }
 
 static void light_matrix(const crowd_gl_renderer *r, float light[16])
@@ -457,12 +449,7 @@ static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, bool ban
     crowd_gl_set_lod(r, crowd_settings(c), bands ? 0.0f : -1.0f);
     crowd_gl_cull(r, f, v, light);
     crowd_gl_render_shadows(r, f, light);
-    glClearColor(0.9f, 0.92f, 0.95f, 1.0f);
-    glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    crowd_gl_draw(r, f, &s);
-    crowd_error e;
-    CHECKF(crowd_gl_check("frame", &e) == CROWD_OK, "%s", e.message);
-    tool_gl_read_rgb(&gl, out);
+    gl_fixture_draw(&gl, r, f, &s, out);
 }
 
 static uint32_t differing(const uint8_t *a, const uint8_t *b, int tolerance)
@@ -654,13 +641,7 @@ static void skip_cache(void)
 
 int main(void)
 {
-    crowd_error err;
-    if (tool_gl_create(&gl, W, H, false, &err) != CROWD_OK) {
-        fprintf(stderr, "GL context: %s\n", err.message);
-        return 1;
-    }
-    printf("     desktop GL on %s\n", gl.renderer);
-    humanoid_asset_or_die((crowd_bake_desc){.bones = true}, &baked, &asset);
+    gl_fixture_open_desktop(W, H, &gl, &baked, &asset);
     RUN_TEST(bands_off_match_the_cpu);
     RUN_TEST(bands_split_as_expected);
     RUN_TEST(hysteresis_on_the_gpu);
@@ -668,8 +649,6 @@ int main(void)
     RUN_TEST(budget_fits_like_the_cpu);
     RUN_TEST(frames_match_the_cpu_path);
     RUN_TEST(skip_cache);
-    crowd_asset_free(&asset);
-    crowd_bake_output_free(&baked);
-    tool_gl_destroy(&gl);
+    gl_fixture_close(&gl, &baked, &asset);
     TEST_MAIN_END();
 }
