@@ -210,14 +210,16 @@ static inline void crowd_sleep_wake(crowd_sleep z, uint32_t s)
 }
 
 /* The sleepers of a chunk, which its binning no longer sees one by one: their count, and bounds
- * that hold every sleeper over its whole sleep (the segment it walks), grown as agents fall asleep
- * and reset when none is left or the chunk's region refreshes (sim.c). Also a task's changes to
+ * that hold every sleeper over its whole sleep (the segment it walks), grown as agents fall asleep.
+ * The bounds come in two generations (sim.c, "sleep"): the agents that fell asleep since the last
+ * turnover, and those before it, kept until the last of them has woken. Also a task's changes to
  * them, merged after the walk. */
 typedef struct crowd_sleepers {
     int32_t count;
     int32_t fell; /* changes only: of the count, agents that fell asleep in this walk (it binned them) */
     float lo[3], hi[3];
     float scale, speed;
+    float until; /* the latest wake time of the agents whose falls the bounds hold */
     bool listed; /* a task's: in its binner's sleep_touched list */
 } crowd_sleepers;
 
@@ -547,7 +549,8 @@ bool crowd_tasks_create(crowd *c);
  * the same). */
 static inline void crowd_sleepers_clear(crowd_sleepers *z)
 {
-    *z = (crowd_sleepers){0, 0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.0f, 0.0f, false};
+    *z = (crowd_sleepers){
+        0, 0, {INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}, 0.0f, 0.0f, -INFINITY, false};
 }
 /* The binner's changes to chunk `cell`'s sleepers (listed for the merge when a task's). */
 static inline crowd_sleepers *crowd_bin_sleepers(crowd_binner *b, uint32_t cell)
@@ -569,6 +572,7 @@ static inline void crowd_sleepers_merge(crowd_sleepers *to, const crowd_sleepers
     }
     to->scale = from->scale > to->scale ? from->scale : to->scale;
     to->speed = from->speed > to->speed ? from->speed : to->speed;
+    to->until = from->until > to->until ? from->until : to->until;
 }
 void crowd_tasks_destroy(crowd *c);
 

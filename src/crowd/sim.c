@@ -253,6 +253,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_sleep sleep_back = {crowd_calloc(cap, sizeof(float)), crowd_calloc(cap, sizeof(uint32_t))};
     sim->sleepers = crowd_malloc(sizeof *sim->sleepers * c->cell_count);
     sim->sleep_delta = crowd_malloc(sizeof *sim->sleep_delta * c->cell_count);
+    sim->sleep_prior = crowd_malloc(sizeof *sim->sleep_prior * c->cell_count);
     sim->sleep_gate = crowd_calloc(c->cell_count + 1, 1);
     sim->chunk_far = crowd_calloc(c->cell_count, 1);
     size_t task_cells = (size_t)c->task_count * c->cell_count;
@@ -262,8 +263,8 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     if (!sim->obstacles || !sim->fine_rows || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_keyed ||
         !sim->fine_sorted_key || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
         !agents || !agents_back || !drift || !drift_back || !sleep.until || !sleep.cell || !sleep_back.until ||
-        !sleep_back.cell || !sim->sleepers || !sim->sleep_delta || !sim->sleep_gate || !sim->chunk_far ||
-        (task_cells && (!task_sleepers || !task_touched))) {
+        !sleep_back.cell || !sim->sleepers || !sim->sleep_delta || !sim->sleep_prior || !sim->sleep_gate ||
+        !sim->chunk_far || (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -284,6 +285,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         for (uint32_t i = 0; i < c->cell_count; i++) {
             crowd_sleepers_clear(&sim->sleepers[i]);
             crowd_sleepers_clear(&sim->sleep_delta[i]);
+            crowd_sleepers_clear(&sim->sleep_prior[i]);
         }
         for (size_t i = 0; i < task_cells; i++)
             crowd_sleepers_clear(&task_sleepers[i]);
@@ -331,6 +333,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     }
     crowd_free(sim->sleepers);
     crowd_free(sim->sleep_delta);
+    crowd_free(sim->sleep_prior);
     crowd_free(sim->sleep_gate);
     crowd_free(sim->chunk_far);
     crowd_free(sim->obstacles);
@@ -716,17 +719,24 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
  * do nothing, so that records, decisions and movers are the same as without sleep: against a
  * crowd that steps every agent they are, byte for byte (test_crowd, sleepers_keep_chunks_exact; an
  * agent past the edge margin and heading further out stays awake, as steering turns it in at its
- * next step; heading in, its direction holds and it sleeps). The chunk bounds are
- * wider (by at most the sleepers' walk), and every SLEEP_REFRESH steps a chunk's
- * sleepers wake and its bounds are re-taken exactly (round robin by chunk, 1/SLEEP_REFRESH of the
- * chunks per step). Wakes come early rather than late: SLEEP_EARLY seconds before a decision, a
- * thousandth of a chunk before its edge, a centimetre before the margin. */
-#define SLEEP_REFRESH 120u
+ * next step; heading in, its direction holds and it sleeps). Wakes come early rather than late:
+ * SLEEP_EARLY seconds before a decision, a thousandth of a chunk before its edge, a centimetre
+ * before the margin.
+ *
+ * The chunk bounds are wider, by the sleepers' walk, and would only grow: each sleeper's segment
+ * stays in them after it wakes. So they come in two generations per chunk. Falls go into the
+ * current one; once the last agent of the previous generation has woken (a step whose end reaches
+ * the latest of their wake times), the current one becomes the previous and a new one starts. No
+ * sleep is longer than a decision interval (6.35 s), so a chunk's bounds hold the segments of
+ * agents that fell asleep in the last 13 s at most, always inside the chunk's own square (a
+ * sleeper wakes before it leaves its chunk), and nobody is woken to shrink them. (Until session
+ * 14 every chunk's sleepers were woken every 120 steps instead: 1.2 % of a million agents stepped
+ * per frame for bounds alone.) */
 #define SLEEP_EARLY 0.01f
 
 /* Whether a sleeper sleeps on through the step ending at t_next: its event is ahead and its chunk
- * does not refresh (chunk i refreshes at the steps where (steps + i) % SLEEP_REFRESH == 0; `gate`
- * is the step's sim->sleep_gate). No branch: the walk tests every slot with it. */
+ * does not wake all its sleepers (it comes near: `gate` is the step's sim->sleep_gate,
+ * refresh_sleepers). No branch: the walk tests every slot with it. */
 static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_next, const uint8_t *gate)
 {
     return gate[z.cell[s]] & (uint32_t)(t_next < z.until[s]);
@@ -809,6 +819,7 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
     }
     d->scale = r->scale > d->scale ? r->scale : d->scale;
     d->speed = speed > d->speed ? speed : d->speed;
+    d->until = until > d->until ? until : d->until;
     z.until[s] = until;
     // cppcheck-suppress unreadVariable ; false positive: writes the array `z` points at, not the copy
     z.cell[s] = chunk + 1;
@@ -939,9 +950,37 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
     return true;
 }
 
+/* Whether a wandering agent's decision is due at this step's tick (sim_steer.c's wander_batch
+ * decides then). */
+static CROWD_ALWAYS_INLINE bool decision_due(const crowd_agent *a, uint32_t tick)
+{
+    return (uint8_t)((uint8_t)tick - a->due) < 128 || a->cruise == 0xFF;
+}
+
+/* Whether a far wanderer walking on between its re-plans (record r, agent a) would find, at its
+ * next re-plan before its next event, that nothing changes: the velocity it steers by is its
+ * desired one already (the cruise along its direction, as wander_batch computes it when no
+ * decision is due and it does not head out: fall_asleep wakes it before either) and the record is
+ * the one such a re-plan leaves alone (a straight walk or standing settled, or a closed-form turn
+ * to that velocity where turns are records; no fade running). Then it may sleep now, as the agent
+ * re-planned steady does, instead of staying awake until its turn. */
+static CROWD_ALWAYS_INLINE bool walks_on_unchanged(const crowd_sim *sim, const crowd_record *r, const crowd_agent *a,
+                                                   bool far_turns)
+{
+    if (r->fade_rate > 0.0f)
+        return false;
+    float scale = sim->cruise_scale[a->cruise];
+    const float *v = a->velocity;
+    if (v[0] != (float)a->direction[0] * scale || v[1] != (float)a->direction[1] * scale)
+        return false;
+    if (r->clips & CROWD_RECORD_TURN)
+        return far_turns;
+    return v[0] != 0.0f || v[1] != 0.0f || (a->gait == 0 && !r->velocity);
+}
+
 /* The awake among the m slots from `from`, into `list` (offsets); returns how many. `own_gate`:
  * the walked region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep
- * there: 0, it refreshes and everyone wakes; else a sleeper sleeps while its time is ahead, and an
+ * there: 0, it comes near and everyone wakes; else a sleeper sleeps while its time is ahead, and an
  * awake slot's time is 0), or -1 (the far pool: each sleeper's own chunk's gate). */
 static CROWD_ALWAYS_INLINE uint32_t scan_awake(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
                                                const uint8_t *gate, int own_gate, uint8_t *list)
@@ -999,14 +1038,14 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
     const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
-    const bool far_turns = far && k->turns;
+    const bool far_turns = far && k->turns, wanders = sim->desc.scenario == CROWD_SCENARIO_WANDER;
     const float reach = sim->desc.separation_radius * grid.inv_cell; /* near_chunk_edge's, in chunk units */
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
     sim_gatherer gather = separate ? *gatherer : (sim_gatherer){0};
     uint32_t rewritten = 0;
-    /* sleep (above): on in this walk when the step allows it; a region's refresh wakes everyone */
+    /* sleep (above): on in this walk when the step allows it; a chunk coming near wakes everyone */
     const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL};
     const bool sleeps = sleep.until != NULL;
     const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
@@ -1036,6 +1075,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             for (uint32_t j = 0; j < w; j++) {
                 crowd_prefetch(&records[next + ahead_list[j]]);
                 crowd_prefetch(&agents[next + ahead_list[j]]);
+                crowd_prefetch(&sleep.cell[next + ahead_list[j]]);
             }
             awake_count[cur ^ 1u] = w;
             awake = awake_count[cur];
@@ -1050,7 +1090,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
-            if (sleeps && sleep.cell[s]) { /* awake again: its event came, or its chunk refreshes */
+            if (sleeps && sleep.cell[s]) { /* awake again: its event came, or its chunk came near */
                 if (gate[sleep.cell[s]])   /* else its chunk's sleepers were emptied already */
                     crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
                 crowd_sleep_wake(sleep, s); /* (scan_awake reads only the time where it can) */
@@ -1071,11 +1111,15 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             bool drifting = drift.x != 0.0f || drift.z != 0.0f;
             float p[3];
             uint32_t chunk;
-            if (far && !separate) {                    /* (with separation, the region steps whole or rests whole) */
-                if (s % interval != turn && !resync) { /* not its turn: it walks on */
+            if (far && !separate) { /* (with separation, the region steps whole or rests whole) */
+                /* not its turn: it walks on, unless its wander decision is due (then it re-plans
+                 * now rather than up to lod_interval - 1 steps late, and turns as a record) */
+                if (s % interval != turn && !resync && !(wanders && decision_due(a, tick))) {
                     crowd_rec_position(r, t_next, p);
                     chunk = cached_chunk(&cache, &grid, obstacles, p);
                     bin_stepped(bin, &run, s, r, p, chunk, dirty);
+                    if (sleeps && !run.moves && walks_on_unchanged(sim, r, a, far_turns))
+                        fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
                     continue;
                 }
                 sim_desired_velocity(sim, s, desired + 2 * i);
@@ -1301,24 +1345,35 @@ static void wake_all(crowd_sim *sim)
     crowd *c = sim->crowd;
     memset(c->sleep.until, 0, sizeof *c->sleep.until * c->slot_capacity);
     memset(c->sleep.cell, 0, sizeof *c->sleep.cell * c->slot_capacity);
-    for (uint32_t i = 0; i < c->cell_count; i++)
+    for (uint32_t i = 0; i < c->cell_count; i++) {
         crowd_sleepers_clear(&sim->sleepers[i]);
+        crowd_sleepers_clear(&sim->sleep_prior[i]);
+    }
 }
 
-/* Before the walk: the chunks refreshing this step lose their sleepers (the walk wakes each of
- * their sleepers and puts the steady ones back to sleep with fresh bounds). */
-static void refresh_sleepers(crowd_sim *sim)
+/* Before the walk (whose steps end at t_next): a chunk coming near loses its sleepers (the walk
+ * wakes them all: turning ones go back to per-step steering, the steady ones sleep again); in the
+ * others, the bounds' generations turn over where the previous one's last agent wakes in this
+ * step (above). */
+static void refresh_sleepers(crowd_sim *sim, float t_next)
 {
     const crowd *c = sim->crowd;
     sim->sleep_gate[0] = 0;
     for (uint32_t i = 0; i < c->cell_count; i++) {
-        /* a chunk coming near wakes its sleepers too: turning ones go back to per-step steering */
         uint8_t far = sim->far_of_cell[c->region_of_cell[i]];
-        bool refreshes = (sim->steps + i) % SLEEP_REFRESH == 0 || (sim->chunk_far[i] && !far);
+        bool wakes = sim->chunk_far[i] && !far;
         sim->chunk_far[i] = far;
-        if (refreshes)
-            crowd_sleepers_clear(&sim->sleepers[i]);
-        sim->sleep_gate[i + 1] = (uint8_t)!refreshes;
+        crowd_sleepers *z = &sim->sleepers[i], *prior = &sim->sleep_prior[i];
+        if (wakes) {
+            crowd_sleepers_clear(z);
+            crowd_sleepers_clear(prior);
+        } else if (!(t_next < prior->until)) { /* all of the previous generation wake by t_next */
+            int32_t count = z->count;
+            *prior = *z;
+            crowd_sleepers_clear(z);
+            z->count = count;
+        }
+        sim->sleep_gate[i + 1] = (uint8_t)!wakes;
     }
 }
 
@@ -1336,16 +1391,22 @@ static uint32_t fold_sleepers(crowd_sim *sim)
         z->fell = 0;
         if (z->count <= 0) { /* none left (never below: every wake undoes one fall) */
             crowd_sleepers_clear(z);
+            crowd_sleepers_clear(&sim->sleep_prior[i]);
             continue;
         }
         crowd_cell *cell = &c->cells[i];
+        const crowd_sleepers *prior = &sim->sleep_prior[i];
         cell->count += (uint32_t)(z->count - fell);
-        for (int k = 0; k < 3; k++) {
-            cell->min[k] = z->lo[k] < cell->min[k] ? z->lo[k] : cell->min[k];
-            cell->max[k] = z->hi[k] > cell->max[k] ? z->hi[k] : cell->max[k];
+        for (int k = 0; k < 3; k++) { /* both generations' bounds (an empty one's are inverted) */
+            float lo = z->lo[k] < prior->lo[k] ? z->lo[k] : prior->lo[k];
+            float hi = z->hi[k] > prior->hi[k] ? z->hi[k] : prior->hi[k];
+            cell->min[k] = lo < cell->min[k] ? lo : cell->min[k];
+            cell->max[k] = hi > cell->max[k] ? hi : cell->max[k];
         }
-        cell->max_scale = z->scale > cell->max_scale ? z->scale : cell->max_scale;
-        cell->max_speed = z->speed > cell->max_speed ? z->speed : cell->max_speed;
+        float scale = z->scale > prior->scale ? z->scale : prior->scale;
+        float speed = z->speed > prior->speed ? z->speed : prior->speed;
+        cell->max_scale = scale > cell->max_scale ? scale : cell->max_scale;
+        cell->max_speed = speed > cell->max_speed ? speed : cell->max_speed;
         sleeping += (uint32_t)z->count;
     }
     return sleeping;
@@ -1397,7 +1458,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     crowd_bin_begin(c, &bin, k.t_next);
     if (sleeps) {
         bin.sleepers = sim->sleep_delta;
-        refresh_sleepers(sim);
+        refresh_sleepers(sim, k.t_next);
     }
     sim_gatherer gather = separate ? sim_gather_begin(sim) : (sim_gatherer){0};
     uint32_t rewritten = 0;
