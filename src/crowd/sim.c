@@ -664,6 +664,7 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
 }
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
+#define SCAN_AHEAD 3u  /* batches: how far ahead the walk among sleepers asks for the awake ones' lines */
 
 /* The chunk of the agent before: most agents are still in it, and telling so is four compares on
  * the scaled position instead of its conversion and clamping (bounds in chunk units: truncating a
@@ -1051,42 +1052,46 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
     /* a chunk's own region holds its sleepers only (none sleeps as a mover): one gate for all */
     const int own_gate = region < c->cell_count ? gate[region + 1] : -1;
-    /* the awake slots of the batch being stepped and of the next one (offsets into their batch) */
-    uint8_t awake_list[2][STEP_BATCH];
-    uint32_t awake_count[2] = {0, 0}, cur = 0;
+    /* the awake slots of the batch being stepped and of the SCAN_AHEAD after it (offsets into
+     * their batch), a ring */
+    uint8_t awake_list[SCAN_AHEAD + 1][STEP_BATCH];
+    uint32_t awake_count[SCAN_AHEAD + 1] = {0}, cur = 0;
     const uint32_t tick = sim->tick;
     const float edge = -c->world_min - SIM_WANDER_EDGE;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
         /* A batch with sleepers in it: desired velocities for the awake ones only, one by one; a
-         * batch of sleepers only is skipped. The next batch's awake agents' records and state are
-         * asked for now (scattered among sleepers, they would otherwise be fetched one after
-         * another at memory latency). */
+         * batch of sleepers only is skipped. The awake agents' records and state are asked for
+         * SCAN_AHEAD batches ahead (scattered among sleepers, they would otherwise be fetched one
+         * after another at memory latency; one batch ahead, with a fiftieth awake, left most of
+         * that latency in the walk). */
         bool lazy = false;
         uint32_t awake = n;
         if (sleeps) {
-            /* Each slot's sleep is tested once, a batch ahead (the first batch here), into a list of
-             * the awake: its latency hides behind this batch, and the walk below visits only them. */
-            if (base == first)
-                awake_count[cur] = scan_awake(sleep, base, n, t_next, gate, own_gate, awake_list[cur]);
-            uint32_t next = base + STEP_BATCH, m = next < end ? (end - next < STEP_BATCH ? end - next : STEP_BATCH) : 0;
-            uint8_t *ahead_list = awake_list[cur ^ 1u];
-            uint32_t w = scan_awake(sleep, next, m, t_next, gate, own_gate, ahead_list);
-            for (uint32_t j = 0; j < w; j++) {
-                crowd_prefetch(&records[next + ahead_list[j]]);
-                crowd_prefetch(&agents[next + ahead_list[j]]);
-                crowd_prefetch(&sleep.cell[next + ahead_list[j]]);
+            /* Each slot's sleep is tested once, as its batch comes SCAN_AHEAD ahead (the first
+             * ones here), into a list of the awake: the walk below visits only them. */
+            uint32_t b = (base - first) / STEP_BATCH;
+            for (uint32_t d = base == first ? 0 : SCAN_AHEAD; d <= SCAN_AHEAD; d++) {
+                uint32_t from = base + d * STEP_BATCH;
+                uint32_t m = from < end ? (end - from < STEP_BATCH ? end - from : STEP_BATCH) : 0;
+                uint8_t *ahead_list = awake_list[(b + d) % (SCAN_AHEAD + 1)];
+                uint32_t w = scan_awake(sleep, from, m, t_next, gate, own_gate, ahead_list);
+                for (uint32_t j = 0; j < w && d; j++) {
+                    crowd_prefetch(&records[from + ahead_list[j]]);
+                    crowd_prefetch(&agents[from + ahead_list[j]]);
+                    crowd_prefetch(&sleep.cell[from + ahead_list[j]]);
+                }
+                awake_count[(b + d) % (SCAN_AHEAD + 1)] = w;
             }
-            awake_count[cur ^ 1u] = w;
+            cur = b % (SCAN_AHEAD + 1);
             awake = awake_count[cur];
-            cur ^= 1u;
             if (!awake)
                 continue;
             lazy = awake < n;
         }
         if ((!far || separate) && !lazy)
             sim_desired_velocities(sim, base, n, desired);
-        const uint8_t *const list = awake_list[cur ^ 1u]; /* this batch's (cur now names the next one's) */
+        const uint8_t *const list = awake_list[cur]; /* this batch's */
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
