@@ -214,17 +214,22 @@ async function hudTellsTheTruth(page) {
   status = await page.evaluate(() => window.crowd.status());
   check(status.includes('camera walk') && menu.value === 1 && menu.shown === 1,
         `after lookAt the panel shows camera ${menu.shown} (${menu.value}), status: ${/camera \w+/.exec(status)}`);
-  // the frame time is the wall clock: compare with the page's own requestAnimationFrame intervals
+  // The frame time is the wall clock: compare with the page's own requestAnimationFrame intervals,
+  // averaged as the HUD averages them (each frame weighs 0.1, demo/app.c). Over 40 frames the
+  // frames before weigh 1.6 %. An 8-frame median once read 16.8 ms against the HUD's 96 ms on a
+  // fresh clone: the HUD's average still held the slower frames before it (20k instances a few
+  // frames earlier), which those 8 intervals never saw.
   const intervals = await page.evaluate(() => new Promise((done) => {
     const t = [];
-    const step = (now) => { t.push(now); if (t.length < 8) requestAnimationFrame(step); else done(t); };
+    const step = (now) => { t.push(now); if (t.length < 41) requestAnimationFrame(step); else done(t); };
     requestAnimationFrame(step);
   }));
-  const deltas = intervals.slice(1).map((v, i) => v - intervals[i]).sort((a, b) => a - b);
-  const median = deltas[deltas.length >> 1];
+  const deltas = intervals.slice(1).map((v, i) => v - intervals[i]);
+  const average = deltas.slice(1).reduce((e, d) => e * 0.9 + d * 0.1, deltas[0]);
+  const median = [...deltas].sort((a, b) => a - b)[deltas.length >> 1];
   st = await page.evaluate(() => window.crowd.stats());
-  check(st.frame_ms > median / 2 && st.frame_ms < median * 2,
-        `HUD frame ${st.frame_ms.toFixed(1)} ms, requestAnimationFrame says ${median.toFixed(1)} ms`);
+  check(st.frame_ms > average / 2 && st.frame_ms < average * 2,
+        `HUD frame ${st.frame_ms.toFixed(1)} ms, requestAnimationFrame says ${average.toFixed(1)} ms (averaged as the HUD does)`);
   check(st.main_ms > 0 && st.main_ms <= st.frame_ms * 1.5, `main ${st.main_ms} ms of a ${st.frame_ms} ms frame`);
   check(st.hud_width > 0 && st.hud_width <= 640 && st.hud_height <= 120,
         `overlay ${st.hud_width} x ${st.hud_height} px (compact: <= 640 x 120)`);
