@@ -592,10 +592,11 @@ typedef struct crowd_sim_desc {
     uint32_t seed;             /* same seed, same crowd */
     /* Simulation level of detail: agents in chunks the last crowd_update found outside the view,
      * or farther than lod_distance metres from its camera (or in the far pool), re-plan their
-     * steering every lod_interval-th step only, round robin; in between they walk on with the
-     * motion in their record (extrapolated, no cost). Nearer agents re-plan every step. In the
-     * wander scenario without separation a far agent's turn is itself a record the GPU extrapolates
-     * (CROWD_RECORD_TURN, written once at the re-plan): it costs nothing until its next decision,
+     * steering every lod_interval-th step only, round robin (a wanderer also at its decision's
+     * step); in between they walk on with the motion in their record (extrapolated, no cost).
+     * Nearer agents re-plan every step. In the wander scenario without separation a far agent's
+     * turn is itself a record the GPU extrapolates (CROWD_RECORD_TURN, written once at the
+     * re-plan): it costs nothing until its next decision,
      * the world's edge margin, an obstacle or its chunk's edge; far agents then play the gait and
      * rate of the speed they turn to (their feet slide a little during a turn), near ones keep
      * stride-matched feet every step. With separation on, a far chunk's agents step together
