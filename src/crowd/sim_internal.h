@@ -61,10 +61,11 @@ struct crowd_sim {
     /* Event-driven stepping (sim.c, "sleep"): per chunk, its sleepers (and this walk's changes to
      * them); whether any agent may be asleep. */
     crowd_sleepers *sleepers, *sleep_delta;
-    crowd_sleepers *sleep_prior; /* per chunk: the previous generation of its sleepers' bounds (count unused) */
-    uint8_t *sleep_gate;         /* cell_count + 1, per step: [chunk + 1] is 1 where that chunk's sleepers sleep
+    /* per chunk: the previous generation of its sleepers' bounds (its count unused) */
+    crowd_sleepers *sleep_prior;
+    uint8_t *sleep_gate; /* cell_count + 1, per step: [chunk + 1] is 1 where that chunk's sleepers sleep
                             on (it does not come near); [0] (an awake slot's) is 0 */
-    uint8_t *chunk_far;          /* cell_count: whether each chunk's agents were far at the last sleeping step */
+    uint8_t *chunk_far;  /* cell_count: whether each chunk's agents were far at the last sleeping step */
     bool sleeping;
     bool no_sleep; /* tests: the reference that steps every agent */
     crowd_sim_stats stats;
