@@ -951,28 +951,22 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
     return true;
 }
 
-/* Whether a wandering agent's decision is due at this step's tick (sim_steer.c's wander_batch
- * decides then). */
-static CROWD_ALWAYS_INLINE bool decision_due(const crowd_agent *a, uint32_t tick)
-{
-    return (uint8_t)((uint8_t)tick - a->due) < 128 || a->cruise == 0xFF;
-}
-
 /* Whether a far wanderer walking on between its re-plans (record r, agent a) would find, at its
  * next re-plan before its next event, that nothing changes: the velocity it steers by is its
- * desired one already (the cruise along its direction, as wander_batch computes it when no
- * decision is due and it does not head out: fall_asleep wakes it before either) and the record is
- * the one such a re-plan leaves alone (a straight walk or standing settled, or a closed-form turn
- * to that velocity where turns are records; no fade running). Then it may sleep now, as the agent
+ * desired one already (sim_wander_velocity: no decision is due and it does not head out, as
+ * fall_asleep wakes it before either) and the record is the one such a re-plan leaves alone (a
+ * straight walk or standing settled, or a closed-form turn to that velocity where turns are
+ * records; no fade running). Then it may sleep now, as the agent
  * re-planned steady does, instead of staying awake until its turn. */
 static CROWD_ALWAYS_INLINE bool walks_on_unchanged(const crowd_sim *sim, const crowd_record *r, const crowd_agent *a,
                                                    bool far_turns)
 {
     if (r->fade_rate > 0.0f)
         return false;
-    float scale = sim->cruise_scale[a->cruise];
     const float *v = a->velocity;
-    if (v[0] != (float)a->direction[0] * scale || v[1] != (float)a->direction[1] * scale)
+    float want[2];
+    sim_wander_velocity(a, sim->cruise_scale, want);
+    if (v[0] != want[0] || v[1] != want[1])
         return false;
     if (r->clips & CROWD_RECORD_TURN)
         return far_turns;
@@ -1119,7 +1113,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             if (far && !separate) { /* (with separation, the region steps whole or rests whole) */
                 /* not its turn: it walks on, unless its wander decision is due (then it re-plans
                  * now rather than up to lod_interval - 1 steps late, and turns as a record) */
-                if (s % interval != turn && !resync && !(wanders && decision_due(a, tick))) {
+                if (s % interval != turn && !resync && !(wanders && sim_decision_due(a, tick))) {
                     crowd_rec_position(r, t_next, p);
                     chunk = cached_chunk(&cache, &grid, obstacles, p);
                     bin_stepped(bin, &run, s, r, p, chunk, dirty);

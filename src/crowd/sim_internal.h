@@ -77,6 +77,23 @@ static inline void sim_position(const crowd_sim *sim, uint32_t s, float p[3])
     crowd_rec_position(&sim->crowd->records[s], sim->t_now, p);
 }
 
+/* The wander scenario's per-agent rules, shared by its steering (sim_steer.c) and the step's sleep
+ * (sim.c), which must predict that steering exactly. A decision is due at `tick` when the deadline
+ * has come (deadlines are kept mod 256 and are at most 120 ticks ahead, so the byte difference
+ * tick - due is under 128 exactly then) or the agent has none yet. */
+static inline bool sim_decision_due(const crowd_agent *a, uint32_t tick)
+{
+    return (uint8_t)((uint8_t)tick - a->due) < 128 || a->cruise == 0xFF;
+}
+/* Between decisions a wanderer wants its cruise along its direction (`scale_of`: the sim's
+ * cruise_scale, passed so hot loops keep it in a local). */
+static inline void sim_wander_velocity(const crowd_agent *a, const float *scale_of, float out[2])
+{
+    float scale = scale_of[a->cruise];
+    out[0] = a->direction[0] * scale;
+    out[1] = a->direction[1] * scale;
+}
+
 /* sim_steer.c */
 void sim_desired_velocity(crowd_sim *sim, uint32_t slot, float out[2]);
 void sim_desired_velocities(crowd_sim *sim, uint32_t first, uint32_t n, float *out); /* 2 per slot */

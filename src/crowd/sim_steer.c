@@ -71,30 +71,27 @@ static void head_back(crowd_agent *a, const float *p)
     set_direction(a, -p[0] / len, -p[2] / len);
 }
 
-/* Each agent re-decides when the step's tick reaches its deadline (kept mod 256: deadlines are at
- * most 120 ticks ahead, so the byte difference tick - due is under 128 exactly when the deadline
- * has come). A batch at a time with everything in locals: the desired-velocity stores would
- * otherwise make the compiler reload every setting per agent. */
+/* Each agent re-decides when the step's tick reaches its deadline (sim_decision_due). A batch at a
+ * time with everything in locals: the desired-velocity stores would otherwise make the compiler
+ * reload every setting per agent. */
 static void wander_batch(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
 {
     crowd *c = sim->crowd;
     const crowd_record *const records = c->records;
     crowd_agent *const agents = c->agents;
     const float half = -c->world_min - SIM_WANDER_EDGE, *const scale_of = sim->cruise_scale;
-    const uint8_t tick = (uint8_t)sim->tick;
+    const uint32_t tick = sim->tick;
     const float t_now = sim->t_now;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t s = first + i;
         crowd_agent *a = &agents[s];
         float p[3];
         crowd_rec_position(&records[s], t_now, p);
-        if ((uint8_t)(tick - a->due) < 128 || a->cruise == 0xFF)
+        if (sim_decision_due(a, tick))
             wander_decide(sim, s);
         if (heads_out(a, p, half))
             head_back(a, p);
-        float scale = scale_of[a->cruise];
-        out[2 * i] = a->direction[0] * scale;
-        out[2 * i + 1] = a->direction[1] * scale;
+        sim_wander_velocity(a, scale_of, out + 2 * i);
     }
 }
 
