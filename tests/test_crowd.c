@@ -1382,9 +1382,15 @@ static crowd_desc small_world_desc(uint32_t n)
  * the records are the same, byte for byte, at every frame: stepping a sleeper's event-free steps
  * changes nothing by construction, so any difference is a missed event. (The 2.3 % of record-frames
  * once measured here were one: agents spawned past the edge margin slept, while awake ones are
- * re-aimed at the centre from where they are at every step until back inside.) */
-static void sleepers_exact(bool far_turns)
+ * re-aimed at the centre from where they are at every step until back inside.)
+ * With separation (sim_far.c, resting sleepers), far agents sleep through their chunk's rest steps
+ * instead; the records, and so the pushes, must be the same as well, with or without the far pool
+ * (whose agents step by their own chunk's turn). */
+typedef enum sleep_case { SLEEP_NEAR_VIEW, SLEEP_FAR_TURNS, SLEEP_SEPARATED, SLEEP_SEPARATED_POOL } sleep_case;
+
+static void sleepers_exact(sleep_case mode)
 {
+    const bool far_turns = mode == SLEEP_FAR_TURNS, separated = mode >= SLEEP_SEPARATED;
     const uint32_t n = 9000; /* above the tasks' threshold when CROWD_TEST_THREADS is set */
     /* under ThreadSanitizer (CROWD_TEST_SMALL) 2.5 s instead of 7: the threaded merges all run */
     const int frames = getenv("CROWD_TEST_SMALL") ? 150 : 420;
@@ -1394,29 +1400,30 @@ static void sleepers_exact(bool far_turns)
     crowd_view v;
     /* far_turns: the camera 400 m off makes every chunk far, visible or not, so both crowds re-plan
      * the same chunks at the lower rate, and far agents' turns are closed-form records that sleep */
-    if (far_turns)
+    if (mode != SLEEP_NEAR_VIEW)
         test_view_at(&v, 0, 40, 400, 0, 0, 0);
     else
         test_view_at(&v, 10, 12, 30, 0, 1.2f, 0);
     uint64_t turning = 0, turning_asleep = 0;
     for (int k = 0; k < 2; k++) {
         crowd_desc d = small_world_desc(n);
+        d.far_pool = mode == SLEEP_SEPARATED_POOL ? 0 : d.far_pool;
         REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
         /* lod_interval 1: which chunks re-plan less often follows their visibility, and sleepers'
          * wider bounds may see a chunk the exact ones cull (the same steps, then, not a lesser test) */
         crowd_sim_desc sd = {.target = c[k],
                              .scenario = CROWD_SCENARIO_WANDER,
-                             .separation = -1,
+                             .separation = separated ? 1 : -1,
                              .seed = 11,
                              .obstacles = obstacles,
                              .obstacle_count = 3,
-                             .lod_interval = far_turns ? 0 : 1};
+                             .lod_interval = mode == SLEEP_NEAR_VIEW ? 1 : 0};
         REQUIRE(crowd_sim_create(&sd, &sim[k], NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim[k], n) == CROWD_OK);
         sim[k]->no_sleep = k == 1;
     }
     uint32_t differ = 0, bytes_differ = 0, miscounted = 0, outside = 0, most_asleep = 0;
-    uint64_t asleep = 0;
+    uint64_t asleep = 0, pooled = 0;
     uint32_t *count = calloc(c[0]->cell_count, sizeof *count);
     REQUIRE(count);
     for (int frame = 0; frame < frames; frame++) {
@@ -1425,6 +1432,7 @@ static void sleepers_exact(bool far_turns)
             crowd_update(c[k], 1.0f / 60.0f, &v);
         }
         uint32_t z = crowd_sim_get_stats(sim[0])->asleep;
+        pooled += c[0]->regions[c[0]->pool_region].count;
         asleep += z;
         most_asleep = z > most_asleep ? z : most_asleep;
         for (uint32_t i = 0; i < n; i++) {
@@ -1468,10 +1476,16 @@ static void sleepers_exact(bool far_turns)
                "%llu turning agent-frames, %llu of them asleep", (unsigned long long)turning,
                (unsigned long long)turning_asleep);
     }
-    printf("     sleep: %.1f %% of agents asleep per frame (at most %u of %u), %u record-frames move or look "
+    printf("     sleep%s: %.1f %% of agents asleep per frame (at most %u of %u), %u record-frames move or look "
            "otherwise (%u differ in any byte), %u chunk counts wrong, %u positions outside their chunk's bounds\n",
+           mode == SLEEP_SEPARATED        ? " (separated)"
+           : mode == SLEEP_SEPARATED_POOL ? " (separated, far pool)"
+                                          : "",
            100.0 * (double)asleep / ((double)frames * n), most_asleep, n, differ, bytes_differ, miscounted, outside);
-    CHECKF(differ == 0 && bytes_differ == 0 && miscounted == 0 && outside == 0 && most_asleep > n / 2,
+    if (mode == SLEEP_SEPARATED_POOL)
+        CHECKF(pooled > (uint64_t)frames * n / 4, "%.1f %% of agent-frames in the far pool",
+               100.0 * (double)pooled / ((double)frames * n));
+    CHECKF(differ == 0 && bytes_differ == 0 && miscounted == 0 && outside == 0 && most_asleep > n / (separated ? 3 : 2),
            "differ %u (%u in any byte), miscounted %u, outside %u, at most %u asleep", differ, bytes_differ, miscounted,
            outside, most_asleep);
     free(count);
@@ -1483,8 +1497,10 @@ static void sleepers_exact(bool far_turns)
 
 static void sleepers_keep_chunks_exact(void)
 {
-    sleepers_exact(false);
-    sleepers_exact(true);
+    sleepers_exact(SLEEP_NEAR_VIEW);
+    sleepers_exact(SLEEP_FAR_TURNS);
+    sleepers_exact(SLEEP_SEPARATED);
+    sleepers_exact(SLEEP_SEPARATED_POOL);
 }
 
 /* Far agents' turns as closed-form records (sim.c "turns"): the record's decode against the

@@ -8,11 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "crowd/sim_internal.h"
-
-#define FADE_SECONDS 0.25f
-#define IDLE_ENTER 0.25f /* m/s: below this an agent stands */
-#define IDLE_LEAVE 0.45f
+#include "crowd/sim_step.h"
 
 static const char *const scenario_names[CROWD_SCENARIO_COUNT] = {"wander", "stampede", "parade", "mill", "gather"};
 
@@ -50,12 +46,6 @@ static double now_ms(void)
     struct timespec ts;
     timespec_get(&ts, TIME_UTC); /* C11 (clock_gettime is POSIX); stats only, so a clock step is harmless */
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* The setters' rate range (the sim writes records directly, so it keeps to it itself). */
-static inline float clamp_rate(float rate)
-{
-    return rate < -CROWD_MAX_RATE ? -CROWD_MAX_RATE : rate > CROWD_MAX_RATE ? CROWD_MAX_RATE : rate;
 }
 
 /* ---- gaits ------------------------------------------------------------------------------------ */
@@ -168,20 +158,6 @@ static crowd_result check_spawn_options(const crowd_spawn_options *o, const crow
                               "crowd_sim_create: spawn.accessory_odds[%u] = %g outside 0..1", k,
                               (double)o->accessory_odds[k]);
     return CROWD_OK;
-}
-
-/* The gait for a speed: idle below a threshold (with hysteresis), else the locomotion clip whose
- * natural speed is nearest (switching at the midpoints). */
-static inline uint32_t gait_for_speed(const crowd_sim *sim, uint32_t current, float speed)
-{
-    if (sim->gait_count <= 1)
-        return 0;
-    if (speed < (current == 0 ? IDLE_LEAVE : IDLE_ENTER))
-        return 0;
-    uint32_t g = 1;
-    while (g + 1 < sim->gait_count && speed > sim->gait_switch[g])
-        g++;
-    return g;
 }
 
 /* ---- lifetime --------------------------------------------------------------------------------- */
@@ -468,60 +444,8 @@ crowd_result crowd_sim_spawn(crowd_sim *sim, uint32_t count)
 
 /* ---- the step --------------------------------------------------------------------------------- */
 
-/* Plays the gait that suits the speed, at the stride-matched rate. Speeds settle exponentially and
- * would change the rate (and rewrite the record) every step; below 0.2 % the mismatch is a foot
- * sliding 2.6 mm/s at a walk, so such changes are skipped. */
-static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, crowd_agent *a, float speed, bool arrived)
-{
-    crowd *c = sim->crowd;
-    if (sim->gait_count == 0)
-        return;
-    const crowd_record *r = &c->records[slot];
-    /* A smaller body covers less ground per cycle: gaits and rates go by speed in its own sizes. */
-    float own_speed = speed / r->scale;
-    uint32_t gait = gait_for_speed(sim, a->gait, own_speed);
-    const sim_gait *g = &sim->gaits[gait];
-    uint32_t clip = g->clip;
-    float rate = c->stride_matching && g->rate_per_speed > 0.0f ? own_speed * g->rate_per_speed : g->authored_rate;
-    if (arrived && gait == 0 && sim->cheer_clip >= 0) {
-        clip = (uint32_t)sim->cheer_clip;
-        rate = crowd_stride_rate(c, clip, 0.0f, r->scale);
-    }
-    rate = clamp_rate(rate); /* a tiny agent pushed hard would otherwise leave the setters' range */
-    bool fading = r->fade_rate > 0.0f;
-    uint32_t showing = fading ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
-    if (showing != clip) {
-        crowd_play_slot(c, slot, clip, rate, sim->fade_seconds, false);
-    } else {
-        float current = fading ? r->rate_b : r->rate_a;
-        if (fabsf(rate - current) > 0.002f * current)
-            crowd_set_rate_slot(c, slot, rate);
-    }
-    a->gait = (uint8_t)gait;
-}
-
-/* What every agent's step shares; passed by value so hot loops keep it in registers. t_now is the
- * shader time the step starts at, t_next the one it ends at (the frame's): records are anchored
- * there. */
-typedef struct step_params {
-    float dt, blend, world, half, t_now, t_next;
-    bool separate, wraps, gather;
-    bool turns; /* far agents' turns may be closed-form records ("turns" below) */
-} step_params;
-
-/* Re-anchors slot s's record at the end of the step: at p, moving on at the (rounded) velocity
- * word. The simulation reads positions back from the record, so what the GPU extrapolates is what
- * the next step starts from. */
-static CROWD_ALWAYS_INLINE void write_motion(crowd *c, uint32_t s, const float p[3], float t, uint32_t velocity)
-{
-    crowd_rec_set_motion(&c->records[s], p, t, velocity); /* a straight line: any turn ends */
-    c->dirty[s] = 1;
-}
-
-/* The rare cases, out of line: standing still, wrapping round the world, held at its edge.
- * Returns whether the record changed. */
-static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed, bool drifting,
-                      crowd_drift drift, float target)
+bool sim_step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3], float speed, bool drifting,
+                   crowd_drift drift, float target)
 {
     crowd *c = sim->crowd;
     crowd_record *r = &c->records[s];
@@ -560,153 +484,6 @@ static bool step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_i
     return true;
 }
 
-/* Separation pushes go into a drift velocity of their own that decays at the steering blend rate:
- * steering plus drift moves exactly as one velocity blended towards the desired one with pushes
- * added, but only steering turns the agent and sets its gait and rate. A jostled agent keeps
- * facing where it walks (and stays on the steady path: only its position changes) instead of
- * twitching its heading and gait every step. The step moves by the drift, then decays it; the
- * separation pass at the end of the step adds the new pushes. */
-static CROWD_ALWAYS_INLINE crowd_drift decay_drift(crowd_drift d, float blend)
-{
-    float x = d.x - d.x * blend, z = d.z - d.z * blend;
-    bool settled = fabsf(x) + fabsf(z) < 2e-3f; /* like the steering snap */
-    return (crowd_drift){settled ? 0.0f : x, settled ? 0.0f : z};
-}
-
-/* What stepping one agent did: its chunk now, and whether its record changed. */
-typedef struct step_result {
-    uint32_t chunk;
-    bool wrote;
-} step_result;
-
-/* After the velocity is settled and obstacles are avoided (p is the new position): the steady
- * path (walking a straight line at cruise speed, or drifting: the record changes only if the
- * velocity it moves with does), the changing one (turning, speeding up: heading, gait and rate
- * follow the steering) or step_rare. The chunk returned is the record's, from where it now puts
- * the agent. */
-static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_params *k, uint32_t s, const float p[3],
-                                                 bool steady, bool drifting, crowd_drift drift, float target)
-{
-    crowd *c = sim->crowd;
-    const crowd_grid_map grid = crowd_grid_of(c);
-    crowd_record *r = &c->records[s];
-    crowd_agent *a = &c->agents[s];
-    const float *v = a->velocity;
-    bool inside = fabsf(p[0]) < k->half && fabsf(p[2]) < k->half, wrote = false;
-    float at[3];
-    if (steady && (inside || (!drifting && !k->wraps))) { /* steady walkers never reach the edge; drift may */
-        if (v[0] != 0.0f || v[1] != 0.0f || drifting) {
-            uint32_t word = crowd_pack_velocity(v[0] + drift.x, v[1] + drift.z);
-            if (word != r->velocity) {
-                write_motion(c, s, p, k->t_next, word);
-                wrote = true;
-            }
-            crowd_rec_position(r, k->t_next, at);
-            return (step_result){crowd_chunk_at(&grid, at), wrote};
-        }
-        if (a->gait == 0 && !k->gather) { /* standing, and showing it already: nothing to write */
-            if (r->velocity) {
-                crowd_rec_anchor(r, k->t_next);
-                r->velocity = 0;
-                c->dirty[s] = 1;
-                wrote = true;
-            }
-            crowd_rec_position(r, k->t_next, at);
-            return (step_result){crowd_chunk_at(&grid, at), wrote};
-        }
-    }
-    float speed = sqrtf(v[0] * v[0] + v[1] * v[1]);
-    if (speed < 0.001f || !inside) {
-        wrote = step_rare(sim, *k, s, p, speed, drifting, drift, target);
-    } else {
-        write_motion(c, s, p, k->t_next, crowd_pack_velocity(v[0] + drift.x, v[1] + drift.z));
-        if (speed > 0.05f)
-            r->yaw = crowd_atan2(v[0], v[1]);
-        update_gait(sim, s, a, target >= 0.0f ? target : speed, k->gather && speed < IDLE_ENTER);
-        wrote = true;
-    }
-    crowd_rec_position(r, k->t_next, at);
-    return (step_result){crowd_chunk_at(&grid, at), wrote};
-}
-
-/* One agent, its drift updated (zero unless drifting), given its desired velocity (sim_steer.c):
- * steering, obstacles, step_move. step_live takes the steady cases inline and calls this for the
- * rest. `blend`: how far the velocity turns towards the desired one (more for agents that re-plan
- * less often). `target`: the speed whose gait and rate to play (a far agent's, under closed-form
- * turns: its desired speed), or negative for the speed it moves at. */
-static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s,
-                                                  const float desired[2], bool drifting, crowd_drift drift, float blend,
-                                                  float target)
-{
-    crowd *c = sim->crowd;
-    const crowd_grid_map grid = crowd_grid_of(c);
-    crowd_record *r = &c->records[s];
-    crowd_agent *a = &c->agents[s];
-    float *v = a->velocity;
-    bool steady = v[0] == desired[0] && v[1] == desired[1];
-    if (!steady) {
-        v[0] += (desired[0] - v[0]) * blend;
-        v[1] += (desired[1] - v[1]) * blend;
-        if (fabsf(desired[0] - v[0]) + fabsf(desired[1] - v[1]) < 2e-3f) { /* arrived at cruise: snap */
-            v[0] = desired[0];
-            v[1] = desired[1];
-        }
-    }
-    float p[3];
-    crowd_rec_position(r, k->t_now, p);
-    p[0] += (v[0] + drift.x) * k->dt;
-    p[2] += (v[1] + drift.z) * k->dt;
-    uint32_t chunk = crowd_chunk_at(&grid, p);
-    if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
-        sim_avoid_obstacles(sim, chunk, p, v))
-        steady = false;
-    return step_move(sim, k, s, p, steady, drifting, drift, target);
-}
-
-#define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
-#define SCAN_AHEAD 3u  /* batches: how far ahead the walk among sleepers asks for the awake ones' lines */
-
-/* The chunk of the agent before: most agents are still in it, and telling so is four compares on
- * the scaled position instead of its conversion and clamping (bounds in chunk units: truncating a
- * value in [i, i + 1) gives i, exactly as crowd_chunk_at does; border chunks reach to infinity). */
-typedef struct chunk_cache {
-    float lo_x, hi_x, lo_z, hi_z;
-    uint32_t chunk;
-    bool obstacles; /* obstacles reach into it */
-} chunk_cache;
-
-static CROWD_ALWAYS_INLINE uint32_t cached_chunk(chunk_cache *cc, const crowd_grid_map *g, const uint32_t *obstacles,
-                                                 const float *p)
-{
-    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
-    if (tx >= cc->lo_x && tx < cc->hi_x && tz >= cc->lo_z && tz < cc->hi_z)
-        return cc->chunk;
-    uint32_t chunk = crowd_chunk_at(g, p), last = (uint32_t)g->last, ix = chunk % (last + 1), iz = chunk / (last + 1);
-    *cc = (chunk_cache){ix ? (float)ix : -INFINITY,
-                        ix < last ? (float)(ix + 1) : INFINITY,
-                        iz ? (float)iz : -INFINITY,
-                        iz < last ? (float)(iz + 1) : INFINITY,
-                        chunk,
-                        obstacles[chunk] != obstacles[chunk + 1]};
-    return chunk;
-}
-
-/* Adds stepped slot s (record r, now at p, in chunk) to the region walk's chunk run (a local of the caller).
- * Its dirty flag is read after the fade check, which may fold a fade and set it. */
-static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, uint32_t s, crowd_record *r,
-                                            const float *p, uint32_t chunk, const uint8_t *dirty)
-{
-    crowd_bin_fade(bin, r, s);
-    if (chunk != run->id) {
-        crowd_run closing = *run; /* a copy's address escapes, never the run's */
-        crowd_bin_close(bin, &closing);
-        *run = crowd_run_open(bin, chunk, r, p);
-    }
-    crowd_run_add(run, r, p, dirty[s] != 0);
-    if (run->moves)
-        crowd_bin_mover(bin, s, chunk);
-}
-
 /* ---- sleep: stepping only agents whose next step can change something --------------------------
  *
  * A wandering agent walking straight at its cruise velocity (or standing settled) in a chunk
@@ -734,14 +511,6 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
  * 14 every chunk's sleepers were woken every 120 steps instead: 1.2 % of a million agents stepped
  * per frame for bounds alone.) */
 #define SLEEP_EARLY 0.01f
-
-/* Whether a sleeper sleeps on through the step ending at t_next: its event is ahead and its chunk
- * does not wake all its sleepers (it comes near: `gate` is the step's sim->sleep_gate,
- * refresh_sleepers). No branch: the walk tests every slot with it. */
-static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_next, const uint8_t *gate)
-{
-    return gate[z.cell[s]] & (uint32_t)(t_next < z.until[s]);
-}
 
 /* Slot s (record r, agent a, at p at the step's end, in chunk with the cache's bounds) falls asleep
  * until its next event, if that is after this step. */
@@ -806,75 +575,11 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
     float until = t_next + span;
     if (!(span > 0.0f) || !(until > t_next))
         return;
-    float x0 = p[0] + (vx_lo < 0.0f ? vx_lo : 0.0f) * span, x1 = p[0] + (vx_hi > 0.0f ? vx_hi : 0.0f) * span;
-    float z0 = p[2] + (vz_lo < 0.0f ? vz_lo : 0.0f) * span, z1 = p[2] + (vz_hi > 0.0f ? vz_hi : 0.0f) * span;
-    crowd_sleepers *d = crowd_bin_sleepers(bin, chunk);
-    const float lo[3] = {x0, p[1], z0};
-    const float hi[3] = {x1, p[1], z1};
-    float speed = crowd_rec_speed_bound(r);
-    d->count++;
-    d->fell++;
-    for (int k = 0; k < 3; k++) { /* compares, not fminf/fmaxf (calls, for their NaN rules) */
-        d->lo[k] = lo[k] < d->lo[k] ? lo[k] : d->lo[k];
-        d->hi[k] = hi[k] > d->hi[k] ? hi[k] : d->hi[k];
-    }
-    d->scale = r->scale > d->scale ? r->scale : d->scale;
-    d->speed = speed > d->speed ? speed : d->speed;
-    d->until = until > d->until ? until : d->until;
-    z.until[s] = until;
-    // cppcheck-suppress unreadVariable ; false positive: writes the array `z` points at, not the copy
-    z.cell[s] = chunk + 1;
-}
-
-/* ---- separation under the level of detail ------------------------------------------------------
- *
- * With separation on, a far region's agents are stepped together: every lod_interval-th step, round
- * robin by region, the whole region re-plans and moves by its drift, which then decays by the far
- * blend (lod_interval steps' worth). In between, the region rests: its agents walk on with their
- * records (the velocity there includes the drift they had). The pushes a stepping region moves by
- * are taken at the end of the step before, from where everyone is then, and count lod_interval
- * steps each (SIM_GATHER_FAR): as fresh as the pushes of an agent stepped every step, and the
- * drift's steady value under a steady push is the same. So at every step the separation gathers
- * the near agents, the far regions that step next, and, as neighbours that push them but get no
- * push themselves (SIM_GATHER_PASSIVE), the other far agents within a separation radius of their
- * chunk's edge: a neighbour in another chunk is that close to its own chunk's edge (but for the
- * few movers whose region is not yet their chunk's, until the next update re-slots them). The
- * separation then sorts and pairs about two fifths of a far crowd instead of all of it, and three
- * quarters of a far crowd write no record per step. */
-static CROWD_ALWAYS_INLINE bool near_chunk_edge(const crowd_grid_map *g, const float p[3], float reach)
-{
-    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
-    float fx = tx - floorf(tx), fz = tz - floorf(tz); /* chunk edges are at whole chunk units */
-    return fx < reach || fx > 1.0f - reach || fz < reach || fz > 1.0f - reach;
-}
-
-/* A far region that rests this step (separation on): its agents walk on and are binned; gathered
- * all with SIM_GATHER_FAR when the region steps next (`next`), else those near their chunk's
- * edge, passive. */
-static void rest_region(crowd_sim *sim, crowd_binner *bin, sim_gatherer *gatherer, uint32_t first, uint32_t end,
-                        float t_next, bool next)
-{
-    crowd *c = sim->crowd;
-    crowd_record *const records = c->records;
-    const uint8_t *const dirty = c->dirty;
-    const crowd_grid_map grid = bin->grid;
-    const float reach = sim->desc.separation_radius * grid.inv_cell; /* in chunk units */
-    chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false};
-    crowd_run run = {.id = CROWD_PARKED_CELL};
-    sim_gatherer gather = *gatherer;
-    for (uint32_t s = first; s < end; s++) {
-        crowd_record *r = &records[s];
-        float p[3];
-        crowd_rec_position(r, t_next, p);
-        uint32_t chunk = cached_chunk(&cache, &grid, sim->chunk_obstacle_start, p);
-        if (next)
-            sim_gather(&gather, s | SIM_GATHER_FAR, p);
-        else if (near_chunk_edge(&grid, p, reach))
-            sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
-        bin_stepped(bin, &run, s, r, p, chunk, dirty);
-    }
-    crowd_bin_close(bin, &run);
-    *gatherer = gather;
+    const float lo[3] = {p[0] + (vx_lo < 0.0f ? vx_lo : 0.0f) * span, p[1],
+                         p[2] + (vz_lo < 0.0f ? vz_lo : 0.0f) * span};
+    const float hi[3] = {p[0] + (vx_hi > 0.0f ? vx_hi : 0.0f) * span, p[1],
+                         p[2] + (vz_hi > 0.0f ? vz_hi : 0.0f) * span};
+    sleep_until(bin, z, s, r, chunk, until, lo, hi);
 }
 
 /* ---- turns: far agents' turns as closed-form records ---------------------------------------------
@@ -973,32 +678,6 @@ static CROWD_ALWAYS_INLINE bool walks_on_unchanged(const crowd_sim *sim, const c
     return v[0] != 0.0f || v[1] != 0.0f || (a->gait == 0 && !r->velocity);
 }
 
-/* The awake among the m slots from `from`, into `list` (offsets); returns how many. `own_gate`:
- * the walked region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep
- * there: 0, it comes near and everyone wakes; else a sleeper sleeps while its time is ahead, and an
- * awake slot's time is 0), or -1 (the far pool: each sleeper's own chunk's gate). */
-static CROWD_ALWAYS_INLINE uint32_t scan_awake(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
-                                               const uint8_t *gate, int own_gate, uint8_t *list)
-{
-    uint32_t w = 0;
-    if (own_gate < 0) {
-        for (uint32_t i = 0; i < m; i++) {
-            list[w] = (uint8_t)i;
-            w += !asleep(sleep, from + i, t_next, gate);
-        }
-    } else if (own_gate == 0) {
-        for (uint32_t i = 0; i < m; i++)
-            list[i] = (uint8_t)i;
-        w = m;
-    } else {
-        for (uint32_t i = 0; i < m; i++) {
-            list[w] = (uint8_t)i;
-            w += !(t_next < sleep.until[from + i]);
-        }
-    }
-    return w;
-}
-
 /* Region mode: slots [first, end) are all live. The steady cases (walking at cruise speed,
  * standing settled) are inline here, the same as step_agent would do them, with every array and
  * setting in a local: a store to a record or a flag byte may alias anything reached through a
@@ -1008,19 +687,14 @@ static CROWD_ALWAYS_INLINE uint32_t scan_awake(crowd_sleep sleep, uint32_t from,
  * `far`: a region the camera sees little of (outside the view, or far). Each agent there re-plans
  * its steering every lod_interval-th step only, turning as far as that many steps would have; in
  * between it walks on with its record (nothing computed, nothing written). Without separation the
- * round robin goes by slot; with it, by region ("separation under the level of detail" above). */
+ * round robin goes by slot; with it, by chunk, and sim_far.c walks the region instead. */
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
                           uint32_t region, uint32_t first, uint32_t end, bool far)
 {
     /* a far region drawn past the cross-fade levels cuts between gaits (update_gait) */
     sim->fade_seconds = far && sim->far_of_cell[region] == 2 ? 0.0f : FADE_SECONDS;
-    if (far && k->separate) { /* round robin by region: steps at phase 0, gathered whole at the last */
-        uint32_t phase = (region + sim->steps) % sim->desc.lod_interval;
-        if (phase) {
-            rest_region(sim, bin, gatherer, first, end, k->t_next, phase + 1 == sim->desc.lod_interval);
-            return 0;
-        }
-    }
+    if (far && k->separate) /* stepped whole one step in lod_interval (sim_far.c) */
+        return sim_far_walk(sim, k, bin, gatherer, region, first, end);
     crowd *c = sim->crowd;
     crowd_record *const records = c->records;
     crowd_agent *const agents = c->agents;
@@ -1034,7 +708,6 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
     const bool far_turns = far && k->turns, wanders = sim->desc.scenario == CROWD_SCENARIO_WANDER;
-    const float reach = sim->desc.separation_radius * grid.inv_cell; /* near_chunk_edge's, in chunk units */
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
@@ -1083,7 +756,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 continue;
             lazy = awake < n;
         }
-        if ((!far || separate) && !lazy)
+        if (!far && !lazy)
             sim_desired_velocities(sim, base, n, desired);
         const uint8_t *const list = awake_list[cur]; /* this batch's */
         for (uint32_t j = 0; j < awake; j++) {
@@ -1110,7 +783,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             bool drifting = drift.x != 0.0f || drift.z != 0.0f;
             float p[3];
             uint32_t chunk;
-            if (far && !separate) { /* (with separation, the region steps whole or rests whole) */
+            if (far) {
                 /* not its turn: it walks on, unless its wander decision is due (then it re-plans
                  * now rather than up to lod_interval - 1 steps late, and turns as a record) */
                 if (s % interval != turn && !resync && !(wanders && sim_decision_due(a, tick))) {
@@ -1163,7 +836,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 /* the record moves it: where it is at the step's end is where the GPU will draw it */
                 crowd_rec_position(r, t_next, p);
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
-                may_sleep = sleeps;
+                may_sleep = sleeps && !separate; /* (a near agent's pushes need it awake) */
                 /* steady walkers never reach the world's edge (steering turns them first) */
                 if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
                     may_sleep = false;
@@ -1197,12 +870,9 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 rewritten += moved.wrote;
                 crowd_rec_position(r, t_next, p);
             }
-            if (separate) {
-                drifts[s] = decay_drift(drift, blend); /* a far region's: lod_interval steps' decay */
-                if (!far)
-                    sim_gather(&gather, s, p);
-                else if (near_chunk_edge(&grid, p, reach)) /* its next pushes come before its next step */
-                    sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
+            if (separate) { /* (a near agent: far ones under separation walk in sim_far.c) */
+                drifts[s] = decay_drift(drift, blend);
+                sim_gather(&gather, s, p);
             }
             bin_stepped(bin, &run, s, r, p, chunk, dirty);
             if (may_sleep && !run.moves && !(r->fade_rate > 0.0f))
@@ -1354,13 +1024,17 @@ static void wake_all(crowd_sim *sim)
  * wakes them all: turning ones go back to per-step steering, the steady ones sleep again); in the
  * others, the bounds' generations turn over where the previous one's last agent wakes in this
  * step (above). */
-static void refresh_sleepers(crowd_sim *sim, float t_next)
+static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
 {
     const crowd *c = sim->crowd;
     sim->sleep_gate[0] = 0;
     for (uint32_t i = 0; i < c->cell_count; i++) {
         uint8_t far = sim->far_of_cell[c->region_of_cell[i]];
         bool wakes = sim->chunk_far[i] && !far;
+        if (separate && far) { /* resting sleepers (sim_far.c): all awake the step before the turn, and on it */
+            uint32_t phase = sim_far_phase(sim, i);
+            wakes |= phase == 0 || phase + 1 == sim->desc.lod_interval;
+        }
         sim->chunk_far[i] = far;
         crowd_sleepers *z = &sim->sleepers[i], *prior = &sim->sleep_prior[i];
         if (wakes) {
@@ -1446,18 +1120,22 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     sim->t_now = k.t_now;
     if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
         mark_far_cells(sim);
-    /* Sleep (above) needs the wander scenario's steady walkers, the region walk, no separation. */
-    bool sleeps = sim->desc.scenario == CROWD_SCENARIO_WANDER && !separate && !sim->resync && c->layout_valid &&
-                  c->desc.lod_policy == CROWD_LOD_DISTANCE && !sim->no_sleep;
-    if (sim->sleeping && (!sleeps || c->sleep_stale))
+    /* Sleep (above) needs the region walk, and either no separation and the wander scenario's steady
+     * walkers, or separation and far chunks that rest between turns (sim_far.c: for at least one
+     * step, so lod_interval 3 or more). Its kind changes with separation: everyone wakes then. */
+    bool sleeps =
+        c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE && !sim->no_sleep &&
+        (separate ? sim->desc.lod_interval >= 3 : sim->desc.scenario == CROWD_SCENARIO_WANDER && !sim->resync);
+    if (sim->sleeping && (!sleeps || c->sleep_stale || separate != sim->sleep_separate))
         wake_all(sim);
     c->sleep_stale = false;
     sim->sleeping = sleeps;
+    sim->sleep_separate = separate;
     crowd_binner bin;
     crowd_bin_begin(c, &bin, k.t_next);
     if (sleeps) {
         bin.sleepers = sim->sleep_delta;
-        refresh_sleepers(sim, k.t_next);
+        refresh_sleepers(sim, k.t_next, separate);
     }
     sim_gatherer gather = separate ? sim_gather_begin(sim) : (sim_gatherer){0};
     uint32_t rewritten = 0;

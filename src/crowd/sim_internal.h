@@ -67,7 +67,8 @@ struct crowd_sim {
                             on (it does not come near); [0] (an awake slot's) is 0 */
     uint8_t *chunk_far;  /* cell_count: whether each chunk's agents were far at the last sleeping step */
     bool sleeping;
-    bool no_sleep; /* tests: the reference that steps every agent */
+    bool sleep_separate; /* the sleepers are far agents resting between turns (sim_far.c) */
+    bool no_sleep;       /* tests: the reference that steps every agent */
     crowd_sim_stats stats;
 };
 
