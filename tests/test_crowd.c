@@ -677,6 +677,106 @@ static void far_crowd_pairs(int separation, uint32_t interval, uint32_t *pairs, 
     crowd_destroy(c);
 }
 
+/* Resting far agents are gathered as neighbours only in or near a chunk whose agents get pushes
+ * this step (sim_far.c, pushes_neighbours). Every agent the separation pushes must still meet every
+ * agent within the separation radius: at each step, every live agent within the radius of a pushed
+ * one (brute force over a 1 m grid, positions at the step's end) must have been gathered. The view
+ * has near chunks, far ones and the far pool; a crowd gathering every far agent near any chunk edge
+ * (sim->all_active, the rule before) gives the count it saves. */
+static void passive_neighbours_cover_every_pair(void)
+{
+    const uint32_t n = 20000;
+    const int frames = getenv("CROWD_TEST_SMALL") ? 60 : 240;
+    const float world = 200.0f, radius = 0.7f;
+    crowd *c[2];
+    crowd_sim *sim[2];
+    crowd_view v;
+    test_view_at(&v, 12, 10, 30, 0, 1.2f, 0);
+    for (int k = 0; k < 2; k++) {
+        crowd_desc d = {
+            .asset = &asset, .capacity = n, .world_size = world, .chunk_size = 16.0f, .threads = test_threads()};
+        REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
+        crowd_sim_desc sd = {
+            .target = c[k], .scenario = CROWD_SCENARIO_WANDER, .separation = 1, .separation_radius = radius, .seed = 5};
+        REQUIRE(crowd_sim_create(&sd, &sim[k], NULL) == CROWD_OK);
+        REQUIRE(crowd_sim_spawn(sim[k], n) == CROWD_OK);
+        sim[k]->every_edge = k == 1;
+    }
+    const uint32_t dim = 200, cap = c[0]->slot_capacity; /* a 1 m grid of slots, linked through `next` */
+    uint32_t *head = malloc(sizeof *head * dim * dim), *next = malloc(sizeof *next * cap);
+    uint8_t *taken = malloc(cap);
+    float *at = malloc(sizeof *at * 2 * cap);
+    REQUIRE(head && next && taken && at);
+    uint64_t separated[2] = {0, 0}, pooled = 0, near = 0, pushed = 0, pairs = 0, missed = 0;
+    for (int frame = 0; frame < frames; frame++) {
+        for (int k = 0; k < 2; k++) {
+            crowd_sim_step(sim[k], 1.0f / 60.0f);
+            separated[k] += crowd_sim_get_stats(sim[k])->separated;
+        }
+        /* what the step gathered (before the update moves slots) against every live agent */
+        const crowd *w = c[0];
+        memset(taken, 0, cap);
+        for (uint32_t m = 0; m < sim[0]->stats.separated; m++)
+            taken[sim[0]->fine_slots[m] & SIM_GATHER_SLOT] = (sim[0]->fine_slots[m] & SIM_GATHER_PASSIVE) ? 1 : 2;
+        memset(head, 0xFF, sizeof *head * dim * dim);
+        for (uint32_t s = 0; s < w->slots; s++) {
+            if (w->index_of_slot[s] >= w->count)
+                continue;
+            float p[3];
+            crowd_rec_position(&w->records[s], (float)crowd_time(w) + 1.0f / 60.0f, p);
+            at[2 * s] = p[0];
+            at[2 * s + 1] = p[2];
+            uint32_t x = (uint32_t)crowd_clamp_cell(p[0] + 0.5f * world, dim - 1),
+                     z = (uint32_t)crowd_clamp_cell(p[2] + 0.5f * world, dim - 1);
+            next[s] = head[z * dim + x];
+            head[z * dim + x] = s;
+        }
+        for (uint32_t s = 0; s < w->slots; s++) {
+            if (taken[s] != 2)
+                continue;
+            pushed++;
+            int x = crowd_clamp_cell(at[2 * s] + 0.5f * world, dim - 1),
+                z = crowd_clamp_cell(at[2 * s + 1] + 0.5f * world, dim - 1);
+            for (int dz = -1; dz <= 1; dz++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    if (x + dx < 0 || z + dz < 0 || x + dx >= (int)dim || z + dz >= (int)dim)
+                        continue;
+                    for (uint32_t o = head[(uint32_t)(z + dz) * dim + (uint32_t)(x + dx)]; o != UINT32_MAX;
+                         o = next[o]) {
+                        float ex = at[2 * o] - at[2 * s], ez = at[2 * o + 1] - at[2 * s + 1];
+                        if (o == s || ex * ex + ez * ez >= radius * radius)
+                            continue;
+                        pairs++;
+                        missed += !taken[o];
+                    }
+                }
+        }
+        for (int k = 0; k < 2; k++)
+            crowd_update(c[k], 1.0f / 60.0f, &v);
+        pooled += c[0]->regions[c[0]->pool_region].count;
+        for (uint32_t g = 0; g < c[0]->cell_count; g++)
+            near += c[0]->regions[g].count && !sim[0]->far_of_cell[g];
+    }
+    printf("     separated per step: %.0f (every far agent near a chunk edge: %.0f); of %llu pairs within the radius "
+           "of a pushed agent, %llu missed; %.0f %% of agent-frames pooled, %.1f near chunks per frame\n",
+           (double)separated[0] / frames, (double)separated[1] / frames, (unsigned long long)pairs,
+           (unsigned long long)missed, 100.0 * (double)pooled / ((double)frames * n), (double)near / frames);
+    CHECKF(missed == 0 && pairs > (uint64_t)frames * 1000, "%llu of %llu pairs missed", (unsigned long long)missed,
+           (unsigned long long)pairs);
+    CHECKF(separated[0] * 10 < separated[1] * 9, "separated %llu, every edge %llu", (unsigned long long)separated[0],
+           (unsigned long long)separated[1]);
+    CHECKF(pooled > (uint64_t)frames * n / 10 && near > (uint64_t)frames, "pooled %llu, near chunks %llu",
+           (unsigned long long)pooled, (unsigned long long)near);
+    free(head);
+    free(next);
+    free(taken);
+    free(at);
+    for (int k = 0; k < 2; k++) {
+        crowd_sim_destroy(sim[k]);
+        crowd_destroy(c[k]);
+    }
+}
+
 static void far_separation_keeps_space(void)
 {
     double written[3];
@@ -1743,6 +1843,7 @@ int main(void)
     RUN_TEST(feet_do_not_slide);
     RUN_TEST(separation_keeps_space);
     RUN_TEST(far_separation_keeps_space);
+    RUN_TEST(passive_neighbours_cover_every_pair);
     if (single_threaded_only)
         printf("skip regions_under_motion (6,000-8,000 agents: one task; run in the other trees)\n");
     else

@@ -34,8 +34,9 @@ typedef struct bench_row {
     bool separation;
     double sim, separation_ms, chunk_lod, gather, output, total, best, p90, memcpy_ms;
     double mb_uploaded, triangles, draws, submitted;
-    double written; /* bytes of records the simulation rewrote per frame (median) */
-    double asleep;  /* agents the simulation skipped per frame (median) */
+    double written;   /* bytes of records the simulation rewrote per frame (median) */
+    double asleep;    /* agents the simulation skipped per frame (median) */
+    double separated; /* agents the separation took per frame (median) */
     uint32_t lod[CROWD_MAX_LODS];
 } bench_row;
 
@@ -141,7 +142,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));
     double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));
     double *up = calloc(frames, sizeof(double)), *wr = calloc(frames, sizeof(double));
-    double *zz = calloc(frames, sizeof(double));
+    double *zz = calloc(frames, sizeof(double)), *sp = calloc(frames, sizeof(double));
     memset(row, 0, sizeof *row);
     row->count = count;
     row->threads = threads;
@@ -165,6 +166,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         up[i] = st->bytes_uploaded / (1024.0 * 1024.0);
         wr[i] = (double)ss->rewritten * sizeof(crowd_record);
         zz[i] = ss->asleep;
+        sp[i] = ss->separated;
         row->best = total < row->best ? total : row->best;
         if (i == frames - 1) {
             row->triangles = (double)st->triangles;
@@ -184,6 +186,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     row->mb_uploaded = tool_median(up, frames);
     row->written = tool_median(wr, frames);
     row->asleep = tool_median(zz, frames);
+    row->separated = tool_median(sp, frames);
     row->memcpy_ms = memcpy_ms((size_t)count * sizeof(crowd_record));
     free(t_sim);
     free(t_sep);
@@ -194,6 +197,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     free(up);
     free(wr);
     free(zz);
+    free(sp);
     crowd_sim_destroy(sim);
     crowd_destroy(c);
     return 0;
@@ -203,19 +207,20 @@ static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
     printf("crowd-bench: medians of frames after %u warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
            bench_warmup);
-    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %8s %9s %6s %8s %6s %7s  LOD split", "instances",
-           "thr", "sep", "sim", "of sep", "chunk", "gather", "output", "total", "best", "p90", "ns/i", "memcpy",
-           "g/memcpy", "t/memcpy", "triangles", "MB up", "MB writ", "% arr", "% awake");
+    printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %8s %9s %6s %8s %6s %7s %6s  LOD split",
+           "instances", "thr", "sep", "sim", "of sep", "chunk", "gather", "output", "total", "best", "p90", "ns/i",
+           "memcpy", "g/memcpy", "t/memcpy", "triangles", "MB up", "MB writ", "% arr", "% awake", "% sep");
     printf("\n");
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         printf("%9u %3u %4s %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %7.3f %6.1f %7.3f %8.2f %8.2f %8.2fM %6.2f %8.3f "
                "%6.2f "
-               "%7.2f ",
+               "%7.2f %6.2f ",
                r->count, r->threads, r->separation ? "on" : "off", r->sim, r->separation_ms, r->chunk_lod, r->gather,
                r->output, r->total, r->best, r->p90, r->total * 1e6 / r->count, r->memcpy_ms, r->gather / r->memcpy_ms,
                r->total / r->memcpy_ms, r->triangles / 1e6, r->mb_uploaded, r->written / (1024.0 * 1024.0),
-               100.0 * r->written / ((double)r->count * sizeof(crowd_record)), 100.0 - 100.0 * r->asleep / r->count);
+               100.0 * r->written / ((double)r->count * sizeof(crowd_record)), 100.0 - 100.0 * r->asleep / r->count,
+               100.0 * r->separated / r->count);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf(" L%u:%u", l, r->lod[l]);
         printf("\n");
@@ -252,12 +257,12 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
                "\"gather_ms\":%.4f,\"output_ms\":%.4f,\"total_ms\":%.4f,\"best_ms\":%.4f,\"p90_ms\":%.4f,\"ns_per_"
                "instance\":%.2f,"
                "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"total_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,"
-               "\"record_bytes_written\":%.0f,\"triangles\":%.0f,"
+               "\"record_bytes_written\":%.0f,\"agents_awake\":%.0f,\"agents_separated\":%.0f,\"triangles\":%.0f,"
                "\"draws\":%.0f,\"submitted\":%.0f,\"lods\":[",
                i ? "," : "", r->count, r->threads, r->separation ? "true" : "false", r->sim, r->separation_ms,
                r->chunk_lod, r->gather, r->output, r->total, r->best, r->p90, r->total * 1e6 / r->count, r->memcpy_ms,
-               r->gather / r->memcpy_ms, r->total / r->memcpy_ms, r->mb_uploaded, r->written, r->triangles, r->draws,
-               r->submitted);
+               r->gather / r->memcpy_ms, r->total / r->memcpy_ms, r->mb_uploaded, r->written, r->count - r->asleep,
+               r->separated, r->triangles, r->draws, r->submitted);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf("%s%u", l ? "," : "", r->lod[l]);
         printf("]}");

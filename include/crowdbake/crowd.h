@@ -619,10 +619,13 @@ typedef struct crowd_sim_stats {
     double ms_separation; /* the separation pass (sort and pairs; the step gathers
                                              its input as it goes) */
     uint32_t rewritten;   /* agents whose record changed */
-    uint32_t asleep;      /* agents the step skipped: steady walkers and far agents turning on a record
-                             (wander scenario, separation off) whose next decision, turn at the edge
-                             or chunk crossing is still ahead; their records walk them on, nothing
-                             read or written */
+    uint32_t asleep;      /* agents the step skipped: without separation, steady walkers and far agents
+                             turning on a record (wander scenario) whose next decision, turn at the
+                             edge or chunk crossing is still ahead; with it, far agents resting
+                             between their chunk's turns away from its edges. Their records walk them
+                             on, nothing read or written */
+    uint32_t separated;   /* agents the separation took this step: those it pushes (near, and far
+                             ones whose chunk's turn is next) and their neighbours in resting chunks */
     bool separation_active;
 } crowd_sim_stats;
 

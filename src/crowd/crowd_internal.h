@@ -472,9 +472,9 @@ static inline crowd_run crowd_run_open(const crowd_binner *b, uint32_t id, const
     return opened;
 }
 
-static inline void crowd_run_add(crowd_run *run, const crowd_record *r, const float *p, bool dirty)
+/* The same, given the record's crowd_rec_speed_bound (a walk that decoded its velocity already). */
+static inline void crowd_run_add_at(crowd_run *run, const crowd_record *r, const float *p, bool dirty, float speed)
 {
-    float speed = crowd_rec_moves(r) ? crowd_rec_speed_bound(r) : 0.0f;
     run->n++;
     run->speed = speed > run->speed ? speed : run->speed;
     run->lo_x = p[0] < run->lo_x ? p[0] : run->lo_x;
@@ -485,6 +485,11 @@ static inline void crowd_run_add(crowd_run *run, const crowd_record *r, const fl
     run->hi_z = p[2] > run->hi_z ? p[2] : run->hi_z;
     run->scale = r->scale > run->scale ? r->scale : run->scale;
     run->dirty |= dirty;
+}
+
+static inline void crowd_run_add(crowd_run *run, const crowd_record *r, const float *p, bool dirty)
+{
+    crowd_run_add_at(run, r, p, dirty, crowd_rec_moves(r) ? crowd_rec_speed_bound(r) : 0.0f);
 }
 
 /* Adds live slot s, whose record r is at p in chunk id, to its chunk's stats. Records are mostly

@@ -232,6 +232,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->sleep_prior = crowd_malloc(sizeof *sim->sleep_prior * c->cell_count);
     sim->sleep_gate = crowd_calloc(c->cell_count + 1, 1);
     sim->chunk_far = crowd_calloc(c->cell_count, 1);
+    sim->chunk_active = crowd_calloc(((size_t)c->grid_dim + 2) * (c->grid_dim + 2), 1); /* a border of zeros */
     size_t task_cells = (size_t)c->task_count * c->cell_count;
     crowd_sleepers *task_sleepers = task_cells ? crowd_malloc(sizeof *task_sleepers * task_cells) : NULL;
     uint32_t *task_touched = task_cells ? crowd_malloc(sizeof *task_touched * task_cells) : NULL;
@@ -240,7 +241,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         !sim->fine_sorted_key || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
         !agents || !agents_back || !drift || !drift_back || !sleep.until || !sleep.cell || !sleep_back.until ||
         !sleep_back.cell || !sim->sleepers || !sim->sleep_delta || !sim->sleep_prior || !sim->sleep_gate ||
-        !sim->chunk_far || (task_cells && (!task_sleepers || !task_touched))) {
+        !sim->chunk_far || !sim->chunk_active || (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -312,6 +313,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     crowd_free(sim->sleep_prior);
     crowd_free(sim->sleep_gate);
     crowd_free(sim->chunk_far);
+    crowd_free(sim->chunk_active);
     crowd_free(sim->obstacles);
     crowd_free(sim->chunk_obstacle_start);
     crowd_free(sim->obstacle_ids);
@@ -1007,6 +1009,22 @@ static void mark_far_cells(crowd_sim *sim)
     sim->far_of_cell[c->pool_region] = (uint8_t)(slow ? (pool_cuts ? 2 : 1) : 0);
 }
 
+/* Under separation, which chunks' agents get pushes at the end of this step (sim_far.c): near ones,
+ * and far ones whose turn is next; and how near one a resting agent is gathered as a neighbour: a
+ * separation radius, plus how far out of it an agent of it may have walked since the last update
+ * re-slotted it (a mover: one step at up to twice the fastest gait's natural speed). */
+static void mark_active_cells(crowd_sim *sim, float dt)
+{
+    const crowd *c = sim->crowd;
+    uint32_t dim = c->grid_dim, last = sim->desc.lod_interval - 1;
+    for (uint32_t i = 0; i < c->cell_count; i++) {
+        bool far = sim->far_of_cell[c->region_of_cell[i]] != 0;
+        sim->chunk_active[(i / dim + 1) * (dim + 2) + i % dim + 1] = (uint8_t)(!far || sim_far_phase(sim, i) == last);
+    }
+    float fastest = sim_gait_speed(sim, sim->gait_count ? sim->gait_count - 1 : 0);
+    sim->passive_reach = (sim->desc.separation_radius + 2.0f * dt * fastest) / c->cell_size;
+}
+
 /* Every agent awake, every chunk without sleepers: when a step cannot keep them (separation, another
  * scenario, no region layout) or slots moved behind the sim's back. */
 static void wake_all(crowd_sim *sim)
@@ -1120,6 +1138,8 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     sim->t_now = k.t_now;
     if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
         mark_far_cells(sim);
+    if (separate && c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
+        mark_active_cells(sim, dt);
     /* Sleep (above) needs the region walk, and either no separation and the wander scenario's steady
      * walkers, or separation and far chunks that rest between turns (sim_far.c: for at least one
      * step, so lod_interval 3 or more). Its kind changes with separation: everyone wakes then. */
@@ -1158,6 +1178,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     sim->stats.rewritten = rewritten;
     sim->stats.asleep = sleeps ? fold_sleepers(sim) : 0;
     double t1 = now_ms();
+    sim->stats.separated = gather.n;
     if (separate) /* pushes from where everyone is now, for the next step to move by */
         sim_separation(sim, &gather);
     double t2 = now_ms();

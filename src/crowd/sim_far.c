@@ -33,41 +33,92 @@
  * pushes and drifts are those of a walk that visits every agent, byte for byte (test_crowd,
  * sleepers_keep_chunks_exact with separation). */
 #include <math.h>
+#include <stddef.h>
 
 #include "crowd/sim_step.h"
 
-static CROWD_ALWAYS_INLINE bool near_chunk_edge(const crowd_grid_map *g, const float p[3], float reach)
+/* Where record r has its agent at time t (into p), its velocity's halves decoded once (into v: the
+ * record's velocity now, for a straight one); returns crowd_rec_speed_bound. */
+static CROWD_ALWAYS_INLINE float walk_on(const crowd_record *r, float t, float p[3], float v[2])
 {
-    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
-    float fx = tx - floorf(tx), fz = tz - floorf(tz); /* chunk edges are at whole chunk units */
-    return fx < reach || fx > 1.0f - reach || fz < reach || fz > 1.0f - reach;
+    if (r->clips & CROWD_RECORD_TURN) {
+        crowd_rec_position(r, t, p);
+        crowd_rec_turn_velocity(r, t, v);
+        return crowd_rec_speed_bound(r);
+    }
+    float dt = t - r->ref_time;
+    v[0] = crowd_float_from_half(r->velocity & 0xFFFFu);
+    v[1] = crowd_float_from_half(r->velocity >> 16);
+    p[0] = r->position[0] + v[0] * dt;
+    p[1] = r->position[1];
+    p[2] = r->position[2] + v[1] * dt;
+    return fabsf(v[0]) + fabsf(v[1]);
 }
 
-/* Slot s (record r, at p at the step's end, in chunk), just stepped, falls asleep through its
- * chunk's rest steps if it may (above): for `hold` seconds, or until it comes within `reach` (chunk
- * units) of its chunk's edge, with a ten-thousandth of a chunk to spare. */
-static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
-                                           const float p[3], uint32_t chunk, float t_next, float hold, float reach)
+/* A position in the chunk grid: its chunk's column and row, and where in it (0..1 along each axis;
+ * chunk edges are at whole chunk units); `inside`: within the grid (else the rest is unset). */
+typedef struct grid_spot {
+    uint32_t ix, iz;
+    float fx, fz;
+    bool inside;
+} grid_spot;
+
+static CROWD_ALWAYS_INLINE grid_spot spot_of(const crowd_grid_map *g, const float p[3])
 {
-    if (r->fade_rate > 0.0f || (r->clips & CROWD_RECORD_TURN))
+    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell, dim = (float)(g->last + 1);
+    grid_spot at = {0, 0, 0.0f, 0.0f, tx >= 0.0f && tx < dim && tz >= 0.0f && tz < dim};
+    if (at.inside) {
+        at.ix = (uint32_t)tx;
+        at.iz = (uint32_t)tz;
+        at.fx = tx - (float)at.ix;
+        at.fz = tz - (float)at.iz;
+    }
+    return at;
+}
+
+/* Whether a resting agent (at `at`) is gathered as a neighbour (SIM_GATHER_PASSIVE): it is in a
+ * chunk whose agents get pushes at the end of this step (`active`: sim.c's mark_active_cells), as a
+ * mover whose region is not yet its chunk's may be, or within `reach` (chunk units: sim.c's
+ * passive_reach) of one, across an edge or a corner. Anywhere else its pairs would push nobody.
+ * Outside the grid, always. */
+static CROWD_ALWAYS_INLINE bool pushes_neighbours(const uint8_t *active, uint32_t stride, grid_spot at, float reach)
+{
+    if (!at.inside)
+        return true;
+    ptrdiff_t dx = at.fx < reach ? -1 : at.fx > 1.0f - reach ? 1 : 0;
+    ptrdiff_t dz = at.fz < reach ? -(ptrdiff_t)stride : at.fz > 1.0f - reach ? (ptrdiff_t)stride : 0;
+    if (!active) /* tests: every agent near any edge (sim->every_edge) */
+        return dx || dz;
+    const uint8_t *a = active + (size_t)(at.iz + 1) * stride + at.ix + 1; /* the table's border is never active */
+    return (a[0] | a[dx] | a[dz] | a[dx + dz]) != 0;
+}
+
+/* Slot s (record r, at p at the step's end (`at` in the grid) moving at v, speed bound `speed`, in
+ * chunk), just stepped, falls asleep through its chunk's rest steps if it may (above): for `hold`
+ * seconds, or until it comes within `reach` (chunk units) of its chunk's edge, with a
+ * ten-thousandth of a chunk to spare. */
+static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
+                                           const float p[3], grid_spot at, const float v[2], float speed,
+                                           uint32_t chunk, float t_next, float hold, float reach)
+{
+    float lo = reach + 1e-4f, hi = 1.0f - lo;
+    if (r->fade_rate > 0.0f || (r->clips & CROWD_RECORD_TURN) || !at.inside ||
+        !(at.fx > lo && at.fx < hi && at.fz > lo && at.fz < hi)) /* near an edge already */
         return;
     const crowd_grid_map *g = &bin->grid;
-    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell;
-    float fx = tx - floorf(tx), fz = tz - floorf(tz), lo = reach + 1e-4f, hi = 1.0f - lo;
-    if (!(fx > lo && fx < hi && fz > lo && fz < hi)) /* near an edge already (or not a number) */
-        return;
-    float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
-    float ux = vx * g->inv_cell, uz = vz * g->inv_cell, span = hold, t;
-    t = ux > 0.0f ? (hi - fx) / ux : ux < 0.0f ? (lo - fx) / ux : INFINITY;
+    float ux = v[0] * g->inv_cell, uz = v[1] * g->inv_cell, span = hold, t;
+    t = ux > 0.0f ? (hi - at.fx) / ux : ux < 0.0f ? (lo - at.fx) / ux : INFINITY;
     span = t < span ? t : span;
-    t = uz > 0.0f ? (hi - fz) / uz : uz < 0.0f ? (lo - fz) / uz : INFINITY;
+    t = uz > 0.0f ? (hi - at.fz) / uz : uz < 0.0f ? (lo - at.fz) / uz : INFINITY;
     span = t < span ? t : span;
     float until = t_next + span;
     if (!(span > 0.0f) || !(until > t_next))
         return;
-    const float box_lo[3] = {p[0] + (vx < 0.0f ? vx : 0.0f) * span, p[1], p[2] + (vz < 0.0f ? vz : 0.0f) * span};
-    const float box_hi[3] = {p[0] + (vx > 0.0f ? vx : 0.0f) * span, p[1], p[2] + (vz > 0.0f ? vz : 0.0f) * span};
-    sleep_until(bin, z, s, r, chunk, until, box_lo, box_hi);
+    const float box_lo[3] = {p[0] + (v[0] < 0.0f ? v[0] : 0.0f) * span, p[1],
+                             p[2] + (v[1] < 0.0f ? v[1] : 0.0f) * span};
+    const float box_hi[3] = {p[0] + (v[0] > 0.0f ? v[0] : 0.0f) * span, p[1],
+                             p[2] + (v[1] > 0.0f ? v[1] : 0.0f) * span};
+    sleep_until_at(bin, z, s, r, chunk, until, box_lo, box_hi, speed);
 }
 
 uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer, uint32_t region,
@@ -84,14 +135,15 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
     const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
     const float blend = k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f;
     const bool plain = !k->wraps && !k->gather;
-    const float reach = sim->desc.separation_radius * grid.inv_cell; /* in chunk units */
-    const float hold = ((float)interval - 1.5f) * dt;                /* a resting sleeper's longest sleep */
+    const float reach = sim->passive_reach;           /* chunk units (sim.c's mark_active_cells) */
+    const float hold = ((float)interval - 1.5f) * dt; /* a resting sleeper's longest sleep */
     /* a chunk's own region steps or rests whole; the pool's agents go by their chunks (above) */
     const bool own = region < c->cell_count;
     const uint32_t own_phase = own ? sim_far_phase(sim, region) : 0;
     const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL};
     const bool sleeps = sleep.until != NULL;
-    const uint8_t *const gate = sim->sleep_gate;
+    const uint8_t *const gate = sim->sleep_gate, *const active = sim->every_edge ? NULL : sim->chunk_active;
+    const uint32_t stride = c->grid_dim + 2; /* the active table's rows */
     const int own_gate = own ? gate[region + 1] : -1;
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
@@ -143,10 +195,10 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                     crowd_prefetch(&agents[ahead]);
             }
             crowd_record *r = &records[s];
-            float p[3];
+            float p[3], u[2], speed = 0.0f; /* where the record has it at t_next, moving at u */
             uint32_t chunk = 0, phase = own_phase;
             if (!own) { /* a pooled agent: its chunk's phase */
-                crowd_rec_position(r, t_next, p);
+                speed = walk_on(r, t_next, p, u);
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
                 if (chunk != phase_chunk) {
                     phase_chunk = chunk;
@@ -156,14 +208,14 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
             }
             if (phase) { /* resting: walks on with its record; gathered whole when it steps next */
                 if (own) {
-                    crowd_rec_position(r, t_next, p);
+                    speed = walk_on(r, t_next, p, u);
                     chunk = cached_chunk(&cache, &grid, obstacles, p);
                 }
                 if (phase + 1 == interval)
                     sim_gather(&gather, s | SIM_GATHER_FAR, p);
-                else if (near_chunk_edge(&grid, p, reach))
+                else if (pushes_neighbours(active, stride, spot_of(&grid, p), reach))
                     sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
-                bin_stepped(bin, &run, s, r, p, chunk, dirty);
+                bin_stepped_at(bin, &run, s, r, p, chunk, dirty, speed);
                 continue;
             }
             /* its turn: re-plans and moves by its drift, as step_live steps a near agent */
@@ -190,7 +242,6 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                     step_result moved = step_move(sim, k, s, p, false, false, drift, -1.0f);
                     chunk = moved.chunk;
                     rewritten += moved.wrote;
-                    crowd_rec_position(r, t_next, p);
                 }
             } else if (steady && drifting && moving && fabsf(r->position[0]) < half - 1.0f &&
                        fabsf(r->position[2]) < half - 1.0f) {
@@ -209,19 +260,19 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                     dirty[s] = 1;
                     rewritten++;
                 }
-                crowd_rec_position(r, t_next, p);
             } else {
                 step_result moved = step_agent(sim, k, s, want, drifting, drift, blend, -1.0f);
                 chunk = moved.chunk;
                 rewritten += moved.wrote;
-                crowd_rec_position(r, t_next, p);
             }
+            speed = walk_on(r, t_next, p, u);      /* the record as the step left it */
             drifts[s] = decay_drift(drift, blend); /* lod_interval steps' decay */
-            if (near_chunk_edge(&grid, p, reach))  /* its next pushes come before its next turn */
+            grid_spot at = spot_of(&grid, p);
+            if (pushes_neighbours(active, stride, at, reach)) /* (its own pushes come before its next turn) */
                 sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
-            bin_stepped(bin, &run, s, r, p, chunk, dirty);
+            bin_stepped_at(bin, &run, s, r, p, chunk, dirty, speed);
             if (sleeps && !run.moves)
-                rest_sleep(bin, sleep, s, r, p, chunk, t_next, hold, reach);
+                rest_sleep(bin, sleep, s, r, p, at, u, speed, chunk, t_next, hold, reach);
         }
     }
     crowd_bin_close(bin, &run);

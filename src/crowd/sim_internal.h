@@ -66,9 +66,14 @@ struct crowd_sim {
     uint8_t *sleep_gate; /* cell_count + 1, per step: [chunk + 1] is 1 where that chunk's sleepers sleep
                             on (it does not come near); [0] (an awake slot's) is 0 */
     uint8_t *chunk_far;  /* cell_count: whether each chunk's agents were far at the last sleeping step */
+    /* (grid_dim + 2)^2, the chunk grid with a border of zeros: under separation, 1 where a chunk's
+     * agents get pushes at the end of this step (sim.c's mark_active_cells; sim_far.c) */
+    uint8_t *chunk_active;
+    float passive_reach; /* chunk units: how near an active chunk a resting agent is gathered */
     bool sleeping;
     bool sleep_separate; /* the sleepers are far agents resting between turns (sim_far.c) */
     bool no_sleep;       /* tests: the reference that steps every agent */
+    bool every_edge;     /* tests: the reference that gathers every resting agent near a chunk edge */
     crowd_sim_stats stats;
 };
 

@@ -221,8 +221,8 @@ static CROWD_ALWAYS_INLINE uint32_t cached_chunk(chunk_cache *cc, const crowd_gr
 
 /* Adds stepped slot s (record r, now at p, in chunk) to the region walk's chunk run (a local of the caller).
  * Its dirty flag is read after the fade check, which may fold a fade and set it. */
-static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, uint32_t s, crowd_record *r,
-                                            const float *p, uint32_t chunk, const uint8_t *dirty)
+static CROWD_ALWAYS_INLINE void bin_stepped_at(crowd_binner *bin, crowd_run *run, uint32_t s, crowd_record *r,
+                                               const float *p, uint32_t chunk, const uint8_t *dirty, float speed)
 {
     crowd_bin_fade(bin, r, s);
     if (chunk != run->id) {
@@ -230,9 +230,16 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
         crowd_bin_close(bin, &closing);
         *run = crowd_run_open(bin, chunk, r, p);
     }
-    crowd_run_add(run, r, p, dirty[s] != 0);
+    crowd_run_add_at(run, r, p, dirty[s] != 0, speed);
     if (run->moves)
         crowd_bin_mover(bin, s, chunk);
+}
+
+/* The same, the speed bound taken from the record (a fade's fold above leaves the motion alone). */
+static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, uint32_t s, crowd_record *r,
+                                            const float *p, uint32_t chunk, const uint8_t *dirty)
+{
+    bin_stepped_at(bin, run, s, r, p, chunk, dirty, crowd_rec_moves(r) ? crowd_rec_speed_bound(r) : 0.0f);
 }
 
 /* ---- far regions under separation (sim_far.c) -------------------------------------------------- */
@@ -285,13 +292,14 @@ static CROWD_ALWAYS_INLINE uint32_t scan_awake(crowd_sleep sleep, uint32_t from,
     return w;
 }
 
-/* Slot s (record r) falls asleep in chunk until shader time `until`, having walked, by then, within
- * the box lo..hi: its chunk's sleepers (this walk's changes to them) count it and hold that box. */
-static CROWD_ALWAYS_INLINE void sleep_until(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
-                                            uint32_t chunk, float until, const float lo[3], const float hi[3])
+/* Slot s (record r, whose crowd_rec_speed_bound is `speed`) falls asleep in chunk until shader time
+ * `until`, having walked, by then, within the box lo..hi: its chunk's sleepers (this walk's changes
+ * to them) count it and hold that box. */
+static CROWD_ALWAYS_INLINE void sleep_until_at(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
+                                               uint32_t chunk, float until, const float lo[3], const float hi[3],
+                                               float speed)
 {
     crowd_sleepers *d = crowd_bin_sleepers(bin, chunk);
-    float speed = crowd_rec_speed_bound(r);
     d->count++;
     d->fell++;
     for (int k = 0; k < 3; k++) { /* compares, not fminf/fmaxf (calls, for their NaN rules) */
@@ -304,6 +312,13 @@ static CROWD_ALWAYS_INLINE void sleep_until(crowd_binner *bin, crowd_sleep z, ui
     z.until[s] = until;
     // cppcheck-suppress unreadVariable ; false positive: writes the array `z` points at, not the copy
     z.cell[s] = chunk + 1;
+}
+
+/* The same, the speed bound taken from the record. */
+static CROWD_ALWAYS_INLINE void sleep_until(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
+                                            uint32_t chunk, float until, const float lo[3], const float hi[3])
+{
+    sleep_until_at(bin, z, s, r, chunk, until, lo, hi, crowd_rec_speed_bound(r));
 }
 
 #endif
