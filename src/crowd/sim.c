@@ -523,7 +523,7 @@ static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *
 {
     uint32_t ahead = (uint8_t)(a->due - (uint8_t)tick); /* ticks to its next decision (sim_steer.c) */
     /* Past the edge margin and heading further out on that axis, the next step's steering re-aims
-     * it at the centre (sim_steer.c's heads_out): awake. Heading in there, its direction holds. */
+     * it at the centre (sim_heads_out): awake. Heading in there, its direction holds. */
     bool past_x = fabsf(p[0]) > edge, past_z = fabsf(p[2]) > edge;
     if (a->cruise == 0xFF || ahead == 0 || ahead >= 128 || (past_x && p[0] * (float)a->direction[0] > 0.0f) ||
         (past_z && p[2] * (float)a->direction[1] > 0.0f))
@@ -627,7 +627,7 @@ static bool start_turn(crowd_sim *sim, const step_params *k, uint32_t s, const f
     if (r->fade_rate > 0.0f)
         return false;
     crowd_rec_position(r, k->t_now, p);
-    /* past the edge margin, the steering turns it in once and holds (sim_steer.c's heads_out) */
+    /* past the edge margin, the steering turns it in once and holds (sim_heads_out) */
     if ((fabsf(p[0]) > edge && p[0] * want[0] > 0.0f) || (fabsf(p[2]) > edge && p[2] * want[1] > 0.0f))
         return false;
     const crowd_grid_map grid = crowd_grid_of(c);
@@ -1049,9 +1049,13 @@ static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
     for (uint32_t i = 0; i < c->cell_count; i++) {
         uint8_t far = sim->far_of_cell[c->region_of_cell[i]];
         bool wakes = sim->chunk_far[i] && !far;
-        if (separate && far) { /* resting sleepers (sim_far.c): all awake the step before the turn, and on it */
+        /* resting sleepers (sim_far.c): all awake on the chunk's turn; the step before it, read for
+         * the gathering (3: they sleep on, bit 2: sim_far.c's scan_far visits them) */
+        uint8_t sleeps_on = 1;
+        if (separate && far) {
             uint32_t phase = sim_far_phase(sim, i);
-            wakes |= phase == 0 || phase + 1 == sim->desc.lod_interval;
+            wakes |= phase == 0;
+            sleeps_on = phase + 1 == sim->desc.lod_interval ? 3 : 1;
         }
         sim->chunk_far[i] = far;
         crowd_sleepers *z = &sim->sleepers[i], *prior = &sim->sleep_prior[i];
@@ -1064,7 +1068,7 @@ static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
             crowd_sleepers_clear(z);
             z->count = count;
         }
-        sim->sleep_gate[i + 1] = (uint8_t)!wakes;
+        sim->sleep_gate[i + 1] = wakes ? 0 : sleeps_on;
     }
 }
 
@@ -1142,10 +1146,10 @@ void crowd_sim_step(crowd_sim *sim, float dt)
         mark_active_cells(sim, dt);
     /* Sleep (above) needs the region walk, and either no separation and the wander scenario's steady
      * walkers, or separation and far chunks that rest between turns (sim_far.c: for at least one
-     * step, so lod_interval 3 or more). Its kind changes with separation: everyone wakes then. */
+     * step, so lod_interval 2 or more). Its kind changes with separation: everyone wakes then. */
     bool sleeps =
         c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE && !sim->no_sleep &&
-        (separate ? sim->desc.lod_interval >= 3 : sim->desc.scenario == CROWD_SCENARIO_WANDER && !sim->resync);
+        (separate ? sim->desc.lod_interval >= 2 : sim->desc.scenario == CROWD_SCENARIO_WANDER && !sim->resync);
     if (sim->sleeping && (!sleeps || c->sleep_stale || separate != sim->sleep_separate))
         wake_all(sim);
     c->sleep_stale = false;

@@ -121,6 +121,37 @@ static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uin
     sleep_until_at(bin, z, s, r, chunk, until, box_lo, box_hi, speed);
 }
 
+/* The slots of the m from `from` that the walk visits, into `list` (offsets); returns how many. As
+ * sim_step.h's scan_awake, but a sleeper in a chunk whose turn is next (its gate byte has bit 2: sim.c's
+ * refresh_sleepers) is visited too, flagged in `read_only`: the walk reads where it is for the
+ * gathering and leaves it asleep. */
+static CROWD_ALWAYS_INLINE uint32_t scan_far(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
+                                             const uint8_t *gate, int own_gate, uint8_t *list, uint8_t *read_only)
+{
+    uint32_t w = 0;
+    if (own_gate < 0) {
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t g = gate[sleep.cell[from + i]], sleeping = g & (uint32_t)(t_next < sleep.until[from + i]);
+            list[w] = (uint8_t)i;
+            read_only[w] = (uint8_t)sleeping;
+            w += (sleeping ^ 1u) | (g >> 1);
+        }
+    } else if (own_gate == 0 || own_gate == 3) {
+        for (uint32_t i = 0; i < m; i++) {
+            list[i] = (uint8_t)i;
+            read_only[i] = (uint8_t)(own_gate && t_next < sleep.until[from + i]);
+        }
+        w = m;
+    } else {
+        for (uint32_t i = 0; i < m; i++) {
+            list[w] = (uint8_t)i;
+            read_only[w] = 0;
+            w += !(t_next < sleep.until[from + i]);
+        }
+    }
+    return w;
+}
+
 uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer, uint32_t region,
                       uint32_t first, uint32_t end)
 {
@@ -134,9 +165,11 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
     const uint32_t slot_capacity = c->slot_capacity, interval = sim->desc.lod_interval;
     const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
     const float blend = k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f;
-    const bool plain = !k->wraps && !k->gather;
+    const bool plain = !k->wraps && !k->gather, wanders = sim->desc.scenario == CROWD_SCENARIO_WANDER;
+    const float edge = -c->world_min - SIM_WANDER_EDGE, *const scale_of = sim->cruise_scale; /* (wander's) */
+    const uint32_t tick = sim->tick;
     const float reach = sim->passive_reach;           /* chunk units (sim.c's mark_active_cells) */
-    const float hold = ((float)interval - 1.5f) * dt; /* a resting sleeper's longest sleep */
+    const float hold = ((float)interval - 0.5f) * dt; /* a resting sleeper's longest sleep */
     /* a chunk's own region steps or rests whole; the pool's agents go by their chunks (above) */
     const bool own = region < c->cell_count;
     const uint32_t own_phase = own ? sim_far_phase(sim, region) : 0;
@@ -151,7 +184,8 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
     uint32_t phase_chunk = UINT32_MAX, chunk_phase = 0;     /* the pool's: the last chunk's phase */
     sim_gatherer gather = *gatherer;
     uint32_t rewritten = 0;
-    uint8_t awake_list[SCAN_AHEAD + 1][STEP_BATCH]; /* as step_live's (sim.c) */
+    /* as step_live's (sim.c), with the sleepers read for gathering flagged (scan_far) */
+    uint8_t awake_list[SCAN_AHEAD + 1][STEP_BATCH], read_only[SCAN_AHEAD + 1][STEP_BATCH];
     uint32_t awake_count[SCAN_AHEAD + 1] = {0}, cur = 0;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH, awake = n;
@@ -162,7 +196,8 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                 uint32_t from = base + d * STEP_BATCH;
                 uint32_t m = from < end ? (end - from < STEP_BATCH ? end - from : STEP_BATCH) : 0;
                 uint8_t *ahead_list = awake_list[(b + d) % (SCAN_AHEAD + 1)];
-                uint32_t w = scan_awake(sleep, from, m, t_next, gate, own_gate, ahead_list);
+                uint32_t w =
+                    scan_far(sleep, from, m, t_next, gate, own_gate, ahead_list, read_only[(b + d) % (SCAN_AHEAD + 1)]);
                 for (uint32_t j = 0; j < w && d; j++) {
                     crowd_prefetch(&records[from + ahead_list[j]]);
                     crowd_prefetch(&sleep.cell[from + ahead_list[j]]);
@@ -173,16 +208,25 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
             awake = awake_count[cur];
             if (!awake)
                 continue;
-            lazy = awake < n;
+            uint8_t reads = 0;
+            for (uint32_t j = 0; j < awake; j++)
+                reads |= read_only[cur][j];
+            lazy = awake < n || reads; /* the list, not every slot (`lazy` as in step_live) */
         }
-        /* a region stepping whole: desired velocities a batch at a time */
-        const bool batch = own && own_phase == 0 && !lazy;
+        /* a region stepping whole: desired velocities a batch at a time (wanderers': one by one, inline) */
+        const bool batch = own && own_phase == 0 && !lazy && !wanders;
         if (batch)
             sim_desired_velocities(sim, base, n, desired);
-        const uint8_t *const list = awake_list[cur];
+        const uint8_t *const list = awake_list[cur], *const only_read = read_only[cur];
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i;
+            if (lazy && only_read[j]) { /* asleep in a chunk whose turn is next: gathered, no more */
+                float q[3], u[2];
+                walk_on(&records[s], t_next, q, u);
+                sim_gather(&gather, s | SIM_GATHER_FAR, q);
+                continue;
+            }
             if (sleeps && sleep.cell[s]) { /* awake again (sim.c's step_live says why) */
                 if (gate[sleep.cell[s]])
                     crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
@@ -220,12 +264,18 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
             }
             /* its turn: re-plans and moves by its drift, as step_live steps a near agent */
             crowd_agent *a = &agents[s];
-            float *v = a->velocity, one[2];
+            float *v = a->velocity, one[2], now[3]; /* now: where the step starts */
             crowd_drift drift = drifts[s];
             bool drifting = drift.x != 0.0f || drift.z != 0.0f;
             const float *want = desired + 2 * i;
+            walk_on(r, t_now, now, u);
             if (!batch) {
-                sim_desired_velocity(sim, s, one);
+                /* a wanderer with no decision due that does not head out wants what it wanted (as
+                 * sim_steer.c's wander_batch would say, without its call) */
+                if (wanders && !sim_decision_due(a, tick) && !sim_heads_out(a, now, edge))
+                    sim_wander_velocity(a, scale_of, one);
+                else
+                    sim_desired_velocity(sim, s, one);
                 want = one;
             }
             if (r->clips & CROWD_RECORD_TURN) { /* a turn from before separation came on: per step from here */
@@ -247,9 +297,9 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                        fabsf(r->position[2]) < half - 1.0f) {
                 /* jostled at cruise speed: only the position (and the velocity it moves on with) */
                 float u0 = v[0] + drift.x, u1 = v[1] + drift.z;
-                crowd_rec_position(r, t_now, p);
-                p[0] += u0 * dt;
-                p[2] += u1 * dt;
+                p[0] = now[0] + u0 * dt;
+                p[1] = now[1];
+                p[2] = now[2] + u1 * dt;
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
                 if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
                     step_result moved = step_move(sim, k, s, p, false, true, drift, -1.0f);
@@ -261,7 +311,7 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                     rewritten++;
                 }
             } else {
-                step_result moved = step_agent(sim, k, s, want, drifting, drift, blend, -1.0f);
+                step_result moved = step_agent_from(sim, k, s, now, want, drifting, drift, blend, -1.0f);
                 chunk = moved.chunk;
                 rewritten += moved.wrote;
             }

@@ -3,6 +3,8 @@
 #ifndef CROWD_SIM_INTERNAL_H
 #define CROWD_SIM_INTERNAL_H
 
+#include <math.h>
+
 #include "crowd/crowd_internal.h"
 
 #define SIM_MAX_GAITS 8
@@ -98,6 +100,14 @@ static inline void sim_wander_velocity(const crowd_agent *a, const float *scale_
     float scale = scale_of[a->cruise];
     out[0] = a->direction[0] * scale;
     out[1] = a->direction[1] * scale;
+}
+
+/* Past the wander edge margin (`edge`: half the world less SIM_WANDER_EDGE) at p and heading further
+ * out on an axis it is past it on: the wanderer's steering turns it back in (sim_steer.c). */
+static inline bool sim_heads_out(const crowd_agent *a, const float *p, float edge)
+{
+    return (fabsf(p[0]) > edge && p[0] * (float)a->direction[0] > 0.0f) ||
+           (fabsf(p[2]) > edge && p[2] * (float)a->direction[1] > 0.0f);
 }
 
 /* sim_steer.c */

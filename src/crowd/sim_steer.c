@@ -55,16 +55,10 @@ static void wander_decide(crowd_sim *sim, uint32_t slot)
     a->due = (uint8_t)(sim->tick + 40 + sim_hash(w, 3u) % 80); /* 2..6 s */
 }
 
-/* Past the edge margin, heading further out on an axis it is past it on: head back in, at the
- * centre. Once it heads in on every axis it is past the margin on, its direction holds (until its
- * next whim), so it walks back on a straight line, steady (sim.c lets it sleep and turn as a
- * record) instead of being re-aimed at the centre from wherever it is every step. */
-static bool heads_out(const crowd_agent *a, const float *p, float half)
-{
-    return (fabsf(p[0]) > half && p[0] * (float)a->direction[0] > 0.0f) ||
-           (fabsf(p[2]) > half && p[2] * (float)a->direction[1] > 0.0f);
-}
-
+/* Past the edge margin, heading further out on an axis it is past it on (sim_heads_out): head back
+ * in, at the centre. Once it heads in on every axis it is past the margin on, its direction holds
+ * (until its next whim), so it walks back on a straight line, steady (sim.c lets it sleep and turn
+ * as a record) instead of being re-aimed at the centre from wherever it is every step. */
 static void head_back(crowd_agent *a, const float *p)
 {
     float len = sqrtf(p[0] * p[0] + p[2] * p[2]) + 1e-6f;
@@ -89,7 +83,7 @@ static void wander_batch(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
         crowd_rec_position(&records[s], t_now, p);
         if (sim_decision_due(a, tick))
             wander_decide(sim, s);
-        if (heads_out(a, p, half))
+        if (sim_heads_out(a, p, half))
             head_back(a, p);
         sim_wander_velocity(a, scale_of, out + 2 * i);
     }

@@ -162,13 +162,12 @@ static CROWD_ALWAYS_INLINE step_result step_move(crowd_sim *sim, const step_para
  * rest. `blend`: how far the velocity turns towards the desired one (more for agents that re-plan
  * less often). `target`: the speed whose gait and rate to play (a far agent's, under closed-form
  * turns: its desired speed), or negative for the speed it moves at. */
-static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s,
-                                                  const float desired[2], bool drifting, crowd_drift drift, float blend,
-                                                  float target)
+static CROWD_ALWAYS_INLINE step_result step_agent_from(crowd_sim *sim, const step_params *k, uint32_t s,
+                                                       const float now[3], const float desired[2], bool drifting,
+                                                       crowd_drift drift, float blend, float target)
 {
     crowd *c = sim->crowd;
     const crowd_grid_map grid = crowd_grid_of(c);
-    crowd_record *r = &c->records[s];
     crowd_agent *a = &c->agents[s];
     float *v = a->velocity;
     bool steady = v[0] == desired[0] && v[1] == desired[1];
@@ -180,15 +179,22 @@ static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_par
             v[1] = desired[1];
         }
     }
-    float p[3];
-    crowd_rec_position(r, k->t_now, p);
-    p[0] += (v[0] + drift.x) * k->dt;
-    p[2] += (v[1] + drift.z) * k->dt;
+    float p[3] = {now[0] + (v[0] + drift.x) * k->dt, now[1], now[2] + (v[1] + drift.z) * k->dt};
     uint32_t chunk = crowd_chunk_at(&grid, p);
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
         sim_avoid_obstacles(sim, chunk, p, v))
         steady = false;
     return step_move(sim, k, s, p, steady, drifting, drift, target);
+}
+
+/* The same, from where its record has it at the step's start. */
+static CROWD_ALWAYS_INLINE step_result step_agent(crowd_sim *sim, const step_params *k, uint32_t s,
+                                                  const float desired[2], bool drifting, crowd_drift drift, float blend,
+                                                  float target)
+{
+    float now[3];
+    crowd_rec_position(&sim->crowd->records[s], k->t_now, now);
+    return step_agent_from(sim, k, s, now, desired, drifting, drift, blend, target);
 }
 
 #define STEP_BATCH 128 /* desired velocities computed ahead, a scenario dispatch per batch */
