@@ -600,10 +600,13 @@ typedef struct crowd_sim_desc {
      * the world's edge margin, an obstacle or its chunk's edge; far agents then play the gait and
      * rate of the speed they turn to (their feet slide a little during a turn), near ones keep
      * stride-matched feet every step. With separation on, a far chunk's agents step together
-     * (round robin by chunk): the whole chunk re-plans and takes its separation pushes (worth
-     * lod_interval steps) every lod_interval-th step and walks on in between, so a far crowd writes
-     * about 1 / lod_interval of its records per step and the separation pairs only the agents that
-     * step next plus their neighbours across chunk edges. Far agents where no render path can
+     * (round robin by chunk, the far pool's agents by their own chunks, so each step steps about
+     * 1 / lod_interval of the far crowd): the whole chunk re-plans and takes its separation pushes
+     * (worth lod_interval steps) every lod_interval-th step and walks on in between (asleep where
+     * away from its chunk's edges: skipped, and read where it is on the step before its turn), so a
+     * far crowd writes about 1 / lod_interval of
+     * its records per step and the separation pairs only the agents that step next plus their
+     * neighbours near the chunks that get pushes. Far agents where no render path can
      * draw a cross-fade (every level they may take is past the crowd's cross_fade_max_lod, margins
      * for hysteresis and a GPU band up to 0.5 included; those levels show clip A only) change gait
      * with a cut instead of a fade that could not be seen, so a decision's turn is a record at
@@ -621,9 +624,10 @@ typedef struct crowd_sim_stats {
     uint32_t rewritten;   /* agents whose record changed */
     uint32_t asleep;      /* agents the step skipped: without separation, steady walkers and far agents
                              turning on a record (wander scenario) whose next decision, turn at the
-                             edge or chunk crossing is still ahead; with it, far agents resting
-                             between their chunk's turns away from its edges. Their records walk them
-                             on, nothing read or written */
+                             edge or chunk crossing is still ahead (nothing read or written); with
+                             it, far agents resting between their chunk's turns away from its edges
+                             (on the step before the turn, read for the separation). Their records
+                             walk them on */
     uint32_t separated;   /* agents the separation took this step: those it pushes (near, and far
                              ones whose chunk's turn is next) and their neighbours in resting chunks */
     bool separation_active;

@@ -507,8 +507,9 @@ bool sim_step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3
  * stays in them after it wakes. So they come in two generations per chunk. Falls go into the
  * current one; once the last agent of the previous generation has woken (a step whose end reaches
  * the latest of their wake times), the current one becomes the previous and a new one starts. No
- * sleep is longer than a decision interval (6.35 s), so a chunk's bounds hold the segments of
- * agents that fell asleep in the last 13 s at most, always inside the chunk's own square (a
+ * sleep is longer than a decision interval (6.35 s; under separation, lod_interval - 0.5 steps:
+ * sim_far.c), so a chunk's bounds hold the segments of agents that fell asleep in the last 13 s at
+ * most (32 s at lod_interval 64 and the longest step), always inside the chunk's own square (a
  * sleeper wakes before it leaves its chunk), and nobody is woken to shrink them. (Until session
  * 14 every chunk's sleepers were woken every 120 steps instead: 1.2 % of a million agents stepped
  * per frame for bounds alone.) */
@@ -1012,7 +1013,9 @@ static void mark_far_cells(crowd_sim *sim)
 /* Under separation, which chunks' agents get pushes at the end of this step (sim_far.c): near ones,
  * and far ones whose turn is next; and how near one a resting agent is gathered as a neighbour: a
  * separation radius, plus how far out of it an agent of it may have walked since the last update
- * re-slotted it (a mover: one step at up to twice the fastest gait's natural speed). */
+ * re-slotted it (a mover: one step at twice the fastest speed a scenario asks for, drift
+ * included; a mover pushed faster, or not re-slotted for several steps, may meet fewer
+ * neighbours until the next update). */
 static void mark_active_cells(crowd_sim *sim, float dt)
 {
     const crowd *c = sim->crowd;
@@ -1021,8 +1024,7 @@ static void mark_active_cells(crowd_sim *sim, float dt)
         bool far = sim->far_of_cell[c->region_of_cell[i]] != 0;
         sim->chunk_active[(i / dim + 1) * (dim + 2) + i % dim + 1] = (uint8_t)(!far || sim_far_phase(sim, i) == last);
     }
-    float fastest = sim_gait_speed(sim, sim->gait_count ? sim->gait_count - 1 : 0);
-    sim->passive_reach = (sim->desc.separation_radius + 2.0f * dt * fastest) / c->cell_size;
+    sim->passive_reach = (sim->desc.separation_radius + 2.0f * dt * sim_top_speed(sim)) / c->cell_size;
 }
 
 /* Every agent awake, every chunk without sleepers: when a step cannot keep them (separation, another
@@ -1050,7 +1052,7 @@ static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
         uint8_t far = sim->far_of_cell[c->region_of_cell[i]];
         bool wakes = sim->chunk_far[i] && !far;
         /* resting sleepers (sim_far.c): all awake on the chunk's turn; the step before it, read for
-         * the gathering (3: they sleep on, bit 2: sim_far.c's scan_far visits them) */
+         * the gathering (3: they sleep on, and the value 2 in it has sim_far.c's scan_far visit them) */
         uint8_t sleeps_on = 1;
         if (separate && far) {
             uint32_t phase = sim_far_phase(sim, i);

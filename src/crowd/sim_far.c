@@ -8,30 +8,34 @@
  * lod_interval steps each (SIM_GATHER_FAR): as fresh as the pushes of an agent stepped every step,
  * and the drift's steady value under a steady push is the same. So at every step the separation
  * gathers the near agents, the far chunks that step next, and, as neighbours that push them but
- * get no push themselves (SIM_GATHER_PASSIVE), the other far agents within a separation radius of
- * their chunk's edge: a neighbour in another chunk is that close to its own chunk's edge (but for
- * the few movers whose region is not yet their chunk's, until the next update re-slots them). The
- * separation then sorts and pairs about two fifths of a far crowd instead of all of it, and three
- * quarters of a far crowd write no record per step.
+ * get no push themselves (SIM_GATHER_PASSIVE), the resting far agents in or near those chunks
+ * (pushes_neighbours): within a separation radius of one, plus a margin for movers whose region is
+ * not yet their chunk's (sim.c's mark_active_cells). Pairs among resting agents would push nobody.
+ * In the benchmark's crowd (100k on 420 m) the separation then takes 30 % of the agents per step
+ * instead of all of them, and records written per step are about a quarter of the array.
  *
  * A chunk's own region holds its agents, so it steps or rests whole, at its chunk's phase (movers
  * keep their region's until re-slotted). The far pool holds many chunks, a third or more of the
- * benchmark's crowd: its agents take their own chunk's phase one by one, so every step steps about
- * 1 / lod_interval of the far crowd. (Until session 15 the pool stepped whole at one phase: one
- * step in four stepped and separated three times the agents of the others, a 1.5x frame spike the
- * benchmark's median hid.)
+ * benchmark's crowd: its agents take the phase of the chunk they are in one by one, so every step
+ * steps about 1 / lod_interval of the far crowd. (Until session 15 the pool stepped whole at one
+ * phase: one step in four stepped and separated three times the agents of the others, a 1.5x frame
+ * spike the benchmark's median hid.) An agent that crosses into a chunk whose phase is one behind
+ * (or re-slots into one) may take its turn twice in a row, or skip one: a few per step, none of
+ * them in view.
  *
  * Resting sleepers: an agent just stepped, walking a straight line away from its chunk's edges with
  * no fade running, changes nothing through its chunk's rest steps but the position its record
- * extrapolates: it is not gathered (it is not near an edge) and does not change chunk (it would
- * come near the edge first). So it sleeps (sim.c, "sleep": skipped by the walk, counted and bounded
- * by its chunk's sleepers) for lod_interval - 1.5 steps of this one's length, or until it comes
- * within a separation radius of its chunk's edge if that is sooner: the rest steps then visit the
- * agents near edges, the movers and those turning or fading, about a seventh of the benchmark's far
- * crowd, instead of all of it. Its chunk wakes every sleeper on the step before its turn and on
- * its turn (sim.c, refresh_sleepers), should shorter steps have left some asleep. The records,
- * pushes and drifts are those of a walk that visits every agent, byte for byte (test_crowd,
- * sleepers_keep_chunks_exact with separation). */
+ * extrapolates: it is not gathered as a neighbour (it is farther than the reach from every edge)
+ * and does not change chunk (it would come near the edge first). So it sleeps (sim.c, "sleep":
+ * skipped by the walk, counted and bounded by its chunk's sleepers) for lod_interval - 0.5 steps of
+ * this one's length, if it stays clear of the edges that long: the rest steps then visit the agents
+ * near edges, the movers and those turning or fading, and on the step before its chunk's turn the
+ * walk reads where each sleeper is for the gathering without waking it (sim.c's refresh_sleepers
+ * gives the chunk gate 3 then). The turn wakes the chunk's sleepers (gate 0), should shorter steps
+ * have left some asleep. The records, pushes and drifts are those of a walk that visits every agent,
+ * byte for byte, at a steady step (test_crowd, sleepers_keep_chunks_exact with separation); a step
+ * longer than the one a sleeper fell asleep in widens the movers' margin past it, so a mover may
+ * miss it as a neighbour for that step. */
 #include <math.h>
 #include <stddef.h>
 
@@ -80,10 +84,10 @@ static CROWD_ALWAYS_INLINE grid_spot spot_of(const crowd_grid_map *g, const floa
  * chunk whose agents get pushes at the end of this step (`active`: sim.c's mark_active_cells), as a
  * mover whose region is not yet its chunk's may be, or within `reach` (chunk units: sim.c's
  * passive_reach) of one, across an edge or a corner. Anywhere else its pairs would push nobody.
- * Outside the grid, always. */
+ * Outside the grid, or with a reach of half a chunk or more (small chunks, a wide radius), always. */
 static CROWD_ALWAYS_INLINE bool pushes_neighbours(const uint8_t *active, uint32_t stride, grid_spot at, float reach)
 {
-    if (!at.inside)
+    if (!at.inside || reach >= 0.5f) /* (a reach of half a chunk or more: both sides, or farther) */
         return true;
     ptrdiff_t dx = at.fx < reach ? -1 : at.fx > 1.0f - reach ? 1 : 0;
     ptrdiff_t dz = at.fz < reach ? -(ptrdiff_t)stride : at.fz > 1.0f - reach ? (ptrdiff_t)stride : 0;
@@ -122,7 +126,7 @@ static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uin
 }
 
 /* The slots of the m from `from` that the walk visits, into `list` (offsets); returns how many. As
- * sim_step.h's scan_awake, but a sleeper in a chunk whose turn is next (its gate byte has bit 2: sim.c's
+ * sim_step.h's scan_awake, but a sleeper in a chunk whose turn is next (its gate byte holds the value 2: sim.c's
  * refresh_sleepers) is visited too, flagged in `read_only`: the walk reads where it is for the
  * gathering and leaves it asleep. */
 static CROWD_ALWAYS_INLINE uint32_t scan_far(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,

@@ -123,6 +123,8 @@ float sim_obstacle_time(const crowd_sim *sim, uint32_t cell, const float positio
 float sim_obstacle_reach_time(const crowd_sim *sim, uint32_t cell, const float position[3], float speed);
 crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error);
 float sim_gait_speed(const crowd_sim *sim, uint32_t gait);
+/* The fastest desired speed any scenario asks of an agent, m/s. */
+float sim_top_speed(const crowd_sim *sim);
 
 /* sim_separation.c: the step gathers live agents as it writes their positions (a local copy of
  * this in the hot loop stays in registers), then sim_separation pushes them apart. */
@@ -148,9 +150,11 @@ static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
 }
 
 /* A gathered slot carries in its top two bits how its push applies (slots stay far below 2^30:
- * capacity is at most 2^22; sim.c, "separation under the level of detail"): */
-#define SIM_GATHER_FAR 0x40000000u     /* a far region's that steps next: its push is lod_interval steps' */
-#define SIM_GATHER_PASSIVE 0x80000000u /* a resting region's, near its chunk's edge: pushes, gets no push */
+ * capacity is at most 2^22; sim_far.c, "separation under the level of detail"): */
+#define SIM_GATHER_FAR 0x40000000u /* a far chunk's that steps next: its push is lod_interval steps' */
+#define SIM_GATHER_PASSIVE \
+    0x80000000u /* a far agent not stepping next, in or near a chunk that gets
+                                          pushes: pushes, gets no push */
 #define SIM_GATHER_SLOT 0x3FFFFFFFu
 
 /* Live agent in slot s (with its SIM_GATHER_ tag), now at p, into the gathered arrays. */

@@ -33,6 +33,11 @@ static float role_speed(const crowd_sim *sim, uint32_t role)
     return best;
 }
 
+float sim_top_speed(const crowd_sim *sim)
+{
+    return role_speed(sim, 3) * 1.15f; /* wander's run at the top of its jitter; the others ask less */
+}
+
 static void set_direction(crowd_agent *a, float x, float z)
 {
     a->direction[0] = (int16_t)(x * 32767.0f);

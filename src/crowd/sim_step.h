@@ -265,8 +265,9 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
 /* ---- sleepers (sim.c, "sleep"; sim_far.c, "resting sleepers") ---------------------------------- */
 
 /* Whether a sleeper sleeps on through the step ending at t_next: its event is ahead and its chunk
- * does not wake all its sleepers (it comes near: `gate` is the step's sim->sleep_gate,
- * refresh_sleepers). No branch: the walk tests every slot with it. */
+ * does not wake all its sleepers (`gate` is the step's sim->sleep_gate, sim.c's refresh_sleepers:
+ * 0 where it comes near, or, under separation, where it is the chunk's turn). No branch: the walk
+ * tests every slot with it. */
 static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_next, const uint8_t *gate)
 {
     return gate[z.cell[s]] & (uint32_t)(t_next < z.until[s]);
@@ -274,7 +275,7 @@ static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_ne
 
 /* The awake among the m slots from `from`, into `list` (offsets); returns how many. `own_gate`:
  * the walked region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep
- * there: 0, it comes near and everyone wakes; else a sleeper sleeps while its time is ahead, and an
+ * there: 0, everyone wakes (asleep above); else a sleeper sleeps while its time is ahead, and an
  * awake slot's time is 0), or -1 (the far pool: each sleeper's own chunk's gate). */
 static CROWD_ALWAYS_INLINE uint32_t scan_awake(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
                                                const uint8_t *gate, int own_gate, uint8_t *list)
