@@ -707,7 +707,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const crowd_grid_map grid = bin->grid;
     const uint32_t slot_capacity = c->slot_capacity;
     const uint32_t interval = far ? sim->desc.lod_interval : 1, turn = sim->steps % interval;
-    const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
+    const float half = k->half, t_now = k->t_now, t_next = k->t_next;
     const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
     const bool far_turns = far && k->turns, wanders = sim->desc.scenario == CROWD_SCENARIO_WANDER;
@@ -722,53 +722,33 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
     /* a chunk's own region holds its sleepers only (none sleeps as a mover): one gate for all */
     const int own_gate = region < c->cell_count ? gate[region + 1] : -1;
-    /* the awake slots of the batch being stepped and of the SCAN_AHEAD after it (offsets into
-     * their batch), a ring */
-    uint8_t awake_list[SCAN_AHEAD + 1][STEP_BATCH];
-    uint32_t awake_count[SCAN_AHEAD + 1] = {0}, cur = 0;
+    scan_ring ring; /* the awake slots of the batch being stepped and of the SCAN_AHEAD after it */
+    uint32_t cur = 0;
     const uint32_t tick = sim->tick;
     const float edge = -c->world_min - SIM_WANDER_EDGE;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH;
         /* A batch with sleepers in it: desired velocities for the awake ones only, one by one; a
-         * batch of sleepers only is skipped. The awake agents' records and state are asked for
-         * SCAN_AHEAD batches ahead (scattered among sleepers, they would otherwise be fetched one
-         * after another at memory latency; one batch ahead, with a fiftieth awake, left most of
-         * that latency in the walk). */
+         * batch of sleepers only is skipped. */
         bool lazy = false;
         uint32_t awake = n;
         if (sleeps) {
-            /* Each slot's sleep is tested once, as its batch comes SCAN_AHEAD ahead (the first
-             * ones here), into a list of the awake: the walk below visits only them. */
-            uint32_t b = (base - first) / STEP_BATCH;
-            for (uint32_t d = base == first ? 0 : SCAN_AHEAD; d <= SCAN_AHEAD; d++) {
-                uint32_t from = base + d * STEP_BATCH;
-                uint32_t m = from < end ? (end - from < STEP_BATCH ? end - from : STEP_BATCH) : 0;
-                uint8_t *ahead_list = awake_list[(b + d) % (SCAN_AHEAD + 1)];
-                uint32_t w = scan_awake(sleep, from, m, t_next, gate, own_gate, ahead_list);
-                for (uint32_t j = 0; j < w && d; j++) {
-                    crowd_prefetch(&records[from + ahead_list[j]]);
-                    crowd_prefetch(&agents[from + ahead_list[j]]);
-                    crowd_prefetch(&sleep.cell[from + ahead_list[j]]);
-                }
-                awake_count[(b + d) % (SCAN_AHEAD + 1)] = w;
-            }
-            cur = b % (SCAN_AHEAD + 1);
-            awake = awake_count[cur];
+            cur = scan_ahead(&ring, sleep, first, end, base, t_next, gate, own_gate, records, agents, false);
+            awake = ring.count[cur];
             if (!awake)
                 continue;
             lazy = awake < n;
         }
         if (!far && !lazy)
             sim_desired_velocities(sim, base, n, desired);
-        const uint8_t *const list = awake_list[cur]; /* this batch's */
+        const uint8_t *const list = ring.list[cur]; /* this batch's */
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
             if (sleeps && sleep.cell[s]) { /* awake again: its event came, or its chunk came near */
                 if (gate[sleep.cell[s]])   /* else its chunk's sleepers were emptied already */
                     crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
-                crowd_sleep_wake(sleep, s); /* (scan_awake reads only the time where it can) */
+                crowd_sleep_wake(sleep, s); /* (scan_visits reads only the time where it can) */
             }
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
              * agents the walk is otherwise bound by memory latency (the next batch's desired
@@ -850,21 +830,9 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 }
             } else if (steady && drifting && fabsf(r->position[0]) < half - 1.0f &&
                        fabsf(r->position[2]) < half - 1.0f && moving) {
-                /* jostled at cruise speed: only the position (and the velocity it moves on with) */
-                float u0 = v[0] + drift.x, u1 = v[1] + drift.z;
-                crowd_rec_position(r, t_now, p);
-                p[0] += u0 * dt;
-                p[2] += u1 * dt;
-                chunk = cached_chunk(&cache, &grid, obstacles, p);
-                if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
-                    step_result moved = step_move(sim, k, s, p, false, true, drift, -1.0f);
-                    chunk = moved.chunk;
-                    rewritten += moved.wrote;
-                } else {
-                    crowd_rec_set_motion(r, p, t_next, crowd_pack_velocity(u0, u1));
-                    dirty[s] = 1;
-                    rewritten++;
-                }
+                float now[3];
+                crowd_rec_position(r, t_now, now);
+                chunk = step_jostled(sim, k, s, now, drift, &cache, &grid, &rewritten, p);
                 crowd_rec_position(r, t_next, p);
             } else {
                 float target = far_turns ? sqrtf(want[0] * want[0] + want[1] * want[1]) : -1.0f;
@@ -1052,7 +1020,7 @@ static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
         uint8_t far = sim->far_of_cell[c->region_of_cell[i]];
         bool wakes = sim->chunk_far[i] && !far;
         /* resting sleepers (sim_far.c): all awake on the chunk's turn; the step before it, read for
-         * the gathering (3: they sleep on, and the value 2 in it has sim_far.c's scan_far visit them) */
+         * the gathering (3: they sleep on, visited for it: sim_step.h's scan_visits) */
         uint8_t sleeps_on = 1;
         if (separate && far) {
             uint32_t phase = sim_far_phase(sim, i);

@@ -125,37 +125,6 @@ static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uin
     sleep_until_at(bin, z, s, r, chunk, until, box_lo, box_hi, speed);
 }
 
-/* The slots of the m from `from` that the walk visits, into `list` (offsets); returns how many. As
- * sim_step.h's scan_awake, but a sleeper in a chunk whose turn is next (its gate byte holds the value 2: sim.c's
- * refresh_sleepers) is visited too, flagged in `read_only`: the walk reads where it is for the
- * gathering and leaves it asleep. */
-static CROWD_ALWAYS_INLINE uint32_t scan_far(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
-                                             const uint8_t *gate, int own_gate, uint8_t *list, uint8_t *read_only)
-{
-    uint32_t w = 0;
-    if (own_gate < 0) {
-        for (uint32_t i = 0; i < m; i++) {
-            uint32_t g = gate[sleep.cell[from + i]], sleeping = g & (uint32_t)(t_next < sleep.until[from + i]);
-            list[w] = (uint8_t)i;
-            read_only[w] = (uint8_t)sleeping;
-            w += (sleeping ^ 1u) | (g >> 1);
-        }
-    } else if (own_gate == 0 || own_gate == 3) {
-        for (uint32_t i = 0; i < m; i++) {
-            list[i] = (uint8_t)i;
-            read_only[i] = (uint8_t)(own_gate && t_next < sleep.until[from + i]);
-        }
-        w = m;
-    } else {
-        for (uint32_t i = 0; i < m; i++) {
-            list[w] = (uint8_t)i;
-            read_only[w] = 0;
-            w += !(t_next < sleep.until[from + i]);
-        }
-    }
-    return w;
-}
-
 uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer, uint32_t region,
                       uint32_t first, uint32_t end)
 {
@@ -188,40 +157,26 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
     uint32_t phase_chunk = UINT32_MAX, chunk_phase = 0;     /* the pool's: the last chunk's phase */
     sim_gatherer gather = *gatherer;
     uint32_t rewritten = 0;
-    /* as step_live's (sim.c), with the sleepers read for gathering flagged (scan_far) */
-    uint8_t awake_list[SCAN_AHEAD + 1][STEP_BATCH], read_only[SCAN_AHEAD + 1][STEP_BATCH];
-    uint32_t awake_count[SCAN_AHEAD + 1] = {0}, cur = 0;
+    scan_ring ring; /* as step_live's (sim.c), with the sleepers read for the gathering flagged */
+    uint32_t cur = 0;
     for (uint32_t base = first; base < end; base += STEP_BATCH) {
         uint32_t n = end - base < STEP_BATCH ? end - base : STEP_BATCH, awake = n;
         bool lazy = false;
-        if (sleeps) { /* the awake slots SCAN_AHEAD batches ahead, their lines asked for (as step_live) */
-            uint32_t b = (base - first) / STEP_BATCH;
-            for (uint32_t d = base == first ? 0 : SCAN_AHEAD; d <= SCAN_AHEAD; d++) {
-                uint32_t from = base + d * STEP_BATCH;
-                uint32_t m = from < end ? (end - from < STEP_BATCH ? end - from : STEP_BATCH) : 0;
-                uint8_t *ahead_list = awake_list[(b + d) % (SCAN_AHEAD + 1)];
-                uint32_t w =
-                    scan_far(sleep, from, m, t_next, gate, own_gate, ahead_list, read_only[(b + d) % (SCAN_AHEAD + 1)]);
-                for (uint32_t j = 0; j < w && d; j++) {
-                    crowd_prefetch(&records[from + ahead_list[j]]);
-                    crowd_prefetch(&sleep.cell[from + ahead_list[j]]);
-                }
-                awake_count[(b + d) % (SCAN_AHEAD + 1)] = w;
-            }
-            cur = b % (SCAN_AHEAD + 1);
-            awake = awake_count[cur];
+        if (sleeps) {
+            cur = scan_ahead(&ring, sleep, first, end, base, t_next, gate, own_gate, records, NULL, true);
+            awake = ring.count[cur];
             if (!awake)
                 continue;
             uint8_t reads = 0;
             for (uint32_t j = 0; j < awake; j++)
-                reads |= read_only[cur][j];
+                reads |= ring.read_only[cur][j];
             lazy = awake < n || reads; /* the list, not every slot (`lazy` as in step_live) */
         }
         /* a region stepping whole: desired velocities a batch at a time (wanderers': one by one, inline) */
         const bool batch = own && own_phase == 0 && !lazy && !wanders;
         if (batch)
             sim_desired_velocities(sim, base, n, desired);
-        const uint8_t *const list = awake_list[cur], *const only_read = read_only[cur];
+        const uint8_t *const list = ring.list[cur], *const only_read = ring.read_only[cur];
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i;
@@ -299,21 +254,7 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                 }
             } else if (steady && drifting && moving && fabsf(r->position[0]) < half - 1.0f &&
                        fabsf(r->position[2]) < half - 1.0f) {
-                /* jostled at cruise speed: only the position (and the velocity it moves on with) */
-                float u0 = v[0] + drift.x, u1 = v[1] + drift.z;
-                p[0] = now[0] + u0 * dt;
-                p[1] = now[1];
-                p[2] = now[2] + u1 * dt;
-                chunk = cached_chunk(&cache, &grid, obstacles, p);
-                if (cache.obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
-                    step_result moved = step_move(sim, k, s, p, false, true, drift, -1.0f);
-                    chunk = moved.chunk;
-                    rewritten += moved.wrote;
-                } else {
-                    crowd_rec_set_motion(r, p, t_next, crowd_pack_velocity(u0, u1));
-                    dirty[s] = 1;
-                    rewritten++;
-                }
+                chunk = step_jostled(sim, k, s, now, drift, &cache, &grid, &rewritten, p);
             } else {
                 step_result moved = step_agent_from(sim, k, s, now, want, drifting, drift, blend, -1.0f);
                 chunk = moved.chunk;

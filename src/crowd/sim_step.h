@@ -248,6 +248,31 @@ static CROWD_ALWAYS_INLINE void bin_stepped(crowd_binner *bin, crowd_run *run, u
     bin_stepped_at(bin, run, s, r, p, chunk, dirty, crowd_rec_moves(r) ? crowd_rec_speed_bound(r) : 0.0f);
 }
 
+/* A jostled agent at cruise speed (steady, drifting, well inside the world): from `now`, where its
+ * record has it at the step's start, it moves by its velocity and drift, and only the position and
+ * the velocity it moves on with change, unless obstacles steer it (step_move). p: where it is at
+ * the step's end; returns its chunk (the cache holds it). */
+static CROWD_ALWAYS_INLINE uint32_t step_jostled(crowd_sim *sim, const step_params *k, uint32_t s, const float now[3],
+                                                 crowd_drift drift, chunk_cache *cache, const crowd_grid_map *grid,
+                                                 uint32_t *rewritten, float p[3])
+{
+    crowd *c = sim->crowd;
+    float *v = c->agents[s].velocity, u0 = v[0] + drift.x, u1 = v[1] + drift.z;
+    p[0] = now[0] + u0 * k->dt;
+    p[1] = now[1];
+    p[2] = now[2] + u1 * k->dt;
+    uint32_t chunk = cached_chunk(cache, grid, sim->chunk_obstacle_start, p);
+    if (cache->obstacles && sim_avoid_obstacles(sim, chunk, p, v)) {
+        step_result moved = step_move(sim, k, s, p, false, true, drift, -1.0f);
+        *rewritten += moved.wrote;
+        return moved.chunk;
+    }
+    crowd_rec_set_motion(&c->records[s], p, k->t_next, crowd_pack_velocity(u0, u1));
+    c->dirty[s] = 1;
+    ++*rewritten;
+    return chunk;
+}
+
 /* ---- far regions under separation (sim_far.c) -------------------------------------------------- */
 
 /* A far chunk's place in the round robin at this step: 0 steps, lod_interval - 1 steps next (gathered
@@ -273,30 +298,74 @@ static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_ne
     return gate[z.cell[s]] & (uint32_t)(t_next < z.until[s]);
 }
 
-/* The awake among the m slots from `from`, into `list` (offsets); returns how many. `own_gate`:
- * the walked region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep
- * there: 0, everyone wakes (asleep above); else a sleeper sleeps while its time is ahead, and an
- * awake slot's time is 0), or -1 (the far pool: each sleeper's own chunk's gate). */
-static CROWD_ALWAYS_INLINE uint32_t scan_awake(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
-                                               const uint8_t *gate, int own_gate, uint8_t *list)
+/* The slots of the m from `from` that a walk visits, into `list` (offsets); returns how many: the
+ * awake, and under separation (sim_far.c) the sleepers of a far chunk whose turn is next (gate
+ * byte 3: sim.c's refresh_sleepers), flagged in `read_only` (the walk reads where they are for the
+ * gathering and leaves them asleep; NULL where no such gate can come). `own_gate`: the walked
+ * region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep there: 0,
+ * everyone wakes; 1, a sleeper sleeps while its time is ahead, and an awake slot's time is 0), or
+ * -1 (the far pool: each sleeper's own chunk's gate). */
+static CROWD_ALWAYS_INLINE uint32_t scan_visits(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
+                                                const uint8_t *gate, int own_gate, uint8_t *list, uint8_t *read_only)
 {
     uint32_t w = 0;
     if (own_gate < 0) {
         for (uint32_t i = 0; i < m; i++) {
+            uint32_t g = gate[sleep.cell[from + i]], sleeping = g & (uint32_t)(t_next < sleep.until[from + i]);
             list[w] = (uint8_t)i;
-            w += !asleep(sleep, from + i, t_next, gate);
+            if (read_only)
+                read_only[w] = (uint8_t)(sleeping & (g >> 1));
+            w += (sleeping ^ 1u) | ((g >> 1) & 1u);
         }
-    } else if (own_gate == 0) {
-        for (uint32_t i = 0; i < m; i++)
+    } else if (own_gate == 0 || own_gate == 3) {
+        for (uint32_t i = 0; i < m; i++) {
             list[i] = (uint8_t)i;
+            if (read_only)
+                read_only[i] = (uint8_t)(own_gate && t_next < sleep.until[from + i]);
+        }
         w = m;
     } else {
         for (uint32_t i = 0; i < m; i++) {
             list[w] = (uint8_t)i;
+            if (read_only)
+                read_only[w] = 0;
             w += !(t_next < sleep.until[from + i]);
         }
     }
     return w;
+}
+
+/* The walks' batches to visit, scanned SCAN_AHEAD batches ahead: a ring of their lists. */
+typedef struct scan_ring {
+    uint8_t list[SCAN_AHEAD + 1][STEP_BATCH], read_only[SCAN_AHEAD + 1][STEP_BATCH];
+    uint32_t count[SCAN_AHEAD + 1];
+} scan_ring;
+
+/* For the batch at `base` of a walk over [first, end): each slot's sleep is tested once, as its
+ * batch comes SCAN_AHEAD ahead (the first ones at the walk's first batch), and the lines of those
+ * to visit are asked for then (scattered among sleepers, they would otherwise be fetched one after
+ * another at memory latency; one batch ahead, with a fiftieth awake, left most of that latency in
+ * the walk). Returns the ring's entry for `base`. `agents` NULL: their state is not asked for;
+ * `read_only` as scan_visits'. */
+static CROWD_ALWAYS_INLINE uint32_t scan_ahead(scan_ring *ring, crowd_sleep sleep, uint32_t first, uint32_t end,
+                                               uint32_t base, float t_next, const uint8_t *gate, int own_gate,
+                                               const crowd_record *records, const crowd_agent *agents, bool read_only)
+{
+    uint32_t b = (base - first) / STEP_BATCH;
+    for (uint32_t d = base == first ? 0 : SCAN_AHEAD; d <= SCAN_AHEAD; d++) {
+        uint32_t from = base + d * STEP_BATCH, at = (b + d) % (SCAN_AHEAD + 1);
+        uint32_t m = from < end ? (end - from < STEP_BATCH ? end - from : STEP_BATCH) : 0;
+        uint32_t w =
+            scan_visits(sleep, from, m, t_next, gate, own_gate, ring->list[at], read_only ? ring->read_only[at] : NULL);
+        for (uint32_t j = 0; j < w && d; j++) {
+            crowd_prefetch(&records[from + ring->list[at][j]]);
+            if (agents)
+                crowd_prefetch(&agents[from + ring->list[at][j]]);
+            crowd_prefetch(&sleep.cell[from + ring->list[at][j]]);
+        }
+        ring->count[at] = w;
+    }
+    return b % (SCAN_AHEAD + 1);
 }
 
 /* Slot s (record r, whose crowd_rec_speed_bound is `speed`) falls asleep in chunk until shader time
