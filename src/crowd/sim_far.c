@@ -28,14 +28,14 @@
  * extrapolates: it is not gathered as a neighbour (it is farther than the reach from every edge)
  * and does not change chunk (it would come near the edge first). So it sleeps (sim.c, "sleep":
  * skipped by the walk, counted and bounded by its chunk's sleepers) for lod_interval - 0.5 steps of
- * this one's length, if it stays clear of the edges that long: the rest steps then visit the agents
- * near edges, the movers and those turning or fading, and on the step before its chunk's turn the
- * walk reads where each sleeper is for the gathering without waking it (sim.c's refresh_sleepers
- * gives the chunk gate 3 then). The turn wakes the chunk's sleepers (gate 0), should shorter steps
- * have left some asleep. The records, pushes and drifts are those of a walk that visits every agent,
- * byte for byte, at a steady step (test_crowd, sleepers_keep_chunks_exact with separation); a step
- * longer than the one a sleeper fell asleep in widens the movers' margin past it, so a mover may
- * miss it as a neighbour for that step. */
+ * this one's length, or until it comes within that reach of an edge if sooner: the rest steps then
+ * visit the agents near edges, the movers and those turning or fading, and on the step before its
+ * chunk's turn the walk reads where each sleeper is for the gathering without waking it (sim.c's
+ * refresh_sleepers gives the chunk gate 3 then). The turn wakes the chunk's sleepers (gate 0),
+ * should shorter steps have left some asleep. The records, pushes and drifts are those of a walk
+ * that visits every agent, byte for byte, at a steady step (test_crowd, sleepers_keep_chunks_exact
+ * with separation); a step longer than the one a sleeper fell asleep in widens the movers' margin
+ * past it, so a mover may miss it as a neighbour for that step. */
 #include <math.h>
 #include <stddef.h>
 
