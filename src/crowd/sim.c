@@ -745,11 +745,8 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
-            if (sleeps && sleep.cell[s]) { /* awake again: its event came, or its chunk came near */
-                if (gate[sleep.cell[s]])   /* else its chunk's sleepers were emptied already */
-                    crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
-                crowd_sleep_wake(sleep, s); /* (scan_visits reads only the time where it can) */
-            }
+            if (sleeps && sleep.cell[s]) /* awake again: its event came, or its chunk came near */
+                wake_sleeper(bin, sleep, gate, s);
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
              * agents the walk is otherwise bound by memory latency (the next batch's desired
              * velocities stalled on the first load of each record). Among sleepers the batch's

@@ -186,11 +186,8 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                 sim_gather(&gather, s | SIM_GATHER_FAR, q);
                 continue;
             }
-            if (sleeps && sleep.cell[s]) { /* awake again (sim.c's step_live says why) */
-                if (gate[sleep.cell[s]])
-                    crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
-                crowd_sleep_wake(sleep, s);
-            }
+            if (sleeps && sleep.cell[s]) /* awake again: its time came, or its chunk's turn */
+                wake_sleeper(bin, sleep, gate, s);
             if (!lazy) {
                 uint32_t ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
                 crowd_prefetch(&records[ahead]);
@@ -238,7 +235,8 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                 want = one;
             }
             if (r->clips & CROWD_RECORD_TURN) { /* a turn from before separation came on: per step from here */
-                crowd_rec_turn_velocity(r, t_now, v);
+                v[0] = u[0];                    /* (the turn's velocity now, from walk_on above) */
+                v[1] = u[1];
                 crowd_rec_anchor(r, t_now);
                 dirty[s] = 1;
             }

@@ -368,6 +368,16 @@ static CROWD_ALWAYS_INLINE uint32_t scan_ahead(scan_ring *ring, crowd_sleep slee
     return b % (SCAN_AHEAD + 1);
 }
 
+/* Sleeping slot s wakes: its chunk's sleepers (this walk's changes to them) count it no more, unless
+ * its chunk's gate emptied them already (refresh_sleepers), and its sleep words are cleared (the
+ * scans read only the time where they can). */
+static CROWD_ALWAYS_INLINE void wake_sleeper(crowd_binner *bin, crowd_sleep sleep, const uint8_t *gate, uint32_t s)
+{
+    if (gate[sleep.cell[s]])
+        crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
+    crowd_sleep_wake(sleep, s);
+}
+
 /* Slot s (record r, whose crowd_rec_speed_bound is `speed`) falls asleep in chunk until shader time
  * `until`, having walked, by then, within the box lo..hi: its chunk's sleepers (this walk's changes
  * to them) count it and hold that box. */
