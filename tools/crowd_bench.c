@@ -27,6 +27,7 @@
  * in, so nobody turns in frames 15-75. From about 7 s on (420) the crowd is in its steady state
  * (a third of the agents turning at any time). */
 static uint32_t bench_warmup = 15;
+static uint32_t bench_offscreen; /* --offscreen-interval: crowd_sim_desc.offscreen_interval (0 = its default) */
 #define DEFAULT_FRAMES 60
 
 typedef struct bench_row {
@@ -43,7 +44,7 @@ typedef struct bench_row {
 static void usage(FILE *out)
 {
     fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--warmup n] "
-                 "[--threads 1,2,0] [--coverage] [--json]\n"
+                 "[--threads 1,2,0] [--offscreen-interval n] [--coverage] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still] [--imposters on|off] [--imposter-distance m] [--gl-debug]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
@@ -77,7 +78,9 @@ static void usage(FILE *out)
                  "agents turning at any time).\n"
                  "--threads: crowd_desc.threads for each run (0 = the machine's cores; default 1); with more\n"
                  "than one, every count runs at each and a scaling table follows (total ms, speed-up over\n"
-                 "the first, total / memcpy of the record array).\n");
+                 "the first, total / memcpy of the record array).\n"
+                 "--offscreen-interval: crowd_sim_desc.offscreen_interval (default 0: the sim's, 8; 4 re-plans\n"
+                 "chunks outside the view as often as the visible far ones).\n");
 }
 
 /* A plain memcpy of the record array, best of several: what the gather (keeping records in draw
@@ -129,7 +132,8 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
                          .obstacles = obstacles,
                          .obstacle_count = CROWD_SCENE_OBSTACLES,
                          .separation = separation,
-                         .seed = 7};
+                         .seed = 7,
+                         .offscreen_interval = bench_offscreen};
     if (crowd_sim_create(&sd, &sim, &err) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK) {
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         crowd_sim_destroy(sim);
@@ -294,7 +298,8 @@ int main(int argc, char **argv)
             json = true;
         } else if (!strcmp(argv[i], "--counts") || !strcmp(argv[i], "--frames") || !strcmp(argv[i], "--render") ||
                    !strcmp(argv[i], "--path") || !strcmp(argv[i], "--threads") || !strcmp(argv[i], "--imposters") ||
-                   !strcmp(argv[i], "--imposter-distance") || !strcmp(argv[i], "--warmup")) {
+                   !strcmp(argv[i], "--imposter-distance") || !strcmp(argv[i], "--warmup") ||
+                   !strcmp(argv[i], "--offscreen-interval")) {
             if (i + 1 >= argc)
                 return tool_missing_value("crowd-bench", argv[i]);
             if (!strcmp(argv[i], "--counts")) {
@@ -311,6 +316,16 @@ int main(int argc, char **argv)
             }
             if (!strcmp(argv[i], "--threads")) {
                 threads_text = argv[++i];
+                continue;
+            }
+            if (!strcmp(argv[i], "--offscreen-interval")) {
+                if (!tool_parse_u32(argv[++i], 0, 64, &bench_offscreen) || (bench_offscreen && bench_offscreen % 4)) {
+                    fprintf(stderr,
+                            "crowd-bench: --offscreen-interval %s: expected 0 or a multiple of the lod_interval (4) "
+                            "up to 64\n",
+                            argv[i]);
+                    return 2;
+                }
                 continue;
             }
             if (!strcmp(argv[i], "--imposters")) {

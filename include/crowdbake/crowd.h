@@ -611,9 +611,20 @@ typedef struct crowd_sim_desc {
      * for hysteresis and a GPU band up to 0.5 included; those levels show clip A only) change gait
      * with a cut instead of a fade that could not be seen, so a decision's turn is a record at
      * once (a fade's clip B words would otherwise hold it back until the fade folds).
-     * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail). */
+     * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail).
+     *
+     * offscreen_interval: the same for the chunks outside the view, which nobody sees: they re-plan
+     * every offscreen_interval-th step (a multiple of lod_interval, at most 64), and visible far
+     * chunks every lod_interval-th. A chunk takes its new rate only on the step before a turn the two
+     * rates share (every offscreen_interval-th, round robin by chunk), so a chunk coming into view
+     * re-plans at the offscreen rate for up to offscreen_interval steps more (at 60 Hz and the
+     * defaults, 0.13 s, at the view's edge, beyond lod_distance or outside the view). Its
+     * separation keeps less space meanwhile (tests/test_crowd.c, offscreen_interval_*: about twice
+     * the close pairs out of view; the same in view). 0 = 2 x lod_interval (8), or 1 where
+     * lod_interval is 1; 1 = every offscreen agent every step. */
     float lod_distance;
     uint32_t lod_interval;
+    uint32_t offscreen_interval;
     crowd_spawn_options spawn; /* looks and clips; zeroed = the defaults */
 } crowd_sim_desc;
 

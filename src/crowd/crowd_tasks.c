@@ -10,7 +10,11 @@
 #include "core/pool.h"
 #include "crowd/crowd_internal.h"
 
-#define TASKS_PER_THREAD 4 /* load balance: chunks with obstacles or turning agents cost more */
+/* Load balance: tasks are even shares of the live slots, but not of the work (chunks with obstacles,
+ * turning agents, a far chunk's turn against its rest steps, sleepers). With 4 per thread the
+ * separated 100k benchmark's walk ended with the caller waiting ~150 us for the last task on two
+ * threads; with 16, ~20 us (each task's tables merge serially after: cheap at these grid sizes). */
+#define TASKS_PER_THREAD 16
 #define MAX_TASKS 64u
 #define MAX_TASK_CELLS 65536u /* a bigger grid walks on one thread: per-task tables would not pay */
 #define MIN_TASK_SLOTS 4096u  /* fewer live slots per task are not worth waking threads for */

@@ -196,13 +196,23 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         sim->desc.lod_distance = 40.0f;
     if (!sim->desc.lod_interval)
         sim->desc.lod_interval = 4;
+    uint32_t lod = sim->desc.lod_interval;
+    if (!sim->desc.offscreen_interval) /* (at 64 its double would be past the cap: 64 then) */
+        sim->desc.offscreen_interval = lod == 1 ? 1 : lod <= 32 ? 2 * lod : lod;
     sim->fade_seconds = FADE_SECONDS;
-    if (!(sim->desc.lod_distance > 0.0f) || sim->desc.lod_interval > 64) {
+    if (!(sim->desc.lod_distance > 0.0f) || lod > 64) {
         crowd_free(sim);
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "crowd_sim_create: lod_distance %g must be positive (0: default) and lod_interval %u at most "
                           "64",
                           (double)desc->lod_distance, desc->lod_interval);
+    }
+    if (sim->desc.offscreen_interval > 64 || sim->desc.offscreen_interval % lod) {
+        crowd_free(sim);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_sim_create: offscreen_interval %u must be a multiple of lod_interval (%u) and at most "
+                          "64 (0: default)",
+                          desc->offscreen_interval, lod);
     }
     sim->desc.obstacles = NULL;
     sim->spawn_rng = desc->seed * 2654435761u + 12345u;
@@ -232,6 +242,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->sleep_prior = crowd_malloc(sizeof *sim->sleep_prior * c->cell_count);
     sim->sleep_gate = crowd_calloc(c->cell_count + 1, 1);
     sim->chunk_far = crowd_calloc(c->cell_count, 1);
+    sim->chunk_offscreen = crowd_calloc(c->cell_count, 1);
     sim->chunk_active = crowd_calloc(((size_t)c->grid_dim + 2) * (c->grid_dim + 2), 1); /* a border of zeros */
     size_t task_cells = (size_t)c->task_count * c->cell_count;
     crowd_sleepers *task_sleepers = task_cells ? crowd_malloc(sizeof *task_sleepers * task_cells) : NULL;
@@ -241,7 +252,8 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
         !sim->fine_sorted_key || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
         !agents || !agents_back || !drift || !drift_back || !sleep.until || !sleep.cell || !sleep_back.until ||
         !sleep_back.cell || !sim->sleepers || !sim->sleep_delta || !sim->sleep_prior || !sim->sleep_gate ||
-        !sim->chunk_far || !sim->chunk_active || (task_cells && (!task_sleepers || !task_touched))) {
+        !sim->chunk_far || !sim->chunk_offscreen || !sim->chunk_active ||
+        (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -313,6 +325,7 @@ void crowd_sim_destroy(crowd_sim *sim)
     crowd_free(sim->sleep_prior);
     crowd_free(sim->sleep_gate);
     crowd_free(sim->chunk_far);
+    crowd_free(sim->chunk_offscreen);
     crowd_free(sim->chunk_active);
     crowd_free(sim->obstacles);
     crowd_free(sim->chunk_obstacle_start);
@@ -706,7 +719,11 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
     const uint32_t slot_capacity = c->slot_capacity;
-    const uint32_t interval = far ? sim->desc.lod_interval : 1, turn = sim->steps % interval;
+    /* (the far pool: chunks drawn at the last level when laid out, at lod_interval) */
+    const uint32_t interval = !far                     ? 1
+                              : region < c->cell_count ? sim_chunk_interval(sim, region)
+                                                       : sim->desc.lod_interval;
+    const uint32_t turn = sim->steps % interval;
     const float half = k->half, t_now = k->t_now, t_next = k->t_next;
     const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
@@ -943,14 +960,17 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
     return rewritten;
 }
 
-/* Which chunks re-plan at the lower rate: from the last update's view (its visibility per chunk
+/* Which chunks re-plan at a lower rate: from the last update's view (its visibility per chunk
  * and its camera), before this step's binning clears them. Until an update has run, none. 2 for
  * a far region none of whose instances can draw a cross-fade from there (crowd_fades_unseen): its
- * gait changes cut (update_gait). */
+ * gait changes cut (update_gait). Which of the two rates a chunk has (chunk_offscreen) changes only
+ * on a step after which both would take its turn (the offscreen rate's round robin, one step
+ * ahead): the step before it gathers the chunk with its new rate's push (sim_far.c), the turn
+ * decays its drift with it, and its sleepers, asleep for the old one's rest, wake at that turn. */
 static void mark_far_cells(crowd_sim *sim)
 {
     crowd *c = sim->crowd;
-    uint32_t dim = c->grid_dim;
+    uint32_t dim = c->grid_dim, offscreen = sim->desc.offscreen_interval;
     float reach = sim->desc.lod_distance;
     bool pool_cuts = true;
     for (uint32_t i = 0; i < c->cell_count; i++) {
@@ -964,14 +984,17 @@ static void mark_far_cells(crowd_sim *sim)
                    : c->eye[2] > lo_z + c->cell_size ? c->eye[2] - lo_z - c->cell_size
                                                      : 0.0f;
         bool far = !cell->visible || dx * dx + dz * dz > reach * reach;
+        if ((i + sim->steps + 1) % offscreen == 0) /* (tests: stripes two chunks wide that move) */
+            sim->chunk_offscreen[i] =
+                sim->offscreen_stripes ? ((i % dim) / 2 + sim->steps / 97) % 2 != 0 : !cell->visible;
         /* cuts: from the chunk's square, less a body and a margin for movers and a frame's walk */
         float pad = crowd_instance_radius(c, cell->max_scale > 1.0f ? cell->max_scale : 1.0f) + 1.0f;
         float ground = sqrtf(dx * dx + dz * dz) - pad;
-        bool slow = c->has_eye && sim->desc.lod_interval > 1 && far, cuts = crowd_fades_unseen(c, ground);
+        bool slow = c->has_eye && far && sim_chunk_interval(sim, i) > 1, cuts = crowd_fades_unseen(c, ground);
         sim->far_of_cell[i] = (uint8_t)(slow ? (cuts ? 2 : 1) : 0);
         pool_cuts = pool_cuts && (c->region_of_cell[i] != c->pool_region || cuts);
     }
-    bool slow = c->has_eye && sim->desc.lod_interval > 1; /* the far pool */
+    bool slow = c->has_eye && offscreen > 1; /* the far pool (its agents go by their chunks' rates) */
     sim->far_of_cell[c->pool_region] = (uint8_t)(slow ? (pool_cuts ? 2 : 1) : 0);
 }
 
@@ -984,12 +1007,16 @@ static void mark_far_cells(crowd_sim *sim)
 static void mark_active_cells(crowd_sim *sim, float dt)
 {
     const crowd *c = sim->crowd;
-    uint32_t dim = c->grid_dim, last = sim->desc.lod_interval - 1;
+    uint32_t dim = c->grid_dim;
     for (uint32_t i = 0; i < c->cell_count; i++) {
         bool far = sim->far_of_cell[c->region_of_cell[i]] != 0;
-        sim->chunk_active[(i / dim + 1) * (dim + 2) + i % dim + 1] = (uint8_t)(!far || sim_far_phase(sim, i) == last);
+        sim->chunk_active[(i / dim + 1) * (dim + 2) + i % dim + 1] =
+            (uint8_t)(!far || sim_far_phase(sim, i) + 1 == sim_chunk_interval(sim, i));
     }
-    sim->passive_reach = (sim->desc.separation_radius + 2.0f * dt * sim_top_speed(sim)) / c->cell_size;
+    /* and, with far agents gathered ahead along their records (sim_far_ahead; a resting agent is
+     * tested where it is gathered), how far ahead of its chunk a pushed one may be gathered */
+    float ahead = sim_far_ahead(sim->desc.offscreen_interval, dt);
+    sim->passive_reach = (sim->desc.separation_radius + (2.0f * dt + ahead) * sim_top_speed(sim)) / c->cell_size;
 }
 
 /* Every agent awake, every chunk without sleepers: when a step cannot keep them (separation, another
@@ -1022,7 +1049,7 @@ static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
         if (separate && far) {
             uint32_t phase = sim_far_phase(sim, i);
             wakes |= phase == 0;
-            sleeps_on = phase + 1 == sim->desc.lod_interval ? 3 : 1;
+            sleeps_on = phase + 1 == sim_chunk_interval(sim, i) ? 3 : 1;
         }
         sim->chunk_far[i] = far;
         crowd_sleepers *z = &sim->sleepers[i], *prior = &sim->sleep_prior[i];
@@ -1113,10 +1140,10 @@ void crowd_sim_step(crowd_sim *sim, float dt)
         mark_active_cells(sim, dt);
     /* Sleep (above) needs the region walk, and either no separation and the wander scenario's steady
      * walkers, or separation and far chunks that rest between turns (sim_far.c: for at least one
-     * step, so lod_interval 2 or more). Its kind changes with separation: everyone wakes then. */
+     * step, so an interval of 2 or more). Its kind changes with separation: everyone wakes then. */
     bool sleeps =
         c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE && !sim->no_sleep &&
-        (separate ? sim->desc.lod_interval >= 2 : sim->desc.scenario == CROWD_SCENARIO_WANDER && !sim->resync);
+        (separate ? sim->desc.offscreen_interval >= 2 : sim->desc.scenario == CROWD_SCENARIO_WANDER && !sim->resync);
     if (sim->sleeping && (!sleeps || c->sleep_stale || separate != sim->sleep_separate))
         wake_all(sim);
     c->sleep_stale = false;
@@ -1151,7 +1178,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     double t1 = now_ms();
     sim->stats.separated = gather.n;
     if (separate) /* pushes from where everyone is now, for the next step to move by */
-        sim_separation(sim, &gather);
+        sim_separation(sim, &gather, dt);
     double t2 = now_ms();
     sim->stats.ms_separation = t2 - t1;
     sim->stats.ms_step = t2 - t0;

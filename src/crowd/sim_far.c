@@ -97,19 +97,20 @@ static CROWD_ALWAYS_INLINE bool pushes_neighbours(const uint8_t *active, uint32_
     return (a[0] | a[dx] | a[dz] | a[dx + dz]) != 0;
 }
 
-/* Slot s (record r, at p at the step's end (`at` in the grid) moving at v, speed bound `speed`, in
- * chunk), just stepped, falls asleep through its chunk's rest steps if it may (above): for `hold`
- * seconds, or until it comes within `reach` (chunk units) of its chunk's edge, with a
- * ten-thousandth of a chunk to spare. */
+/* Slot s (record r, at p at the step's end moving at v, speed bound `speed`, in chunk; `at`: where
+ * it is gathered, ahead_of p, in the grid), just stepped, falls asleep through its chunk's rest
+ * steps if it may (above): for `hold` seconds, or until that place comes within `reach` (chunk units)
+ * of its chunk's edge, with a ten-thousandth of a chunk to spare. */
 static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
                                            const float p[3], grid_spot at, const float v[2], float speed,
                                            uint32_t chunk, float t_next, float hold, float reach)
 {
+    const crowd_grid_map *g = &bin->grid;
     float lo = reach + 1e-4f, hi = 1.0f - lo;
     if (r->fade_rate > 0.0f || (r->clips & CROWD_RECORD_TURN) || !at.inside ||
+        at.iz * (uint32_t)(g->last + 1) + at.ix != chunk ||      /* (ahead, in another chunk: near its edge) */
         !(at.fx > lo && at.fx < hi && at.fz > lo && at.fz < hi)) /* near an edge already */
         return;
-    const crowd_grid_map *g = &bin->grid;
     float ux = v[0] * g->inv_cell, uz = v[1] * g->inv_cell, span = hold, t;
     t = ux > 0.0f ? (hi - at.fx) / ux : ux < 0.0f ? (lo - at.fx) / ux : INFINITY;
     span = t < span ? t : span;
@@ -125,6 +126,36 @@ static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uin
     sleep_until_at(bin, z, s, r, chunk, until, box_lo, box_hi, speed);
 }
 
+/* A far chunk's round robin: how often it turns, its push's tag on the step before, the steering's
+ * blend over its interval, how long its resting sleepers sleep at most, and how far ahead its agents
+ * are gathered (gather_ahead). */
+typedef struct far_rate {
+    uint32_t interval, next_tag;
+    float blend, hold, ahead;
+} far_rate;
+
+static inline far_rate far_rate_of(const crowd_sim *sim, uint32_t chunk, float blend, float dt)
+{
+    uint32_t interval = sim_chunk_interval(sim, chunk);
+    float b = blend * (float)interval;
+    return (far_rate){interval, sim_far_next_tag(sim, chunk), b < 1.0f ? b : 1.0f, ((float)interval - 0.5f) * dt,
+                      sim->gather_now ? 0.0f : sim_far_ahead(interval, dt)};
+}
+
+/* Where a far agent (at p, moving at u, `speed` its bound |u.x| + |u.z|) is gathered for the
+ * separation: where its record has it `ahead` seconds on, halfway through its chunk's interval
+ * (sim_step.h's sim_far_ahead), or as far as `top` m/s would take it there, if less (drift can be
+ * faster: the passive reach allows for `top` only, sim.c's mark_active_cells). Whether it is gathered
+ * as a neighbour, and how long it may sleep unread, go by that place too. */
+static CROWD_ALWAYS_INLINE void ahead_of(const float p[3], const float u[2], float speed, float ahead, float top,
+                                         float q[3])
+{
+    float t = speed > top ? ahead * (top / speed) : ahead;
+    q[0] = p[0] + u[0] * t;
+    q[1] = p[1];
+    q[2] = p[2] + u[1] * t;
+}
+
 uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer, uint32_t region,
                       uint32_t first, uint32_t end)
 {
@@ -135,17 +166,17 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
     uint8_t *const dirty = c->dirty;
     const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
-    const uint32_t slot_capacity = c->slot_capacity, interval = sim->desc.lod_interval;
+    const uint32_t slot_capacity = c->slot_capacity;
     const float dt = k->dt, half = k->half, t_now = k->t_now, t_next = k->t_next;
-    const float blend = k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f;
     const bool plain = !k->wraps && !k->gather, wanders = sim->desc.scenario == CROWD_SCENARIO_WANDER;
     const float edge = -c->world_min - SIM_WANDER_EDGE, *const scale_of = sim->cruise_scale; /* (wander's) */
     const uint32_t tick = sim->tick;
-    const float reach = sim->passive_reach;           /* chunk units (sim.c's mark_active_cells) */
-    const float hold = ((float)interval - 0.5f) * dt; /* a resting sleeper's longest sleep */
+    const float reach = sim->passive_reach; /* chunk units (sim.c's mark_active_cells) */
+    const float top = sim_top_speed(sim);   /* how far ahead_of may take an agent, per second */
     /* a chunk's own region steps or rests whole; the pool's agents go by their chunks (above) */
     const bool own = region < c->cell_count;
     const uint32_t own_phase = own ? sim_far_phase(sim, region) : 0;
+    far_rate rate = far_rate_of(sim, own ? region : 0, k->blend, dt);
     const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL};
     const bool sleeps = sleep.until != NULL;
     const uint8_t *const gate = sim->sleep_gate, *const active = sim->every_edge ? NULL : sim->chunk_active;
@@ -154,7 +185,7 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
-    uint32_t phase_chunk = UINT32_MAX, chunk_phase = 0;     /* the pool's: the last chunk's phase */
+    uint32_t phase_chunk = UINT32_MAX, chunk_phase = 0;     /* the pool's: the last chunk's phase, rate */
     sim_gatherer gather = *gatherer;
     uint32_t rewritten = 0;
     scan_ring ring; /* as step_live's (sim.c), with the sleepers read for the gathering flagged */
@@ -181,9 +212,10 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i;
             if (lazy && only_read[j]) { /* asleep in a chunk whose turn is next: gathered, no more */
-                float q[3], u[2];
-                walk_on(&records[s], t_next, q, u);
-                sim_gather(&gather, s | SIM_GATHER_FAR, q);
+                float q[3], u[2], bound = walk_on(&records[s], t_next, q, u);
+                far_rate its = own ? rate : far_rate_of(sim, sleep.cell[s] - 1, k->blend, dt);
+                ahead_of(q, u, bound, its.ahead, top, q);
+                sim_gather(&gather, s | its.next_tag, q);
                 continue;
             }
             if (sleeps && sleep.cell[s]) /* awake again: its time came, or its chunk's turn */
@@ -203,6 +235,7 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                 if (chunk != phase_chunk) {
                     phase_chunk = chunk;
                     chunk_phase = sim_far_phase(sim, chunk);
+                    rate = far_rate_of(sim, chunk, k->blend, dt);
                 }
                 phase = chunk_phase;
             }
@@ -211,10 +244,12 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                     speed = walk_on(r, t_next, p, u);
                     chunk = cached_chunk(&cache, &grid, obstacles, p);
                 }
-                if (phase + 1 == interval)
-                    sim_gather(&gather, s | SIM_GATHER_FAR, p);
-                else if (pushes_neighbours(active, stride, spot_of(&grid, p), reach))
-                    sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
+                float q[3];
+                ahead_of(p, u, speed, rate.ahead, top, q);
+                if (phase + 1 == rate.interval)
+                    sim_gather(&gather, s | rate.next_tag, q);
+                else if (pushes_neighbours(active, stride, spot_of(&grid, q), reach))
+                    sim_gather(&gather, s | SIM_GATHER_PASSIVE, q);
                 bin_stepped_at(bin, &run, s, r, p, chunk, dirty, speed);
                 continue;
             }
@@ -254,18 +289,22 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                        fabsf(r->position[2]) < half - 1.0f) {
                 chunk = step_jostled(sim, k, s, now, drift, &cache, &grid, &rewritten, p);
             } else {
-                step_result moved = step_agent_from(sim, k, s, now, want, drifting, drift, blend, -1.0f);
+                step_result moved = step_agent_from(sim, k, s, now, want, drifting, drift, rate.blend, -1.0f);
                 chunk = moved.chunk;
                 rewritten += moved.wrote;
             }
-            speed = walk_on(r, t_next, p, u);      /* the record as the step left it */
-            drifts[s] = decay_drift(drift, blend); /* lod_interval steps' decay */
-            grid_spot at = spot_of(&grid, p);
-            if (pushes_neighbours(active, stride, at, reach)) /* (its own pushes come before its next turn) */
-                sim_gather(&gather, s | SIM_GATHER_PASSIVE, p);
+            speed = walk_on(r, t_next, p, u);           /* the record as the step left it */
+            drifts[s] = decay_drift(drift, rate.blend); /* its interval's decay */
+            float q[3];
+            ahead_of(p, u, speed, rate.ahead, top, q);
+            grid_spot at = spot_of(&grid, q);
+            if (rate.interval == 1) /* (a visible far chunk at lod_interval 1: it steps again next) */
+                sim_gather(&gather, s, p);
+            else if (pushes_neighbours(active, stride, at, reach)) /* (its own pushes come before its next turn) */
+                sim_gather(&gather, s | SIM_GATHER_PASSIVE, q);
             bin_stepped_at(bin, &run, s, r, p, chunk, dirty, speed);
-            if (sleeps && !run.moves)
-                rest_sleep(bin, sleep, s, r, p, at, u, speed, chunk, t_next, hold, reach);
+            if (sleeps && !run.moves && rate.interval > 1)
+                rest_sleep(bin, sleep, s, r, p, at, u, speed, chunk, t_next, rate.hold, reach);
         }
     }
     crowd_bin_close(bin, &run);

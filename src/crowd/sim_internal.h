@@ -68,6 +68,9 @@ struct crowd_sim {
     uint8_t *sleep_gate; /* cell_count + 1, per step: [chunk + 1] is 1 where that chunk's sleepers sleep
                             on (it does not come near); [0] (an awake slot's) is 0 */
     uint8_t *chunk_far;  /* cell_count: whether each chunk's agents were far at the last sleeping step */
+    /* cell_count: 1 where a chunk's far agents re-plan at offscreen_interval, 0 at lod_interval (sim.c's
+     * mark_far_cells: its view when the two rounds last met) */
+    uint8_t *chunk_offscreen;
     /* (grid_dim + 2)^2, the chunk grid with a border of zeros: under separation, 1 where a chunk's
      * agents get pushes at the end of this step (sim.c's mark_active_cells; sim_far.c) */
     uint8_t *chunk_active;
@@ -76,6 +79,10 @@ struct crowd_sim {
     bool sleep_separate; /* the sleepers are far agents resting between turns (sim_far.c) */
     bool no_sleep;       /* tests: the reference that steps every agent */
     bool every_edge;     /* tests: the reference that gathers every resting agent near a chunk edge */
+    /* tests: the far separation as it was before sim_step.h's sim_far_ahead: far agents gathered where
+     * they are, their pushes whole (sim_separation.c's far_push_scale) */
+    bool gather_now;
+    bool offscreen_stripes; /* tests: which chunks re-plan at the offscreen rate, whatever the view */
     crowd_sim_stats stats;
 };
 
@@ -142,7 +149,7 @@ typedef struct sim_gatherer {
  * radii. */
 #define SIM_FINE_MAX_DIM 2047u
 sim_gatherer sim_gather_begin(crowd_sim *sim);
-void sim_separation(crowd_sim *sim, const sim_gatherer *g);
+void sim_separation(crowd_sim *sim, const sim_gatherer *g, float dt); /* dt: the step's */
 
 static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
 {
@@ -153,8 +160,9 @@ static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
  * capacity is at most 2^22; sim_far.c, "separation under the level of detail"): */
 #define SIM_GATHER_FAR 0x40000000u /* a far chunk's that steps next: its push is lod_interval steps' */
 #define SIM_GATHER_PASSIVE \
-    0x80000000u /* a far agent not stepping next, in or near a chunk that gets
+    0x80000000u                          /* a far agent not stepping next, in or near a chunk that gets
                                           pushes: pushes, gets no push */
+#define SIM_GATHER_OFFSCREEN 0xC0000000u /* as SIM_GATHER_FAR, offscreen_interval steps' */
 #define SIM_GATHER_SLOT 0x3FFFFFFFu
 
 /* Live agent in slot s (with its SIM_GATHER_ tag), now at p, into the gathered arrays. */

@@ -252,20 +252,33 @@ static void apply_pushes(void *context, uint32_t task)
     }
 }
 
-static void push_pairs(crowd_sim *sim, const sim_gatherer *g)
+/* m/s of drift per unit of push for a far agent re-planning every `interval` steps of dt: its push
+ * is that many steps' (1.5 m/s each, a near agent's), but at most what moves it by half the pair's
+ * overlap over the interval it walks with it (a unit of push is an overlap of one radius). Past
+ * about 4 steps (dt 1/60, radius 0.7) the full push moved pairs apart further than they overlapped:
+ * the crowd rang, far agents flew at twice the top speed and more (2.7 % of agent-frames at
+ * offscreen_interval 8 in test_crowd's passive_neighbours crowd; 16 per 4 million with the cap). */
+static float far_push_scale(const crowd_sim *sim, uint32_t interval, float dt)
+{
+    float whole = 1.5f * (float)interval, half_overlap = sim->desc.separation_radius / (2.0f * (float)interval * dt);
+    return whole < half_overlap || sim->gather_now ? whole : half_overlap;
+}
+
+static void push_pairs(crowd_sim *sim, const sim_gatherer *g, float dt)
 {
     uint32_t threads = crowd_pool_threads(sim->crowd->pool);
     /* Several bands per thread for balance (crowds are denser in places), each 8 rows or more. */
     uint32_t bands = threads > 1 ? threads * 8 : 1, most = g->dim / 8 ? g->dim / 8 : 1;
     band_job job = {sim, g, bands < most ? bands : most};
     crowd_pool_run(sim->crowd->pool, job.bands, push_band, &job);
-    float far = 1.5f * (float)sim->desc.lod_interval;
-    apply_job apply = {sim, g->n, threads > 1 && g->n >= 8192 ? threads : 1, {1.5f, far, 0.0f, 0.0f}};
+    float far = far_push_scale(sim, sim->desc.lod_interval, dt);
+    float offscreen = far_push_scale(sim, sim->desc.offscreen_interval, dt);
+    apply_job apply = {sim, g->n, threads > 1 && g->n >= 8192 ? threads : 1, {1.5f, far, 0.0f, offscreen}};
     crowd_pool_run(sim->crowd->pool, apply.tasks, apply_pushes, &apply);
 }
 
-void sim_separation(crowd_sim *sim, const sim_gatherer *g)
+void sim_separation(crowd_sim *sim, const sim_gatherer *g, float dt)
 {
     sort_agents(sim, g);
-    push_pairs(sim, g);
+    push_pairs(sim, g, dt);
 }

@@ -275,11 +275,38 @@ static CROWD_ALWAYS_INLINE uint32_t step_jostled(crowd_sim *sim, const step_para
 
 /* ---- far regions under separation (sim_far.c) -------------------------------------------------- */
 
-/* A far chunk's place in the round robin at this step: 0 steps, lod_interval - 1 steps next (gathered
- * whole), the others rest. */
+/* How often a far chunk's agents re-plan: every lod_interval-th step, or offscreen_interval-th out of
+ * view (sim.c's mark_far_cells). */
+static inline uint32_t sim_chunk_interval(const crowd_sim *sim, uint32_t chunk)
+{
+    return sim->chunk_offscreen[chunk] ? sim->desc.offscreen_interval : sim->desc.lod_interval;
+}
+
+/* A far chunk's place in the round robin at this step: 0 steps, its interval - 1 steps next
+ * (gathered whole), the others rest. */
 static inline uint32_t sim_far_phase(const crowd_sim *sim, uint32_t chunk)
 {
-    return (chunk + sim->steps) % sim->desc.lod_interval;
+    return (chunk + sim->steps) % sim_chunk_interval(sim, chunk);
+}
+
+/* How far ahead (seconds) a far agent is gathered for the separation: halfway through its chunk's
+ * interval from the step's end. A push moves a far agent for a whole interval without a look at
+ * its neighbours in between; taken from where the agents are at its start, it let pairs walking
+ * towards each other close in before the next turn could part them. Taken from where their
+ * records will have them halfway, it comes as they close in. (The crowd of test_crowd's
+ * far_separation_keeps_space: pairs closer than 0.5 m 10 -> 0 at lod_interval 4; a quarter of the
+ * interval ahead left 2, the whole interval 1, and more at longer intervals.) A near agent is
+ * gathered where it is: it is stepped every step. */
+static inline float sim_far_ahead(uint32_t interval, float dt)
+{
+    return 0.5f * (float)interval * dt;
+}
+
+/* The gathering's tag for a far chunk's agents on the step before its turn: their push counts for
+ * its interval. */
+static inline uint32_t sim_far_next_tag(const crowd_sim *sim, uint32_t chunk)
+{
+    return sim->chunk_offscreen[chunk] ? SIM_GATHER_OFFSCREEN : SIM_GATHER_FAR;
 }
 
 /* Walks far region `region` (slots [first, end), all live) while agents separate: steps the agents
