@@ -520,9 +520,9 @@ bool sim_step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3
  * stays in them after it wakes. So they come in two generations per chunk. Falls go into the
  * current one; once the last agent of the previous generation has woken (a step whose end reaches
  * the latest of their wake times), the current one becomes the previous and a new one starts. No
- * sleep is longer than a decision interval (6.35 s; under separation, lod_interval - 0.5 steps:
- * sim_far.c), so a chunk's bounds hold the segments of agents that fell asleep in the last 13 s at
- * most (32 s at lod_interval 64 and the longest step), always inside the chunk's own square (a
+ * sleep is longer than a decision interval (6.35 s; under separation, a chunk's interval less half a
+ * step: sim_far.c), so a chunk's bounds hold the segments of agents that fell asleep in the last 13 s
+ * at most (32 s at an interval of 64 and the longest step), always inside the chunk's own square (a
  * sleeper wakes before it leaves its chunk), and nobody is woken to shrink them. (Until session
  * 14 every chunk's sleepers were woken every 120 steps instead: 1.2 % of a million agents stepped
  * per frame for bounds alone.) */
@@ -701,7 +701,8 @@ static CROWD_ALWAYS_INLINE bool walks_on_unchanged(const crowd_sim *sim, const c
  * crowd_run). A steady walker's record is read, never written: the GPU extrapolates it.
  *
  * `far`: a region the camera sees little of (outside the view, or far). Each agent there re-plans
- * its steering every lod_interval-th step only, turning as far as that many steps would have; in
+ * its steering every lod_interval-th step only (offscreen_interval-th in a chunk's own region out
+ * of view: sim_chunk_interval), turning as far as that many steps would have; in
  * between it walks on with its record (nothing computed, nothing written). Without separation the
  * round robin goes by slot; with it, by chunk, and sim_far.c walks the region instead. */
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
@@ -709,7 +710,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
 {
     /* a far region drawn past the cross-fade levels cuts between gaits (update_gait) */
     sim->fade_seconds = far && sim->far_of_cell[region] == 2 ? 0.0f : FADE_SECONDS;
-    if (far && k->separate) /* stepped whole one step in lod_interval (sim_far.c) */
+    if (far && k->separate) /* stepped whole one step in its interval (sim_far.c) */
         return sim_far_walk(sim, k, bin, gatherer, region, first, end);
     crowd *c = sim->crowd;
     crowd_record *const records = c->records;
@@ -967,7 +968,7 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
  * on a step after which both would take its turn (the offscreen rate's round robin, one step
  * ahead): the step before it gathers the chunk with its new rate's push (sim_far.c), the turn
  * decays its drift with it, and its sleepers, asleep for the old one's rest, wake at that turn. */
-static void mark_far_cells(crowd_sim *sim)
+static void mark_far_cells(crowd_sim *sim, bool separate)
 {
     crowd *c = sim->crowd;
     uint32_t dim = c->grid_dim, offscreen = sim->desc.offscreen_interval;
@@ -994,7 +995,9 @@ static void mark_far_cells(crowd_sim *sim)
         sim->far_of_cell[i] = (uint8_t)(slow ? (cuts ? 2 : 1) : 0);
         pool_cuts = pool_cuts && (c->region_of_cell[i] != c->pool_region || cuts);
     }
-    bool slow = c->has_eye && offscreen > 1; /* the far pool (its agents go by their chunks' rates) */
+    /* the far pool: under separation its agents go by their chunks' rates (sim_far.c), else all at
+     * lod_interval (step_live) */
+    bool slow = c->has_eye && (separate ? offscreen : sim->desc.lod_interval) > 1;
     sim->far_of_cell[c->pool_region] = (uint8_t)(slow ? (pool_cuts ? 2 : 1) : 0);
 }
 
@@ -1135,7 +1138,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
      * record anyway. With a region layout it walks the live regions only; without one, every slot. */
     sim->t_now = k.t_now;
     if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
-        mark_far_cells(sim);
+        mark_far_cells(sim, separate);
     if (separate && c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
         mark_active_cells(sim, dt);
     /* Sleep (above) needs the region walk, and either no separation and the wander scenario's steady

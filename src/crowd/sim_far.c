@@ -1,23 +1,28 @@
 /* Separation under the level of detail: the walk over a far region while agents separate.
  *
- * With separation on, far agents are stepped a chunk at a time: every lod_interval-th step, round
+ * With separation on, far agents are stepped a chunk at a time: every interval-th step, round
  * robin by chunk (sim_far_phase), a chunk's agents re-plan and move by their drift, which then
- * decays by the far blend (lod_interval steps' worth). In between, the chunk rests: its agents walk
- * on with their records (the velocity there includes the drift they had). The pushes a stepping
- * chunk moves by are taken at the end of the step before, from where everyone is then, and count
- * lod_interval steps each (SIM_GATHER_FAR): as fresh as the pushes of an agent stepped every step,
- * and the drift's steady value under a steady push is the same. So at every step the separation
- * gathers the near agents, the far chunks that step next, and, as neighbours that push them but
- * get no push themselves (SIM_GATHER_PASSIVE), the resting far agents in or near those chunks
- * (pushes_neighbours): within a separation radius of one, plus a margin for movers whose region is
- * not yet their chunk's (sim.c's mark_active_cells). Pairs among resting agents would push nobody.
- * In the benchmark's crowd (100k on 420 m) the separation then takes 30 % of the agents per step
- * instead of all of them, and records written per step are about a quarter of the array.
+ * decays by the far blend (the interval's steps' worth). The interval is lod_interval, or
+ * offscreen_interval for a chunk out of view (sim_chunk_interval; sim.c's mark_far_cells switches a
+ * chunk's only where both rounds turn it). In between, the chunk rests: its agents walk on with their
+ * records (the velocity there includes the drift they had). The pushes a stepping chunk moves by are
+ * taken at the end of the step before, and count the interval's steps each (SIM_GATHER_FAR,
+ * SIM_GATHER_OFFSCREEN), at most half the overlap over the interval (sim_separation.c's
+ * far_push_scale: more overshoots and the crowd rings). Far agents are gathered where their records
+ * will have them halfway through their interval (ahead_of, sim_step.h's sim_far_ahead), near ones
+ * where they are. So at every step the separation gathers the near agents, the far chunks that step
+ * next, and, as neighbours that push them but get no push themselves (SIM_GATHER_PASSIVE), the
+ * resting far agents in or near those chunks (pushes_neighbours): within a separation radius of
+ * one, plus a margin for movers whose region is not yet their chunk's and for how far ahead a
+ * pushed agent is gathered (sim.c's mark_active_cells). Pairs among resting agents would push
+ * nobody. In the benchmark's crowd (100k on 420 m) the separation then takes about a quarter of
+ * the agents per step instead of all of them, and records written per step are about a fifth of
+ * the array.
  *
  * A chunk's own region holds its agents, so it steps or rests whole, at its chunk's phase (movers
  * keep their region's until re-slotted). The far pool holds many chunks, a third or more of the
  * benchmark's crowd: its agents take the phase of the chunk they are in one by one, so every step
- * steps about 1 / lod_interval of the far crowd. (Until session 15 the pool stepped whole at one
+ * steps about 1 / interval of the far crowd. (Until session 15 the pool stepped whole at one
  * phase: one step in four stepped and separated three times the agents of the others, a 1.5x frame
  * spike the benchmark's median hid.) An agent that crosses into a chunk whose phase is one behind
  * (or re-slots into one) may take its turn twice in a row, or skip one: a few per step, none of
@@ -25,10 +30,11 @@
  *
  * Resting sleepers: an agent just stepped, walking a straight line away from its chunk's edges with
  * no fade running, changes nothing through its chunk's rest steps but the position its record
- * extrapolates: it is not gathered as a neighbour (it is farther than the reach from every edge)
- * and does not change chunk (it would come near the edge first). So it sleeps (sim.c, "sleep":
- * skipped by the walk, counted and bounded by its chunk's sleepers) for lod_interval - 0.5 steps of
- * this one's length, or until it comes within that reach of an edge if sooner: the rest steps then
+ * extrapolates: it is not gathered as a neighbour (where it is gathered is farther than the reach
+ * from every edge) and does not change chunk (it would come near the edge first). So it sleeps
+ * (sim.c, "sleep": skipped by the walk, counted and bounded by its chunk's sleepers) for its
+ * chunk's interval less half a step, of this one's length, or until where it is gathered comes
+ * within that reach of an edge if sooner: the rest steps then
  * visit the agents near edges, the movers and those turning or fading, and on the step before its
  * chunk's turn the walk reads where each sleeper is for the gathering without waking it (sim.c's
  * refresh_sleepers gives the chunk gate 3 then). The turn wakes the chunk's sleepers (gate 0),
@@ -128,7 +134,7 @@ static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uin
 
 /* A far chunk's round robin: how often it turns, its push's tag on the step before, the steering's
  * blend over its interval, how long its resting sleepers sleep at most, and how far ahead its agents
- * are gathered (gather_ahead). */
+ * are gathered (ahead_of). */
 typedef struct far_rate {
     uint32_t interval, next_tag;
     float blend, hold, ahead;

@@ -158,7 +158,7 @@ static inline uint32_t sim_fine_index(const sim_gatherer *g, float v)
 
 /* A gathered slot carries in its top two bits how its push applies (slots stay far below 2^30:
  * capacity is at most 2^22; sim_far.c, "separation under the level of detail"): */
-#define SIM_GATHER_FAR 0x40000000u /* a far chunk's that steps next: its push is lod_interval steps' */
+#define SIM_GATHER_FAR 0x40000000u /* a far chunk's that steps next: its push is lod_interval steps' (capped) */
 #define SIM_GATHER_PASSIVE \
     0x80000000u                          /* a far agent not stepping next, in or near a chunk that gets
                                           pushes: pushes, gets no push */

@@ -294,9 +294,9 @@ static inline uint32_t sim_far_phase(const crowd_sim *sim, uint32_t chunk)
  * its neighbours in between; taken from where the agents are at its start, it let pairs walking
  * towards each other close in before the next turn could part them. Taken from where their
  * records will have them halfway, it comes as they close in. (The crowd of test_crowd's
- * far_separation_keeps_space: pairs closer than 0.5 m 10 -> 0 at lod_interval 4; a quarter of the
- * interval ahead left 2, the whole interval 1, and more at longer intervals.) A near agent is
- * gathered where it is: it is stepped every step. */
+ * far_separation_keeps_space: pairs closer than 0.5 m 10 -> 1 at lod_interval 4, with the push cap of
+ * sim_separation.c's far_push_scale; before the cap, a quarter of the interval ahead left 2, half 0,
+ * the whole interval 1.) A near agent is gathered where it is: it is stepped every step. */
 static inline float sim_far_ahead(uint32_t interval, float dt)
 {
     return 0.5f * (float)interval * dt;
