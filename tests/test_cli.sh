@@ -123,6 +123,9 @@ expect 2 "more than one input" -- "$bin/crowd-bench" "$work/h.crowd" "$work/c.cr
 expect 2 "crowd-bench" -- "$bin/crowd-bench" --frames 45junk
 expect 2 "crowd-bench" -- "$bin/crowd-bench" --counts 1000,abc
 expect 2 "crowd-bench" -- "$bin/crowd-bench" --counts " 1000"
+expect 2 "missing value for --offscreen-interval" -- "$bin/crowd-bench" --offscreen-interval
+expect 2 "--offscreen-interval 6: expected 0 or a multiple" -- "$bin/crowd-bench" --offscreen-interval 6
+expect 2 "--offscreen-interval 68: expected 0 or a multiple" -- "$bin/crowd-bench" --offscreen-interval 68
 expect 2 "missing value for --out" -- "$bin/crowd-export" --out
 expect 2 "missing value for --fps" -- "$bin/crowd-export" --fps
 expect 2 "--fps nan" -- "$bin/crowd-export" --fps nan --out "$work/bad.glb"

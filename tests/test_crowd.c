@@ -1678,8 +1678,9 @@ typedef enum sleep_case {
     SLEEP_FAR_TURNS,
     SLEEP_SEPARATED,
     SLEEP_SEPARATED_POOL,
-    SLEEP_SEPARATED_MOVING,   /* lod_interval 3, the camera far, overhead, far again */
-    SLEEP_SEPARATED_OFFSCREEN /* chunks at the offscreen rate beside others at lod_interval's, changing */
+    SLEEP_SEPARATED_MOVING,        /* lod_interval 3, the camera far, overhead, far again */
+    SLEEP_SEPARATED_OFFSCREEN,     /* chunks at the offscreen rate beside others at lod_interval's, changing */
+    SLEEP_SEPARATED_OFFSCREEN_ONLY /* the same at lod_interval 1 and offscreen_interval 8, the far pool */
 } sleep_case;
 
 static void sleepers_exact(sleep_case mode)
@@ -1701,7 +1702,7 @@ static void sleepers_exact(sleep_case mode)
     uint64_t turning = 0, turning_asleep = 0;
     for (int k = 0; k < 2; k++) {
         crowd_desc d = small_world_desc(n);
-        d.far_pool = mode == SLEEP_SEPARATED_POOL ? 0 : d.far_pool;
+        d.far_pool = mode == SLEEP_SEPARATED_POOL || mode == SLEEP_SEPARATED_OFFSCREEN_ONLY ? 0 : d.far_pool;
         REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
         /* lod_interval 1: which chunks re-plan less often follows their visibility, and sleepers'
          * wider bounds may see a chunk the exact ones cull (the same steps, then, not a lesser test) */
@@ -1711,14 +1712,15 @@ static void sleepers_exact(sleep_case mode)
                              .seed = 11,
                              .obstacles = obstacles,
                              .obstacle_count = 3,
-                             .lod_interval = mode == SLEEP_NEAR_VIEW          ? 1
-                                             : mode == SLEEP_SEPARATED_MOVING ? 3
-                                                                              : 0};
+                             .lod_interval = mode == SLEEP_NEAR_VIEW || mode == SLEEP_SEPARATED_OFFSCREEN_ONLY ? 1
+                                             : mode == SLEEP_SEPARATED_MOVING                                  ? 3
+                                                                                                               : 0,
+                             .offscreen_interval = mode == SLEEP_SEPARATED_OFFSCREEN_ONLY ? 8 : 0};
         REQUIRE(crowd_sim_create(&sd, &sim[k], NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim[k], n) == CROWD_OK);
         sim[k]->no_sleep = k == 1;
         /* (by a pattern, not by the view: sleepers' wider bounds may see a chunk the exact ones cull) */
-        sim[k]->offscreen_stripes = mode == SLEEP_SEPARATED_OFFSCREEN;
+        sim[k]->offscreen_stripes = mode >= SLEEP_SEPARATED_OFFSCREEN;
     }
     uint32_t differ = 0, bytes_differ = 0, miscounted = 0, outside = 0, most_asleep = 0;
     uint64_t asleep_frames = 0, pooled = 0;
@@ -1792,7 +1794,9 @@ static void sleepers_exact(sleep_case mode)
            : mode == SLEEP_SEPARATED_POOL      ? " (separated, far pool)"
            : mode == SLEEP_SEPARATED_MOVING    ? " (separated, lod_interval 3, the camera far, overhead, far)"
            : mode == SLEEP_SEPARATED_OFFSCREEN ? " (separated, stripes of chunks at offscreen_interval 8)"
-                                               : "",
+           : mode == SLEEP_SEPARATED_OFFSCREEN_ONLY
+               ? " (separated, stripes of chunks at offscreen_interval 8, the others at lod_interval 1, the far pool)"
+               : "",
            100.0 * (double)asleep_frames / ((double)frames * n), most_asleep, n, differ, bytes_differ, miscounted,
            outside);
     if (mode == SLEEP_SEPARATED_POOL)
@@ -1800,8 +1804,11 @@ static void sleepers_exact(sleep_case mode)
                100.0 * (double)pooled / ((double)frames * n));
     if (mode == SLEEP_SEPARATED_MOVING)
         CHECKF(near > (uint64_t)frames, "%llu near chunk-frames", (unsigned long long)near);
-    if (mode == SLEEP_SEPARATED_OFFSCREEN)
+    if (mode >= SLEEP_SEPARATED_OFFSCREEN)
         CHECKF(mixed > (uint64_t)frames / 2, "%llu frames with chunks at both rates", (unsigned long long)mixed);
+    if (mode == SLEEP_SEPARATED_OFFSCREEN_ONLY)
+        CHECKF(pooled > (uint64_t)frames * n / 8, "%.1f %% of agent-frames in the far pool",
+               100.0 * (double)pooled / ((double)frames * n));
     /* (separated: fewer sleep where chunks are small, as this crowd's: those in a band along the edges
      * are visited, sim_far.c) */
     CHECKF(differ == 0 && bytes_differ == 0 && miscounted == 0 && outside == 0 && most_asleep > n / (separated ? 4 : 2),
@@ -1822,6 +1829,7 @@ static void sleepers_keep_chunks_exact(void)
     sleepers_exact(SLEEP_SEPARATED_POOL);
     sleepers_exact(SLEEP_SEPARATED_MOVING);
     sleepers_exact(SLEEP_SEPARATED_OFFSCREEN);
+    sleepers_exact(SLEEP_SEPARATED_OFFSCREEN_ONLY);
 }
 
 /* Far agents' turns as closed-form records (sim.c "turns"): the record's decode against the

@@ -209,8 +209,9 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
 
 static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
-    printf("crowd-bench: medians of frames after %u warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores)\n",
-           bench_warmup);
+    printf("crowd-bench: medians of frames after %u warm-up, ms per frame (thr: crowd_desc.threads, 0 = cores); "
+           "offscreen_interval %u (0: the sim's default)\n",
+           bench_warmup, bench_offscreen);
     printf("%9s %3s %4s %7s %7s %7s %7s %7s %7s %7s %7s %6s %7s %8s %8s %9s %6s %8s %6s %7s %6s  LOD split",
            "instances", "thr", "sep", "sim", "of sep", "chunk", "gather", "output", "total", "best", "p90", "ns/i",
            "memcpy", "g/memcpy", "t/memcpy", "triangles", "MB up", "MB writ", "% arr", "% awake", "% sep");
@@ -253,7 +254,7 @@ static void print_scaling(const bench_row *rows, uint32_t n, uint32_t settings)
 
 static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
 {
-    printf("{\"warmup\":%u,\"rows\":[", bench_warmup);
+    printf("{\"warmup\":%u,\"offscreen_interval\":%u,\"rows\":[", bench_warmup, bench_offscreen);
     for (uint32_t i = 0; i < n; i++) {
         const bench_row *r = &rows[i];
         printf("%s{\"instances\":%u,\"threads\":%u,\"separation\":%s,\"sim_ms\":%.4f,\"separation_ms\":%.4f,\"chunk_"
@@ -319,6 +320,7 @@ int main(int argc, char **argv)
                 continue;
             }
             if (!strcmp(argv[i], "--offscreen-interval")) {
+                /* (the bench's sims take the default lod_interval, 4) */
                 if (!tool_parse_u32(argv[++i], 0, 64, &bench_offscreen) || (bench_offscreen && bench_offscreen % 4)) {
                     fprintf(stderr,
                             "crowd-bench: --offscreen-interval %s: expected 0 or a multiple of the lod_interval (4) "

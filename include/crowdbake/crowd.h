@@ -601,26 +601,30 @@ typedef struct crowd_sim_desc {
      * rate of the speed they turn to (their feet slide a little during a turn), near ones keep
      * stride-matched feet every step. With separation on, a far chunk's agents step together
      * (round robin by chunk, the far pool's agents by their own chunks, so each step steps about
-     * 1 / lod_interval of the far crowd): the whole chunk re-plans and takes its separation pushes
-     * every lod_interval-th step and walks on in between (asleep where away from its chunk's edges:
-     * skipped, and read on the step before its turn), so a far crowd writes about 1 / lod_interval of
-     * its records per step and the separation pairs only the agents that step next plus their
-     * neighbours near the chunks that get pushes. A far chunk's pushes are worth its interval's steps,
-     * at most what parts a pair by half its overlap over the interval, and are taken from where the
-     * agents' records will have them halfway through it (pairs walking towards each other are parted
-     * as they close in, not after). Far agents where no render path can
+     * 1 / interval of the far crowd): the whole chunk re-plans and takes its separation pushes every
+     * interval-th step (lod_interval, or offscreen_interval below) and walks on in between (asleep
+     * where away from its chunk's edges: skipped, and read on the step before its turn), so a far
+     * crowd writes about 1 / interval of its records per step and the separation pairs only the
+     * agents that step next plus their neighbours near the chunks that get pushes. A far chunk's
+     * pushes are worth its interval's steps, but move each agent of a pair by at most half their
+     * overlap over the interval, and are taken from where the agents' records will have them halfway
+     * through it (pairs walking towards each other are parted as they close in, not after). Far
+     * agents where no render path can
      * draw a cross-fade (every level they may take is past the crowd's cross_fade_max_lod, margins
      * for hysteresis and a GPU band up to 0.5 included; those levels show clip A only) change gait
      * with a cut instead of a fade that could not be seen, so a decision's turn is a record at
      * once (a fade's clip B words would otherwise hold it back until the fade folds).
-     * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 = every agent every step (no level of detail).
+     * lod_distance 0 = 40 m; lod_interval 0 = 4, 1 (and offscreen_interval 0 or 1) = every agent
+     * every step (no level of detail).
      *
      * offscreen_interval: the chunks outside the view re-plan every offscreen_interval-th step
      * instead (visible far chunks every lod_interval-th): a multiple of lod_interval, at most 64;
-     * 0 = 2 x lod_interval (8), or 1 where lod_interval is 1; lod_interval itself = no separate rate.
-     * A chunk takes its new rate only on the step before a turn both rates share, so one coming into
-     * view keeps the offscreen rate for up to offscreen_interval steps (0.13 s at 60 Hz and the
-     * defaults). Out of view the separation keeps less space, and chunks coming into view bring it
+     * 0 = 2 x lod_interval (8; lod_interval itself past 32, and 1 where lod_interval is 1);
+     * lod_interval itself = no separate rate. Without separation the far pool (chunks drawn at the
+     * last level when the crowd was laid out) keeps lod_interval; only chunks with a region of their
+     * own take the offscreen rate. A chunk takes its new rate only on the step before a turn both
+     * rates share, so one coming into view keeps the offscreen rate for up to offscreen_interval steps
+     * (0.13 s at 60 Hz and the defaults). Out of view the separation keeps less space, and chunks coming into view bring it
      * along: test_crowd, 3,000 agents on 80 m, every one past lod_distance, pairs closer than 0.5 m
      * (681 without separation): 1 in view, 135 out of it; a camera orbiting so that chunks come and
      * go, the pairs in view over 13 samples: 28 at the default, 5 with offscreen_interval 4, 103

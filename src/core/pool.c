@@ -27,7 +27,7 @@ struct crowd_pool {
     crowd_pool_fn fn;
     void *context;
     uint32_t tasks, next;
-    /* written under lock; read without it too, by a thread spinning for them (spin_until_changed) */
+    /* written under lock; read without it too, by a thread spinning for them (spin_while_u64, spin_while_below) */
     _Atomic uint32_t finished;
     _Atomic uint64_t generation; /* counts jobs: a thread joins each job once */
     _Atomic bool stop;
@@ -36,8 +36,10 @@ struct crowd_pool {
 /* A frame runs its passes back to back (the step's walk, the separation's pairs, the pushes): a
  * thread that has just finished one spins a little before it sleeps on the condition, since waking
  * from it took 20-40 us on the 2-core test machine (each pass then started that much short of a
- * thread, and the caller waited as long again for the last task's signal). The spin is bounded, about
- * 20-80 us of pause instructions, so an idle pool (between frames) sleeps and costs nothing. */
+ * thread, and the caller waited as long again for the last task's signal). The spin is bounded:
+ * SPIN_ROUNDS pause instructions (tens of microseconds where a pause takes ~140 cycles, a few where
+ * it takes ~10; elsewhere than x86 and ARM, plain loads), so an idle pool (between frames) sleeps
+ * and costs nothing. */
 #define SPIN_ROUNDS 2048
 
 static inline void cpu_relax(void)

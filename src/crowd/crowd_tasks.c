@@ -15,9 +15,15 @@
  * separated 100k benchmark's walk ended with the caller waiting ~150 us for the last task on two
  * threads; with 16, ~20 us (each task's tables merge serially after: cheap at these grid sizes). */
 #define TASKS_PER_THREAD 16
+#define MIN_TASKS_PER_THREAD 4
 #define MAX_TASKS 64u
 #define MAX_TASK_CELLS 65536u /* a bigger grid walks on one thread: per-task tables would not pay */
-#define MIN_TASK_SLOTS 4096u  /* fewer live slots per task are not worth waking threads for */
+#define MIN_TASK_SLOTS 4096u  /* a crowd of fewer than twice this walks on one thread */
+#define TASK_SLOTS 1024u      /* a walk splits into no more tasks than its live slots / this */
+/* Each task has tables of the grid's size (about 100 bytes a chunk): past this many task-chunks in
+ * all (4 tasks per thread on the largest grid with two threads, about 50 MB), fewer tasks per
+ * thread, down to MIN_TASKS_PER_THREAD. */
+#define MAX_TASK_TABLES (1u << 19)
 
 static void reset_cell(crowd_cell *cell)
 {
@@ -33,11 +39,14 @@ bool crowd_tasks_create(crowd *c)
     if (threads < 2 || c->cell_count > MAX_TASK_CELLS)
         return true; /* nothing to split */
     uint32_t n = threads * TASKS_PER_THREAD < MAX_TASKS ? threads * TASKS_PER_THREAD : MAX_TASKS;
+    uint32_t fit = MAX_TASK_TABLES / c->cell_count, least = threads * MIN_TASKS_PER_THREAD;
+    least = least < MAX_TASKS ? least : MAX_TASKS;
+    n = n <= fit ? n : fit > least ? fit : least;
     uint32_t regions = c->cell_count + 3;
-    /* A task lists the movers of its share: twice an even share of the crowd's list, so an
+    /* A task lists the movers of its share: four times an even share of the crowd's list, so an
      * uneven split still fits (a task that overflows makes the update lay out afresh, as one
      * binner with too many movers does). */
-    c->task_mover_capacity = 2 * c->mover_capacity / n + 64;
+    c->task_mover_capacity = 4 * c->mover_capacity / n + 64;
     c->tasks = crowd_calloc(n, sizeof *c->tasks);
     c->task_cells = crowd_malloc((size_t)n * c->cell_count * sizeof *c->task_cells);
     c->task_touched = crowd_malloc((size_t)n * c->cell_count * sizeof *c->task_touched);
@@ -148,7 +157,8 @@ static void merge_task(crowd_binner *main, crowd_task *t, uint32_t last_region)
 
 crowd_task *crowd_run_tasks(crowd *c, crowd_binner *main, crowd_task_fn fn, void *context, uint32_t *count)
 {
-    uint32_t live = live_slots(c), n = c->task_count;
+    uint32_t live = live_slots(c), n = c->task_count, by_size = live / TASK_SLOTS;
+    n = n <= by_size ? n : by_size > 2 ? by_size : 2; /* (crowd_tasks_enabled: live >= 2 * MIN_TASK_SLOTS) */
     uint32_t regions = c->cell_count + 3;
     /* Task t walks live ordinals [t * live / n, (t + 1) * live / n): find where each starts. */
     uint32_t g = 0, before = 0; /* live slots in regions before g */

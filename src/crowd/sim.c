@@ -197,7 +197,7 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     if (!sim->desc.lod_interval)
         sim->desc.lod_interval = 4;
     uint32_t lod = sim->desc.lod_interval;
-    if (!sim->desc.offscreen_interval) /* (at 64 its double would be past the cap: 64 then) */
+    if (!sim->desc.offscreen_interval) /* (past 32 its double would be past the cap of 64: no separate rate) */
         sim->desc.offscreen_interval = lod == 1 ? 1 : lod <= 32 ? 2 * lod : lod;
     sim->fade_seconds = FADE_SECONDS;
     if (!(sim->desc.lod_distance > 0.0f) || lod > 64) {
@@ -967,7 +967,10 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
  * gait changes cut (update_gait). Which of the two rates a chunk has (chunk_offscreen) changes only
  * on a step after which both would take its turn (the offscreen rate's round robin, one step
  * ahead): the step before it gathers the chunk with its new rate's push (sim_far.c), the turn
- * decays its drift with it, and its sleepers, asleep for the old one's rest, wake at that turn. */
+ * decays its drift with it, and its sleepers, asleep for the old one's rest, wake at that turn.
+ * (To an interval of 1, lod_interval 1 with an offscreen rate, the chunk turns on that step
+ * already, a step early, with the push of the step before.) An agent that crosses into a chunk at
+ * the other rate keeps the push of its old chunk's for one interval (sim_far.c). */
 static void mark_far_cells(crowd_sim *sim, bool separate)
 {
     crowd *c = sim->crowd;

@@ -26,7 +26,10 @@
  * phase: one step in four stepped and separated three times the agents of the others, a 1.5x frame
  * spike the benchmark's median hid.) An agent that crosses into a chunk whose phase is one behind
  * (or re-slots into one) may take its turn twice in a row, or skip one: a few per step, none of
- * them in view.
+ * them in view. Into a chunk at the other rate (in view against out of it), its next turn may come
+ * up to that chunk's interval late or early, and the push it carries is its old chunk's: capped
+ * for 4 steps, it may drift for 8 and part the pair by its whole overlap. Rare: only across the
+ * view's edges, and only the far pool's agents and movers.
  *
  * Resting sleepers: an agent just stepped, walking a straight line away from its chunk's edges with
  * no fade running, changes nothing through its chunk's rest steps but the position its record

@@ -54,7 +54,7 @@ struct crowd_sim {
     uint32_t steps;       /* steps so far: the round robin of the level of detail */
     float t_now;          /* shader time the step starts at: where steering reads positions */
     bool resync;          /* this step checks every record's velocity (separation just went off) */
-    uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans every lod_interval steps (1),
+    uint8_t *far_of_cell; /* per region (chunk, then the pool): re-plans at a lower rate (1),
                              and cuts between gaits (2, sim.c's mark_far_cells) */
     float fade_seconds;   /* the gait changes' cross-fade in the region being stepped: 0 (a cut) where
                              it draws past cross_fade_max_lod, whose levels show clip A only */
