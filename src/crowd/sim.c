@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "core/pool.h"
 #include "crowd/sim_step.h"
 
 static const char *const scenario_names[CROWD_SCENARIO_COUNT] = {"wander", "stampede", "parade", "mill", "gather"};
@@ -231,6 +232,12 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     sim->fine_slots = crowd_malloc(sizeof(uint32_t) * cap);
     sim->fine_position = crowd_malloc(2 * sizeof(float) * cap);
     sim->fine_push = crowd_malloc(2 * sizeof(float) * cap);
+    uint32_t threads = crowd_pool_threads(c->pool), row_table = sim->fine_dim + 2;
+    if (threads > 1) { /* the separation's sort on the threads too (sim_separation.c) */
+        sim->fine_band_sorted = crowd_malloc(sizeof(uint64_t) * cap);
+        sim->fine_share_rows = crowd_malloc(sizeof(uint32_t) * threads * row_table);
+        sim->fine_band_tables = crowd_malloc(sizeof(uint32_t) * SIM_BANDS_PER_THREAD * threads * 2 * row_table);
+    }
     sim->far_of_cell = crowd_calloc(c->cell_count + 3, 1);
     /* the agents' state, per slot: the crowd moves it with the records once attached */
     crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
@@ -250,10 +257,10 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     crowd_result r = CROWD_OK;
     if (!sim->obstacles || !sim->fine_rows || !sim->fine_cell_of || !sim->fine_gathered || !sim->fine_keyed ||
         !sim->fine_sorted_key || !sim->fine_slots || !sim->fine_position || !sim->fine_push || !sim->far_of_cell ||
-        !agents || !agents_back || !drift || !drift_back || !sleep.until || !sleep.cell || !sleep_back.until ||
-        !sleep_back.cell || !sim->sleepers || !sim->sleep_delta || !sim->sleep_prior || !sim->sleep_gate ||
-        !sim->chunk_far || !sim->chunk_offscreen || !sim->chunk_active ||
-        (task_cells && (!task_sleepers || !task_touched))) {
+        (threads > 1 && (!sim->fine_band_sorted || !sim->fine_share_rows || !sim->fine_band_tables)) || !agents ||
+        !agents_back || !drift || !drift_back || !sleep.until || !sleep.cell || !sleep_back.until || !sleep_back.cell ||
+        !sim->sleepers || !sim->sleep_delta || !sim->sleep_prior || !sim->sleep_gate || !sim->chunk_far ||
+        !sim->chunk_offscreen || !sim->chunk_active || (task_cells && (!task_sleepers || !task_touched))) {
         crowd_free(agents);
         crowd_free(agents_back);
         crowd_free(drift);
@@ -338,6 +345,9 @@ void crowd_sim_destroy(crowd_sim *sim)
     crowd_free(sim->fine_slots);
     crowd_free(sim->fine_position);
     crowd_free(sim->fine_push);
+    crowd_free(sim->fine_band_sorted);
+    crowd_free(sim->fine_share_rows);
+    crowd_free(sim->fine_band_tables);
     crowd_free(sim->far_of_cell);
     crowd_free(sim);
 }

@@ -45,6 +45,10 @@ struct crowd_sim {
     uint32_t *fine_sorted_key; /* gathered agents in fine-cell order: their keys (row, column); + 1 */
     float *fine_position;      /* their (x, z), in the same order */
     float *fine_push;          /* their push, in the same order */
+    /* the sort on several threads (sim_separation.c, sort_on_threads; NULL with one): */
+    uint64_t *fine_band_sorted; /* cap: each band's agents by column */
+    uint32_t *fine_share_rows;  /* threads x (fine_dim + 2): a share's agents per row, then its places */
+    uint32_t *fine_band_tables; /* 8 x threads x 2 x (fine_dim + 2): a band's column counts, row places */
 
     uint32_t spawn_rng;
     bool owns_state;      /* attached the crowd's agents/drift arrays (crowd_attach_sim_state) */
@@ -148,6 +152,8 @@ typedef struct sim_gatherer {
  * bits each, sim_separation.c): cells one separation radius wide, or wider on a world over 2047
  * radii. */
 #define SIM_FINE_MAX_DIM 2047u
+/* The separation's passes over the fine grid's rows: bands per thread (crowds are denser in places) */
+#define SIM_BANDS_PER_THREAD 8u
 sim_gatherer sim_gather_begin(crowd_sim *sim);
 void sim_separation(crowd_sim *sim, const sim_gatherer *g, float dt); /* dt: the step's */
 

@@ -75,6 +75,107 @@ static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
     sorted_key[n] = UINT32_MAX; /* above every key: the cursors' ends stop there (row_cursor) */
 }
 
+/* The same order on the pool's threads (a serial sort was about a third of the separation's time on
+ * two threads, the other thread idle): each thread's share of the gathered agents (in gathered order)
+ * counts its agents per row and, after a serial prefix over rows and shares, puts (key, index) at its
+ * rows' places, so each row holds its agents in gathered order; then each band of rows (as the pairs'
+ * bands) sorts its agents by column and then by row, both stable, as sort_agents sorts the whole.
+ * The result is sort_agents', entry for entry: the pushes are bit-identical whatever the split. */
+typedef struct sort_job {
+    crowd_sim *sim;
+    const sim_gatherer *g;
+    uint32_t shares, bands;
+} sort_job;
+
+static void count_share(void *context, uint32_t t)
+{
+    const sort_job *job = context;
+    const sim_gatherer *g = job->g;
+    uint32_t *rows = job->sim->fine_share_rows + (size_t)t * (g->dim + 2), *key = g->cell;
+    uint32_t first = (uint32_t)((uint64_t)g->n * t / job->shares),
+             end = (uint32_t)((uint64_t)g->n * (t + 1) / job->shares);
+    memset(rows, 0, sizeof *rows * (g->dim + 2));
+    for (uint32_t m = first; m < end; m++) {
+        uint32_t row = sim_fine_index(g, g->xz[2 * m + 1]);
+        key[m] = row << KEY_COLUMN_BITS | sim_fine_index(g, g->xz[2 * m]);
+        rows[row]++;
+    }
+}
+
+static void place_share(void *context, uint32_t t)
+{
+    const sort_job *job = context;
+    const sim_gatherer *g = job->g;
+    uint32_t *place = job->sim->fine_share_rows + (size_t)t * (g->dim + 2);
+    const uint32_t *key = g->cell;
+    uint64_t *by_row = job->sim->fine_keyed;
+    uint32_t first = (uint32_t)((uint64_t)g->n * t / job->shares),
+             end = (uint32_t)((uint64_t)g->n * (t + 1) / job->shares);
+    for (uint32_t m = first; m < end; m++)
+        by_row[place[key[m] >> KEY_COLUMN_BITS]++] = (uint64_t)key[m] << 32 | m;
+}
+
+/* Band b's rows: [*row0, *row1) of the fine grid (the pairs' bands: push_band). */
+static void band_rows(uint32_t dim, uint32_t bands, uint32_t b, uint32_t *row0, uint32_t *row1)
+{
+    *row0 = (uint32_t)((uint64_t)dim * b / bands);
+    *row1 = (uint32_t)((uint64_t)dim * (b + 1) / bands);
+}
+
+static void sort_band(void *context, uint32_t b)
+{
+    const sort_job *job = context;
+    crowd_sim *sim = job->sim;
+    const sim_gatherer *g = job->g;
+    const uint32_t dim = g->dim, *row_start = sim->fine_rows;
+    uint32_t row0, row1;
+    band_rows(dim, job->bands, b, &row0, &row1);
+    uint32_t first = row_start[row0], end = row_start[row1];
+    uint32_t *column = sim->fine_band_tables + (size_t)b * 2 * (dim + 2), *next = column + dim + 2;
+    const uint64_t *by_row = sim->fine_keyed;
+    uint64_t *by_column = sim->fine_band_sorted;
+    memset(column, 0, sizeof *column * (dim + 2));
+    for (uint32_t i = first; i < end; i++)
+        column[key_column((uint32_t)(by_row[i] >> 32)) + 1]++;
+    column[0] = first;
+    for (uint32_t c = 0; c <= dim; c++)
+        column[c + 1] += column[c];
+    for (uint32_t i = first; i < end; i++)
+        by_column[column[key_column((uint32_t)(by_row[i] >> 32))]++] = by_row[i];
+    memcpy(next + row0, row_start + row0, sizeof *next * (row1 - row0));
+    uint32_t *sorted_key = sim->fine_sorted_key, *rank = g->cell;
+    float *pos = sim->fine_position;
+    for (uint32_t i = first; i < end; i++) {
+        uint32_t m = (uint32_t)by_column[i], k_key = (uint32_t)(by_column[i] >> 32);
+        uint32_t k = next[k_key >> KEY_COLUMN_BITS]++;
+        sorted_key[k] = k_key;
+        rank[m] = k;
+        pos[2 * k] = g->xz[2 * m];
+        pos[2 * k + 1] = g->xz[2 * m + 1];
+    }
+}
+
+static void sort_on_threads(crowd_sim *sim, const sim_gatherer *g, uint32_t threads, uint32_t bands)
+{
+    sort_job job = {sim, g, threads, bands};
+    crowd_pool_run(sim->crowd->pool, threads, count_share, &job);
+    /* each row's start, and each share's first place in each row (in share order) */
+    const uint32_t dim = g->dim, stride = dim + 2;
+    uint32_t *row_start = sim->fine_rows, at = 0;
+    for (uint32_t row = 0; row < dim; row++) {
+        row_start[row] = at;
+        for (uint32_t t = 0; t < threads; t++) {
+            uint32_t *cell = &sim->fine_share_rows[(size_t)t * stride + row], count = *cell;
+            *cell = at;
+            at += count;
+        }
+    }
+    row_start[dim] = row_start[dim + 1] = at;
+    crowd_pool_run(sim->crowd->pool, threads, place_share, &job);
+    crowd_pool_run(sim->crowd->pool, bands, sort_band, &job);
+    sim->fine_sorted_key[g->n] = UINT32_MAX;
+}
+
 /* The push between agents k < j (sorted order), as k's; j gets its opposite. Branch-free: about
  * a third of candidates are in range, a branch would mispredict constantly. */
 static inline void pair_push(const float *pos, uint32_t k, uint32_t j, float radius, float r2, float *px, float *pz)
@@ -178,8 +279,8 @@ static void push_band(void *context, uint32_t band)
     const uint32_t *row_start = sim->fine_rows, *sorted_key = sim->fine_sorted_key;
     const float *pos = sim->fine_position;
     float *push = sim->fine_push;
-    uint32_t row0 = (uint32_t)((uint64_t)g->dim * band / job->bands);
-    uint32_t row1 = (uint32_t)((uint64_t)g->dim * (band + 1) / job->bands);
+    uint32_t row0, row1;
+    band_rows(g->dim, job->bands, band, &row0, &row1);
     uint32_t first = row_start[row0], end = row_start[row1];
     bool last_band = band + 1 == job->bands;
     memset(push + 2 * first, 0, sizeof(float) * 2 * (end - first));
@@ -264,12 +365,10 @@ static float far_push_scale(const crowd_sim *sim, uint32_t interval, float dt)
     return whole < half_overlap || sim->gather_now ? whole : half_overlap;
 }
 
-static void push_pairs(crowd_sim *sim, const sim_gatherer *g, float dt)
+static void push_pairs(crowd_sim *sim, const sim_gatherer *g, float dt, uint32_t bands)
 {
     uint32_t threads = crowd_pool_threads(sim->crowd->pool);
-    /* Several bands per thread for balance (crowds are denser in places), each 8 rows or more. */
-    uint32_t bands = threads > 1 ? threads * 8 : 1, most = g->dim / 8 ? g->dim / 8 : 1;
-    band_job job = {sim, g, bands < most ? bands : most};
+    band_job job = {sim, g, bands};
     crowd_pool_run(sim->crowd->pool, job.bands, push_band, &job);
     float far = far_push_scale(sim, sim->desc.lod_interval, dt);
     float offscreen = far_push_scale(sim, sim->desc.offscreen_interval, dt);
@@ -279,6 +378,13 @@ static void push_pairs(crowd_sim *sim, const sim_gatherer *g, float dt)
 
 void sim_separation(crowd_sim *sim, const sim_gatherer *g, float dt)
 {
-    sort_agents(sim, g);
-    push_pairs(sim, g, dt);
+    uint32_t threads = crowd_pool_threads(sim->crowd->pool);
+    /* Several bands per thread for balance (crowds are denser in places), each 8 rows or more. */
+    uint32_t bands = threads > 1 ? threads * SIM_BANDS_PER_THREAD : 1, most = g->dim / 8 ? g->dim / 8 : 1;
+    bands = bands < most ? bands : most;
+    if (threads > 1 && g->n >= 8192 && sim->fine_band_sorted)
+        sort_on_threads(sim, g, threads, bands);
+    else
+        sort_agents(sim, g);
+    push_pairs(sim, g, dt, bands);
 }
