@@ -611,26 +611,37 @@ static void simulation(void)
     CHECK(!memcmp(&a[0], &a[1], sizeof a[0]));
 }
 
-/* Pairs of agents closer than `distance` (brute force over a uniform grid of 1 m cells). */
-static uint32_t close_pairs(crowd *c, float distance)
+/* Pairs of agents closer than `distance` (brute force), among every agent or, `in_view`, those of
+ * the chunks the last update saw. */
+static uint32_t close_pairs_among(const crowd *c, float distance, bool in_view)
 {
-    uint32_t n = crowd_count(c), pairs = 0;
+    uint32_t n = crowd_count(c), pairs = 0, m = 0;
     float *xz = malloc(sizeof(float) * 2 * n);
     if (!xz)
         exit(1);
     for (uint32_t i = 0; i < n; i++) {
         crowd_record r;
         get_now(c, i, &r);
-        xz[2 * i] = r.position[0];
-        xz[2 * i + 1] = r.position[2];
+        int32_t x = crowd_clamp_cell((r.position[0] - c->world_min) / c->cell_size, (float)(c->grid_dim - 1)),
+                z = crowd_clamp_cell((r.position[2] - c->world_min) / c->cell_size, (float)(c->grid_dim - 1));
+        if (in_view && !c->cells[(uint32_t)z * c->grid_dim + (uint32_t)x].visible)
+            continue;
+        xz[2 * m] = r.position[0];
+        xz[2 * m + 1] = r.position[2];
+        m++;
     }
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = i + 1; j < n; j++) {
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t j = i + 1; j < m; j++) {
             float ex = xz[2 * i] - xz[2 * j], ez = xz[2 * i + 1] - xz[2 * j + 1];
             pairs += ex * ex + ez * ez < distance * distance;
         }
     free(xz);
     return pairs;
+}
+
+static uint32_t close_pairs(const crowd *c, float distance)
+{
+    return close_pairs_among(c, distance, false);
 }
 
 /* Separation keeps personal space: in a dense wander crowd, far fewer pairs overlap than without
@@ -918,32 +929,6 @@ static void offscreen_interval_keeps_most_space(void)
  * (lod_interval's: no offscreen rate), and at 4 with the far separation as it was before
  * (sim->gather_now): the default must keep the view at least as spaced as that did. (Measured when
  * written: 28, 5 and 103.) */
-static uint32_t close_pairs_in_view(const crowd *c, float distance)
-{
-    uint32_t n = crowd_count(c), pairs = 0, m = 0;
-    float *xz = malloc(sizeof(float) * 2 * n);
-    if (!xz)
-        exit(1);
-    for (uint32_t i = 0; i < n; i++) {
-        crowd_record r;
-        get_now(c, i, &r);
-        int32_t x = crowd_clamp_cell((r.position[0] - c->world_min) / c->cell_size, (float)(c->grid_dim - 1)),
-                z = crowd_clamp_cell((r.position[2] - c->world_min) / c->cell_size, (float)(c->grid_dim - 1));
-        if (!c->cells[(uint32_t)z * c->grid_dim + (uint32_t)x].visible)
-            continue;
-        xz[2 * m] = r.position[0];
-        xz[2 * m + 1] = r.position[2];
-        m++;
-    }
-    for (uint32_t i = 0; i < m; i++)
-        for (uint32_t j = i + 1; j < m; j++) {
-            float ex = xz[2 * i] - xz[2 * j], ez = xz[2 * i + 1] - xz[2 * j + 1];
-            pairs += ex * ex + ez * ez < distance * distance;
-        }
-    free(xz);
-    return pairs;
-}
-
 static void offscreen_interval_keeps_the_view(void)
 {
     uint32_t pairs[3] = {0, 0, 0}, samples = 0;
@@ -963,7 +948,7 @@ static void offscreen_interval_keeps_the_view(void)
             test_view_at(&v, 85.0f * cosf(a), 20.0f, 85.0f * sinf(a), -85.0f * sinf(a), 0, 85.0f * cosf(a));
             crowd_update(c, 1.0f / 60.0f, &v);
             if (f >= 120 && f % 30 == 0) {
-                pairs[k] += close_pairs_in_view(c, 0.5f);
+                pairs[k] += close_pairs_among(c, 0.5f, true);
                 samples += k == 0;
                 for (uint32_t i = 0; i < c->cell_count && k == 0; i++)
                     unseen_agents += c->cells[i].visible ? 0 : c->cells[i].count;
