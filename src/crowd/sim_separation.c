@@ -36,6 +36,26 @@ static inline uint32_t key_column(uint32_t key)
     return key & KEY_COLUMN_MASK;
 }
 
+/* The row pass of the sort: agents [first, end) of `by_column` (key and gathered index, in column
+ * order) to their places in fine-cell order, `next` holding each of their rows' next place: their
+ * keys and (x, z) there, and each one's rank in that order (into g->cell, where each key was read
+ * already). */
+static inline void place_by_row(crowd_sim *sim, const sim_gatherer *g, const uint64_t *by_column, uint32_t first,
+                                uint32_t end, uint32_t *next)
+{
+    uint32_t *sorted_key = sim->fine_sorted_key, *rank = g->cell;
+    float *pos = sim->fine_position;
+    const float *xz = g->xz;
+    for (uint32_t i = first; i < end; i++) {
+        uint32_t m = (uint32_t)by_column[i], k_key = (uint32_t)(by_column[i] >> 32);
+        uint32_t k = next[k_key >> KEY_COLUMN_BITS]++;
+        sorted_key[k] = k_key;
+        rank[m] = k;
+        pos[2 * k] = xz[2 * m];
+        pos[2 * k + 1] = xz[2 * m + 1];
+    }
+}
+
 /* Gathered agents into fine-cell order (row, then column, then gathered order): their keys and
  * (x, z), so the pair loop reads small arrays in order, each row's start, and each agent's rank
  * in that order (apply_pushes). Two stable counting passes, by column then by row (an LSD radix
@@ -62,17 +82,8 @@ static void sort_agents(crowd_sim *sim, const sim_gatherer *g)
     for (uint32_t m = 0; m < n; m++)
         by_column[column[key_column(key[m])]++] = (uint64_t)key[m] << 32 | m;
     memcpy(column, row_start, sizeof(uint32_t) * (dim + 1)); /* now each row's next place */
-    float *pos = sim->fine_position;
-    uint32_t *sorted_key = sim->fine_sorted_key, *rank = g->cell; /* each key is read once, above */
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t m = (uint32_t)by_column[i], k_key = (uint32_t)(by_column[i] >> 32);
-        uint32_t k = column[k_key >> KEY_COLUMN_BITS]++;
-        sorted_key[k] = k_key;
-        rank[m] = k;
-        pos[2 * k] = xz[2 * m];
-        pos[2 * k + 1] = xz[2 * m + 1];
-    }
-    sorted_key[n] = UINT32_MAX; /* above every key: the cursors' ends stop there (row_cursor) */
+    place_by_row(sim, g, by_column, 0, n, column);
+    sim->fine_sorted_key[n] = UINT32_MAX; /* above every key: the cursors' ends stop there (row_cursor) */
 }
 
 /* The same order on the pool's threads (a serial sort was about a third of the separation's time on
@@ -143,16 +154,7 @@ static void sort_band(void *context, uint32_t b)
     for (uint32_t i = first; i < end; i++)
         by_column[column[key_column((uint32_t)(by_row[i] >> 32))]++] = by_row[i];
     memcpy(next + row0, row_start + row0, sizeof *next * (row1 - row0));
-    uint32_t *sorted_key = sim->fine_sorted_key, *rank = g->cell;
-    float *pos = sim->fine_position;
-    for (uint32_t i = first; i < end; i++) {
-        uint32_t m = (uint32_t)by_column[i], k_key = (uint32_t)(by_column[i] >> 32);
-        uint32_t k = next[k_key >> KEY_COLUMN_BITS]++;
-        sorted_key[k] = k_key;
-        rank[m] = k;
-        pos[2 * k] = g->xz[2 * m];
-        pos[2 * k + 1] = g->xz[2 * m + 1];
-    }
+    place_by_row(sim, g, by_column, first, end, next);
 }
 
 static void sort_on_threads(crowd_sim *sim, const sim_gatherer *g, uint32_t threads, uint32_t bands)
