@@ -191,9 +191,18 @@ typedef struct crowd_drift {
  * pairs: a chunk's own region is scanned by time alone (sim_step.h scan_visits), and at a million slots
  * that scan reads 4 MB a step instead of 8. */
 typedef struct crowd_sleep {
-    float *until;   /* shader time: the first step whose end reaches it steps the agent again */
-    uint32_t *cell; /* the chunk it sleeps in, plus one; 0: awake */
+    float *until;     /* shader time: the first step whose end reaches it steps the agent again */
+    uint32_t *cell;   /* 0: awake; 1 .. resting: asleep until its event, in chunk cell - 1; above
+                       that, asleep until its event or its chunk's next turn, in chunk
+                       cell - 1 - resting (sim.c, "resting sleepers") */
+    uint32_t resting; /* the crowd's chunk count */
 } crowd_sleep;
+
+/* The chunk a sleeper (cell word v, not 0) sleeps in. */
+static inline uint32_t crowd_sleep_chunk(crowd_sleep z, uint32_t v)
+{
+    return v - 1 - (v > z.resting ? z.resting : 0);
+}
 
 static inline void crowd_sleep_copy(crowd_sleep to, uint32_t t, crowd_sleep from, uint32_t f)
 {

@@ -242,12 +242,12 @@ crowd_result crowd_sim_create(const crowd_sim_desc *desc, crowd_sim **out, crowd
     /* the agents' state, per slot: the crowd moves it with the records once attached */
     crowd_agent *agents = crowd_calloc(cap, sizeof *agents), *agents_back = crowd_calloc(cap, sizeof *agents);
     crowd_drift *drift = crowd_calloc(cap, sizeof *drift), *drift_back = crowd_calloc(cap, sizeof *drift);
-    crowd_sleep sleep = {crowd_calloc(cap, sizeof(float)), crowd_calloc(cap, sizeof(uint32_t))};
-    crowd_sleep sleep_back = {crowd_calloc(cap, sizeof(float)), crowd_calloc(cap, sizeof(uint32_t))};
+    crowd_sleep sleep = {crowd_calloc(cap, sizeof(float)), crowd_calloc(cap, sizeof(uint32_t)), c->cell_count};
+    crowd_sleep sleep_back = {crowd_calloc(cap, sizeof(float)), crowd_calloc(cap, sizeof(uint32_t)), c->cell_count};
     sim->sleepers = crowd_malloc(sizeof *sim->sleepers * c->cell_count);
     sim->sleep_delta = crowd_malloc(sizeof *sim->sleep_delta * c->cell_count);
     sim->sleep_prior = crowd_malloc(sizeof *sim->sleep_prior * c->cell_count);
-    sim->sleep_gate = crowd_calloc(c->cell_count + 1, 1);
+    sim->sleep_gate = crowd_calloc(2 * (size_t)c->cell_count + 1, 1);
     sim->chunk_far = crowd_calloc(c->cell_count, 1);
     sim->chunk_offscreen = crowd_calloc(c->cell_count, 1);
     sim->chunk_active = crowd_calloc(((size_t)c->grid_dim + 2) * (c->grid_dim + 2), 1); /* a border of zeros */
@@ -322,7 +322,7 @@ void crowd_sim_destroy(crowd_sim *sim)
         crowd_free(c->sleep_back.cell);
         crowd_free(c->task_sleepers);
         crowd_free(c->task_sleep_touched);
-        c->sleep = c->sleep_back = (crowd_sleep){NULL, NULL};
+        c->sleep = c->sleep_back = (crowd_sleep){NULL, NULL, 0};
         c->task_sleepers = NULL;
         c->task_sleep_touched = NULL;
         crowd_detach_sim_state(c);
@@ -538,74 +538,134 @@ bool sim_step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3
  * per frame for bounds alone.) */
 #define SLEEP_EARLY 0.01f
 
-/* Slot s (record r, agent a, at p at the step's end, in chunk with the cache's bounds) falls asleep
- * until its next event, if that is after this step. */
-static CROWD_ALWAYS_INLINE void fall_asleep(const crowd_sim *sim, crowd_binner *bin, crowd_sleep z, uint32_t s,
-                                            const crowd_record *r, const crowd_agent *a, const float p[3],
-                                            uint32_t chunk, const chunk_cache *cc, float t_next, uint32_t tick,
-                                            float edge)
+/* A would-be sleeper's path from p (the record r, at t_next): per axis, the range its velocity
+ * keeps from now on (a turning record's lies between its velocity now and the one it turns to,
+ * component by component: its path within [p + lo t, p + hi t]). */
+typedef struct sleep_path {
+    float vx, vz, vx_lo, vx_hi, vz_lo, vz_hi;
+    bool turning;
+} sleep_path;
+
+static CROWD_ALWAYS_INLINE sleep_path path_of(const crowd_record *r, float t_next)
 {
-    uint32_t ahead = (uint8_t)(a->due - (uint8_t)tick); /* ticks to its next decision (sim_steer.c) */
-    /* Past the edge margin and heading further out on that axis, the next step's steering re-aims
-     * it at the centre (sim_heads_out): awake. Heading in there, its direction holds. */
-    bool past_x = fabsf(p[0]) > edge, past_z = fabsf(p[2]) > edge;
-    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128 || (past_x && p[0] * (float)a->direction[0] > 0.0f) ||
-        (past_z && p[2] * (float)a->direction[1] > 0.0f))
-        return;
-    float span = (float)((double)(tick + ahead) * 0.05) - SLEEP_EARLY - t_next;
     float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
-    /* A turning record's velocity from now on lies between its velocity now and the one it turns
-     * to, component by component: its path within [p + lo t, p + hi t] per axis. */
-    float vx_lo = vx, vx_hi = vx, vz_lo = vz, vz_hi = vz;
-    bool turning = (r->clips & CROWD_RECORD_TURN) != 0;
-    if (turning) {
+    sleep_path w = {vx, vz, vx, vx, vz, vz, (r->clips & CROWD_RECORD_TURN) != 0};
+    if (w.turning) {
         float u[2];
         crowd_rec_turn_velocity(r, t_next, u);
-        vx_lo = u[0] < r->offset_b ? u[0] : r->offset_b;
-        vx_hi = u[0] < r->offset_b ? r->offset_b : u[0];
-        vz_lo = u[1] < r->rate_b ? u[1] : r->rate_b;
-        vz_hi = u[1] < r->rate_b ? r->rate_b : u[1];
+        w.vx_lo = u[0] < r->offset_b ? u[0] : r->offset_b;
+        w.vx_hi = u[0] < r->offset_b ? r->offset_b : u[0];
+        w.vz_lo = u[1] < r->rate_b ? u[1] : r->rate_b;
+        w.vz_hi = u[1] < r->rate_b ? r->rate_b : u[1];
     }
-    const crowd_grid_map *g = &bin->grid;
-    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell, e = edge - 0.01f, m = 1e-3f, t;
-    /* the chunk's edges in chunk units (border chunks reach to infinity), then the edge margin
-     * (a straight walker heads for one edge of each, a turning one may for either) */
-    float ux = vx_hi * g->inv_cell, uz = vz_hi * g->inv_cell;
+    return w;
+}
+
+/* Seconds until an agent at p on path w comes within a thousandth of a chunk of its chunk's edge
+ * (the cache's bounds; border chunks reach to infinity), or `span` if sooner. */
+static CROWD_ALWAYS_INLINE float until_chunk_edge(const crowd_grid_map *g, const chunk_cache *cc, const float p[3],
+                                                  sleep_path w, float span)
+{
+    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell, m = 1e-3f, t;
+    float ux = w.vx_hi * g->inv_cell, uz = w.vz_hi * g->inv_cell;
     t = ux > 0.0f ? (cc->hi_x - m - tx) / ux : INFINITY;
     span = t < span ? t : span;
     t = uz > 0.0f ? (cc->hi_z - m - tz) / uz : INFINITY;
     span = t < span ? t : span;
-    ux = vx_lo * g->inv_cell, uz = vz_lo * g->inv_cell;
+    ux = w.vx_lo * g->inv_cell, uz = w.vz_lo * g->inv_cell;
     t = ux < 0.0f ? (cc->lo_x + m - tx) / ux : INFINITY;
     span = t < span ? t : span;
     t = uz < 0.0f ? (cc->lo_z + m - tz) / uz : INFINITY;
+    return t < span ? t : span;
+}
+
+/* Slot s (record r, at p at the step's end on path w, in chunk) sleeps for `span` seconds, if that
+ * reaches past this step (`resting`: sleep_until_at's); returns whether it does. */
+static CROWD_ALWAYS_INLINE bool sleep_along(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
+                                            const float p[3], uint32_t chunk, sleep_path w, float t_next, float span,
+                                            bool resting)
+{
+    float until = t_next + span;
+    if (!(span > 0.0f) || !(until > t_next))
+        return false;
+    const float lo[3] = {p[0] + (w.vx_lo < 0.0f ? w.vx_lo : 0.0f) * span, p[1],
+                         p[2] + (w.vz_lo < 0.0f ? w.vz_lo : 0.0f) * span};
+    const float hi[3] = {p[0] + (w.vx_hi > 0.0f ? w.vx_hi : 0.0f) * span, p[1],
+                         p[2] + (w.vz_hi > 0.0f ? w.vz_hi : 0.0f) * span};
+    sleep_until(bin, z, s, r, chunk, until, lo, hi, resting);
+    return true;
+}
+
+/* Seconds from t_next until SLEEP_EARLY before agent a's next decision (at most 127 ticks on), or
+ * a negative number where it has none ahead (or one due now). */
+static CROWD_ALWAYS_INLINE float until_decision(const crowd_agent *a, uint32_t tick, float t_next)
+{
+    uint32_t ahead = (uint8_t)(a->due - (uint8_t)tick); /* ticks to its next decision (sim_steer.c) */
+    if (a->cruise == 0xFF || ahead == 0 || ahead >= 128)
+        return -1.0f;
+    return (float)((double)(tick + ahead) * 0.05) - SLEEP_EARLY - t_next;
+}
+
+/* Slot s (record r, agent a, at p at the step's end, in chunk with the cache's bounds) falls asleep
+ * until its next event, if that is after this step; returns whether it does. */
+static CROWD_ALWAYS_INLINE bool fall_asleep(const crowd_sim *sim, crowd_binner *bin, crowd_sleep z, uint32_t s,
+                                            const crowd_record *r, const crowd_agent *a, const float p[3],
+                                            uint32_t chunk, const chunk_cache *cc, float t_next, uint32_t tick,
+                                            float edge)
+{
+    float span = until_decision(a, tick, t_next);
+    /* Past the edge margin and heading further out on that axis, the next step's steering re-aims
+     * it at the centre (sim_heads_out): awake. Heading in there, its direction holds. */
+    bool past_x = fabsf(p[0]) > edge, past_z = fabsf(p[2]) > edge;
+    if (!(span > 0.0f) || (past_x && p[0] * (float)a->direction[0] > 0.0f) ||
+        (past_z && p[2] * (float)a->direction[1] > 0.0f))
+        return false;
+    sleep_path w = path_of(r, t_next);
+    span = until_chunk_edge(&bin->grid, cc, p, w, span);
+    /* then the edge margin (a straight walker heads for one edge of each axis, a turning one may for
+     * either; on an axis it is past the margin on, heading in, crossing back changes nothing) */
+    float e = edge - 0.01f, t;
+    t = w.vx_hi > 0.0f && !past_x ? (e - p[0]) / w.vx_hi : INFINITY;
     span = t < span ? t : span;
-    /* (on an axis it is past the margin on, heading in, crossing back changes nothing) */
-    t = vx_hi > 0.0f && !past_x ? (e - p[0]) / vx_hi : INFINITY;
+    t = w.vz_hi > 0.0f && !past_z ? (e - p[2]) / w.vz_hi : INFINITY;
     span = t < span ? t : span;
-    t = vz_hi > 0.0f && !past_z ? (e - p[2]) / vz_hi : INFINITY;
+    t = w.vx_lo < 0.0f && !past_x ? (-e - p[0]) / w.vx_lo : INFINITY;
     span = t < span ? t : span;
-    t = vx_lo < 0.0f && !past_x ? (-e - p[0]) / vx_lo : INFINITY;
-    span = t < span ? t : span;
-    t = vz_lo < 0.0f && !past_z ? (-e - p[2]) / vz_lo : INFINITY;
+    t = w.vz_lo < 0.0f && !past_z ? (-e - p[2]) / w.vz_lo : INFINITY;
     span = t < span ? t : span;
     if (cc->obstacles) { /* and the chunk's obstacles' reach */
-        if (turning) {
-            float ax = vx_hi > -vx_lo ? vx_hi : -vx_lo, az = vz_hi > -vz_lo ? vz_hi : -vz_lo;
+        if (w.turning) {
+            float ax = w.vx_hi > -w.vx_lo ? w.vx_hi : -w.vx_lo, az = w.vz_hi > -w.vz_lo ? w.vz_hi : -w.vz_lo;
             t = sim_obstacle_reach_time(sim, chunk, p, sqrtf(ax * ax + az * az));
         } else {
-            t = sim_obstacle_time(sim, chunk, p, vx, vz);
+            t = sim_obstacle_time(sim, chunk, p, w.vx, w.vz);
         }
         span = t < span ? t : span;
     }
-    float until = t_next + span;
-    if (!(span > 0.0f) || !(until > t_next))
-        return;
-    const float lo[3] = {p[0] + (vx_lo < 0.0f ? vx_lo : 0.0f) * span, p[1],
-                         p[2] + (vz_lo < 0.0f ? vz_lo : 0.0f) * span};
-    const float hi[3] = {p[0] + (vx_hi > 0.0f ? vx_hi : 0.0f) * span, p[1],
-                         p[2] + (vz_hi > 0.0f ? vz_hi : 0.0f) * span};
-    sleep_until(bin, z, s, r, chunk, until, lo, hi);
+    return sleep_along(bin, z, s, r, p, chunk, w, t_next, span, false);
+}
+
+/* Resting sleepers: a far agent (a chunk re-planned every interval-th step, sim_far_phase; without
+ * separation) does nothing between its chunk's turns but walk on with its record, unless its
+ * decision comes due or it leaves its chunk: the margin and obstacles wait for the turn, and so
+ * does a velocity that is not yet what it wants (a turn stepped per step, after an obstacle or a
+ * fade). So one that cannot sleep until its event (above) sleeps until the earliest of its
+ * decision, its chunk's edge and its chunk's next turn (`hold`: that many steps less half a step, of
+ * this one's length). Its sleep word says so, and the turn's gate byte for resting sleepers is 0
+ * (refresh_sleepers), so that turn wakes it however short the steps were; others in the chunk sleep
+ * on. In crowd-bench's million (steady state, steps without decisions) the far agents a step visits
+ * went from about 16k to 8k. A fading record's fold is the walk's (crowd_bin_fade): awake. Returns
+ * whether it sleeps. */
+static CROWD_ALWAYS_INLINE bool rest_asleep(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
+                                            const crowd_agent *a, const float p[3], uint32_t chunk,
+                                            const chunk_cache *cc, float t_next, uint32_t tick, float hold)
+{
+    float span = until_decision(a, tick, t_next);
+    if (!(hold > 0.0f) || !(span > 0.0f) || r->fade_rate > 0.0f)
+        return false;
+    sleep_path w = path_of(r, t_next);
+    return sleep_along(bin, z, s, r, p, chunk, w, t_next,
+                       until_chunk_edge(&bin->grid, cc, p, w, span < hold ? span : hold), true);
 }
 
 /* ---- turns: far agents' turns as closed-form records ---------------------------------------------
@@ -711,10 +771,13 @@ static CROWD_ALWAYS_INLINE bool walks_on_unchanged(const crowd_sim *sim, const c
  * crowd_run). A steady walker's record is read, never written: the GPU extrapolates it.
  *
  * `far`: a region the camera sees little of (outside the view, or far). Each agent there re-plans
- * its steering every lod_interval-th step only (offscreen_interval-th in a chunk's own region out
- * of view: sim_chunk_interval), turning as far as that many steps would have; in
- * between it walks on with its record (nothing computed, nothing written). Without separation the
- * round robin goes by slot; with it, by chunk, and sim_far.c walks the region instead. */
+ * its steering every lod_interval-th step only (offscreen_interval-th in a chunk out of view:
+ * sim_chunk_interval), turning as far as that many steps would have; in between it walks on with
+ * its record (nothing computed, nothing written), asleep where it can be (rest_asleep). The round
+ * robin goes by chunk (sim_far_phase): a chunk's agents turn on the same step, so their turn can
+ * wake its resting sleepers. (Until session 17 it went by slot without separation: a quarter of
+ * every far chunk per step, each agent awake between its turns.) With separation sim_far.c walks
+ * the region instead. */
 static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer,
                           uint32_t region, uint32_t first, uint32_t end, bool far)
 {
@@ -730,13 +793,14 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     const uint32_t *const obstacles = sim->chunk_obstacle_start;
     const crowd_grid_map grid = bin->grid;
     const uint32_t slot_capacity = c->slot_capacity;
-    /* (the far pool: chunks drawn at the last level when laid out, at lod_interval) */
-    const uint32_t interval = !far                     ? 1
-                              : region < c->cell_count ? sim_chunk_interval(sim, region)
-                                                       : sim->desc.lod_interval;
-    const uint32_t turn = sim->steps % interval;
-    const float half = k->half, t_now = k->t_now, t_next = k->t_next;
-    const float blend = far ? (k->blend * (float)interval < 1.0f ? k->blend * (float)interval : 1.0f) : k->blend;
+    /* A far chunk's turn comes every interval-th step, at phase 0 (sim_far_phase); a chunk's own
+     * region turns whole, the far pool's agents go by the chunks they are in (phase_chunk: the
+     * last one's). The steering's blend covers the interval's steps. */
+    const bool own = region < c->cell_count;
+    uint32_t interval = far && own ? sim_chunk_interval(sim, region) : 1;
+    uint32_t phase = far && own ? sim_far_phase(sim, region) : 0, phase_chunk = UINT32_MAX;
+    float blend = far ? far_blend(k->blend, interval) : k->blend;
+    const float half = k->half, dt = k->dt, t_now = k->t_now, t_next = k->t_next;
     const bool separate = k->separate, plain = !k->wraps && !k->gather, resync = sim->resync;
     const bool far_turns = far && k->turns, wanders = sim->desc.scenario == CROWD_SCENARIO_WANDER;
     float desired[2 * STEP_BATCH];
@@ -745,11 +809,12 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     sim_gatherer gather = separate ? *gatherer : (sim_gatherer){0};
     uint32_t rewritten = 0;
     /* sleep (above): on in this walk when the step allows it; a chunk coming near wakes everyone */
-    const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL};
+    const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL, 0};
     const bool sleeps = sleep.until != NULL;
     const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
-    /* a chunk's own region holds its sleepers only (none sleeps as a mover): one gate for all */
-    const int own_gate = region < c->cell_count ? gate[region + 1] : -1;
+    /* a chunk's own region holds its sleepers only (none sleeps as a mover): one gate for all,
+     * but on its turn, which wakes the resting ones only */
+    const int own_gate = sim_own_gate(gate, region, c->cell_count);
     scan_ring ring; /* the awake slots of the batch being stepped and of the SCAN_AHEAD after it */
     uint32_t cur = 0;
     const uint32_t tick = sim->tick;
@@ -773,7 +838,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
-            if (sleeps && sleep.cell[s]) /* awake again: its event came, or its chunk came near */
+            if (sleeps && sleep.until[s] != 0.0f) /* awake again: its event came, or its chunk came near */
                 wake_sleeper(bin, sleep, gate, s);
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
              * agents the walk is otherwise bound by memory latency (the next batch's desired
@@ -790,16 +855,32 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
             crowd_drift drift = separate ? drifts[s] : (crowd_drift){0.0f, 0.0f};
             bool drifting = drift.x != 0.0f || drift.z != 0.0f;
             float p[3];
-            uint32_t chunk;
+            uint32_t chunk = 0; /* (set on every path; the compiler cannot tell) */
+            float rest = 0.0f;  /* far: how long it may rest (rest_asleep), its chunk's turn 0.5 step ahead */
             if (far) {
-                /* not its turn: it walks on, unless its wander decision is due (then it re-plans
-                 * now rather than up to lod_interval - 1 steps late, and turns as a record) */
-                if (s % interval != turn && !resync && !(wanders && sim_decision_due(a, tick))) {
+                if (!own) { /* its chunk's phase */
                     crowd_rec_position(r, t_next, p);
                     chunk = cached_chunk(&cache, &grid, obstacles, p);
+                    if (chunk != phase_chunk) {
+                        phase_chunk = chunk;
+                        interval = sim_chunk_interval(sim, chunk);
+                        phase = sim_far_phase(sim, chunk);
+                        blend = far_blend(k->blend, interval);
+                    }
+                }
+                rest = interval > 1 ? ((float)(interval - phase) - 0.5f) * dt : 0.0f;
+                /* not its turn: it walks on, unless its wander decision is due (then it re-plans
+                 * now rather than up to interval - 1 steps late, and turns as a record) */
+                if (phase && !resync && !(wanders && sim_decision_due(a, tick))) {
+                    if (own) {
+                        crowd_rec_position(r, t_next, p);
+                        chunk = cached_chunk(&cache, &grid, obstacles, p);
+                    }
                     bin_stepped(bin, &run, s, r, p, chunk, dirty);
-                    if (sleeps && !run.moves && walks_on_unchanged(sim, r, a, far_turns))
-                        fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
+                    if (sleeps && !run.moves &&
+                        !(walks_on_unchanged(sim, r, a, far_turns) &&
+                          fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge)))
+                        rest_asleep(bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, rest);
                     continue;
                 }
                 sim_desired_velocity(sim, s, desired + 2 * i);
@@ -817,8 +898,9 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                     crowd_rec_turn_velocity(r, t_next, u);
                     if (!cache.obstacles || !sim_avoid_obstacles(sim, chunk, q, u)) {
                         bin_stepped(bin, &run, s, r, p, chunk, dirty);
-                        if (sleeps && !run.moves)
-                            fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
+                        if (sleeps && !run.moves &&
+                            !fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge))
+                            rest_asleep(bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, rest);
                         continue;
                     }
                 }
@@ -834,8 +916,9 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 crowd_rec_position(r, t_next, p);
                 chunk = cached_chunk(&cache, &grid, obstacles, p);
                 bin_stepped(bin, &run, s, r, p, chunk, dirty);
-                if (sleeps && !run.moves)
-                    fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
+                if (sleeps && !run.moves &&
+                    !fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge))
+                    rest_asleep(bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, rest);
                 continue;
             }
             bool steady = plain && v[0] == desired[2 * i] && v[1] == desired[2 * i + 1];
@@ -871,8 +954,13 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
                 sim_gather(&gather, s, p);
             }
             bin_stepped(bin, &run, s, r, p, chunk, dirty);
-            if (may_sleep && !run.moves && !(r->fade_rate > 0.0f))
-                fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge);
+            if (!sleeps || run.moves ||
+                (may_sleep && !(r->fade_rate > 0.0f) &&
+                 fall_asleep(sim, bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, edge)))
+                continue;
+            /* (a step that moved it found its chunk without the cache: its bounds are fetched now) */
+            if (rest > 0.0f && cached_chunk(&cache, &grid, obstacles, p) == chunk)
+                rest_asleep(bin, sleep, s, r, a, p, chunk, &cache, t_next, tick, rest);
         }
     }
     crowd_bin_close(bin, &run);
@@ -981,7 +1069,7 @@ static uint32_t step_slots(crowd_sim *sim, step_params k, crowd_binner *bin, sim
  * (To an interval of 1, lod_interval 1 with an offscreen rate, the chunk turns on that step
  * already, a step early, with the push of the step before.) An agent that crosses into a chunk at
  * the other rate keeps the push of its old chunk's for one interval (sim_far.c). */
-static void mark_far_cells(crowd_sim *sim, bool separate)
+static void mark_far_cells(crowd_sim *sim)
 {
     crowd *c = sim->crowd;
     uint32_t dim = c->grid_dim, offscreen = sim->desc.offscreen_interval;
@@ -1008,9 +1096,8 @@ static void mark_far_cells(crowd_sim *sim, bool separate)
         sim->far_of_cell[i] = (uint8_t)(slow ? (cuts ? 2 : 1) : 0);
         pool_cuts = pool_cuts && (c->region_of_cell[i] != c->pool_region || cuts);
     }
-    /* the far pool: under separation its agents go by their chunks' rates (sim_far.c), else all at
-     * lod_interval (step_live) */
-    bool slow = c->has_eye && (separate ? offscreen : sim->desc.lod_interval) > 1;
+    /* the far pool: its agents go by their chunks' rates (step_live, sim_far.c) */
+    bool slow = c->has_eye && offscreen > 1;
     sim->far_of_cell[c->pool_region] = (uint8_t)(slow ? (pool_cuts ? 2 : 1) : 0);
 }
 
@@ -1059,13 +1146,18 @@ static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
     for (uint32_t i = 0; i < c->cell_count; i++) {
         uint8_t far = sim->far_of_cell[c->region_of_cell[i]];
         bool wakes = sim->chunk_far[i] && !far;
-        /* resting sleepers (sim_far.c): all awake on the chunk's turn; the step before it, read for
-         * the gathering (3: they sleep on, visited for it: sim_step.h's scan_visits) */
+        /* resting sleepers: under separation (sim_far.c) all awake on the chunk's turn, and the step
+         * before it they are read for the gathering (3: they sleep on, visited for it: sim_step.h's
+         * scan_visits); without, the turn wakes the resting ones (rest_asleep) and no others */
         uint8_t sleeps_on = 1;
-        if (separate && far) {
+        bool turns = false; /* its resting sleepers (step_live's) wake */
+        if (far) {
             uint32_t phase = sim_far_phase(sim, i);
-            wakes |= phase == 0;
-            sleeps_on = phase + 1 == sim_chunk_interval(sim, i) ? 3 : 1;
+            turns = phase == 0;
+            if (separate) {
+                wakes |= turns;
+                sleeps_on = phase + 1 == sim_chunk_interval(sim, i) ? 3 : 1;
+            }
         }
         sim->chunk_far[i] = far;
         crowd_sleepers *z = &sim->sleepers[i], *prior = &sim->sleep_prior[i];
@@ -1079,6 +1171,7 @@ static void refresh_sleepers(crowd_sim *sim, float t_next, bool separate)
             z->count = count;
         }
         sim->sleep_gate[i + 1] = wakes ? 0 : sleeps_on;
+        sim->sleep_gate[c->cell_count + i + 1] = wakes || turns ? 0 : sleeps_on;
     }
 }
 
@@ -1151,7 +1244,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
      * record anyway. With a region layout it walks the live regions only; without one, every slot. */
     sim->t_now = k.t_now;
     if (c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
-        mark_far_cells(sim, separate);
+        mark_far_cells(sim);
     if (separate && c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE)
         mark_active_cells(sim, dt);
     /* Sleep (above) needs the region walk, and either no separation and the wander scenario's steady

@@ -132,7 +132,7 @@ static CROWD_ALWAYS_INLINE void rest_sleep(crowd_binner *bin, crowd_sleep z, uin
                              p[2] + (v[1] < 0.0f ? v[1] : 0.0f) * span};
     const float box_hi[3] = {p[0] + (v[0] > 0.0f ? v[0] : 0.0f) * span, p[1],
                              p[2] + (v[1] > 0.0f ? v[1] : 0.0f) * span};
-    sleep_until_at(bin, z, s, r, chunk, until, box_lo, box_hi, speed);
+    sleep_until_at(bin, z, s, r, chunk, until, box_lo, box_hi, speed, false);
 }
 
 /* A far chunk's round robin: how often it turns, its push's tag on the step before, the steering's
@@ -146,8 +146,7 @@ typedef struct far_rate {
 static inline far_rate far_rate_of(const crowd_sim *sim, uint32_t chunk, float blend, float dt)
 {
     uint32_t interval = sim_chunk_interval(sim, chunk);
-    float b = blend * (float)interval;
-    return (far_rate){interval, sim_far_next_tag(sim, chunk), b < 1.0f ? b : 1.0f, ((float)interval - 0.5f) * dt,
+    return (far_rate){interval, sim_far_next_tag(sim, chunk), far_blend(blend, interval), ((float)interval - 0.5f) * dt,
                       sim->gather_now ? 0.0f : sim_far_ahead(interval, dt)};
 }
 
@@ -186,11 +185,11 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
     const bool own = region < c->cell_count;
     const uint32_t own_phase = own ? sim_far_phase(sim, region) : 0;
     far_rate rate = far_rate_of(sim, own ? region : 0, k->blend, dt);
-    const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL};
+    const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL, 0};
     const bool sleeps = sleep.until != NULL;
     const uint8_t *const gate = sim->sleep_gate, *const active = sim->every_edge ? NULL : sim->chunk_active;
     const uint32_t stride = c->grid_dim + 2; /* the active table's rows */
-    const int own_gate = own ? gate[region + 1] : -1;
+    const int own_gate = sim_own_gate(gate, region, c->cell_count);
     float desired[2 * STEP_BATCH];
     crowd_run run = {.id = CROWD_PARKED_CELL};
     chunk_cache cache = {1.0f, 0.0f, 1.0f, 0.0f, 0, false}; /* empty: the first agent fills it */
@@ -222,12 +221,12 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
             uint32_t s = base + i;
             if (lazy && only_read[j]) { /* asleep in a chunk whose turn is next: gathered, no more */
                 float q[3], u[2], bound = walk_on(&records[s], t_next, q, u);
-                far_rate its = own ? rate : far_rate_of(sim, sleep.cell[s] - 1, k->blend, dt);
+                far_rate its = own ? rate : far_rate_of(sim, crowd_sleep_chunk(sleep, sleep.cell[s]), k->blend, dt);
                 ahead_of(q, u, bound, its.ahead, top, q);
                 sim_gather(&gather, s | its.next_tag, q);
                 continue;
             }
-            if (sleeps && sleep.cell[s]) /* awake again: its time came, or its chunk's turn */
+            if (sleeps && sleep.until[s] != 0.0f) /* awake again: its time came, or its chunk's turn */
                 wake_sleeper(bin, sleep, gate, s);
             if (!lazy) {
                 uint32_t ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;

@@ -69,8 +69,10 @@ struct crowd_sim {
     crowd_sleepers *sleepers, *sleep_delta;
     /* per chunk: the previous generation of its sleepers' bounds (its count unused) */
     crowd_sleepers *sleep_prior;
-    uint8_t *sleep_gate; /* cell_count + 1, per step: [chunk + 1] is 1 where that chunk's sleepers sleep
-                            on (it does not come near); [0] (an awake slot's) is 0 */
+    uint8_t *sleep_gate; /* 2 cell_count + 1, per step, by sleep word (crowd_sleep's cell): [chunk + 1]
+                            is 1 where that chunk's sleepers sleep on (it does not come near),
+                            [cell_count + chunk + 1] the same for its resting ones (0 also on the
+                            chunk's turn); [0] (an awake slot's) is 0 */
     uint8_t *chunk_far;  /* cell_count: whether each chunk's agents were far at the last sleeping step */
     /* cell_count: 1 where a chunk's far agents re-plan at offscreen_interval, 0 at lod_interval (sim.c's
      * mark_far_cells: its view when the two rounds last met) */

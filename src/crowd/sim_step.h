@@ -282,6 +282,14 @@ static inline uint32_t sim_chunk_interval(const crowd_sim *sim, uint32_t chunk)
     return sim->chunk_offscreen[chunk] ? sim->desc.offscreen_interval : sim->desc.lod_interval;
 }
 
+/* The steering's blend (per step: `blend`) for an agent re-planned every interval-th step: the
+ * interval's steps' worth, at most all the way. */
+static inline float far_blend(float blend, uint32_t interval)
+{
+    float b = blend * (float)interval;
+    return b < 1.0f ? b : 1.0f;
+}
+
 /* A far chunk's place in the round robin at this step: 0 steps, its interval - 1 steps next
  * (gathered whole), the others rest. */
 static inline uint32_t sim_far_phase(const crowd_sim *sim, uint32_t chunk)
@@ -325,13 +333,23 @@ static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_ne
     return gate[z.cell[s]] & (uint32_t)(t_next < z.until[s]);
 }
 
+/* scan_visits' `own_gate` for a walk over region `region` (sim->sleep_gate `gate`, `chunks` chunks):
+ * the gate byte of all its sleepers where they share one, as a chunk's own region's do unless its
+ * turn wakes its resting sleepers only (0, everyone wakes; 1, a sleeper sleeps while its time is
+ * ahead, and an awake slot's time is 0; 3, as sim_far.c's); else -1 (the far pool, or that turn:
+ * each sleeper's own gate byte, read with its sleep word). */
+static inline int sim_own_gate(const uint8_t *gate, uint32_t region, uint32_t chunks)
+{
+    if (region >= chunks)
+        return -1;
+    uint8_t g = gate[region + 1];
+    return gate[chunks + region + 1] == g ? g : -1;
+}
+
 /* The slots of the m from `from` that a walk visits, into `list` (offsets); returns how many: the
  * awake, and under separation (sim_far.c) the sleepers of a far chunk whose turn is next (gate
  * byte 3: sim.c's refresh_sleepers), flagged in `read_only` (the walk reads where they are for the
- * gathering and leaves them asleep; NULL where no such gate can come). `own_gate`: the walked
- * region's chunk's gate byte when the region is a chunk's own (all its sleepers sleep there: 0,
- * everyone wakes; 1, a sleeper sleeps while its time is ahead, and an awake slot's time is 0), or
- * -1 (the far pool: each sleeper's own chunk's gate). */
+ * gathering and leaves them asleep; NULL where no such gate can come). `own_gate`: sim_own_gate's. */
 static CROWD_ALWAYS_INLINE uint32_t scan_visits(crowd_sleep sleep, uint32_t from, uint32_t m, float t_next,
                                                 const uint8_t *gate, int own_gate, uint8_t *list, uint8_t *read_only)
 {
@@ -385,10 +403,12 @@ static CROWD_ALWAYS_INLINE uint32_t scan_ahead(scan_ring *ring, crowd_sleep slee
         uint32_t w =
             scan_visits(sleep, from, m, t_next, gate, own_gate, ring->list[at], read_only ? ring->read_only[at] : NULL);
         for (uint32_t j = 0; j < w && d; j++) {
-            crowd_prefetch(&records[from + ring->list[at][j]]);
+            uint32_t s = from + ring->list[at][j];
+            crowd_prefetch(&records[s]);
             if (agents)
-                crowd_prefetch(&agents[from + ring->list[at][j]]);
-            crowd_prefetch(&sleep.cell[from + ring->list[at][j]]);
+                crowd_prefetch(&agents[s]);
+            if (sleep.until[s] != 0.0f) /* a sleeper waking: its chunk is read (wake_sleeper) */
+                crowd_prefetch(&sleep.cell[s]);
         }
         ring->count[at] = w;
     }
@@ -400,17 +420,19 @@ static CROWD_ALWAYS_INLINE uint32_t scan_ahead(scan_ring *ring, crowd_sleep slee
  * scans read only the time where they can). */
 static CROWD_ALWAYS_INLINE void wake_sleeper(crowd_binner *bin, crowd_sleep sleep, const uint8_t *gate, uint32_t s)
 {
-    if (gate[sleep.cell[s]])
-        crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
+    uint32_t chunk = crowd_sleep_chunk(sleep, sleep.cell[s]);
+    if (gate[chunk + 1]) /* (a resting sleeper woken for its chunk's turn: that gate is 0, this one not) */
+        crowd_bin_sleepers(bin, chunk)->count--;
     crowd_sleep_wake(sleep, s);
 }
 
 /* Slot s (record r, whose crowd_rec_speed_bound is `speed`) falls asleep in chunk until shader time
- * `until`, having walked, by then, within the box lo..hi: its chunk's sleepers (this walk's changes
- * to them) count it and hold that box. */
+ * `until` (`resting`: or its chunk's next turn, whichever comes first), having walked, by then,
+ * within the box lo..hi: its chunk's sleepers (this walk's changes to them) count it and hold that
+ * box. */
 static CROWD_ALWAYS_INLINE void sleep_until_at(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
                                                uint32_t chunk, float until, const float lo[3], const float hi[3],
-                                               float speed)
+                                               float speed, bool resting)
 {
     crowd_sleepers *d = crowd_bin_sleepers(bin, chunk);
     d->count++;
@@ -424,14 +446,15 @@ static CROWD_ALWAYS_INLINE void sleep_until_at(crowd_binner *bin, crowd_sleep z,
     d->until = until > d->until ? until : d->until;
     z.until[s] = until;
     // cppcheck-suppress unreadVariable ; false positive: writes the array `z` points at, not the copy
-    z.cell[s] = chunk + 1;
+    z.cell[s] = chunk + 1 + (resting ? z.resting : 0);
 }
 
 /* The same, the speed bound taken from the record. */
 static CROWD_ALWAYS_INLINE void sleep_until(crowd_binner *bin, crowd_sleep z, uint32_t s, const crowd_record *r,
-                                            uint32_t chunk, float until, const float lo[3], const float hi[3])
+                                            uint32_t chunk, float until, const float lo[3], const float hi[3],
+                                            bool resting)
 {
-    sleep_until_at(bin, z, s, r, chunk, until, lo, hi, crowd_rec_speed_bound(r));
+    sleep_until_at(bin, z, s, r, chunk, until, lo, hi, crowd_rec_speed_bound(r), resting);
 }
 
 #endif
