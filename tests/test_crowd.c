@@ -1669,6 +1669,8 @@ typedef enum sleep_case {
     SLEEP_FAR_POOL,    /* the same, the far pool */
     SLEEP_FAR_MOVING,  /* lod_interval 3, the camera far, overhead, far again */
     SLEEP_FAR_UNEVEN,  /* steps from 0.55 to 1.45 sixtieths of a second */
+    SLEEP_FAR_LATE,    /* a 3 km world from shader time 2044 s (float ulps of 0.1 mm, 0.24 ms), through the
+                          time's rebase */
     SLEEP_SEPARATED,
     SLEEP_SEPARATED_POOL,
     SLEEP_SEPARATED_MOVING,        /* lod_interval 3, the camera far, overhead, far again */
@@ -1699,7 +1701,14 @@ static void sleepers_exact(sleep_case mode)
     for (int k = 0; k < 2; k++) {
         crowd_desc d = small_world_desc(n);
         d.far_pool = pool ? 0 : d.far_pool;
+        if (mode == SLEEP_FAR_LATE) { /* (where sleepers wake at their chunk's edge without sim.c's
+                                         wake_margin, chunk counts and bounds go wrong here) */
+            d.world_size = 3000.0f;
+            d.chunk_size = 24.0f;
+        }
         REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
+        for (int late = 0; mode == SLEEP_FAR_LATE && late < 3; late++) /* (an empty crowd's updates) */
+            crowd_update(c[k], late < 2 ? 1000.0f : 44.0f, &v);
         /* lod_interval 1: which chunks re-plan less often follows their visibility, and sleepers'
          * wider bounds may see a chunk the exact ones cull (the same steps, then, not a lesser test) */
         crowd_sim_desc sd = {.target = c[k],
@@ -1796,6 +1805,7 @@ static void sleepers_exact(sleep_case mode)
         : mode == SLEEP_FAR_POOL            ? " (far, stripes of chunks at offscreen_interval 8, the far pool)"
         : mode == SLEEP_FAR_MOVING          ? " (lod_interval 3, the camera far, overhead, far)"
         : mode == SLEEP_FAR_UNEVEN          ? " (far, uneven steps)"
+        : mode == SLEEP_FAR_LATE            ? " (far, a 3 km world, from 2044 s through the time's rebase)"
         : mode == SLEEP_SEPARATED           ? " (separated)"
         : mode == SLEEP_SEPARATED_POOL      ? " (separated, far pool)"
         : mode == SLEEP_SEPARATED_MOVING    ? " (separated, lod_interval 3, the camera far, overhead, far)"
@@ -1810,11 +1820,14 @@ static void sleepers_exact(sleep_case mode)
                100.0 * (double)pooled / ((double)frames * n));
     if (moving)
         CHECKF(near > (uint64_t)frames, "%llu near chunk-frames", (unsigned long long)near);
+    if (mode == SLEEP_FAR_LATE) /* (rebased at 2048 s, unless the run is shortened) */
+        CHECKF(frames < 240 || crowd_time(c[0]) < 1100.0f, "time %g", (double)crowd_time(c[0]));
     if (stripes)
         CHECKF(mixed > (uint64_t)frames / 2, "%llu frames with chunks at both rates", (unsigned long long)mixed);
     /* resting sleepers where far agents rest without separation (at least one in a hundred asleep;
-     * where the camera comes overhead for a while, the turns' tails are near and steered per step) */
-    if (!separated && mode != SLEEP_NEAR_VIEW)
+     * where the camera comes overhead for a while, the turns' tails are near and steered per step;
+     * the wide world has no obstacles near its sparse crowd) */
+    if (!separated && mode != SLEEP_NEAR_VIEW && mode != SLEEP_FAR_LATE)
         CHECKF(resting * (moving ? 2000 : 100) > asleep_frames, "%llu resting agent-frames of %llu asleep",
                (unsigned long long)resting, (unsigned long long)asleep_frames);
     /* (separated: fewer sleep where chunks are small, as this crowd's: those in a band along the edges
@@ -1837,6 +1850,7 @@ static void sleepers_keep_chunks_exact(void)
     sleepers_exact(SLEEP_FAR_POOL);
     sleepers_exact(SLEEP_FAR_MOVING);
     sleepers_exact(SLEEP_FAR_UNEVEN);
+    sleepers_exact(SLEEP_FAR_LATE);
     sleepers_exact(SLEEP_SEPARATED);
     sleepers_exact(SLEEP_SEPARATED_POOL);
     sleepers_exact(SLEEP_SEPARATED_MOVING);

@@ -1,6 +1,7 @@
 /* The crowd simulation: agents, gaits and the step. One pass over the crowd's slots in memory
  * order: desired velocity (sim_steer.c), separation push (sim_separation.c), obstacles, then
  * speed -> gait -> stride-matched rate. Agents standing still in their idle are not rewritten. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -523,8 +524,8 @@ bool sim_step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3
  * crowd that steps every agent they are, byte for byte (test_crowd, sleepers_keep_chunks_exact; an
  * agent past the edge margin and heading further out stays awake, as steering turns it in at its
  * next step; heading in, its direction holds and it sleeps). Wakes come early rather than late:
- * SLEEP_EARLY seconds before a decision, a thousandth of a chunk before its edge, a centimetre
- * before the margin.
+ * SLEEP_EARLY seconds before a decision, wake_margin (under a millimetre in most worlds) before its
+ * chunk's edge, a centimetre before the margin.
  *
  * The chunk bounds are wider, by the sleepers' walk, and would only grow: each sleeper's segment
  * stays in them after it wakes. So they come in two generations per chunk. Falls go into the
@@ -561,12 +562,30 @@ static CROWD_ALWAYS_INLINE sleep_path path_of(const crowd_record *r, float t_nex
     return w;
 }
 
-/* Seconds until an agent at p on path w comes within a thousandth of a chunk of its chunk's edge
+/* How near its chunk's edge (chunk units) a sleeper at p on path w, falling asleep at t_next, may
+ * be woken: farther than float rounding can move it between where its sleep is reckoned and where a
+ * later step's binning puts it (crowd_rec_position then): a few ulps of its coordinates and of the
+ * path a sleep may walk (SLEEP_LONGEST), its speed times a few ulps of the shader time (wake times
+ * are floats, and crowd_update's rebase keeps them under 2^12 s), and a tenth of a millimetre. (A
+ * thousandth of a chunk until session 17: 2.4 cm in crowd-bench's chunks, over a step's walk, so
+ * agents within it heading for the edge stayed awake, however slowly they closed in: about one in
+ * 500 of the million, and 15 % of its step.) */
+#define SLEEP_LONGEST 6.4f /* seconds: 128 decision ticks */
+
+static CROWD_ALWAYS_INLINE float wake_margin(const crowd_grid_map *g, const float p[3], sleep_path w, float t_next)
+{
+    float sx = w.vx_hi > -w.vx_lo ? w.vx_hi : -w.vx_lo, sz = w.vz_hi > -w.vz_lo ? w.vz_hi : -w.vz_lo;
+    float speed = sx + sz, reach = fabsf(p[0]) + fabsf(p[2]) + fabsf(g->origin) + speed * SLEEP_LONGEST;
+    return ((8.0f * reach + 4.0f * speed * t_next) * FLT_EPSILON + 1e-4f) * g->inv_cell;
+}
+
+/* Seconds until an agent at p on path w (at t_next) comes within wake_margin of its chunk's edge
  * (the cache's bounds; border chunks reach to infinity), or `span` if sooner. */
 static CROWD_ALWAYS_INLINE float until_chunk_edge(const crowd_grid_map *g, const chunk_cache *cc, const float p[3],
-                                                  sleep_path w, float span)
+                                                  sleep_path w, float t_next, float span)
 {
-    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell, m = 1e-3f, t;
+    float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell, t;
+    float m = wake_margin(g, p, w, t_next);
     float ux = w.vx_hi * g->inv_cell, uz = w.vz_hi * g->inv_cell;
     t = ux > 0.0f ? (cc->hi_x - m - tx) / ux : INFINITY;
     span = t < span ? t : span;
@@ -621,7 +640,7 @@ static CROWD_ALWAYS_INLINE bool fall_asleep(const crowd_sim *sim, crowd_binner *
         (past_z && p[2] * (float)a->direction[1] > 0.0f))
         return false;
     sleep_path w = path_of(r, t_next);
-    span = until_chunk_edge(&bin->grid, cc, p, w, span);
+    span = until_chunk_edge(&bin->grid, cc, p, w, t_next, span);
     /* then the edge margin (a straight walker heads for one edge of each axis, a turning one may for
      * either; on an axis it is past the margin on, heading in, crossing back changes nothing) */
     float e = edge - 0.01f, t;
@@ -665,7 +684,7 @@ static CROWD_ALWAYS_INLINE bool rest_asleep(crowd_binner *bin, crowd_sleep z, ui
         return false;
     sleep_path w = path_of(r, t_next);
     return sleep_along(bin, z, s, r, p, chunk, w, t_next,
-                       until_chunk_edge(&bin->grid, cc, p, w, span < hold ? span : hold), true);
+                       until_chunk_edge(&bin->grid, cc, p, w, t_next, span < hold ? span : hold), true);
 }
 
 /* ---- turns: far agents' turns as closed-form records ---------------------------------------------

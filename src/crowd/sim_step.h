@@ -370,11 +370,23 @@ static CROWD_ALWAYS_INLINE uint32_t scan_visits(crowd_sleep sleep, uint32_t from
         }
         w = m;
     } else {
-        for (uint32_t i = 0; i < m; i++) {
-            list[w] = (uint8_t)i;
-            if (read_only)
-                read_only[w] = 0;
-            w += !(t_next < sleep.until[from + i]);
+        /* (the common case: a chunk's own region among sleepers. Blocks of 16 are counted first,
+         * a count the compilers vectorise, and at a fiftieth awake most have none.) */
+        const float *until = sleep.until + from;
+        for (uint32_t i = 0; i < m; i += 16) {
+            uint32_t e = m - i < 16 ? m : i + 16, awake = 0;
+            if (e == i + 16) {
+                for (uint32_t j = 0; j < 16; j++)
+                    awake += until[i + j] <= t_next;
+                if (!awake)
+                    continue;
+            }
+            for (uint32_t j = i; j < e; j++) {
+                list[w] = (uint8_t)j;
+                if (read_only)
+                    read_only[w] = 0;
+                w += !(t_next < until[j]);
+            }
         }
     }
     return w;
