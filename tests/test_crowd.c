@@ -1683,7 +1683,8 @@ static void sleepers_exact(sleep_case mode)
     const bool far_turns = mode == SLEEP_FAR_TURNS, separated = mode >= SLEEP_SEPARATED;
     const bool pool = mode == SLEEP_FAR_POOL || mode == SLEEP_SEPARATED_POOL || mode == SLEEP_SEPARATED_OFFSCREEN_ONLY;
     const bool moving = mode == SLEEP_FAR_MOVING || mode == SLEEP_SEPARATED_MOVING;
-    const bool stripes = mode == SLEEP_FAR_STRIPES || mode == SLEEP_FAR_POOL || mode >= SLEEP_SEPARATED_OFFSCREEN;
+    const bool stripes = mode == SLEEP_FAR_STRIPES || mode == SLEEP_FAR_POOL || mode == SLEEP_FAR_LATE ||
+                         mode >= SLEEP_SEPARATED_OFFSCREEN;
     const uint32_t n = 9000; /* above the tasks' threshold when CROWD_TEST_THREADS is set */
     /* under ThreadSanitizer (CROWD_TEST_SMALL) 2.5 s instead of 7: the threaded merges all run */
     const int frames = getenv("CROWD_TEST_SMALL") ? 150 : 420;
@@ -1694,7 +1695,7 @@ static void sleepers_exact(sleep_case mode)
     /* far_turns: the camera 400 m off makes every chunk far, visible or not, so both crowds re-plan
      * the same chunks at the lower rate, and far agents' turns are closed-form records that sleep */
     if (mode != SLEEP_NEAR_VIEW)
-        test_view_at(&v, 0, 40, 400, 0, 0, 0);
+        test_view_at(&v, 0, 40, mode == SLEEP_FAR_LATE ? 2400.0f : 400.0f, 0, 0, 0); /* (outside the world) */
     else
         test_view_at(&v, 10, 12, 30, 0, 1.2f, 0);
     uint64_t turning = 0, turning_asleep = 0;
