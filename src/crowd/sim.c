@@ -539,27 +539,59 @@ bool sim_step_rare(crowd_sim *sim, step_params k, uint32_t s, const float p_in[3
  * per frame for bounds alone.) */
 #define SLEEP_EARLY 0.01f
 
-/* A would-be sleeper's path from p (the record r, at t_next): per axis, the range its velocity
- * keeps from now on (a turning record's lies between its velocity now and the one it turns to,
- * component by component: its path within [p + lo t, p + hi t]). */
+/* A would-be sleeper's path from p (the record r, at t_next): per axis, its velocity now (u) and
+ * the one it turns to (d; a straight record's is u), and `settle`, a turning record's 1/k (else 0).
+ * Its coordinate then moves by d t + (u - d)(1 - e^(-k t))/k, whose second term lies between 0 and
+ * (u - d) min(t, 1/k): so its path keeps, per axis, between p + d t + min(0, u - d) min(t, 1/k) and
+ * p + d t + max(0, u - d) min(t, 1/k). (Bounding it by its extreme velocities, p + lo t and p + hi t,
+ * as until session 17, woke a far crowd's turning sleepers several times a turn: 2.2k a step of
+ * the million's.) */
 typedef struct sleep_path {
-    float vx, vz, vx_lo, vx_hi, vz_lo, vz_hi;
+    float ux, uz, dx, dz, settle;
     bool turning;
 } sleep_path;
 
 static CROWD_ALWAYS_INLINE sleep_path path_of(const crowd_record *r, float t_next)
 {
     float vx = crowd_float_from_half(r->velocity & 0xFFFFu), vz = crowd_float_from_half(r->velocity >> 16);
-    sleep_path w = {vx, vz, vx, vx, vz, vz, (r->clips & CROWD_RECORD_TURN) != 0};
+    sleep_path w = {vx, vz, vx, vz, 0.0f, (r->clips & CROWD_RECORD_TURN) != 0};
     if (w.turning) {
         float u[2];
         crowd_rec_turn_velocity(r, t_next, u);
-        w.vx_lo = u[0] < r->offset_b ? u[0] : r->offset_b;
-        w.vx_hi = u[0] < r->offset_b ? r->offset_b : u[0];
-        w.vz_lo = u[1] < r->rate_b ? u[1] : r->rate_b;
-        w.vz_hi = u[1] < r->rate_b ? r->rate_b : u[1];
+        w = (sleep_path){u[0], u[1], r->offset_b, r->rate_b, 1.0f / r->fade_start, true};
     }
     return w;
+}
+
+/* Along one axis, with velocity u now turning to d (`settle` as above): how long until the bound
+ * above says it may have moved `gap` forward: INFINITY if never, `gap` itself if that is not
+ * positive and it moves forward at all (it may be there now). */
+static CROWD_ALWAYS_INLINE float time_to_rise(float gap, float u, float d, float settle)
+{
+    float a = u > d ? u - d : 0.0f, first = d + a; /* the bound's slope until settle, then d (<= first) */
+    if (!(first > 0.0f))
+        return INFINITY;
+    if (!(gap > 0.0f))
+        return gap;
+    if (gap <= first * settle)
+        return gap / first;
+    return d > 0.0f ? settle + (gap - first * settle) / d : INFINITY;
+}
+
+/* The same, backward (the coordinate falling by `gap`). */
+static CROWD_ALWAYS_INLINE float time_to_fall(float gap, float u, float d, float settle)
+{
+    return time_to_rise(gap, -u, -d, settle);
+}
+
+/* How far forward along one axis the bound above may take it within `span` seconds (>= 0; the
+ * bound is piecewise linear: its extremes are at 0, settle and span). */
+static CROWD_ALWAYS_INLINE float reach_forward(float u, float d, float settle, float span)
+{
+    float a = u > d ? u - d : 0.0f, bend = settle < span ? settle : span;
+    float at_span = d * span + a * bend, at_bend = (d + a) * bend;
+    float most = at_span > at_bend ? at_span : at_bend;
+    return most > 0.0f ? most : 0.0f;
 }
 
 /* How near its chunk's edge (chunk units) a sleeper at p on path w, falling asleep at t_next, may
@@ -574,27 +606,25 @@ static CROWD_ALWAYS_INLINE sleep_path path_of(const crowd_record *r, float t_nex
 
 static CROWD_ALWAYS_INLINE float wake_margin(const crowd_grid_map *g, const float p[3], sleep_path w, float t_next)
 {
-    float sx = w.vx_hi > -w.vx_lo ? w.vx_hi : -w.vx_lo, sz = w.vz_hi > -w.vz_lo ? w.vz_hi : -w.vz_lo;
-    float speed = sx + sz, reach = fabsf(p[0]) + fabsf(p[2]) + fabsf(g->origin) + speed * SLEEP_LONGEST;
+    float speed = fmaxf(fabsf(w.ux), fabsf(w.dx)) + fmaxf(fabsf(w.uz), fabsf(w.dz));
+    float reach = fabsf(p[0]) + fabsf(p[2]) + fabsf(g->origin) + speed * SLEEP_LONGEST;
     return ((8.0f * reach + 4.0f * speed * t_next) * FLT_EPSILON + 1e-4f) * g->inv_cell;
 }
 
-/* Seconds until an agent at p on path w (at t_next) comes within wake_margin of its chunk's edge
+/* Seconds until an agent at p on path w (at t_next) may come within wake_margin of its chunk's edge
  * (the cache's bounds; border chunks reach to infinity), or `span` if sooner. */
 static CROWD_ALWAYS_INLINE float until_chunk_edge(const crowd_grid_map *g, const chunk_cache *cc, const float p[3],
                                                   sleep_path w, float t_next, float span)
 {
     float tx = (p[0] - g->origin) * g->inv_cell, tz = (p[2] - g->origin) * g->inv_cell, t;
-    float m = wake_margin(g, p, w, t_next);
-    float ux = w.vx_hi * g->inv_cell, uz = w.vz_hi * g->inv_cell;
-    t = ux > 0.0f ? (cc->hi_x - m - tx) / ux : INFINITY;
+    float m = wake_margin(g, p, w, t_next), c = g->inv_cell;
+    t = time_to_rise(cc->hi_x - m - tx, w.ux * c, w.dx * c, w.settle);
     span = t < span ? t : span;
-    t = uz > 0.0f ? (cc->hi_z - m - tz) / uz : INFINITY;
+    t = time_to_rise(cc->hi_z - m - tz, w.uz * c, w.dz * c, w.settle);
     span = t < span ? t : span;
-    ux = w.vx_lo * g->inv_cell, uz = w.vz_lo * g->inv_cell;
-    t = ux < 0.0f ? (cc->lo_x + m - tx) / ux : INFINITY;
+    t = time_to_fall(tx - cc->lo_x - m, w.ux * c, w.dx * c, w.settle);
     span = t < span ? t : span;
-    t = uz < 0.0f ? (cc->lo_z + m - tz) / uz : INFINITY;
+    t = time_to_fall(tz - cc->lo_z - m, w.uz * c, w.dz * c, w.settle);
     return t < span ? t : span;
 }
 
@@ -607,10 +637,10 @@ static CROWD_ALWAYS_INLINE bool sleep_along(crowd_binner *bin, crowd_sleep z, ui
     float until = t_next + span;
     if (!(span > 0.0f) || !(until > t_next))
         return false;
-    const float lo[3] = {p[0] + (w.vx_lo < 0.0f ? w.vx_lo : 0.0f) * span, p[1],
-                         p[2] + (w.vz_lo < 0.0f ? w.vz_lo : 0.0f) * span};
-    const float hi[3] = {p[0] + (w.vx_hi > 0.0f ? w.vx_hi : 0.0f) * span, p[1],
-                         p[2] + (w.vz_hi > 0.0f ? w.vz_hi : 0.0f) * span};
+    const float lo[3] = {p[0] - reach_forward(-w.ux, -w.dx, w.settle, span), p[1],
+                         p[2] - reach_forward(-w.uz, -w.dz, w.settle, span)};
+    const float hi[3] = {p[0] + reach_forward(w.ux, w.dx, w.settle, span), p[1],
+                         p[2] + reach_forward(w.uz, w.dz, w.settle, span)};
     sleep_until(bin, z, s, r, chunk, until, lo, hi, resting);
     return true;
 }
@@ -644,20 +674,20 @@ static CROWD_ALWAYS_INLINE bool fall_asleep(const crowd_sim *sim, crowd_binner *
     /* then the edge margin (a straight walker heads for one edge of each axis, a turning one may for
      * either; on an axis it is past the margin on, heading in, crossing back changes nothing) */
     float e = edge - 0.01f, t;
-    t = w.vx_hi > 0.0f && !past_x ? (e - p[0]) / w.vx_hi : INFINITY;
+    t = past_x ? INFINITY : time_to_rise(e - p[0], w.ux, w.dx, w.settle);
     span = t < span ? t : span;
-    t = w.vz_hi > 0.0f && !past_z ? (e - p[2]) / w.vz_hi : INFINITY;
+    t = past_z ? INFINITY : time_to_rise(e - p[2], w.uz, w.dz, w.settle);
     span = t < span ? t : span;
-    t = w.vx_lo < 0.0f && !past_x ? (-e - p[0]) / w.vx_lo : INFINITY;
+    t = past_x ? INFINITY : time_to_fall(p[0] + e, w.ux, w.dx, w.settle);
     span = t < span ? t : span;
-    t = w.vz_lo < 0.0f && !past_z ? (-e - p[2]) / w.vz_lo : INFINITY;
+    t = past_z ? INFINITY : time_to_fall(p[2] + e, w.uz, w.dz, w.settle);
     span = t < span ? t : span;
     if (cc->obstacles) { /* and the chunk's obstacles' reach */
         if (w.turning) {
-            float ax = w.vx_hi > -w.vx_lo ? w.vx_hi : -w.vx_lo, az = w.vz_hi > -w.vz_lo ? w.vz_hi : -w.vz_lo;
+            float ax = fmaxf(fabsf(w.ux), fabsf(w.dx)), az = fmaxf(fabsf(w.uz), fabsf(w.dz));
             t = sim_obstacle_reach_time(sim, chunk, p, sqrtf(ax * ax + az * az));
         } else {
-            t = sim_obstacle_time(sim, chunk, p, w.vx, w.vz);
+            t = sim_obstacle_time(sim, chunk, p, w.ux, w.uz);
         }
         span = t < span ? t : span;
     }
