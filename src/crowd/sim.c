@@ -887,7 +887,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
         for (uint32_t j = 0; j < awake; j++) {
             uint32_t i = lazy ? list[j] : j;
             uint32_t s = base + i, ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
-            if (sleeps && sleep.until[s] != 0.0f) /* awake again: its event came, or its chunk came near */
+            if (sleeps && sleep.cell[s]) /* awake again: its event came, or its chunk came near */
                 wake_sleeper(bin, sleep, gate, s);
             /* The next batch's record (a cache line) and, every fourth slot, agents: at a million
              * agents the walk is otherwise bound by memory latency (the next batch's desired

@@ -226,8 +226,8 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
                 sim_gather(&gather, s | its.next_tag, q);
                 continue;
             }
-            if (sleeps && sleep.until[s] != 0.0f) /* awake again: its time came, or its chunk's turn */
-                wake_sleeper(bin, sleep, gate, s);
+            if (sleeps && sleep.cell[s]) /* awake again: its time came, or its chunk's turn */
+                wake_event_sleeper(bin, sleep, gate, s);
             if (!lazy) {
                 uint32_t ahead = s + STEP_BATCH < slot_capacity ? s + STEP_BATCH : 0;
                 crowd_prefetch(&records[ahead]);

@@ -415,12 +415,10 @@ static CROWD_ALWAYS_INLINE uint32_t scan_ahead(scan_ring *ring, crowd_sleep slee
         uint32_t w =
             scan_visits(sleep, from, m, t_next, gate, own_gate, ring->list[at], read_only ? ring->read_only[at] : NULL);
         for (uint32_t j = 0; j < w && d; j++) {
-            uint32_t s = from + ring->list[at][j];
-            crowd_prefetch(&records[s]);
+            crowd_prefetch(&records[from + ring->list[at][j]]);
             if (agents)
-                crowd_prefetch(&agents[s]);
-            if (sleep.until[s] != 0.0f) /* a sleeper waking: its chunk is read (wake_sleeper) */
-                crowd_prefetch(&sleep.cell[s]);
+                crowd_prefetch(&agents[from + ring->list[at][j]]);
+            crowd_prefetch(&sleep.cell[from + ring->list[at][j]]);
         }
         ring->count[at] = w;
     }
@@ -435,6 +433,15 @@ static CROWD_ALWAYS_INLINE void wake_sleeper(crowd_binner *bin, crowd_sleep slee
     uint32_t chunk = crowd_sleep_chunk(sleep, sleep.cell[s]);
     if (gate[chunk + 1]) /* (a resting sleeper woken for its chunk's turn: that gate is 0, this one not) */
         crowd_bin_sleepers(bin, chunk)->count--;
+    crowd_sleep_wake(sleep, s);
+}
+
+/* The same for a sleeper until its event (under separation, the only kind: sim_far.c). */
+static CROWD_ALWAYS_INLINE void wake_event_sleeper(crowd_binner *bin, crowd_sleep sleep, const uint8_t *gate,
+                                                   uint32_t s)
+{
+    if (gate[sleep.cell[s]])
+        crowd_bin_sleepers(bin, sleep.cell[s] - 1)->count--;
     crowd_sleep_wake(sleep, s);
 }
 
