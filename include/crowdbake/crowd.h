@@ -592,8 +592,10 @@ typedef struct crowd_sim_desc {
     uint32_t seed;             /* same seed, same crowd */
     /* Simulation level of detail: agents in chunks the last crowd_update found outside the view,
      * or farther than lod_distance metres from its camera (or in the far pool), re-plan their
-     * steering every lod_interval-th step only, round robin (a wanderer also at its decision's
-     * step); in between they walk on with the motion in their record (extrapolated, no cost).
+     * steering every lod_interval-th step only, round robin by chunk (a chunk's agents together;
+     * the far pool's agents by the chunk each is in; a wanderer also at its decision's step); in
+     * between they walk on with the motion in their record (extrapolated, no cost: asleep until
+     * their chunk's next turn where nothing else would wake them sooner).
      * Nearer agents re-plan every step. In the wander scenario without separation a far agent's
      * turn is itself a record the GPU extrapolates (CROWD_RECORD_TURN, written once at the
      * re-plan): it costs nothing until its next decision,
@@ -620,9 +622,8 @@ typedef struct crowd_sim_desc {
      * offscreen_interval: the chunks outside the view re-plan every offscreen_interval-th step
      * instead (visible far chunks every lod_interval-th): a multiple of lod_interval, at most 64;
      * 0 = 2 x lod_interval (8; lod_interval itself past 32, and 1 where lod_interval is 1);
-     * lod_interval itself = no separate rate. Without separation the far pool (chunks drawn at the
-     * last level when the crowd was laid out) keeps lod_interval; only chunks with a region of their
-     * own take the offscreen rate. A chunk takes its new rate only on the step before a turn both
+     * lod_interval itself = no separate rate (the far pool's agents take the rate of the chunk each
+     * is in; until session 17, without separation, the pool kept lod_interval). A chunk takes its new rate only on the step before a turn both
      * rates share, so one coming into view keeps the offscreen rate for up to offscreen_interval steps
      * (0.13 s at 60 Hz and the defaults). Out of view the separation keeps less space, and chunks coming into view bring it
      * along: test_crowd, 3,000 agents on 80 m, every one past lod_distance, pairs closer than 0.5 m
