@@ -374,8 +374,9 @@ static CROWD_ALWAYS_INLINE uint32_t scan_visits(crowd_sleep sleep, uint32_t from
          * a count the compilers vectorise, and at a fiftieth awake most have none.) */
         const float *until = sleep.until + from;
         for (uint32_t i = 0; i < m; i += 16) {
-            uint32_t e = m - i < 16 ? m : i + 16, awake = 0;
+            uint32_t e = m - i < 16 ? m : i + 16;
             if (e == i + 16) {
+                uint32_t awake = 0;
                 for (uint32_t j = 0; j < 16; j++)
                     awake += until[i + j] <= t_next;
                 if (!awake)
