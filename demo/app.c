@@ -1251,6 +1251,11 @@ void demo_app_pose_camera(demo_app *app, float yaw, float pitch, float distance)
     app->camera.orbit_distance = distance;
 }
 
+const crowd_asset *demo_active_asset(const demo_app *app)
+{
+    return app && app->active < app->asset_count ? &app->assets[app->active].asset : NULL;
+}
+
 double demo_measure_update(demo_app *app, uint32_t count, uint32_t frames)
 {
     if (!app || !app->crowd || !frames)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "crowdbake/asset.h"
 #include "crowdbake/base.h"
 
 typedef struct demo_app demo_app;
@@ -116,6 +117,10 @@ void demo_start_benchmark_plan(demo_app *app, const uint32_t *counts, uint32_t c
                                uint32_t measure);
 bool demo_benchmark_running(const demo_app *app);
 const char *demo_benchmark_report(const demo_app *app);
+
+/* The asset the crowd shows now (NULL before one is loaded): what demo_measure_scene (scene_probe.h)
+ * measures in the browser. */
+const crowd_asset *demo_active_asset(const demo_app *app);
 
 /* Median CPU cost of one simulation step + crowd update at `count` instances over `frames`
  * frames (no drawing): the figure the browser reports for wasm. Restores the previous count. */

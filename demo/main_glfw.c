@@ -15,7 +15,9 @@
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
 #include <emscripten/html5.h>
+#include <math.h>
 
+#include "demo/scene_probe.h"
 #include "demo/web_api.h"
 #define EXPORT EMSCRIPTEN_KEEPALIVE
 #else
@@ -316,6 +318,13 @@ EXPORT const char *web_benchmark_report(void)
 EXPORT double web_measure_update(int count, int frames)
 {
     return demo_measure_update(app, (uint32_t)count, (uint32_t)frames);
+}
+
+EXPORT double web_measure_scene(int count, int warmup, int frames)
+{
+    if (count <= 0 || warmup < 0 || frames <= 0)
+        return NAN;
+    return demo_measure_scene(demo_active_asset(app), (uint32_t)count, (uint32_t)warmup, (uint32_t)frames);
 }
 
 EXPORT void web_key(int key)

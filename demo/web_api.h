@@ -20,7 +20,8 @@ void web_benchmark(void);               /* starts the scripted benchmark */
 const char *web_benchmark_report(void); /* "" until it has finished */
 void web_benchmark_plan(int count_a, int count_b, int warmup, int measure); /* a short run (count_b 0: one count) */
 double web_measure_update(int count, int frames);                           /* median ms of sim + update, no drawing */
-void web_key(int key);                                                      /* a native shortcut, by GLFW key code */
+double web_measure_scene(int count, int warmup, int frames); /* the same on crowd-bench's scene (scene_probe.h) */
+void web_key(int key);                                       /* a native shortcut, by GLFW key code */
 void web_look_at(float ex, float ey, float ez, float tx, float ty, float tz); /* walk camera pose */
 int web_aim_at_instance(int index); /* the walk camera, where it is, turned to an instance's chest; -1: none */
 

@@ -111,6 +111,9 @@
                                                                [counts[0] || 0, counts[1] || 0, warmup, measure]),
       benchmarkReport: () => Module.ccall('web_benchmark_report', 'string', [], []),
       measureUpdate: (count, frames) => Module.ccall('web_measure_update', 'number', ['number', 'number'], [count, frames]),
+      // crowd-bench's scene in wasm, apart from the page's crowd (up to millions): median ms per step + update
+      measureScene: (count, warmup, frames) => Module.ccall('web_measure_scene', 'number', Array(3).fill('number'),
+                                                            [count, warmup, frames]),
       key: (code) => Module.ccall('web_key', null, ['number'], [code]),
       lookAt: (eye, target) => Module.ccall('web_look_at', null, Array(6).fill('number'), [...eye, ...target]),
       // the walk camera, where it is, turned to instance `index` (0 = ok): what the crosshair (gun mode) aims at

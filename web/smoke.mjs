@@ -553,6 +553,16 @@ async function main() {
       console.log(`wasm crowd update (simulation + chunks + LOD + gather): ${count} instances, median ${ms.toFixed(2)} ms`);
       check(ms > 0, `no update measurement at ${count}`);
     }
+    // crowd-bench's scene in wasm (one thread), apart from the page's crowd, which stops at 250,000:
+    // 100k and a million, 15 frames in (crowd-bench's start window) and 420 (its steady state)
+    for (const count of [100000, 1000000]) {
+      for (const warmup of [15, 420]) {
+        const ms = await page.evaluate(([n, w]) => window.crowd.measureScene(n, w, 30), [count, warmup]);
+        console.log(`wasm crowd-bench scene (simulation step + crowd update, one thread): ${count} instances, ` +
+                    `${warmup} frames in, median ${ms.toFixed(2)} ms`);
+        check(ms > 0, `no scene measurement at ${count}, ${warmup} frames in`);
+      }
+    }
     // Closed before the next pages load: left open, its 100,000-instance crowd keeps SwiftShader's
     // few threads busy and the next page's load starved past its timeout (on CI). The next pages
     // turn the grass off at once for the same reason: the field has had its own step.

@@ -1,0 +1,58 @@
+/* crowd-bench's scene in the demo's build (scene_probe.h): the same crowd, simulation and camera as
+ * tools/crowd_bench.c's run_count, timed the same way (one step and one update per frame). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include "demo/scene_probe.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "common/camera.h"
+#include "demo/bench.h"
+#include "scene/scene.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+double demo_measure_scene(const crowd_asset *asset, uint32_t count, uint32_t warmup, uint32_t frames)
+{
+    if (!asset || !count || !frames || count > 4000000 || warmup > 100000 || frames > 100000)
+        return NAN;
+    crowd_desc desc = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f, .threads = 1};
+    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
+    crowd_scene_obstacles(obstacles);
+    crowd *c = NULL;
+    crowd_sim *sim = NULL;
+    double *t = malloc(sizeof(double) * frames), median = NAN;
+    if (!t || crowd_create(&desc, &c, NULL) != CROWD_OK)
+        goto done;
+    crowd_sim_desc sd = {.target = c,
+                         .scenario = CROWD_SCENARIO_WANDER,
+                         .obstacles = obstacles,
+                         .obstacle_count = CROWD_SCENE_OBSTACLES,
+                         .seed = 7};
+    if (crowd_sim_create(&sd, &sim, NULL) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK)
+        goto done;
+    /* crowd-bench's camera (tools/tool_support.c's tool_bench_view) */
+    crowd_view view = {.viewport_height = 1080.0f};
+    const float eye[3] = {28.0f, 16.0f, 44.0f}, target[3] = {0.0f, 1.2f, 0.0f}, up[3] = {0.0f, 1.0f, 0.0f};
+    cb_look_at(view.view, eye, target, up);
+    cb_perspective(view.projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    for (uint32_t f = 0; f < warmup + frames; f++) {
+        double t0 = now_ms();
+        crowd_sim_step(sim, 1.0f / 60.0f);
+        crowd_update(c, 1.0f / 60.0f, &view);
+        if (f >= warmup)
+            t[f - warmup] = now_ms() - t0;
+    }
+    median = demo_bench_median(t, frames);
+done:
+    crowd_sim_destroy(sim);
+    crowd_destroy(c);
+    free(t);
+    return median;
+}
