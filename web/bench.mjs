@@ -10,6 +10,11 @@
 // that uploads nothing), for finding where the page's time goes.
 // MSAA: builds with an 'msaa' setting get it set (0 off, 2 = 2x, 4 = 4x); builds without one get
 // the canvas's antialias attribute forced (Chromium's default multisampling, 4x here).
+// --runtime 15,420: instead of frames, the runtime's CPU cost on crowd-bench's scene inside the page
+// (window.crowd.measureScene: wasm, one thread, a crowd of its own apart from the page's, which is
+// set to 1,000), per count after each of these warm-ups, the median of --frames steps (default 30
+// here); this repo's page only, one page open at a time:
+//   node web/bench.mjs --site after=dist --site before=/tmp/before/dist --runtime 15,420 --counts 100000,1000000 --rounds 3
 // --seed label=dir[?query]: a build of the seed's three.js page (not in this repo: rebuilt from its
 // public source, see docs/seed-comparison.md), driven through its own panel and globals instead of
 // window.crowd: the instances slider for the count, its orbit camera for the view; its automatic
@@ -54,6 +59,7 @@ const warmup = Number(option('--warmup', '2'));
 const rounds = Number(option('--rounds', '1'));
 const query = option('--query', '');
 const jsonOut = option('--json', null);
+const runtimeWarmups = option('--runtime', null) ? option('--runtime').split(',').map(Number) : null;
 const here = path.dirname(new URL(import.meta.url).pathname);
 if (!sites.length) throw new Error('no --site label=dir (or --seed label=dir)');
 
@@ -175,6 +181,37 @@ async function measure(browser, site, msaa) {
   return rows;
 }
 
+async function measureRuntime(browser, site) {
+  const page = await browser.newPage();
+  await page.goto(site.url + (site.query || query));
+  await page.waitForFunction(drivers.crowd.ready, null, { timeout: 300000 });
+  await page.evaluate(() => window.crowd.set('count', 1000));
+  const rows = [];
+  for (const count of counts) {
+    for (const w of runtimeWarmups) {
+      const ms = await page.evaluate(([n, k, f]) => window.crowd.measureScene(n, k, f), [count, w, Number(option('--frames', '30'))]);
+      rows.push({ count, warmup: w, ms });
+    }
+  }
+  await page.close();
+  return rows;
+}
+
+async function runtimeMain(browser) {
+  const results = {};
+  for (let round = 0; round < rounds; round++) {
+    for (const site of sites) {
+      const rows = await measureRuntime(browser, site);
+      (results[site.label] = results[site.label] || []).push(rows);
+      console.log(`round ${round + 1} ${site.label}: ` + rows.map((r) => `${r.count} after ${r.warmup}: ${r.ms.toFixed(2)} ms`).join('; '));
+    }
+  }
+  console.log(`\nmedian ms per simulation step + crowd update on crowd-bench's scene (wasm, one thread), ${rounds} round(s)`);
+  for (const [label, runs] of Object.entries(results))
+    console.log(label.padEnd(18) + runs[0].map((r, i) => `${r.count} after ${r.warmup}: ${median(runs.map((x) => x[i].ms)).toFixed(2)}`.padStart(28)).join(''));
+  if (jsonOut) fs.writeFileSync(jsonOut, JSON.stringify(results, null, 1));
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
@@ -194,6 +231,7 @@ async function main() {
       site.hasMsaa = await probe.evaluate(drivers[site.kind].hasMsaa);
       await probe.close();
     }
+    if (runtimeWarmups) return await runtimeMain(browser);
     const results = {};
     for (let round = 0; round < rounds; round++) {
       for (const msaa of msaas) {
