@@ -8,7 +8,6 @@
 #include <time.h>
 
 #include "common/camera.h"
-#include "demo/bench.h"
 #include "scene/scene.h"
 
 static double now_ms(void)
@@ -16,6 +15,12 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 double demo_measure_scene(const crowd_asset *asset, uint32_t count, uint32_t warmup, uint32_t frames)
@@ -49,7 +54,8 @@ double demo_measure_scene(const crowd_asset *asset, uint32_t count, uint32_t war
         if (f >= warmup)
             t[f - warmup] = now_ms() - t0;
     }
-    median = demo_bench_median(t, frames);
+    qsort(t, frames, sizeof *t, by_value);
+    median = frames % 2 ? t[frames / 2] : 0.5 * (t[frames / 2 - 1] + t[frames / 2]);
 done:
     crowd_sim_destroy(sim);
     crowd_destroy(c);
