@@ -198,10 +198,14 @@ async function measureRuntime(browser, site) {
 }
 
 async function runtimeMain(browser) {
+  if (sites.some((s) => s.kind !== 'crowd' || s.settings.length))
+    throw new Error('--runtime measures this repo\'s page only, without |settings (--site label=dir)');
   const results = {};
   for (let round = 0; round < rounds; round++) {
     for (const site of sites) {
       const rows = await measureRuntime(browser, site);
+      const failed = rows.find((r) => !(r.ms > 0));
+      if (failed) throw new Error(`${site.label}: no measurement at ${failed.count} after ${failed.warmup} (memory?)`);
       (results[site.label] = results[site.label] || []).push(rows);
       console.log(`round ${round + 1} ${site.label}: ` + rows.map((r) => `${r.count} after ${r.warmup}: ${r.ms.toFixed(2)} ms`).join('; '));
     }

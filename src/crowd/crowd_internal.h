@@ -188,8 +188,8 @@ typedef struct crowd_drift {
  * until its next event (a wander decision, reaching the world's margin, leaving its chunk), so a
  * step reads 4 or 8 bytes of it instead of its record and state. Per slot, moved with the records
  * like drift; all zero (awake) unless the simulation put it to sleep. Two arrays, not one of
- * pairs: a chunk's own region is scanned by time alone (sim_step.h scan_visits), and at a million slots
- * that scan reads 4 MB a step instead of 8. */
+ * pairs: a chunk's own region is scanned by time alone (sim_step.h scan_visits; on a far chunk's turn
+ * without separation, by both), and at a million slots that scan reads 4 MB a step instead of 8. */
 typedef struct crowd_sleep {
     float *until;     /* shader time: the first step whose end reaches it steps the agent again */
     uint32_t *cell;   /* 0: awake; 1 .. resting: asleep until its event, in chunk cell - 1; above

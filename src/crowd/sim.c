@@ -571,8 +571,8 @@ static CROWD_ALWAYS_INLINE float time_to_rise(float gap, float u, float d, float
     float a = u > d ? u - d : 0.0f, first = d + a; /* the bound's slope until settle, then d (<= first) */
     if (!(first > 0.0f))
         return INFINITY;
-    if (!(gap > 0.0f))
-        return gap;
+    if (!(gap > 0.0f)) /* (NaN, from an infinite margin at a border: no sleep) */
+        return isnan(gap) ? 0.0f : gap;
     if (gap <= first * settle)
         return gap / first;
     return d > 0.0f ? settle + (gap - first * settle) / d : INFINITY;
@@ -860,7 +860,7 @@ static uint32_t step_live(crowd_sim *sim, const step_params *k, crowd_binner *bi
     /* sleep (above): on in this walk when the step allows it; a chunk coming near wakes everyone */
     const crowd_sleep sleep = bin->sleepers ? c->sleep : (crowd_sleep){NULL, NULL, 0};
     const bool sleeps = sleep.until != NULL;
-    const uint8_t *const gate = sim->sleep_gate; /* see asleep() */
+    const uint8_t *const gate = sim->sleep_gate; /* (sim_step.h, "sleepers") */
     /* a chunk's own region holds its sleepers only (none sleeps as a mover): one gate for all,
      * but on its turn, which wakes the resting ones only */
     const int own_gate = sim_own_gate(gate, region, c->cell_count);

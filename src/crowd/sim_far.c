@@ -221,7 +221,7 @@ uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, s
             uint32_t s = base + i;
             if (lazy && only_read[j]) { /* asleep in a chunk whose turn is next: gathered, no more */
                 float q[3], u[2], bound = walk_on(&records[s], t_next, q, u);
-                far_rate its = own ? rate : far_rate_of(sim, crowd_sleep_chunk(sleep, sleep.cell[s]), k->blend, dt);
+                far_rate its = own ? rate : far_rate_of(sim, sleep.cell[s] - 1, k->blend, dt); /* (event words only) */
                 ahead_of(q, u, bound, its.ahead, top, q);
                 sim_gather(&gather, s | its.next_tag, q);
                 continue;

@@ -322,16 +322,13 @@ static inline uint32_t sim_far_next_tag(const crowd_sim *sim, uint32_t chunk)
 uint32_t sim_far_walk(crowd_sim *sim, const step_params *k, crowd_binner *bin, sim_gatherer *gatherer, uint32_t region,
                       uint32_t first, uint32_t end);
 
-/* ---- sleepers (sim.c, "sleep"; sim_far.c, "resting sleepers") ---------------------------------- */
-
-/* Whether a sleeper sleeps on through the step ending at t_next: its event is ahead and its chunk
- * does not wake all its sleepers (`gate` is the step's sim->sleep_gate, sim.c's refresh_sleepers:
- * 0 where it comes near, or, under separation, where it is the chunk's turn). No branch: the walk
- * tests every slot with it. */
-static CROWD_ALWAYS_INLINE uint32_t asleep(crowd_sleep z, uint32_t s, float t_next, const uint8_t *gate)
-{
-    return gate[z.cell[s]] & (uint32_t)(t_next < z.until[s]);
-}
+/* ---- sleepers (sim.c, "sleep"; sim_far.c, "resting sleepers") ----------------------------------
+ *
+ * A sleeper sleeps on through the step ending at t_next while its time is ahead and the step's gate
+ * byte for its sleep word is not 0 (sim->sleep_gate, sim.c's refresh_sleepers: 0 where its chunk
+ * comes near; under separation on the chunk's turn; without, for step_live's resting kind, on the
+ * chunk's turn). (sim_far.c's resting sleepers, under separation, are stored as the event kind:
+ * their chunk's turn wakes all its sleepers there.) */
 
 /* scan_visits' `own_gate` for a walk over region `region` (sim->sleep_gate `gate`, `chunks` chunks):
  * the gate byte of all its sleepers where they share one, as a chunk's own region's do unless its
