@@ -604,9 +604,19 @@ static CROWD_ALWAYS_INLINE float reach_forward(float u, float d, float settle, f
  * 500 of the million, and 15 % of its step.) */
 #define SLEEP_LONGEST 6.4f /* seconds: 128 decision ticks */
 
+/* The most a path's velocity reaches along x and z (between u and d on each). */
+static CROWD_ALWAYS_INLINE void path_extent(sleep_path w, float *ax, float *az)
+{
+    float ux = fabsf(w.ux), dx = fabsf(w.dx), uz = fabsf(w.uz), dz = fabsf(w.dz);
+    *ax = ux > dx ? ux : dx; /* (compares, not fmaxf: a call, for its NaN rules) */
+    *az = uz > dz ? uz : dz;
+}
+
 static CROWD_ALWAYS_INLINE float wake_margin(const crowd_grid_map *g, const float p[3], sleep_path w, float t_next)
 {
-    float speed = fmaxf(fabsf(w.ux), fabsf(w.dx)) + fmaxf(fabsf(w.uz), fabsf(w.dz));
+    float ax, az;
+    path_extent(w, &ax, &az);
+    float speed = ax + az;
     float reach = fabsf(p[0]) + fabsf(p[2]) + fabsf(g->origin) + speed * SLEEP_LONGEST;
     return ((8.0f * reach + 4.0f * speed * t_next) * FLT_EPSILON + 1e-4f) * g->inv_cell;
 }
@@ -684,7 +694,8 @@ static CROWD_ALWAYS_INLINE bool fall_asleep(const crowd_sim *sim, crowd_binner *
     span = t < span ? t : span;
     if (cc->obstacles) { /* and the chunk's obstacles' reach */
         if (w.turning) {
-            float ax = fmaxf(fabsf(w.ux), fabsf(w.dx)), az = fmaxf(fabsf(w.uz), fabsf(w.dz));
+            float ax, az;
+            path_extent(w, &ax, &az);
             t = sim_obstacle_reach_time(sim, chunk, p, sqrtf(ax * ax + az * az));
         } else {
             t = sim_obstacle_time(sim, chunk, p, w.ux, w.uz);
