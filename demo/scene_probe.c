@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "common/camera.h"
 #include "scene/scene.h"
 
 static double now_ms(void)
@@ -42,11 +41,8 @@ double demo_measure_scene(const crowd_asset *asset, uint32_t count, uint32_t war
                          .seed = 7};
     if (crowd_sim_create(&sd, &sim, NULL) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK)
         goto done;
-    /* crowd-bench's camera (tools/tool_support.c's tool_bench_view) */
-    crowd_view view = {.viewport_height = 1080.0f};
-    const float eye[3] = {28.0f, 16.0f, 44.0f}, target[3] = {0.0f, 1.2f, 0.0f}, up[3] = {0.0f, 1.0f, 0.0f};
-    cb_look_at(view.view, eye, target, up);
-    cb_perspective(view.projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    crowd_view view = {0};
+    crowd_scene_bench_view(&view);
     for (uint32_t f = 0; f < warmup + frames; f++) {
         double t0 = now_ms();
         crowd_sim_step(sim, 1.0f / 60.0f);

@@ -141,7 +141,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         return 1;
     }
     crowd_view view;
-    tool_bench_view(&view);
+    crowd_scene_bench_view(&view);
     double *t_sim = calloc(frames, sizeof(double)), *t_sep = calloc(frames, sizeof(double));
     double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));
     double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));

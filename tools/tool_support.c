@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/camera.h"
 #include "core/error.h"
 #include "core/file_read.h"
 #include "crowdbake/bake.h"
@@ -328,12 +327,4 @@ double tool_median(double *values, uint32_t count)
         return 0.0;
     qsort(values, count, sizeof *values, tool_compare_double);
     return count % 2 ? values[count / 2] : 0.5 * (values[count / 2 - 1] + values[count / 2]);
-}
-
-void tool_bench_view(crowd_view *view)
-{
-    const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
-    cb_look_at(view->view, eye, target, up);
-    cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
-    view->viewport_height = 1080.0f;
 }

@@ -68,9 +68,6 @@ double tool_now_ms(void);
 int tool_compare_double(const void *a, const void *b);
 double tool_median(double *values, uint32_t count);
 
-/* The seed's benchmark camera: eye (28, 16, 44) looking at (0, 1.2, 0), 58 deg, 16:9, 1080 px tall. */
-void tool_bench_view(crowd_view *view);
-
 /* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped (names
  * in assets come from glTF files and may hold anything). */
 void tool_json_string(const char *text);

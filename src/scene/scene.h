@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "common/camera.h"
 #include "crowdbake/gl.h"
 
 #define CROWD_SCENE_OBSTACLES 26
@@ -18,6 +19,16 @@ static inline void crowd_scene_obstacles(crowd_obstacle out[CROWD_SCENE_OBSTACLE
         float angle = 0.9f * (float)i, radius = 10.0f + 6.5f * (float)i;
         out[i] = (crowd_obstacle){radius * cosf(angle), radius * sinf(angle), 1.9f};
     }
+}
+
+/* The seed benchmark's camera: eye (28, 16, 44) looking at (0, 1.2, 0), 58 deg, 16:9, 1080 px tall
+ * (crowd-bench, and demo/scene_probe.c in the browser). Inline for the same reason. */
+static inline void crowd_scene_bench_view(crowd_view *view)
+{
+    const float eye[3] = {28, 16, 44}, target[3] = {0, 1.2f, 0}, up[3] = {0, 1, 0};
+    cb_look_at(view->view, eye, target, up);
+    cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    view->viewport_height = 1080.0f;
 }
 
 /* Ground, pillars on the obstacles, and (when the asset has a bone texture and a head / hand_r
