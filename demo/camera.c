@@ -2,7 +2,7 @@
 
 #include <math.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 
 #define PI_F 3.14159265f
 

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowd/crowd_internal.h" /* crowd_frustum_planes */
 #include "crowdbake/crowd.h"
 #include "test_support.h"

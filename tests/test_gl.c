@@ -7,7 +7,7 @@
 
 #include "bake/reference.h"
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowd/crowd_internal.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
 #include "gl/gpu_crowd.h"

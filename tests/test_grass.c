@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "common/cbmath.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/gl.h"

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "common/cbmath.h"
 #include "core/format.h"
 #include "crowdbake/gl.h"

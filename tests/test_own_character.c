@@ -12,7 +12,7 @@
 #include "check.h"
 
 #define PI 3.14159265358979323846
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "common/cbmath.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/gltf.h"

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/gl.h"
 #include "dress.h"
 #include "gl/gl_api.h"

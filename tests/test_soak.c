@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
 #include "test_support.h"
 

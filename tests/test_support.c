@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "core/crc32.h"
 #include "core/format.h"
 

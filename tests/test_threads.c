@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "core/pool.h"
 #include "crowd/crowd_internal.h" /* white box: whether the walk really was split */
 #include "crowdbake/crowd.h"

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/gl.h"
 #include "crowdbake/rig.h"
 #include "gl/gl_api.h"

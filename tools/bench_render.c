@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"

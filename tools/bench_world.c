@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/critters.h"
 #include "crowdbake/crowd.h"
 #include "scene/scene.h"

@@ -13,7 +13,7 @@
 
 #include "bench_raycast.h"
 #include "bench_world.h"
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
 #include "scene/scene.h"
 #include "tool_support.h"

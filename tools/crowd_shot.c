@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/gl.h"
 #include "crowdbake/grass.h"
 #include "gl/gl_api.h"

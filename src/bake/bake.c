@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "bake/bake_job.h"
 #include "bake/encode.h"
 #include "bake/layout.h"
@@ -15,13 +15,6 @@
 #include "core/error.h"
 
 static const float default_lod_ratios[] = {1.0f, 0.4f, 0.15f, 0.05f, 0.012f};
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC); /* C11 (clock_gettime is POSIX); stats only, so a clock step is harmless */
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void progress(const bake_job *job, float fraction, const char *stage)
 {
@@ -458,7 +451,7 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     if (r != CROWD_OK)
         return r;
 
-    double t0 = now_ms();
+    double t0 = crowd_clock_ms();
     bake_job job = {.desc = desc,
                     .rig = desc->rig,
                     .fps = desc->fps != 0.0f ? desc->fps : 30.0f,
@@ -477,7 +470,7 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
         (r = skin_all_frames(&job, error)) || (r = crowd_bake_place(&job, error)))
         goto done;
     measure_bounds(&job);
-    double t1 = now_ms();
+    double t1 = crowd_clock_ms();
     progress(&job, 1.0f, "lods");
     const crowd_rig *rig = job.rig;
     if (rig->lod_level_count)
@@ -490,19 +483,19 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
                                   error);
     if (r != CROWD_OK)
         goto done;
-    double t2 = now_ms();
+    double t2 = crowd_clock_ms();
     progress(&job, 1.0f, "strides");
     if (desc->bones && (r = build_skin_streams(&job, error)))
         goto done;
     crowd_bake_check_bones(&job);
-    double t3 = now_ms();
+    double t3 = crowd_clock_ms();
     progress(&job, 1.0f, "encode");
     if ((r = crowd_bake_pack_begin(&job, &image, error)))
         goto done;
     encode_textures(&job, &image);
-    double t4 = now_ms();
+    double t4 = crowd_clock_ms();
     crowd_bake_pack_finish(&image, &output->bytes, &output->size);
-    double t5 = now_ms();
+    double t5 = crowd_clock_ms();
 
     fill_stats(&job, stats);
     stats->notes = job.notes;

@@ -3,20 +3,13 @@
  * sort for the coverage policy), upload ranges, draws and stats. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "crowd/crowd_internal.h"
 
 /* Shader time is a float; past this many seconds it is rebased so phases keep ~1e-4 precision. */
 #define REBASE_AFTER 2048.0
 #define REBASE_BY 1024.0
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC); /* C11 (clock_gettime is POSIX); stats only, so a clock step is harmless */
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* A clip's offset after time moves back by REBASE_BY: a looping one wrapped into [0, 1); a held
  * one exact, unless it has played out (phase past 1, or below 0 backwards), where it is pinned at
@@ -449,23 +442,23 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     if (!distance)
         c->layout_valid = false;
 
-    double t0 = now_ms();
+    double t0 = crowd_clock_ms();
     if (!c->binned && !reuse_grid(c))
         bin_all(c);
     c->binned = false;
-    double t1 = now_ms();
+    double t1 = crowd_clock_ms();
     /* per chunk, also under a GPU pass: the simulation's level of detail reads the visibility */
     crowd_classify_cells(c, &camera);
     bool per_instance = !distance && !c->gpu_driven; /* a GPU pass picks the levels itself */
     if (per_instance)
         crowd_assign_coverage_lods(c, &camera);
     coverage_order order = per_instance ? coverage_ranks(c) : ORDER_KEPT;
-    double t2 = now_ms();
+    double t2 = crowd_clock_ms();
     if (distance) /* the region layout stays under a GPU pass: the simulation walks it */
         place_instances(c);
     else if (order == ORDER_SORT || (order == ORDER_MOVES && !move_buckets(c)))
         sort_slots(c);
-    double t3 = now_ms();
+    double t3 = crowd_clock_ms();
     if (c->gpu_driven)
         count_visible_chunks(c);
     else if (distance)
@@ -473,7 +466,7 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     else
         build_draws_coverage(c);
     build_uploads(c);
-    double t4 = now_ms();
+    double t4 = crowd_clock_ms();
 
     crowd_stats *st = &c->frame.stats;
     st->ms_bin = (float)(t1 - t0);

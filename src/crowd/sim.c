@@ -5,8 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/pool.h"
@@ -41,13 +41,6 @@ uint32_t sim_hash(uint32_t a, uint32_t b)
     h ^= h >> 13;
     h *= 0xC2B2AE35u;
     return h ^ (h >> 16);
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC); /* C11 (clock_gettime is POSIX); stats only, so a clock step is harmless */
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
 /* ---- gaits ------------------------------------------------------------------------------------ */
@@ -1275,7 +1268,7 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     if (!sim || !(dt > 0.0f) || !isfinite(dt))
         return;
     dt = dt < CROWD_SIM_MAX_DT ? dt : CROWD_SIM_MAX_DT; /* also keeps the decision clock's conversion defined */
-    double t0 = now_ms();
+    double t0 = crowd_clock_ms();
     crowd *c = sim->crowd;
     sim->tick = (uint32_t)(c->time * 20.0 + dt * 20.0);
     sim->steps++;
@@ -1344,11 +1337,11 @@ void crowd_sim_step(crowd_sim *sim, float dt)
     sim->fade_seconds = FADE_SECONDS;
     sim->stats.rewritten = rewritten;
     sim->stats.asleep = sleeps ? fold_sleepers(sim) : 0;
-    double t1 = now_ms();
+    double t1 = crowd_clock_ms();
     sim->stats.separated = gather.n;
     if (separate) /* pushes from where everyone is now, for the next step to move by */
         sim_separation(sim, &gather, dt);
-    double t2 = now_ms();
+    double t2 = crowd_clock_ms();
     sim->stats.ms_separation = t2 - t1;
     sim->stats.ms_step = t2 - t0;
 }

@@ -11,8 +11,8 @@
  * so the order of the sum is fixed by the sort and the result is the same on every run. */
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
+#include "core/clock.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "crowd/sim_internal.h"
@@ -42,13 +42,6 @@ struct crowd_world {
     uint8_t *sorted_kind;
     crowd_world_stats stats;
 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    timespec_get(&ts, TIME_UTC); /* stats only */
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 void crowd_world_destroy(crowd_world *w)
 {
@@ -354,15 +347,15 @@ void crowd_world_step(crowd_world *w, float dt)
     if (!w || !(dt > 0.0f) || !isfinite(dt))
         return;
     dt = dt < CROWD_SIM_MAX_DT ? dt : CROWD_SIM_MAX_DT; /* as crowd_sim_step clamps it */
-    double t0 = now_ms();
+    double t0 = crowd_clock_ms();
     size_plaza(w);
     for (uint32_t k = 0; k < w->kind_count; k++)
         crowd_sim_step(w->kinds[k], dt);
-    double t1 = now_ms();
+    double t1 = crowd_clock_ms();
     uint32_t agents = 0, contacts = 0;
     if (w->separation >= 0)
         contacts = cross_separation(w, dt, &agents);
-    double t2 = now_ms();
+    double t2 = crowd_clock_ms();
     w->stats.ms_kinds = t1 - t0;
     w->stats.ms_cross = t2 - t1;
     w->stats.ms_step = t2 - t0;

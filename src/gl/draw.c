@@ -3,7 +3,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "common/cbmath.h"
 #include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "gl/renderer_internal.h"

@@ -6,7 +6,7 @@
 
 #include <math.h>
 
-#include "common/camera.h"
+#include "common/view_matrices.h"
 #include "crowdbake/gl.h"
 
 #define CROWD_SCENE_OBSTACLES 26

@@ -1,7 +1,7 @@
 /* Internal: camera matrices for the tools and the demo (engines bring their own). Column-major,
  * GL clip conventions (z in [-w, w]). */
-#ifndef CROWD_COMMON_CAMERA_H
-#define CROWD_COMMON_CAMERA_H
+#ifndef CROWD_COMMON_VIEW_MATRICES_H
+#define CROWD_COMMON_VIEW_MATRICES_H
 
 #include <math.h>
 #include <string.h>
