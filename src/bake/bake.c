@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "bake/bake_job.h"
 #include "bake/encode.h"
 #include "bake/layout.h"
@@ -12,6 +11,7 @@
 #include "common/cbmath.h"
 #include "core/alloc.h"
 #include "core/asset_clip_bounds.h"
+#include "core/clock.h"
 #include "core/error.h"
 
 static const float default_lod_ratios[] = {1.0f, 0.4f, 0.15f, 0.05f, 0.012f};

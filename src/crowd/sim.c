@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "core/pool.h"
 #include "crowd/sim_step.h"

@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "core/clock.h"
 #include "core/alloc.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "crowd/sim_internal.h"
 
