@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "crowdbake/gl.h"
+#include "crowdbake/sim.h"
 #include "demo/bench.h"
 #include "demo/camera.h"
 #include "demo/cards.h"

@@ -14,6 +14,7 @@
 #include "scene/scene.h"
 #ifndef __EMSCRIPTEN__
 #include "crowdbake/gltf.h"
+#include "crowdbake/sim.h"
 #endif
 
 #define CLASSIC_CAPACITY 20000u /* beyond any CPU budget: 20k skeletons are ~100 ms of posing alone */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/error.h"
+#include "crowdbake/hits.h"
 #include "crowdbake/paint.h"
 #include "gl/gl_api.h"
 
@@ -90,7 +91,7 @@ static void fire_round(demo_gun *g, crowd *cr, float t, const float eye[3], cons
     for (int k = 0; k < 3; k++)
         end[k] = eye[k] + forward[k] * reach;
     crowd_gl_paint_tracer(g->paint, t, muzzle, end, rgba);
-    if (hit_one && crowd_kill(cr, g->hits, hit.index) == CROWD_OK) {
+    if (hit_one && crowd_remove(cr, hit.index) == CROWD_OK && crowd_hits_remove(g->hits, hit.index) == CROWD_OK) {
         g->kills++;
         crowd_gl_paint_burst(g->paint, t, hit.point, rgba, DROPLETS_PER_HIT, 4.5f, g->rounds, NULL);
     } else if (ground) {

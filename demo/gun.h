@@ -1,6 +1,6 @@
 /* Gun mode (G): the paint minigun. The walk camera at the altitude it was entered at (WASD moves,
  * E/Q fly up and down), the pointer locked on a click, LMB held fires 20 rounds a second straight
- * at the crosshair: crowd_raycast finds the first instance, crowd_kill removes it (indices stay
+ * at the crosshair: crowd_raycast finds the first instance, crowd_remove removes it (and crowd_hits_remove from the hit index) (indices stay
  * dense) and it bursts into paint droplets that speckle the floor where they land
  * (crowdbake/paint.h). R respawns the crowd to the editor count: the fallen stand up where they
  * fell. A client of the public API only. */
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "crowdbake/crowd.h"
+#include "crowdbake/hits.h"
 
 typedef struct demo_gun demo_gun;
 

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "core/error.h"
+#include "crowdbake/sim.h"
 #include "demo/gpu_path.h"
 #include "scene/scene.h"
 

@@ -6,6 +6,7 @@
 #define CROWD_DEMO_MENAGERIE_H
 
 #include "crowdbake/gl.h"
+#include "crowdbake/sim.h"
 #include "demo/camera.h"
 #include "gl/gl_api.h"
 

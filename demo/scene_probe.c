@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "crowdbake/sim.h"
 #include "scene/scene.h"
 
 static double now_ms(void)

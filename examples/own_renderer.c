@@ -18,6 +18,7 @@
 
 #include "crowdbake/bake.h"
 #include "crowdbake/gl.h"
+#include "crowdbake/sim.h"
 
 #define W 320
 #define H 200

@@ -12,6 +12,7 @@
 #include "check.h"
 #include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
+#include "crowdbake/sim.h"
 #include "test_support.h"
 
 #ifdef CROWD_TEST_GL

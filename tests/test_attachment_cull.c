@@ -14,6 +14,7 @@
 #include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/gl.h"
+#include "crowdbake/sim.h"
 #include "gl/gl_api.h"
 #include "gl/gpu_crowd.h"
 #include "gl_fixture.h"

@@ -6,9 +6,10 @@
 
 #include "check.h"
 #include "crowd/crowd_internal.h" /* white box: re-layout counts */
-#include "crowd/sim_internal.h"   /* white box: the simulation without sleep */
-#include "crowd/sim_step.h"       /* white box: far agents' rates and gathering */
 #include "crowdbake/crowd.h"
+#include "crowdbake/sim.h"
+#include "sim/sim_step.h"    /* white box: the far walk's rules */
+#include "sim/sim_testing.h" /* the simulation without sleep, and its other references */
 #include "test_support.h"
 
 /* An instance's record as if written now: its position extrapolated to the crowd's time. */
@@ -692,7 +693,8 @@ static void far_crowd_pairs_seen(int separation, uint32_t interval, uint32_t off
         .target = c, .seed = 9, .separation = separation, .lod_interval = interval, .offscreen_interval = offscreen};
     REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
-    sim->gather_now = now;
+    struct sim_test_hooks hooks = {.gather_now = now};
+    sim_testing_set_hooks(sim, &hooks);
     crowd_view v; /* every chunk beyond lod_distance (40 m); in view, or behind the camera */
     test_view_at(&v, 400, 60, 0, seen ? 0.0f : 800.0f, seen ? 0.0f : 60.0f, 0);
     crowd_update(c, 1.0f / 60.0f, &v);
@@ -744,6 +746,7 @@ static void neighbours_cover(cover_case cc)
     crowd_sim *sim[2];
     crowd_view v;
     test_view_at(&v, 12, 10, cc.eye_z, 0, 1.2f, 0);
+    const struct sim_test_hooks hooks[2] = {{.every_edge = false}, {.every_edge = true}};
     for (int k = 0; k < 2; k++) {
         crowd_desc d = {
             .asset = &asset, .capacity = n, .world_size = world, .chunk_size = cc.chunk, .threads = test_threads()};
@@ -756,7 +759,7 @@ static void neighbours_cover(cover_case cc)
                              .lod_interval = cc.lod_interval};
         REQUIRE(crowd_sim_create(&sd, &sim[k], NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim[k], n) == CROWD_OK);
-        sim[k]->every_edge = k == 1;
+        sim_testing_set_hooks(sim[k], &hooks[k]);
     }
     const uint32_t dim = (uint32_t)world, cap = c[0]->slot_capacity; /* a 1 m grid of slots, through `next` */
     uint32_t *head = malloc(sizeof *head * dim * dim), *next = malloc(sizeof *next * cap);
@@ -790,8 +793,8 @@ static void neighbours_cover(cover_case cc)
                 crowd_rec_turn_velocity(r, t_next, u);
                 bound = crowd_rec_speed_bound(r);
             } else {
-                u[0] = crowd_float_from_half(r->velocity & 0xFFFFu);
-                u[1] = crowd_float_from_half(r->velocity >> 16);
+                u[0] = crowd_rec_unhalf(r->velocity & 0xFFFFu);
+                u[1] = crowd_rec_unhalf(r->velocity >> 16);
                 bound = fabsf(u[0]) + fabsf(u[1]);
             }
             uint32_t g = region_of[s], chunk = g < w->cell_count ? g : crowd_chunk_at(&grid, p);
@@ -941,7 +944,8 @@ static void offscreen_interval_keeps_the_view(void)
         crowd_sim_desc sd = {.target = c, .seed = 9, .separation = 1, .offscreen_interval = k == 0 ? 0 : 4};
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
-        sim->gather_now = k == 2;
+        struct sim_test_hooks hooks = {.gather_now = k == 2};
+        sim_testing_set_hooks(sim, &hooks);
         crowd_view v;
         for (int f = 0; f <= 480; f++) {
             float a = 0.01f * (float)f; /* 0.6 rad/s, 85 m out, 20 m up, looking 45 degrees to the side */
@@ -1089,13 +1093,13 @@ static void regions_under_motion(void)
             failures += mirror_check(c, f, &m);
             missed += missed_visible(c, &v, &m);
             if (frame == 10) { /* the first frames lay out and spread slack */
-                layouts = c->layouts;
-                grows = c->grows;
-                regroups = c->regroups;
+                layouts = c->work.layouts;
+                grows = c->work.grows;
+                regroups = c->work.regroups;
             }
         }
         const char *name = crowd_scenario_name(runs[run].scenario);
-        layouts = c->layouts - layouts, grows = c->grows - grows, regroups = c->regroups - regroups;
+        layouts = c->work.layouts - layouts, grows = c->work.grows - grows, regroups = c->work.regroups - regroups;
         CHECKF(missed == 0, "%s: %d visible instances not drawn", name, missed);
         CHECKF(layouts == 0, "%s, still camera: %u re-layouts in 140 frames", name, layouts);
         if (runs[run].scenario == CROWD_SCENARIO_GATHER) /* chunks fill up: regions borrow slack */
@@ -1160,22 +1164,22 @@ static void regions_at_the_limits(void)
     scatter(c, many, 23);
     m = mirror_make(c, many);
     mirror_check(c, crowd_update(c, 0.1f, &v), &m);
-    uint32_t layouts = c->layouts;
+    uint32_t layouts = c->work.layouts;
     for (uint32_t i = 0; i < many; i++) /* everyone somewhere else at once */
         crowd_set_transform(c, i, -60.0f + 0.05f * (float)i, 0.0f, 5.0f, 0.0f);
     const crowd_frame *f = crowd_update(c, 0.1f, &v);
     mirror_check(c, f, &m);
-    CHECK(c->layouts == layouts + 1);
+    CHECK(c->work.layouts == layouts + 1);
     scatter(c, many, 23); /* and back */
     mirror_check(c, crowd_update(c, 0.1f, &v), &m);
-    layouts = c->layouts; /* a chunk filling up one by one: its region grows, no re-layout */
-    uint32_t grows = c->grows;
+    layouts = c->work.layouts; /* a chunk filling up one by one: its region grows, no re-layout */
+    uint32_t grows = c->work.grows;
     for (uint32_t i = 0; i < 400; i++) {
         crowd_set_transform(c, i, 1.0f + 0.02f * (float)i, 0.0f, 1.0f, 0.0f);
         mirror_check(c, crowd_update(c, 0.1f, &v), &m);
     }
-    CHECKF(c->layouts == layouts && c->grows > grows, "%u re-layouts, %u grows", c->layouts - layouts,
-           c->grows - grows);
+    CHECKF(c->work.layouts == layouts && c->work.grows > grows, "%u re-layouts, %u grows", c->work.layouts - layouts,
+           c->work.grows - grows);
     crowd_destroy(c);
     mirror_free(&m);
 }
@@ -1456,7 +1460,7 @@ static void one_shot_clips(void)
 static void sim_state_and_spawn_options(void)
 {
     crowd *c = make_crowd(500, 24.0f);
-    CHECK(c->agents == NULL && c->drift == NULL && c->agents_back == NULL);
+    CHECK(!crowd_client_attached(c));
     crowd_sim *sim = NULL, *second = NULL;
     crowd_error err;
     const char *const run_only[] = {"run"};
@@ -1469,7 +1473,7 @@ static void sim_state_and_spawn_options(void)
                                    .gait_clips = run_only,
                                    .gait_clip_count = 1}};
     REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
-    CHECK(c->agents != NULL && c->drift != NULL);
+    CHECK(crowd_client_attached(c));
     CHECK(crowd_sim_create(&sd, &second, &err) == CROWD_ERROR_ARGUMENT && !second && strstr(err.message, "already"));
     REQUIRE(crowd_sim_spawn(sim, 500) == CROWD_OK);
     crowd_view v;
@@ -1489,7 +1493,7 @@ static void sim_state_and_spawn_options(void)
     CHECKF(odd == 0 && walking == 0 && running > 100, "%u off the options, %u walking, %u running", odd, walking,
            running);
     crowd_sim_destroy(sim);
-    CHECK(c->agents == NULL);
+    CHECK(!crowd_client_attached(c));
     const char *const nope[] = {"moonwalk"};
     sd.spawn = (crowd_spawn_options){.gait_clips = nope, .gait_clip_count = 1};
     CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "moonwalk"));
@@ -1532,7 +1536,7 @@ static void get_is_const(void)
         for (int k = 0; k < 3; k++) {
             test_view_at(&v, 28.0f + 90.0f * (float)k, 16, 44, 0, 1.2f, 0);
             const crowd_frame *f = crowd_update(c, 0.1f, &v);
-            CHECK(!c->index_map_stale);
+            CHECK(!crowd_is_stale(c, CROWD_STALE_INDEX_MAP));
             uint32_t wrong = 0;
             for (uint32_t s = 0; s < f->record_count; s++) {
                 uint32_t index = crowd_index_of_slot(c, s);
@@ -1691,6 +1695,7 @@ static void sleepers_exact(sleep_case mode)
     const crowd_obstacle obstacles[3] = {{5.0f, 7.0f, 2.0f}, {-20.0f, 14.0f, 3.0f}, {30.0f, -25.0f, 1.5f}};
     crowd *c[2];
     crowd_sim *sim[2];
+    struct sim_test_hooks hooks[2];
     crowd_view v;
     /* far_turns: the camera 400 m off makes every chunk far, visible or not, so both crowds re-plan
      * the same chunks at the lower rate, and far agents' turns are closed-form records that sleep */
@@ -1702,7 +1707,7 @@ static void sleepers_exact(sleep_case mode)
     for (int k = 0; k < 2; k++) {
         crowd_desc d = small_world_desc(n);
         d.far_pool = pool ? 0 : d.far_pool;
-        if (mode == SLEEP_FAR_LATE) { /* (where sleepers wake at their chunk's edge without sim.c's
+        if (mode == SLEEP_FAR_LATE) { /* (where sleepers wake at their chunk's edge without the sleepers'
                                          wake_margin, chunk counts and bounds go wrong here) */
             d.world_size = 3000.0f;
             d.chunk_size = 24.0f;
@@ -1724,9 +1729,10 @@ static void sleepers_exact(sleep_case mode)
                              .offscreen_interval = mode == SLEEP_SEPARATED_OFFSCREEN_ONLY ? 8 : 0};
         REQUIRE(crowd_sim_create(&sd, &sim[k], NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim[k], n) == CROWD_OK);
-        sim[k]->no_sleep = k == 1;
-        /* (by a pattern, not by the view: sleepers' wider bounds may see a chunk the exact ones cull) */
-        sim[k]->offscreen_stripes = stripes;
+        /* (offscreen chunks by a pattern, not by the view: sleepers' wider bounds may see a chunk the
+         * exact ones cull) */
+        hooks[k] = (struct sim_test_hooks){.no_sleep = k == 1, .offscreen_stripes = stripes};
+        sim_testing_set_hooks(sim[k], &hooks[k]);
     }
     uint32_t differ = 0, bytes_differ = 0, miscounted = 0, outside = 0, most_asleep = 0;
     uint64_t asleep_frames = 0, pooled = 0, resting = 0;
@@ -1785,10 +1791,11 @@ static void sleepers_exact(sleep_case mode)
         }
         for (uint32_t i = 0; i < w->cell_count; i++)
             miscounted += count[i] != w->cells[i].count;
+        const sim_sleep zs = sim_sleep_of(sim[0]);
         for (uint32_t s = 0; s < w->slots; s++) {
             turning_asleep +=
-                w->index_of_slot[s] < w->count && (w->records[s].clips & CROWD_RECORD_TURN) && w->sleep.cell[s] != 0;
-            resting += w->index_of_slot[s] < w->count && w->sleep.cell[s] > w->sleep.resting;
+                w->index_of_slot[s] < w->count && (w->records[s].clips & CROWD_RECORD_TURN) && zs.cell[s] != 0;
+            resting += w->index_of_slot[s] < w->count && zs.cell[s] > zs.resting;
         }
     }
     if (far_turns) {

@@ -8,8 +8,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "crowd/crowd_internal.h" /* coverage_sorts, coverage_moves */
+#include "crowd/crowd_testing.h" /* the work counters */
 #include "crowdbake/crowd.h"
+#include "crowdbake/sim.h"
 #include "test_support.h"
 
 static crowd_bake_output baked;
@@ -96,7 +97,7 @@ static crowd *run_frames(crowd_lod_policy policy, bool gpu_driven, crowd_sim **s
     test_view_at(v, 28.0f, 16.0f, 44.0f, 0.0f, 1.2f, 0.0f);
     crowd_set_gpu_driven(c, gpu_driven);
     memset(out, 0, sizeof *out);
-    uint64_t seed = 3, reorders = c->coverage_sorts + c->coverage_moves;
+    uint64_t seed = 3, reorders = c->work.coverage_sorts + c->work.coverage_moves;
     for (int frame = 0; frame < 150; frame++) {
         if (frame % 5 == 4)
             crowd_remove(c, (uint32_t)(test_uniform(&seed) * crowd_count(c)));
@@ -116,7 +117,7 @@ static crowd *run_frames(crowd_lod_policy policy, bool gpu_driven, crowd_sim **s
         out->fades[frame] = f->stats.fades_active;
         out->max_fades = f->stats.fades_active > out->max_fades ? f->stats.fades_active : out->max_fades;
     }
-    out->reorders = c->coverage_sorts + c->coverage_moves - reorders;
+    out->reorders = c->work.coverage_sorts + c->work.coverage_moves - reorders;
     out->count = crowd_count(c);
     out->final = calloc(out->count, sizeof(crowd_record));
     if (!out->final)
@@ -172,7 +173,7 @@ static void frames_feed_a_gpu_pass(void)
 
         /* back to the CPU's culling: a draw list again, the coverage policy sorting by level first */
         crowd_set_gpu_driven(c, false);
-        uint64_t before = c->coverage_sorts + c->coverage_moves;
+        uint64_t before = c->work.coverage_sorts + c->work.coverage_moves;
         const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &v);
         uint32_t bad = gpu_copy_check(&g, c, f), histogram = 0;
         for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
@@ -181,7 +182,8 @@ static void frames_feed_a_gpu_pass(void)
                "%s, CPU culling again: %u bad, %u draws, %u submitted, histogram %u", name, bad, f->draw_count,
                f->stats.submitted, histogram);
         if (policy)
-            CHECKF(c->coverage_sorts + c->coverage_moves > before, "coverage: the slots were not re-ordered by level");
+            CHECKF(c->work.coverage_sorts + c->work.coverage_moves > before,
+                   "coverage: the slots were not re-ordered by level");
         free(gpu.final);
         free(cpu.final);
         gpu_copy_free(&g);

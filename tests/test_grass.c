@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/view_matrices.h"
 #include "common/cbmath.h"
+#include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/gl.h"
 #include "crowdbake/grass.h"

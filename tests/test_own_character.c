@@ -12,10 +12,11 @@
 #include "check.h"
 
 #define PI 3.14159265358979323846
-#include "common/view_matrices.h"
 #include "common/cbmath.h"
+#include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/gltf.h"
+#include "crowdbake/sim.h"
 #include "dress.h"
 #include "test_support.h"
 

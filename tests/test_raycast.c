@@ -1,5 +1,5 @@
 /* crowd_raycast against brute force over every instance: the same first hit (index and distance,
- * bit for bit) for thousands of random rays, at a small fraction of the cylinders tested. crowd_kill
+ * bit for bit) for thousands of random rays, at a small fraction of the cylinders tested. kill
  * and the respawn (crowd_set_count): every other instance's state bit for bit, the fallen back where
  * they fell, no round ever hitting a dead one. */
 #include <math.h>
@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "crowd/crowd_internal.h" /* the simulation's per-slot state, to compare it bit for bit */
 #include "crowdbake/crowd.h"
+#include "crowdbake/hits.h"
+#include "crowdbake/sim.h"
+#include "sim/sim_testing.h" /* the simulation's per-slot state, to compare it bit for bit */
 #include "test_support.h"
 
 static crowd_bake_output baked;
@@ -116,19 +118,24 @@ static void raycast_matches_brute_force(void)
 /* Everything the crowd keeps per instance: the record and the simulation's state. */
 typedef struct instance_state {
     crowd_record record;
-    crowd_agent agent;
-    crowd_drift drift;
+    sim_agent agent;
+    sim_drift drift;
 } instance_state;
 
-static instance_state state_of(crowd *c, uint32_t index)
+static instance_state state_of(crowd *c, crowd_sim *sim, uint32_t index)
 {
     instance_state st;
     memset(&st, 0, sizeof st); /* padding compares too */
-    uint32_t slot = crowd_slot_of(c, index);
-    st.record = c->records[slot];
-    st.agent = c->agents[slot];
-    st.drift = c->drift[slot];
+    crowd_get(c, index, &st.record);
+    sim_testing_agent(sim, index, &st.agent, &st.drift);
     return st;
+}
+
+/* A round hit instance `index`: it leaves the crowd (crowd_remove) and the hit index the same way. */
+static crowd_result kill_instance(crowd *c, crowd_hits *h, uint32_t index)
+{
+    crowd_result r = crowd_remove(c, index);
+    return r == CROWD_OK ? crowd_hits_remove(h, index) : r;
 }
 
 /* Kills by rounds fired into a wandering, separating crowd; who[i] follows which original agent each
@@ -160,17 +167,18 @@ static void kill_and_respawn(void)
     static bool dead[EDITOR];
     float fell[EDITOR][3];
     for (uint32_t i = 0; i < EDITOR; i++) {
-        before[i] = state_of(c, i);
+        before[i] = state_of(c, sim, i);
         who[i] = i;
         dead[i] = false;
     }
     float t_kill = crowd_time(c);
 
     /* bad input: nothing changes */
-    CHECK(crowd_kill(NULL, NULL, 0) == CROWD_ERROR_ARGUMENT);
-    CHECK(crowd_kill(c, NULL, EDITOR) == CROWD_ERROR_ARGUMENT);
-    CHECK(strstr(crowd_last_error(c)->message, "crowd_kill") != NULL);
-    CHECK(crowd_kill(c, h_other, 0) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_remove(NULL, 0) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_remove(c, EDITOR) == CROWD_ERROR_ARGUMENT);
+    CHECK(strstr(crowd_last_error(c)->message, "crowd_remove") != NULL);
+    CHECK(crowd_hits_remove(NULL, 0) == CROWD_ERROR_ARGUMENT);
+    CHECK(crowd_hits_remove(h_other, EDITOR + 1) == CROWD_ERROR_ARGUMENT); /* past the count it had */
     CHECK(crowd_count(c) == EDITOR);
 
     uint64_t rng = 99;
@@ -186,10 +194,10 @@ static void kill_and_respawn(void)
             continue;
         uint32_t count = crowd_count(c), victim = who[a.index];
         CHECK(a.index < count && !dead[victim]);
-        at_kill[victim] = state_of(c, a.index);
+        at_kill[victim] = state_of(c, sim, a.index);
         crowd_record_position(&at_kill[victim].record, t_kill, fell[victim]);
-        REQUIRE(crowd_kill(c, h, a.index) == CROWD_OK);
-        CHECK(crowd_kill(c, h, count - 1) == CROWD_ERROR_ARGUMENT); /* the dead one's index is past the count */
+        REQUIRE(kill_instance(c, h, a.index) == CROWD_OK);
+        CHECK(kill_instance(c, h, count - 1) == CROWD_ERROR_ARGUMENT); /* the dead one's index is past the count */
         dead[victim] = true;
         who[a.index] = who[count - 1];
         kills++;
@@ -207,7 +215,7 @@ static void kill_and_respawn(void)
     /* indices stay dense, every survivor bit for bit what it was */
     uint32_t changed = 0;
     for (uint32_t i = 0; i < crowd_count(c); i++) {
-        instance_state now = state_of(c, i);
+        instance_state now = state_of(c, sim, i);
         changed += dead[who[i]] || memcmp(&now, &before[who[i]], sizeof now) != 0;
     }
     CHECKF(changed == 0, "%u survivors changed state when others were killed", changed);
@@ -231,11 +239,11 @@ static void kill_and_respawn(void)
     /* respawn to the editor count: the survivors untouched, the fallen back where they fell, as they were */
     uint32_t survivors = crowd_count(c);
     for (uint32_t i = 0; i < survivors; i++)
-        before[who[i]] = state_of(c, i);
+        before[who[i]] = state_of(c, sim, i);
     REQUIRE(crowd_set_count(c, EDITOR) == CROWD_OK);
     changed = 0;
     for (uint32_t i = 0; i < survivors; i++) {
-        instance_state now = state_of(c, i);
+        instance_state now = state_of(c, sim, i);
         changed += memcmp(&now, &before[who[i]], sizeof now) != 0;
     }
     CHECKF(changed == 0, "%u survivors changed state at the respawn", changed);
@@ -243,7 +251,7 @@ static void kill_and_respawn(void)
     float now_t = crowd_time(c), worst = 0.0f;
     for (uint32_t i = survivors; i < EDITOR; i++) {
         /* the last killed comes back first (index survivors), the first killed last */
-        instance_state now = state_of(c, i);
+        instance_state now = state_of(c, sim, i);
         uint32_t id = UINT32_MAX;
         for (uint32_t k = 0; k < EDITOR && id == UINT32_MAX; k++)
             if (dead[k] && memcmp(&now.agent, &at_kill[k].agent, sizeof now.agent) == 0 &&

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "crowd/crowd_internal.h" /* bins_reused, crowd_frustum_planes */
+#include "crowd/crowd_testing.h" /* the work counters */
 #include "crowdbake/crowd.h"
 #include "test_support.h"
 
@@ -93,7 +93,7 @@ static void settled_grid_is_reused(void)
               *twin = scattered((crowd_lod_policy)policy, n, threads);
         crowd_view v;
         test_view_at(&v, 28.0f, 16.0f, 44.0f, 0.0f, 1.2f, 0.0f);
-        uint32_t differ = 0, twin_reused = twin->bins_reused;
+        uint32_t differ = 0, twin_reused = twin->work.bins_reused;
         for (int frame = 0; frame < 40; frame++) {
             if (frame >= 20) /* the camera moves: culling and levels change, the grid does not */
                 test_view_at(&v, 28.0f + 2.0f * (float)(frame - 20), 16.0f, 44.0f - (float)(frame - 20), 0.0f, 1.2f,
@@ -102,13 +102,13 @@ static void settled_grid_is_reused(void)
             const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &v);
             differ += !same_frame(f, crowd_update(twin, 1.0f / 60.0f, &v)) || missed(c, f, &v);
         }
-        uint32_t reused = c->bins_reused;
+        uint32_t reused = c->work.bins_reused;
         if (threads > 1 && !policy) /* the pool did the binning here (a region layout, enough instances) */
             CHECKF(crowd_tasks_enabled(c), "%s: binning never ran on the pool", name);
         CHECKF(differ == 0, "%s: %u of 40 frames differ from a crowd binned every frame", name, differ);
         /* the first update bins (the instances were placed); the 39 after it reuse the grid */
-        CHECKF(reused == 39 && twin->bins_reused == twin_reused, "%s: grid reused %u times (twin %u)", name, reused,
-               twin->bins_reused - twin_reused);
+        CHECKF(reused == 39 && twin->work.bins_reused == twin_reused, "%s: grid reused %u times (twin %u)", name,
+               reused, twin->work.bins_reused - twin_reused);
 
         /* each of these bins again, and the frame after still matches the twin */
         struct {
@@ -142,19 +142,19 @@ static void settled_grid_is_reused(void)
                 }
                 }
             }
-            uint32_t before = c->bins_reused;
+            uint32_t before = c->work.bins_reused;
             const crowd_frame *f = crowd_update(c, 0.1f, &v);
             bool same = same_frame(f, crowd_update(twin, 0.1f, &v)) && !missed(c, f, &v);
-            CHECKF(c->bins_reused == before && same, "%s, %s: %s, %s", name, changes[k].what,
-                   c->bins_reused == before ? "binned" : "the grid was reused",
+            CHECKF(c->work.bins_reused == before && same, "%s, %s: %s, %s", name, changes[k].what,
+                   c->work.bins_reused == before ? "binned" : "the grid was reused",
                    same ? "same frame" : "frames differ or a visible instance is not drawn");
             /* a moving instance or a running fade keeps it binning; then it settles again */
             uint32_t binned_while = 0;
             for (int frame = 0; frame < 6; frame++) {
-                before = c->bins_reused;
+                before = c->work.bins_reused;
                 f = crowd_update(c, 0.1f, &v);
                 same = same_frame(f, crowd_update(twin, 0.1f, &v)) && !missed(c, f, &v);
-                binned_while += c->bins_reused == before;
+                binned_while += c->work.bins_reused == before;
                 CHECKF(same, "%s, %s: frame %d after differs", name, changes[k].what, frame);
             }
             if (changes[k].step == 0) /* walking on: never settled */

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
+#include "crowdbake/sim.h"
 #include "test_support.h"
 
 #define AGENTS 100000u

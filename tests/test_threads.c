@@ -11,8 +11,9 @@
 #include "check.h"
 #include "common/view_matrices.h"
 #include "core/pool.h"
-#include "crowd/crowd_internal.h" /* white box: whether the walk really was split */
+#include "crowd/crowd_testing.h" /* white box: whether the walk really was split, the reference sort */
 #include "crowdbake/crowd.h"
+#include "crowdbake/sim.h"
 #include "test_support.h"
 
 static crowd_bake_output baked;
@@ -194,6 +195,7 @@ static void coverage_moves_match_the_full_sort(void)
 {
     const uint32_t n = 20000, frames = 90;
     crowd *c[2] = {NULL, NULL};
+    static const struct crowd_test_hooks reference = {.coverage_full_sort = true};
     for (int k = 0; k < 2; k++) {
         crowd_desc d = {.asset = &asset,
                         .capacity = n,
@@ -202,7 +204,7 @@ static void coverage_moves_match_the_full_sort(void)
                         .lod_policy = CROWD_LOD_SCREEN_COVERAGE,
                         .vertex_budget = 3000000};
         REQUIRE(crowd_create(&d, &c[k], NULL) == CROWD_OK);
-        c[k]->coverage_full_sort = k == 1;
+        crowd_testing_set_hooks(c[k], k == 1 ? &reference : NULL);
         uint64_t rng = 5;
         crowd_set_count(c[k], n);
         for (uint32_t i = 0; i < n; i++) {
@@ -255,8 +257,8 @@ static void coverage_moves_match_the_full_sort(void)
         differ += memcmp(&x, &y, sizeof x) != 0;
     }
     CHECKF(!differ, "%u records differ", differ);
-    CHECKF(c[0]->coverage_moves > frames / 2 && c[1]->coverage_moves == 0, "%u updates moved slots, %u sorted",
-           c[0]->coverage_moves, c[0]->coverage_sorts);
+    CHECKF(c[0]->work.coverage_moves > frames / 2 && c[1]->work.coverage_moves == 0,
+           "%u updates moved slots, %u sorted", c[0]->work.coverage_moves, c[0]->work.coverage_sorts);
     printf("     coverage policy, %u frames: %.1f MB uploaded moving the changed (full sort: %.1f MB)\n", frames,
            (double)moved_bytes[0] / 1048576.0, (double)moved_bytes[1] / 1048576.0);
     free(lists[0]);

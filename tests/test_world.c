@@ -9,6 +9,7 @@
 #include "check.h"
 #include "crowdbake/critters.h"
 #include "crowdbake/crowd.h"
+#include "crowdbake/sim.h"
 #include "test_support.h"
 
 static crowd_bake_output baked[2];

@@ -24,6 +24,7 @@
 #include "common/view_matrices.h"
 #include "crowdbake/gl.h"
 #include "crowdbake/rig.h"
+#include "crowdbake/sim.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "scene/scene.h"

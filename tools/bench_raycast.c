@@ -2,7 +2,7 @@
  * of the ground within 120 m of the world's centre, against a wandering crowd (the benchmark scene:
  * 420 m world, 24 m chunks, obstacles). Reports crowd_hits_update (the per-frame re-bucketing, once
  * per frame that fires), the grid raycast per round (median of 5 batches of 20,000 rounds), the
- * cylinders it tested, and brute force over every instance on 200 rounds. Then crowd_kill on 1 % of the
+ * cylinders it tested, and brute force over every instance on 200 rounds. Then kills (crowd_remove and crowd_hits_remove) on 1 % of the
  * crowd (random live indices, the hit index kept in step), the respawn (crowd_set_count back to the
  * count) and the crowd_update after it, which lays the records out afresh. */
 #include "bench_raycast.h"
@@ -12,6 +12,8 @@
 #include <stdlib.h>
 
 #include "crowdbake/crowd.h"
+#include "crowdbake/hits.h"
+#include "crowdbake/sim.h"
 #include "scene/scene.h"
 #include "tool_support.h"
 
@@ -34,7 +36,7 @@ static void round_ray(uint64_t *state, float d[3])
 
 typedef struct kill_figures {
     uint32_t killed;
-    double kill_us;                /* crowd_kill (with the hit index), per kill */
+    double kill_us;                /* crowd_remove and crowd_hits_remove, per kill */
     double respawn_ms;             /* crowd_set_count back to the editor count */
     double update_ms, relayout_ms; /* crowd_update before the kills, and the one after the respawn */
 } kill_figures;
@@ -53,7 +55,9 @@ static void bench_kills(crowd *c, crowd_sim *sim, crowd_hits *h, uint32_t count,
     t0 = tool_now_ms();
     for (uint32_t i = 0; i < f->killed; i++) {
         state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
-        crowd_kill(c, h, (uint32_t)((state * 2685821657736338717ull) >> 33) % crowd_count(c));
+        uint32_t victim = (uint32_t)((state * 2685821657736338717ull) >> 33) % crowd_count(c);
+        crowd_remove(c, victim);
+        crowd_hits_remove(h, victim);
     }
     f->kill_us = (tool_now_ms() - t0) * 1e3 / f->killed;
     t0 = tool_now_ms();
@@ -134,8 +138,9 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
     printf("hits update: crowd_hits_update (medians of %d frames); ns / round: crowd_raycast, median of %d batches\n"
            "of %u rounds; tested: cylinders per round; brute: every instance, %u rounds.\n",
            BATCHES, BATCHES, RAYS, BRUTE_RAYS);
-    printf("\nkills (crowd_kill with the hit index, 1 %% of the crowd at random) and the respawn (crowd_set_count\n"
-           "back to the editor count; the next crowd_update lays the records out afresh):\n");
+    printf(
+        "\nkills (crowd_remove and crowd_hits_remove, 1 %% of the crowd at random) and the respawn (crowd_set_count\n"
+        "back to the editor count; the next crowd_update lays the records out afresh):\n");
     printf("%9s %8s %10s %12s %12s %14s\n", "instances", "killed", "us / kill", "respawn ms", "update ms",
            "next update ms");
     // cppcheck-suppress knownConditionTrueFalse ; false positive: n is the caller's row count (1..16)

@@ -17,6 +17,7 @@
 #include "common/view_matrices.h"
 #include "crowdbake/critters.h"
 #include "crowdbake/crowd.h"
+#include "crowdbake/sim.h"
 #include "scene/scene.h"
 #include "tool_support.h"
 

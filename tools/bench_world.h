@@ -3,6 +3,7 @@
 #define CROWD_TOOLS_BENCH_WORLD_H
 
 #include "crowdbake/asset.h"
+#include "crowdbake/sim.h"
 
 /* For each total: one kind (asset) with every instance, against asset + two baked critters in a
  * crowd_world sharing it (with and without the separation across kinds); prints a table, non-zero

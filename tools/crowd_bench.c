@@ -15,6 +15,8 @@
 #include "bench_world.h"
 #include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
+#include "crowdbake/hits.h"
+#include "crowdbake/sim.h"
 #include "scene/scene.h"
 #include "tool_support.h"
 #ifdef CROWD_BENCH_RENDER

@@ -235,13 +235,8 @@ crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *erro
             *error = c->last_error;
         return r;
     }
-    if (resolved.lod_policy != c->desc.lod_policy) { /* the other policy orders slots its own way */
-        c->layout_valid = false;
-        c->binned = false;
-    }
+    crowd_note(c, resolved.lod_policy != c->desc.lod_policy ? CROWD_CHANGED_POLICY : CROWD_CHANGED_SETTINGS);
     apply_settings(c, &resolved);
-    c->grid_settled = false;
-    c->sleep_stale = true; /* distances and levels may change what the simulation may skip */
     return CROWD_OK;
 }
 
@@ -253,16 +248,6 @@ void crowd_destroy(crowd *c)
         return;
     crowd_free(c->records);
     crowd_free(c->records_back);
-    crowd_free(c->agents); /* the sim's, when one is still attached */
-    crowd_free(c->agents_back);
-    crowd_free(c->drift);
-    crowd_free(c->drift_back);
-    crowd_free(c->sleep.until);
-    crowd_free(c->sleep.cell);
-    crowd_free(c->sleep_back.until);
-    crowd_free(c->sleep_back.cell);
-    crowd_free(c->task_sleepers);
-    crowd_free(c->task_sleep_touched);
     crowd_free(c->index_of_slot);
     crowd_free(c->index_back);
     crowd_free(c->dirty);
@@ -305,6 +290,7 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     c->asset = c->desc.asset;
     c->capacity = c->desc.capacity;
     c->stride_matching = true;
+    c->stale = CROWD_STALE_BINNING | CROWD_STALE_GRID | CROWD_STALE_LAYOUT; /* nothing binned or laid out yet */
     c->world_min = -0.5f * c->desc.world_size;
     c->grid_dim = (uint32_t)ceil((double)c->desc.world_size / c->desc.chunk_size);
     if (c->grid_dim == 0)
@@ -355,37 +341,17 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
     return CROWD_OK;
 }
 
-/* ---- the simulation's per-slot state ---------------------------------------------------------- */
-
-void crowd_attach_sim_state(crowd *c, crowd_agent *agents, crowd_agent *agents_back, crowd_drift *drift,
-                            crowd_drift *drift_back)
-{
-    c->agents = agents;
-    c->agents_back = agents_back;
-    c->drift = drift;
-    c->drift_back = drift_back;
-    c->has_sim = true;
-}
-
-void crowd_detach_sim_state(crowd *c)
-{
-    c->agents = c->agents_back = NULL;
-    c->drift = c->drift_back = NULL;
-    c->has_sim = false;
-}
-
 /* ---- instances -------------------------------------------------------------------------------- */
 
 /* A refused call: the reason into crowd_last_error. */
 #define REFUSE(c, ...) crowd_fail(&(c)->last_error, CROWD_ERROR_ARGUMENT, __VA_ARGS__)
 
-/* A setter wrote a slot outside the simulation's pass: its region's dirty flag is not set, so the
- * next upload scan looks everywhere (still cheap: clean bytes are skipped word by word). */
-static void touch(crowd *c, uint32_t slot)
+/* A setter wrote a slot outside a walk: its region's dirty flag is not set, so the next upload scan
+ * looks everywhere (still cheap: clean bytes are skipped word by word). */
+static void touch(crowd *c, uint32_t slot, crowd_change change)
 {
     c->dirty[slot] = 1;
-    c->dirty_unbinned = true;
-    c->sleep_stale = true; /* the simulation's sleepers assumed their records unchanged */
+    crowd_note(c, change);
 }
 
 void crowd_rebuild_index_map(crowd *c)
@@ -393,12 +359,12 @@ void crowd_rebuild_index_map(crowd *c)
     for (uint32_t s = 0; s < c->slots; s++)
         if (c->index_of_slot[s] != CROWD_HOLE)
             c->slot_of_index[c->index_of_slot[s]] = s;
-    c->index_map_stale = false;
+    crowd_refreshed(c, CROWD_STALE_INDEX_MAP);
 }
 
 uint32_t crowd_slot_of(crowd *c, uint32_t index)
 {
-    if (c->index_map_stale) /* a sort moved records within this update */
+    if (crowd_is_stale(c, CROWD_STALE_INDEX_MAP)) /* a sort moved records within this update */
         crowd_rebuild_index_map(c);
     return c->slot_of_index[index];
 }
@@ -433,11 +399,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         uint32_t slot = c->slots++, index = c->instances++;
         c->cell_of_slot[slot] = CROWD_PARKED_CELL;
         default_record(c, &c->records[slot]);
-        if (c->has_sim) {
-            memset(&c->agents[slot], 0, sizeof c->agents[slot]);
-            c->drift[slot] = (crowd_drift){0.0f, 0.0f};
-            crowd_sleep_wake(c->sleep, slot);
-        }
+        crowd_client_zero(c, slot);
         c->index_of_slot[slot] = index;
         c->slot_of_index[index] = slot;
         c->dirty[slot] = 1;
@@ -454,10 +416,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         c->dirty[c->slot_of_index[i]] = 1;
     }
     c->count = count;
-    c->binned = false;
-    c->grid_settled = false;
-    c->layout_valid = false; /* parked and revived instances change region: lay out afresh */
-    c->sleep_stale = true;
+    crowd_note(c, CROWD_CHANGED_COUNT); /* parked and revived instances change region: laid out afresh */
     return CROWD_OK;
 }
 
@@ -471,16 +430,20 @@ void crowd_unturn_slot(crowd *c, uint32_t slot)
     crowd_record *r = &c->records[slot];
     if (!crowd_rec_turning(r))
         return;
-    if (c->agents) /* the simulation steers on from the velocity the record has now */
-        crowd_rec_turn_velocity(r, (float)c->time, c->agents[slot].velocity);
+    const crowd_client *client = &c->client.client;
+    if (c->client.attached && client->unturned) { /* a simulation steers on from the velocity it has now */
+        float v[2];
+        crowd_rec_turn_velocity(r, (float)c->time, v);
+        client->unturned(client->user, slot, v);
+    }
     crowd_rec_anchor(r, (float)c->time);
     c->dirty[slot] = 1;
 }
 
-static crowd_record *record_of(crowd *c, uint32_t index)
+static crowd_record *record_of(crowd *c, uint32_t index, crowd_change change)
 {
     uint32_t slot = crowd_slot_of(c, index);
-    touch(c, slot);
+    touch(c, slot, change);
     return &c->records[slot];
 }
 
@@ -499,14 +462,13 @@ crowd_result crowd_set_transform(crowd *c, uint32_t index, float x, float y, flo
     if (!isfinite(x) || !isfinite(y) || !isfinite(z) || !isfinite(yaw))
         return REFUSE(c, "crowd_set_transform: instance %u: position (%g, %g, %g) and yaw %g must be finite", index,
                       (double)x, (double)y, (double)z, (double)yaw);
-    crowd_record *r = record_of(c, index);
+    crowd_record *r = record_of(c, index, CROWD_CHANGED_PLACE);
     crowd_unturn_slot(c, crowd_slot_of(c, index)); /* the yaw given holds from now */
     r->position[0] = x;
     r->position[1] = y;
     r->position[2] = z;
     r->ref_time = (float)c->time;
     r->yaw = yaw;
-    c->binned = false;
     return CROWD_OK;
 }
 
@@ -522,8 +484,7 @@ crowd_result crowd_set_velocity(crowd *c, uint32_t index, float vx, float vz)
         return CROWD_OK; /* the same motion: nothing to write or upload */
     crowd_rec_anchor(r, (float)c->time);
     r->velocity = word;
-    touch(c, slot);
-    c->binned = false;
+    touch(c, slot, CROWD_CHANGED_PLACE);
     return CROWD_OK;
 }
 
@@ -550,10 +511,9 @@ crowd_result crowd_set_scale(crowd *c, uint32_t index, float scale)
         return REFUSE(c, "crowd_set_scale: instance %u: scale %g would make its rate %g (above %g)", index,
                       (double)scale, (double)matched, (double)CROWD_MAX_RATE);
     r->scale = scale;
-    touch(c, slot); /* the size itself must reach the GPU, whatever happens to the rate */
+    touch(c, slot, CROWD_CHANGED_PLACE); /* the size itself must reach the GPU, whatever happens to the rate */
     if (rematch)
         crowd_set_rate_slot(c, slot, matched);
-    c->binned = false;
     return CROWD_OK;
 }
 
@@ -562,7 +522,7 @@ crowd_result crowd_set_variant(crowd *c, uint32_t index, const crowd_variant *v)
     CHECK_INDEX(c, index, "crowd_set_variant");
     if (!v)
         return REFUSE(c, "crowd_set_variant: instance %u: NULL variant", index);
-    crowd_record *r = record_of(c, index);
+    crowd_record *r = record_of(c, index, CROWD_CHANGED_LOOKS);
     r->tint = pack_rgb(v->tint);
     r->variant = crowd_pack_variant(v);
     return CROWD_OK;
@@ -579,12 +539,6 @@ static float continuous_offset(double time, float offset, float old_rate, float 
 {
     double phase = offset + time * ((double)old_rate - new_rate);
     return (float)(hold ? phase : wrap(phase));
-}
-
-/* Clip B becomes clip A, hold flag included. */
-static void settle_on_b(crowd_record *r)
-{
-    crowd_fold_fade(r);
 }
 
 void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds, bool once)
@@ -604,7 +558,7 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
          * than half a blend (the fade towards B is dropped before its half-way point). */
         float weight_b = ((float)c->time - r->fade_start) * r->fade_rate;
         if (weight_b >= 0.5f) {
-            settle_on_b(r);
+            crowd_rec_fold_fade(r);
         } else {
             crowd_rec_set_clip_b(r, crowd_rec_clip_a(r));
             r->rate_b = r->rate_a;
@@ -630,7 +584,7 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
     r->offset_b = (float)(once ? phase : wrap(phase));
     r->clips = (r->clips & ~CROWD_RECORD_HOLD_B) | (once ? CROWD_RECORD_HOLD_B : 0u);
     if (fade_seconds == 0.0f) {
-        settle_on_b(r);
+        crowd_rec_fold_fade(r);
         return;
     }
     r->fade_start = (float)c->time;
@@ -654,7 +608,7 @@ static crowd_result play(crowd *c, uint32_t index, uint32_t clip, float rate, fl
                       (double)CROWD_MIN_FADE);
     uint32_t slot = crowd_slot_of(c, index);
     crowd_play_slot(c, slot, clip, rate, fade_seconds, once);
-    touch(c, slot);
+    touch(c, slot, CROWD_CHANGED_LOOKS);
     return CROWD_OK;
 }
 
@@ -673,7 +627,7 @@ crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
     CHECK_INDEX(c, index, "crowd_set_phase");
     if (!(phase >= 0.0f && phase <= 1.0f))
         return REFUSE(c, "crowd_set_phase: instance %u: phase %g outside 0..1", index, (double)phase);
-    crowd_record *r = record_of(c, index);
+    crowd_record *r = record_of(c, index, CROWD_CHANGED_LOOKS);
     double offset = phase - c->time * (double)r->rate_a;
     r->offset_a = (float)((r->clips & CROWD_RECORD_HOLD_A) ? offset : wrap(offset));
     if (r->fade_rate == 0.0f && !crowd_rec_turning(r)) /* a turn's words stay */
@@ -724,8 +678,7 @@ crowd_result crowd_set_speed(crowd *c, uint32_t index, float speed)
         return REFUSE(c, "crowd_set_speed: instance %u: %g m/s would play clip %u at %g cycles per second (above %g)",
                       index, (double)speed, clip, (double)rate, (double)CROWD_MAX_RATE);
     crowd_set_rate_slot(c, slot, rate);
-    c->dirty_unbinned |= c->dirty[slot] != 0;
-    c->sleep_stale = true;
+    crowd_note(c, c->dirty[slot] ? CROWD_CHANGED_LOOKS : CROWD_CHANGED_RATE_KEPT);
     return CROWD_OK;
 }
 
@@ -769,12 +722,11 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
     c->index_of_slot[removed_slot] = last;
     c->dirty[removed_slot] = 1;
     c->dirty[last_slot] = 1; /* its record stays, its owner's index changed (frame.slot_instances) */
-    c->dirty_unbinned = true;
-    c->sleep_stale = true;
+    crowd_note(c, CROWD_CHANGED_REMOVED);
     crowd_rec_anchor(&c->records[removed_slot], (float)c->time); /* parked: stands where it is now */
     c->count = last;
-    c->binned = false;
-    if (c->layout_valid) /* out of its chunk's region now, so no draw or pass over live slots sees it */
+    if (!crowd_is_stale(
+            c, CROWD_STALE_LAYOUT)) /* out of its chunk's region now, so no draw or pass over live slots sees it */
         crowd_park_slot(c, removed_slot);
     return CROWD_OK;
 }
@@ -827,8 +779,8 @@ void crowd_record_velocity(const crowd_record *r, float v[2])
 {
     if (!r || !v)
         return;
-    v[0] = crowd_float_from_half(r->velocity & 0xFFFFu);
-    v[1] = crowd_float_from_half(r->velocity >> 16);
+    v[0] = crowd_rec_unhalf(r->velocity & 0xFFFFu);
+    v[1] = crowd_rec_unhalf(r->velocity >> 16);
 }
 
 void crowd_record_position(const crowd_record *r, float time, float out[3])

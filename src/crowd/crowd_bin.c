@@ -3,15 +3,6 @@
 
 #include "crowd/crowd_internal.h"
 
-void crowd_fold_fade(crowd_record *r)
-{
-    crowd_rec_set_clip_a(r, crowd_rec_clip_b(r));
-    r->offset_a = r->offset_b;
-    r->rate_a = r->rate_b;
-    r->fade_rate = 0.0f;
-    r->clips = (r->clips & ~CROWD_RECORD_HOLD_A) | ((r->clips & CROWD_RECORD_HOLD_B) ? CROWD_RECORD_HOLD_A : 0u);
-}
-
 void crowd_bin_begin(crowd *c, crowd_binner *b, float time)
 {
     for (uint32_t i = 0; i < c->cell_count; i++) {
@@ -24,12 +15,16 @@ void crowd_bin_begin(crowd *c, crowd_binner *b, float time)
     }
     c->mover_count = 0;
     c->movers_overflow = false;
-    c->grid_settled = false; /* bin_all decides at its end */
+    c->stale |= CROWD_STALE_GRID; /* bin_all decides at its end */
     c->bin_time = time;
     *b = (crowd_binner){.c = c,
                         .grid = crowd_grid_of(c),
                         .region = CROWD_NO_REGION,
                         .time = time,
+                        .now = c->time,
+                        .dirty = c->dirty,
+                        .region_of_cell = c->region_of_cell,
+                        .chunk_of_slot = c->cell_of_slot,
                         .run = {.id = CROWD_PARKED_CELL},
                         .cells = c->cells,
                         .movers = c->movers,
@@ -76,6 +71,22 @@ void crowd_bin_mover(crowd_binner *b, uint32_t s, uint32_t id)
     b->movers[b->mover_count++] = (crowd_mover){s, id, b->region};
 }
 
+/* Slot mode (no valid layout): any slot, live or parked; records its chunk. */
+void crowd_bin_slot(crowd_binner *b, uint32_t s)
+{
+    crowd *c = b->c;
+    uint32_t id = CROWD_PARKED_CELL;
+    if (c->index_of_slot[s] < c->count) {
+        crowd_record *r = &c->records[s];
+        crowd_bin_fade(b, r, s);
+        float p[3];
+        crowd_rec_position(r, b->time, p);
+        id = crowd_chunk_at(&b->grid, p);
+        crowd_bin_add(b, s, r, p, id);
+    }
+    c->cell_of_slot[s] = id;
+}
+
 void crowd_bin_end(crowd_binner *b)
 {
     crowd_bin_close(b, &b->run);
@@ -83,5 +94,5 @@ void crowd_bin_end(crowd_binner *b)
     b->c->mover_count = b->mover_count;
     b->c->movers_overflow = b->movers_overflow;
     b->c->fades_active = b->fades;
-    b->c->binned = true;
+    crowd_refreshed(b->c, CROWD_STALE_BINNING);
 }

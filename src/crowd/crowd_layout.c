@@ -21,16 +21,12 @@ static uint32_t wanted_slack(uint32_t n)
 void crowd_move_slot(crowd *c, uint32_t from, uint32_t to)
 {
     c->records[to] = c->records[from];
-    if (c->has_sim) {
-        c->agents[to] = c->agents[from];
-        c->drift[to] = c->drift[from];
-        crowd_sleep_copy(c->sleep, to, c->sleep, from);
-    }
+    crowd_client_copy(c, to, from);
     c->index_of_slot[to] = c->index_of_slot[from];
     c->lod_of_slot[to] = c->lod_of_slot[from];
     c->dirty[to] = 1; /* its bytes changed for the renderer */
     uint32_t index = c->index_of_slot[to];
-    if (!c->index_map_stale && index != CROWD_HOLE)
+    if (!crowd_is_stale(c, CROWD_STALE_INDEX_MAP) && index != CROWD_HOLE)
         c->slot_of_index[index] = to;
 }
 
@@ -43,11 +39,7 @@ static void make_hole(crowd *c, uint32_t s)
 static void save_slot(crowd *c, uint32_t s, uint32_t k)
 {
     c->records_back[k] = c->records[s];
-    if (c->has_sim) {
-        c->agents_back[k] = c->agents[s];
-        c->drift_back[k] = c->drift[s];
-        crowd_sleep_copy(c->sleep_back, k, c->sleep, s);
-    }
+    crowd_client_save(c, k, s);
     c->index_back[k] = c->index_of_slot[s];
     c->lod_back[k] = c->lod_of_slot[s];
 }
@@ -55,15 +47,11 @@ static void save_slot(crowd *c, uint32_t s, uint32_t k)
 static void restore_slot(crowd *c, uint32_t k, uint32_t s)
 {
     c->records[s] = c->records_back[k];
-    if (c->has_sim) {
-        c->agents[s] = c->agents_back[k];
-        c->drift[s] = c->drift_back[k];
-        crowd_sleep_copy(c->sleep, s, c->sleep_back, k);
-    }
+    crowd_client_restore(c, s, k);
     c->index_of_slot[s] = c->index_back[k];
     c->lod_of_slot[s] = c->lod_back[k];
     c->dirty[s] = 1;
-    if (!c->index_map_stale)
+    if (!crowd_is_stale(c, CROWD_STALE_INDEX_MAP))
         c->slot_of_index[c->index_back[k]] = s;
 }
 
@@ -144,7 +132,7 @@ static void grow_region(crowd *c, uint32_t g)
     for (uint32_t q = donor < g ? donor : g; q <= (donor < g ? g : donor); q++)
         c->regions[q].dirty = true;
     c->slots = c->regions[c->tail_region].start;
-    c->grows++;
+    c->work.grows++;
 }
 
 static void region_append(crowd *c, uint32_t g, uint32_t k)
@@ -253,7 +241,7 @@ bool crowd_regroup_chunks(crowd *c)
         if (n == most)
             return false;
         c->region_of_cell[i] = c->cells[i].pooled ? c->pool_region : i; /* a chunk's own region is its id */
-        c->regroups++;
+        c->work.regroups++;
         if (c->cells[i].pooled)
             rescan[n++] = i;
         pool_leavers |= !c->cells[i].pooled;
@@ -355,21 +343,21 @@ static void chunk_cursors(crowd *c)
 /* Scatter into the back buffers, fill every other slot with holes, swap. */
 static void scatter_slots(crowd *c)
 {
-    uint32_t *cursor = c->rank_cursor, parked = c->regions[c->parked_region].start;
+    uint32_t *cursor = c->rank_cursor, parked = c->regions[c->parked_region].start, *dest = c->rank_of_slot;
     for (uint32_t s = 0; s < c->slots; s++) {
         uint32_t cell = c->cell_of_slot[s];
-        if (cell == HOLE_CELL)
+        if (cell == HOLE_CELL) {
+            dest[s] = UINT32_MAX;
             continue;
+        }
         uint32_t d = cell == CROWD_PARKED_CELL ? parked++ : cursor[cell]++;
         c->records_back[d] = c->records[s];
         c->index_back[d] = c->index_of_slot[s];
         c->lod_back[d] = c->lod_of_slot[s];
         c->dirty_back[d] = (uint8_t)(c->dirty[s] | (d != s));
-        if (c->has_sim) { /* the simulation's state follows (a crowd without one has none to move) */
-            c->agents_back[d] = c->agents[s];
-            c->drift_back[d] = c->drift[s];
-        }
+        dest[s] = d;
     }
+    crowd_client_scatter(c, dest, c->slots); /* the client's state follows */
     for (uint32_t r = 0; r < c->region_count; r++) {
         const crowd_slot_region *g = &c->regions[r];
         uint32_t first = g->start + g->count, n = g->capacity - g->count;
@@ -388,11 +376,10 @@ void crowd_layout_regions(crowd *c)
     chunk_cursors(c);
     scatter_slots(c);
     c->slots = c->regions[c->tail_region].start;
-    c->layout_valid = true;
-    c->index_map_stale = true; /* rebuilt when someone asks by index, not on every layout */
+    crowd_refreshed(c, CROWD_STALE_LAYOUT);
+    crowd_note(c, CROWD_CHANGED_ORDER); /* the index map is rebuilt when someone asks by index */
     c->mover_count = 0;
-    c->layouts++;
-    c->sleep_stale = true; /* slots moved without their sleep entries */
+    c->work.layouts++;
 }
 
 /* ---- leaving the layout ----------------------------------------------------------------------- */
@@ -400,7 +387,6 @@ void crowd_layout_regions(crowd *c)
 void crowd_compact_slots(crowd *c)
 {
     uint32_t w = 0;
-    c->sleep_stale = true;
     for (uint32_t s = 0; s < c->slots; s++) {
         if (c->index_of_slot[s] == CROWD_HOLE)
             continue;
@@ -411,5 +397,5 @@ void crowd_compact_slots(crowd *c)
         w++;
     }
     c->slots = w;
-    c->layout_valid = false;
+    crowd_note(c, CROWD_CHANGED_COMPACTED);
 }

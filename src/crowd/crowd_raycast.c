@@ -6,11 +6,12 @@
 #include "core/alloc.h"
 #include "core/error.h"
 #include "crowd/crowd_internal.h"
+#include "crowdbake/hits.h"
 
 #define FOOTPRINT_EPSILON 1e-4f /* metres: a hit point's cell never falls outside its footprint */
 #define TARGET_PER_CELL 2.0
 #define NO_CYLINDER UINT32_MAX
-#define DEAD UINT32_MAX /* hit_cylinder.index of a cylinder crowd_kill took out */
+#define DEAD UINT32_MAX /* hit_cylinder.index of a cylinder crowd_hits_remove took out */
 
 /* libm's fminf/fmaxf are calls here (their NaN rules keep them from inlining); NaN never reaches
  * these (make_ray refuses non-finite rays, the loader non-finite assets, the setters records). */
@@ -34,7 +35,7 @@ struct crowd_hits {
     uint32_t capacity, live;
     hit_cylinder *cylinders; /* the snapshot, in slot order */
     /* per index below `indexed`: its cylinder, or NO_CYLINDER (revived since the snapshot); kept
-     * in step with crowd_kill's swaps so a kill needs no search */
+     * in step with crowd_hits_remove's swaps so a removal needs no search */
     uint32_t *cylinder_of_index;
     uint32_t indexed;
     uint32_t *entries; /* per cell, indices into cylinders: cell c owns [start[c], start[c + 1]) */
@@ -363,23 +364,16 @@ bool crowd_raycast(const crowd_hits *h, const float origin[3], const float direc
     return finish(h, &r, best_t, best, tested, hit);
 }
 
-/* ---- kills ------------------------------------------------------------------------------------ */
+/* ---- removals ---------------------------------------------------------------------------------- */
 
-crowd_result crowd_kill(crowd *c, crowd_hits *h, uint32_t index)
+crowd_result crowd_hits_remove(crowd_hits *h, uint32_t index)
 {
-    if (!c)
+    if (!h)
         return CROWD_ERROR_ARGUMENT;
-    if (h && h->crowd != c)
-        return crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT, "crowd_kill: the hit index belongs to another crowd");
-    if (index >= c->count)
-        return crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT,
-                          "crowd_kill: instance %u of %u (past the count: out of range, or dead already)", index,
-                          c->count);
-    uint32_t last = c->count - 1;
-    crowd_result res = crowd_remove(c, index);
-    if (res != CROWD_OK || !h)
-        return res;
-    /* the snapshot swaps as the crowd did: the dead one's cylinder is out, the last one's takes
+    uint32_t last = h->crowd->count; /* the index the last live instance had before crowd_remove */
+    if (index > last)
+        return CROWD_ERROR_ARGUMENT;
+    /* the snapshot swaps as the crowd did: the removed one's cylinder is out, the last one's takes
      * over `index` (none when it was revived after the snapshot) */
     if (index < h->indexed && h->cylinder_of_index[index] != NO_CYLINDER)
         h->cylinders[h->cylinder_of_index[index]].index = DEAD;

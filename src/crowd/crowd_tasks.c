@@ -79,8 +79,7 @@ static uint32_t live_slots(const crowd *c)
 
 bool crowd_tasks_enabled(const crowd *c)
 {
-    return c->task_count > 1 && c->layout_valid && c->desc.lod_policy == CROWD_LOD_DISTANCE &&
-           c->count >= 2 * MIN_TASK_SLOTS;
+    return c->task_count > 1 && crowd_has_regions(c) && c->count >= 2 * MIN_TASK_SLOTS;
 }
 
 bool crowd_task_span(crowd_task *t, uint32_t *first, uint32_t *end)
@@ -135,11 +134,6 @@ static void merge_task(crowd_binner *main, crowd_task *t, uint32_t last_region)
         to->max_speed = from->max_speed > to->max_speed ? from->max_speed : to->max_speed;
         reset_cell(from);
     }
-    for (uint32_t i = 0; i < b->sleep_touched_count; i++) {
-        crowd_sleepers *from = &b->sleepers[b->sleep_touched[i]];
-        crowd_sleepers_merge(&main->sleepers[b->sleep_touched[i]], from);
-        crowd_sleepers_clear(from);
-    }
     for (uint32_t g = t->first_region; g <= last_region && g < c->parked_region; g++) {
         c->regions[g].dirty |= b->region_dirty[g] != 0;
         b->region_dirty[g] = 0;
@@ -175,20 +169,19 @@ crowd_task *crowd_run_tasks(crowd *c, crowd_binner *main, crowd_task_fn fn, void
                              .region = g,
                              .skip = from - before,
                              .first_region = g};
-        task->bin = (crowd_binner){
-            .c = c,
-            .grid = main->grid,
-            .region = CROWD_NO_REGION,
-            .time = main->time,
-            .run = {.id = CROWD_PARKED_CELL},
-            .cells = c->task_cells + (size_t)t * c->cell_count,
-            .touched = c->task_touched + (size_t)t * c->cell_count,
-            .region_dirty = c->task_region_dirty + (size_t)t * regions,
-            .movers = c->task_movers + (size_t)t * c->task_mover_capacity,
-            .mover_capacity = c->task_mover_capacity,
-            .sleepers = main->sleepers && c->task_sleepers ? c->task_sleepers + (size_t)t * c->cell_count : NULL,
-            .sleep_touched =
-                main->sleepers && c->task_sleepers ? c->task_sleep_touched + (size_t)t * c->cell_count : NULL};
+        task->bin = (crowd_binner){.c = c,
+                                   .grid = main->grid,
+                                   .region = CROWD_NO_REGION,
+                                   .time = main->time,
+                                   .now = main->now,
+                                   .dirty = main->dirty,
+                                   .region_of_cell = main->region_of_cell,
+                                   .run = {.id = CROWD_PARKED_CELL},
+                                   .cells = c->task_cells + (size_t)t * c->cell_count,
+                                   .touched = c->task_touched + (size_t)t * c->cell_count,
+                                   .region_dirty = c->task_region_dirty + (size_t)t * regions,
+                                   .movers = c->task_movers + (size_t)t * c->task_mover_capacity,
+                                   .mover_capacity = c->task_mover_capacity};
     }
     task_job job = {c, fn, context};
     crowd_pool_run(c->pool, n, run_task, &job);

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "core/clock.h"
-#include "crowd/crowd_internal.h"
+#include "crowd/crowd_testing.h"
 
 /* Shader time is a float; past this many seconds it is rebased so phases keep ~1e-4 precision. */
 #define REBASE_AFTER 2048.0
@@ -53,8 +53,7 @@ static void rebase_time(crowd *c)
         c->dirty[s] = 1;
     }
     c->time -= REBASE_BY;
-    c->grid_settled = false;
-    c->sleep_stale = true; /* sleep times are shader times */
+    crowd_note(c, CROWD_CHANGED_TIME);
 }
 
 /* One task's share of the live regions (crowd_tasks.c). */
@@ -80,7 +79,7 @@ static void bin_all(crowd *c)
     if (crowd_tasks_enabled(c)) {
         uint32_t n;
         crowd_run_tasks(c, &b, bin_task, c, &n);
-    } else if (c->layout_valid) {
+    } else if (crowd_has_regions(c)) {
         for (uint32_t g = 0; g < c->parked_region; g++) {
             const crowd_slot_region *region = &c->regions[g];
             if (!region->count)
@@ -102,18 +101,21 @@ static void bin_all(crowd *c)
     bool settled = c->fades_active == 0;
     for (uint32_t i = 0; i < c->cell_count && settled; i++)
         settled = !(c->cells[i].count && c->cells[i].max_speed > 0.0f);
-    c->grid_settled = settled;
+    if (settled)
+        crowd_refreshed(c, CROWD_STALE_GRID);
 }
 
-/* The grid from the last binning, when it holds for this frame too (see crowd.grid_settled): no
- * movers to apply, the cells' counts, bounds and speeds as they were. O(1) instead of O(live). */
+/* The grid from the last binning, when it holds for this frame too: no live instance moves and no
+ * fade runs (bin_all found), and nothing changed since (CROWD_STALE_GRID, a slot marked outside a
+ * walk). No movers to apply, the cells' counts, bounds and speeds as they were: O(1) instead of
+ * O(live), so a settled crowd costs no pass. */
 static bool reuse_grid(crowd *c)
 {
-    if (!c->grid_settled || c->dirty_unbinned)
+    if (crowd_is_stale(c, CROWD_STALE_GRID | CROWD_STALE_UPLOAD_SCAN))
         return false;
     c->mover_count = 0;
     c->movers_overflow = false;
-    c->bins_reused++;
+    c->work.bins_reused++;
     return true;
 }
 
@@ -159,7 +161,7 @@ static coverage_order coverage_ranks(crowd *c)
     }
     for (uint32_t r = 0; r < c->rank_count; r++)
         start[r + 1] += start[r];
-    if (c->coverage_full_sort) /* the old policy: any break of the rank order sorts */
+    if (c->test_hooks && c->test_hooks->coverage_full_sort) /* the reference: any break of the rank order sorts */
         return rank_order && !holes ? ORDER_KEPT : ORDER_SORT;
     if (holes)
         return ORDER_SORT;
@@ -188,18 +190,7 @@ static void swap_slots(crowd *c, uint32_t a, uint32_t b)
     c->lod_back[a] = c->lod_back[b];
     c->lod_back[b] = l;
     c->dirty[a] = c->dirty[b] = 1;
-    if (c->has_sim) {
-        crowd_agent g = c->agents[a];
-        c->agents[a] = c->agents[b];
-        c->agents[b] = g;
-        crowd_drift d = c->drift[a];
-        c->drift[a] = c->drift[b];
-        c->drift[b] = d;
-        float until = c->sleep.until[a];
-        uint32_t cell = c->sleep.cell[a];
-        crowd_sleep_copy(c->sleep, a, c->sleep, b);
-        c->sleep.until[b] = until, c->sleep.cell[b] = cell;
-    }
+    crowd_client_swap(c, a, b);
     c->slot_of_index[c->index_of_slot[a]] = a;
     c->slot_of_index[c->index_of_slot[b]] = b;
 }
@@ -222,7 +213,7 @@ static bool move_buckets(crowd *c)
             misplaced += bucket_of(c, c->rank_of_slot[s]) != b;
     if (misplaced > c->slots / 8)
         return false;
-    if (c->index_map_stale) /* swaps keep the index map current: start from a current one */
+    if (crowd_is_stale(c, CROWD_STALE_INDEX_MAP)) /* swaps keep the index map current: start from a current one */
         crowd_rebuild_index_map(c);
     memcpy(cursor, bound, sizeof cursor);
     for (uint32_t b = 0; b < COVERAGE_BUCKETS; b++)
@@ -236,7 +227,7 @@ static bool move_buckets(crowd *c)
                 cursor[a]++;
             swap_slots(c, s, cursor[a]++);
         }
-    c->coverage_moves++;
+    c->work.coverage_moves++;
     return true;
 }
 
@@ -244,28 +235,27 @@ static bool move_buckets(crowd *c)
  * bytes changed for the renderer when it moved or was written: that is its new dirty flag. */
 static void sort_slots(crowd *c)
 {
-    uint32_t *next = c->rank_cursor, n = 0;
-    c->coverage_sorts++;
-    c->sleep_stale = true; /* slots moved without their sleep entries */
+    uint32_t *next = c->rank_cursor, *dest = c->rank_of_slot, n = 0; /* (each rank read before its slot's dest) */
+    c->work.coverage_sorts++;
     memcpy(next, c->rank_start, sizeof(uint32_t) * c->rank_count);
     for (uint32_t s = 0; s < c->slots; s++) {
-        if (c->index_of_slot[s] == CROWD_HOLE)
+        if (c->index_of_slot[s] == CROWD_HOLE) {
+            dest[s] = UINT32_MAX;
             continue;
+        }
         uint32_t d = next[c->rank_of_slot[s]]++;
         c->records_back[d] = c->records[s];
         c->index_back[d] = c->index_of_slot[s];
         c->cell_back[d] = c->cell_of_slot[s];
         c->dirty_back[d] = (uint8_t)(c->dirty[s] | (d != s));
         c->lod_back[d] = c->lod_of_slot[s];
-        if (c->has_sim) {
-            c->agents_back[d] = c->agents[s];
-            c->drift_back[d] = c->drift[s];
-        }
+        dest[s] = d;
         n++;
     }
+    crowd_client_scatter(c, dest, c->slots);
     crowd_flip_slot_arrays(c, true);
     c->slots = n;
-    c->index_map_stale = true; /* rebuilt when someone asks by index, not on every frame */
+    crowd_note(c, CROWD_CHANGED_ORDER); /* the index map is rebuilt when someone asks by index */
 }
 
 /* Distance policy: instances that changed chunk move one by one, and so do the instances of the
@@ -273,7 +263,7 @@ static void sort_slots(crowd *c)
  * many movers or no layout yet means a full re-layout. */
 static void place_instances(crowd *c)
 {
-    if (!c->layout_valid || !crowd_regroup_chunks(c) || !crowd_apply_movers(c))
+    if (crowd_is_stale(c, CROWD_STALE_LAYOUT) || !crowd_regroup_chunks(c) || !crowd_apply_movers(c))
         crowd_layout_regions(c);
 }
 
@@ -334,17 +324,18 @@ static void scan_dirty(crowd *c, upload_list *u, uint32_t first, uint32_t end)
 static void build_uploads(crowd *c)
 {
     upload_list u = {0, false};
-    if (c->layout_valid) {
+    if (!crowd_is_stale(c, CROWD_STALE_LAYOUT)) {
+        bool everywhere = crowd_is_stale(c, CROWD_STALE_UPLOAD_SCAN);
         for (uint32_t g = 0; g < c->tail_region; g++) {
             crowd_slot_region *r = &c->regions[g];
-            if (r->dirty || c->dirty_unbinned) /* its slack too: slots that became holes re-upload */
+            if (r->dirty || everywhere) /* its slack too: slots that became holes re-upload */
                 scan_dirty(c, &u, r->start, r->start + r->capacity);
             r->dirty = false;
         }
     } else {
         scan_dirty(c, &u, 0, c->slots);
     }
-    c->dirty_unbinned = false;
+    crowd_refreshed(c, CROWD_STALE_UPLOAD_SCAN);
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < u.n; i++)
         bytes += (uint64_t)c->uploads[i].count * sizeof(crowd_record);
@@ -426,10 +417,8 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
      * is clamped so one rebase always brings time back under REBASE_AFTER. */
     if (dt > 0.0f && isfinite(dt))
         c->time += dt < REBASE_BY ? dt : REBASE_BY;
-    if (c->time > REBASE_AFTER) {
+    if (c->time > REBASE_AFTER)
         rebase_time(c);
-        c->binned = false;
-    }
 
     crowd_camera camera;
     crowd_camera_from_view(view, &camera);
@@ -440,12 +429,12 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     c->frame.draw_count = 0;
     bool distance = c->desc.lod_policy == CROWD_LOD_DISTANCE;
     if (!distance)
-        c->layout_valid = false;
+        c->stale |= CROWD_STALE_LAYOUT;
 
     double t0 = crowd_clock_ms();
-    if (!c->binned && !reuse_grid(c))
+    if (crowd_is_stale(c, CROWD_STALE_BINNING) && !reuse_grid(c)) /* (a walk binned this frame) */
         bin_all(c);
-    c->binned = false;
+    c->stale |= CROWD_STALE_BINNING; /* the next frame's is the next walk's */
     double t1 = crowd_clock_ms();
     /* per chunk, also under a GPU pass: the simulation's level of detail reads the visibility */
     crowd_classify_cells(c, &camera);
@@ -480,7 +469,7 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     }
     st->fades_active = c->fades_active;
     c->frame.draws = c->draws;
-    if (c->index_map_stale) /* readers (crowd_get is const) never rebuild it */
+    if (crowd_is_stale(c, CROWD_STALE_INDEX_MAP)) /* readers (crowd_get is const) never rebuild it */
         crowd_rebuild_index_map(c);
     c->frame.records = c->records;
     c->frame.record_count = c->slots;

@@ -6,6 +6,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "crowdbake/sim.h"
 
 #define PI_F 3.14159265f
 

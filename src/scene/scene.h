@@ -8,6 +8,7 @@
 
 #include "common/view_matrices.h"
 #include "crowdbake/gl.h"
+#include "crowdbake/sim.h"
 
 #define CROWD_SCENE_OBSTACLES 26
 

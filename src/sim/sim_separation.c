@@ -3,7 +3,7 @@
  * slot and (x, z) as it goes (sim_gather, inline in sim_internal.h), so this pass never reads a
  * record. A fine grid with cells one radius wide limits each agent to the cells around it: the
  * gathered agents are sorted by fine cell, row by row, every step. The push goes into the agent's
- * drift (crowd_drift, 1.5 m/s per unit), which the next step moves it by and decays: the same
+ * drift (sim_drift, 1.5 m/s per unit), which the next step moves it by and decays: the same
  * order as a push computed at the start of that step.
  *
  * The grid is never stored cell by cell: a crowd leaves most fine cells empty (100k agents on
@@ -16,12 +16,13 @@
 #include <string.h>
 
 #include "core/pool.h"
-#include "crowd/sim_internal.h"
+#include "sim/sim_internal.h"
+#include "sim/sim_testing.h"
 
 sim_gatherer sim_gather_begin(crowd_sim *sim)
 {
-    float lo = sim->crowd->world_min - 1.0f, hi = -sim->crowd->world_min + 1.0f;
-    return (sim_gatherer){sim->crowd->world_min,  1.0f / sim->fine_size, lo, hi,
+    float lo = sim->grid.origin - 1.0f, hi = -sim->grid.origin + 1.0f;
+    return (sim_gatherer){sim->grid.origin,       1.0f / sim->fine_size, lo, hi,
                           (int)sim->fine_dim - 1, sim->fine_dim,         0,  sim->fine_cell_of,
                           sim->fine_slots,        sim->fine_gathered};
 }
@@ -160,7 +161,7 @@ static void sort_band(void *context, uint32_t b)
 static void sort_on_threads(crowd_sim *sim, const sim_gatherer *g, uint32_t threads, uint32_t bands)
 {
     sort_job job = {sim, g, threads, bands};
-    crowd_pool_run(sim->crowd->pool, threads, count_share, &job);
+    crowd_pool_run(crowd_client_pool(sim->crowd), threads, count_share, &job);
     /* each row's start, and each share's first place in each row (in share order) */
     const uint32_t dim = g->dim, stride = dim + 2;
     uint32_t *row_start = sim->fine_rows, at = 0;
@@ -173,8 +174,8 @@ static void sort_on_threads(crowd_sim *sim, const sim_gatherer *g, uint32_t thre
         }
     }
     row_start[dim] = row_start[dim + 1] = at;
-    crowd_pool_run(sim->crowd->pool, threads, place_share, &job);
-    crowd_pool_run(sim->crowd->pool, bands, sort_band, &job);
+    crowd_pool_run(crowd_client_pool(sim->crowd), threads, place_share, &job);
+    crowd_pool_run(crowd_client_pool(sim->crowd), bands, sort_band, &job);
     sim->fine_sorted_key[g->n] = UINT32_MAX;
 }
 
@@ -341,13 +342,13 @@ static void apply_pushes(void *context, uint32_t task)
 {
     const apply_job *job = context;
     crowd_sim *sim = job->sim;
-    crowd_drift *drift = sim->crowd->drift;
+    sim_drift *drift = sim_drifts(sim);
     const uint32_t *slot = sim->fine_slots, *rank = sim->fine_cell_of;
     const float *push = sim->fine_push;
     uint32_t first = (uint32_t)((uint64_t)job->n * task / job->tasks);
     uint32_t end = (uint32_t)((uint64_t)job->n * (task + 1) / job->tasks);
     for (uint32_t m = first; m < end; m++) { /* a passive one's scale is 0: no branch to mispredict */
-        crowd_drift *d = &drift[slot[m] & SIM_GATHER_SLOT];
+        sim_drift *d = &drift[slot[m] & SIM_GATHER_SLOT];
         uint32_t k = rank[m];
         float scale = job->scale[slot[m] >> 30];
         d->x += push[2 * k] * scale;
@@ -364,23 +365,23 @@ static void apply_pushes(void *context, uint32_t task)
 static float far_push_scale(const crowd_sim *sim, uint32_t interval, float dt)
 {
     float whole = 1.5f * (float)interval, half_overlap = sim->desc.separation_radius / (2.0f * (float)interval * dt);
-    return whole < half_overlap || sim->gather_now ? whole : half_overlap;
+    return whole < half_overlap || (sim->test_hooks && sim->test_hooks->gather_now) ? whole : half_overlap;
 }
 
 static void push_pairs(crowd_sim *sim, const sim_gatherer *g, float dt, uint32_t bands)
 {
-    uint32_t threads = crowd_pool_threads(sim->crowd->pool);
+    uint32_t threads = crowd_pool_threads(crowd_client_pool(sim->crowd));
     band_job job = {sim, g, bands};
-    crowd_pool_run(sim->crowd->pool, job.bands, push_band, &job);
+    crowd_pool_run(crowd_client_pool(sim->crowd), job.bands, push_band, &job);
     float far = far_push_scale(sim, sim->desc.lod_interval, dt);
     float offscreen = far_push_scale(sim, sim->desc.offscreen_interval, dt);
     apply_job apply = {sim, g->n, threads > 1 && g->n >= 8192 ? threads : 1, {1.5f, far, 0.0f, offscreen}};
-    crowd_pool_run(sim->crowd->pool, apply.tasks, apply_pushes, &apply);
+    crowd_pool_run(crowd_client_pool(sim->crowd), apply.tasks, apply_pushes, &apply);
 }
 
 void sim_separation(crowd_sim *sim, const sim_gatherer *g, float dt)
 {
-    uint32_t threads = crowd_pool_threads(sim->crowd->pool);
+    uint32_t threads = crowd_pool_threads(crowd_client_pool(sim->crowd));
     /* Several bands per thread for balance (crowds are denser in places), each 8 rows or more. */
     uint32_t bands = threads > 1 ? threads * SIM_BANDS_PER_THREAD : 1, most = g->dim / 8 ? g->dim / 8 : 1;
     bands = bands < most ? bands : most;

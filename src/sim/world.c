@@ -15,7 +15,7 @@
 #include "core/alloc.h"
 #include "core/clock.h"
 #include "core/error.h"
-#include "crowd/sim_internal.h"
+#include "sim/sim_internal.h"
 
 #define DEFAULT_RADIUS 0.7f /* crowd_sim_desc.separation_radius's default */
 #define PLAZA_AREA 1.2f     /* m^2 per agent of the default radius: sim_steer.c's gather plaza */
@@ -75,7 +75,7 @@ static crowd_result check_desc(const crowd_world_desc *d, crowd_error *error)
             if (d->kinds[j] == sim || d->kinds[j]->crowd == sim->crowd)
                 return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                                   "crowd_world_create: kinds[%u] and kinds[%u] drive the same crowd", j, k);
-        float size = sim->crowd->desc.world_size;
+        float size = crowd_settings(sim->crowd)->world_size;
         if (k && size != world)
             return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                               "crowd_world_create: kinds[%u]'s world is %g m, kinds[0]'s %g m (one world for all)", k,
@@ -113,11 +113,10 @@ crowd_result crowd_world_create(const crowd_world_desc *desc, crowd_world **out,
         w->shares[k] = desc->shares ? desc->shares[k] : 1.0f;
         w->radius[k] = w->kinds[k]->desc.separation_radius;
         widest = w->radius[k] > widest ? w->radius[k] : widest;
-        capacity += w->kinds[k]->crowd->capacity;
+        capacity += crowd_settings(w->kinds[k]->crowd)->capacity;
     }
-    const crowd *first = w->kinds[0]->crowd;
-    float world = first->desc.world_size;
-    w->world_min = first->world_min;
+    float world = w->kinds[0]->world;
+    w->world_min = w->kinds[0]->grid.origin;
     w->cell = fmaxf(widest, world / 2048.0f); /* a pair in range is never more than one cell apart */
     w->inv_cell = 1.0f / w->cell;
     w->dim = (uint32_t)ceilf(world / w->cell);
@@ -166,14 +165,14 @@ void crowd_world_split(const crowd_world *w, uint32_t total, uint32_t *counts)
     }
     uint64_t over = 0; /* a kind past its capacity hands the rest to the kinds after it, then before */
     for (uint32_t k = 0; k < w->kind_count; k++) {
-        uint32_t cap = w->kinds[k]->crowd->capacity;
+        uint32_t cap = crowd_settings(w->kinds[k]->crowd)->capacity;
         if (counts[k] > cap) {
             over += counts[k] - cap;
             counts[k] = cap;
         }
     }
     for (uint32_t pass = 0; pass < 2 * w->kind_count && over; pass++) {
-        uint32_t k = pass % w->kind_count, room = w->kinds[k]->crowd->capacity - counts[k];
+        uint32_t k = pass % w->kind_count, room = crowd_settings(w->kinds[k]->crowd)->capacity - counts[k];
         uint32_t add = over < room ? (uint32_t)over : room;
         counts[k] += add;
         over -= add;
@@ -218,7 +217,7 @@ static void size_plaza(crowd_world *w)
     float area = 0.0f;
     for (uint32_t k = 0; k < w->kind_count; k++) {
         float r = w->radius[k] / DEFAULT_RADIUS;
-        area += (float)w->kinds[k]->crowd->count * PLAZA_AREA * r * r;
+        area += (float)crowd_count(w->kinds[k]->crowd) * PLAZA_AREA * r * r;
     }
     for (uint32_t k = 0; k < w->kind_count; k++)
         w->kinds[k]->gather_area = area > 0.0f ? area : PLAZA_AREA;
@@ -238,10 +237,10 @@ static uint32_t gather_all(crowd_world *w, float dt)
     uint32_t n = 0, cells = w->dim * w->dim;
     memset(w->count, 0, sizeof(uint32_t) * (cells + 2));
     for (uint32_t k = 0; k < w->kind_count; k++) {
-        const crowd *c = w->kinds[k]->crowd;
-        float t = (float)(c->time + dt); /* the step's t_next */
-        for (uint32_t s = 0; s < c->slots; s++) {
-            if (c->index_of_slot[s] >= c->count)
+        const crowd_slots *c = &w->kinds[k]->slots;                    /* as its step left them */
+        float t = (float)(crowd_client_time(w->kinds[k]->crowd) + dt); /* the step's t_next */
+        for (uint32_t s = 0; s < c->used; s++) {
+            if (c->instance[s] >= c->count)
                 continue;
             float p[3];
             crowd_rec_position(&c->records[s], t, p);
@@ -334,7 +333,7 @@ static uint32_t cross_separation(crowd_world *w, float dt, uint32_t *agents)
         float push[2];
         push_of(w, j, push, &pairs);
         if (push[0] != 0.0f || push[1] != 0.0f) {
-            crowd_drift *d = &w->kinds[kj]->crowd->drift[w->sorted_slot[j]];
+            sim_drift *d = &sim_drifts(w->kinds[kj])[w->sorted_slot[j]];
             d->x += push[0] * 1.5f;
             d->z += push[1] * 1.5f;
         }

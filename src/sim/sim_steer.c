@@ -6,16 +6,9 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "crowd/sim_internal.h"
+#include "sim/sim_internal.h"
 
 #define PI_F 3.14159265f
-
-float sim_gait_speed(const crowd_sim *sim, uint32_t gait)
-{
-    if (sim->gait_count == 0)
-        return 1.3f;
-    return sim->gaits[gait < sim->gait_count ? gait : sim->gait_count - 1].speed;
-}
 
 /* A gait's natural speed by the role it plays: 1 walk (the slowest gait), 3 run (the fastest), 2 jog
  * (the gait nearest the middle of the two). By speed, not by position: a file may have two walks. */
@@ -38,7 +31,7 @@ float sim_top_speed(const crowd_sim *sim)
     return role_speed(sim, 3) * 1.15f; /* wander's run at the top of its jitter; the others ask less */
 }
 
-static void set_direction(crowd_agent *a, float x, float z)
+static void set_direction(sim_agent *a, float x, float z)
 {
     a->direction[0] = (int16_t)(x * 32767.0f);
     a->direction[1] = (int16_t)(z * 32767.0f);
@@ -47,9 +40,8 @@ static void set_direction(crowd_agent *a, float x, float z)
 /* A new whim, every 2-6 s: the step's only trigonometry. */
 static void wander_decide(crowd_sim *sim, uint32_t slot)
 {
-    crowd *c = sim->crowd;
-    crowd_agent *a = &c->agents[slot];
-    uint32_t w = sim_hash(c->index_of_slot[slot], sim->decisions++ ^ sim->desc.seed);
+    sim_agent *a = &sim_agents(sim)[slot];
+    uint32_t w = sim_hash(sim->slots.instance[slot], sim->decisions++ ^ sim->desc.seed);
     float turn = (sim_hash_unit(w) - 0.5f) * PI_F, cs = cosf(turn), sn = sinf(turn);
     float x = a->direction[0] / 32767.0f, z = a->direction[1] / 32767.0f;
     set_direction(a, cs * x + sn * z, -sn * x + cs * z);
@@ -64,7 +56,7 @@ static void wander_decide(crowd_sim *sim, uint32_t slot)
  * in, at the centre. Once it heads in on every axis it is past the margin on, its direction holds
  * (until its next whim), so it walks back on a straight line, steady (sim.c lets it sleep and turn
  * as a record) instead of being re-aimed at the centre from wherever it is every step. */
-static void head_back(crowd_agent *a, const float *p)
+static void head_back(sim_agent *a, const float *p)
 {
     float len = sqrtf(p[0] * p[0] + p[2] * p[2]) + 1e-6f;
     set_direction(a, -p[0] / len, -p[2] / len);
@@ -75,15 +67,14 @@ static void head_back(crowd_agent *a, const float *p)
  * reload every setting per agent. */
 static void wander_batch(crowd_sim *sim, uint32_t first, uint32_t n, float *out)
 {
-    crowd *c = sim->crowd;
-    const crowd_record *const records = c->records;
-    crowd_agent *const agents = c->agents;
-    const float half = -c->world_min - SIM_WANDER_EDGE, *const scale_of = sim->cruise_scale;
+    const crowd_record *const records = sim->slots.records;
+    sim_agent *const agents = sim_agents(sim);
+    const float half = -sim->grid.origin - SIM_WANDER_EDGE, *const scale_of = sim->cruise_scale;
     const uint32_t tick = sim->tick;
     const float t_now = sim->t_now;
     for (uint32_t i = 0; i < n; i++) {
         uint32_t s = first + i;
-        crowd_agent *a = &agents[s];
+        sim_agent *a = &agents[s];
         float p[3];
         crowd_rec_position(&records[s], t_now, p);
         if (sim_decision_due(a, tick))
@@ -101,9 +92,9 @@ static void wander(crowd_sim *sim, uint32_t slot, float out[2])
 
 static inline void stampede(crowd_sim *sim, uint32_t slot, float out[2])
 {
-    crowd_agent *a = &sim->crowd->agents[slot];
+    sim_agent *a = &sim_agents(sim)[slot];
     if (a->cruise == 0xFF || a->cruise < 2) {
-        float jitter = sim_hash_unit(sim_hash(sim->crowd->index_of_slot[slot], sim->desc.seed + 3u));
+        float jitter = sim_hash_unit(sim_hash(sim->slots.instance[slot], sim->desc.seed + 3u));
         a->cruise = (uint8_t)(role_speed(sim, 3) * (0.9f + 0.2f * jitter) * 20.0f);
     }
     out[0] = a->cruise * (1.0f / 20.0f);
@@ -113,13 +104,13 @@ static inline void stampede(crowd_sim *sim, uint32_t slot, float out[2])
 /* Around the centre: parade walks lanes at fixed radii, the mill jogs a vortex at any radius. */
 static inline void circle(crowd_sim *sim, uint32_t slot, bool lanes, float out[2])
 {
-    const crowd_agent *a = &sim->crowd->agents[slot];
+    const sim_agent *a = &sim_agents(sim)[slot];
     float p[3];
     sim_position(sim, slot, p);
     float x = p[0], z = p[2];
     float d = sqrtf(x * x + z * z) + 1e-6f;
     float tx = -z / d, tz = x / d; /* counter-clockwise tangent */
-    float outer = -sim->crowd->world_min - 10.0f;
+    float outer = -sim->grid.origin - 10.0f;
     float target = lanes ? 20.0f + 2.5f * (float)(a->lane % 24) : (d < 8.0f ? 8.0f : d > outer ? outer : d);
     float pull = (target - d) * 0.5f; /* radial correction towards the lane */
     pull = pull < -1.0f ? -1.0f : pull > 1.0f ? 1.0f : pull;
@@ -135,7 +126,7 @@ static inline void gather(crowd_sim *sim, uint32_t slot, float out[2])
     float x = p[0], z = p[2];
     float d = sqrtf(x * x + z * z) + 1e-6f;
     /* a plaza big enough for everyone at ~1.2 m^2 each (or, in a crowd_world, for every kind) */
-    float area = sim->gather_area > 0.0f ? sim->gather_area : (float)sim->crowd->count * 1.2f;
+    float area = sim->gather_area > 0.0f ? sim->gather_area : (float)sim->slots.count * 1.2f;
     float plaza = sqrtf(area / PI_F);
     float t = (d - plaza) / 6.0f;
     float speed = role_speed(sim, 1) * (t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t);
@@ -257,14 +248,13 @@ float sim_obstacle_reach_time(const crowd_sim *sim, uint32_t cell, const float p
 }
 
 /* The chunks (crowd grid) an obstacle's reach overlaps, as an inclusive cell rectangle. */
-static void obstacle_cells(const crowd *c, const crowd_obstacle *o, int range[4])
+static void obstacle_cells(const crowd_grid *g, const crowd_obstacle *o, int range[4])
 {
     float reach = o->radius + SIM_BODY_RADIUS + 2.5f;
     float lo[2] = {o->x - reach, o->z - reach}, hi[2] = {o->x + reach, o->z + reach};
-    int last = (int)c->grid_dim - 1;
+    int last = (int)g->dim - 1;
     for (int k = 0; k < 2; k++) {
-        int a = (int)floorf((lo[k] - c->world_min) / c->cell_size),
-            b = (int)floorf((hi[k] - c->world_min) / c->cell_size);
+        int a = (int)floorf((lo[k] - g->origin) / g->chunk), b = (int)floorf((hi[k] - g->origin) / g->chunk);
         range[2 * k] = a < 0 ? 0 : a > last ? last : a;
         range[2 * k + 1] = b < 0 ? 0 : b > last ? last : b;
     }
@@ -272,18 +262,18 @@ static void obstacle_cells(const crowd *c, const crowd_obstacle *o, int range[4]
 
 crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error)
 {
-    const crowd *c = sim->crowd;
-    uint32_t cells = c->cell_count;
+    const crowd_grid *g = &sim->grid;
+    uint32_t cells = g->chunks;
     uint32_t *start = crowd_calloc(cells + 1, sizeof(uint32_t)), *fill = crowd_malloc(sizeof(uint32_t) * (cells + 1));
     uint32_t *ids = NULL;
     if (!start || !fill)
         goto oom;
     for (uint32_t o = 0; o < sim->obstacle_count; o++) { /* count per chunk */
         int r[4];
-        obstacle_cells(c, &sim->obstacles[o], r);
+        obstacle_cells(g, &sim->obstacles[o], r);
         for (int z = r[2]; z <= r[3]; z++)
             for (int x = r[0]; x <= r[1]; x++)
-                start[(uint32_t)z * c->grid_dim + (uint32_t)x + 1]++;
+                start[(uint32_t)z * g->dim + (uint32_t)x + 1]++;
     }
     for (uint32_t i = 0; i < cells; i++)
         start[i + 1] += start[i];
@@ -293,10 +283,10 @@ crowd_result sim_build_obstacle_grid(crowd_sim *sim, crowd_error *error)
     memcpy(fill, start, sizeof(uint32_t) * (cells + 1));
     for (uint32_t o = 0; o < sim->obstacle_count; o++) { /* fill */
         int r[4];
-        obstacle_cells(c, &sim->obstacles[o], r);
+        obstacle_cells(g, &sim->obstacles[o], r);
         for (int z = r[2]; z <= r[3]; z++)
             for (int x = r[0]; x <= r[1]; x++)
-                ids[fill[(uint32_t)z * c->grid_dim + (uint32_t)x]++] = o;
+                ids[fill[(uint32_t)z * g->dim + (uint32_t)x]++] = o;
     }
     crowd_free(fill);
     crowd_free(sim->chunk_obstacle_start);
