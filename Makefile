@@ -30,7 +30,7 @@ EMENV = NODE_PATH=/usr/share/nodejs
 comma := ,
 empty :=
 space := $(empty) $(empty)
-# The demo's assets: the built-in humanoid, and the Fox (CC-BY 4.0, ../shared/assets) baked from
+# The demo's assets: the built-in humanoid, and the Fox (CC-BY 4.0, assets/gltf) baked from
 # glTF, centimetres made metres.
 DEMO_ASSETS = $(BUILD)/humanoid.crowd $(BUILD)/assets/fox.crowd
 CRITTER_ASSETS = $(BUILD)/assets/critter-blob.crowd $(BUILD)/assets/critter-quad.crowd $(BUILD)/assets/critter-tube.crowd
@@ -38,7 +38,7 @@ CRITTER_ASSETS = $(BUILD)/assets/critter-blob.crowd $(BUILD)/assets/critter-quad
 # the Fox), so ?asset=menagerie mixes every kind.
 WEB_ASSETS = $(DEMO_ASSETS) $(CRITTER_ASSETS)
 ASSETS = $(subst $(space),$(comma),$(WEB_ASSETS))
-FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=tests/fuzz/gltf.dict \
+FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus assets/gltf -dict=tests/fuzz/gltf.dict \
 	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
 # The .crowd target's seeds are real bakes made here (never committed): new finds go to crowd-corpus.
 CROWD_SEEDS = $(FUZZ_BUILD)/crowd-seeds
@@ -134,7 +134,7 @@ fuzz-crowd-seeds: build
 	@seed() { out="$(CROWD_SEEDS)/$$1.crowd"; shift; [ -s "$$out" ] || $(BUILD)/crowd-bake "$$@" --quiet --out "$$out"; } && \
 		seed humanoid && seed humanoid_compact --compact && seed humanoid_fp16 --fp16 && \
 		seed humanoid_bones --bones && \
-		seed fox ../shared/assets/gltf/Fox.glb --scale 0.01 --bones && \
+		seed fox assets/gltf/Fox.glb --scale 0.01 --bones && \
 		seed small --density 0.25 --frames 2 --clips idle,walk --lods 2 --lod-ratios 1,0.3 && \
 		seed small_bones --density 0.25 --frames 2 --clips walk --bones --tangents --tex-width 64 && \
 		seed small_fp16 --density 0.25 --frames 3 --clips wave --fp16 --lods 1 && \
@@ -185,7 +185,7 @@ $(BUILD)/humanoid.crowd: build
 
 $(BUILD)/assets/fox.crowd: build
 	@mkdir -p $(dir $@)
-	@if $(stale); then $(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet; fi
+	@if $(stale); then $(BUILD)/crowd-bake assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet; fi
 
 # With a display: the demo in a window. Without one: say so, render a scripted run headless through
 # EGL (screenshots in build/shots) and point at the browser version.
@@ -215,8 +215,8 @@ bench: build
 
 # glTF: read + bake medians for Fox and RobotExpressive, and reading cost against file size
 bench-gltf: build
-	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --bones --time 21
-	@$(BUILD)/crowd-bake ../shared/assets/gltf/RobotExpressive.glb --bones --time 21
+	@$(BUILD)/crowd-bake assets/gltf/Fox.glb --bones --time 21
+	@$(BUILD)/crowd-bake assets/gltf/RobotExpressive.glb --bones --time 21
 	@$(BUILD)/tests/gltf_read_bench
 
 clean:
