@@ -5,7 +5,8 @@
 #   make test        build (Release, ASan+UBSan, TSan, web) and run every test
 #   make test-package  install to a temporary prefix and build consumers on it (part of make test)
 #   make analyze     cppcheck over the build's compile_commands.json (part of make test)
-#   make format      apply .clang-format;  make format-check: check it (part of make test)
+#   make format      apply .clang-format;  make format-check: check it, and that no tracked file
+#                    reads a path outside the repository (part of make test)
 #   make bench       build and run the benchmarks
 #   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base)
 #   make web-single  one self-contained HTML file in dist-single/
@@ -106,8 +107,10 @@ analyze: build
 format: setup
 	@scripts/check-format.sh --fix
 
+# Beside the format: no tracked file reaches outside the repository (scripts/check-paths.sh).
 format-check: setup
 	@scripts/check-format.sh
+	@scripts/check-paths.sh
 
 fuzz-smoke: build-fuzz fuzz-crowd-seeds
 	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/crowd-corpus $(FUZZ_BUILD)/frames-corpus
