@@ -25,7 +25,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 
 // CPU ms used so far by Chromium's GPU processes (SwiftShader and the compositor run there): per frame it
-// varies less than the frame on this shared machine, whose other load stretches wall-clock time.
+// varies less than the frame on a shared machine, whose other load stretches wall-clock time.
 function gpuProcessMs() {
   let ms = 0;
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
