@@ -2,9 +2,9 @@
 # Comments say why, not when: fails, naming file:line, where a comment in the code carries history
 # or measurements, which belong in commit messages and docs/ (performance.md, measurements-log.md).
 # Flagged: "session <n>"; commit hashes (7-12 lowercase hex digits with a digit and a letter, or any
-# digits after "commit"); dates (2026-12-06); timings with decimals, ranges, before -> after arrows or
-# comparisons (3.55 ms, 20-40 us, 5.64 -> 4.77 ms, 717 ms vs 1558 ms, "took 36 ms"); speed-ups as
-# results (1.2x, 0.83x / 0.44x, 4x faster); where it was measured ("2-core", "measured in Chromium").
+# digits after "commit"); dates (2026-12-06); timings with decimals, ranges, arrows, comparisons or
+# a tilde (3.55 ms, 20-40 us, 5.64 -> 4.77 ms, 717 ms vs 1558 ms, ~150 us, "took 36 ms"); speed-ups
+# as results (1.2x, 0.83x / 0.44x, 4x faster); where it was measured ("2-core", "measured in Chromium").
 # Not flagged: design figures and contracts: 0.25 s, 1e-4 m, 64 bytes, a multiplier in a rule ("1.5x
 # the last key step", "grows to 1.5x"), a budget ("fits 16.7 ms", "a 16.7 ms budget"), a whole
 # number of ms in a contract ("every 100 ms"), and "ms" without a figure (a stats field's unit).
@@ -40,6 +40,7 @@ RULES = [
     ("timing", re.compile(r"\d[\d.,]*\s*(?:" + T + r")?\s*->\s*\d[\d.,]*\s*" + T + r"\b")),
     ("timing", re.compile(r"\b\d[\d.,]*\s*" + T + r"\s+(?:vs\.?|versus|against)\s", re.I)),
     ("timing", re.compile(r"\b(?:vs\.?|versus|against)\s+\d[\d.,]*\s*" + T + r"\b", re.I)),
+    ("timing", re.compile(r"~\s*\d[\d.,]*\s*" + T + r"\b")),
     ("timing", re.compile(r"\b(?:took|takes|cost|costs|costing|read|reads|measured|ran|spent|median|mean|p90)\s+"
                           r"(?:about\s+|~|frame\s+|of\s+)?\d[\d.,]*\s*" + T + r"\b", re.I)),
     # a speed-up or ratio as a result (1.2x, 0.83x / 0.44x, 4x faster); a multiplier in a rule
