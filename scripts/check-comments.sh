@@ -148,11 +148,31 @@ def offenders(paths):
     files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "--"] + paths,
                            check=True, capture_output=True, text=True).stdout.split()
     for path in sorted(f for f in files if in_scope(f) and os.path.isfile(f)):
+        prev_line, prev_text = -1, ""
         for line, text in comments(path):
-            hits = [name for name, rule in RULES for m in rule.finditer(text)
-                    if not (name == "timing" and (BUDGET.search(text[:m.start()]) or BUDGET_AFTER.match(text[m.end():])))]
+            hits = matches(text)
+            # a phrase broken across two comment lines ("until session" / "14 ...") counts for the first
+            if line == prev_line + 1:
+                joined = prev_text.rstrip() + " " + text.strip().lstrip("*").strip()
+                spanning = matches(joined, spans=len(prev_text.rstrip()))
+                if spanning and not matches(prev_text):
+                    yield path, prev_line, spanning, prev_text.strip()
             if hits:
-                yield path, line, sorted(set(hits)), text.strip()
+                yield path, line, hits, text.strip()
+            prev_line, prev_text = line, text
+
+
+def matches(text, spans=None):
+    """The rules that match text; with spans, only matches that cross that offset (a line break)."""
+    hits = set()
+    for name, rule in RULES:
+        for m in rule.finditer(text):
+            if spans is not None and not (m.start() < spans < m.end()):
+                continue
+            if name == "timing" and (BUDGET.search(text[:m.start()]) or BUDGET_AFTER.match(text[m.end():])):
+                continue
+            hits.add(name)
+    return sorted(hits)
 
 
 def main(argv):
