@@ -5,7 +5,8 @@
 #   make test        build (Release, ASan+UBSan, TSan, web) and run every test
 #   make test-package  install to a temporary prefix and build consumers on it (part of make test)
 #   make analyze     cppcheck over the build's compile_commands.json (part of make test)
-#   make format      apply .clang-format;  make format-check: check it (part of make test)
+#   make format      apply .clang-format;  make format-check: check it, that no tracked file reads a
+#                    path outside the repository and that comments carry no history (part of make test)
 #   make bench       build and run the benchmarks
 #   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base)
 #   make web-single  one self-contained HTML file in dist-single/
@@ -30,7 +31,7 @@ EMENV = NODE_PATH=/usr/share/nodejs
 comma := ,
 empty :=
 space := $(empty) $(empty)
-# The demo's assets: the built-in humanoid, and the Fox (CC-BY 4.0, ../shared/assets) baked from
+# The demo's assets: the built-in humanoid, and the Fox (CC-BY 4.0, assets/gltf) baked from
 # glTF, centimetres made metres.
 DEMO_ASSETS = $(BUILD)/humanoid.crowd $(BUILD)/assets/fox.crowd
 CRITTER_ASSETS = $(BUILD)/assets/critter-blob.crowd $(BUILD)/assets/critter-quad.crowd $(BUILD)/assets/critter-tube.crowd
@@ -38,7 +39,7 @@ CRITTER_ASSETS = $(BUILD)/assets/critter-blob.crowd $(BUILD)/assets/critter-quad
 # the Fox), so ?asset=menagerie mixes every kind.
 WEB_ASSETS = $(DEMO_ASSETS) $(CRITTER_ASSETS)
 ASSETS = $(subst $(space),$(comma),$(WEB_ASSETS))
-FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus ../shared/assets/gltf -dict=tests/fuzz/gltf.dict \
+FUZZ_ARGS = $(FUZZ_BUILD)/corpus tests/fuzz/corpus assets/gltf -dict=tests/fuzz/gltf.dict \
 	-max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_BUILD)/
 # The .crowd target's seeds are real bakes made here (never committed): new finds go to crowd-corpus.
 CROWD_SEEDS = $(FUZZ_BUILD)/crowd-seeds
@@ -106,8 +107,16 @@ analyze: build
 format: setup
 	@scripts/check-format.sh --fix
 
+# Beside the format: no tracked file reaches outside the repository (scripts/check-paths.sh), and
+# no comment carries history or measurements (scripts/check-comments.sh) in the folders listed in
+# COMMENTS_CLEAN, those already clean. The list grows as folders are cleaned; once it covers
+# include/ src/ tools/ demo/ examples/ web/ the argument can go (the script's default is all of them).
+# `scripts/check-comments.sh --report` lists what is left everywhere. All three checks run and
+# report even when one fails.
+COMMENTS_CLEAN = examples web src/bake src/common src/critters src/gltf src/rig src/scene
 format-check: setup
-	@scripts/check-format.sh
+	@status=0; scripts/check-format.sh || status=1; scripts/check-paths.sh || status=1; \
+		scripts/check-comments.sh $(COMMENTS_CLEAN) || status=1; exit $$status
 
 fuzz-smoke: build-fuzz fuzz-crowd-seeds
 	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/crowd-corpus $(FUZZ_BUILD)/frames-corpus
@@ -134,7 +143,7 @@ fuzz-crowd-seeds: build
 	@seed() { out="$(CROWD_SEEDS)/$$1.crowd"; shift; [ -s "$$out" ] || $(BUILD)/crowd-bake "$$@" --quiet --out "$$out"; } && \
 		seed humanoid && seed humanoid_compact --compact && seed humanoid_fp16 --fp16 && \
 		seed humanoid_bones --bones && \
-		seed fox ../shared/assets/gltf/Fox.glb --scale 0.01 --bones && \
+		seed fox assets/gltf/Fox.glb --scale 0.01 --bones && \
 		seed small --density 0.25 --frames 2 --clips idle,walk --lods 2 --lod-ratios 1,0.3 && \
 		seed small_bones --density 0.25 --frames 2 --clips walk --bones --tangents --tex-width 64 && \
 		seed small_fp16 --density 0.25 --frames 3 --clips wave --fp16 --lods 1 && \
@@ -185,7 +194,7 @@ $(BUILD)/humanoid.crowd: build
 
 $(BUILD)/assets/fox.crowd: build
 	@mkdir -p $(dir $@)
-	@if $(stale); then $(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet; fi
+	@if $(stale); then $(BUILD)/crowd-bake assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet; fi
 
 # With a display: the demo in a window. Without one: say so, render a scripted run headless through
 # EGL (screenshots in build/shots) and point at the browser version.
@@ -215,8 +224,8 @@ bench: build
 
 # glTF: read + bake medians for Fox and RobotExpressive, and reading cost against file size
 bench-gltf: build
-	@$(BUILD)/crowd-bake ../shared/assets/gltf/Fox.glb --bones --time 21
-	@$(BUILD)/crowd-bake ../shared/assets/gltf/RobotExpressive.glb --bones --time 21
+	@$(BUILD)/crowd-bake assets/gltf/Fox.glb --bones --time 21
+	@$(BUILD)/crowd-bake assets/gltf/RobotExpressive.glb --bones --time 21
 	@$(BUILD)/tests/gltf_read_bench
 
 clean:

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 debian_packages=(
   build-essential cmake pkg-config
   clang libclang-rt-14-dev                                # sanitizers, libFuzzer
-  cppcheck clang-format                                   # make analyze, make format-check
+  cppcheck clang-format python3                           # make analyze, make format-check
   libmeshoptimizer-dev libcjson-dev libstb-dev
   libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri    # GL through EGL surfaceless (llvmpipe)
   libglfw3-dev                                            # the native demo's window

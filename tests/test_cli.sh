@@ -144,8 +144,8 @@ expect 2 "crowd-bake: --lod-ratios" -- "$bin/crowd-bake" --lod-ratios 1,nan --ou
 expect 2 "needs --lod-ratios" -- "$bin/crowd-bake" --lods 6 --out "$work/bad.crowd"
 [[ -e "$work/bad.crowd" || -e "$work/bad.glb" ]] && fail "a bad command line left an output file"
 
-# glTF input (../shared/assets next to the repository)
-assets="$(dirname "$0")/../../shared/assets"
+# glTF input (the repository's assets/)
+assets="$(dirname "$0")/../assets"
 expect 0 "Walk" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --bones --out "$work/fox.crowd"
 grep -q "Walk .* 67\.50" "$work/out" || fail "Fox Walk stride not reported"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/fox.crowd"

@@ -1,4 +1,4 @@
-/* Every asset in ../shared/assets/gltf bakes, and crowd_verify (every vertex of every frame,
+/* Every asset in assets/gltf bakes, and crowd_verify (every vertex of every frame,
  * decoded as the shaders do, against double-precision skinning of the rig read from the file)
  * passes within the encoding's quantum. Prints one README table row per asset. Also: strides of
  * the locomotion clips (Fox Walk/Run, RobotExpressive Running/Walking), and that every other

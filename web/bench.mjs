@@ -4,7 +4,7 @@
 // the median frame (the interval between requestAnimationFrame ticks) and the median main-thread
 // time per frame (the time spent inside the page's requestAnimationFrame callbacks: JavaScript,
 // wasm and the GL calls it makes), measured by the page, not by the demo, so any build compares.
-//   node web/bench.mjs --site after=dist --site before=/tmp/before/dist --site ring='dist?upload=ring' --msaa 0,4 \
+//   node web/bench.mjs --site after=dist --site before=/path/to/before/dist --site ring='dist?upload=ring' --msaa 0,4 \
 //        --counts 1000,4000,20000,100000 --frames 4 --warmup 2 --rounds 2 [--json rows.json]
 // A site may end in '|name=value,...': demo settings set after load (e.g. 'dist|paused=1', a crowd
 // that uploads nothing), for finding where the page's time goes.
@@ -14,7 +14,7 @@
 // (window.crowd.measureScene: wasm, one thread, a crowd of its own apart from the page's, which is
 // set to 1,000), per count after each of these warm-ups, the median of --frames steps (default 30
 // here); this repo's page only, one page open at a time:
-//   node web/bench.mjs --site after=dist --site before=/tmp/before/dist --runtime 15,420 --counts 100000,1000000 --rounds 3
+//   node web/bench.mjs --site after=dist --site before=/path/to/before/dist --runtime 15,420 --counts 100000,1000000 --rounds 3
 // --seed label=dir[?query]: a build of the seed's three.js page (not in this repo: rebuilt from its
 // public source, see docs/seed-comparison.md), driven through its own panel and globals instead of
 // window.crowd: the instances slider for the count, its orbit camera for the view; its automatic
@@ -25,7 +25,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 
 // CPU ms used so far by Chromium's GPU processes (SwiftShader and the compositor run there): per frame it
-// varies less than the frame on this shared machine, whose other load stretches wall-clock time.
+// varies less than the frame on a shared machine, whose other load stretches wall-clock time.
 function gpuProcessMs() {
   let ms = 0;
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {

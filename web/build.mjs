@@ -4,8 +4,8 @@
 // dist/ is the whole site: index.html, main.js, lil-gui, the wasm module and assets/. With
 // --single, one HTML file holds everything (wasm inside the JS, assets as base64) and runs from
 // file://. Prints every file's size, and the assets' gzip and brotli sizes: brotli at quality 11, as
-// a site precompresses (10 % smaller than quality 9 on the humanoid). Those take about 80 s here, 43 s
-// of it the 13.8 MB humanoid: --no-compressed-sizes skips them, as make test-web's builds do.
+// a site precompresses. Quality 11 is slow on assets of several megabytes: --no-compressed-sizes
+// skips the compressed sizes, as make test-web's builds do.
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';

@@ -123,9 +123,8 @@ async function everySetting(page) {
   check(await page.evaluate(() => window.crowd.get('path')) === 0, 'path: not back on auto after the refusal');
   // Every value of every setting: its choices, both sides of a switch, or min / max / default. Round r
   // sets each setting to its r-th value in one call, draws a frame with all of them, and reads them all
-  // back in one call: three rounds of three calls, where one setting at a time was 60-odd values with
-  // three round trips each, each waiting out a SwiftShader frame (~0.3 s). All extremes at once is
-  // the harder frame as well.
+  // back in one call: three rounds of three calls instead of three round trips for each of the 60-odd
+  // values, each waiting out a SwiftShader frame. All extremes at once is the harder frame as well.
   const plan = table.filter((s) => !skip.has(s.name)).map((s) => ({
     name: s.name,
     value: s.value,
@@ -216,9 +215,8 @@ async function hudTellsTheTruth(page) {
         `after lookAt the panel shows camera ${menu.shown} (${menu.value}), status: ${/camera \w+/.exec(status)}`);
   // The frame time is the wall clock: compare with the page's own requestAnimationFrame intervals,
   // averaged as the HUD averages them (each frame weighs 0.1, demo/app.c). Over 40 frames the
-  // frames before weigh 1.6 %. An 8-frame median once read 16.8 ms against the HUD's 96 ms on a
-  // fresh clone: the HUD's average still held the slower frames before it (20k instances a few
-  // frames earlier), which those 8 intervals never saw.
+  // frames before weigh 1.6 %: a short window would disagree with the HUD, whose average still holds
+  // the slower frames of an earlier step (a larger crowd a few frames before) that the window never saw.
   const intervals = await page.evaluate(() => new Promise((done) => {
     const t = [];
     const step = (now) => { t.push(now); if (t.length < 41) requestAnimationFrame(step); else done(t); };
@@ -291,8 +289,8 @@ async function assets(page) {
   console.log(`assets: ${names.join(', ')} each switched in and drew, and the menagerie of all ${names.length}`);
 }
 
-// The benchmark (B) measures the menagerie too (it used to wait there for good): a short plan, one
-// count, 1 warm-up + 2 measured frames; the count comes back after it.
+// The benchmark (B) measures the menagerie too, and must finish there: a short plan, one count,
+// 1 warm-up + 2 measured frames; the count comes back after it.
 async function menagerieBenchmark(page) {
   const before = await page.evaluate(() => window.crowd.get('count'));
   await page.evaluate(() => window.crowd.benchmarkPlan([200], 1, 2));
