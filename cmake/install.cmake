@@ -19,7 +19,7 @@ else()
 endif()
 
 # headers: every public header of the layers built, and the generated version.h
-set(crowd_headers base.h asset.h crowd.h)
+set(crowd_headers base.h asset.h crowd.h hits.h sim.h)
 if(TARGET crowd_bake)
   list(APPEND crowd_headers rig.h bake.h gltf.h)
 endif()

@@ -16,7 +16,6 @@
 #include "demo/camera.h"
 #include "demo/cards.h"
 #include "demo/compare.h"
-#include "demo/gpu_path.h"
 #include "demo/grass_view.h"
 #include "demo/gun.h"
 #include "demo/hud.h"
@@ -49,6 +48,48 @@
 
 /* GLFW key codes (printable keys are their ASCII upper case). */
 enum { KEY_TAB = 258, KEY_F1 = 290, KEY_F2 = 291 };
+
+/* ---- the render path (setting "path": auto | cpu | gpu) -------------------------------------- */
+
+static crowd_gl_path path_of(double setting)
+{
+    return setting > 1.5 ? CROWD_GL_PATH_GPU : setting > 0.5 ? CROWD_GL_PATH_CPU : CROWD_GL_PATH_AUTO;
+}
+
+int demo_path_parse(const char *name)
+{
+    static const char *const names[3] = {"auto", "cpu", "gpu"};
+    for (int i = 0; name && i < 3; i++)
+        if (!strcmp(name, names[i]))
+            return i;
+    return -1;
+}
+
+const crowd_gl_gpu_stats *demo_late_gpu_stats(const crowd_gl_renderer *r)
+{
+    if (!r || crowd_gl_get_path(r) != CROWD_GL_PATH_GPU)
+        return NULL;
+    const crowd_gl_gpu_stats *g = crowd_gl_get_gpu_stats(r);
+    return g->valid ? g : NULL;
+}
+
+uint32_t demo_gpu_submitted(const crowd_gl_gpu_stats *late)
+{
+    uint32_t n = 0;
+    for (uint32_t l = 0; late && l < CROWD_MAX_LODS; l++)
+        n += late->submitted[l];
+    return n;
+}
+
+/* One HUD line: the resolved path and, on the GPU path, its passes run and skipped. */
+static int path_status(const crowd_gl_renderer *r, char *out, size_t size)
+{
+    if (!r || crowd_gl_get_path(r) != CROWD_GL_PATH_GPU)
+        return snprintf(out, size, "path cpu\n");
+    const crowd_gl_gpu_stats *g = crowd_gl_get_gpu_stats(r);
+    return snprintf(out, size, "path gpu: %llu passes run, %llu skipped\n", (unsigned long long)g->passes_run,
+                    (unsigned long long)g->passes_skipped);
+}
 
 static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_COUNT] = {"count", "instances", 0, 250000, 1000, NULL, '='},
@@ -235,7 +276,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
                         .debug = app->desc.gl_debug,
                         .timers = app->desc.gl_timers,
                         .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
-                        .path = demo_path_of(app->settings[DEMO_PATH]),
+                        .path = path_of(app->settings[DEMO_PATH]),
                         .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT};
     crowd_result r = crowd_create(&cd, &app->crowd, error);
     if (r == CROWD_OK) {
@@ -247,8 +288,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
     if (r == CROWD_OK)
         r = crowd_gl_create(&gd, &app->renderer, error);
     if (r == CROWD_OK)
-        r = crowd_scene_setup(app->renderer, app->crowd, asset, app->obstacles, CROWD_SCENE_OBSTACLES, WORLD_SIZE,
-                              error);
+        r = crowd_scene_setup(app->renderer, asset, app->obstacles, CROWD_SCENE_OBSTACLES, WORLD_SIZE, error);
     if (r == CROWD_OK)
         r = crowd_sim_spawn(app->sim, (uint32_t)app->settings[DEMO_COUNT]);
     if (r != CROWD_OK) {
@@ -256,7 +296,6 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
         return r;
     }
     crowd_set_stride_matching(app->crowd, app->settings[DEMO_STRIDE_MATCHING] > 0.5);
-    demo_path_adopt(app->renderer, app->crowd);
     crowd_gl_set_cross_fade(app->renderer, app->settings[DEMO_CROSS_FADE] > 0.5);
     return CROWD_OK;
 }
@@ -394,7 +433,7 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
                                     .debug = app->desc.gl_debug,
                                     .timers = app->desc.gl_timers,
                                     .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
-                                    .path = demo_path_of(s[DEMO_PATH])},
+                                    .path = path_of(s[DEMO_PATH])},
                              .world_size = WORLD_SIZE,
                              .total = (uint32_t)s[DEMO_COUNT]};
     for (uint32_t k = 0; k < d.kind_count; k++) {
@@ -744,7 +783,7 @@ static void write_status(demo_app *app)
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_menagerie_status(app->menagerie));
     else if (st && gs && crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU) {
         /* what the GPU's pass drew, a few frames old: the crowd makes no draw list here */
-        const crowd_gl_gpu_stats *late = demo_path_late(app->renderer);
+        const crowd_gl_gpu_stats *late = demo_late_gpu_stats(app->renderer);
         if (!late)
             n += snprintf(app->status + n, sizeof app->status - (size_t)n,
                           "%u live  gpu: no stats read back yet  draws %u (+%u shadow)\n", st->simulated, gs->draws,
@@ -754,7 +793,7 @@ static void write_status(demo_app *app)
             n += snprintf(app->status + n, sizeof app->status - (size_t)n,
                           "%u live  gpu, %u frames late: submitted %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M "
                           "shadow, %u casters)\nLOD",
-                          st->simulated, late->frames_late, demo_path_submitted(late), gs->draws, gs->shadow_draws,
+                          st->simulated, late->frames_late, demo_gpu_submitted(late), gs->draws, gs->shadow_draws,
                           (double)late->triangles / 1e6, shadows ? (double)late->shadow_triangles / 1e6 : 0.0,
                           shadows ? late->shadow_casters : 0);
             const crowd_asset *a = &app->assets[app->active].asset;
@@ -792,7 +831,7 @@ static void write_status(demo_app *app)
                   s[DEMO_STRIDE_MATCHING] > 0.5 ? "matched" : "OFF (skating)", s[DEMO_SEPARATION] > 0.5 ? "on" : "off",
                   s[DEMO_FOG], choice_name(DEMO_CAMERA, s[DEMO_CAMERA], camera, sizeof camera),
                   choice_name(DEMO_MSAA, s[DEMO_MSAA], msaa, sizeof msaa));
-    n += demo_path_status(app->renderer, app->status + n, sizeof app->status - (size_t)n);
+    n += path_status(app->renderer, app->status + n, sizeof app->status - (size_t)n);
     char shadow[64] = ""; /* at most 30 Hz, only while something moves */
     if (s[DEMO_SHADOWS] > 0.5)
         snprintf(shadow, sizeof shadow, "  shadow %llu/%llu frames", (unsigned long long)app->shadow_passes,
@@ -1019,9 +1058,8 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     }
     double t0 = now_ms();
     crowd_sim_step(app->sim, dt);
-    crowd_view view = {.viewport_height = (float)height};
-    memcpy(view.view, app->scene.view, sizeof view.view);
-    memcpy(view.projection, app->scene.projection, sizeof view.projection);
+    crowd_view view; /* who culls and the attachments' margin: the renderer's */
+    crowd_gl_view(app->renderer, app->scene.view, app->scene.projection, (float)height, &view);
     app->frame = crowd_update(app->crowd, dt, &view);
     demo_gun_after_update(app->gun, app->crowd, gun);
     crowd_error upload_error = {0};
@@ -1053,7 +1091,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     } else {
         app->shadow_valid = false;
     }
-    demo_path_cull(app->renderer, app->crowd, app->frame, &view, shadow_pass ? light : NULL);
+    crowd_gl_cull(app->renderer, app->frame, &view, shadow_pass ? light : NULL); /* (the GPU path's; else nothing) */
     if (shadow_pass) {
         debug_check(app, crowd_gl_render_shadows(app->renderer, app->frame, light), "shadow pass");
         memcpy(app->shadow_light, light, sizeof light);
@@ -1095,8 +1133,8 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     app->last_main_ms = main_ms;
     app->main_ms = app->main_ms > 0.0 ? app->main_ms * 0.9 + main_ms * 0.1 : main_ms;
     const crowd_gl_stats *gs = crowd_gl_get_stats(app->renderer);
-    const crowd_gl_gpu_stats *late = demo_path_late(app->renderer);
-    bench_record(app, seconds, main_ms, late ? demo_path_submitted(late) : app->frame->stats.submitted,
+    const crowd_gl_gpu_stats *late = demo_late_gpu_stats(app->renderer);
+    bench_record(app, seconds, main_ms, late ? demo_gpu_submitted(late) : app->frame->stats.submitted,
                  gs->draws + gs->shadow_draws, gs->triangles + gs->shadow_triangles);
 }
 
@@ -1119,9 +1157,9 @@ void demo_get_stats(const demo_app *app, demo_stats *out)
     out->rasterised = app->rasterised;
     out->gpu_frames_late = -1;
     bool main_crowd = app->renderer && !app->compare && !app->menagerie;
-    const crowd_gl_gpu_stats *late = main_crowd ? demo_path_late(app->renderer) : NULL;
+    const crowd_gl_gpu_stats *late = main_crowd ? demo_late_gpu_stats(app->renderer) : NULL;
     if (main_crowd && crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU) { /* the GPU's counts, late */
-        out->submitted = late ? demo_path_submitted(late) : 0;
+        out->submitted = late ? demo_gpu_submitted(late) : 0;
         out->rasterised = 0; /* not sampled: no CPU work per instance on this path */
     }
     if (late) {

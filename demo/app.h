@@ -10,6 +10,9 @@
 #include "crowdbake/asset.h"
 #include "crowdbake/base.h"
 
+struct crowd_gl_renderer;
+struct crowd_gl_gpu_stats;
+
 typedef struct demo_app demo_app;
 
 /* Settings, addressed by name from the web panel and by key from the native overlay. */
@@ -33,7 +36,7 @@ typedef enum demo_setting {
     DEMO_HUD,             /* 0/1 */
     DEMO_PAUSED,          /* 0/1: simulation and animation stand still (the camera still moves) */
     DEMO_MSAA,            /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
-    DEMO_PATH,            /* 0 auto, 1 cpu, 2 gpu: the renderer's crowd_gl_path (demo/gpu_path.h) */
+    DEMO_PATH,            /* 0 auto, 1 cpu, 2 gpu: the renderer's crowd_gl_path */
     DEMO_COMPARE,         /* 0/1: classic skinning (left half) vs VAT (right half), demo/compare.c */
     DEMO_GRASS,           /* 0/1: the grass field as the ground (demo/grass_view.c) */
     DEMO_GRASS_BUDGET,    /* 0.05..1: the field's density multiplier */
@@ -121,6 +124,15 @@ const char *demo_benchmark_report(const demo_app *app);
 /* The asset the crowd shows now (NULL before one is loaded): what demo_measure_scene (scene_probe.h)
  * measures in the browser. */
 const crowd_asset *demo_active_asset(const demo_app *app);
+
+/* "auto" / "cpu" / "gpu" (the --path flag) -> the path setting's value 0 / 1 / 2; -1 for anything else. */
+int demo_path_parse(const char *name);
+/* The GPU path's own counts (what its pass compacted, read back a few frames late), or NULL on the
+ * CPU path and before the first copy has been read: the HUD reports these on that path, where the
+ * crowd makes no draw list. */
+const struct crowd_gl_gpu_stats *demo_late_gpu_stats(const struct crowd_gl_renderer *renderer);
+/* Instances the GPU path's colour pass drew: every level's partition, the cards' included. */
+uint32_t demo_gpu_submitted(const struct crowd_gl_gpu_stats *late);
 
 /* Median CPU cost of one simulation step + crowd update at `count` instances over `frames`
  * frames (no drawing): the figure the browser reports for wasm. Restores the previous count. */

@@ -117,8 +117,7 @@ static crowd_result build_half(demo_compare *c, const demo_compare_desc *d, int 
         r = crowd_gl_create(&gd, &half->renderer, error);
     }
     if (r == CROWD_OK)
-        r = crowd_scene_setup(half->renderer, half->crowd, d->asset, d->obstacles, d->obstacle_count, d->world_size,
-                              error);
+        r = crowd_scene_setup(half->renderer, d->asset, d->obstacles, d->obstacle_count, d->world_size, error);
     return r;
 }
 
@@ -227,9 +226,8 @@ static void draw_half(demo_compare *c, int h, float dt, const demo_camera *camer
     half_target(half, fbo, x, width, height);
     glViewport(x, 0, width, height);
     demo_camera_matrices(camera, (float)width / (float)(height ? height : 1), scene->view, scene->projection);
-    crowd_view view = {.viewport_height = (float)height};
-    memcpy(view.view, scene->view, sizeof view.view);
-    memcpy(view.projection, scene->projection, sizeof view.projection);
+    crowd_view view;
+    crowd_gl_view(half->renderer, scene->view, scene->projection, (float)height, &view);
     crowd_sim_step(half->sim, dt); /* the same steering for both halves; in neither half's CPU figure */
     float light[16], centre[3], radius;
     demo_camera_shadow_focus(camera, centre, &radius);
@@ -252,6 +250,7 @@ static void draw_half(demo_compare *c, int h, float dt, const demo_camera *camer
         t0 = now_ms();
         const crowd_frame *f = crowd_update(half->crowd, dt, &view);
         crowd_gl_upload(half->renderer, f, NULL);
+        crowd_gl_cull(half->renderer, f, &view, scene->shadows ? light : NULL);
         if (scene->shadows)
             crowd_gl_render_shadows(half->renderer, f, light);
         crowd_gl_draw(half->renderer, f, scene);

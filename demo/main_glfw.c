@@ -9,8 +9,8 @@
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 
+#include "crowdbake/gl.h"
 #include "demo/app.h"
-#include "demo/gpu_path.h"
 
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>

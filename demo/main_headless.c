@@ -13,7 +13,6 @@
 
 #include "crowdbake/gl.h"
 #include "demo/app.h"
-#include "demo/gpu_path.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "tool_support.h"
@@ -105,7 +104,7 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
     demo_get_stats(app, &s);
     /* the GPU path reports what its own pass drew (read back late), not the per-chunk draw list */
     const crowd_gl_renderer *r = demo_renderer(app);
-    uint32_t gpu_submitted = r ? demo_path_submitted(crowd_gl_get_gpu_stats(r)) : 0;
+    uint32_t gpu_submitted = r ? demo_gpu_submitted(crowd_gl_get_gpu_stats(r)) : 0;
     gpu_steps_checked += s.gpu_frames_late >= 0;
     if (s.rasterised > s.submitted)
         snprintf(why, size, "rasterised %u > submitted %u", s.rasterised, s.submitted);

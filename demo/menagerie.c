@@ -10,7 +10,6 @@
 
 #include "core/error.h"
 #include "crowdbake/sim.h"
-#include "demo/gpu_path.h"
 #include "scene/scene.h"
 
 typedef struct menagerie_kind {
@@ -92,11 +91,10 @@ static crowd_result build_kind(demo_menagerie *m, const demo_menagerie_desc *d, 
         if (k > 0) /* one shadow map for the world: every kind shadows the ground and the others */
             gd.shadow_source = m->kinds[0].renderer;
         r = crowd_gl_create(&gd, &kind->renderer, error);
-        demo_path_adopt(r == CROWD_OK ? kind->renderer : NULL, kind->crowd);
     }
     if (r == CROWD_OK) /* pillars, ground and attachments */
-        r = crowd_scene_setup(kind->renderer, kind->crowd, kind->asset, d->sim.obstacles, d->sim.obstacle_count,
-                              d->world_size, error);
+        r = crowd_scene_setup(kind->renderer, kind->asset, d->sim.obstacles, d->sim.obstacle_count, d->world_size,
+                              error);
     if (r == CROWD_OK && k > 0) { /* one ground and one set of pillars: the first kind's */
         static const uint8_t ground[4] = {112, 124, 96, 255};
         crowd_gl_set_ground(kind->renderer, 0.0f, ground);
@@ -188,9 +186,6 @@ void demo_menagerie_frame(demo_menagerie *m, float dt, const demo_camera *camera
                           GLuint fbo, int width, int height)
 {
     double t0 = now_ms();
-    crowd_view view = {.viewport_height = (float)height};
-    memcpy(view.view, scene->view, sizeof view.view);
-    memcpy(view.projection, scene->projection, sizeof view.projection);
     crowd_world_step(m->world, dt);
     float light[16], centre[3], radius;
     demo_camera_shadow_focus(camera, centre, &radius);
@@ -199,9 +194,11 @@ void demo_menagerie_frame(demo_menagerie *m, float dt, const demo_camera *camera
     for (uint32_t k = 0; k < m->kind_count; k++) { /* kind 0's shadow pass first: it clears the shared map */
         menagerie_kind *kind = &m->kinds[k];
         kind_target(kind, fbo, width, height);
+        crowd_view view; /* each kind's renderer says who culls and its attachments' margin */
+        crowd_gl_view(kind->renderer, scene->view, scene->projection, (float)height, &view);
         kind->frame = crowd_update(kind->crowd, dt, &view);
         crowd_gl_upload(kind->renderer, kind->frame, NULL);
-        demo_path_cull(kind->renderer, kind->crowd, kind->frame, &view, scene->shadows ? light : NULL);
+        crowd_gl_cull(kind->renderer, kind->frame, &view, scene->shadows ? light : NULL);
         if (scene->shadows)
             crowd_gl_render_shadows(kind->renderer, kind->frame, light);
     }
@@ -217,8 +214,8 @@ demo_menagerie_totals demo_menagerie_get_totals(const demo_menagerie *m)
     demo_menagerie_totals t = {0};
     for (uint32_t k = 0; m && k < m->kind_count; k++) {
         const crowd_gl_stats *gs = crowd_gl_get_stats(m->kinds[k].renderer);
-        const crowd_gl_gpu_stats *late = demo_path_late(m->kinds[k].renderer); /* the GPU path's, late */
-        t.submitted += late ? demo_path_submitted(late) : m->kinds[k].frame ? m->kinds[k].frame->stats.submitted : 0;
+        const crowd_gl_gpu_stats *late = demo_late_gpu_stats(m->kinds[k].renderer); /* the GPU path's, late */
+        t.submitted += late ? demo_gpu_submitted(late) : m->kinds[k].frame ? m->kinds[k].frame->stats.submitted : 0;
         t.draws += gs->draws;
         t.shadow_draws += gs->shadow_draws;
         t.triangles += gs->triangles;

@@ -90,7 +90,7 @@ int main(int argc, char **argv)
     crowd_set_velocity(c, 0, 0.0f, 0.0f);                      /* the one that waves stands */
     crowd_play(c, 0, clip_named(&asset, "wave"), 1.0f, 0.25f); /* instance 0 cross-fades to a wave */
 
-    crowd_view view;
+    crowd_view view = {0};
     camera(&view);
     const crowd_frame *frame = NULL;
     for (int f = 0; f < 5; f++)

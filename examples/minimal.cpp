@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     }
     crowd_play(c, 0, a.clip("wave"), 1.0f, 0.25f);
 
-    crowd_view view;
+    crowd_view view = {}; /* zeroed: CPU culling, no margin; camera() fills the matrices */
     camera(&view);
     const crowd_frame *frame = nullptr;
     for (int f = 0; f < 5; f++)

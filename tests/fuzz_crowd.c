@@ -140,7 +140,7 @@ static void check_crowd(const crowd_asset *a)
         crowd_play(c, i, i % a->clip_count, i == 3 ? 2.5f : 1.0f, 0.0f);
     }
     crowd_set_speed(c, 4, 1.4f);
-    crowd_view view;
+    crowd_view view = {0};
     fuzz_view(&view);
     check_records(c, crowd_update(c, 1.0f / 60.0f, &view), count);
     crowd_play(c, 1, (1 + 1) % a->clip_count, 1.0f, 0.25f); /* a cross-fade */

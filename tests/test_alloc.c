@@ -367,7 +367,7 @@ static void the_frame_loop_allocates_nothing(void)
                 &(crowd_sim_desc){.target = c, .obstacles = pillars, .obstacle_count = 2, .separation = 1, .seed = 5},
                 &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, 2500) == CROWD_OK);
-    crowd_view view;
+    crowd_view view = {0};
     look(&view, 0, 12, 40);
     uint64_t random = 77;
 
@@ -440,7 +440,7 @@ static void the_renderer_allocates_nothing_per_frame(bool es)
                             .fog_color = {0.8f, 0.8f, 0.85f},
                             .fog_density = 0.002f,
                             .shadows = true};
-    crowd_view view;
+    crowd_view view = {0};
     uint64_t random = 5, allocations = 0;
     uint32_t gl_draws = 0;
     for (int mode = 0; mode < 2; mode++) {

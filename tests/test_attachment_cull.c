@@ -189,10 +189,8 @@ static const crowd_frame *render(crowd *c, crowd_gl_renderer *r, const crowd_vie
     memcpy(s.projection, v->projection, sizeof s.projection);
     const crowd_frame *f = crowd_update(c, 0.0f, v);
     MUST(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-    if (gpu) {
-        crowd_gl_set_lod(r, crowd_settings(c), -1.0f);
+    if (gpu)
         crowd_gl_cull(r, f, v, NULL);
-    }
     gl_fixture_draw(&gl, r, f, &s, out);
     return f;
 }
@@ -254,17 +252,22 @@ static void margin_refusals(void)
     uint32_t walk = clip_or_die(&asset, "walk");
     crowd *c = make_one(CROWD_LOD_SCREEN_COVERAGE, walk);
     crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_CPU, true);
-    crowd_view v;
+    crowd_view v = {0};
     pole_view(walk, &v);
     const float bad[] = {-0.01f, NAN, INFINITY, -INFINITY, CROWD_MAX_CULL_MARGIN * 2.0f};
-    CHECK(crowd_set_cull_margin(NULL, 1.0f) == CROWD_ERROR_ARGUMENT);
     for (int keep = 0; keep < 2; keep++) {
-        REQUIRE(crowd_set_cull_margin(c, keep ? crowd_gl_attachment_reach(r) : 0.0f) == CROWD_OK);
+        crowd_view refused = v;
         for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-            CHECKF(crowd_set_cull_margin(c, bad[i]) == CROWD_ERROR_ARGUMENT, "margin %g accepted", (double)bad[i]);
-            CHECKF(strstr(crowd_last_error(c)->message, "crowd_set_cull_margin") != NULL, "message \"%s\"",
+            refused.cull_margin = bad[i];
+            CHECKF(crowd_update(c, 0.0f, &refused) == NULL, "margin %g accepted", (double)bad[i]);
+            CHECKF(strstr(crowd_last_error(c)->message, "view.cull_margin") != NULL, "message \"%s\"",
                    crowd_last_error(c)->message);
+            CHECK(crowd_count_visible(c, &refused) == 0);
         }
+        refused.cull_margin = 0.0f;
+        refused.culling = (crowd_culling)7;
+        CHECK(crowd_update(c, 0.0f, &refused) == NULL && strstr(crowd_last_error(c)->message, "view.culling"));
+        v.cull_margin = keep ? crowd_gl_attachment_reach(r) : 0.0f;
         const crowd_frame *f = crowd_update(c, 0.0f, &v);
         CHECKF(drawn_cpu(c, f) == (keep != 0), "after refusals, margin %s: drawn %d", keep ? "reach" : "0",
                drawn_cpu(c, f));
@@ -284,12 +287,12 @@ static void cpu_path_keeps_the_pole(void)
         crowd_lod_policy policy = p ? CROWD_LOD_DISTANCE : CROWD_LOD_SCREEN_COVERAGE;
         crowd *c = make_one(policy, walk);
         crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_CPU, true);
-        crowd_view v;
+        crowd_view v = {0};
         pole_view(walk, &v);
-        REQUIRE(crowd_set_cull_margin(c, 0.0f) == CROWD_OK);
+        v.cull_margin = 0.0f;
         bool kept0 = drawn_cpu(c, crowd_update(c, 0.0f, &v));
         uint32_t px0 = pole_pixels(c, r, &v, false, NULL);
-        REQUIRE(crowd_set_cull_margin(c, crowd_gl_attachment_reach(r)) == CROWD_OK);
+        v.cull_margin = crowd_gl_attachment_reach(r);
         bool kept = drawn_cpu(c, crowd_update(c, 0.0f, &v));
         uint32_t px = pole_pixels(c, r, &v, false, p ? "shots/attachment_cull_cpu_distance.png" : NULL);
         /* measured: coverage and distance alike, no margin: culled, 0 pixels; the reach: kept, 295 pixels
@@ -314,7 +317,7 @@ static void gpu_path_keeps_the_pole(void)
         crowd_lod_policy policy = p ? CROWD_LOD_DISTANCE : CROWD_LOD_SCREEN_COVERAGE;
         crowd *c = make_one(policy, walk);
         crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU, true);
-        crowd_view v;
+        crowd_view v = {0};
         pole_view(walk, &v);
         uint32_t px = pole_pixels(c, r, &v, true, p ? NULL : "shots/attachment_cull_gpu.png");
         uint32_t kept_count = 0;
@@ -360,15 +363,16 @@ static uint32_t submitted(const crowd_frame *f)
 static void margin_costs_little(void)
 {
     const uint32_t n = 4000;
-    crowd_view v;
+    crowd_view v = {0};
     look(&v, 0, 9, 34, 0, 0, 0);
     for (int p = 0; p < 2; p++) {
         crowd_lod_policy policy = p ? CROWD_LOD_DISTANCE : CROWD_LOD_SCREEN_COVERAGE;
         crowd *c = make_crowd(n, policy);
         crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_CPU, true);
         uint32_t base = submitted(crowd_update(c, 0.0f, &v)), base_seen = crowd_count_visible(c, &v);
-        REQUIRE(crowd_set_cull_margin(c, crowd_gl_attachment_reach(r)) == CROWD_OK);
-        uint32_t more = submitted(crowd_update(c, 0.0f, &v)), more_seen = crowd_count_visible(c, &v);
+        crowd_view with = v;
+        with.cull_margin = crowd_gl_attachment_reach(r);
+        uint32_t more = submitted(crowd_update(c, 0.0f, &with)), more_seen = crowd_count_visible(c, &with);
         /* measured (4,000 instances, a 1.4554 m margin): coverage 2,985 -> 3,149 submitted (+164,
          * 5.5 %), distance 3,538 -> 3,665 (+127, 3.6 %: whole chunks); spheres in view 2,985 -> 3,149 */
         printf("     CPU path, %s policy, a %.2f m margin: %u -> %u submitted (+%.1f %%), %u -> %u culling spheres "
@@ -386,7 +390,6 @@ static void margin_costs_little(void)
         crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU, pole);
         const crowd_frame *f = crowd_update(c, 0.0f, &v);
         REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-        crowd_gl_set_lod(r, crowd_settings(c), -1.0f);
         crowd_gl_cull(r, f, &v, NULL);
         drawn_gpu(r, f, &kept[pole]);
         crowd_gl_destroy(r);
@@ -404,15 +407,16 @@ static void scene_sets_the_margin(void)
 {
     crowd *c = make_crowd(4000, CROWD_LOD_SCREEN_COVERAGE);
     crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_CPU, false);
-    crowd_view v;
+    crowd_view v = {0};
     look(&v, 0, 9, 34, 0, 0, 0);
     uint32_t base = submitted(crowd_update(c, 0.0f, &v));
     crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
     crowd_scene_obstacles(obstacles);
     crowd_error err;
     REQUIRE(crowd_asset_find_socket(&asset, "head", NULL) && crowd_asset_find_socket(&asset, "hand_r", NULL));
-    REQUIRE(crowd_scene_setup(r, c, &asset, obstacles, CROWD_SCENE_OBSTACLES, 200.0f, &err) == CROWD_OK);
+    REQUIRE(crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, 200.0f, &err) == CROWD_OK);
     float reach = crowd_gl_attachment_reach(r);
+    crowd_gl_view(r, v.view, v.projection, v.viewport_height, &v); /* the renderer's margin, its path's culling */
     uint32_t more = submitted(crowd_update(c, 0.0f, &v));
     /* measured: the cap and balloon reach 0.0940 m, 2,985 -> 2,995 submitted (+0.3 %) */
     printf("     showcase scene: cap and balloon reach %.4f m; %u -> %u submitted (+%.1f %%)\n", (double)reach, base,

@@ -189,7 +189,7 @@ static uint32_t stale_uploads(const crowd_frame *f, crowd_record *mirror)
 
 static void every_change_is_seen(crowd_lod_policy policy, uint32_t threads)
 {
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 30, 14, 40, 0, 1.2f, 0);
     for (size_t k = 0; k < sizeof changes / sizeof changes[0]; k++) {
         crowd *c = settled(policy, threads);

@@ -76,7 +76,7 @@ static void culling_matches_brute_force(void)
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 11);
     uint8_t *seen = malloc(n);
-    crowd_view views[4];
+    crowd_view views[4] = {0};
     test_view_at(&views[0], 28, 16, 44, 0, 1.2f, 0);
     test_view_at(&views[1], 0, 1.7f, 0, 100, 1.7f, 0); /* eye level inside the crowd */
     test_view_at(&views[2], -150, 60, -150, 0, 0, 0);
@@ -136,7 +136,7 @@ static void lod_histogram_for_a_known_camera(void)
     crowd_set_count(c, 50);
     for (uint32_t i = 0; i < 50; i++) /* one instance every 2 m from 2 to 100 m in front of the camera */
         crowd_set_transform(c, i, 0.0f, 0.0f, -2.0f - 2.0f * (float)i, 0.0f);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 1.0f, 0, 0, 1.0f, -10);
     const crowd_frame *f = crowd_update(c, 0.0f, &v);
     /* Expected, from first principles: 4 m chunks (the world is 420 m, so 105 of them, 4 m each,
@@ -198,7 +198,7 @@ static void far_pool_and_single_chunk(void)
     const uint32_t n = 5000;
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 5);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const crowd_frame *f = crowd_update(c, 0.0f, &v);
     uint32_t pooled_draws = f->stats.draws, pooled_submitted = f->stats.submitted;
@@ -227,7 +227,7 @@ static void dirty_tracking_and_flags(void)
     const uint32_t n = 2000;
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 9);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const crowd_frame *f = crowd_update(c, 0.1f, &v);
     /* every record, plus the slots the first layout turned into slack (their owner changed) */
@@ -260,7 +260,7 @@ static void fades_fold_and_phase_continuity(void)
     crowd *c = make_crowd(8, 24.0f);
     crowd_set_count(c, 3);
     uint32_t walk = clip_or_die(&asset, "walk"), idle = clip_or_die(&asset, "idle");
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.5f, &v);
     CHECK(crowd_play(c, 1, (uint32_t)walk, 1.0f, 0.3f) == CROWD_OK);
@@ -315,7 +315,7 @@ static void remove_count_and_misuse(void)
     crowd_set_count(c, 5);
     for (uint32_t i = 0; i < 5; i++)
         crowd_set_transform(c, i, (float)i, 0, 0, 0);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.1f, &v);
     CHECK(crowd_remove(c, 1) == CROWD_OK && crowd_count(c) == 4);
@@ -359,7 +359,7 @@ static void remove_count_and_misuse(void)
 static void hostile_calls(void)
 {
     crowd *c = make_crowd(16, 24.0f);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 2, 10, 0, 1, 0);
     uint32_t idle = clip_or_die(&asset, "idle"), walk = clip_or_die(&asset, "walk");
     crowd_set_count(c, 2);
@@ -448,7 +448,7 @@ static void coverage_lod_and_budget(void)
     crowd_set_count(c, n);
     for (uint32_t i = 0; i < n; i++) /* a line of instances from 3 m to 200 m ahead */
         crowd_set_transform(c, i, 0.0f, 0.0f, -3.0f - 0.5f * (float)i, 0.0f);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 1.5f, 0, 0, 1.5f, -10);
     const crowd_frame *f = crowd_update(c, 0.0f, &v);
     uint64_t unlimited = 0;
@@ -502,7 +502,7 @@ static void feet_do_not_slide(void)
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
     for (uint32_t i = 0; i < n; i += 10)
         crowd_set_scale(c, i, i % 20 ? 0.6f : 1.5f);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const float dt = 1.0f / 60.0f;
     for (int f = 0; f < 120; f++) {
@@ -562,7 +562,7 @@ static void simulation(void)
             .target = c, .scenario = (crowd_scenario)scenario, .obstacles = obstacles, .obstacle_count = 3, .seed = 1};
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 2000) == CROWD_OK);
-        crowd_view v;
+        crowd_view v = {0};
         test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
         for (int f = 0; f < 180; f++) {
             crowd_sim_step(sim, 1.0f / 60.0f);
@@ -599,7 +599,7 @@ static void simulation(void)
         crowd_sim_desc sd = {.target = c, .seed = 3};
         crowd_sim_create(&sd, &sim, NULL);
         crowd_sim_spawn(sim, 500);
-        crowd_view v;
+        crowd_view v = {0};
         test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
         for (int f = 0; f < 60; f++) {
             crowd_sim_step(sim, 1.0f / 60.0f);
@@ -658,7 +658,7 @@ static void separation_keeps_space(void)
         crowd_sim_desc sd = {.target = c, .seed = 9, .separation = separate ? 1 : -1};
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
-        crowd_view v;
+        crowd_view v = {0};
         test_view_at(&v, 0, 60, 1, 0, 0, 0);
         for (int f = 0; f < 120; f++) {
             crowd_sim_step(sim, 1.0f / 60.0f);
@@ -695,7 +695,7 @@ static void far_crowd_pairs_seen(int separation, uint32_t interval, uint32_t off
     REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
     struct sim_test_hooks hooks = {.gather_now = now};
     sim_testing_set_hooks(sim, &hooks);
-    crowd_view v; /* every chunk beyond lod_distance (40 m); in view, or behind the camera */
+    crowd_view v = {0}; /* every chunk beyond lod_distance (40 m); in view, or behind the camera */
     test_view_at(&v, 400, 60, 0, seen ? 0.0f : 800.0f, seen ? 0.0f : 60.0f, 0);
     crowd_update(c, 1.0f / 60.0f, &v);
     uint64_t rewritten = 0;
@@ -744,7 +744,7 @@ static void neighbours_cover(cover_case cc)
     const float world = cc.world, radius = 0.7f;
     crowd *c[2];
     crowd_sim *sim[2];
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 12, 10, cc.eye_z, 0, 1.2f, 0);
     const struct sim_test_hooks hooks[2] = {{.every_edge = false}, {.every_edge = true}};
     for (int k = 0; k < 2; k++) {
@@ -946,7 +946,7 @@ static void offscreen_interval_keeps_the_view(void)
         REQUIRE(crowd_sim_spawn(sim, 3000) == CROWD_OK);
         struct sim_test_hooks hooks = {.gather_now = k == 2};
         sim_testing_set_hooks(sim, &hooks);
-        crowd_view v;
+        crowd_view v = {0};
         for (int f = 0; f <= 480; f++) {
             float a = 0.01f * (float)f; /* 0.6 rad/s, 85 m out, 20 m up, looking 45 degrees to the side */
             test_view_at(&v, 85.0f * cosf(a), 20.0f, 85.0f * sinf(a), -85.0f * sinf(a), 0, 85.0f * cosf(a));
@@ -1083,7 +1083,7 @@ static void regions_under_motion(void)
         REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
         REQUIRE(crowd_sim_spawn(sim, runs[run].n) == CROWD_OK);
         mirror m = mirror_make(c, runs[run].n);
-        crowd_view v;
+        crowd_view v = {0};
         test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
         int failures = 0, missed = 0;
         uint32_t layouts = 0, grows = 0, regroups = 0;
@@ -1140,7 +1140,7 @@ static void regions_at_the_limits(void)
     const uint32_t n = 1000, first = 500;
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, first, 21);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     mirror m = mirror_make(c, n);
     mirror_check(c, crowd_update(c, 0.1f, &v), &m);
@@ -1198,7 +1198,7 @@ static void settings_contracts(void)
     const uint32_t n = 5000;
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 5);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     CHECK(crowd_last_error(c)->code == CROWD_OK && crowd_last_error(c)->message[0] == 0);
     crowd_desc d = *crowd_settings(c);
@@ -1208,7 +1208,7 @@ static void settings_contracts(void)
     d.cross_fade_max_lod = CROWD_MAX_LOD_ZERO;
     d.far_pool = -1;
     REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK);
-    crowd_view inside;
+    crowd_view inside = {0};
     test_view_at(&inside, -6, 1.7f, -6, 50, 1.0f, -6); /* in the middle of chunk [-18, 6]^2 */
     const crowd_frame *f = crowd_update(c, 0.0f, &inside);
     uint32_t level0 = 0;
@@ -1300,7 +1300,7 @@ static void hostile_products(void)
     crowd *c = make_crowd(16, 24.0f);
     crowd_set_count(c, 4);
     uint32_t walk = clip_or_die(&asset, "walk");
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_record before, after;
     CHECK(crowd_play(c, 0, walk, 3e38f, 0.0f) == CROWD_ERROR_ARGUMENT);
@@ -1357,7 +1357,7 @@ static void huge_steps_stay_finite(void)
     crowd_sim *sim = NULL;
     REQUIRE(crowd_sim_create(&(crowd_sim_desc){.target = c, .separation = 1, .seed = 2}, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     const float steps[] = {1e30f, 1e9f, INFINITY, NAN, -5.0f, 1e-40f};
     for (int k = 0; k < 60; k++) {
@@ -1389,7 +1389,7 @@ static void one_shot_clips(void)
     uint32_t walk = clip_or_die(&asset, "walk"), idle = clip_or_die(&asset, "idle");
     const crowd_clip *w = &asset.clips[walk];
     float rate = 1.0f / w->duration;
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 2, 10, 0, 1, 0);
     crowd_update(c, 0.37f, &v);
     CHECK(crowd_play_once(c, 0, walk, rate, 0.0f) == CROWD_OK);
@@ -1476,7 +1476,7 @@ static void sim_state_and_spawn_options(void)
     CHECK(crowd_client_attached(c));
     CHECK(crowd_sim_create(&sd, &second, &err) == CROWD_ERROR_ARGUMENT && !second && strstr(err.message, "already"));
     REQUIRE(crowd_sim_spawn(sim, 500) == CROWD_OK);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     for (int k = 0; k < 30; k++) {
         crowd_sim_step(sim, 1.0f / 60.0f);
@@ -1527,7 +1527,7 @@ static void get_is_const(void)
     const uint32_t n = 3000;
     crowd *c = make_crowd(n, 24.0f);
     scatter(c, n, 21);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 28, 16, 44, 0, 1.2f, 0);
     for (int policy = 0; policy < 2; policy++) {
         crowd_desc d = *crowd_settings(c);
@@ -1558,7 +1558,7 @@ static void extrapolated_motion(void)
 {
     crowd *c = make_crowd(64, 24.0f);
     crowd_set_count(c, 8);
-    crowd_view v;
+    crowd_view v = {0};
     test_view_at(&v, 0, 30, 40, 0, 0, 0);
     crowd_update(c, 0.0f, &v);
     crowd_set_transform(c, 3, 1.0f, 0.0f, 2.0f, 0.0f);
@@ -1696,7 +1696,7 @@ static void sleepers_exact(sleep_case mode)
     crowd *c[2];
     crowd_sim *sim[2];
     struct sim_test_hooks hooks[2];
-    crowd_view v;
+    crowd_view v = {0};
     /* far_turns: the camera 400 m off makes every chunk far, visible or not, so both crowds re-plan
      * the same chunks at the lower rate, and far agents' turns are closed-form records that sleep */
     if (mode != SLEEP_NEAR_VIEW)
@@ -1915,7 +1915,7 @@ static void far_turns_follow_the_steering(void)
     crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_WANDER, .separation = -1, .seed = 4};
     REQUIRE(crowd_sim_create(&sd, &sim, NULL) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
-    crowd_view view;
+    crowd_view view = {0};
     test_view_at(&view, 0, 40, 400, 0, 0, 0); /* every chunk far */
     crowd_record *start = calloc(n, sizeof *start), *prev = calloc(n, sizeof *prev);
     double *ref = calloc(4 * (size_t)n, sizeof *ref); /* per agent: reference p (x, z) and v */
@@ -2003,7 +2003,7 @@ static void far_gaits_cut_where_fades_cannot_show(void)
         crowd *c = NULL;
         crowd_sim *sim = NULL;
         REQUIRE(spawn_small_wander(n, 9, &c, &sim));
-        crowd_view view;
+        crowd_view view = {0};
         const float eye[3] = {near ? 10.0f : 0.0f, near ? 12.0f : 40.0f, near ? 30.0f : 400.0f};
         test_view_at(&view, eye[0], eye[1], eye[2], 0, near ? 1.2f : 0.0f, 0);
         const crowd_desc *set = crowd_settings(c);
@@ -2058,7 +2058,7 @@ static void wanderers_stay_in_the_world(void)
         crowd *c = NULL;
         crowd_sim *sim = NULL;
         REQUIRE(spawn_small_wander(n, 5, &c, &sim));
-        crowd_view view;
+        crowd_view view = {0};
         if (near)
             test_view_at(&view, 40, 12, 50, 55, 1.2f, 0); /* looking along the +x edge */
         else

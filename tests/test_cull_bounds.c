@@ -118,7 +118,7 @@ static void culling_never_hides_a_visible_vertex(void)
         crowd_play(c, i, clip, (float)(0.5 + test_uniform(&seed)), 0.0f);
         crowd_set_phase(c, i, (float)test_uniform(&seed));
     }
-    crowd_view view;
+    crowd_view view = {0};
     view_look(&view, 0.0f, 40.0f, 60.0f, 0.0f, 0.0f, 0.0f, 58.0f);
     crowd_update(c, 0.5f, &view);
     for (uint32_t i = 0; i < n; i += 3) /* a third fades for a second to another clip */

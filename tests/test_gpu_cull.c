@@ -62,10 +62,18 @@ static crowd *make_crowd(uint32_t n, crowd_lod_policy policy, float chunk, uint6
     return c;
 }
 
+/* A renderer on `path` with a band between mesh levels of `band` (crowd_gl_desc.lod_band). */
+static crowd_gl_renderer *make_band_renderer(const crowd *c, crowd_gl_path path, float band)
+{
+    crowd_gl_desc d = {
+        .asset = &asset, .capacity = crowd_record_capacity(c), .shadow_map_size = 1024, .path = path, .lod_band = band};
+    return gl_fixture_renderer(&d, 200.0f);
+}
+
+/* Without a band between mesh levels: exactly the CPU policy's levels. */
 static crowd_gl_renderer *make_renderer(const crowd *c, crowd_gl_path path)
 {
-    crowd_gl_desc d = {.asset = &asset, .capacity = crowd_record_capacity(c), .shadow_map_size = 1024, .path = path};
-    return gl_fixture_renderer(&d, 200.0f);
+    return make_band_renderer(c, path, -1.0f);
 }
 
 static void light_matrix(const crowd_gl_renderer *r, float light[16])
@@ -112,7 +120,6 @@ static const crowd_frame *cull(crowd *c, crowd_gl_renderer *r, const crowd_view 
 {
     const crowd_frame *f = crowd_update(c, 0.0f, v);
     CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-    crowd_gl_set_lod(r, crowd_settings(c), -1.0f);
     crowd_gl_cull(r, f, v, light);
     return f;
 }
@@ -145,7 +152,7 @@ static void bands_off_match_the_cpu(void)
         crowd *c = make_crowd(4000, CROWD_LOD_SCREEN_COVERAGE, 8.0f, 7 + (uint64_t)k, 90.0f);
         crowd_gl_renderer *r = make_renderer(c, k == 0 ? CROWD_GL_PATH_DEFAULT : CROWD_GL_PATH_GPU);
         REQUIRE(crowd_gl_get_path(r) == CROWD_GL_PATH_GPU); /* the default is AUTO: GPU on desktop GL 4.3+ */
-        crowd_view v;
+        crowd_view v = {0};
         look(&v, views[k][0], views[k][1], views[k][2], views[k][3], views[k][4], views[k][5]);
         float light[16];
         light_matrix(r, light);
@@ -211,14 +218,13 @@ static void bands_split_as_expected(void)
 {
     const float band = 0.4f;
     crowd *c = make_crowd(20000, CROWD_LOD_SCREEN_COVERAGE, 8.0f, 99, 95.0f);
-    crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU);
-    crowd_view v;
+    crowd_gl_renderer *r = make_band_renderer(c, CROWD_GL_PATH_GPU, band);
+    crowd_view v = {0};
     look(&v, 0, 4, 60, 0, 1, 0);
     float light[16];
     light_matrix(r, light);
     const crowd_frame *f = crowd_update(c, 0.0f, &v);
     REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-    crowd_gl_set_lod(r, crowd_settings(c), band);
     crowd_gl_cull(r, f, &v, light);
     uint32_t slots = f->record_count;
     int *colour = malloc(slots * sizeof(int)), *shadow = malloc(slots * sizeof(int));
@@ -267,7 +273,7 @@ static void budget_fits_like_the_cpu(void)
     const uint32_t budgets[2] = {0, 1};
     for (int k = 0; k < 2; k++) {
         crowd *c = make_crowd(6000, CROWD_LOD_SCREEN_COVERAGE, 8.0f, 21, 60.0f);
-        crowd_view v;
+        crowd_view v = {0};
         look(&v, 0, 5, 40, 0, 1, 0);
         crowd_desc d = *crowd_settings(c);
         const crowd_frame *f = crowd_update(c, 0.0f, &v);
@@ -333,7 +339,7 @@ static void hysteresis_on_the_gpu(void)
     crowd_set_scale(c, 0, 1.0f);
     crowd_desc d = *crowd_settings(c);
     d.lod_policy = CROWD_LOD_SCREEN_COVERAGE; /* GPU classification; live range [0, 1) either way */
-    crowd_view v;
+    crowd_view v = {0};
     look(&v, 0, 0, 10, 0, 0, 0);
     float t0 = 0.0f;
     { /* the coverage policy's resolved thresholds */
@@ -345,6 +351,7 @@ static void hysteresis_on_the_gpu(void)
         crowd_destroy(probe);
         t0 = d.screen_coverage[0];
     }
+    REQUIRE(crowd_configure(c, &d, NULL) == CROWD_OK); /* the frame carries it to the GPU pass */
     const float factors[3] = {0.5f, 1.0f + 0.5f * d.hysteresis, 1.0f + 1.5f * d.hysteresis};
     const int expected[3] = {1, 1, 0};
     crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU);
@@ -358,7 +365,6 @@ static void hysteresis_on_the_gpu(void)
         }
         const crowd_frame *f = crowd_update(c, 0.0f, &v);
         REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-        crowd_gl_set_lod(r, &d, -1.0f);
         crowd_gl_cull(r, f, &v, NULL);
         int colour[4], shadow[4];
         uint32_t hist[CROWD_MAX_LODS] = {0}, casters = 0, slots = f->record_count < 4 ? f->record_count : 4;
@@ -380,37 +386,31 @@ static uint32_t slot_of(const crowd_frame *f, uint32_t index)
     return UINT32_MAX;
 }
 
-/* Hysteresis state belongs to the instance: instance 0 is at level 1, then walks into the next chunk
- * (its record moves to another slot) and comes inside the dead band: it stays at 1, while instance
- * 1 at the same coverage, with no history, takes level 0. Its old slot, now slack, is not drawn. */
+/* Hysteresis state belongs to the instance: instance 0 is at level 1, then its record moves to
+ * another slot (the coverage policy's sort by level: instance 2, near at first, walks out of view)
+ * while it comes inside the dead band: it stays at 1, while instance 1 at the same coverage, with no
+ * history, takes level 0. Its old slot, now instance 2's (culled), is not drawn. */
 static void hysteresis_follows_the_instance(void)
 {
-    crowd *c = make_crowd(2, CROWD_LOD_DISTANCE, 8.0f, 1, 0.0f); /* chunk edges at x = 4 + 8 k */
-    crowd_desc d = *crowd_settings(c);
-    d.lod_policy = CROWD_LOD_SCREEN_COVERAGE; /* the GPU's classification */
-    {
-        crowd_desc cd = {.asset = &asset, .capacity = 1, .lod_policy = CROWD_LOD_SCREEN_COVERAGE};
-        crowd *probe = NULL;
-        REQUIRE(crowd_create(&cd, &probe, NULL) == CROWD_OK);
-        memcpy(d.screen_coverage, crowd_settings(probe)->screen_coverage, sizeof d.screen_coverage);
-        d.hysteresis = crowd_settings(probe)->hysteresis;
-        crowd_destroy(probe);
-    }
+    crowd *c = make_crowd(3, CROWD_LOD_SCREEN_COVERAGE, 8.0f, 1, 0.0f);
+    const crowd_desc *d = crowd_settings(c);
     float y = asset.sphere_center_y;
-    crowd_view v;
+    crowd_view v = {0};
     look(&v, 4, y, 0, 4, y, -1);
-    float far = asset.sphere_radius * v.projection[5] / (0.5f * d.screen_coverage[0]),
-          band = asset.sphere_radius * v.projection[5] / ((1.0f + 0.5f * d.hysteresis) * d.screen_coverage[0]);
+    float far = asset.sphere_radius * v.projection[5] / (0.5f * d->screen_coverage[0]),
+          band = asset.sphere_radius * v.projection[5] / ((1.0f + 0.5f * d->hysteresis) * d->screen_coverage[0]);
     crowd_set_transform(c, 0, 4.5f, 0.0f, -sqrtf(far * far - 0.25f), 0.0f);
     crowd_set_transform(c, 1, 3.0f, 0.0f, -sqrtf(band * band - 1.0f), 0.0f);
+    crowd_set_transform(c, 2, 4.0f, 0.0f, -6.0f, 0.0f);
     crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU);
     uint32_t before = 0;
     for (int k = 0; k < 2; k++) {
-        if (k == 1) /* into the chunk x in [-4, 4), inside the dead band */
+        if (k == 1) { /* inside the dead band; instance 2 behind the camera */
             crowd_set_transform(c, 0, 3.5f, 0.0f, -sqrtf(band * band - 0.25f), 0.0f);
-        const crowd_frame *f = crowd_update(c, 0.0f, &v);
+            crowd_set_transform(c, 2, 4.0f, 0.0f, 20.0f, 0.0f);
+        }
+        const crowd_frame *f = crowd_update(c, 0.0f, &v); /* (culled on the CPU too: records sorted by level) */
         REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-        crowd_gl_set_lod(r, &d, -1.0f);
         crowd_gl_cull(r, f, &v, NULL);
         uint32_t slots = f->record_count, s0 = slot_of(f, 0), s1 = slot_of(f, 1);
         REQUIRE(s0 != UINT32_MAX && s1 != UINT32_MAX);
@@ -427,9 +427,9 @@ static void hysteresis_follows_the_instance(void)
             CHECKF(colour[s0] == 1, "moved from slot %u to %u inside the dead band: level %d, expected 1", before, s0,
                    colour[s0]);
             CHECKF(colour[s1] == 0, "instance 1 (no history, same coverage): level %d, expected 0", colour[s1]);
-            CHECKF(before >= slots || colour[before] < 0, "the vacated slot %u is still drawn", before);
+            CHECKF(before >= slots || colour[before] < 0, "the vacated slot %u is drawn", before);
         }
-        CHECKF(drawn == 2, "frame %d: %u drawn, expected 2", k, drawn);
+        CHECKF(drawn == (k == 0 ? 3u : 2u), "frame %d: %u drawn, expected %d", k, drawn, k == 0 ? 3 : 2);
         free(colour);
         free(shadow);
     }
@@ -437,7 +437,7 @@ static void hysteresis_follows_the_instance(void)
     crowd_destroy(c);
 }
 
-static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, bool bands, uint8_t *out)
+static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, uint8_t *out)
 {
     crowd_gl_scene s = test_default_scene();
     memcpy(s.view, v->view, sizeof s.view);
@@ -446,7 +446,6 @@ static void render(crowd *c, crowd_gl_renderer *r, const crowd_view *v, bool ban
     REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     float light[16];
     light_matrix(r, light);
-    crowd_gl_set_lod(r, crowd_settings(c), bands ? 0.0f : -1.0f);
     crowd_gl_cull(r, f, v, light);
     crowd_gl_render_shadows(r, f, light);
     gl_fixture_draw(&gl, r, f, &s, out);
@@ -475,9 +474,11 @@ static void frames_match_the_cpu_path(void)
     mkdir("shots", 0755);
     for (int bones = 0; bones < 2; bones++) {
         crowd *c = make_crowd(600, CROWD_LOD_SCREEN_COVERAGE, 8.0f, 5, 12.0f);
-        crowd_gl_renderer *rc = make_renderer(c, CROWD_GL_PATH_CPU), *rg = make_renderer(c, CROWD_GL_PATH_GPU);
+        crowd_gl_renderer *rc = make_renderer(c, CROWD_GL_PATH_CPU), *rg = make_renderer(c, CROWD_GL_PATH_GPU),
+                          *rb = make_band_renderer(c, CROWD_GL_PATH_GPU, 0.0f); /* the default band */
         crowd_gl_mode mode = bones ? CROWD_GL_BONES : CROWD_GL_VAT;
-        REQUIRE(crowd_gl_set_mode(rc, mode) == CROWD_OK && crowd_gl_set_mode(rg, mode) == CROWD_OK);
+        REQUIRE(crowd_gl_set_mode(rc, mode) == CROWD_OK && crowd_gl_set_mode(rg, mode) == CROWD_OK &&
+                crowd_gl_set_mode(rb, mode) == CROWD_OK);
         /* a big cap on every other instance, up to level 3 (levels past it draw none on either path) */
         static const float cap_p[] = {-0.3f, 0, -0.3f, 0.3f, 0, -0.3f, 0.3f, 0, 0.3f, -0.3f, 0, 0.3f, 0, 0.36f, 0};
         static const float cap_n[] = {-0.6f, 0.5f,  -0.6f, 0.6f, 0.5f, -0.6f, 0.6f, 0.5f,
@@ -486,6 +487,7 @@ static void frames_match_the_cpu_path(void)
         crowd_gl_attachment_desc cap = {cap_p, cap_n, 5, cap_i, 18, "head", {230, 20, 200, 255}, 0, 3};
         REQUIRE(crowd_gl_add_attachment(rc, &cap, NULL, NULL) == CROWD_OK);
         REQUIRE(crowd_gl_add_attachment(rg, &cap, NULL, NULL) == CROWD_OK);
+        REQUIRE(crowd_gl_add_attachment(rb, &cap, NULL, NULL) == CROWD_OK);
         for (uint32_t i = 0; i < 600; i += 2) {
             crowd_variant w = {{(uint8_t)(37 * i), (uint8_t)(200 - 13 * i), (uint8_t)(90 + 31 * i)}, {0}, 1};
             for (int k = 0; k < 6; k++)
@@ -495,11 +497,11 @@ static void frames_match_the_cpu_path(void)
         uint32_t run = clip_or_die(&asset, "run");
         for (uint32_t i = 0; i < 600; i += 3) /* some mid-fade */
             crowd_play(c, i, (uint32_t)run, 1.0f / asset.clips[run].duration, 2.0f);
-        crowd_view v;
+        crowd_view v = {0};
         look(&v, 0, 9, 34, 0, 0, 0);
         crowd_update(c, 0.5f, &v);
-        render(c, rc, &v, false, cpu);
-        render(c, rg, &v, false, gpu);
+        render(c, rc, &v, cpu);
+        render(c, rg, &v, gpu);
         uint32_t n = differing(cpu, gpu, 8);
         tool_write_png(bones ? "shots/gpu_path_bones.png" : "shots/gpu_path_vat.png", gpu, W, H, NULL);
         uint32_t covered = 0;
@@ -511,12 +513,13 @@ static void frames_match_the_cpu_path(void)
         const crowd_gl_gpu_stats *gs = crowd_gl_get_gpu_stats(rg);
         CHECK(gs->passes_run >= 1);
         /* with the default band, the frame stays close: a stated bound on the differing fraction */
-        render(c, rg, &v, true, gpu);
+        render(c, rb, &v, gpu);
         n = differing(cpu, gpu, 8);
         printf("     %s with the default band: %u pixels differ\n", bones ? "bones" : "vat", n);
         CHECKF(n <= W * H / 50, "band: %u pixels differ", n);
         crowd_gl_destroy(rc);
         crowd_gl_destroy(rg);
+        crowd_gl_destroy(rb);
         crowd_destroy(c);
     }
     free(cpu);
@@ -539,7 +542,7 @@ static void skip_cache(void)
 {
     crowd *c = make_crowd(2000, CROWD_LOD_DISTANCE, 400.0f, 3, 40.0f);
     crowd_gl_renderer *r = make_renderer(c, CROWD_GL_PATH_GPU);
-    crowd_view v;
+    crowd_view v = {0};
     look(&v, 0, 6, 50, 0, 1, 0);
     float light[16];
     light_matrix(r, light);
@@ -572,7 +575,9 @@ static void skip_cache(void)
     CHECKF(gs->passes_run == 4, "pitching: %llu run", (unsigned long long)gs->passes_run);
     crowd_desc settings = *crowd_settings(c);
     settings.lod_bias = 2.0f;
-    crowd_gl_set_lod(r, &settings, 0.0f);
+    REQUIRE(crowd_configure(c, &settings, NULL) == CROWD_OK); /* the frame brings them to the pass */
+    f = crowd_update(c, 0.0f, &v);
+    REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     crowd_gl_cull(r, f, &v, light);
     CHECKF(gs->passes_run == 5, "changing the LOD settings: %llu run", (unsigned long long)gs->passes_run);
     glFinish(); /* the test may wait; the stats then arrive with the next polls */
@@ -639,6 +644,35 @@ static void skip_cache(void)
     crowd_destroy(c);
 }
 
+/* Who culls is the renderer's to say (crowd_gl_view): the CPU path gets a CPU-culled view, the GPU
+ * path a GPU-culled one with its attachments' reach as the margin; a frame left to a GPU pass that
+ * the renderer cannot cull is refused with the reason, never drawn empty in silence. */
+static void renderer_fills_the_view(void)
+{
+    crowd *c = make_crowd(300, CROWD_LOD_DISTANCE, 8.0f, 4, 12.0f);
+    crowd_gl_renderer *rc = make_renderer(c, CROWD_GL_PATH_CPU), *rg = make_renderer(c, CROWD_GL_PATH_GPU);
+    crowd_view v = {0}, vc, vg;
+    look(&v, 0, 9, 34, 0, 0, 0);
+    crowd_gl_view(rc, v.view, v.projection, 720.0f, &vc);
+    crowd_gl_view(rg, v.view, v.projection, 720.0f, &vg);
+    CHECK(vc.culling == CROWD_CULLING_CPU && vg.culling == CROWD_CULLING_GPU);
+    CHECK(vc.cull_margin == 0.0f && vg.cull_margin == 0.0f && !memcmp(vg.view, v.view, sizeof v.view));
+    crowd_gl_scene scene = test_default_scene();
+    memcpy(scene.view, v.view, sizeof scene.view);
+    memcpy(scene.projection, v.projection, sizeof scene.projection);
+    scene.shadows = false;
+    const crowd_frame *f = crowd_update(c, 0.0f, &vg);
+    REQUIRE(f && f->culling == CROWD_CULLING_GPU && f->draw_count == 0 && f->settings == crowd_settings(c));
+    REQUIRE(crowd_gl_upload(rc, f, NULL) == CROWD_OK && crowd_gl_upload(rg, f, NULL) == CROWD_OK);
+    CHECK(crowd_gl_draw(rc, f, &scene) == CROWD_ERROR_ARGUMENT && strstr(crowd_gl_last_error(rc), "crowd_gl_view"));
+    CHECK(crowd_gl_draw(rg, f, &scene) == CROWD_ERROR_ARGUMENT && strstr(crowd_gl_last_error(rg), "crowd_gl_cull"));
+    crowd_gl_cull(rg, f, &vg, NULL);
+    CHECK(crowd_gl_draw(rg, f, &scene) == CROWD_OK);
+    crowd_gl_destroy(rc);
+    crowd_gl_destroy(rg);
+    crowd_destroy(c);
+}
+
 int main(void)
 {
     gl_fixture_open_desktop(W, H, &gl, &baked, &asset);
@@ -649,6 +683,7 @@ int main(void)
     RUN_TEST(budget_fits_like_the_cpu);
     RUN_TEST(frames_match_the_cpu_path);
     RUN_TEST(skip_cache);
+    RUN_TEST(renderer_fills_the_view);
     gl_fixture_close(&gl, &baked, &asset);
     TEST_MAIN_END();
 }

@@ -1,4 +1,4 @@
-/* crowd_set_gpu_driven: when a GPU pass culls, the crowd's update skips its levels and draw list,
+/* crowd_view.culling: when a GPU pass culls, the crowd's update skips its levels and draw list,
  * and what such a pass reads stays exact. A "GPU" copy of the records and of slot_instances, kept
  * only through the frames' upload ranges (as crowd_gl_upload keeps its buffers), must hold every
  * live instance exactly once, byte for byte crowd_get's record, under a wandering simulation,
@@ -95,7 +95,7 @@ static crowd *run_frames(crowd_lod_policy policy, bool gpu_driven, crowd_sim **s
     if (!g->records || !g->owners || !g->seen)
         exit(1);
     test_view_at(v, 28.0f, 16.0f, 44.0f, 0.0f, 1.2f, 0.0f);
-    crowd_set_gpu_driven(c, gpu_driven);
+    v->culling = gpu_driven ? CROWD_CULLING_GPU : CROWD_CULLING_CPU;
     memset(out, 0, sizeof *out);
     uint64_t seed = 3, reorders = c->work.coverage_sorts + c->work.coverage_moves;
     for (int frame = 0; frame < 150; frame++) {
@@ -139,12 +139,11 @@ static void frames_feed_a_gpu_pass(void)
     for (int policy = 0; policy < 2; policy++) {
         const char *name = policy ? "coverage" : "distance";
         crowd_sim *sim = NULL, *cpu_sim = NULL;
-        crowd_view v;
+        crowd_view v = {0};
         gpu_copy g, cpu_g;
         run_result gpu, cpu;
         crowd *c = run_frames((crowd_lod_policy)policy, true, &sim, &v, &g, &gpu);
         crowd *cpu_c = run_frames((crowd_lod_policy)policy, false, &cpu_sim, &v, &cpu_g, &cpu);
-        CHECK(crowd_gpu_driven(c) && !crowd_gpu_driven(cpu_c));
         CHECKF(gpu.bad == 0 && cpu.bad == 0,
                "%s: %u (CPU culling: %u) live instances missing, twice or stale in "
                "the GPU's copy",
@@ -172,9 +171,10 @@ static void frames_feed_a_gpu_pass(void)
         }
 
         /* back to the CPU's culling: a draw list again, the coverage policy sorting by level first */
-        crowd_set_gpu_driven(c, false);
+        v.culling = CROWD_CULLING_CPU;
         uint64_t before = c->work.coverage_sorts + c->work.coverage_moves;
         const crowd_frame *f = crowd_update(c, 1.0f / 60.0f, &v);
+        CHECK(f->culling == CROWD_CULLING_CPU);
         uint32_t bad = gpu_copy_check(&g, c, f), histogram = 0;
         for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
             histogram += f->stats.lod_histogram[l];
@@ -193,8 +193,6 @@ static void frames_feed_a_gpu_pass(void)
         crowd_destroy(c);
         crowd_destroy(cpu_c);
     }
-    crowd_set_gpu_driven(NULL, true); /* no crash */
-    CHECK(!crowd_gpu_driven(NULL));
 }
 
 int main(void)

@@ -541,14 +541,16 @@ static void gpu_cards_match_the_cpu(void)
         return;
     for (int banded = 0; banded < 2; banded++) {
         crowd *c = spread_crowd(3000, banded ? 0.3f : CROWD_BAND_NONE);
-        crowd_gl_desc gd = {.asset = &asset, .capacity = crowd_record_capacity(c), .path = CROWD_GL_PATH_GPU};
+        crowd_gl_desc gd = {.asset = &asset,
+                            .capacity = crowd_record_capacity(c),
+                            .path = CROWD_GL_PATH_GPU,
+                            .lod_band = -1.0f}; /* no band between mesh levels: exactly the CPU's */
         crowd_gl_renderer *r = NULL;
         crowd_error err;
         REQUIRE(crowd_gl_create(&gd, &r, &err) == CROWD_OK);
         view_setup v = camera_at(0.0f, 8.0f, 12.0f, 50.0f);
         const crowd_frame *f = crowd_update(c, 0.0f, &v.view);
         CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-        crowd_gl_set_lod(r, crowd_settings(c), -1.0f); /* no band between mesh levels: exactly the CPU's */
         float light[16];
         const float sun[3] = {0.3f, 0.85f, 0.45f}, centre[3] = {0, 0, -60};
         crowd_gl_fit_shadow(r, sun, centre, 200.0f, light);
@@ -677,7 +679,8 @@ static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod,
 {
     memset(out, 0, sizeof *out);
     crowd *c = shadow_block(cards, shadow_max_lod);
-    crowd_gl_desc gd = {.asset = &asset, .capacity = 64, .path = path, .shadow_map_size = 1024, .es = gl.es};
+    crowd_gl_desc gd = {
+        .asset = &asset, .capacity = 64, .path = path, .shadow_map_size = 1024, .es = gl.es, .lod_band = -1.0f};
     crowd_gl_renderer *r = NULL;
     crowd_error err;
     if (crowd_gl_create(&gd, &r, &err) != CROWD_OK) {
@@ -687,7 +690,7 @@ static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod,
     }
     static const uint8_t ground[4] = {150, 160, 140, 255};
     REQUIRE(crowd_gl_set_ground(r, 150.0f, ground) == CROWD_OK);
-    crowd_view view;
+    crowd_view view = {0};
     float light[16];
     crowd_gl_scene scene = blob_view(r, &view, light);
     const crowd_frame *f = crowd_update(c, 0.0f, &view);
@@ -695,7 +698,6 @@ static void blob_frames(crowd_gl_path path, bool cards, uint32_t shadow_max_lod,
     for (uint32_t d = 0; d < f->draw_count; d++)
         n.band_draws += (f->draws[d].flags & CROWD_DRAW_BAND) != 0;
     CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-    crowd_gl_set_lod(r, crowd_settings(c), -1.0f);
     crowd_gl_cull(r, f, &view, light); /* the GPU path's partitions (nothing on the CPU path) */
     uint8_t *off = malloc(3 * W * H);
     REQUIRE(off);
@@ -753,7 +755,7 @@ static void far_shadows_on_a_callers_ground(uint32_t with_own_ground)
     static const uint32_t quad[6] = {0, 2, 1, 0, 3, 2};
     const crowd_gl_prop ground = {{0, 0, 0}, 0, {150.0f, 1, 150.0f}, {150, 160, 140, 255}};
     REQUIRE(crowd_gl_set_props(r, plane, up, 4, quad, 6, &ground, 1, &err) == CROWD_OK);
-    crowd_view view;
+    crowd_view view = {0};
     float light[16];
     crowd_gl_scene scene = blob_view(r, &view, light);
     const crowd_frame *f = crowd_update(c, 0.0f, &view);
@@ -794,16 +796,15 @@ static void gpu_band_follows_the_chain(void)
     if (gl.es) /* the GPU-driven path is desktop GL 4.3 */
         return;
     crowd *c = shadow_block(true, 1);
-    crowd_gl_desc gd = {.asset = &asset, .capacity = 64, .path = CROWD_GL_PATH_GPU};
+    crowd_gl_desc gd = {.asset = &asset, .capacity = 64, .path = CROWD_GL_PATH_GPU, .lod_band = -1.0f};
     crowd_gl_renderer *r = NULL;
     crowd_error err;
     REQUIRE(crowd_gl_create(&gd, &r, &err) == CROWD_OK);
-    crowd_view view;
+    crowd_view view = {0};
     float light[16];
     crowd_gl_scene scene = blob_view(r, &view, light);
     const crowd_frame *f = crowd_update(c, 0.0f, &view);
     CHECK(crowd_gl_upload(r, f, NULL) == CROWD_OK);
-    crowd_gl_set_lod(r, crowd_settings(c), -1.0f); /* no band between mesh levels */
     crowd_gl_cull(r, f, &view, light);
     uint32_t slots = f->record_count, hist[CROWD_MAX_LODS] = {0}, casters = 0, twice = 0;
     int *level = malloc(slots * sizeof(int));

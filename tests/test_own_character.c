@@ -160,7 +160,7 @@ static void crowd_looks(const crowd_asset *a, look *result)
     crowd_sim_desc sd = {.target = c, .scenario = CROWD_SCENARIO_PARADE, .seed = 3, .separation = -1};
     REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
-    crowd_view view;
+    crowd_view view = {0};
     const float eye[3] = {0, 30, -60}, target[3] = {0, 0, 0}, up[3] = {0, 1, 0};
     cb_look_at(view.view, eye, target, up);
     cb_perspective(view.projection, 1.0f, 16.0f / 9.0f, 0.3f, 500.0f);
@@ -538,7 +538,7 @@ static void run_scenarios(const crowd_asset *a, sim_tally *t)
     REQUIRE(crowd_sim_spawn(sim, n) == CROWD_OK);
     crowd_record *before = malloc(n * sizeof *before);
     REQUIRE(before);
-    crowd_view v;
+    crowd_view v = {0};
     memset(&v, 0, sizeof v);
     for (int scenario = 0; scenario < CROWD_SCENARIO_COUNT; scenario++) {
         crowd_sim_set_scenario(sim, (crowd_scenario)scenario);

@@ -11,12 +11,12 @@
 #include "crowdbake/hits.h"
 
 static int failures;
-#define CHECK(x)                                                   \
-    do {                                                           \
-        if (!(x)) {                                                \
+#define CHECK(x)                                                            \
+    do {                                                                    \
+        if (!(x)) {                                                         \
             fprintf(stderr, "%s:%d: failed: %s\n", __FILE__, __LINE__, #x); \
-            failures++;                                            \
-        }                                                          \
+            failures++;                                                     \
+        }                                                                   \
     } while (0)
 
 int main(int argc, char **argv)

@@ -91,7 +91,7 @@ static void settled_grid_is_reused(void)
         const uint32_t n = threads > 1 ? 9000 : 4000; /* the pool bins from 8,192 live instances up */
         crowd *c = scattered((crowd_lod_policy)policy, n, threads),
               *twin = scattered((crowd_lod_policy)policy, n, threads);
-        crowd_view v;
+        crowd_view v = {0};
         test_view_at(&v, 28.0f, 16.0f, 44.0f, 0.0f, 1.2f, 0.0f);
         uint32_t differ = 0, twin_reused = twin->work.bins_reused;
         for (int frame = 0; frame < 40; frame++) {

@@ -367,7 +367,7 @@ int main(int argc, char **argv)
             random_call(c, sim);
         float dt = below(10) ? 1.0f / 60.0f * uniform(0.5f, 2.0f) : odd_dt[below(sizeof odd_dt / sizeof odd_dt[0])];
         crowd_sim_step(sim, dt);
-        crowd_view view;
+        crowd_view view = {0};
         uint32_t camera = (frame / 97) % 4;
         view_at(&view, eyes[camera], targets[camera]);
         float update_dt = below(20) ? dt : odd_dt[below(sizeof odd_dt / sizeof odd_dt[0])];

@@ -134,7 +134,7 @@ static uint64_t run(uint32_t threads, crowd_scenario scenario, bool setters, uin
                 crowd_set_transform(c, i, x > 205.0f ? x - 410.0f : x, r.position[1], r.position[2], r.yaw);
             }
         }
-        crowd_view view;
+        crowd_view view = {0};
         float a = 0.05f * (float)f;
         view_at(&view, 60.0f * cosf(a), 20.0f, 60.0f * sinf(a));
         const crowd_frame *fr = crowd_update(c, 1.0f / 60.0f, &view);
@@ -217,7 +217,7 @@ static void coverage_moves_match_the_full_sort(void)
     uint64_t moved_bytes[2] = {0, 0};
     uint32_t bad_frames = 0;
     for (uint32_t f = 0; f < frames; f++) {
-        crowd_view view;
+        crowd_view view = {0};
         float a = 0.04f * (float)f, r = 20.0f + 0.8f * (float)f;
         view_at(&view, r * cosf(a), 4.0f + 0.2f * (float)f, r * sinf(a));
         const crowd_frame *fr[2];

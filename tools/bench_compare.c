@@ -101,7 +101,7 @@ static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t co
     if (!rows || !chars || !t || crowd_create(&cd, &c, &err) != CROWD_OK ||
         (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK ||
         (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-        crowd_scene_setup(r, c, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK ||
+        crowd_scene_setup(r, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK ||
         (gsd.renderer = r, crowd_gl_skinned_create(&gsd, &gpu_skin, &err)) != CROWD_OK ||
         (with_cpu && (csd.renderer = r, crowd_gl_skinned_create(&csd, &cpu_skin, &err)) != CROWD_OK) ||
         crowd_rig_poser_create(rig, asset, &poser, &err) != CROWD_OK) {
@@ -112,7 +112,7 @@ static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t co
     crowd_gl_scene scene = {0};
     crowd_scene_lighting(&scene, 0.0011f);
     scene.shadows = true;
-    crowd_view view;
+    crowd_view view = {0};
     compare_view(&view, &scene);
     float light[16], sky[3], centre[3] = {0, 1.2f, 0};
     crowd_scene_sky(sky);

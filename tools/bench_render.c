@@ -5,8 +5,8 @@
  * for inside a frame). A glFinish after each frame, outside the timings, keeps frames from piling
  * up and gives the frame's wall time.
  *
- * On the GPU path the crowd is told its renderer culls (crowd_set_gpu_driven: no levels or draw
- * list on the CPU) and has one chunk (chunk_size = world size) and no far pool, so its binning does
+ * On the GPU path the crowd's view says its renderer culls (crowd_gl_view: no levels or draw list on
+ * the CPU) and has one chunk (chunk_size = world size) and no far pool, so its binning does
  * no per-chunk work and records keep their slots; the CPU path keeps the benchmark's 24 m chunks. */
 #include "bench_render.h"
 
@@ -26,16 +26,15 @@
 #define RENDER_WARMUP 3
 #define PASSES 3 /* cull, shadow, colour */
 
-static void orbit_view(crowd_view *view, crowd_gl_scene *scene, float angle)
+/* The benchmark's camera orbiting by `angle`, into the scene and the crowd's view (the renderer's). */
+static void orbit_view(const crowd_gl_renderer *r, crowd_view *view, crowd_gl_scene *scene, float angle)
 {
-    float r = sqrtf(28.0f * 28.0f + 44.0f * 44.0f), a0 = atan2f(28.0f, 44.0f);
-    const float eye[3] = {r * sinf(a0 + angle), 16.0f, r * cosf(a0 + angle)}, target[3] = {0, 1.2f, 0},
+    float d = sqrtf(28.0f * 28.0f + 44.0f * 44.0f), a0 = atan2f(28.0f, 44.0f);
+    const float eye[3] = {d * sinf(a0 + angle), 16.0f, d * cosf(a0 + angle)}, target[3] = {0, 1.2f, 0},
                 up[3] = {0, 1, 0};
-    cb_look_at(view->view, eye, target, up);
-    cb_perspective(view->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
-    view->viewport_height = 720.0f;
-    memcpy(scene->view, view->view, sizeof scene->view);
-    memcpy(scene->projection, view->projection, sizeof scene->projection);
+    cb_look_at(scene->view, eye, target, up);
+    cb_perspective(scene->projection, 58.0f * 3.14159265f / 180.0f, 16.0f / 9.0f, 0.3f, 900.0f);
+    crowd_gl_view(r, scene->view, scene->projection, 720.0f, view);
 }
 
 int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, const bench_render_options *o)
@@ -114,27 +113,24 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         if (!t || !queries || crowd_create(&cd, &c, &err) != CROWD_OK ||
             (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK ||
             (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-            crowd_scene_setup(r, c, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK) {
+            crowd_scene_setup(r, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK) {
             fprintf(stderr, "crowd-bench: %s\n", err.message);
             status = 1;
             goto next;
         }
-        /* its pass culls and picks levels: no levels or draw list on the CPU */
-        crowd_set_gpu_driven(c, crowd_gl_get_path(r) == CROWD_GL_PATH_GPU);
         for (uint32_t i = 0; !sim_on && i < count; i++) /* settled: standing where spawned, clips playing */
             crowd_set_velocity(c, i, 0.0f, 0.0f);
         glGenQueries((GLsizei)(total * PASSES), queries);
         crowd_gl_scene scene = {0};
         crowd_scene_lighting(&scene, 0.0011f);
         scene.shadows = true;
-        crowd_view view;
+        crowd_view view = {0};
         float light[16], sky[3], centre[3] = {0, 1.2f, 0};
         crowd_scene_sky(sky);
         crowd_gl_fit_shadow(r, scene.sun_direction, centre, 60.0f, light);
-        crowd_gl_set_lod(r, crowd_settings(c), 0.0f);
         uint64_t triangles = 0;
         for (uint32_t f = 0; f < total && !status; f++) {
-            orbit_view(&view, &scene, still ? 0.0f : 0.01f * (float)f);
+            orbit_view(r, &view, &scene, still ? 0.0f : 0.01f * (float)f);
             double a = tool_now_ms();
             if (sim_on)
                 crowd_sim_step(sim, 1.0f / 60.0f);

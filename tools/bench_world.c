@@ -56,7 +56,7 @@ static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total,
     } else if (!status) {
         status = crowd_sim_spawn(sims[0], total) != CROWD_OK;
     }
-    crowd_view view;
+    crowd_view view = {0};
     crowd_scene_bench_view(&view);
     for (uint32_t f = 0; f < warmup + frames && !status; f++) {
         double t0 = tool_now_ms();

@@ -142,7 +142,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         crowd_destroy(c);
         return 1;
     }
-    crowd_view view;
+    crowd_view view = {0};
     crowd_scene_bench_view(&view);
     double *t_sim = calloc(frames, sizeof(double)), *t_sep = calloc(frames, sizeof(double));
     double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));

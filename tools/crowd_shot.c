@@ -380,11 +380,10 @@ int main(int argc, char **argv)
     if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
         crowd_sim_spawn(sim, o.count) != CROWD_OK ||
         (gd.sizing_crowd = c, crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-        crowd_scene_setup(r, c, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f,
-                          &err) != CROWD_OK)
+        crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f, &err) !=
+            CROWD_OK)
         goto done;
-    bool gpu_path = crowd_gl_get_path(r) == CROWD_GL_PATH_GPU;
-    crowd_set_gpu_driven(c, gpu_path); /* its pass culls and picks levels: no draw list on the CPU */
+    bool gpu_path = crowd_gl_get_path(r) == CROWD_GL_PATH_GPU; /* (then its pass culls: crowd_gl_view) */
 
     crowd_gl_scene scene = {0};
     crowd_scene_lighting(&scene, 0.0011f);
@@ -395,9 +394,8 @@ int main(int argc, char **argv)
     const float up[3] = {0, 1, 0};
     cb_look_at(scene.view, o.eye, o.target, up);
     cb_perspective(scene.projection, 58.0f * 3.14159265f / 180.0f, (float)o.width / (float)o.height, 0.3f, 900.0f);
-    crowd_view view = {.viewport_height = (float)o.height};
-    memcpy(view.view, scene.view, sizeof view.view);
-    memcpy(view.projection, scene.projection, sizeof view.projection);
+    crowd_view view = {0};
+    crowd_gl_view(r, scene.view, scene.projection, (float)o.height, &view);
     const crowd_frame *frame = NULL;
     int steps = (int)(o.seconds * 60.0f);
     for (int i = 0; i <= steps; i++) {
@@ -408,7 +406,6 @@ int main(int argc, char **argv)
         goto done;
     float light[16];
     crowd_gl_fit_shadow(r, scene.sun_direction, o.target, 60.0f, light);
-    crowd_gl_set_lod(r, crowd_settings(c), 0.0f);
     crowd_gl_cull(r, frame, &view, o.shadows ? light : NULL);
     if (o.grass) {
         static const uint8_t plane[4] = {112, 124, 96, 255};

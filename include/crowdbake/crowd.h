@@ -176,6 +176,18 @@ typedef enum crowd_lod_pivot {
 /* hysteresis: a dead band in (0, 1), 0 for the default, or this for none at all. */
 #define CROWD_HYSTERESIS_NONE (-1.0f)
 
+/* The level a resolved max-LOD field allows up to (CROWD_MAX_LOD_ALL: every level), and the width a
+ * resolved hysteresis or imposter_band stands for (0: none): how a renderer reads the resolved
+ * settings (crowd_frame.settings) exactly as the crowd does. */
+static inline uint32_t crowd_max_lod_level(uint32_t resolved)
+{
+    return resolved == CROWD_MAX_LOD_ZERO ? 0u : resolved;
+}
+static inline float crowd_width_of(float resolved)
+{
+    return resolved < 0.0f ? 0.0f : resolved; /* CROWD_HYSTERESIS_NONE, CROWD_BAND_NONE */
+}
+
 /* Zeroed fields take the defaults listed; crowd_settings returns the desc with defaults filled in
  * and sentinels kept, so it can be edited and passed back to crowd_configure. Toggles are int: 0
  * default, 1 on, -1 off. Every float must be finite; a field out of its range is
@@ -245,11 +257,42 @@ typedef struct crowd_desc {
  * h ^= h >> 12; h *= 0x297A2D39; h ^= h >> 15; value = (h >> 8) / 2^24 (uint32 arithmetic). */
 CROWD_API float crowd_band_random(const crowd_record *record);
 
+/* Who culls and picks levels (crowd_view.culling).
+ *  - CPU (0, the default): crowd_update culls, picks levels (per chunk, or per instance under the
+ *    coverage policy), keeps records in draw order and lists the draws.
+ *  - GPU: a GPU pass does that from the records alone (the renderer's GPU-driven path, crowd_gl_cull,
+ *    or an engine's own), and crowd_update keeps only what such a pass and the simulation read: time,
+ *    finished fades folded, the chunk grid (its per-chunk visibility feeds the simulation's level of
+ *    detail; the distance policy also keeps its region layout, which the simulation walks), upload
+ *    ranges and slot_instances. The coverage policy's per-instance levels and its sort by level are
+ *    skipped, and so is the draw list: the frame has no draws, and stats.submitted, triangles, draws
+ *    and lod_histogram stay 0 (the renderer's late GPU stats have them; crowd_count_visible counts 0).
+ *    Records stay in the slots they have. Back to CPU, the next update puts them in draw order again.
+ * A renderer says which it needs (crowd_gl_view fills the view for crowd_gl's), so a consumer never
+ * has to keep the two in step by hand. */
+typedef enum crowd_culling {
+    CROWD_CULLING_CPU = 0,
+    CROWD_CULLING_GPU = 1,
+} crowd_culling;
+
+/* Farthest a cull margin may reach, metres per unit of instance scale (crowd_view.cull_margin). */
+#define CROWD_MAX_CULL_MARGIN 1000.0f
+
 /* Camera for one update. Matrices are column-major 4x4 (GL convention, clip = P * V * world). */
 typedef struct crowd_view {
     float view[16];
     float projection[16];
     float viewport_height; /* pixels; only used for reporting coverage in pixels */
+    crowd_culling culling; /* CROWD_CULLING_CPU unless set */
+    /* Metres per unit of instance scale added to the radius of every culling sphere, the chunks' and
+     * each instance's (crowd_count_visible's too), so that what the caller draws on an instance past
+     * its body (attachments: a pole on the head of someone just out of view reaches into it) is
+     * culled with it. The body's spheres (the asset's, crowd_clip.cull_*) know nothing of
+     * attachments. crowd_gl_view puts the renderer's attachments' reach here; an engine drawing its
+     * own passes how far they reach past the clips' culling spheres and the asset sphere, whichever
+     * is more. A uniform bound: every instance of the crowd, whether it wears one or not; levels of
+     * detail are unchanged. 0 (the default) to CROWD_MAX_CULL_MARGIN. */
+    float cull_margin;
 } crowd_view;
 
 enum {
@@ -318,6 +361,11 @@ typedef struct crowd_frame {
     const uint32_t *slot_instances;
     float time;             /* the shader's time uniform */
     float imposter_band[2]; /* metres: the distance policy's hand-off band (CROWD_DRAW_BAND); 0, 0 without */
+    /* The crowd's settings, resolved (crowd_settings): what a GPU pass picks levels by, read from the
+     * frame so that the crowd and its renderer can never disagree on them. */
+    const struct crowd_desc *settings;
+    crowd_culling culling; /* the view's: CROWD_CULLING_GPU frames have no draws */
+    float cull_margin;     /* the view's */
     crowd_stats stats;
 } crowd_frame;
 
@@ -391,22 +439,6 @@ CROWD_API crowd_result crowd_set_phase(crowd *crowd, uint32_t index, float phase
 CROWD_API crowd_result crowd_set_speed(crowd *crowd, uint32_t index, float metres_per_second); /* 0..10,000 */
 CROWD_API void crowd_set_stride_matching(crowd *crowd, bool on);
 
-/* Culling margin: metres per unit of instance scale added to the radius of every culling sphere,
- * the chunks' and each instance's (crowd_count_visible's too), so that what the caller draws on an
- * instance past its body is culled with it. The body's spheres (the asset's, crowd_clip.cull_*)
- * know nothing of attachments: a pole on the head of someone standing just out of view reaches into
- * it, and without a margin that someone is culled and the pole pops out. Pass the renderer's
- * crowd_gl_attachment_reach after the last crowd_gl_add_attachment (an engine drawing its own
- * attachments passes how far they reach past the clips' culling spheres and the asset sphere,
- * whichever is more, per unit scale). Level of
- * detail is unchanged. The margin is a uniform bound: it keeps a few more instances on either side
- * of the view, every instance of the crowd, whether it wears the attachment or not. 0 (the
- * default) to CROWD_MAX_CULL_MARGIN; anything else (negative, NaN, infinite) is refused with
- * CROWD_ERROR_ARGUMENT (crowd_last_error says why) and changes nothing. Used from the next
- * crowd_update or crowd_count_visible on. O(1). */
-CROWD_API crowd_result crowd_set_cull_margin(crowd *crowd, float metres);
-#define CROWD_MAX_CULL_MARGIN 1000.0f
-
 /* Removes an instance by moving the last live instance into its index (indices stay dense). The
  * removed one is parked past the count, state intact. */
 CROWD_API crowd_result crowd_remove(crowd *crowd, uint32_t index);
@@ -421,30 +453,15 @@ CROWD_API crowd_result crowd_record_sample(const crowd_asset *asset, const crowd
                                            crowd_clip_sample *sample);
 
 /* Advances time by dt seconds (non-finite or negative dt: no advance; more than 1024 s: clamped to
- * 1024), rebuilds the grid, culls, picks LODs and produces the frame. Step 2 of the frame (see the
- * top of this header). */
+ * 1024), rebuilds the grid, culls, picks LODs and produces the frame, as the view's culling says.
+ * Step 2 of the frame (see the top of this header). NULL for a NULL crowd or view, and for a view
+ * whose culling or cull_margin is out of range (crowd_last_error says why; nothing changes). */
 CROWD_API const crowd_frame *crowd_update(crowd *crowd, float dt, const crowd_view *view);
 
-/* Who culls and picks levels. Off (the default): crowd_update culls, picks levels (per chunk, or per
- * instance under the coverage policy), keeps records in draw order and lists the draws. On: a GPU
- * pass does that from the records alone (crowd_gl_cull on the GPU-driven path, crowd_gl_get_path;
- * or an engine's own), and crowd_update keeps only what such a pass and the simulation read: time,
- * finished fades folded, the chunk grid (its per-chunk visibility feeds the simulation's level of
- * detail; the distance policy also keeps its region layout, which the simulation walks), upload
- * ranges and slot_instances. The coverage policy's per-instance levels and its sort by level
- * are skipped (1M walkers: 36 ms of CPU a frame on our 2-core
- * machine, crowd-bench --render gpu --coverage: sim + update 145-152 -> 109-113 ms), and
- * so is the draw list: the frame has no draws, and stats.submitted, triangles, draws and
- * lod_histogram stay 0 (the renderer's late GPU stats have them; crowd_count_visible counts 0).
- * Records stay in the slots they have; a renderer that still draws the frame's draws (the CPU
- * path) draws nothing. Switched off again, the next update puts the records in draw order again. */
-CROWD_API void crowd_set_gpu_driven(crowd *crowd, bool on);
-CROWD_API bool crowd_gpu_driven(const crowd *crowd);
-
 /* Counts instances of the last frame whose own bounding sphere (their clip's, crowd_clip.cull_*,
- * grown by crowd_set_cull_margin, as culling per instance uses) meets the view frustum (what the
+ * grown by the view's cull_margin, as culling per instance uses) meets the view frustum (what the
  * GPU will really rasterise) into the frame's stats.rasterised. O(submitted); not part of update
- * so benchmarks can leave it out. */
+ * so benchmarks can leave it out. 0 for a view out of range. */
 CROWD_API uint32_t crowd_count_visible(crowd *crowd, const crowd_view *view);
 
 /* Shader time now (seconds; rebased every few minutes to keep float precision, with every

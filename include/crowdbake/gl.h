@@ -94,7 +94,12 @@ typedef struct crowd_gl_desc {
     uint32_t capacity;         /* records the instance buffer holds at first; 0 = the crowd's record
                                        capacity, or 1024. It grows on upload when a frame needs more */
     crowd_gl_mode mode;
-    crowd_gl_path path;       /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
+    crowd_gl_path path; /* see crowd_gl_path; ES contexts always get CPU (AUTO) or fail (GPU) */
+    /* GPU path: the width of the stochastic hand-off between two mesh levels, relative: each
+     * threshold T becomes the band [T / (1 + band), T * (1 + band)], in which each instance takes the
+     * coarser level when a fixed random value of its own is below the blend factor (drawn by exactly
+     * one level, never two). 0 = 0.15, negative = no band (exactly the CPU policy's levels). */
+    float lod_band;
     uint32_t shadow_map_size; /* texels per side; 0 = 2048 */
     /* Optional: cast into and sample another renderer's shadow map instead of making one (several
      * crowds in one world, e.g. one per kind, shadowing each other and one ground). The source must
@@ -215,7 +220,6 @@ CROWD_API void crowd_gl_destroy(crowd_gl_renderer *renderer);
  * whose bake did not record bone mode as unavailable (morph targets: CROWD_ERROR_UNSUPPORTED,
  * crowd_asset_bake_notes says why). */
 CROWD_API crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
-CROWD_API crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *renderer);
 
 /* Turns the two-clip path off (every draw uses clip A alone, fades snap) or back on. On by default;
  * which draws may use it is the crowd's cross_fade_max_lod. */
@@ -236,13 +240,12 @@ CROWD_API crowd_result crowd_gl_upload(crowd_gl_renderer *renderer, const crowd_
  * mesh gets past the body's culling spheres: every vertex placed on the socket on every baked frame
  * of every clip, O(frames x vertices) once, here (a 1,000-vertex mesh on a 2,000-frame asset: 2M
  * placements). The GPU-driven path grows its per-clip culling spheres by that itself; the CPU path
- * culls in the crowd, which sees no attachments: give it crowd_gl_attachment_reach through
- * crowd_set_cull_margin, or an instance just out of view whose attachment reaches into it is culled
- * and the attachment pops out. */
+ * culls in the crowd, which sees no attachments: crowd_gl_view puts the reach into the crowd's view
+ * (crowd_view.cull_margin), so an instance just out of view whose attachment reaches into it is kept. */
 CROWD_API crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, const crowd_gl_attachment_desc *desc,
                                                uint32_t *index, crowd_error *error);
 
-/* The culling margin the renderer's attachments need, for crowd_set_cull_margin: metres per unit of
+/* The culling margin the renderer's attachments need (crowd_view.cull_margin): metres per unit of
  * instance scale by which the farthest attachment vertex, on any baked frame, lies outside the
  * culling sphere of its clip (crowd_clip.cull_*) or the asset sphere, whichever is more (the crowd's
  * chunks are culled by the asset sphere). A conservative bound for every instance: frame blends,
@@ -443,10 +446,10 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
 
 /* ---- GPU-driven path (crowd_gl_desc.path) ------------------------------------------------------
  *
- * Per frame: crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows and crowd_gl_draw. Tell
- * the crowd with crowd_set_gpu_driven(crowd, crowd_gl_get_path(renderer) == CROWD_GL_PATH_GPU) so
- * its update skips the culling, levels and draw list this pass replaces (the pass reads only the
- * records, the upload ranges and slot_instances). The
+ * Per frame: crowd_gl_view, crowd_update, crowd_gl_upload, crowd_gl_cull, then crowd_gl_render_shadows
+ * and crowd_gl_draw. The view crowd_gl_view fills tells the crowd that this pass culls
+ * (CROWD_CULLING_GPU), so its update skips the culling, levels and draw list the pass replaces (the
+ * pass reads only the records, the upload ranges, slot_instances and the frame's settings). The
  * cull pass runs over every slot in use, [0, record_count), whatever the policy and whatever the
  * CPU culled, and keeps the live ones (frame.slot_instances, which crowd_gl_upload copies to the
  * GPU through the frame's upload ranges): no CPU work per chunk or per instance. Hysteresis state
@@ -455,7 +458,8 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
  * For each live record it tests its culling sphere (its clip's, crowd_clip.cull_center_y and
  * cull_radius, x scale; during a cross-fade the sphere holding both clips'; grown by how far this
  * renderer's attachments reach past it, see crowd_gl_add_attachment) against the camera and
- * the light, picks the level by the settings of crowd_gl_set_lod, and compacts the slot into one
+ * the light, picks the level by the crowd's settings (crowd_frame.settings) and the renderer's
+ * lod_band, and compacts the slot into one
  * partition per level for the colour pass and one per level <= shadow_max_lod for the shadow pass;
  * the counters are the instance counts of glMultiDrawElementsIndirect. Nothing is read back.
  * Shadow casters follow the CPU path's rule per instance: drawn by the camera, at a level <=
@@ -489,16 +493,12 @@ CROWD_API void crowd_gl_imposters_free(crowd_imposters *imposters);
 /* The resolved path: CROWD_GL_PATH_CPU or CROWD_GL_PATH_GPU. */
 CROWD_API crowd_gl_path crowd_gl_get_path(const crowd_gl_renderer *renderer);
 
-/* LOD settings for the GPU path: the crowd's (crowd_settings(crowd)): policy, screen_coverage,
- * lod_distances, lod_bias, hysteresis, min_coverage, shadow_max_lod, shadows, cross_fade_max_lod.
- * `band` is the width of the stochastic hand-off between two levels, relative: each threshold T
- * becomes the band [T / (1 + band), T * (1 + band)], in which each instance takes the coarser level
- * when a fixed random value of its own is below the blend factor (drawn by exactly one level, never
- * two). 0 = default (0.15), negative = no band (exactly the CPU policy's levels). The imposter level
- * and its hand-off follow settings->imposters and imposter_band (see "Imposters"). Until called, the
- * GPU path uses crowd_settings(desc.sizing_crowd) when that was given, else crowd_desc defaults
- * (the coverage policy). No effect on the CPU path. */
-CROWD_API void crowd_gl_set_lod(crowd_gl_renderer *renderer, const crowd_desc *settings, float band);
+/* The crowd's view for this renderer: the camera, and who culls (CROWD_CULLING_GPU on the GPU path,
+ * else CPU) and how far this renderer's attachments reach past the bodies (crowd_view.cull_margin,
+ * crowd_gl_attachment_reach). Build each frame's view with it and the crowd and its renderer agree
+ * by construction. No GL call. */
+CROWD_API void crowd_gl_view(const crowd_gl_renderer *renderer, const float view[16], const float projection[16],
+                             float viewport_height, crowd_view *out);
 
 /* GPU path: culls and classifies for this frame's camera and light (light_view_projection may be
  * NULL: no shadow casters), or skips when nothing changed. CPU path: nothing. */

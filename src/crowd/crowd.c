@@ -102,12 +102,6 @@ static crowd_result resolve_max_lod(uint32_t *v, uint32_t fallback, const char *
     return CROWD_OK;
 }
 
-/* The level a resolved max-LOD field allows up to (sentinels decoded). */
-static uint32_t max_lod_level(uint32_t v)
-{
-    return v == CROWD_MAX_LOD_ZERO ? 0u : v;
-}
-
 static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *error)
 {
     *out = *in;
@@ -189,13 +183,13 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
 static void apply_settings(crowd *c, const crowd_desc *d)
 {
     c->desc = *d;
-    c->shadow_max = max_lod_level(d->shadow_max_lod);
-    c->fade_max = max_lod_level(d->cross_fade_max_lod);
-    c->hysteresis = d->hysteresis == CROWD_HYSTERESIS_NONE ? 0.0f : d->hysteresis;
+    c->shadow_max = crowd_max_lod_level(d->shadow_max_lod);
+    c->fade_max = crowd_max_lod_level(d->cross_fade_max_lod);
+    c->hysteresis = crowd_width_of(d->hysteresis);
     bool imposters = d->imposters > 0;
     c->levels = d->asset->lod_count + (imposters ? 1u : 0u);
     c->imposter_level = imposters ? d->asset->lod_count : UINT32_MAX;
-    c->band = d->imposter_band == CROWD_BAND_NONE ? 0.0f : d->imposter_band;
+    c->band = crowd_width_of(d->imposter_band);
 }
 
 float crowd_band_random(const crowd_record *r)
@@ -686,29 +680,6 @@ void crowd_set_stride_matching(crowd *c, bool on)
 {
     if (c)
         c->stride_matching = on;
-}
-
-/* Nothing to undo either way: slots left in no order are sorted by the next update that ranks them. */
-void crowd_set_gpu_driven(crowd *c, bool on)
-{
-    if (c)
-        c->gpu_driven = on;
-}
-
-bool crowd_gpu_driven(const crowd *c)
-{
-    return c && c->gpu_driven;
-}
-
-crowd_result crowd_set_cull_margin(crowd *c, float metres)
-{
-    if (!c)
-        return CROWD_ERROR_ARGUMENT;
-    /* the largest accepted scale times this must stay a finite radius */
-    if (!(metres >= 0.0f && metres <= CROWD_MAX_CULL_MARGIN))
-        return REFUSE(c, "crowd_set_cull_margin: %g m outside 0..%g", (double)metres, (double)CROWD_MAX_CULL_MARGIN);
-    c->cull_margin = metres;
-    return CROWD_OK;
 }
 
 crowd_result crowd_remove(crowd *c, uint32_t index)

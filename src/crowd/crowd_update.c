@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/error.h"
 #include "crowd/crowd_testing.h"
 
 /* Shader time is a float; past this many seconds it is rebased so phases keep ~1e-4 precision. */
@@ -409,10 +410,31 @@ static void build_draws_coverage(crowd *c)
     }
 }
 
+/* Whether the view's culling and margin are in range (else the reason into crowd_last_error). */
+static bool view_ok(crowd *c, const crowd_view *view, const char *who)
+{
+    if (view->culling != CROWD_CULLING_CPU && view->culling != CROWD_CULLING_GPU) {
+        crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT, "%s: view.culling %d: CROWD_CULLING_CPU or _GPU", who,
+                   (int)view->culling);
+        return false;
+    }
+    /* the largest accepted scale times the margin must stay a finite radius */
+    if (!(view->cull_margin >= 0.0f && view->cull_margin <= CROWD_MAX_CULL_MARGIN)) {
+        crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT, "%s: view.cull_margin %g m outside 0..%g", who,
+                   (double)view->cull_margin, (double)CROWD_MAX_CULL_MARGIN);
+        return false;
+    }
+    return true;
+}
+
 const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
 {
-    if (!c || !view)
+    if (!c || !view || !view_ok(c, view, "crowd_update"))
         return NULL;
+    /* (switching who culls needs nothing undone: slots in no order are sorted by the next update
+     * that ranks them) */
+    c->gpu_driven = view->culling == CROWD_CULLING_GPU;
+    c->cull_margin = view->cull_margin;
     /* A step longer than the rebase interval (a resume from sleep, milliseconds passed as seconds)
      * is clamped so one rebase always brings time back under REBASE_AFTER. */
     if (dt > 0.0f && isfinite(dt))
@@ -475,13 +497,17 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     c->frame.record_count = c->slots;
     c->frame.slot_instances = c->index_of_slot;
     c->frame.time = (float)c->time;
+    c->frame.settings = &c->desc;
+    c->frame.culling = view->culling;
+    c->frame.cull_margin = view->cull_margin;
     return &c->frame;
 }
 
 uint32_t crowd_count_visible(crowd *c, const crowd_view *view)
 {
-    if (!c || !view)
+    if (!c || !view || !view_ok(c, view, "crowd_count_visible"))
         return 0;
+    c->cull_margin = view->cull_margin;
     crowd_camera camera;
     crowd_camera_from_view(view, &camera);
     uint32_t visible = 0;

@@ -1,6 +1,7 @@
 /* The passes: the shadow map (depth only, from the light) and the colour pass. The crowd's draws
  * come from the frame; every pass uses exactly the vertex animation of the colour pass. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/cbmath.h"
@@ -349,10 +350,26 @@ void crowd_gl_timer_end(crowd_gl_renderer *r, int pass)
     r->issued[pass]++;
 }
 
+/* A frame the crowd left to a GPU pass (crowd_view.culling) has no draw list: only this renderer's
+ * own cull pass can draw it. */
+static crowd_result check_culling(crowd_gl_renderer *r, const crowd_frame *f, const char *who)
+{
+    if (f->culling != CROWD_CULLING_GPU || crowd_gpu_crowd_driven(r))
+        return CROWD_OK;
+    snprintf(r->last_error, sizeof r->last_error, "%s: the frame was left to a GPU pass (crowd_view.culling), %s", who,
+             crowd_gl_get_path(r) == CROWD_GL_PATH_GPU
+                 ? "and crowd_gl_cull has not run"
+                 : "but this renderer draws on the CPU path (crowd_gl_view fills a view that matches it)");
+    return CROWD_ERROR_ARGUMENT;
+}
+
 crowd_result crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f, const float light_view_projection[16])
 {
     if (!r || !f || !light_view_projection)
         return CROWD_ERROR_ARGUMENT;
+    crowd_result culled = check_culling(r, f, "crowd_gl_render_shadows");
+    if (culled != CROWD_OK)
+        return culled;
     memcpy(r->light_view_projection, light_view_projection, sizeof r->light_view_projection);
     crowd_gl_timer_begin(r, 0);
     glBindFramebuffer(GL_FRAMEBUFFER, r->shadow_fbo);
@@ -380,6 +397,9 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
 {
     if (!r || !f || !scene)
         return CROWD_ERROR_ARGUMENT;
+    crowd_result culled = check_culling(r, f, "crowd_gl_draw");
+    if (culled != CROWD_OK)
+        return culled;
     float view_projection[16];
     cb_mat4_mul(view_projection, scene->projection, scene->view);
     crowd_gl_timer_begin(r, 1);

@@ -71,10 +71,6 @@ void crowd_gpu_blob_draw(crowd_gl_renderer *r, const crowd_frame *f, const float
 {
     (void)r, (void)f, (void)vp, (void)scene;
 }
-void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
-{
-    (void)r, (void)settings, (void)band;
-}
 void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view *view, const float light[16])
 {
     (void)r, (void)f, (void)view, (void)light;
@@ -133,7 +129,7 @@ static const char *const cull_uniform_names[C_COUNT] = {
 #define BUDGET_RESULT (8 * BINS) /* words: cutoff, satisfied, demoted, indices low, high */
 #define BUDGET_WORDS (BUDGET_RESULT + 8)
 
-/* The LOD settings of crowd_gl_set_lod, resolved; part of the skip key, so no padding holes. */
+/* The LOD settings the pass applies (settings_of); part of the skip key, so no padding holes. */
 typedef struct cull_settings {
     uint32_t policy; /* 0 distance, 1 coverage */
     float thresholds[CROWD_MAX_LODS];
@@ -219,48 +215,27 @@ const crowd_gpu_layer *crowd_gpu_crowd_layer(const crowd_gl_renderer *r)
 
 /* ---- settings ---------------------------------------------------------------------------------- */
 
-static void resolve_settings(const crowd_asset *a, bool atlas, const crowd_desc *in, float band, cull_settings *out)
+/* The cull pass's settings from the crowd's (crowd_frame.settings, resolved once by the crowd) and
+ * the renderer's band between levels. */
+static void settings_of(const crowd_asset *a, bool atlas, const crowd_desc *d, float band, cull_settings *out)
 {
-    static const float default_coverage[5] = {0.25f, 0.1f, 0.04f, 0.015f, 0.0f};
-    static const float default_distances[4] = {6.0f, 14.0f, 34.0f, 80.0f};
-    crowd_desc d = {0};
-    if (in)
-        d = *in;
     memset(out, 0, sizeof *out);
-    out->policy = in && d.lod_policy == CROWD_LOD_DISTANCE ? 0u : 1u;
-    bool given = false, hints = false;
-    if (out->policy == 1) {
-        for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
-            given |= d.screen_coverage[l] != 0.0f;
-        for (uint32_t l = 1; l < a->lod_count; l++)
-            hints |= a->lods[l].screen_coverage > 0.0f;
-        for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
-            out->thresholds[l] = given   ? d.screen_coverage[l]
-                                 : hints ? (l < a->lod_count ? a->lods[l].screen_coverage : 0.0f)
-                                         : (l < 5 ? default_coverage[l] : 0.0f);
-    } else {
-        for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
-            given |= d.lod_distances[l] != 0.0f;
-        for (uint32_t l = 0; l + 1 < CROWD_MAX_LODS; l++)
-            out->thresholds[l] = given ? d.lod_distances[l] : (l < 4 ? default_distances[l] : 0.0f);
-    }
-    out->hysteresis = d.hysteresis != 0.0f ? d.hysteresis : 0.1f;
-    out->bias = d.lod_bias > 0.0f ? d.lod_bias : 1.0f;
-    out->min_coverage = d.min_coverage > 0.0f ? d.min_coverage : 0.0f;
+    out->policy = d->lod_policy == CROWD_LOD_DISTANCE ? 0u : 1u;
+    for (uint32_t l = 0; l < CROWD_MAX_LODS; l++)
+        out->thresholds[l] = out->policy ? d->screen_coverage[l] : l + 1 < CROWD_MAX_LODS ? d->lod_distances[l] : 0.0f;
+    out->hysteresis = crowd_width_of(d->hysteresis);
+    out->bias = d->lod_bias;
+    out->min_coverage = d->min_coverage;
     float width = band == 0.0f ? DEFAULT_BAND : band;
     out->band_log = width > 0.0f && isfinite(width) ? logf(1.0f + width) : 0.0f;
-    uint32_t smax = d.shadow_max_lod ? d.shadow_max_lod : 2, cfm = d.cross_fade_max_lod ? d.cross_fade_max_lod : 1;
-    out->shadow_max_lod = d.shadows < 0 ? -1 : (int32_t)(smax < a->lod_count ? smax : a->lod_count - 1);
+    uint32_t smax = crowd_max_lod_level(d->shadow_max_lod), cfm = crowd_max_lod_level(d->cross_fade_max_lod);
+    out->shadow_max_lod = d->shadows < 0 ? -1 : (int32_t)(smax < a->lod_count ? smax : a->lod_count - 1);
     out->cross_fade_max_lod = (int32_t)(cfm < a->lod_count ? cfm : a->lod_count - 1);
-    out->vertex_budget = out->policy == 1 ? d.vertex_budget : 0; /* as on the CPU: coverage policy only */
-    /* the imposter level as crowd_desc resolves it: 0 = on when the asset has an atlas, -1 = off */
-    out->cards = atlas && d.imposters >= 0;
+    out->vertex_budget = out->policy == 1 ? d->vertex_budget : 0; /* as on the CPU: coverage policy only */
+    out->cards = atlas && d->imposters > 0;
     if (out->cards) {
-        float b = d.imposter_band == 0.0f ? 0.15f : d.imposter_band;
-        out->card_band = b > 0.0f && isfinite(b) ? b : 0.0f;
+        out->card_band = crowd_width_of(d->imposter_band);
         uint32_t last = a->lod_count - 1;
-        if (out->policy == 1 && out->thresholds[last] == 0.0f && a->lod_count >= 2)
-            out->thresholds[last] = out->thresholds[last - 1] / 2.5f;
         /* distance: the level the chain has at the band's near end T / (1 + b), as crowd_lod.c */
         out->card_from = last;
         if (out->policy == 0 && out->thresholds[last] > 0.0f) {
@@ -271,13 +246,6 @@ static void resolve_settings(const crowd_asset *a, bool atlas, const crowd_desc 
             out->card_from = l;
         }
     }
-}
-
-void crowd_gl_set_lod(crowd_gl_renderer *r, const crowd_desc *settings, float band)
-{
-    if (!r || !r->gpu)
-        return;
-    resolve_settings(r->asset, r->gpu->atlas, settings, band, &r->gpu->settings);
 }
 
 /* ---- creation ---------------------------------------------------------------------------------- */
@@ -482,9 +450,6 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
     glGenBuffers(1, &g->clip_spheres);
     if (!upload_clip_spheres(r, g))
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
-    /* until crowd_gl_set_lod: the sizing crowd's settings, else crowd_desc's defaults */
-    resolve_settings(a, g->atlas, r->desc.sizing_crowd ? crowd_settings(r->desc.sizing_crowd) : NULL, 0.0f,
-                     &g->settings);
     build_vao(r, g);
     result = build_programs(r, g, error);
     if (result == CROWD_OK)
@@ -660,6 +625,8 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
         memcpy(key.light, light, sizeof key.light);
     key.has_light = light != NULL;
     key.time = f->stats.extrapolating ? f->time : 0.0f;
+    if (f->settings)
+        settings_of(r->asset, g->atlas, f->settings, r->desc.lod_band, &g->settings);
     key.settings = g->settings;
     prepare_attachments(r, g);
     g->driven = true;

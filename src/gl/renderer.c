@@ -449,9 +449,19 @@ void crowd_gl_set_cross_fade(crowd_gl_renderer *r, bool on)
         r->cross_fade = on;
 }
 
-crowd_gl_mode crowd_gl_get_mode(const crowd_gl_renderer *r)
+void crowd_gl_view(const crowd_gl_renderer *r, const float view[16], const float projection[16], float viewport_height,
+                   crowd_view *out)
 {
-    return r ? r->mode : CROWD_GL_VAT;
+    if (!out)
+        return;
+    crowd_view v = {.viewport_height = viewport_height}; /* (built apart: the matrices may be out's own) */
+    if (view)
+        memcpy(v.view, view, sizeof v.view);
+    if (projection)
+        memcpy(v.projection, projection, sizeof v.projection);
+    v.culling = r && crowd_gl_get_path(r) == CROWD_GL_PATH_GPU ? CROWD_CULLING_GPU : CROWD_CULLING_CPU;
+    v.cull_margin = crowd_gl_attachment_reach(r);
+    *out = v;
 }
 
 const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *r)

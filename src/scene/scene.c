@@ -96,9 +96,8 @@ static crowd_result add_attachment(crowd_gl_renderer *r, const float (*profile)[
     return result;
 }
 
-crowd_result crowd_scene_setup(crowd_gl_renderer *r, crowd *c, const crowd_asset *asset,
-                               const crowd_obstacle *obstacles, uint32_t obstacle_count, float world_size,
-                               crowd_error *error)
+crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, const crowd_obstacle *obstacles,
+                               uint32_t obstacle_count, float world_size, crowd_error *error)
 {
     static const uint8_t ground[4] = {112, 124, 96, 255};
     if (crowd_gl_set_ground(r, world_size * 1.5f, ground) != CROWD_OK)
@@ -127,10 +126,6 @@ crowd_result crowd_scene_setup(crowd_gl_renderer *r, crowd *c, const crowd_asset
         result = add_attachment(r, cap_profile, ROWS(cap_profile), "head", cap, 0, error);
     if (result == CROWD_OK && crowd_asset_find_socket(asset, "hand_r", NULL))
         result = add_attachment(r, balloon_profile, ROWS(balloon_profile), "hand_r", balloon, 1, error);
-    /* the balloon rises 1.07 m from the hand, past the body's spheres: without the margin someone
-       just below the view is culled while the balloon is in it */
-    if (result == CROWD_OK && c && crowd_set_cull_margin(c, crowd_gl_attachment_reach(r)) != CROWD_OK)
-        result = crowd_fail(error, CROWD_ERROR_ARGUMENT, "scene: %s", crowd_last_error(c)->message);
     return result;
 }
 

@@ -33,11 +33,10 @@ static inline void crowd_scene_bench_view(crowd_view *view)
 }
 
 /* Ground, pillars on the obstacles, and (when the asset has a bone texture and a head / hand_r
- * socket) a cap on accessory bit 0 and a balloon on bit 1; then the crowd's culling margin
- * (crowd_set_cull_margin) becomes the attachments' reach, so the CPU path's culling holds them. */
-crowd_result crowd_scene_setup(crowd_gl_renderer *renderer, crowd *target, const crowd_asset *asset,
-                               const crowd_obstacle *obstacles, uint32_t obstacle_count, float world_size,
-                               crowd_error *error);
+ * socket) a cap on accessory bit 0 and a balloon on bit 1 (the renderer's crowd_gl_view then puts
+ * their reach into the crowd's view, so the CPU path's culling holds them). */
+crowd_result crowd_scene_setup(crowd_gl_renderer *renderer, const crowd_asset *asset, const crowd_obstacle *obstacles,
+                               uint32_t obstacle_count, float world_size, crowd_error *error);
 
 /* Afternoon sun, sky ambient, light haze. */
 void crowd_scene_lighting(crowd_gl_scene *scene, float fog_density);

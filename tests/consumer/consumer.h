@@ -74,6 +74,7 @@ static int consumer_run(const crowd_asset *asset, const char *who)
             crowd_play(c, i, 0, 1.0f, 0.0f) != CROWD_OK)
             goto fail;
     }
+    memset(&view, 0, sizeof view); /* CPU culling, no margin */
     consumer_view(&view);
     for (f = 0; f < 5; f++)
         frame = crowd_update(c, 1.0f / 60.0f, &view);
