@@ -94,34 +94,27 @@ void crowd_client_zero(crowd *c, uint32_t slot)
     }
 }
 
-/* One array's scatter, with the element size a constant (the compiler turns the copy into moves). */
-#define SCATTER(type)                                              \
-    do {                                                           \
-        const type *from = (const type *)(const void *)live_of(s); \
-        type *to = (type *)(void *)back_of(s);                     \
-        for (uint32_t k = 0; k < n; k++)                           \
-            if (dest[k] != UINT32_MAX)                             \
-                to[dest[k]] = from[k];                             \
-    } while (0)
-
-typedef struct {
-    uint64_t w[2];
-} bytes16;
+/* One array's scatter with the element size a constant: the compiler turns each copy into moves. */
+static inline void scatter_sized(unsigned char *to, const unsigned char *from, const uint32_t *dest, uint32_t n,
+                                 size_t size)
+{
+    for (uint32_t k = 0; k < n; k++)
+        if (dest[k] != UINT32_MAX)
+            memcpy(to + (size_t)dest[k] * size, from + (size_t)k * size, size);
+}
 
 void crowd_client_scatter(crowd *c, const uint32_t *dest, uint32_t n)
 {
     for (uint32_t i = 0; i < c->client.client.state_count; i++) {
         const crowd_slot_state *s = &c->client.client.states[i];
         if (s->size == 4)
-            SCATTER(uint32_t);
+            scatter_sized(back_of(s), live_of(s), dest, n, 4);
         else if (s->size == 8)
-            SCATTER(uint64_t);
+            scatter_sized(back_of(s), live_of(s), dest, n, 8);
         else if (s->size == 16)
-            SCATTER(bytes16);
+            scatter_sized(back_of(s), live_of(s), dest, n, 16);
         else
-            for (uint32_t k = 0; k < n; k++)
-                if (dest[k] != UINT32_MAX)
-                    memcpy(back_of(s) + (size_t)dest[k] * s->size, live_of(s) + (size_t)k * s->size, s->size);
+            scatter_sized(back_of(s), live_of(s), dest, n, s->size);
         CROWD_SWAP_POINTERS(*s->live, *s->back);
     }
 }
