@@ -113,7 +113,7 @@ format: setup
 # include/ src/ tools/ demo/ examples/ web/ the argument can go (the script's default is all of them).
 # `scripts/check-comments.sh --report` lists what is left everywhere. All three checks run and
 # report even when one fails.
-COMMENTS_CLEAN = examples web src/bake src/common src/critters src/gltf src/rig src/scene
+COMMENTS_CLEAN = examples web src/bake src/common src/critters src/gltf src/rig src/showcase
 format-check: setup
 	@status=0; scripts/check-format.sh || status=1; scripts/check-paths.sh || status=1; \
 		scripts/check-comments.sh $(COMMENTS_CLEAN) || status=1; exit $$status

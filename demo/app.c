@@ -21,7 +21,8 @@
 #include "demo/hud.h"
 #include "demo/menagerie.h"
 #include "gl/gl_api.h"
-#include "scene/scene.h"
+#include "showcase/looks.h"
+#include "showcase/scene.h"
 
 #define MAX_ASSETS 8
 /* MSAA off by default: measured in Chromium (SwiftShader WebGL2), 1280x720, seed camera, 20k
@@ -154,7 +155,7 @@ struct demo_app {
     crowd_sim *sim;
     crowd_gl_renderer *renderer;
     demo_hud *hud;
-    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
+    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
     demo_camera camera;
     crowd_gl_scene scene;
     const crowd_frame *frame;
@@ -176,6 +177,7 @@ struct demo_app {
     demo_menagerie *menagerie; /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
     demo_grass *grass;         /* NULL when the field could not be made (the error says why) */
     demo_gun *gun;             /* made the first time gun mode is entered; its paint stays after */
+    showcase_stage *stage;     /* ground, obstacles and sky: shared by every mode */
     int gun_left_camera;       /* the camera mode gun mode was entered from, -1 outside it */
     /* the shadow map is re-rendered at most at 30 Hz and only while something moves (the seed's
        SHADOW_UPDATE_INTERVAL): the crowd stepping, or the light's fit following the camera */
@@ -229,35 +231,6 @@ static crowd_desc crowd_settings_of(const demo_app *app, const crowd_asset *asse
     return d;
 }
 
-/* The demo's look: bright shirts, sizes within 8 % of the asset's, a hat on 30 % and a balloon on
- * 12 %, and the humanoid's clip names where the asset has them all (else the library's fallbacks:
- * the first clip without a stride for idle, every clip with one as a gait). */
-static crowd_spawn_options demo_spawn_options(const crowd_asset *asset)
-{
-    static const char *const gaits[3] = {"walk", "jog", "run"};
-    crowd_spawn_options o = {.scale_min = 0.92f,
-                             .scale_max = 1.08f,
-                             .shirts = 1,
-                             .saturation_min = 0.35f,
-                             .saturation_max = 0.95f,
-                             .value_min = 0.45f,
-                             .value_max = 0.95f,
-                             .accessories = 1,
-                             .accessory_odds = {0.3f, 0.12f}};
-    if (crowd_asset_find_clip(asset, "idle", NULL))
-        o.idle_clip = "idle";
-    if (crowd_asset_find_clip(asset, "cheer", NULL))
-        o.cheer_clip = "cheer";
-    bool humanoid = true;
-    for (int k = 0; k < 3; k++)
-        humanoid &= crowd_asset_find_clip(asset, gaits[k], NULL);
-    if (humanoid) {
-        o.gait_clips = gaits;
-        o.gait_clip_count = 3;
-    }
-    return o;
-}
-
 static crowd_result build_crowd(demo_app *app, crowd_error *error)
 {
     release_crowd(app);
@@ -265,10 +238,10 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
     crowd_desc cd = crowd_settings_of(app, asset);
     crowd_sim_desc sd = {.scenario = (crowd_scenario)app->settings[DEMO_SCENARIO],
                          .obstacles = app->obstacles,
-                         .obstacle_count = CROWD_SCENE_OBSTACLES,
+                         .obstacle_count = SHOWCASE_OBSTACLES,
                          .seed = 7,
                          .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1,
-                         .spawn = demo_spawn_options(asset)};
+                         .spawn = showcase_spawn_look(asset)};
     if (!asset->bones.data)
         app->settings[DEMO_MODE] = 0;
     crowd_gl_desc gd = {.asset = asset,
@@ -288,7 +261,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
     if (r == CROWD_OK)
         r = crowd_gl_create(&gd, &app->renderer, error);
     if (r == CROWD_OK)
-        r = crowd_scene_setup(app->renderer, asset, app->obstacles, CROWD_SCENE_OBSTACLES, WORLD_SIZE, error);
+        r = showcase_scene_dress(app->renderer, asset, error);
     if (r == CROWD_OK)
         r = crowd_sim_spawn(app->sim, (uint32_t)app->settings[DEMO_COUNT]);
     if (r != CROWD_OK) {
@@ -341,15 +314,19 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            [DEMO_IMPOSTERS] = 1,
                                            [DEMO_FAR_SHADOW] = DEMO_FAR_SHADOW_DEFAULT};
     memcpy(app->settings, defaults, sizeof defaults);
-    crowd_scene_obstacles(app->obstacles);
+    showcase_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
     app->gun_left_camera = -1;
-    crowd_scene_lighting(&app->scene, (float)app->settings[DEMO_FOG]);
+    showcase_scene_lighting(&app->scene, (float)app->settings[DEMO_FOG]);
     const char *renderer = (const char *)glGetString(GL_RENDERER);
     snprintf(app->gl_renderer, sizeof app->gl_renderer, "%s", renderer ? renderer : "unknown GL");
     glGetIntegerv(GL_MAX_SAMPLES, &app->max_samples); /* creation: the one time the demo asks */
     app->sample_now = true;
     crowd_result r = demo_hud_create(desc->es, &app->hud, error);
+    if (r == CROWD_OK)
+        r = showcase_stage_create(desc->es, &app->stage, error);
+    if (r == CROWD_OK)
+        r = showcase_scene_stage(app->stage, app->obstacles, SHOWCASE_OBSTACLES, WORLD_SIZE, error);
     if (r != CROWD_OK) {
         demo_destroy(app);
         return r;
@@ -370,6 +347,7 @@ void demo_destroy(demo_app *app)
     demo_menagerie_destroy(app->menagerie);
     demo_gun_destroy(app->gun);
     demo_grass_destroy(app->grass);
+    showcase_stage_destroy(app->stage);
     demo_hud_destroy(app->hud);
     release_msaa(app);
     for (uint32_t i = 0; i < app->asset_count; i++) {
@@ -426,7 +404,7 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
                              .crowd = crowd_settings_of(app, &app->assets[0].asset),
                              .sim = {.scenario = (crowd_scenario)s[DEMO_SCENARIO],
                                      .obstacles = app->obstacles,
-                                     .obstacle_count = CROWD_SCENE_OBSTACLES,
+                                     .obstacle_count = SHOWCASE_OBSTACLES,
                                      .seed = 7,
                                      .separation = s[DEMO_SEPARATION] > 0.5 ? 0 : -1},
                              .gl = {.es = app->desc.es,
@@ -435,11 +413,12 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
                                     .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
                                     .path = path_of(s[DEMO_PATH])},
                              .world_size = WORLD_SIZE,
+                             .stage = app->stage,
                              .total = (uint32_t)s[DEMO_COUNT]};
     for (uint32_t k = 0; k < d.kind_count; k++) {
         d.assets[k] = &app->assets[k].asset;
         d.names[k] = app->assets[k].name;
-        d.spawn[k] = demo_spawn_options(d.assets[k]);
+        d.spawn[k] = showcase_spawn_look(d.assets[k]);
     }
     crowd_result r = demo_menagerie_create(&d, &app->menagerie, error);
     if (r == CROWD_OK) {
@@ -517,14 +496,15 @@ static crowd_result compare_toggle(demo_app *app, bool on, crowd_error *error)
                            .sim = {.scenario = (crowd_scenario)app->settings[DEMO_SCENARIO],
                                    .seed = 7,
                                    .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1,
-                                   .spawn = demo_spawn_options(asset)},
+                                   .spawn = showcase_spawn_look(asset)},
                            .gl = {.es = app->desc.es,
                                   .debug = app->desc.gl_debug,
                                   .timers = app->desc.gl_timers,
                                   .upload = (crowd_gl_upload_mode)app->desc.gl_upload},
                            .obstacles = app->obstacles,
-                           .obstacle_count = CROWD_SCENE_OBSTACLES,
+                           .obstacle_count = SHOWCASE_OBSTACLES,
                            .world_size = WORLD_SIZE,
+                           .stage = app->stage,
                            .classic_count = compare_count(app, 0),
                            .vat_count = compare_count(app, 1)};
     return demo_compare_create(&d, &app->compare, error);
@@ -995,7 +975,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     GLuint scene_fbo = bind_scene_target(app, width, height);
     glViewport(0, 0, width, height);
     float sky[3];
-    crowd_scene_sky(sky);
+    showcase_scene_sky(sky);
     glClearColor(sky[0], sky[1], sky[2], 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     if (!app->crowd) {
@@ -1013,8 +993,6 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
                          app->scene.projection);
     app->scene.output = app->settings[DEMO_TONE] > 0.5 ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
     app->scene.far_shadow = app->settings[DEMO_FAR_SHADOW] > 0.5 ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
-    if (app->menagerie && !app->compare) /* the sky first: the kinds' renderers set their own targets */
-        crowd_gl_draw_sky(app->renderer, &app->scene);
     if (app->compare) { /* both halves are compare.c's; the main crowd waits */
         app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
         demo_compare_frame(app->compare, dt, &app->camera, &app->scene, scene_fbo, width, height);
@@ -1030,11 +1008,13 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
         double t_m = now_ms();
         bool grass_on = app->settings[DEMO_GRASS] > 0.5;
-        demo_menagerie_set_ground(app->menagerie, !grass_on || !app->grass);
+        demo_grass_ground(app->grass, app->stage, grass_on);
         demo_menagerie_frame(app->menagerie, dt, &app->camera, &app->scene, scene_fbo, width, height);
         app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
         demo_grass_frame(app->grass, demo_menagerie_ground_renderer(app->menagerie), &app->scene, grass_on,
                          app->grass_time, (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
+        demo_menagerie_far_shadows(app->menagerie, &app->scene); /* on the ground, stage's or field's */
+        showcase_stage_draw_sky(app->stage, &app->scene);
         present(app, scene_fbo, width, height);
         double cpu = now_ms() - t_m;
         app->cpu_ms = app->frames ? app->cpu_ms * 0.9 + cpu * 0.1 : cpu;
@@ -1068,7 +1048,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         app->gl_errors++;
     }
     bool grass = app->settings[DEMO_GRASS] > 0.5;
-    demo_grass_ground(app->grass, app->renderer, grass);
+    demo_grass_ground(app->grass, app->stage, grass);
     app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
     float light[16];
     float centre[3], radius;
@@ -1094,23 +1074,24 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     crowd_gl_cull(app->renderer, app->frame, &view, shadow_pass ? light : NULL); /* (the GPU path's; else nothing) */
     if (shadow_pass) {
         debug_check(app, crowd_gl_render_shadows(app->renderer, app->frame, light), "shadow pass");
+        showcase_stage_render_shadows(app->stage, app->renderer);
         memcpy(app->shadow_light, light, sizeof light);
         app->shadow_valid = true;
         app->shadow_wait = 0.0;
         app->shadow_passes++;
     }
     /* the minigun's floor paint lies on the ground (or on the grass, which samples it itself) */
-    crowd_gl_set_ground_paint(app->renderer, demo_gun_paint_texture(app->gun), WORLD_SIZE);
+    showcase_stage_set_ground_paint(app->stage, demo_gun_paint_texture(app->gun), WORLD_SIZE);
     debug_check(app, crowd_gl_draw(app->renderer, app->frame, &app->scene), "colour pass");
+    showcase_stage_draw(app->stage, app->renderer, &app->scene); /* after the crowd: hidden ground fails early */
     /* paused: the wind stands still too */
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
     demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
                      (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
-    if (grass && app->grass) /* the field is the ground (the renderer has none): the far shadows go on it */
-        crowd_gl_draw_far_shadows(app->renderer, app->frame, &app->scene);
+    crowd_gl_draw_far_shadows(app->renderer, app->frame, &app->scene); /* onto whichever ground drew */
     /* the sky behind everything (fog at the horizon, so the world shows no edge), drawn last of the
        opaque passes: it shades only the pixels left uncovered (a full-screen pass on SwiftShader) */
-    crowd_gl_draw_sky(app->renderer, &app->scene);
+    showcase_stage_draw_sky(app->stage, &app->scene);
     if (app->gun) { /* droplets and tracers over the scene (the floor paint is in the ground's pass) */
         glBindFramebuffer(GL_FRAMEBUFFER, scene_fbo);
         glViewport(0, 0, width, height);

@@ -11,7 +11,7 @@
 #include "core/error.h"
 #include "crowdbake/rig.h"
 #include "demo/budget_search.h"
-#include "scene/scene.h"
+#include "showcase/scene.h"
 #ifndef __EMSCRIPTEN__
 #include "crowdbake/gltf.h"
 #include "crowdbake/sim.h"
@@ -38,7 +38,8 @@ struct demo_compare {
     crowd_gl_skinned *skinned;
     float *rows;
     crowd_gl_character *characters;
-    compare_half half[2]; /* 0 classic, 1 VAT */
+    compare_half half[2];  /* 0 classic, 1 VAT */
+    showcase_stage *stage; /* the app's: ground and pillars under both */
     char status[768];
 };
 
@@ -116,8 +117,6 @@ static crowd_result build_half(demo_compare *c, const demo_compare_desc *d, int 
         gd.capacity = h ? 0 : 1;
         r = crowd_gl_create(&gd, &half->renderer, error);
     }
-    if (r == CROWD_OK)
-        r = crowd_scene_setup(half->renderer, d->asset, d->obstacles, d->obstacle_count, d->world_size, error);
     return r;
 }
 
@@ -128,6 +127,7 @@ crowd_result demo_compare_create(const demo_compare_desc *d, demo_compare **out,
     if (!c)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "compare: out of memory");
     c->asset = d->asset;
+    c->stage = d->stage;
     crowd_result r = load_rig(d->asset, &c->rig, error);
     if (r == CROWD_OK)
         r = crowd_rig_poser_create(&c->rig, d->asset, &c->poser, error);
@@ -241,19 +241,25 @@ static void draw_half(demo_compare *c, int h, float dt, const demo_camera *camer
         pose_classic(c);
         crowd_gl_skinned_upload(c->skinned, c->characters, crowd_count(half->crowd), NULL);
         if (scene->shadows) {
-            crowd_gl_render_shadows(half->renderer, &none, light); /* clears; the pillars cast */
+            crowd_gl_render_shadows(half->renderer, &none, light); /* clears */
+            showcase_stage_render_shadows(c->stage, half->renderer);
             crowd_gl_skinned_render_shadows(c->skinned, light);
         }
         crowd_gl_draw(half->renderer, &none, scene);
         crowd_gl_skinned_draw(c->skinned, scene);
+        showcase_stage_draw(c->stage, half->renderer, scene);
     } else {
         t0 = now_ms();
         const crowd_frame *f = crowd_update(half->crowd, dt, &view);
         crowd_gl_upload(half->renderer, f, NULL);
         crowd_gl_cull(half->renderer, f, &view, scene->shadows ? light : NULL);
-        if (scene->shadows)
+        if (scene->shadows) {
             crowd_gl_render_shadows(half->renderer, f, light);
+            showcase_stage_render_shadows(c->stage, half->renderer);
+        }
         crowd_gl_draw(half->renderer, f, scene);
+        showcase_stage_draw(c->stage, half->renderer, scene);
+        crowd_gl_draw_far_shadows(half->renderer, f, scene);
     }
     half->last_cpu_ms = now_ms() - t0;
     half->cpu_ms = half->cpu_ms > 0 ? half->cpu_ms * 0.9 + half->last_cpu_ms * 0.1 : half->last_cpu_ms;

@@ -10,6 +10,7 @@
 #include "crowdbake/sim.h"
 #include "demo/camera.h"
 #include "gl/gl_api.h"
+#include "showcase/stage.h"
 
 /* CPU budget the budget search fits each half's count to (60 fps). */
 #define DEMO_COMPARE_BUDGET_MS 16.7
@@ -24,6 +25,7 @@ typedef struct demo_compare_desc {
     uint32_t obstacle_count;
     float world_size;
     uint32_t classic_count, vat_count; /* 0 = 300 and 5,000: the seed's pair */
+    showcase_stage *stage;             /* borrowed: the ground and pillars */
 } demo_compare_desc;
 
 typedef struct demo_compare demo_compare;

@@ -10,9 +10,8 @@
 
 struct demo_grass {
     crowd_grass *field;
-    const crowd_gl_renderer *ground_off; /* the renderer whose ground plane we removed */
-    double ms[WINDOW];                   /* ring of frame times */
-    double at[WINDOW];                   /* each frame's end, ms since the first */
+    double ms[WINDOW]; /* ring of frame times */
+    double at[WINDOW]; /* each frame's end, ms since the first */
     uint32_t next, count;
     double clock;
     float mower_at[2]; /* where the mower's last disc was cut */
@@ -43,18 +42,10 @@ void demo_grass_destroy(demo_grass *g)
     free(g);
 }
 
-void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on)
+void demo_grass_ground(const demo_grass *g, showcase_stage *stage, bool on)
 {
-    static const uint8_t plane[4] = {112, 124, 96, 255}; /* src/scene/scene.c's */
-    if (!g || !renderer)
-        return;
-    if (on && g->ground_off != renderer) {
-        crowd_gl_set_ground(renderer, 0.0f, plane); /* size 0: no plane */
-        g->ground_off = renderer;
-    } else if (!on && g->ground_off == renderer) {
-        crowd_gl_set_ground(renderer, 420.0f * 1.5f, plane);
-        g->ground_off = NULL;
-    }
+    if (g)
+        showcase_stage_show_ground(stage, !on);
 }
 
 void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "crowdbake/grass.h"
+#include "showcase/stage.h"
 
 typedef struct demo_grass demo_grass;
 
@@ -14,9 +15,9 @@ typedef struct demo_grass demo_grass;
 crowd_result demo_grass_create(bool es, crowd_grass_path path, bool timers, demo_grass **out, crowd_error *error);
 void demo_grass_destroy(demo_grass *g);
 
-/* Before the crowd's passes: the crowd renderer's own ground plane goes while the field's ground
- * (out to the horizon) replaces it, and comes back when the field is off. */
-void demo_grass_ground(demo_grass *g, crowd_gl_renderer *renderer, bool on);
+/* Before the frame's passes: the stage's ground plane hides while the field's ground (out to the
+ * horizon) replaces it, and shows again when the field is off (or could not be made). */
+void demo_grass_ground(const demo_grass *g, showcase_stage *stage, bool on);
 
 /* Before the crowd's passes (after crowd_update): the interaction fields. The trample window follows
  * `focus` (xz: the camera's ground focus); the crowd's agents trample when `trample`; `mower` cuts a

@@ -8,8 +8,8 @@
 
 #include "core/error.h"
 #include "crowdbake/hits.h"
-#include "crowdbake/paint.h"
 #include "gl/gl_api.h"
+#include "showcase/paint.h"
 
 #define ROUNDS_PER_SECOND 20.0
 #define RANGE 400.0f
@@ -18,7 +18,7 @@
 #define MAX_IMPACTS 32u /* floor impacts kept between two demo_gun_take_impacts calls */
 
 struct demo_gun {
-    crowd_gl_paint *paint;
+    showcase_paint *paint;
     crowd_hits *hits;
     const crowd *hits_crowd; /* the crowd `hits` was made for */
     bool hits_fresh;         /* updated since the crowd's last crowd_update */
@@ -35,8 +35,8 @@ crowd_result demo_gun_create(bool es, float world, demo_gun **out, crowd_error *
     demo_gun *g = calloc(1, sizeof *g);
     if (!g)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "gun: out of memory");
-    crowd_gl_paint_desc d = {.es = es, .world_size = world};
-    crowd_result r = crowd_gl_paint_create(&d, &g->paint, error);
+    showcase_paint_desc d = {.es = es, .world_size = world};
+    crowd_result r = showcase_paint_create(&d, &g->paint, error);
     if (r != CROWD_OK) {
         free(g);
         return r;
@@ -50,7 +50,7 @@ void demo_gun_destroy(demo_gun *g)
     if (!g)
         return;
     crowd_hits_destroy(g->hits);
-    crowd_gl_paint_destroy(g->paint);
+    showcase_paint_destroy(g->paint);
     free(g);
 }
 
@@ -90,10 +90,10 @@ static void fire_round(demo_gun *g, crowd *cr, float t, const float eye[3], cons
     }
     for (int k = 0; k < 3; k++)
         end[k] = eye[k] + forward[k] * reach;
-    crowd_gl_paint_tracer(g->paint, t, muzzle, end, rgba);
+    showcase_paint_tracer(g->paint, t, muzzle, end, rgba);
     if (hit_one && crowd_remove(cr, hit.index) == CROWD_OK && crowd_hits_remove(g->hits, hit.index) == CROWD_OK) {
         g->kills++;
-        crowd_gl_paint_burst(g->paint, t, hit.point, rgba, DROPLETS_PER_HIT, 4.5f, g->rounds, NULL);
+        showcase_paint_burst(g->paint, t, hit.point, rgba, DROPLETS_PER_HIT, 4.5f, g->rounds, NULL);
     } else if (ground) {
         if (g->impact_count < MAX_IMPACTS) {
             g->impacts[2 * g->impact_count] = end[0];
@@ -101,7 +101,7 @@ static void fire_round(demo_gun *g, crowd *cr, float t, const float eye[3], cons
             g->impact_count++;
         }
         end[1] = 0.05f;
-        crowd_gl_paint_burst(g->paint, t, end, rgba, DROPLETS_PER_MISS, 2.0f, g->rounds, NULL);
+        showcase_paint_burst(g->paint, t, end, rgba, DROPLETS_PER_MISS, 2.0f, g->rounds, NULL);
     }
 }
 
@@ -123,7 +123,7 @@ void demo_gun_fire(demo_gun *g, crowd *cr, double seconds, bool firing, const fl
         fire_round(g, cr, t, eye, forward);
         g->reload += 1.0 / ROUNDS_PER_SECOND;
     }
-    crowd_gl_paint_update(g->paint, t);
+    showcase_paint_update(g->paint, t);
 }
 
 void demo_gun_after_update(demo_gun *g, const crowd *cr, bool active)
@@ -149,7 +149,7 @@ void demo_gun_draw(demo_gun *g, const float view[16], const float projection[16]
                 s += projection[k * 4 + r] * view[c * 4 + k];
             vp[c * 4 + r] = s;
         }
-    crowd_gl_paint_draw_flight(g->paint, (float)g->clock, vp, projection[5] * 0.5f * (float)height);
+    showcase_paint_draw_flight(g->paint, (float)g->clock, vp, projection[5] * 0.5f * (float)height);
     if (!crosshair)
         return;
     int cx = width / 2, cy = height / 2;
@@ -173,7 +173,7 @@ const char *demo_gun_status(demo_gun *g)
 {
     if (!g)
         return "";
-    const crowd_gl_paint_stats *s = crowd_gl_paint_get_stats(g->paint);
+    const showcase_paint_stats *s = showcase_paint_get_stats(g->paint);
     snprintf(g->status, sizeof g->status, "gun: %u rounds, %u kills, %llu splats (%u in flight)  [R respawn, G exit]\n",
              g->rounds, g->kills, (unsigned long long)s->splats, s->pending);
     return g->status;
@@ -191,5 +191,5 @@ uint32_t demo_gun_take_impacts(demo_gun *g, float *xz, uint32_t max)
 
 uint32_t demo_gun_paint_texture(const demo_gun *g)
 {
-    return g ? crowd_gl_paint_texture(g->paint) : 0;
+    return g ? showcase_paint_texture(g->paint) : 0;
 }

@@ -2,7 +2,7 @@
  * E/Q fly up and down), the pointer locked on a click, LMB held fires 20 rounds a second straight
  * at the crosshair: crowd_raycast finds the first instance, crowd_remove removes it (and crowd_hits_remove from the hit index) (indices stay
  * dense) and it bursts into paint droplets that speckle the floor where they land
- * (crowdbake/paint.h). R respawns the crowd to the editor count: the fallen stand up where they
+ * (showcase/paint.h). R respawns the crowd to the editor count: the fallen stand up where they
  * fell. A client of the public API only. */
 #ifndef CROWD_DEMO_GUN_H
 #define CROWD_DEMO_GUN_H
@@ -44,7 +44,7 @@ void demo_gun_respawn(const demo_gun *gun, crowd *crowd, uint32_t count);
 /* The floor impacts (x, z pairs, at most `max`) since the last call, for the grass's cut field:
  * where the grass exists, rounds that strike the floor cut it. */
 uint32_t demo_gun_take_impacts(demo_gun *gun, float *xz, uint32_t max);
-/* The floor paint's texture (crowd_gl_paint_texture): the grass is painted with it too. */
+/* The floor paint's texture (showcase_paint_texture): the grass is painted with it too. */
 uint32_t demo_gun_paint_texture(const demo_gun *gun);
 /* "gun: 123 kills, 4,567 splats" for the HUD. */
 const char *demo_gun_status(demo_gun *gun);

@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "crowdbake/sim.h"
-#include "scene/scene.h"
+#include "showcase/scene.h"
 
 typedef struct menagerie_kind {
     const crowd_asset *asset;
@@ -29,7 +29,7 @@ struct demo_menagerie {
     menagerie_kind kinds[DEMO_MENAGERIE_MAX_KINDS];
     uint32_t kind_count, capacity;
     crowd_world *world;
-    bool ground_off;
+    showcase_stage *stage;
     double cpu_ms;
     char status[1024];
 };
@@ -92,14 +92,8 @@ static crowd_result build_kind(demo_menagerie *m, const demo_menagerie_desc *d, 
             gd.shadow_source = m->kinds[0].renderer;
         r = crowd_gl_create(&gd, &kind->renderer, error);
     }
-    if (r == CROWD_OK) /* pillars, ground and attachments */
-        r = crowd_scene_setup(kind->renderer, kind->asset, d->sim.obstacles, d->sim.obstacle_count, d->world_size,
-                              error);
-    if (r == CROWD_OK && k > 0) { /* one ground and one set of pillars: the first kind's */
-        static const uint8_t ground[4] = {112, 124, 96, 255};
-        crowd_gl_set_ground(kind->renderer, 0.0f, ground);
-        r = crowd_gl_set_props(kind->renderer, NULL, NULL, 0, NULL, 0, NULL, 0, error);
-    }
+    if (r == CROWD_OK) /* caps and balloons where the kind has the sockets */
+        r = showcase_scene_dress(kind->renderer, kind->asset, error);
     return r;
 }
 
@@ -113,6 +107,7 @@ crowd_result demo_menagerie_create(const demo_menagerie_desc *d, demo_menagerie 
     if (!m)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "menagerie: out of memory");
     m->kind_count = d->kind_count;
+    m->stage = d->stage;
     m->capacity = d->crowd.capacity ? d->crowd.capacity : 250000u;
     crowd_result r = CROWD_OK;
     for (uint32_t k = 0; k < m->kind_count && r == CROWD_OK; k++)
@@ -202,9 +197,12 @@ void demo_menagerie_frame(demo_menagerie *m, float dt, const demo_camera *camera
         if (scene->shadows)
             crowd_gl_render_shadows(kind->renderer, kind->frame, light);
     }
+    if (scene->shadows) /* the pillars into the shared map (kind 0's) */
+        showcase_stage_render_shadows(m->stage, m->kinds[0].renderer);
     glViewport(0, 0, width, height);
     for (uint32_t k = 0; k < m->kind_count; k++)
         crowd_gl_draw(m->kinds[k].renderer, m->kinds[k].frame, scene);
+    showcase_stage_draw(m->stage, m->kinds[0].renderer, scene); /* ground and pillars, lit by the shared map */
     double ms = now_ms() - t0;
     m->cpu_ms = m->cpu_ms > 0.0 ? m->cpu_ms * 0.9 + ms * 0.1 : ms;
 }
@@ -224,18 +222,15 @@ demo_menagerie_totals demo_menagerie_get_totals(const demo_menagerie *m)
     return t;
 }
 
+void demo_menagerie_far_shadows(demo_menagerie *m, const crowd_gl_scene *scene)
+{
+    for (uint32_t k = 0; m && k < m->kind_count; k++)
+        crowd_gl_draw_far_shadows(m->kinds[k].renderer, m->kinds[k].frame, scene);
+}
+
 const crowd_gl_renderer *demo_menagerie_ground_renderer(const demo_menagerie *m)
 {
     return m ? m->kinds[0].renderer : NULL;
-}
-
-void demo_menagerie_set_ground(demo_menagerie *m, bool on)
-{
-    static const uint8_t ground[4] = {112, 124, 96, 255}; /* src/scene/scene.c's */
-    if (!m || m->ground_off == !on)
-        return;
-    crowd_gl_set_ground(m->kinds[0].renderer, on ? 420.0f * 1.5f : 0.0f, ground);
-    m->ground_off = !on;
 }
 
 uint32_t demo_menagerie_instances(const demo_menagerie *m)

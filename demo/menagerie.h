@@ -9,6 +9,7 @@
 #include "crowdbake/sim.h"
 #include "demo/camera.h"
 #include "gl/gl_api.h"
+#include "showcase/stage.h"
 
 #define DEMO_MENAGERIE_MAX_KINDS 8
 
@@ -21,7 +22,8 @@ typedef struct demo_menagerie_desc {
     crowd_sim_desc sim; /* scenario, obstacles, separation, seed (target, spawn, radius set here) */
     crowd_gl_desc gl;   /* es, debug, timers, upload, path (the rest set here) */
     float world_size;
-    uint32_t total; /* instances, all kinds together */
+    uint32_t total;        /* instances, all kinds together */
+    showcase_stage *stage; /* borrowed: the ground and pillars, lit by the first kind's renderer */
 } demo_menagerie_desc;
 
 typedef struct demo_menagerie demo_menagerie;
@@ -38,11 +40,13 @@ void demo_menagerie_set_stride_matching(demo_menagerie *menagerie, bool on);
 void demo_menagerie_set_cross_fade(demo_menagerie *menagerie, bool on);
 
 /* One frame: the world's step, every kind's update and upload, then every kind's shadow pass and
- * colour pass into `fbo` (width x height). `scene` carries the camera and lighting. Each kind's
- * renderer has its own shadow map: the ground and pillars (drawn by the first kind's renderer)
- * receive the first kind's shadows only; every character receives its own kind's. */
+ * colour pass into `fbo` (width x height), and the stage's. `scene` carries the camera and lighting.
+ * The kinds cast into one shadow map (the first kind's), which the stage's ground receives. */
 void demo_menagerie_frame(demo_menagerie *menagerie, float dt, const demo_camera *camera, const crowd_gl_scene *scene,
                           GLuint fbo, int width, int height);
+
+/* Every kind's far shadows onto the ground drawn since the frame (the stage's or the grass field's). */
+void demo_menagerie_far_shadows(demo_menagerie *menagerie, const crowd_gl_scene *scene);
 
 uint32_t demo_menagerie_instances(const demo_menagerie *menagerie);
 
@@ -53,10 +57,9 @@ typedef struct demo_menagerie_totals {
 } demo_menagerie_totals;
 demo_menagerie_totals demo_menagerie_get_totals(const demo_menagerie *menagerie);
 
-/* The renderer that draws the ground and pillars (the first kind's): the grass field draws with it.
- * set_ground: the plain ground plane on or off (off under the grass); a GL call only on a change. */
+/* The renderer whose light and shadow map the ground takes (the first kind's): the grass field draws
+ * with it. */
 const crowd_gl_renderer *demo_menagerie_ground_renderer(const demo_menagerie *menagerie);
-void demo_menagerie_set_ground(demo_menagerie *menagerie, bool on);
 
 /* HUD lines (two): the world's instances, draws, step and pass; each kind's count and radius. */
 const char *demo_menagerie_status(const demo_menagerie *menagerie);

@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "crowdbake/sim.h"
-#include "scene/scene.h"
+#include "showcase/scene.h"
 
 static double now_ms(void)
 {
@@ -28,8 +28,8 @@ double demo_measure_scene(const crowd_asset *asset, uint32_t count, uint32_t war
     if (!asset || !count || !frames || count > 4000000 || warmup > 100000 || frames > 100000)
         return NAN;
     crowd_desc desc = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f, .threads = 1};
-    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-    crowd_scene_obstacles(obstacles);
+    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+    showcase_scene_obstacles(obstacles);
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     double *t = malloc(sizeof(double) * frames), median = NAN;
@@ -38,12 +38,12 @@ double demo_measure_scene(const crowd_asset *asset, uint32_t count, uint32_t war
     crowd_sim_desc sd = {.target = c,
                          .scenario = CROWD_SCENARIO_WANDER,
                          .obstacles = obstacles,
-                         .obstacle_count = CROWD_SCENE_OBSTACLES,
+                         .obstacle_count = SHOWCASE_OBSTACLES,
                          .seed = 7};
     if (crowd_sim_create(&sd, &sim, NULL) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK)
         goto done;
     crowd_view view = {0};
-    crowd_scene_bench_view(&view);
+    showcase_scene_bench_view(&view);
     for (uint32_t f = 0; f < warmup + frames; f++) {
         double t0 = now_ms();
         crowd_sim_step(sim, 1.0f / 60.0f);

@@ -8,6 +8,8 @@
 #include "gl/gl_api.h"
 #include "test_support.h"
 
+static showcase_stage *fixture_stage; /* one per context: the tests draw one scene at a time */
+
 static void open_context(bool desktop, const char *label, int width, int height, tool_gl *gl, crowd_bake_output *baked,
                          crowd_asset *asset)
 {
@@ -17,6 +19,10 @@ static void open_context(bool desktop, const char *label, int width, int height,
         exit(1);
     }
     printf("     %s on %s\n", label, gl->renderer);
+    if (showcase_stage_create(!desktop, &fixture_stage, &err) != CROWD_OK) {
+        fprintf(stderr, "the tests' stage: %s\n", err.message);
+        exit(1);
+    }
     humanoid_asset_or_die((crowd_bake_desc){.bones = true}, baked, asset);
 }
 
@@ -33,7 +39,7 @@ void gl_fixture_open_desktop(int width, int height, tool_gl *gl, crowd_bake_outp
     open_context(true, "desktop GL", width, height, gl, baked, asset);
 }
 
-crowd_gl_renderer *gl_fixture_renderer(const crowd_gl_desc *desc, float ground_half)
+crowd_gl_renderer *gl_fixture_renderer(const crowd_gl_desc *desc, float ground_size)
 {
     crowd_gl_renderer *r = NULL;
     crowd_error err;
@@ -42,8 +48,16 @@ crowd_gl_renderer *gl_fixture_renderer(const crowd_gl_desc *desc, float ground_h
         exit(1);
     }
     static const uint8_t ground[4] = {120, 130, 110, 255};
-    crowd_gl_set_ground(r, ground_half, ground);
+    if (showcase_stage_set_ground(fixture_stage, ground_size, ground, &err) != CROWD_OK) {
+        fprintf(stderr, "the tests' ground: %s\n", err.message);
+        exit(1);
+    }
     return r;
+}
+
+showcase_stage *gl_fixture_stage(void)
+{
+    return fixture_stage;
 }
 
 void gl_fixture_draw(tool_gl *gl, crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene, uint8_t *out)
@@ -51,6 +65,8 @@ void gl_fixture_draw(tool_gl *gl, crowd_gl_renderer *r, const crowd_frame *f, co
     glClearColor(0.9f, 0.92f, 0.95f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     crowd_gl_draw(r, f, scene);
+    showcase_stage_draw(fixture_stage, r, scene);
+    crowd_gl_draw_far_shadows(r, f, scene);
     crowd_error e;
     CHECKF(crowd_gl_check("frame", &e) == CROWD_OK, "%s", e.message);
     tool_gl_read_rgb(gl, out);
@@ -58,6 +74,8 @@ void gl_fixture_draw(tool_gl *gl, crowd_gl_renderer *r, const crowd_frame *f, co
 
 void gl_fixture_close(tool_gl *gl, crowd_bake_output *baked, crowd_asset *asset)
 {
+    showcase_stage_destroy(fixture_stage);
+    fixture_stage = NULL;
     crowd_asset_free(asset);
     crowd_bake_output_free(baked);
     tool_gl_destroy(gl);

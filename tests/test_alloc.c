@@ -431,8 +431,6 @@ static void the_renderer_allocates_nothing_per_frame(bool es)
     CHECKF(create_allocations > 0 && create_outstanding == 0, "crowd_gl_create: %llu allocations, %llu not released",
            (unsigned long long)create_allocations, (unsigned long long)create_outstanding);
     REQUIRE(crowd_gl_create(&gd, &r, &err) == CROWD_OK);
-    uint8_t ground[4] = {120, 130, 110, 255};
-    crowd_gl_set_ground(r, 120.0f, ground);
     crowd_gl_scene scene = {.sun_direction = {0.3f, 0.85f, 0.45f},
                             .sun_color = {2, 2, 2},
                             .sky_color = {0.4f, 0.4f, 0.5f},

@@ -18,7 +18,7 @@
 #include "gl/gl_api.h"
 #include "gl/gpu_crowd.h"
 #include "gl_fixture.h"
-#include "scene/scene.h"
+#include "showcase/scene.h"
 #include "test_support.h"
 
 #define W 480
@@ -401,7 +401,7 @@ static void margin_costs_little(void)
     crowd_destroy(c);
 }
 
-/* The showcase scene (demo, crowd-shot, crowd-bench) sets its crowd's margin to the reach of its
+/* The showcase's dress (demo, crowd-shot, crowd-bench) sets its crowd's margin to the reach of its
  * cap and balloon: measured here, with what it costs on the ordinary view. */
 static void scene_sets_the_margin(void)
 {
@@ -410,15 +410,12 @@ static void scene_sets_the_margin(void)
     crowd_view v = {0};
     look(&v, 0, 9, 34, 0, 0, 0);
     uint32_t base = submitted(crowd_update(c, 0.0f, &v));
-    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-    crowd_scene_obstacles(obstacles);
     crowd_error err;
     REQUIRE(crowd_asset_find_socket(&asset, "head", NULL) && crowd_asset_find_socket(&asset, "hand_r", NULL));
-    REQUIRE(crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, 200.0f, &err) == CROWD_OK);
+    REQUIRE(showcase_scene_dress(r, &asset, &err) == CROWD_OK);
     float reach = crowd_gl_attachment_reach(r);
     crowd_gl_view(r, v.view, v.projection, v.viewport_height, &v); /* the renderer's margin, its path's culling */
     uint32_t more = submitted(crowd_update(c, 0.0f, &v));
-    /* measured: the cap and balloon reach 0.0940 m, 2,985 -> 2,995 submitted (+0.3 %) */
     printf("     showcase scene: cap and balloon reach %.4f m; %u -> %u submitted (+%.1f %%)\n", (double)reach, base,
            more, 100.0 * (more - base) / (base ? base : 1));
     CHECKF(reach > 0.05f && reach < 1.07f, "the balloon (1.07 m on a string) reaches %.4f m", (double)reach);

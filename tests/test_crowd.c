@@ -1504,18 +1504,39 @@ static void sim_state_and_spawn_options(void)
     CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT);
     sd.spawn = (crowd_spawn_options){.accessories = 1, .accessory_odds = {NAN}};
     CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT);
-    /* the default looks: sizes 0.92..1.08, hats on about 30 % */
+    sd.spawn = (crowd_spawn_options){.accessories = 2, .accessory_odds = {0.6f, 0.5f}}; /* one at most: sum > 1 */
+    CHECK(crowd_sim_create(&sd, &sim, &err) == CROWD_ERROR_ARGUMENT && strstr(err.message, "accessory_odds"));
+    /* the default looks are neutral: white, bare, sizes 0.92..1.08 */
     sd.spawn = (crowd_spawn_options){0};
     REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
     crowd_sim_spawn(sim, 500);
-    uint32_t hats = 0, sized = 0;
+    static float plain_xz[500][2];
+    uint32_t dressed = 0, sized = 0;
     for (uint32_t i = 0; i < 500; i++) {
         crowd_record r;
         crowd_get(c, i, &r);
-        hats += (r.variant >> 24) & 1u;
+        dressed += r.tint != 0xFFFFFFFFu || (r.variant >> 24) != 0;
         sized += r.scale >= 0.92f && r.scale <= 1.08f;
+        plain_xz[i][0] = r.position[0], plain_xz[i][1] = r.position[2];
     }
-    CHECKF(hats > 100 && hats < 200 && sized == 500, "%u hats, %u in size", hats, sized);
+    CHECKF(dressed == 0 && sized == 500, "defaults: %u dressed, %u in size", dressed, sized);
+    crowd_sim_destroy(sim);
+    /* shirts and one accessory at most (a hat on 30 %, a balloon on 12 %): nobody stands elsewhere */
+    sd.spawn = (crowd_spawn_options){
+        .shirts = 1, .saturation_max = 1.0f, .value_max = 1.0f, .accessories = 2, .accessory_odds = {0.3f, 0.12f}};
+    REQUIRE(crowd_sim_create(&sd, &sim, &err) == CROWD_OK);
+    crowd_sim_spawn(sim, 500);
+    uint32_t hats = 0, balloons = 0, both = 0, tinted = 0, moved = 0;
+    for (uint32_t i = 0; i < 500; i++) {
+        crowd_record r;
+        crowd_get(c, i, &r);
+        uint32_t bits = r.variant >> 24;
+        hats += bits & 1u, balloons += (bits >> 1) & 1u, both += (bits & 3u) == 3u;
+        tinted += r.tint != 0xFFFFFFFFu;
+        moved += r.position[0] != plain_xz[i][0] || r.position[2] != plain_xz[i][1];
+    }
+    CHECKF(hats > 100 && hats < 200 && balloons > 30 && balloons < 100 && both == 0 && tinted > 450 && moved == 0,
+           "%u hats, %u balloons, %u both, %u tinted, %u moved by their looks", hats, balloons, both, tinted, moved);
     crowd_sim_destroy(sim);
     crowd_destroy(c);
 }

@@ -40,8 +40,10 @@ static void render(crowd *c, crowd_gl_renderer *r, crowd_gl_scene *scene, float 
     REQUIRE(crowd_gl_upload(r, f, NULL) == CROWD_OK);
     float light[16], centre[3] = {0, 0, 0};
     crowd_gl_fit_shadow(r, scene->sun_direction, centre, 30.0f, light);
-    if (scene->shadows)
+    if (scene->shadows) {
         crowd_gl_render_shadows(r, f, light);
+        showcase_stage_render_shadows(gl_fixture_stage(), r);
+    }
     gl_fixture_draw(&gl, r, f, scene, out);
 }
 
@@ -213,10 +215,12 @@ static void vat_matches_cpu_skinning(void)
     look(s.view, s.projection, 0, 1.3f, 4.2f, 0, 1.0f, 0);
     render(c, r, &s, 0.0f, pixels);
     /* the reference: the same bodies as a static white prop, no crowd */
-    crowd_gl_prop origin = {{0, 0, 0}, 0, {1, 1, 1}, {255, 255, 255, 255}};
-    REQUIRE(crowd_gl_set_props(r, positions, normals, 3 * vc, indices, 3 * ic, &origin, 1, NULL) == CROWD_OK);
+    const showcase_prop origin = {{0, 0, 0}, 0, {1, 1, 1}, {255, 255, 255, 255}};
+    const showcase_mesh bodies = {positions, normals, 3 * vc, indices, 3 * ic};
+    REQUIRE(showcase_stage_set_props(gl_fixture_stage(), &bodies, &origin, 1, NULL) == CROWD_OK);
     crowd_set_count(c, 0);
     render(c, r, &s, 0.0f, pixels2);
+    REQUIRE(showcase_stage_set_props(gl_fixture_stage(), &bodies, NULL, 0, NULL) == CROWD_OK);
     save("vat_vs_cpu_vat", pixels);
     save("vat_vs_cpu_reference", pixels2);
     uint32_t drawn = 0, mismatched = 0;
@@ -263,9 +267,9 @@ static void shadows_darken_the_ground(void)
     crowd_destroy(c);
 }
 
-/* Two renderers, one world: the first owns the ground and the shadow map, the second draws its
- * crowd with desc.shadow_source = the first. The second crowd's shadows must fall on the first's
- * ground (they do not when each renderer keeps a map of its own). */
+/* Two renderers, one world: the first owns the shadow map the ground takes, the second draws its
+ * crowd with desc.shadow_source = the first. The second crowd's shadows must fall on the ground lit
+ * by the first (they do not when each renderer keeps a map of its own). */
 static void a_shared_shadow_map_shadows_the_other_ground(void)
 {
     crowd *owner_crowd = make_crowd(0), *c = make_crowd(100);
@@ -296,8 +300,9 @@ static void a_shared_shadow_map_shadows_the_other_ground(void)
         crowd_gl_render_shadows(r, f, light);
         glClearColor(0.9f, 0.92f, 0.95f, 1.0f);
         glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-        crowd_gl_draw(owner, owner_frame, &s); /* the ground */
+        crowd_gl_draw(owner, owner_frame, &s);
         crowd_gl_draw(r, f, &s);
+        showcase_stage_draw(gl_fixture_stage(), owner, &s); /* the ground, with the owner's map */
         CHECKF(crowd_gl_check("shared shadow frame", &err) == CROWD_OK, "%s", err.message);
         tool_gl_read_rgb(&gl, out[shared]);
         CHECK(crowd_gl_get_stats(r)->shadow_draws > 0);
@@ -318,7 +323,7 @@ static void a_shared_shadow_map_shadows_the_other_ground(void)
     crowd_destroy(owner_crowd);
 }
 
-/* Paint over the ground (crowd_gl_set_ground_paint): a texture painting the world's x < 0 half red.
+/* Paint over the stage's ground (showcase_stage_set_ground_paint): a texture painting the world's x < 0 half red.
  * Seen from a camera on x = 0 the left half of the ground turns red, the right half of the frame
  * stays exactly as without paint, and the crowd's shadows darken the paint as they do the ground. */
 static void ground_paint_is_lit_and_shadowed(void)
@@ -344,13 +349,13 @@ static void ground_paint_is_lit_and_shadowed(void)
     block(c, 100, clip_or_die(&asset, "idle"));
     crowd_gl_scene s = test_default_scene();
     look(s.view, s.projection, 0, 14, 10, 0, 0, -8);
-    crowd_gl_set_ground_paint(r, texture, 200.0f);
+    showcase_stage_set_ground_paint(gl_fixture_stage(), texture, 200.0f);
     render(c, r, &s, 0.0f, pixels); /* paint, shadows */
     s.shadows = false;
     render(c, r, &s, 0.0f, pixels3); /* paint, no shadows */
     s.shadows = true;
-    crowd_gl_set_ground_paint(r, texture, NAN); /* off: not a size */
-    render(c, r, &s, 0.0f, pixels2);            /* no paint, shadows */
+    showcase_stage_set_ground_paint(gl_fixture_stage(), texture, NAN); /* off: not a size */
+    render(c, r, &s, 0.0f, pixels2);                                   /* no paint, shadows */
     static uint8_t bare_lit[3 * W * H];
     s.shadows = false;
     render(c, r, &s, 0.0f, bare_lit); /* no paint, no shadows */
@@ -386,6 +391,7 @@ static void ground_paint_is_lit_and_shadowed(void)
     CHECKF(crowd_gl_check("ground paint", &err) == CROWD_OK, "%s", err.message);
     crowd_gl_destroy(r);
     crowd_destroy(c);
+    showcase_stage_set_ground_paint(gl_fixture_stage(), 0, 0.0f); /* borrowed: off before it goes */
     glDeleteTextures(1, &texture);
 }
 
@@ -506,7 +512,7 @@ static crowd_gl_renderer *renderer_with(crowd_gl_desc d)
         return NULL;
     }
     uint8_t ground[4] = {120, 130, 110, 255};
-    CHECK(crowd_gl_set_ground(r, 200.0f, ground) == CROWD_OK);
+    CHECK(showcase_stage_set_ground(gl_fixture_stage(), 200.0f, ground, NULL) == CROWD_OK);
     return r;
 }
 
@@ -661,7 +667,9 @@ static void shadow_pass_returns_to_the_target(void)
     look(s.view, s.projection, 0, 6, 14, 0, 0.8f, -8);
     glClearColor(0.9f, 0.92f, 0.95f, 1.0f); /* the background, so what the last test drew does not count */
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+    showcase_stage_show_ground(gl_fixture_stage(), false); /* the stage is the tests', not the renderer's */
     render(c, r, &s, 0.0f, pixels); /* the shadow pass leaves framebuffer 0 bound: the draw goes nowhere */
+    showcase_stage_show_ground(gl_fixture_stage(), true);
     uint32_t drawn = 0;
     for (int i = 0; i < W * H; i++)
         drawn += !is_background(pixels + 3 * i);
@@ -737,7 +745,7 @@ static void timer_queries_report_gpu_time(void)
     crowd_destroy(c);
 }
 
-/* crowd_gl_draw_sky right after crowd_gl_draw leaves out the rows the ground surely covers: a second
+/* showcase_stage_draw_sky right after the stage's draw leaves out the rows the ground surely covers: a second
  * sky call (the whole view: the first one used the ground's record up) must change no pixel, from a
  * walker's eye, from high up looking down (nothing to draw), near the ground's edge looking past it,
  * and looking up. */
@@ -756,9 +764,9 @@ static void sky_over_the_ground_misses_no_pixel(void)
     for (int v = 0; v < 5; v++) {
         look(s.view, s.projection, views[v][0], views[v][1], views[v][2], views[v][3], views[v][4], views[v][5]);
         render(c, r, &s, 0.0f, pixels3);
-        crowd_gl_draw_sky(r, &s);
+        showcase_stage_draw_sky(gl_fixture_stage(), &s);
         tool_gl_read_rgb(&gl, pixels);
-        crowd_gl_draw_sky(r, &s);
+        showcase_stage_draw_sky(gl_fixture_stage(), &s);
         tool_gl_read_rgb(&gl, pixels2);
         for (int i = 0; i < W * H; i++) {
             missed += memcmp(pixels + 3 * i, pixels2 + 3 * i, 3) != 0;

@@ -1,4 +1,4 @@
-/* The paint minigun's GPU effects (crowdbake/paint.h) on a real (software) GL driver: a burst's
+/* The paint minigun's GPU effects (showcase/paint.h) on a real (software) GL driver: a burst's
  * splats land in the paint texture where its droplets land (solved at spawn), when they land, and
  * nowhere far from them; the floor shows it; droplets fly and tracers flash from time alone.
  * Small and cheap: a 128^2 paint texture, a 64^2 view, a few frames. `--es`: GLES 3.0. */
@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "crowdbake/paint.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
+#include "showcase/paint.h"
 
 #define VIEW 64
 #define WORLD 20.0f
@@ -30,7 +30,7 @@ static void top_view(float m[16])
 }
 
 /* Renders the paint over a dark ground at `time`; counts pixels whose channel `k` dominates. */
-static uint32_t render_count(crowd_gl_paint *p, float time, int k, uint8_t *rgb)
+static uint32_t render_count(showcase_paint *p, float time, int k, uint8_t *rgb)
 {
     float vp[16];
     top_view(vp);
@@ -39,7 +39,7 @@ static uint32_t render_count(crowd_gl_paint *p, float time, int k, uint8_t *rgb)
     glClearColor(0.1f, 0.1f, 0.1f, 1.0f);
     glClearDepthf(1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    crowd_gl_paint_draw(p, time, vp, (float)VIEW / WORLD, 1.0f);
+    showcase_paint_draw(p, time, vp, (float)VIEW / WORLD, 1.0f);
     tool_gl_read_rgb(&gl, rgb);
     uint32_t n = 0;
     for (int i = 0; i < VIEW * VIEW; i++) {
@@ -52,23 +52,23 @@ static uint32_t render_count(crowd_gl_paint *p, float time, int k, uint8_t *rgb)
 static void paint_lands_where_droplets_land(void)
 {
     crowd_error err = {0};
-    crowd_gl_paint_desc bad = {.es = es, .resolution = 8};
-    crowd_gl_paint *p = NULL;
-    CHECK(crowd_gl_paint_create(&bad, &p, &err) == CROWD_ERROR_ARGUMENT && p == NULL);
+    showcase_paint_desc bad = {.es = es, .resolution = 8};
+    showcase_paint *p = NULL;
+    CHECK(showcase_paint_create(&bad, &p, &err) == CROWD_ERROR_ARGUMENT && p == NULL);
     CHECK(strstr(err.message, "resolution") != NULL);
-    crowd_gl_paint_desc d = {.es = es,
+    showcase_paint_desc d = {.es = es,
                              .world_size = WORLD,
                              .resolution = RES,
                              .droplet_capacity = 256,
                              .tracer_capacity = 8,
                              .splat_radius = 0.25f};
-    REQUIRE(crowd_gl_paint_create(&d, &p, &err) == CROWD_OK);
+    REQUIRE(showcase_paint_create(&d, &p, &err) == CROWD_OK);
 
     const float at[3] = {2.0f, 1.5f, -3.0f}, t0 = 10.0f;
     const uint8_t red[4] = {230, 20, 20, 255};
     float land[DROPS][3];
-    REQUIRE(crowd_gl_paint_burst(p, t0, at, red, DROPS, 4.0f, 5, &land[0][0]) == DROPS);
-    CHECK(crowd_gl_paint_get_stats(p)->pending == DROPS);
+    REQUIRE(showcase_paint_burst(p, t0, at, red, DROPS, 4.0f, 5, &land[0][0]) == DROPS);
+    CHECK(showcase_paint_get_stats(p)->pending == DROPS);
 
     /* the landings: on the ground, within reach of the fountain (6 m/s at most, from 1.5 m) */
     float t_max = (6.0f + sqrtf(36.0f + 2.0f * 9.81f * 1.5f)) / 9.81f;
@@ -79,9 +79,9 @@ static void paint_lands_where_droplets_land(void)
 
     /* before any has landed: nothing painted, droplets in the air (red points) */
     static uint8_t texels[RES * RES * 4], rgb[VIEW * VIEW * 3];
-    crowd_gl_paint_update(p, t0 + 0.1f);
-    CHECK(crowd_gl_paint_get_stats(p)->last_update == 0);
-    REQUIRE(crowd_gl_paint_read(p, texels) == CROWD_OK);
+    showcase_paint_update(p, t0 + 0.1f);
+    CHECK(showcase_paint_get_stats(p)->last_update == 0);
+    REQUIRE(showcase_paint_read(p, texels) == CROWD_OK);
     uint32_t painted_early = 0;
     for (int i = 0; i < RES * RES; i++)
         painted_early += texels[4 * i + 3] != 0;
@@ -92,14 +92,14 @@ static void paint_lands_where_droplets_land(void)
     /* a tracer flashes along the diagonal, and is gone after its life */
     const float from[3] = {-8.0f, 1.0f, -8.0f}, to[3] = {8.0f, 1.0f, 8.0f};
     const uint8_t green[4] = {20, 240, 20, 255};
-    crowd_gl_paint_tracer(p, t0 + 0.1f, from, to, green);
+    showcase_paint_tracer(p, t0 + 0.1f, from, to, green);
     uint32_t flash = render_count(p, t0 + 0.11f, 1, rgb), after = render_count(p, t0 + 0.5f, 1, rgb);
     CHECKF(flash >= VIEW / 2 && after == 0, "tracer: %u green pixels during its life, %u after", flash, after);
 
     /* after every landing: painted at each landing point, and nowhere far from one */
-    crowd_gl_paint_update(p, t0 + t_max + 0.01f);
-    CHECK(crowd_gl_paint_get_stats(p)->last_update == DROPS && crowd_gl_paint_get_stats(p)->pending == 0);
-    REQUIRE(crowd_gl_paint_read(p, texels) == CROWD_OK);
+    showcase_paint_update(p, t0 + t_max + 0.01f);
+    CHECK(showcase_paint_get_stats(p)->last_update == DROPS && showcase_paint_get_stats(p)->pending == 0);
+    REQUIRE(showcase_paint_read(p, texels) == CROWD_OK);
     float texel = WORLD / RES, reach = d.splat_radius * 1.4f + 1.5f * texel;
     uint32_t missing = 0, stray = 0, painted = 0, not_red = 0;
     for (int i = 0; i < DROPS; i++) {
@@ -150,13 +150,13 @@ static void paint_lands_where_droplets_land(void)
            (unsigned)DROPS, painted, (double)reach, flying, flash, floor);
 
     /* clear forgets everything */
-    crowd_gl_paint_clear(p);
-    REQUIRE(crowd_gl_paint_read(p, texels) == CROWD_OK);
+    showcase_paint_clear(p);
+    REQUIRE(showcase_paint_read(p, texels) == CROWD_OK);
     uint32_t left = 0;
     for (int i = 0; i < RES * RES; i++)
         left += texels[4 * i + 3] != 0;
     CHECK(left == 0);
-    crowd_gl_paint_destroy(p);
+    showcase_paint_destroy(p);
 }
 
 int main(int argc, char **argv)

@@ -108,6 +108,7 @@ static void render(crowd *c, crowd_gl_renderer *r, crowd_gl_skinned *sk, const c
     crowd_gl_draw(r, f, scene);
     if (sk)
         crowd_gl_skinned_draw(sk, scene);
+    showcase_stage_draw(gl_fixture_stage(), r, scene); /* the ground the shadows fall on */
     crowd_error e;
     CHECKF(crowd_gl_check("frame", &e) == CROWD_OK, "%s", e.message);
     tool_gl_read_rgb(&gl, out);
@@ -153,7 +154,7 @@ static void skinned_matches_vat(void)
     crowd_error err;
     REQUIRE(crowd_gl_create(&rd, &r, &err) == CROWD_OK);
     uint8_t ground[4] = {120, 130, 110, 255};
-    crowd_gl_set_ground(r, 40.0f, ground);
+    showcase_stage_set_ground(gl_fixture_stage(), 40.0f, ground, NULL);
     const float x_of[CHARACTERS] = {-1.3f, 0.0f, 1.3f}, yaw_of[CHARACTERS] = {0.4f, 0.0f, -0.5f};
     const float scale_of[CHARACTERS] = {0.95f, 1.0f, 1.08f};
     for (uint32_t k = 0; k < CHARACTERS; k++) {
@@ -264,7 +265,7 @@ static void skinned_cross_fade_matches_vat(void)
     crowd_gl_scene s = test_default_scene();
     look(&s);
     uint8_t ground[4] = {120, 130, 110, 255};
-    crowd_gl_set_ground(r, 40.0f, ground);
+    showcase_stage_set_ground(gl_fixture_stage(), 40.0f, ground, NULL);
     crowd_set_count(c, 0);
     render(c, r, NULL, NULL, 0, &s, empty);
     crowd_set_count(c, 1);

@@ -27,7 +27,8 @@
 #include "crowdbake/sim.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
-#include "scene/scene.h"
+#include "showcase/looks.h"
+#include "showcase/scene.h"
 #include "tool_support.h"
 
 #define COMPARE_WARMUP 3
@@ -80,10 +81,13 @@ typedef struct compare_row {
 static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t count, uint32_t frames, compare_row *row)
 {
     crowd_desc cd = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f};
-    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-    crowd_scene_obstacles(obstacles);
-    crowd_sim_desc sd = {
-        .scenario = CROWD_SCENARIO_WANDER, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 7};
+    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+    showcase_scene_obstacles(obstacles);
+    crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
+                         .obstacles = obstacles,
+                         .obstacle_count = SHOWCASE_OBSTACLES,
+                         .seed = 7,
+                         .spawn = showcase_spawn_look(asset)};
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_gl_renderer *r = NULL;
@@ -101,7 +105,7 @@ static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t co
     if (!rows || !chars || !t || crowd_create(&cd, &c, &err) != CROWD_OK ||
         (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK ||
         (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-        crowd_scene_setup(r, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK ||
+        showcase_scene_dress(r, asset, &err) != CROWD_OK ||
         (gsd.renderer = r, crowd_gl_skinned_create(&gsd, &gpu_skin, &err)) != CROWD_OK ||
         (with_cpu && (csd.renderer = r, crowd_gl_skinned_create(&csd, &cpu_skin, &err)) != CROWD_OK) ||
         crowd_rig_poser_create(rig, asset, &poser, &err) != CROWD_OK) {
@@ -110,12 +114,12 @@ static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t co
         goto done;
     }
     crowd_gl_scene scene = {0};
-    crowd_scene_lighting(&scene, 0.0011f);
+    showcase_scene_lighting(&scene, 0.0011f);
     scene.shadows = true;
     crowd_view view = {0};
     compare_view(&view, &scene);
     float light[16], sky[3], centre[3] = {0, 1.2f, 0};
-    crowd_scene_sky(sky);
+    showcase_scene_sky(sky);
     crowd_gl_fit_shadow(r, scene.sun_direction, centre, 60.0f, light);
     glClearColor(sky[0], sky[1], sky[2], 1.0f);
     for (uint32_t f = 0; f < total; f++) {

@@ -14,7 +14,7 @@
 #include "crowdbake/crowd.h"
 #include "crowdbake/hits.h"
 #include "crowdbake/sim.h"
-#include "scene/scene.h"
+#include "showcase/scene.h"
 #include "tool_support.h"
 
 #define RAYS 20000u
@@ -82,9 +82,9 @@ int bench_raycast(const crowd_asset *asset, const uint32_t *counts, uint32_t n)
     for (uint32_t k = 0; k < n && !status; k++) {
         uint32_t count = counts[k];
         crowd_desc d = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f};
-        crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-        crowd_scene_obstacles(obstacles);
-        crowd_sim_desc sd = {.obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 7};
+        crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+        showcase_scene_obstacles(obstacles);
+        crowd_sim_desc sd = {.obstacles = obstacles, .obstacle_count = SHOWCASE_OBSTACLES, .seed = 7};
         crowd *c = NULL;
         crowd_sim *sim = NULL;
         crowd_hits *h = NULL;

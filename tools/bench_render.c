@@ -1,5 +1,6 @@
 /* crowd-bench --render cpu|gpu: every frame drawn headless through EGL (desktop GL, 1280 x 720,
- * the tool context's 4x MSAA target), on the benchmark's scene and camera. Reports the render
+ * the tool context's 4x MSAA target), the benchmark's crowd and camera with the library's passes
+ * alone (no ground or pillars: those are the showcase's). Reports the render
  * path's CPU time per frame (upload, cull, shadow and colour pass calls, timed around the GL
  * calls) and each pass's GPU time from GL_TIME_ELAPSED queries, read after the run (never waited
  * for inside a frame). A glFinish after each frame, outside the timings, keeps frames from piling
@@ -20,7 +21,8 @@
 #include "crowdbake/sim.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
-#include "scene/scene.h"
+#include "showcase/looks.h"
+#include "showcase/scene.h"
 #include "tool_support.h"
 
 #define RENDER_WARMUP 3
@@ -97,12 +99,13 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
             }
             cd.lod_distances[asset->lod_count - 1] = imposter_distance;
         }
-        crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-        crowd_scene_obstacles(obstacles);
+        crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+        showcase_scene_obstacles(obstacles);
         crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
                              .obstacles = obstacles,
-                             .obstacle_count = CROWD_SCENE_OBSTACLES,
-                             .seed = 7};
+                             .obstacle_count = SHOWCASE_OBSTACLES,
+                             .seed = 7,
+                             .spawn = showcase_spawn_look(asset)};
         crowd *c = NULL;
         crowd_sim *sim = NULL;
         crowd_gl_renderer *r = NULL;
@@ -113,7 +116,7 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
         if (!t || !queries || crowd_create(&cd, &c, &err) != CROWD_OK ||
             (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK || crowd_sim_spawn(sim, count) != CROWD_OK ||
             (gd.capacity = crowd_record_capacity(c), crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-            crowd_scene_setup(r, asset, obstacles, CROWD_SCENE_OBSTACLES, 420.0f, &err) != CROWD_OK) {
+            showcase_scene_dress(r, asset, &err) != CROWD_OK) {
             fprintf(stderr, "crowd-bench: %s\n", err.message);
             status = 1;
             goto next;
@@ -122,11 +125,11 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
             crowd_set_velocity(c, i, 0.0f, 0.0f);
         glGenQueries((GLsizei)(total * PASSES), queries);
         crowd_gl_scene scene = {0};
-        crowd_scene_lighting(&scene, 0.0011f);
+        showcase_scene_lighting(&scene, 0.0011f);
         scene.shadows = true;
         crowd_view view = {0};
         float light[16], sky[3], centre[3] = {0, 1.2f, 0};
-        crowd_scene_sky(sky);
+        showcase_scene_sky(sky);
         crowd_gl_fit_shadow(r, scene.sun_direction, centre, 60.0f, light);
         uint64_t triangles = 0;
         for (uint32_t f = 0; f < total && !status; f++) {

@@ -18,7 +18,7 @@
 #include "crowdbake/critters.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/sim.h"
-#include "scene/scene.h"
+#include "showcase/scene.h"
 #include "tool_support.h"
 
 #define KINDS 3
@@ -36,15 +36,15 @@ static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total,
     crowd_sim *sims[KINDS] = {0};
     crowd_world *world = NULL;
     crowd_error err = {0};
-    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-    crowd_scene_obstacles(obstacles);
+    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+    showcase_scene_obstacles(obstacles);
     double *t = calloc(frames, sizeof(double)), *cross = calloc(frames, sizeof(double));
     int status = t && cross ? 0 : 1;
     for (uint32_t k = 0; k < kinds && !status; k++) {
         crowd_desc d = {.asset = assets[k], .capacity = total, .world_size = 420.0f, .chunk_size = 24.0f, .threads = 1};
         crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
                              .obstacles = obstacles,
-                             .obstacle_count = CROWD_SCENE_OBSTACLES,
+                             .obstacle_count = SHOWCASE_OBSTACLES,
                              .seed = 7 + k};
         if (crowd_create(&d, &crowds[k], &err) != CROWD_OK ||
             (sd.target = crowds[k], crowd_sim_create(&sd, &sims[k], &err)) != CROWD_OK)
@@ -57,7 +57,7 @@ static int run(const crowd_asset *const *assets, uint32_t kinds, uint32_t total,
         status = crowd_sim_spawn(sims[0], total) != CROWD_OK;
     }
     crowd_view view = {0};
-    crowd_scene_bench_view(&view);
+    showcase_scene_bench_view(&view);
     for (uint32_t f = 0; f < warmup + frames && !status; f++) {
         double t0 = tool_now_ms();
         if (world)

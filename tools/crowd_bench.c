@@ -17,7 +17,7 @@
 #include "crowdbake/crowd.h"
 #include "crowdbake/hits.h"
 #include "crowdbake/sim.h"
-#include "scene/scene.h"
+#include "showcase/scene.h"
 #include "tool_support.h"
 #ifdef CROWD_BENCH_RENDER
 #include "bench_compare.h"
@@ -123,8 +123,8 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_error err;
-    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-    crowd_scene_obstacles(obstacles);
+    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+    showcase_scene_obstacles(obstacles);
     if (crowd_create(&desc, &c, &err) != CROWD_OK) {
         fprintf(stderr, "crowd-bench: %s\n", err.message);
         return 1;
@@ -132,7 +132,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     crowd_sim_desc sd = {.target = c,
                          .scenario = CROWD_SCENARIO_WANDER,
                          .obstacles = obstacles,
-                         .obstacle_count = CROWD_SCENE_OBSTACLES,
+                         .obstacle_count = SHOWCASE_OBSTACLES,
                          .separation = separation,
                          .seed = 7,
                          .offscreen_interval = bench_offscreen};
@@ -143,7 +143,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         return 1;
     }
     crowd_view view = {0};
-    crowd_scene_bench_view(&view);
+    showcase_scene_bench_view(&view);
     double *t_sim = calloc(frames, sizeof(double)), *t_sep = calloc(frames, sizeof(double));
     double *t_lod = calloc(frames, sizeof(double)), *t_gather = calloc(frames, sizeof(double));
     double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));

@@ -11,7 +11,8 @@
 #include "crowdbake/sim.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
-#include "scene/scene.h"
+#include "showcase/looks.h"
+#include "showcase/scene.h"
 #include "tool_support.h"
 
 static void usage(FILE *out)
@@ -74,6 +75,7 @@ typedef struct shot_options {
     float imposter_distance;
 } shot_options;
 
+static showcase_stage *shot_stage;                 /* ground, pillars and sky */
 static crowd_grass *shot_grass;                    /* the field, when --grass on */
 static bool shot_fields = true;                    /* --fields: the crowd tramples the field every frame */
 static crowd_grass_field_passes shot_field_passes; /* --fields compute|fragment (on: the default) */
@@ -95,6 +97,28 @@ static void draw_grass(const crowd_gl_renderer *r, const crowd_gl_scene *scene, 
     crowd_grass_frame f = {.time = time, .wind = {0.15f, 0.08f}};
     if (shot_grass)
         crowd_grass_draw(shot_grass, r, scene, &f);
+}
+
+/* The crowd's shadow pass, then the pillars into the same map. */
+static crowd_result shadow_pass(crowd_gl_renderer *r, const crowd_frame *frame, const float light[16])
+{
+    crowd_result result = crowd_gl_render_shadows(r, frame, light);
+    if (result == CROWD_OK)
+        showcase_stage_render_shadows(shot_stage, r);
+    return result;
+}
+
+/* The colour passes in the order stage.h gives: the crowd, the stage, the field, the far shadows on
+ * whichever ground drew, the sky last. */
+static crowd_result colour_pass(crowd_gl_renderer *r, const crowd_frame *frame, const crowd_gl_scene *scene, float time)
+{
+    crowd_result result = crowd_gl_draw(r, frame, scene);
+    showcase_stage_draw(shot_stage, r, scene);
+    draw_grass(r, scene, time);
+    crowd_gl_draw_far_shadows(r, frame, scene);
+    if (shot_sky)
+        showcase_stage_draw_sky(shot_stage, scene);
+    return result;
 }
 
 static int parse(int argc, char **argv, shot_options *o)
@@ -260,15 +284,10 @@ static crowd_result bench_loop(const shot_options *o, crowd *c, crowd_sim *sim, 
             crowd_gl_cull(r, frame, view, o->shadows ? light : NULL); /* GPU path only */
         update_fields(r, scene, frame);
         if (result == CROWD_OK && o->shadows)
-            result = crowd_gl_render_shadows(r, frame, light);
+            result = shadow_pass(r, frame, light);
         glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-        if (shot_sky)
-            crowd_gl_draw_sky(r, scene);
         if (result == CROWD_OK)
-            result = crowd_gl_draw(r, frame, scene);
-        draw_grass(r, scene, (float)f / 60.0f);
-        if (shot_grass) /* the field is the ground: the blobs go on it */
-            crowd_gl_draw_far_shadows(r, frame, scene);
+            result = colour_pass(r, frame, scene, (float)f / 60.0f);
         glFlush();
         cpu[f] = now_ms() - t0;
     }
@@ -359,8 +378,8 @@ int main(int argc, char **argv)
         res = crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err);
     if (res != CROWD_OK || tool_gl_create_samples(&gl, o.width, o.height, !o.desktop, (int)o.msaa, &err) != CROWD_OK)
         goto done;
-    crowd_obstacle obstacles[CROWD_SCENE_OBSTACLES];
-    crowd_scene_obstacles(obstacles);
+    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+    showcase_scene_obstacles(obstacles);
     uint32_t capacity = o.count ? o.count : 1;
     crowd_desc cd = {.asset = &asset, .capacity = capacity, .imposters = o.imposters};
     if (o.imposter_distance > 0.0f && asset.lod_count >= 1) { /* the chain up to it, then the cards */
@@ -368,8 +387,11 @@ int main(int argc, char **argv)
             cd.lod_distances[l] = fminf(6.0f * powf(2.35f, (float)l), o.imposter_distance);
         cd.lod_distances[asset.lod_count - 1] = o.imposter_distance;
     }
-    crowd_sim_desc sd = {
-        .scenario = o.scenario, .obstacles = obstacles, .obstacle_count = CROWD_SCENE_OBSTACLES, .seed = 1};
+    crowd_sim_desc sd = {.scenario = o.scenario,
+                         .obstacles = obstacles,
+                         .obstacle_count = SHOWCASE_OBSTACLES,
+                         .seed = 1,
+                         .spawn = showcase_spawn_look(&asset)};
     crowd_gl_desc gd = {.asset = &asset,
                         .mode = o.mode,
                         .es = !o.desktop,
@@ -380,13 +402,15 @@ int main(int argc, char **argv)
     if (crowd_create(&cd, &c, &err) != CROWD_OK || (sd.target = c, crowd_sim_create(&sd, &sim, &err)) != CROWD_OK ||
         crowd_sim_spawn(sim, o.count) != CROWD_OK ||
         (gd.sizing_crowd = c, crowd_gl_create(&gd, &r, &err)) != CROWD_OK ||
-        crowd_scene_setup(r, &asset, obstacles, CROWD_SCENE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f, &err) !=
+        showcase_scene_dress(r, &asset, &err) != CROWD_OK ||
+        showcase_stage_create(!o.desktop, &shot_stage, &err) != CROWD_OK ||
+        showcase_scene_stage(shot_stage, obstacles, SHOWCASE_OBSTACLES, cd.world_size ? cd.world_size : 420.0f, &err) !=
             CROWD_OK)
         goto done;
     bool gpu_path = crowd_gl_get_path(r) == CROWD_GL_PATH_GPU; /* (then its pass culls: crowd_gl_view) */
 
     crowd_gl_scene scene = {0};
-    crowd_scene_lighting(&scene, 0.0011f);
+    showcase_scene_lighting(&scene, 0.0011f);
     scene.shadows = o.shadows;
     scene.output = shot_aces ? CROWD_GL_OUTPUT_ACES_SRGB : CROWD_GL_OUTPUT_GAMMA;
     scene.far_shadow = shot_far_shadow;
@@ -408,7 +432,6 @@ int main(int argc, char **argv)
     crowd_gl_fit_shadow(r, scene.sun_direction, o.target, 60.0f, light);
     crowd_gl_cull(r, frame, &view, o.shadows ? light : NULL);
     if (o.grass) {
-        static const uint8_t plane[4] = {112, 124, 96, 255};
         crowd_grass_desc grass_desc = {.es = !o.desktop,
                                        .path = o.path == CROWD_GL_PATH_GPU    ? CROWD_GRASS_PATH_GPU
                                                : o.path == CROWD_GL_PATH_AUTO ? CROWD_GRASS_PATH_AUTO
@@ -418,26 +441,21 @@ int main(int argc, char **argv)
                                        .debug = o.gl_debug};
         if (crowd_grass_create(&grass_desc, &shot_grass, &err) != CROWD_OK)
             goto done;
-        crowd_gl_set_ground(r, 0.0f, plane); /* the field's ground replaces the plane */
-        update_fields(r, &scene, frame);     /* where the agents stand now */
+        showcase_stage_show_ground(shot_stage, false); /* the field's ground replaces the plane */
+        update_fields(r, &scene, frame);               /* where the agents stand now */
     }
-    if (o.shadows && crowd_gl_render_shadows(r, frame, light) != CROWD_OK) {
+    if (o.shadows && shadow_pass(r, frame, light) != CROWD_OK) {
         snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
         goto done;
     }
     float sky[3];
-    crowd_scene_sky(sky);
+    showcase_scene_sky(sky);
     glClearColor(sky[0], sky[1], sky[2], 1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    if (shot_sky)
-        crowd_gl_draw_sky(r, &scene);
-    if (crowd_gl_draw(r, frame, &scene) != CROWD_OK) {
+    if (colour_pass(r, frame, &scene, o.seconds) != CROWD_OK) {
         snprintf(err.message, sizeof err.message, "%s", crowd_gl_last_error(r));
         goto done;
     }
-    draw_grass(r, &scene, o.seconds);
-    if (shot_grass) /* the field is the ground: the blobs go on it */
-        crowd_gl_draw_far_shadows(r, frame, &scene);
     if (crowd_gl_check("crowd-shot", &err) != CROWD_OK) /* once, after the frame: not a per-frame query */
         goto done;
     pixels = malloc((size_t)o.width * o.height * 3);
@@ -482,6 +500,7 @@ done:
         fprintf(stderr, "crowd-shot: %s\n", err.message);
     free(pixels);
     crowd_grass_destroy(shot_grass);
+    showcase_stage_destroy(shot_stage);
     crowd_gl_destroy(r);
     crowd_sim_destroy(sim);
     crowd_destroy(c);

@@ -14,8 +14,8 @@
  * each is a synchronous round trip to the GPU process). Which failures are detected when:
  *  - crowd_gl_create: shader compile/link logs, the GPU's texture size limit, the shadow
  *    framebuffer's completeness and any GL error (out of memory included) -> CROWD_ERROR_GL with
- *    the driver's words; the same for crowd_gl_add_attachment, crowd_gl_set_props,
- *    crowd_gl_set_ground and crowd_gl_set_target (calls made at set-up or after a resize).
+ *    the driver's words; the same for crowd_gl_add_attachment and crowd_gl_set_target (calls made at
+ *    set-up or after a resize).
  *  - crowd_gl_upload: the instance buffer growing (a GPU reallocation, rare) is checked; the
  *    per-frame sub-data copies are not.
  *  - per frame, only with crowd_gl_desc.debug: every upload and pass ends with a glGetError check;
@@ -124,7 +124,7 @@ typedef struct crowd_gl_desc {
 
 /* Light and atmosphere for a frame. Directions are unit vectors in world space. */
 /* How the passes turn linear light into framebuffer values (every fragment shader of crowd_gl and
- * crowdbake/grass.h alike: crowd, attachments, props, imposters, grass, sky). */
+ * crowdbake/grass.h alike: crowd, attachments, imposters, grass). */
 typedef enum crowd_gl_output {
     CROWD_GL_OUTPUT_GAMMA = 0,     /* pow(c, 1 / 2.2), clipped at 1 by the framebuffer (the default) */
     CROWD_GL_OUTPUT_ACES_SRGB = 1, /* c * exposure, the ACES filmic curve, then the sRGB transfer function */
@@ -154,10 +154,8 @@ typedef enum crowd_gl_output {
  *    vertices an instance reading the records texture (the cards' way) per 64 runs of contiguous
  *    records (a chunk's draw is a run); one indirect draw on the GPU path; per instance 6 vertices and
  *    its footprint's pixels, a fraction of a card's. The blobs count in crowd_gl_stats.draws and
- *    triangles (2 a blob). They land on the renderer's own ground: crowd_gl_draw draws them after it
- *    when there is one (crowd_gl_set_ground, size > 0); a caller that draws its own ground after
- *    crowd_gl_draw (the grass field) calls crowd_gl_draw_far_shadows after that ground instead (blades
- *    in front hide them, as the crowd does). */
+ *    triangles (2 a blob). They land on the caller's ground: draw it after crowd_gl_draw, then
+ *    crowd_gl_draw_far_shadows (blades of grass in front hide them, as the crowd does). */
 typedef enum crowd_gl_far_shadow {
     CROWD_GL_FAR_SHADOW_NONE = 0,
     CROWD_GL_FAR_SHADOW_BLOB = 1,
@@ -188,14 +186,6 @@ typedef struct crowd_gl_attachment_desc {
     uint32_t accessory_bit; /* worn by instances whose variant has this accessory bit (0..7) */
     uint32_t max_lod;       /* chunks past this LOD do not draw it */
 } crowd_gl_attachment_desc;
-
-/* A static mesh drawn instanced with the crowd's lighting, shadows and fog (props, obstacles). */
-typedef struct crowd_gl_prop {
-    float position[3];
-    float yaw;
-    float scale[3];
-    uint8_t color[4]; /* sRGB */
-} crowd_gl_prop;
 
 typedef struct crowd_gl_stats {
     uint32_t draws, shadow_draws; /* GL draw calls issued in the last colour / shadow pass; the shadow
@@ -256,23 +246,6 @@ CROWD_API crowd_result crowd_gl_add_attachment(crowd_gl_renderer *renderer, cons
  * pole on the head (tests/test_attachment_cull.c). No GL call. */
 CROWD_API float crowd_gl_attachment_reach(const crowd_gl_renderer *renderer);
 
-/* Props: a mesh (positions, normals, indices) drawn at each of `count` placements; replaces any
- * previous props. The ground plane is a prop too (a flat box). */
-CROWD_API crowd_result crowd_gl_set_props(crowd_gl_renderer *renderer, const float *positions, const float *normals,
-                                          uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
-                                          const crowd_gl_prop *props, uint32_t count, crowd_error *error);
-
-/* Paint over the ground (e.g. crowdbake/paint.h's floor texture, crowd_gl_paint_texture): an RGBA8
- * texture, premultiplied alpha, display-encoded colour, covering [-world_size / 2, world_size / 2] in
- * x and z (row z = -size / 2 first). The ground's colour pass lays it over its albedo before lighting,
- * so paint is shaded, shadowed and fogged as the ground is; one texture sample per ground fragment.
- * The texture is borrowed (it must outlive its use); texture 0 or a world_size that is not a
- * positive finite number turns it off. No GL call. */
-CROWD_API void crowd_gl_set_ground_paint(crowd_gl_renderer *renderer, uint32_t texture, float world_size);
-
-/* A square ground plane of `size` metres centred on the origin, receiving shadows (size <= 0: none). */
-CROWD_API crowd_result crowd_gl_set_ground(crowd_gl_renderer *renderer, float size, const uint8_t color[4]);
-
 /* The framebuffer and viewport crowd_gl_render_shadows returns to (it cannot ask the driver which
  * ones were bound without a round trip). Defaults to those bound when the renderer was created.
  * Call it after a resize or when drawing into another framebuffer; checks for GL errors. */
@@ -285,39 +258,40 @@ CROWD_API void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const floa
                                    const float centre[3], float radius, float light_view_projection[16]);
 
 /* Renders the shadow map (cleared first, unless it is desc.shadow_source's, which only gains this
- * renderer's casters): every draw flagged CROWD_DRAW_SHADOW (and props) from the light, then binds
+ * renderer's casters): every draw flagged CROWD_DRAW_SHADOW from the light, then binds
  * the target framebuffer and viewport (crowd_gl_set_target). CROWD_OK, or with desc.debug
  * CROWD_ERROR_GL when a GL error is pending afterwards (crowd_gl_last_error). */
 CROWD_API crowd_result crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
                                                const float light_view_projection[16]);
 
-/* Draws ground, props, the crowd and its attachments into the current framebuffer (depth test on).
- * `time` is frame->time. Returns as crowd_gl_render_shadows does. */
+/* Draws the crowd and its attachments into the current framebuffer (depth test on). `time` is
+ * frame->time. Draw the ground after it (its pixels under people then fail the depth test early),
+ * then crowd_gl_draw_far_shadows onto it. Returns as crowd_gl_render_shadows does. */
 CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame,
                                      const crowd_gl_scene *scene);
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 
-/* The far-shadow blobs of `frame` alone (crowd_gl_far_shadow), into the bound framebuffer: for a caller
- * whose ground is drawn after crowd_gl_draw (without a ground of the renderer's own, crowd_gl_draw
- * leaves them out). Nothing unless scene->far_shadow is BLOB and scene->shadows is on. Adds to the
+/* The far-shadow blobs of `frame` (crowd_gl_far_shadow), into the bound framebuffer, after the
+ * caller's ground. Nothing unless scene->far_shadow is BLOB and scene->shadows is on. Adds to the
  * stats of the last crowd_gl_draw; GL state afterwards as crowd_gl_draw leaves it. */
 CROWD_API void crowd_gl_draw_far_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
                                          const crowd_gl_scene *scene);
 
-/* The sky into the bound framebuffer: one full-screen triangle at the far plane, depth-tested
- * (LEQUAL) but not written, so call it after the clear and either before the passes or, cheaper,
- * after them, where it shades only the pixels nothing else covered. Called next after a
- * crowd_gl_draw that drew this renderer's ground with the same scene view and projection (and
- * perspective), it covers only the rows above the lowest one in which a pixel could see past the
- * ground (its nearest edge or the far plane), and nothing when the ground fills the view: the rows
- * below are neither shaded nor depth-tested, which in a software rasteriser costs about as much as
- * shading them. So do not clear the depth between the two calls. The fog colour at and below the
- * horizon, where the fogged ground meets it without an edge, rising to a zenith blue derived from
- * scene->sky_color; the sun's disc (about 1.5 degrees) and glow at scene->sun_direction; through
- * scene->output like every pass. Leaves DEPTH_TEST enabled, depth func LESS, depth writes on,
- * program 0. */
-CROWD_API void crowd_gl_draw_sky(const crowd_gl_renderer *renderer, const crowd_gl_scene *scene);
+/* The shadow map this renderer's passes use (its own, or desc.shadow_source's), for a caller that
+ * draws its own geometry with the crowd's shadows: its ground receiving them, its buildings casting
+ * them. `texture` is a depth texture of size x size texels with GL_TEXTURE_COMPARE_MODE
+ * GL_COMPARE_REF_TO_TEXTURE and GL_LEQUAL: sample it through a sampler2DShadow at (p.xy, p.z), p =
+ * (light_view_projection * world).xyz / w * 0.5 + 0.5 (the light of the last crowd_gl_render_shadows).
+ * Casters draw into `framebuffer` after crowd_gl_render_shadows (depth only, viewport size x size, the
+ * same light), then bind the target again (the renderer's: crowd_gl_set_target's). No GL call. */
+typedef struct crowd_gl_shadow_map {
+    uint32_t texture, framebuffer, size;
+    float light_view_projection[16];
+    uint32_t target_framebuffer; /* what crowd_gl_render_shadows binds afterwards, and its viewport */
+    int target_viewport[4];
+} crowd_gl_shadow_map;
+CROWD_API void crowd_gl_get_shadow_map(const crowd_gl_renderer *renderer, crowd_gl_shadow_map *out);
 
 /* With desc.debug: what the last failing upload or pass saw ("" when none). */
 CROWD_API const char *crowd_gl_last_error(const crowd_gl_renderer *renderer);

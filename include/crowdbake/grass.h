@@ -236,7 +236,7 @@ CROWD_API void crowd_grass_reset_fields(crowd_grass *grass);
 
 /* Paint on the meadow: blades and ground take the colour of an RGBA8 texture covering the square
  * [-world_size / 2, world_size / 2] in x and z (row z = -world_size / 2 first), by its alpha; the
- * paint minigun's floor target is one (crowdbake/paint.h, crowd_gl_paint_texture). One more sample
+ * paint minigun's floor target is one (the demo's showcase, src/showcase/paint.h). One more sample
  * per fragment. texture 0 or world_size not > 0 (or not finite): no paint. The texture is borrowed:
  * set 0 before deleting it. */
 CROWD_API void crowd_grass_set_paint(crowd_grass *grass, uint32_t texture, float world_size);

@@ -38,19 +38,19 @@ typedef struct crowd_obstacle {
 } crowd_obstacle;
 
 /* How crowd_sim_spawn dresses and sizes agents, and which clips the gaits use. Zeroed fields take
- * the defaults listed (the demo's look); toggles are int: 0 default, 1 the values given, -1 off. */
+ * the defaults listed, which are neutral (a white tint, no accessories, each region's palette choice
+ * at random, sizes within 8 %); toggles are int: 0 default, 1 the values given, -1 off. Looks come
+ * from a random stream of their own: they never move where anyone stands. */
 typedef struct crowd_spawn_options {
     float scale_min, scale_max;           /* uniform size range; both 0 = 0.92..1.08; else
                                              0.001 <= min <= max <= 1000 */
-    int shirts;                           /* 0: random bright shirts (hue any, saturation
-                                             0.35..0.95, value 0.45..0.95); 1: the ranges below;
-                                             -1: every tint white */
+    int shirts;                           /* 0 or -1: every tint white (the asset's own colours);
+                                             1: a random colour per agent, hue any, in the ranges below */
     float saturation_min, saturation_max; /* with shirts = 1: HSV ranges in [0, 1], min <= max */
     float value_min, value_max;
-    int accessories;         /* 0: attachment slot 0 (hat) 30 %, slot 1 (balloon)
-                                             12 %, never both; 1: accessory_odds; -1: none */
-    float accessory_odds[8]; /* with accessories = 1: chance per slot, [0, 1],
-                                             independent */
+    int accessories;         /* 0 or -1: none; 1: each slot by its odds, independently; 2: one slot at
+                                most, slot k with chance accessory_odds[k] (their sum at most 1) */
+    float accessory_odds[8]; /* with accessories 1 or 2: chance per slot, [0, 1] */
     /* Clip names, matched as crowd_asset_match_clip (case-insensitive, "Armature|Idle" is "idle").
      * NULL = the default; a name the asset lacks is an error at crowd_sim_create. idle: "idle" when
      * its role can stand (idle, or unknown without a stride), else the first idle-role clip, else a

@@ -61,9 +61,8 @@ static void asset_uniforms(const crowd_gl_renderer *r, const crowd_program *p, f
     glUniform1i(u[U_TINT_REGION], r->tint_region);
 }
 
-static void lighting_uniforms(const crowd_gl_renderer *r, const crowd_program *p, const crowd_gl_scene *s)
+void crowd_gl_lighting_uniforms(const crowd_gl_renderer *r, const GLint *u, const crowd_gl_scene *s)
 {
-    const GLint *u = p->uniforms;
     float camera[3];
     crowd_gl_eye_of(s->view, camera);
     glUniform3fv(u[U_CAMERA], 1, camera);
@@ -81,96 +80,19 @@ static void lighting_uniforms(const crowd_gl_renderer *r, const crowd_program *p
     glUniform2f(u[U_TONE], (float)s->output, s->exposure > 0.0f ? s->exposure : 1.0f);
 }
 
-/* The NDC row below which no pixel needs the sky: the renderer's ground was just drawn with this
- * view, and every ray that meets the plane y = 0 closer than the ground's nearest edge (and the far
- * plane) has ground in front of the sky. Measured in Chromium's SwiftShader, the sky's full-screen
- * triangle cost about as much in the pixels it lost the depth test on as in those it shaded: at the
- * seed's camera, leaving out the rows below the horizon saved ~30 ms of a 130 ms empty frame. The
- * covered part of the view is the image of a disc on the ground (convex), so a grid cell whose four
- * corners are all covered is covered: the sky starts at the lowest cell with a corner that is not.
- * -1 (the whole view) when the camera is not above the ground or the projection is not a perspective. */
-static float sky_bottom(const crowd_gl_renderer *r, const crowd_gl_scene *s)
+void crowd_gl_get_shadow_map(const crowd_gl_renderer *r, crowd_gl_shadow_map *out)
 {
-    const float *v = s->view, *p = s->projection;
-    if (p[11] > -0.999f || p[11] < -1.001f || p[0] == 0.0f || p[5] == 0.0f)
-        return -1.0f;
-    float eye[3];
-    crowd_gl_eye_of(v, eye);
-    float edge = r->ground_half - fmaxf(fabsf(eye[0]), fabsf(eye[2]));
-    float h = eye[1];
-    /* the far plane's distance (infinite when p[10] is -1); the ground beyond it is clipped */
-    float far = p[10] + 1.0f < -1e-6f ? p[14] / (p[10] + 1.0f) : INFINITY;
-    if (!(h > 1e-3f) || !(edge > 0.0f) || !(far > h))
-        return -1.0f;
-    float reach = fminf(edge, sqrtf(far * far - h * h)); /* horizontal distance surely on the ground */
-    float slope = 1.02f * h / reach;                     /* rays less steep than this may miss it: 2 % to spare */
-    enum { N = 32 };
-    for (int j = 0; j <= N; j++) { /* rows of corners, bottom up: the first with one that needs the sky */
-        float y = -1.0f + 2.0f * (float)j / N;
-        for (int i = 0; i <= N; i++) {
-            float x = -1.0f + 2.0f * (float)i / N;
-            /* the view ray of NDC (x, y) as sky.vert makes it, in world space: transpose(mat3(view)) */
-            float vx = x / p[0], vy = y / p[5];
-            float d[3];
-            for (int k = 0; k < 3; k++)
-                d[k] = v[4 * k] * vx + v[4 * k + 1] * vy - v[4 * k + 2];
-            if (d[1] >= -slope * sqrtf(d[0] * d[0] + d[2] * d[2])) /* it may see past the ground */
-                return j ? y - 2.0f / N : -1.0f;                   /* from the cells below it */
-        }
-    }
-    return 1.0f; /* every corner is on the ground: so is the whole view */
-}
-
-void crowd_gl_draw_sky(const crowd_gl_renderer *r, const crowd_gl_scene *s)
-{
-    if (!r || !s || !r->sky.id)
+    if (!out)
         return;
-    float bottom = -1.0f;
-    if (r->sky_over_ground) {
-        float vp[16];
-        cb_mat4_mul(vp, s->projection, s->view);
-        if (!memcmp(vp, r->sky_ground_vp, sizeof vp))
-            bottom = sky_bottom(r, s);
-        /* used once: a later sky (after a clear, or before this renderer's next pass) gets the whole view.
-           The flag is the renderer's own bookkeeping, not state the caller sees, hence the cast. */
-        ((crowd_gl_renderer *)r)->sky_over_ground = false;
-    }
-    if (bottom >= 1.0f) { /* the ground covers the whole view: only the state the sky leaves */
-        glEnable(GL_DEPTH_TEST);
-        glDepthFunc(GL_LESS);
-        glDepthMask(GL_TRUE);
-        glUseProgram(0);
+    memset(out, 0, sizeof *out);
+    if (!r)
         return;
-    }
-    const GLint *u = r->sky.uniforms;
-    glUseProgram(r->sky.id);
-    glUniform1f(u[U_SKY_BOTTOM], bottom);
-    glUniformMatrix4fv(u[U_SKY_VIEW], 1, GL_FALSE, s->view);
-    glUniform2f(u[U_SKY_FOCAL], s->projection[0], s->projection[5]);
-    glUniform3fv(u[U_SUN_DIRECTION], 1, s->sun_direction);
-    glUniform3fv(u[U_SUN_COLOR], 1, s->sun_color);
-    glUniform3fv(u[U_SKY_COLOR], 1, s->sky_color);
-    glUniform3fv(u[U_FOG_COLOR], 1, s->fog_color);
-    glUniform2f(u[U_TONE], (float)s->output, s->exposure > 0.0f ? s->exposure : 1.0f);
-    /* at the far plane, tested but not written: drawn after the passes it shades only the pixels
-       nothing covered (early depth rejection), and over the ground only the rows it may not cover */
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LEQUAL);
-    glDepthMask(GL_FALSE);
-    glBindVertexArray(r->sky_vao);
-    glDrawArrays(GL_TRIANGLES, 0, 3);
-    glBindVertexArray(0);
-    glDepthMask(GL_TRUE);
-    glDepthFunc(GL_LESS);
-    glUseProgram(0);
-}
-
-static void draw_batch(const crowd_gl_batch *b)
-{
-    if (!b->count)
-        return;
-    glBindVertexArray(b->vao);
-    glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)b->index_count, GL_UNSIGNED_INT, NULL, (GLsizei)b->count);
+    out->texture = r->shadow_depth;
+    out->framebuffer = r->shadow_fbo;
+    out->size = r->shadow_size;
+    memcpy(out->light_view_projection, r->light_view_projection, sizeof out->light_view_projection);
+    out->target_framebuffer = r->target_fbo;
+    memcpy(out->target_viewport, r->target_viewport, sizeof out->target_viewport);
 }
 
 /* Binds a program for the crowd or an attachment and sets what both share: textures, the asset's
@@ -183,7 +105,7 @@ void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const 
     asset_uniforms(r, p, f->time);
     glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     if (!shadow)
-        lighting_uniforms(r, p, scene);
+        crowd_gl_lighting_uniforms(r, p->uniforms, scene);
 }
 
 /* The crowd's draws with one program family; `shadow` selects the depth programs and the draws
@@ -255,41 +177,6 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
             *triangles += (uint64_t)at->index_count / 3 * draw->count;
         }
     }
-}
-
-static void draw_props(crowd_gl_renderer *r, const float view_projection[16], bool shadow, const crowd_gl_scene *scene)
-{
-    const crowd_program *p = &r->prop[shadow];
-    glUseProgram(p->id);
-    bind_textures(r, p, shadow);
-    glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
-    if (!shadow)
-        lighting_uniforms(r, p, scene);
-    draw_batch(&r->props);
-}
-
-/* The ground: colour pass only (it receives shadows but casts none). Its own program: a flat face
- * lit per vertex, the per-pixel cost of the view's largest surface. */
-static void draw_ground(crowd_gl_renderer *r, const float view_projection[16], const crowd_gl_scene *scene)
-{
-    if (!r->ground.count)
-        return;
-    const crowd_program *p = &r->ground_program;
-    glUseProgram(p->id);
-    bind_textures(r, p, false);
-    glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
-    lighting_uniforms(r, p, scene);
-    glUniform1i(p->uniforms[U_GROUND_PAINT], 0);
-    glUniform1i(p->uniforms[U_GROUND_PAINT_MAP], UNIT_GROUND_PAINT);
-    /* bound (or cleared) every time: texture units are the context's, and whatever another
-       renderer or the demo left on this one may be an integer texture (a draw error in WebGL) */
-    glActiveTexture(GL_TEXTURE0 + UNIT_GROUND_PAINT);
-    glBindTexture(GL_TEXTURE_2D, r->ground_paint);
-    if (r->ground_paint) {
-        glUniform1i(p->uniforms[U_GROUND_PAINT], 1);
-        glUniform1f(p->uniforms[U_GROUND_PAINT_HALF], r->ground_paint_half);
-    }
-    draw_batch(&r->ground);
 }
 
 void crowd_gl_fit_shadow(const crowd_gl_renderer *r, const float dir[3], const float centre[3], float radius,
@@ -384,7 +271,6 @@ crowd_result crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f,
     r->stats.shadow_draws = 0;
     r->stats.shadow_triangles = 0;
     draw_crowd(r, f, light_view_projection, true, NULL);
-    draw_props(r, light_view_projection, true, NULL);
     glDisable(GL_POLYGON_OFFSET_FILL);
     glBindFramebuffer(GL_FRAMEBUFFER, r->target_fbo);
     glViewport(r->target_viewport[0], r->target_viewport[1], r->target_viewport[2], r->target_viewport[3]);
@@ -414,17 +300,9 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
         r->stats.shadow_triangles = 0;
         r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
     }
-    /* the crowd before the ground: the ground's pixels under people then fail the depth test early
-       instead of being shaded (shadow taps, fog) and overdrawn; nothing here blends */
-    draw_crowd(r, f, view_projection, false, scene);
-    if (!crowd_gpu_crowd_driven(r)) /* the GPU path's cards come with its partitions */
+    draw_crowd(r, f, view_projection, false, scene); /* nothing here blends */
+    if (!crowd_gpu_crowd_driven(r))                  /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
-    draw_props(r, view_projection, false, scene);
-    draw_ground(r, view_projection, scene);
-    r->sky_over_ground = r->ground.count > 0;
-    memcpy(r->sky_ground_vp, view_projection, sizeof view_projection);
-    if (r->ground.count) /* far shadows: onto the ground, so after it (else crowd_gl_draw_far_shadows) */
-        crowd_gl_blob_draw(r, f, view_projection, scene);
     glBindVertexArray(0);
     glActiveTexture(GL_TEXTURE0); /* code after us that binds a texture binds it on unit 0 */
     crowd_gl_timer_end(r, 1);

@@ -244,17 +244,7 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
         if (a->bones.data)
             result = crowd_program_build(&r->attachment[depth], "attachment", es, defines, crowd_glsl_attachment_vert,
                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
-        if (result == CROWD_OK)
-            result = crowd_program_build(&r->prop[depth], "prop", es, defines, crowd_glsl_prop_vert,
-                                         depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     }
-    if (result == CROWD_OK)
-        result = crowd_program_build(&r->ground_program, "ground", es, "GROUND\nGROUND_PAINT\n", crowd_glsl_prop_vert,
-                                     crowd_glsl_lit_frag, error);
-    if (result == CROWD_OK)
-        result = crowd_program_build(&r->sky, "sky", es, NULL, crowd_glsl_sky_vert, crowd_glsl_sky_frag, error);
-    if (result == CROWD_OK && !r->sky_vao)
-        glGenVertexArrays(1, &r->sky_vao);
     return result;
 }
 
@@ -378,14 +368,6 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     return CROWD_OK;
 }
 
-static void release_batch(crowd_gl_batch *b)
-{
-    glDeleteVertexArrays(1, &b->vao);
-    GLuint buffers[4] = {b->positions, b->normals, b->indices, b->instances};
-    glDeleteBuffers(4, buffers);
-    memset(b, 0, sizeof *b);
-}
-
 void crowd_gl_destroy(crowd_gl_renderer *r)
 {
     if (!r)
@@ -397,14 +379,8 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
         for (int f = 0; f < 2; f++)
             for (int d = 0; d < 2; d++)
                 crowd_program_release(&r->crowd[b][f][d]);
-    for (int d = 0; d < 2; d++) {
+    for (int d = 0; d < 2; d++)
         crowd_program_release(&r->attachment[d]);
-        crowd_program_release(&r->prop[d]);
-        crowd_program_release(&r->sky);
-        if (r->sky_vao)
-            glDeleteVertexArrays(1, &r->sky_vao);
-    }
-    crowd_program_release(&r->ground_program);
     GLuint textures[8] = {r->tex_clips,   r->tex_positions, r->tex_normals, r->tex_bones,
                           r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_shared ? 0 : r->shadow_depth};
     glDeleteTextures(8, textures);
@@ -425,8 +401,6 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
         glDeleteBuffers(3, ab);
         glDeleteVertexArrays(1, &at->vao);
     }
-    release_batch(&r->props);
-    release_batch(&r->ground);
     crowd_free(r->attachment_reach);
     crowd_free(r);
 }
@@ -689,7 +663,7 @@ crowd_result crowd_gl_set_target(crowd_gl_renderer *r, uint32_t framebuffer, int
     return crowd_gl_check("crowd_gl_set_target", error);
 }
 
-/* ---- attachments and props -------------------------------------------------------------------- */
+/* ---- attachments -------------------------------------------------------------------- */
 
 static void mat34_to_mat4(const float m[12], float out[16])
 {
@@ -756,74 +730,4 @@ crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attach
         *index = r->attachment_count;
     r->attachment_count++;
     return CROWD_OK;
-}
-
-/* Instance layout of a batch: position + yaw, scale + pad, colour (normalised rgba8 as floats). */
-static crowd_result fill_batch(crowd_gl_batch *b, const float *positions, const float *normals, uint32_t vertex_count,
-                               const uint32_t *indices, uint32_t index_count, const crowd_gl_prop *props,
-                               uint32_t count, crowd_error *error)
-{
-    release_batch(b);
-    float *instances = crowd_malloc(sizeof(float) * 12 * (count ? count : 1));
-    if (!instances)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "props: out of memory");
-    for (uint32_t i = 0; i < count; i++) {
-        float *v = instances + 12 * i;
-        const crowd_gl_prop *p = &props[i];
-        v[0] = p->position[0], v[1] = p->position[1], v[2] = p->position[2], v[3] = p->yaw;
-        v[4] = p->scale[0], v[5] = p->scale[1], v[6] = p->scale[2], v[7] = 0.0f;
-        for (int k = 0; k < 4; k++)
-            v[8 + k] = p->color[k] / 255.0f;
-    }
-    glGenVertexArrays(1, &b->vao);
-    glBindVertexArray(b->vao);
-    b->positions = buffer(GL_ARRAY_BUFFER, (size_t)vertex_count * 12, positions, GL_STATIC_DRAW);
-    float_attribute(0, b->positions, 3, GL_FLOAT, false);
-    b->normals = buffer(GL_ARRAY_BUFFER, (size_t)vertex_count * 12, normals, GL_STATIC_DRAW);
-    float_attribute(1, b->normals, 3, GL_FLOAT, false);
-    b->indices = buffer(GL_ELEMENT_ARRAY_BUFFER, (size_t)index_count * 4, indices, GL_STATIC_DRAW);
-    b->instances = buffer(GL_ARRAY_BUFFER, sizeof(float) * 12 * (count ? count : 1), instances, GL_STATIC_DRAW);
-    for (GLuint k = 0; k < 3; k++) {
-        glEnableVertexAttribArray(8 + k);
-        glVertexAttribDivisor(8 + k, 1);
-        glVertexAttribPointer(8 + k, 4, GL_FLOAT, GL_FALSE, 48, (const void *)(uintptr_t)(16 * k));
-    }
-    glBindVertexArray(0);
-    crowd_free(instances);
-    b->index_count = index_count;
-    b->count = count;
-    return crowd_gl_check("props", error);
-}
-
-crowd_result crowd_gl_set_props(crowd_gl_renderer *r, const float *positions, const float *normals,
-                                uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
-                                const crowd_gl_prop *props, uint32_t count, crowd_error *error)
-{
-    if (!r || (count && (!positions || !normals || !indices || !props || !vertex_count || index_count % 3)))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_set_props: incomplete mesh");
-    for (uint32_t i = 0; i < index_count; i++)
-        if (indices[i] >= vertex_count)
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "props: index %u out of range", i);
-    return fill_batch(&r->props, positions, normals, vertex_count, indices, index_count, props, count, error);
-}
-
-void crowd_gl_set_ground_paint(crowd_gl_renderer *r, uint32_t texture, float world_size)
-{
-    if (!r)
-        return;
-    bool ok = texture && isfinite(world_size) && world_size > 0.0f;
-    r->ground_paint = ok ? (GLuint)texture : 0;
-    r->ground_paint_half = ok ? 0.5f * world_size : 0.0f;
-}
-
-crowd_result crowd_gl_set_ground(crowd_gl_renderer *r, float size, const uint8_t color[4])
-{
-    if (!r || !color)
-        return CROWD_ERROR_ARGUMENT;
-    static const float positions[12] = {-0.5f, 0, -0.5f, 0.5f, 0, -0.5f, 0.5f, 0, 0.5f, -0.5f, 0, 0.5f};
-    static const float normals[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
-    static const uint32_t indices[6] = {0, 2, 1, 0, 3, 2};
-    crowd_gl_prop ground = {{0, 0, 0}, 0, {size, 1, size}, {color[0], color[1], color[2], color[3]}};
-    r->ground_half = size > 0 ? 0.5f * size : 0.0f;
-    return fill_batch(&r->ground, positions, normals, 4, indices, 6, &ground, size > 0 ? 1 : 0, NULL);
 }

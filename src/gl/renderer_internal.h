@@ -1,4 +1,4 @@
-/* Internal: the renderer's GL objects, shared by renderer.c (creation, uploads, props) and
+/* Internal: the renderer's GL objects, shared by renderer.c (creation, uploads, attachments) and
  * draw.c (the passes). */
 #ifndef CROWD_GL_RENDERER_INTERNAL_H
 #define CROWD_GL_RENDERER_INTERNAL_H
@@ -19,8 +19,7 @@ enum crowd_texture_unit {
     UNIT_IMPOSTER_CLIPS, /* the imposter program's own (imposter.c) */
     UNIT_IMPOSTER_ALBEDO,
     UNIT_IMPOSTER_NORMALS,
-    UNIT_GROUND_PAINT, /* the ground program's (crowd_gl_set_ground_paint) */
-    UNIT_RECORDS,      /* the CPU path's cards: the records as a texture (imposter.c) */
+    UNIT_RECORDS, /* the CPU path's cards: the records as a texture (imposter.c) */
 };
 
 #define CROWD_GL_MAX_ATTACHMENTS 8
@@ -55,12 +54,6 @@ typedef struct crowd_gl_attachment {
 void crowd_gl_measure_reach(const crowd_asset *asset, const crowd_socket *socket, const float *positions,
                             uint32_t vertex_count, float *reach);
 
-/* A static mesh and its instances (props, the ground). */
-typedef struct crowd_gl_batch {
-    GLuint vao, positions, normals, indices, instances;
-    uint32_t index_count, count;
-} crowd_gl_batch;
-
 struct crowd_gl_renderer {
     crowd_gl_desc desc;
     const crowd_asset *asset;
@@ -70,18 +63,12 @@ struct crowd_gl_renderer {
 
     crowd_program crowd[2][2][2]; /* [bones][cross-fade][depth only] */
     crowd_program attachment[2];  /* [depth only] */
-    crowd_program prop[2];        /* [depth only] */
-    crowd_program ground_program; /* prop.vert + lit.frag with GROUND: lit per vertex (it casts no shadow) */
-    crowd_program sky;            /* crowd_gl_draw_sky */
-    GLuint sky_vao;               /* empty: the sky's triangle comes from gl_VertexID */
     struct crowd_gpu_crowd *gpu;  /* the GPU-driven path (gpu_crowd.c); NULL on the CPU path */
 
     GLuint tex_clips, tex_positions, tex_normals, tex_bones, tex_palette, tex_regions, tex_albedo;
     GLuint shadow_depth, shadow_fbo;
     uint32_t shadow_size;
-    bool shadow_shared;      /* the map is desc.shadow_source's: not cleared by our pass, not deleted by us */
-    GLuint ground_paint;     /* borrowed texture over the ground (0: none) */
-    float ground_paint_half; /* it covers [-half, half] in x and z */
+    bool shadow_shared; /* the map is desc.shadow_source's: not cleared by our pass, not deleted by us */
     float light_view_projection[16];
 
     GLuint vao;
@@ -111,12 +98,6 @@ struct crowd_gl_renderer {
     /* metres per unit scale the attachments reach past clip k's culling sphere ([k]) and past the
        asset sphere ([clip_count]), never negative; NULL until the first attachment */
     float *attachment_reach;
-    crowd_gl_batch props, ground;
-    float ground_half; /* the ground covers [-half, half] in x and z at y = 0 */
-    /* crowd_gl_draw drew the ground (depth written) with this view-projection and no crowd_gl_draw_sky
-       has run since: the sky may then leave out the rows the ground surely covers */
-    bool sky_over_ground;
-    float sky_ground_vp[16];
 
     crowd_gl_stats stats;
 
@@ -156,8 +137,8 @@ void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const fl
  * (a GPU copy, only when it changed) and bound on UNIT_RECORDS; the cards and the blobs read it. */
 void crowd_gl_records_bind(crowd_gl_renderer *r);
 
-/* blob_shadow.c: the far shadows (crowd_gl_far_shadow): creation, release, the colour pass's blobs
- * after the ground (draw.c calls it; on the GPU-driven path it hands over to crowd_gpu_blob_draw), and
+/* blob_shadow.c: the far shadows (crowd_gl_far_shadow): creation, release, the blobs (after the
+ * caller's ground: crowd_gl_draw_far_shadows; on the GPU-driven path it hands over to crowd_gpu_blob_draw), and
  * the blob program's state for a draw and its undoing (the GPU path's program goes through them too). */
 crowd_result crowd_gl_blob_create(crowd_gl_renderer *r, crowd_error *error);
 void crowd_gl_blob_destroy(crowd_gl_renderer *r);
@@ -177,6 +158,11 @@ crowd_result crowd_gl_debug_check(crowd_gl_renderer *r, const char *where);
  * CROWD_GL_TIMER_LATENCY frames old. */
 void crowd_gl_timer_begin(crowd_gl_renderer *r, int pass);
 void crowd_gl_timer_end(crowd_gl_renderer *r, int pass);
+
+/* draw.c: the lighting uniforms of lit.frag (camera, sun, hemisphere, fog, the shadow map's light and
+ * texel, output), from the scene and this renderer's last shadow pass: every lit program of the
+ * renderer's, and the showcase's ground and props, which draw with the crowd's light. */
+void crowd_gl_lighting_uniforms(const crowd_gl_renderer *r, const GLint *uniforms, const crowd_gl_scene *scene);
 
 /* The camera's world position from a view matrix [R | t] (column-major): -R^T t. */
 static inline void crowd_gl_eye_of(const float view[16], float eye[3])

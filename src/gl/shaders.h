@@ -4,15 +4,12 @@
 
 extern const char crowd_glsl_crowd_vert[];
 extern const char crowd_glsl_attachment_vert[];
-extern const char crowd_glsl_prop_vert[];
 extern const char crowd_glsl_lit_frag[];
 extern const char crowd_glsl_depth_frag[];
 extern const char crowd_glsl_cull_comp[];
 extern const char crowd_glsl_skinned_vert[];
 extern const char crowd_glsl_imposter_vert[];
 extern const char crowd_glsl_imposter_frag[];
-extern const char crowd_glsl_sky_vert[];
-extern const char crowd_glsl_sky_frag[];
 extern const char crowd_glsl_blob_vert[];
 extern const char crowd_glsl_blob_frag[];
 /* The output transform (crowd_output, u_tone), prepended to every fragment shader. */

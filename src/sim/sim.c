@@ -283,17 +283,15 @@ static bool inside_obstacle(const crowd_sim *sim, float x, float z, float margin
     return false;
 }
 
-/* A random colour that reads well on a shirt: bright hues, varied lightness (the spawn options'
- * ranges, or the defaults). */
-static void random_shirt(const crowd_spawn_options *o, uint32_t *rng, uint8_t rgb[3])
+/* A colour in the spawn options' HSV ranges (shirts = 1), or white. */
+static void random_tint(const crowd_spawn_options *o, uint32_t *rng, uint8_t rgb[3])
 {
-    if (o->shirts < 0) {
+    if (o->shirts <= 0) {
         rgb[0] = rgb[1] = rgb[2] = 255;
         return;
     }
-    bool custom = o->shirts > 0;
-    float v_lo = custom ? o->value_min : 0.45f, v_span = custom ? o->value_max - o->value_min : 0.5f;
-    float s_lo = custom ? o->saturation_min : 0.35f, s_span = custom ? o->saturation_max - o->saturation_min : 0.6f;
+    float v_lo = o->value_min, v_span = o->value_max - o->value_min;
+    float s_lo = o->saturation_min, s_span = o->saturation_max - o->saturation_min;
     float h = sim_uniform(rng) * 6.0f, v = v_lo + v_span * sim_uniform(rng), s = s_lo + s_span * sim_uniform(rng);
     int i = (int)h;
     float f = h - (float)i, p = v * (1 - s), q = v * (1 - s * f), t = v * (1 - s * (1 - f));
@@ -302,20 +300,34 @@ static void random_shirt(const crowd_spawn_options *o, uint32_t *rng, uint8_t rg
         rgb[k] = (uint8_t)(c[i % 6][k] * 255.0f);
 }
 
-/* An instance's looks from the spawn options. */
-static crowd_variant random_looks(const crowd_spawn_options *o, uint32_t *rng)
+/* The accessory bits: each slot by its odds (1), or one slot at most by a single draw (2). */
+static uint8_t random_accessories(const crowd_spawn_options *o, uint32_t *rng)
 {
-    crowd_variant v = {{0, 0, 0}, {0}, 0};
-    random_shirt(o, rng, v.tint);
-    for (int k = 0; k < 6; k++)
-        v.region_choice[k] = (uint8_t)(sim_random(rng) & 15u);
-    if (o->accessories == 0) { /* the default: a hat or a balloon, never both */
-        float hat = sim_uniform(rng);
-        v.accessories = (uint8_t)((hat < 0.3f ? 1u : 0u) | (hat > 0.88f ? 2u : 0u));
-    } else if (o->accessories > 0) {
+    uint8_t bits = 0;
+    if (o->accessories == 1) {
         for (uint32_t k = 0; k < 8; k++)
-            v.accessories |= (uint8_t)((sim_uniform(rng) < o->accessory_odds[k] ? 1u : 0u) << k);
+            bits |= (uint8_t)((sim_uniform(rng) < o->accessory_odds[k] ? 1u : 0u) << k);
+    } else if (o->accessories == 2) {
+        float u = sim_uniform(rng), below = 0.0f;
+        for (uint32_t k = 0; k < 8 && !bits; k++) {
+            below += o->accessory_odds[k];
+            bits = (uint8_t)(u < below ? 1u << k : 0u);
+        }
     }
+    return bits;
+}
+
+/* Instance i's looks from the spawn options, from a random stream of its own (the seed and its
+ * index), so looks never move where anyone stands. */
+static crowd_variant random_looks(const crowd_sim *sim, uint32_t i)
+{
+    const crowd_spawn_options *o = &sim->desc.spawn;
+    uint32_t rng = sim_hash(i, sim->desc.seed ^ 0x4C6F6F6Bu);
+    crowd_variant v = {{0, 0, 0}, {0}, 0};
+    random_tint(o, &rng, v.tint);
+    for (int k = 0; k < 6; k++)
+        v.region_choice[k] = (uint8_t)(sim_random(&rng) & 15u);
+    v.accessories = random_accessories(o, &rng);
     return v;
 }
 
@@ -337,7 +349,7 @@ static float place_at_random(crowd_sim *sim, uint32_t i)
     float yaw = sim_uniform(rng) * 6.2831853f;
     crowd_set_transform(sim->crowd, i, x, 0.0f, z, yaw);
     crowd_set_scale(sim->crowd, i, scale_lo + scale_span * sim_uniform(rng));
-    crowd_variant v = random_looks(o, rng);
+    crowd_variant v = random_looks(sim, i);
     crowd_set_variant(sim->crowd, i, &v);
     return yaw;
 }

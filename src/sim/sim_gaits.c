@@ -109,10 +109,21 @@ crowd_result sim_check_spawn_options(const crowd_spawn_options *o, const crowd_a
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "crowd_sim_create: spawn shirt saturation/value ranges "
                           "must be min <= max in [0, 1]");
-    for (uint32_t k = 0; o->accessories == 1 && k < 8; k++)
+    if (o->accessories < -1 || o->accessories > 2)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_sim_create: spawn.accessories %d: -1, 0, 1 or 2",
+                          o->accessories);
+    double sum = 0.0;
+    for (uint32_t k = 0; o->accessories > 0 && k < 8; k++) {
         if (!(o->accessory_odds[k] >= 0.0f && o->accessory_odds[k] <= 1.0f))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                               "crowd_sim_create: spawn.accessory_odds[%u] = %g outside 0..1", k,
                               (double)o->accessory_odds[k]);
+        sum += o->accessory_odds[k];
+    }
+    if (o->accessories == 2 && sum > 1.0 + 1e-6)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_sim_create: spawn.accessory_odds add up to %g: one slot at most (accessories 2) "
+                          "needs at most 1",
+                          sum);
     return CROWD_OK;
 }

@@ -1,4 +1,4 @@
-/* crowdbake paint: the paint minigun's effects on the GPU (tracers, paint droplets, floor paint).
+/* Internal (the showcase): the paint minigun's effects on the GPU (tracers, paint droplets, floor paint).
  *
  * Everything here is fire and forget. A tracer or a droplet is one record written once into a ring
  * buffer when it is spawned (one glBufferSubData of 32 or 36 bytes); the vertex shader evaluates
@@ -7,17 +7,17 @@
  * oldest record when full.
  *
  * A droplet's landing (where its arc meets the ground plane y = ground_height, and when) is solved
- * analytically at spawn and queued as a splat. crowd_gl_paint_update draws the splats that have
+ * analytically at spawn and queued as a splat. showcase_paint_update draws the splats that have
  * landed by then into one world-covering paint texture: a splat is one soft blob quad drawn into it
  * once, after which it costs nothing, so ten thousand splats cost what one costs when the floor is
- * drawn. crowd_gl_paint_draw draws the floor paint (one quad over the ground sampling the texture,
+ * drawn. showcase_paint_draw draws the floor paint (one quad over the ground sampling the texture,
  * lit by one shade factor), then the droplets and the tracers.
  *
  * GL 3.3 core, GLES 3.0 and WebGL2 alike (no compute, no SSBOs, points and lines of width 1). No
  * GL query in update or draw; errors are checked at creation only. Every call expects the GL
  * context current. */
-#ifndef CROWDBAKE_PAINT_H
-#define CROWDBAKE_PAINT_H
+#ifndef CROWD_SHOWCASE_PAINT_H
+#define CROWD_SHOWCASE_PAINT_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,7 +28,7 @@
 extern "C" {
 #endif
 
-typedef struct crowd_gl_paint_desc {
+typedef struct showcase_paint_desc {
     bool es;                   /* GLSL ES 3.00 (GLES 3 / WebGL2) rather than GLSL 3.30 */
     float world_size;          /* metres: the paint covers [-size / 2, size / 2] in x and z; 0 = 420 */
     float ground_height;       /* y of the ground plane the droplets land on; default 0 */
@@ -38,67 +38,67 @@ typedef struct crowd_gl_paint_desc {
     float gravity;             /* m/s^2, > 0; 0 = 9.81 */
     float tracer_life;         /* seconds a tracer shows, fading; 0 = 0.08 */
     float splat_radius;        /* metres, the blob a landing droplet leaves; 0 = 0.12 */
-} crowd_gl_paint_desc;
+} showcase_paint_desc;
 
-typedef struct crowd_gl_paint crowd_gl_paint;
+typedef struct showcase_paint showcase_paint;
 
-typedef struct crowd_gl_paint_stats {
+typedef struct showcase_paint_stats {
     uint32_t pending;        /* droplets in flight whose splat is waiting for its landing time */
     uint64_t splats;         /* splats drawn into the paint texture so far */
-    uint32_t last_update;    /* splats the last crowd_gl_paint_update drew (one draw call) */
+    uint32_t last_update;    /* splats the last showcase_paint_update drew (one draw call) */
     uint64_t tracers, drops; /* spawned so far */
     uint32_t dropped;        /* splats lost because the queue was full (oldest kept) */
-} crowd_gl_paint_stats;
+} showcase_paint_stats;
 
 /* Creates the paint texture (RGBA8, cleared to transparent), its framebuffer, the rings and the
  * programs. Errors: bad desc values (CROWD_ERROR_ARGUMENT), out of memory, GL (a message with the
  * driver's log or the incomplete framebuffer). */
-CROWD_API crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_paint **out, crowd_error *error);
-CROWD_API void crowd_gl_paint_destroy(crowd_gl_paint *paint);
+crowd_result showcase_paint_create(const showcase_paint_desc *desc, showcase_paint **out, crowd_error *error);
+void showcase_paint_destroy(showcase_paint *paint);
 
 /* One tracer, a straight flash from `from` to `to`, shown from `time` for the desc's tracer_life
  * seconds (time: the clock update and draw are given; any origin). Writes one record. */
-CROWD_API void crowd_gl_paint_tracer(crowd_gl_paint *paint, float time, const float from[3], const float to[3],
-                                     const uint8_t rgba[4]);
+void showcase_paint_tracer(showcase_paint *paint, float time, const float from[3], const float to[3],
+                           const uint8_t rgba[4]);
 
 /* A fountain of `count` droplets from `at` at `time`: up and outwards at random (from `seed`:
  * same seed, same fountain) at speeds of `speed` m/s (0 = 4) give or take half, in rgba give or take
  * a little. Each droplet's landing is solved there (a point `at` below the ground lands at once) and
  * its splat queued; `landings` (may be NULL; else count x 3 floats) receives the landing points.
  * Writes `count` records (one upload, two where the ring wraps). Returns the droplets queued. */
-CROWD_API uint32_t crowd_gl_paint_burst(crowd_gl_paint *paint, float time, const float at[3], const uint8_t rgba[4],
-                                        uint32_t count, float speed, uint32_t seed, float *landings);
+uint32_t showcase_paint_burst(showcase_paint *paint, float time, const float at[3], const uint8_t rgba[4],
+                              uint32_t count, float speed, uint32_t seed, float *landings);
 
 /* Draws every queued splat whose landing time is <= `time` into the paint texture (one instanced
  * draw; nothing when none is due). O(pending). Binds the paint framebuffer and its viewport, and
  * leaves framebuffer 0 bound: call it before binding the frame's own target. */
-CROWD_API void crowd_gl_paint_update(crowd_gl_paint *paint, float time);
+void showcase_paint_update(showcase_paint *paint, float time);
 
 /* Draws the floor paint, the droplets in flight and the live tracers into the bound framebuffer
  * over an already drawn scene (depth tested against it, depth not written, alpha blended).
  * `pixels_per_metre`: a droplet's size in pixels at 1 m (projection[5] x viewport height / 2);
  * `shade`: the floor paint's lighting factor (the ground's, about 0.6..1). Leaves blending off,
  * depth writes on. */
-CROWD_API void crowd_gl_paint_draw(crowd_gl_paint *paint, float time, const float view_projection[16],
-                                   float pixels_per_metre, float shade);
+void showcase_paint_draw(showcase_paint *paint, float time, const float view_projection[16], float pixels_per_metre,
+                         float shade);
 
 /* The same without the floor quad: the droplets in flight and the live tracers only, for a ground
- * that samples the paint texture itself (crowd_gl_set_ground_paint in crowdbake/gl.h: the paint then
- * takes the ground's light and shadows). Same state on return as crowd_gl_paint_draw. */
-CROWD_API void crowd_gl_paint_draw_flight(crowd_gl_paint *paint, float time, const float view_projection[16],
-                                          float pixels_per_metre);
+ * that samples the paint texture itself (showcase_stage_set_ground_paint in showcase/stage.h: the paint then
+ * takes the ground's light and shadows). Same state on return as showcase_paint_draw. */
+void showcase_paint_draw_flight(showcase_paint *paint, float time, const float view_projection[16],
+                                float pixels_per_metre);
 
 /* Clears the floor paint and forgets queued splats and flying droplets. */
-CROWD_API void crowd_gl_paint_clear(crowd_gl_paint *paint);
+void showcase_paint_clear(showcase_paint *paint);
 
 /* Reads the paint texture back, RGBA8, row z = -size/2 first, x = -size/2 first in each row
  * (resolution^2 x 4 bytes). A synchronous GL round trip: for tests and tools, never per frame.
  * Leaves framebuffer 0 bound. */
-CROWD_API crowd_result crowd_gl_paint_read(crowd_gl_paint *paint, uint8_t *rgba);
+crowd_result showcase_paint_read(showcase_paint *paint, uint8_t *rgba);
 
 /* The paint texture's GL name (to sample it elsewhere, e.g. in a grass or ground shader). */
-CROWD_API uint32_t crowd_gl_paint_texture(const crowd_gl_paint *paint);
-CROWD_API const crowd_gl_paint_stats *crowd_gl_paint_get_stats(const crowd_gl_paint *paint);
+uint32_t showcase_paint_texture(const showcase_paint *paint);
+const showcase_paint_stats *showcase_paint_get_stats(const showcase_paint *paint);
 
 #ifdef __cplusplus
 }

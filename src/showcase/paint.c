@@ -1,7 +1,7 @@
-/* The paint minigun's effects (include/crowdbake/paint.h): tracer and droplet rings evaluated by
+/* The paint minigun's effects (showcase/paint.h): tracer and droplet rings evaluated by
  * the vertex shader from time alone, splats queued at their analytic landing time and drawn once
  * into a world-covering paint texture, and the floor quad that shows it. */
-#include "crowdbake/paint.h"
+#include "showcase/paint.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -149,8 +149,8 @@ typedef struct paint_program {
     GLint view_projection, time, gravity, point_scale, life, half, ground, paint, shade;
 } paint_program;
 
-struct crowd_gl_paint {
-    crowd_gl_paint_desc desc;
+struct showcase_paint {
+    showcase_paint_desc desc;
     float half;
     GLuint texture, framebuffer;
     GLuint corners, ends; /* static quad corners, tracer ends */
@@ -162,7 +162,7 @@ struct crowd_gl_paint {
     pending_splat *pending;
     uint32_t pending_count;
     splat_record *due; /* one update's splats */
-    crowd_gl_paint_stats stats;
+    showcase_paint_stats stats;
 };
 
 static crowd_result build(paint_program *p, const char *name, bool es, const char *vs, const char *fs,
@@ -201,7 +201,7 @@ static GLuint ring_buffer(size_t bytes, const void *init)
     return b;
 }
 
-static crowd_result resolve(const crowd_gl_paint_desc *in, crowd_gl_paint_desc *d, crowd_error *error)
+static crowd_result resolve(const showcase_paint_desc *in, showcase_paint_desc *d, crowd_error *error)
 {
     *d = *in;
     d->world_size = d->world_size == 0.0f ? 420.0f : d->world_size;
@@ -231,16 +231,16 @@ static crowd_result resolve(const crowd_gl_paint_desc *in, crowd_gl_paint_desc *
     return CROWD_OK;
 }
 
-crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_paint **out, crowd_error *error)
+crowd_result showcase_paint_create(const showcase_paint_desc *desc, showcase_paint **out, crowd_error *error)
 {
     if (!desc || !out)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_paint_create: NULL desc or out");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "showcase_paint_create: NULL desc or out");
     *out = NULL;
-    crowd_gl_paint_desc d;
+    showcase_paint_desc d;
     crowd_result res = resolve(desc, &d, error);
     if (res != CROWD_OK)
         return res;
-    crowd_gl_paint *p = crowd_calloc(1, sizeof *p);
+    showcase_paint *p = crowd_calloc(1, sizeof *p);
     if (!p)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory");
     p->desc = d;
@@ -250,7 +250,7 @@ crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_pai
     p->pending = crowd_malloc(sizeof *p->pending * d.droplet_capacity);
     p->due = crowd_malloc(sizeof *p->due * d.droplet_capacity);
     if (!p->staging || !p->pending || !p->due) {
-        crowd_gl_paint_destroy(p);
+        showcase_paint_destroy(p);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory for %u droplets", d.droplet_capacity);
     }
     if ((res = build(&p->droplets, "paint droplets", d.es, droplet_vert, droplet_frag, error)) != CROWD_OK ||
@@ -278,7 +278,7 @@ crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_pai
                          d.resolution, d.resolution, (unsigned)status);
         goto fail;
     }
-    crowd_gl_paint_clear(p);
+    showcase_paint_clear(p);
 
     static const float corners[8] = {-1, -1, 1, -1, -1, 1, 1, 1}, ends[2] = {0, 1};
     p->corners = ring_buffer(sizeof corners, corners);
@@ -325,11 +325,11 @@ crowd_result crowd_gl_paint_create(const crowd_gl_paint_desc *desc, crowd_gl_pai
     *out = p;
     return CROWD_OK;
 fail:
-    crowd_gl_paint_destroy(p);
+    showcase_paint_destroy(p);
     return res;
 }
 
-void crowd_gl_paint_destroy(crowd_gl_paint *p)
+void showcase_paint_destroy(showcase_paint *p)
 {
     if (!p)
         return;
@@ -357,7 +357,7 @@ void crowd_gl_paint_destroy(crowd_gl_paint *p)
 
 /* ---- spawning ------------------------------------------------------------------------------------ */
 
-void crowd_gl_paint_tracer(crowd_gl_paint *p, float time, const float from[3], const float to[3], const uint8_t rgba[4])
+void showcase_paint_tracer(showcase_paint *p, float time, const float from[3], const float to[3], const uint8_t rgba[4])
 {
     if (!p || !from || !to || !rgba || !isfinite(time))
         return;
@@ -399,7 +399,7 @@ static float flight_time(float h, float vy, float g)
     return (vy + sqrtf(disc)) / g;
 }
 
-static void upload_droplets(crowd_gl_paint *p, uint32_t first, uint32_t n)
+static void upload_droplets(showcase_paint *p, uint32_t first, uint32_t n)
 {
     uint32_t cap = p->desc.droplet_capacity, head = p->droplet_head;
     uint32_t a = n < cap - head ? n : cap - head; /* up to the ring's end, the rest from its start */
@@ -412,7 +412,7 @@ static void upload_droplets(crowd_gl_paint *p, uint32_t first, uint32_t n)
     p->droplet_head = (head + n) % cap;
 }
 
-uint32_t crowd_gl_paint_burst(crowd_gl_paint *p, float time, const float at[3], const uint8_t rgba[4], uint32_t count,
+uint32_t showcase_paint_burst(showcase_paint *p, float time, const float at[3], const uint8_t rgba[4], uint32_t count,
                               float speed, uint32_t seed, float *landings)
 {
     if (!p || !at || !rgba || !isfinite(time) || !isfinite(at[0]) || !isfinite(at[1]) || !isfinite(at[2]) ||
@@ -452,7 +452,7 @@ uint32_t crowd_gl_paint_burst(crowd_gl_paint *p, float time, const float at[3], 
 
 /* ---- drawing ------------------------------------------------------------------------------------- */
 
-void crowd_gl_paint_update(crowd_gl_paint *p, float time)
+void showcase_paint_update(showcase_paint *p, float time)
 {
     if (!p)
         return;
@@ -490,9 +490,9 @@ void crowd_gl_paint_update(crowd_gl_paint *p, float time)
     p->stats.splats += n;
 }
 
-static void draw_flight(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre);
+static void draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre);
 
-void crowd_gl_paint_draw(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre, float shade)
+void showcase_paint_draw(showcase_paint *p, float time, const float vp[16], float pixels_per_metre, float shade)
 {
     if (!p || !vp)
         return;
@@ -519,7 +519,7 @@ void crowd_gl_paint_draw(crowd_gl_paint *p, float time, const float vp[16], floa
     draw_flight(p, time, vp, pixels_per_metre);
 }
 
-void crowd_gl_paint_draw_flight(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre)
+void showcase_paint_draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre)
 {
     if (!p || !vp)
         return;
@@ -530,7 +530,7 @@ void crowd_gl_paint_draw_flight(crowd_gl_paint *p, float time, const float vp[16
 }
 
 /* Droplets then tracers, the depth test on (LEQUAL); leaves blending off, depth writes on, LESS. */
-static void draw_flight(crowd_gl_paint *p, float time, const float vp[16], float pixels_per_metre)
+static void draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre)
 {
     /* droplets: opaque round points */
     glDisable(GL_BLEND);
@@ -562,7 +562,7 @@ static void draw_flight(crowd_gl_paint *p, float time, const float vp[16], float
     glDepthFunc(GL_LESS);
 }
 
-void crowd_gl_paint_clear(crowd_gl_paint *p)
+void showcase_paint_clear(showcase_paint *p)
 {
     if (!p)
         return;
@@ -582,7 +582,7 @@ void crowd_gl_paint_clear(crowd_gl_paint *p)
     }
 }
 
-crowd_result crowd_gl_paint_read(crowd_gl_paint *p, uint8_t *rgba)
+crowd_result showcase_paint_read(showcase_paint *p, uint8_t *rgba)
 {
     if (!p || !rgba)
         return CROWD_ERROR_ARGUMENT;
@@ -593,12 +593,12 @@ crowd_result crowd_gl_paint_read(crowd_gl_paint *p, uint8_t *rgba)
     return CROWD_OK;
 }
 
-uint32_t crowd_gl_paint_texture(const crowd_gl_paint *p)
+uint32_t showcase_paint_texture(const showcase_paint *p)
 {
     return p ? p->texture : 0;
 }
 
-const crowd_gl_paint_stats *crowd_gl_paint_get_stats(const crowd_gl_paint *p)
+const showcase_paint_stats *showcase_paint_get_stats(const showcase_paint *p)
 {
     return p ? &p->stats : NULL;
 }

@@ -1,4 +1,4 @@
-#include "scene/scene.h"
+#include "showcase/scene.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,32 +96,35 @@ static crowd_result add_attachment(crowd_gl_renderer *r, const float (*profile)[
     return result;
 }
 
-crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, const crowd_obstacle *obstacles,
-                               uint32_t obstacle_count, float world_size, crowd_error *error)
+crowd_result showcase_scene_stage(showcase_stage *stage, const crowd_obstacle *obstacles, uint32_t obstacle_count,
+                                  float world_size, crowd_error *error)
 {
     static const uint8_t ground[4] = {112, 124, 96, 255};
-    if (crowd_gl_set_ground(r, world_size * 1.5f, ground) != CROWD_OK)
-        return crowd_fail(error, CROWD_ERROR_GL, "the ground plane could not be made");
+    crowd_result result = showcase_stage_set_ground(stage, world_size * 1.5f, ground, error);
     mesh pillar = {0};
-    crowd_gl_prop *props = crowd_malloc(sizeof *props * (obstacle_count + 1));
-    if (!props || !lathe(&pillar, pillar_profile, ROWS(pillar_profile), 20)) {
-        crowd_free(props);
-        free_mesh(&pillar);
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "scene: out of memory");
-    }
-    for (uint32_t i = 0; i < obstacle_count; i++) {
+    showcase_prop *props = crowd_malloc(sizeof *props * (obstacle_count + 1));
+    if (result == CROWD_OK && (!props || !lathe(&pillar, pillar_profile, ROWS(pillar_profile), 20)))
+        result = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "scene: out of memory");
+    for (uint32_t i = 0; result == CROWD_OK && i < obstacle_count; i++) {
         const crowd_obstacle *o = &obstacles[i];
         uint8_t shade = (uint8_t)(150 + (i * 37) % 60);
-        props[i] = (crowd_gl_prop){
+        props[i] = (showcase_prop){
             {o->x, 0.0f, o->z}, 0.0f, {o->radius, 3.0f, o->radius}, {shade, shade, (uint8_t)(shade - 20), 255}};
     }
-    crowd_result result = crowd_gl_set_props(r, pillar.positions, pillar.normals, pillar.vertex_count, pillar.indices,
-                                             pillar.index_count, props, obstacle_count, error);
+    const showcase_mesh m = {pillar.positions, pillar.normals, pillar.vertex_count, pillar.indices, pillar.index_count};
+    if (result == CROWD_OK)
+        result = showcase_stage_set_props(stage, &m, props, obstacle_count, error);
     crowd_free(props);
     free_mesh(&pillar);
-    if (result != CROWD_OK || !asset->bones.data)
-        return result;
+    return result;
+}
+
+crowd_result showcase_scene_dress(crowd_gl_renderer *r, const crowd_asset *asset, crowd_error *error)
+{
+    if (!asset->bones.data)
+        return CROWD_OK;
     static const uint8_t cap[4] = {200, 40, 40, 255}, balloon[4] = {250, 200, 40, 255};
+    crowd_result result = CROWD_OK;
     if (crowd_asset_find_socket(asset, "head", NULL))
         result = add_attachment(r, cap_profile, ROWS(cap_profile), "head", cap, 0, error);
     if (result == CROWD_OK && crowd_asset_find_socket(asset, "hand_r", NULL))
@@ -129,7 +132,7 @@ crowd_result crowd_scene_setup(crowd_gl_renderer *r, const crowd_asset *asset, c
     return result;
 }
 
-void crowd_scene_lighting(crowd_gl_scene *s, float fog_density)
+void showcase_scene_lighting(crowd_gl_scene *s, float fog_density)
 {
     float d[3] = {0.35f, 0.8f, 0.45f}, l = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
     const float sun[3] = {2.1f, 1.95f, 1.75f}, sky[3] = {0.36f, 0.42f, 0.52f}, bounce[3] = {0.17f, 0.15f, 0.12f};
@@ -144,7 +147,7 @@ void crowd_scene_lighting(crowd_gl_scene *s, float fog_density)
     s->fog_density = fog_density;
 }
 
-void crowd_scene_sky(float rgb[3])
+void showcase_scene_sky(float rgb[3])
 {
     const float fog[3] = {0.62f, 0.70f, 0.82f};
     for (int k = 0; k < 3; k++)
