@@ -286,7 +286,7 @@ crowd_result crowd_bake_frames(const crowd_vertex_frames *frames, const crowd_ba
     if (desc->bones)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "bake: vertex frames have no skeleton, so no bone texture, bone mode or sockets; bake "
-                          "without --bones");
+                          "without crowd_bake_desc.bones");
     crowd_rig rig;
     crowd_result r = crowd_rig_from_frames(frames, &rig, error);
     if (r != CROWD_OK)

@@ -243,23 +243,23 @@ static void plausibility(const bake_job *job, double height)
         return;
     if (height > 50.0 && height / 100.0 <= 50.0)
         warn(job,
-             "character is %.4g m tall: the file is probably in centimetres (--scale 0.01, or --height "
-             "METRES; %.3g m at --scale 0.01)",
+             "character is %.4g m tall: the file is probably in centimetres (crowd_bake_desc.scale 0.01, or "
+             "crowd_bake_desc.height in metres; %.3g m at crowd_bake_desc.scale 0.01)",
              height, height / 100.0);
     else if (height > 50.0)
         warn(job,
-             "character is %.4g m tall: the file is probably in millimetres (--scale 0.001, or --height "
-             "METRES; %.3g m at --scale 0.001)",
+             "character is %.4g m tall: the file is probably in millimetres (crowd_bake_desc.scale 0.001, or "
+             "crowd_bake_desc.height in metres; %.3g m at crowd_bake_desc.scale 0.001)",
              height, height / 1000.0);
     else if (height * 39.37 >= 0.05 && height * 39.37 <= 50.0 && height * 100.0 > 3.0)
         warn(job,
              "character is %.4g m tall: the file is probably in inches or feet read as metres' fractions; "
-             "--height METRES sets its size (%.3g m at --scale 39.37)",
+             "crowd_bake_desc.height in metres sets its size (%.3g m at crowd_bake_desc.scale 39.37)",
              height, height * 39.37);
     else
         warn(job,
-             "character is %.4g m tall, outside 0.05..50 m: --height METRES sets its size (%.3g m at "
-             "--scale 100)",
+             "character is %.4g m tall, outside 0.05..50 m: crowd_bake_desc.height in metres sets its size "
+             "(%.3g m at crowd_bake_desc.scale 100)",
              height, height * 100.0);
 }
 
@@ -394,7 +394,7 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
         if (bc->role != CROWD_ROLE_LOCOMOTION) {
             bc->stride.locomotion = false;
             bc->stride.stride = 0.0;
-        } else if (!bc->stride.locomotion) { /* forced by --clip-role on a clip that does not travel */
+        } else if (!bc->stride.locomotion) { /* forced by desc->clip_roles on a clip that does not travel */
             bc->stride.stride = 0.0;
         }
         if (flier && bc->role == CROWD_ROLE_FLIGHT)
