@@ -8,14 +8,14 @@
 #include <string.h>
 
 #include "check.h"
-#include "common/view_matrices.h"
 #include "common/cbmath.h"
+#include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
 #include "crowdbake/gl.h"
 #include "crowdbake/grass.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
-#include "grass/grass_internal.h"
+#include "grass/grass_testing.h"
 #include "test_support.h"
 
 #define W 480

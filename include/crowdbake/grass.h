@@ -256,9 +256,6 @@ CROWD_API void crowd_grass_set_paint(crowd_grass *grass, uint32_t texture, float
  * field's look from the next draw: regenerate the mipmaps after writing. */
 CROWD_API uint32_t crowd_grass_noise_texture(const crowd_grass *grass);
 
-/* Forgets the skip key: the next draw culls again. */
-CROWD_API void crowd_grass_invalidate(crowd_grass *grass);
-
 CROWD_API const crowd_grass_stats *crowd_grass_get_stats(const crowd_grass *grass);
 
 /* The desc with every default filled in (the values crowd_grass_create uses). */

@@ -13,7 +13,7 @@
 #include "gl/program.h"
 #include "gl/renderer_internal.h"
 #include "grass/grass_fields.h"
-#include "grass/grass_internal.h"
+#include "grass/grass_testing.h"
 
 /* embedded from src/grass/glsl by cmake/embed_glsl.cmake */
 extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[], crowd_glsl_grass_vert[],
@@ -479,15 +479,6 @@ void crowd_grass_destroy(crowd_grass *g)
     crowd_free(g);
 }
 
-void crowd_grass_invalidate(crowd_grass *g)
-{
-    g->key_valid = false;
-#ifndef __EMSCRIPTEN__
-    if (g->gpu)
-        crowd_gpu_layer_invalidate(&g->layer);
-#endif
-}
-
 const crowd_grass_stats *crowd_grass_get_stats(const crowd_grass *g)
 {
     return &g->stats;
@@ -727,11 +718,6 @@ void crowd_grass_reset_fields(crowd_grass *g)
         grass_fields_reset(&g->fields);
 }
 
-bool grass_gl_read_field(const crowd_grass *g, int which, uint8_t *rgba)
-{
-    return grass_fields_read(&g->fields, which, rgba);
-}
-
 crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, const crowd_gl_scene *scene,
                               const crowd_grass_frame *frame)
 {
@@ -842,10 +828,15 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     return CROWD_OK;
 }
 
-/* ---- for tests (they stall) ---- */
+/* ---- for tests (grass_testing.h; they stall) ---- */
 grass_eye grass_gl_eye(const crowd_grass *g)
 {
     return g->eye;
+}
+
+bool grass_gl_read_field(const crowd_grass *g, int which, uint8_t *rgba)
+{
+    return grass_fields_read(&g->fields, which, rgba);
 }
 
 bool grass_gl_read_partitions(const crowd_grass *g, uint32_t counts[CROWD_GRASS_TIERS], uint32_t *ids)
