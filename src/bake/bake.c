@@ -479,9 +479,13 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
                                           rig->lod_screen_coverage, rig->lod_level_count, rig->vertex_count, &job.lods,
                                           error);
     else
-        r = crowd_build_lod_chain(rig->positions, rig->normals, rig->source == CROWD_RIG_FRAMES ? rig->joints : NULL,
-                                  rig->vertex_count, rig->indices, rig->index_count, ratios, lod_count, &job.lods,
-                                  error);
+        r = crowd_build_lod_chain(&(crowd_lod_mesh){.positions = rig->positions,
+                                                    .normals = rig->normals,
+                                                    .parts = rig->source == CROWD_RIG_FRAMES ? rig->joints : NULL,
+                                                    .vertex_count = rig->vertex_count,
+                                                    .indices = rig->indices,
+                                                    .index_count = rig->index_count},
+                                  ratios, lod_count, &job.lods, error);
     if (r != CROWD_OK)
         goto done;
     double t2 = crowd_clock_ms();
