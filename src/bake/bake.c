@@ -437,6 +437,24 @@ static void fill_stats(const bake_job *job, crowd_bake_stats *s)
         s->lod_triangles[l] = job->lods.levels[l].triangle_count;
 }
 
+/* The rig's authored levels when it has them, else levels generated at `ratios`. Vertex frames
+ * keep their parts apart in the weld (their joints are the part ids). */
+static crowd_result build_lods(bake_job *job, const float *ratios, uint32_t lod_count, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    if (rig->lod_level_count)
+        return crowd_lod_chain_from_authored(rig->lod_indices, rig->lod_first_index, rig->lod_index_count,
+                                             rig->lod_screen_coverage, rig->lod_level_count, rig->vertex_count,
+                                             &job->lods, error);
+    crowd_lod_mesh mesh = {.positions = rig->positions,
+                           .normals = rig->normals,
+                           .parts = rig->source == CROWD_RIG_FRAMES ? rig->joints : NULL,
+                           .vertex_count = rig->vertex_count,
+                           .indices = rig->indices,
+                           .index_count = rig->index_count};
+    return crowd_build_lod_chain(&mesh, ratios, lod_count, &job->lods, error);
+}
+
 crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error)
 {
     if (!desc || !output)
@@ -473,20 +491,7 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     measure_bounds(&job);
     double t1 = crowd_clock_ms();
     progress(&job, 1.0f, "lods");
-    const crowd_rig *rig = job.rig;
-    if (rig->lod_level_count)
-        r = crowd_lod_chain_from_authored(rig->lod_indices, rig->lod_first_index, rig->lod_index_count,
-                                          rig->lod_screen_coverage, rig->lod_level_count, rig->vertex_count, &job.lods,
-                                          error);
-    else
-        r = crowd_build_lod_chain(&(crowd_lod_mesh){.positions = rig->positions,
-                                                    .normals = rig->normals,
-                                                    .parts = rig->source == CROWD_RIG_FRAMES ? rig->joints : NULL,
-                                                    .vertex_count = rig->vertex_count,
-                                                    .indices = rig->indices,
-                                                    .index_count = rig->index_count},
-                                  ratios, lod_count, &job.lods, error);
-    if (r != CROWD_OK)
+    if ((r = build_lods(&job, ratios, lod_count, error)))
         goto done;
     double t2 = crowd_clock_ms();
     progress(&job, 1.0f, "strides");
