@@ -399,7 +399,7 @@ static void add_nose(crowd_rig *rig, uint32_t first, uint32_t last)
 }
 
 /* Smooth normals: area-weighted face normals summed over vertices that share a position (the UV
- * seam duplicates one column per ring). */
+ * seam repeats one column per ring). */
 static void compute_normals(crowd_rig *rig)
 {
     float *n = rig->normals;
