@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "check.h"
-#include "common/view_matrices.h"
 #include "common/cbmath.h"
+#include "common/view_matrices.h"
 #include "core/format.h"
 #include "crowdbake/gl.h"
 #include "gl/gl_api.h"

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/view_matrices.h"
 #include "common/cbmath.h"
+#include "common/view_matrices.h"
 #include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"
 
