@@ -4,7 +4,7 @@
 #   make run         build, bake the built-in humanoid, open the demo (headless run without a display)
 #   make test        build (Release, ASan+UBSan, TSan, web) and run every test
 #   make test-package  install to a temporary prefix and build consumers on it (part of make test)
-#   make analyze     cppcheck over the build's compile_commands.json (part of make test)
+#   make analyze     cppcheck over the build's compile_commands.json, function sizes (part of make test)
 #   make format      apply .clang-format;  make format-check: check it, that no tracked file reads a
 #                    path outside the repository and that comments carry no history (part of make test)
 #   make bench       build and run the benchmarks
@@ -101,8 +101,13 @@ test: build build-asan build-fuzz
 test-package: build
 	@JOBS=$(JOBS) scripts/test-package.sh $(BUILD)
 
+# The folders whose library functions are held to 80 lines and 8 parameters
+# (scripts/check-functions.sh); the list grows to all of src/ as the other folders are cleaned.
+FUNCTION_CHECKED = src/bake src/gltf src/critters src/grass src/rig src/core src/common
+
 analyze: build
 	@JOBS=$(JOBS) scripts/analyze.sh $(BUILD)
+	@scripts/check-functions.sh $(FUNCTION_CHECKED)
 
 format: setup
 	@scripts/check-format.sh --fix

@@ -1,7 +1,7 @@
 /* Demo mode "compare": classic skinning in the left half of the screen, the VAT crowd in the right
  * half, same asset, clips, steering (one simulation each, same settings), camera, lighting and
  * shadows. The left half poses every character's skeleton on the CPU from the rig's clips
- * (crowd_rig_pose_record) and draws each with its own palette and draw call (crowd_gl_skinned);
+ * (crowd_rig_pose_blend) and draws each with its own palette and draw call (crowd_gl_skinned);
  * the right half is the crowd runtime and renderer as in the rest of the demo. */
 #ifndef CROWD_DEMO_COMPARE_H
 #define CROWD_DEMO_COMPARE_H

@@ -10,6 +10,7 @@ debian_packages=(
   build-essential cmake pkg-config
   clang libclang-rt-14-dev                                # sanitizers, libFuzzer
   cppcheck clang-format python3                           # make analyze, make format-check
+  universal-ctags                                         # make analyze: function sizes (check-functions.sh)
   libmeshoptimizer-dev libcjson-dev libstb-dev
   libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri    # GL through EGL surfaceless (llvmpipe)
   libglfw3-dev                                            # the native demo's window

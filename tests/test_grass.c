@@ -15,7 +15,7 @@
 #include "crowdbake/grass.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
-#include "grass/grass_internal.h"
+#include "grass/grass_testing.h"
 #include "test_support.h"
 
 #define W 480

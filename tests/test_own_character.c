@@ -405,7 +405,7 @@ static void loop_rule_b(void)
     crowd_rig_free(&rig);
 }
 
-/* Without --height a centimetre file is 170+ m tall: a warning naming centimetres and the flag. */
+/* Without a height a centimetre file is 170+ m tall: a warning naming centimetres and the desc field. */
 static void implausible_size_warns(void)
 {
     size_t size = 0;
@@ -430,8 +430,9 @@ static void implausible_size_warns(void)
     desc.max_bytes = 1u << 20;
     crowd_bake_output refused;
     CHECK(crowd_bake(&desc, &refused, &err) == CROWD_ERROR_LIMIT);
-    CHECKF(strstr(err.message, "--fps") && strstr(err.message, "--clips") && strstr(err.message, "--compact"), "%s",
-           err.message);
+    CHECKF(strstr(err.message, "crowd_bake_desc.fps") && strstr(err.message, "crowd_bake_desc.clip_names") &&
+               strstr(err.message, "crowd_bake_desc.compact"),
+           "%s", err.message);
     crowd_rig_free(&rig);
 }
 

@@ -56,7 +56,7 @@ static void record_fade_is_the_blend(void)
     rec.clips = (asset.clip_count - 1) << 12, rec.offset_a = 0.25f, rec.scale = 1.0f; /* A 0, B the last */
     rec.offset_b = 0.5f;
     rec.fade_start = 1.0f, rec.fade_rate = 0.5f; /* at time 2: w = 0.5 */
-    CHECK(crowd_rig_pose_record(p, &rec, 2.0f, m));
+    CHECK(test_pose_record(p, &rec, 2.0f, m));
     CHECK(crowd_rig_pose_phase(p, 0, 0.25f, a));
     CHECK(crowd_rig_pose_phase(p, asset.clip_count - 1, 0.5f, b));
     double worst = 0.0;
@@ -64,7 +64,7 @@ static void record_fade_is_the_blend(void)
         worst = fmax(worst, fabs(m[i] - 0.5 * (a[i] + b[i])));
     CHECKF(worst < 1e-5, "fade blend off by %g", worst);
     rec.clips = asset.clip_count; /* clip A: one the asset lacks */
-    CHECK(!crowd_rig_pose_record(p, &rec, 2.0f, m));
+    CHECK(!test_pose_record(p, &rec, 2.0f, m));
     free(a), free(b), free(m);
     crowd_rig_poser_destroy(p);
 

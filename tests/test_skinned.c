@@ -186,7 +186,7 @@ static void skinned_matches_vat(void)
     float time = crowd_time(c);
     for (uint32_t k = 0; k < CHARACTERS; k++) {
         REQUIRE(crowd_get(c, k, &rec[k]) == CROWD_OK);
-        CHECK(crowd_rig_pose_record(p, &rec[k], time, rows + 12 * asset.bone_count * k));
+        CHECK(test_pose_record(p, &rec[k], time, rows + 12 * asset.bone_count * k));
         chars[k] = (crowd_gl_character){{rec[k].position[0], rec[k].position[1], rec[k].position[2]},
                                         rec[k].yaw,
                                         rec[k].scale,
@@ -274,7 +274,7 @@ static void skinned_cross_fade_matches_vat(void)
     REQUIRE(crowd_rig_poser_create(humanoid(), &asset, &p, NULL) == CROWD_OK);
     float *rows = malloc(sizeof(float) * 12 * asset.bone_count);
     REQUIRE(rows != NULL);
-    CHECK(crowd_rig_pose_record(p, &rec, crowd_time(c), rows));
+    CHECK(test_pose_record(p, &rec, crowd_time(c), rows));
     crowd_gl_character ch = {
         {rec.position[0], rec.position[1], rec.position[2]}, rec.yaw, rec.scale, rec.tint, rec.variant, rows};
     crowd_set_count(c, 0);

@@ -372,3 +372,17 @@ bool test_sphere_in(const float planes[6][4], const float c[3], float radius)
             return false;
     return true;
 }
+
+bool test_pose_record(crowd_rig_poser *poser, const crowd_record *r, float time, float *rows)
+{
+    crowd_rig_blend blend = {
+        .clip_a = crowd_record_clip(r, 0),
+        .phase_a = r->offset_a + time * r->rate_a,
+        .hold_a = (r->clips & CROWD_RECORD_HOLD_A) != 0,
+        .clip_b = crowd_record_clip(r, 1),
+        .phase_b = r->offset_b + time * r->rate_b,
+        .hold_b = (r->clips & CROWD_RECORD_HOLD_B) != 0,
+        .weight = r->fade_rate > 0.0f ? (time - r->fade_start) * r->fade_rate : 0.0f,
+    };
+    return crowd_rig_pose_blend(poser, &blend, rows);
+}

@@ -4,7 +4,7 @@
  * drive both paths, so both play the same clips at the same places. Each frame, after the sim
  * step (shared, reported apart):
  *   classic: every live agent's record is read (crowd_get) and its skeleton posed from the rig's
- *            clips (crowd_rig_pose_record: the baker's sampler), then crowd_gl_skinned_upload,
+ *            clips (crowd_rig_pose_blend: the baker's sampler), then crowd_gl_skinned_upload,
  *            crowd_gl_skinned_render_shadows and crowd_gl_skinned_draw (a palette upload and a draw
  *            call per character per pass, level 0, no culling: every creature of the seed's left
  *            half is its own skinned mesh);
@@ -46,6 +46,20 @@ static void compare_view(crowd_view *view, crowd_gl_scene *scene)
     memcpy(scene->projection, view->projection, sizeof scene->projection);
 }
 
+/* The poser's blend for a record at shader time `time` (crowdbake/rig.h crowd_rig_blend). */
+static crowd_rig_blend record_blend(const crowd_record *r, float time)
+{
+    return (crowd_rig_blend){
+        .clip_a = crowd_record_clip(r, 0),
+        .phase_a = r->offset_a + time * r->rate_a,
+        .hold_a = (r->clips & CROWD_RECORD_HOLD_A) != 0,
+        .clip_b = crowd_record_clip(r, 1),
+        .phase_b = r->offset_b + time * r->rate_b,
+        .hold_b = (r->clips & CROWD_RECORD_HOLD_B) != 0,
+        .weight = r->fade_rate > 0.0f ? (time - r->fade_start) * r->fade_rate : 0.0f,
+    };
+}
+
 /* Poses every live agent: the classic path's CPU animation. */
 static void pose_all(crowd *c, crowd_rig_poser *poser, uint32_t bones, float *rows, crowd_gl_character *chars,
                      uint32_t n)
@@ -55,7 +69,8 @@ static void pose_all(crowd *c, crowd_rig_poser *poser, uint32_t bones, float *ro
         crowd_record rec;
         crowd_get(c, i, &rec);
         float *palette = rows + (size_t)12 * bones * i;
-        crowd_rig_pose_record(poser, &rec, time, palette);
+        crowd_rig_blend blend = record_blend(&rec, time);
+        crowd_rig_pose_blend(poser, &blend, palette);
         chars[i] =
             (crowd_gl_character){{0, 0, 0}, crowd_record_yaw(&rec, time), rec.scale, rec.tint, rec.variant, palette};
         crowd_record_position(&rec, time, chars[i].position); /* where the VAT crowd draws it */
@@ -214,7 +229,7 @@ int bench_compare(const crowd_asset *asset, const uint32_t *counts, uint32_t n, 
                m[T_POSE] / (m[T_UPDATE] > 0 ? m[T_UPDATE] : 1e-6), classic / vat);
         fflush(stdout);
     }
-    printf("classic: pose = crowd_get + crowd_rig_pose_record for every agent (the CPU animation); submit =\n"
+    printf("classic: pose = crowd_get + crowd_rig_pose_blend for every agent (the CPU animation); submit =\n"
            "crowd_gl_skinned_upload + shadow + colour pass (a palette upload + draw per character per pass).\n"
            "cpu skin: the CPU-skinned variant's skin + upload + draws (total adds its posing; up to %u).\n"
            "VAT: update = crowd_update; submit = crowd_gl_upload + shadow + colour pass. x runtime = pose / update\n"

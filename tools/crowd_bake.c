@@ -397,7 +397,8 @@ static char *default_output(const char *input)
 static void bake_warning(void *user, const char *message)
 {
     (void)user;
-    fprintf(stderr, "crowd-bake: warning: %s\n", message);
+    char text[1024];
+    fprintf(stderr, "crowd-bake: warning: %s\n", tool_flag_text(message, text, sizeof text));
 }
 
 static void silent(void *user, const char *message)
@@ -416,7 +417,7 @@ static int run_timing(const options *o)
             gltf.warn = silent;
         double t0 = tool_now_ms();
         if (tool_load_rig(o->input, o->density, &gltf, &rig, &err) != CROWD_OK) {
-            fprintf(stderr, "crowd-bake: %s\n", err.message);
+            tool_print_error("crowd-bake", err.message);
             return 1;
         }
         double t1 = tool_now_ms();
@@ -426,7 +427,7 @@ static int run_timing(const options *o)
         crowd_result r = crowd_bake(&desc, &out, &err);
         crowd_rig_free(&rig);
         if (r != CROWD_OK) {
-            fprintf(stderr, "crowd-bake: %s\n", err.message);
+            tool_print_error("crowd-bake", err.message);
             return 1;
         }
         stages[0][run] = t1 - t0;
@@ -574,7 +575,7 @@ static int bake_frames(options *o)
     status = 0;
 done:
     if (status)
-        fprintf(stderr, "crowd-bake: %s\n", path ? err.message : "out of memory");
+        tool_print_error("crowd-bake", path ? err.message : "out of memory");
     crowd_frames_dump_bytes_free(dump);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&out);
@@ -677,7 +678,7 @@ int main(int argc, char **argv)
     status = 0;
 done:
     if (status)
-        fprintf(stderr, "crowd-bake: %s\n", path ? err.message : "out of memory");
+        tool_print_error("crowd-bake", path ? err.message : "out of memory");
     crowd_asset_free(&asset);
     crowd_bake_output_free(&out);
     crowd_rig_free(&rig);

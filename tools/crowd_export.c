@@ -145,7 +145,7 @@ int main(int argc, char **argv)
         printf("wrote %s: %u vertices, %u bones, %u clips\n", out, rig.vertex_count, rig.bone_count, rig.clip_count);
         status = 0;
     } else {
-        fprintf(stderr, "crowd-export: %s\n", err.message);
+        tool_print_error("crowd-export", err.message);
     }
     crowd_rig_free(&rig);
     return tool_finish_stdout("crowd-export", status);

@@ -213,12 +213,13 @@ int main(int argc, char **argv)
     crowd_container_view view;
     int status = 1;
     if (!bytes) { /* the message names the path */
-        fprintf(stderr, "crowd-inspect: %s\n", err.message);
+        tool_print_error("crowd-inspect", err.message);
         goto done;
     }
     if (crowd_asset_load_memory(&asset, bytes, size, &err) != CROWD_OK ||
         crowd_container_read(bytes, size, &view, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd-inspect: %s: %s\n", path, err.message);
+        char text[sizeof err.message];
+        fprintf(stderr, "crowd-inspect: %s: %s\n", path, tool_flag_text(err.message, text, sizeof text));
         goto done;
     }
     if (json)

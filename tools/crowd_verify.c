@@ -170,12 +170,13 @@ int main(int argc, char **argv)
     crowd_error err = {0};
     int status = 1;
     if (crowd_asset_load_file(&asset, path, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd-verify: %s\n", err.message);
+        tool_print_error("crowd-verify", err.message);
         return 1;
     }
     if (tool_load_source_rig(&asset, source, &rig, &err) != CROWD_OK ||
         crowd_verify(&asset, &rig, &report, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd-verify: %s: %s\n", path, err.message);
+        char text[sizeof err.message];
+        fprintf(stderr, "crowd-verify: %s: %s\n", path, tool_flag_text(err.message, text, sizeof text));
         goto done;
     }
     if (json)

@@ -89,6 +89,77 @@ int tool_missing_value(const char *tool, const char *flag)
     return 2;
 }
 
+/* The desc fields the tools' flags set, as the library's messages name them. */
+static const struct {
+    const char *field, *flag;
+} field_flags[] = {
+    {"crowd_bake_desc.fps", "--fps"},
+    {"crowd_bake_desc.frames", "--frames"},
+    {"crowd_bake_desc.clip_names", "--clips"},
+    {"crowd_bake_desc.lod_count", "--lods"},
+    {"crowd_bake_desc.lod_ratios", "--lod-ratios"},
+    {"crowd_bake_desc.bones", "--bones"},
+    {"crowd_bake_desc.tangents", "--tangents"},
+    {"crowd_bake_desc.compact", "--compact"},
+    {"crowd_bake_desc.fp16", "--fp16"},
+    {"crowd_bake_desc.scale", "--scale"},
+    {"crowd_bake_desc.tex_width", "--tex-width"},
+    {"crowd_bake_desc.forward", "--forward"},
+    {"crowd_bake_desc.up", "--up"},
+    {"crowd_bake_desc.height", "--height"},
+    {"crowd_bake_desc.ground_offset", "--ground"},
+    {"crowd_bake_desc.clip_roles", "--clip-role"},
+    /* a limit keeps its name beside the flag: "exceeds --max-bytes 1000 bytes" reads as a flag */
+    {"crowd_bake_desc.max_bytes", "max_bytes (--max-bytes)"},
+    {"crowd_gltf_desc.skin", "--skin"},
+    {"crowd_gltf_desc.sockets", "--socket"},
+    {"crowd_gltf_write_desc.fps", "--fps"},
+};
+
+static bool identifier_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The flag of the field `text` starts with (a whole identifier), and the field's length. */
+static const char *flag_at(const char *text, size_t *length)
+{
+    for (size_t k = 0; k < sizeof field_flags / sizeof field_flags[0]; k++) {
+        size_t n = strlen(field_flags[k].field);
+        if (!strncmp(text, field_flags[k].field, n) && !identifier_char(text[n])) {
+            *length = n;
+            return field_flags[k].flag;
+        }
+    }
+    return NULL;
+}
+
+const char *tool_flag_text(const char *message, char *out, size_t size)
+{
+    if (!size)
+        return out;
+    size_t n = 0;
+    for (const char *m = message; *m && n + 1 < size;) {
+        size_t length = 0;
+        const char *flag = (m == message || !identifier_char(m[-1])) ? flag_at(m, &length) : NULL;
+        if (!flag) {
+            out[n++] = *m++;
+            continue;
+        }
+        for (; *flag && n + 1 < size; flag++)
+            out[n++] = *flag;
+        m += length;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+void tool_print_error(const char *tool, const char *message)
+{
+    char text[1024];
+    fprintf(stderr, "%s: %s\n", tool, tool_flag_text(message, text, sizeof text));
+}
+
 int tool_finish_stdout(const char *tool, int status)
 {
     /* a full disk or a closed pipe shows up only here: the printf calls before buffered it */
@@ -140,7 +211,9 @@ char **tool_split_list(const char *text, uint32_t *count)
 
 static void print_warning(void *user, const char *message)
 {
-    fprintf(stderr, "%s: warning: %s\n", user ? (const char *)user : "crowdbake", message);
+    char text[1024];
+    fprintf(stderr, "%s: warning: %s\n", user ? (const char *)user : "crowdbake",
+            tool_flag_text(message, text, sizeof text));
 }
 
 crowd_result tool_load_rig(const char *input, float density, const crowd_gltf_desc *gltf, crowd_rig *rig,

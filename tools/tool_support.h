@@ -22,6 +22,14 @@ bool tool_parse_size(const char *text, uint32_t min, uint32_t max, uint32_t *wid
 /* Prints "<tool>: missing value for <flag>" and returns 2 (the bad-command-line status). */
 int tool_missing_value(const char *tool, const char *flag);
 
+/* The library's messages name the desc field a value came from ("crowd_bake_desc.fps 300 outside
+ * 1..240"); a tool's user sets flags. Copies `message` into `out` (`size` bytes, truncated) with
+ * every field a flag sets replaced by that flag ("--fps 300 outside 1..240") and returns `out`. */
+const char *tool_flag_text(const char *message, char *out, size_t size);
+
+/* Prints "<tool>: <message>" and a newline to stderr, the message through tool_flag_text. */
+void tool_print_error(const char *tool, const char *message);
+
 /* Flushes and closes stdout; when anything written there was lost (a full disk, `> /dev/full`, a
  * closed pipe) says so on stderr and returns a failing status (`status` if already failing, else
  * 1). Call once, last, with the status main is about to return. */

@@ -81,7 +81,7 @@ enum {
     CROWD_CLIP_LOCOMOTION = 1u << 1, /* the clip travels: stride > 0 */
 };
 
-/* What a clip is for, decided at bake time from its frames (crowd-bake --clip-role overrides) and
+/* What a clip is for, decided at bake time from its frames (crowd_bake_desc.clip_roles overrides) and
  * stored in bits 8..11 of crowd_clip.flags (CROWD_CLIP_ROLE_MASK). Read it with crowd_clip_role.
  * Only LOCOMOTION clips carry a stride and become gaits. */
 typedef enum crowd_clip_role {
@@ -249,8 +249,8 @@ typedef struct crowd_asset {
     crowd_source_kind source_kind;
     const char *source_name;
     float bake_fps;   /* sampling rate the bake used (0 when fixed frame counts) */
-    float unit_scale; /* source units -> asset units the bake applied (crowd-bake --scale
-                                     or --height); everything in the asset is already scaled */
+    float unit_scale; /* source units -> asset units the bake applied (crowd_bake_desc.scale
+                                     or .height); everything in the asset is already scaled */
 
     /* The optional BAKE section (placement, bone-mode status, clip evidence): NULL in files baked
      * before it existed. Read it through crowd_asset_bake_notes / crowd_asset_clip_evidence. */
@@ -313,8 +313,8 @@ typedef struct crowd_bake_notes {
     crowd_axis forward;  /* the source's forward axis (+Z after the bake) */
     crowd_decision forward_decision;
     crowd_axis up;                  /* the source's up axis: POS_Y or POS_Z */
-    crowd_decision scale_decision;  /* GIVEN: --scale or --height; DEFAULT: 1 (metres per the spec) */
-    crowd_decision ground_decision; /* DETECTED: --ground auto; GIVEN: an offset; DEFAULT: none */
+    crowd_decision scale_decision;  /* GIVEN: desc scale or height; DEFAULT: 1 (metres per the spec) */
+    crowd_decision ground_decision; /* DETECTED: ground AUTO; GIVEN: an offset; DEFAULT: none */
     crowd_bone_mode bone_mode;
     float bone_error;    /* metres: bone mode's worst vertex error against the VAT frames */
     float height;        /* metres: standing height (idle clip's first frame, else rest pose) */
@@ -331,7 +331,7 @@ typedef struct crowd_clip_evidence {
     float loop_error;         /* last pose vs first, as a fraction of the height (0 = seamless) */
     float airborne;           /* lowest point of the clip above the rest pose's, fraction of height */
     bool travels;             /* planted feet slide consistently (the stride extractor's verdict) */
-    bool overridden;          /* crowd-bake --clip-role set the role */
+    bool overridden;          /* crowd_bake_desc.clip_roles set the role */
     float root_travel;        /* metres the source's root travelled over one cycle (root motion, taken
                                  out so the clip plays in place; or carried by a bone without
                                  vertices); 0 for in-place clips */
@@ -359,7 +359,7 @@ CROWD_API bool crowd_clip_role_parse(const char *text, crowd_clip_role *role);
  * false when nothing matches; *index is written only on success. Ties go to the lowest index. */
 CROWD_API bool crowd_asset_match_clip(const crowd_asset *asset, const char *name, uint32_t *index);
 
-/* The same rules over any list of names (the rig's clips before a bake, --clips, --clip-role). */
+/* The same rules over any list of names (the rig's clips before a bake, crowd_bake_desc.clip_names and clip_roles). */
 CROWD_API bool crowd_match_clip_name(const char *const *names, size_t stride, uint32_t count, const char *name,
                                      uint32_t *index);
 

@@ -39,7 +39,7 @@
  * APPROXIMATE (more than 4 influences) or UNAVAILABLE (morph targets), with a warning.
  *
  * SIZE. The file size is predicted before anything is skinned; above max_bytes the bake fails
- * with CROWD_ERROR_LIMIT and a message suggesting --fps, --clips or --compact.
+ * with CROWD_ERROR_LIMIT and a message suggesting a lower fps, fewer clip_names or compact.
  */
 #ifndef CROWDBAKE_BAKE_H
 #define CROWDBAKE_BAKE_H
@@ -79,7 +79,7 @@ typedef enum crowd_bake_ground {
     CROWD_GROUND_OFFSET,   /* move up by crowd_bake_desc.ground_offset metres */
 } crowd_bake_ground;
 
-/* A role forced on a clip (crowd-bake --clip-role NAME=ROLE); names match as crowd_match_clip_name. */
+/* A role forced on a clip; names match as crowd_match_clip_name. */
 typedef struct crowd_bake_clip_role {
     const char *clip;
     crowd_clip_role role;

@@ -304,7 +304,7 @@ CROWD_API crowd_result crowd_gl_check(const char *where, crowd_error *error);
  *
  * The way a skinned character is usually drawn, beside the baked crowd for comparison (demo mode
  * "compare", crowd-bench --compare): the caller poses each character's skeleton on the CPU every
- * frame (crowdbake/rig.h crowd_rig_pose_record: the baker's sampling code at run time) and hands
+ * frame (crowdbake/rig.h crowd_rig_pose_blend: the baker's sampling code at run time) and hands
  * the palettes over; each character then costs its own palette upload (3 vec4 uniforms per bone,
  * per pass) and its own glDrawElements, with GPU linear-blend skinning (4 influences) in the
  * vertex shader. With cpu_skinning the vertices are skinned on the CPU instead and uploaded (the
@@ -331,7 +331,7 @@ typedef struct crowd_gl_character {
     float scale;            /* uniform */
     uint32_t tint;          /* as crowd_record.tint */
     uint32_t variant;       /* as crowd_record.variant */
-    const float *bone_rows; /* asset bone_count 3x4 row-major skinning matrices (crowd_rig_pose_record) */
+    const float *bone_rows; /* asset bone_count 3x4 row-major skinning matrices (crowd_rig_pose_blend) */
 } crowd_gl_character;
 
 typedef struct crowd_gl_skinned_stats {

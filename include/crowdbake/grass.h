@@ -159,10 +159,10 @@ typedef struct crowd_grass_stats {
        for (a result not there yet is skipped), negative until a first result. Culling: cull +
        classify (GPU path) or the block table's upload (CPU path), 0 when skipped. Each tier's draw
        (0 when the CPU path had nothing for it) and the ground's; draw: their sum. Five queries a
-       frame, and a glFlush after culling's (it waits for nothing): without it llvmpipe closed the
-       culling query only after the frame's draw calls had run their vertex stage on the CPU, and
-       culling read 375-580 ms instead of 19-27 ms (README, grass). On a CPU rasteriser the tiers'
-       timers hold rasterisation only: the vertex stage runs inside the draw calls on the CPU. */
+       frame, and a glFlush after culling's (it waits for nothing): without it a CPU rasteriser
+       (llvmpipe) closes the culling query only after the frame's draw calls have run their vertex
+       stage, and culling's time holds theirs. On a CPU rasteriser the tiers' timers hold
+       rasterisation only: the vertex stage runs inside the draw calls on the CPU. */
     crowd_grass_field_passes field_passes; /* the fields' passes in use: FRAGMENT or COMPUTE */
     bool timers;                           /* desc.timers and the context has timer queries */
     double gpu_cull_ms, gpu_draw_ms;
@@ -174,8 +174,8 @@ typedef struct crowd_grass_stats {
 
 typedef struct crowd_grass crowd_grass;
 
-/* Makes the field: generates the blade records (deterministic, about 60 ns a blade), uploads them
- * (16 bytes a blade: 32 MB for 2M) and the three tier meshes, compiles the program(s). Checks GL
+/* Makes the field: generates the blade records (deterministic, linear in the blade count), uploads
+ * them (16 bytes a blade: 32 MB for 2M) and the three tier meshes, compiles the program(s). Checks GL
  * errors once at the end. Errors: CROWD_ERROR_ARGUMENT (a value out of range: negative sizes,
  * bands out of order, more than CROWD_GRASS_MAX_BLADES), CROWD_ERROR_UNSUPPORTED (path GPU on a
  * context without compute), CROWD_ERROR_GL (a shader, the GPU's texture size, out of memory). */
@@ -200,9 +200,10 @@ CROWD_API crowd_result crowd_grass_draw(crowd_grass *grass, const crowd_gl_rende
  *    texel reads its neighbour when the window moves), the cut is read and written in place over the
  *    bounding box of the update's discs only; the discs are culled per 16 x 16 tile and applied in
  *    stamp order with the blend's arithmetic and RGBA8 rounding, so both variants hold the same
- *    texels (test_grass: at most 2/255 apart, in under 0.1 % of the channels, on llvmpipe). After the dispatch a glMemoryBarrier (texture fetch,
- *    image access, framebuffer, texture update) makes the image stores visible to the blades'
- *    ordinary texture samples: without it a compute-written texture can read as its old contents.
+ *    texels to within 2/255 in under 0.1 % of the channels (test_grass holds them to that). After
+ *    the dispatch a glMemoryBarrier (texture fetch, image access, framebuffer, texture update) makes
+ *    the image stores visible to the blades' ordinary texture samples: without it a compute-written
+ *    texture can read as its old contents.
  * What the passes do:
  *  - Trample: a ping-pong pair of trample_resolution^2 textures over a trample_extent window that
  *    follows the focus in whole texels. One pass per update reads the active texture (shifted by the
@@ -218,11 +219,11 @@ CROWD_API crowd_result crowd_grass_draw(crowd_grass *grass, const crowd_gl_rende
  *    drawn with MAX blending. Blades of every tier over a cut are cut_height of their height (the
  *    seed cuts the near tier; the tiers share height on purpose, so a cut patch does not grow back
  *    when its roots hand off to mid or far).
- * Costs: one 256^2 pass plus the discs (an agent walk of crowd->record_count on the CPU, about a
- * nanosecond each), and nothing for the cut unless it is cut. On llvmpipe with 32 discs: compute
- * 3.8-4.7 ms (its image loads are slow), fragment 0.8-1.2 ms; the compute variant bins the discs by
- * 16 x 16 texel tile on the CPU first (a few nanoseconds a disc, into a list grown as needed).
- * Leaves: `target`'s framebuffer and
+ * Costs: one trample_resolution^2 pass plus the discs (a walk of crowd->record_count records on
+ * the CPU, one position each), and nothing for the cut unless it is cut; the compute variant bins
+ * the discs by 16 x 16 texel tile on the CPU first (linear in the discs and the tiles they touch,
+ * into a list grown as needed: the one allocation an update may make). On a CPU rasteriser the
+ * compute variant is the slower of the two (its image loads are). Leaves: `target`'s framebuffer and
  * viewport (crowd_gl_set_target) bound when it is given, else framebuffer 0 and the viewport of the
  * last field drawn; blending off, program 0, vertex array 0. Call it before the frame's passes that
  * draw (the shadow pass included). With desc.no_fields it does nothing. With debug, returns
@@ -255,9 +256,6 @@ CROWD_API void crowd_grass_set_paint(crowd_grass *grass, uint32_t texture, float
  * Other materials may sample it to match the field. Writing into it (glTexSubImage2D) changes the
  * field's look from the next draw: regenerate the mipmaps after writing. */
 CROWD_API uint32_t crowd_grass_noise_texture(const crowd_grass *grass);
-
-/* Forgets the skip key: the next draw culls again. */
-CROWD_API void crowd_grass_invalidate(crowd_grass *grass);
 
 CROWD_API const crowd_grass_stats *crowd_grass_get_stats(const crowd_grass *grass);
 

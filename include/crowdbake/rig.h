@@ -12,7 +12,7 @@
 #define CROWDBAKE_RIG_H
 
 #include <stdbool.h>
-#include "crowd.h"
+#include "asset.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -201,13 +201,27 @@ CROWD_API void crowd_rig_poser_destroy(crowd_rig_poser *poser);
  * frame f at phase f / n (looping) or f / (n - 1) (one-shot). False for a clip out of range. */
 CROWD_API bool crowd_rig_pose_phase(crowd_rig_poser *poser, uint32_t clip, float phase, float *rows);
 
-/* Poses an instance record at shader time `time` as the vertex shader plays it (crowd.h): clip A
- * at fract(offset_a + time * rate_a) (clamped when CROWD_RECORD_HOLD_A), and while a fade runs
- * (fade_rate > 0) clip B likewise, the two palettes mixed by clamp((time - fade_start) *
- * fade_rate, 0, 1): linear blend skinning is linear in the matrices, so this equals the shader's
- * mix of the two skinned positions. Between baked frames the runtime pose is the clip itself,
- * where the VAT interpolates linearly between two frames. False for a clip index out of range. */
-CROWD_API bool crowd_rig_pose_record(crowd_rig_poser *poser, const crowd_record *record, float time, float *rows);
+/* One moment of a cross-fade between two clips, as the runtime's vertex shader plays it. A crowd
+ * record (crowdbake/crowd.h) decodes to one at shader time t: clip_a = crowd_record_clip(record, 0),
+ * phase_a = offset_a + t * rate_a, hold_a = the record's CROWD_RECORD_HOLD_A flag, clip B likewise,
+ * and weight = (t - fade_start) * fade_rate while a fade runs (fade_rate > 0), else 0. */
+typedef struct crowd_rig_blend {
+    uint32_t clip_a; /* asset clip index, < the asset's clip_count */
+    float phase_a;   /* cycles since the clip's start: wrapped into [0, 1) (fract), or clamped to
+                        [0, 1] when hold_a, whatever the clip's own loop flag says */
+    bool hold_a;     /* the clip plays once and holds its last pose */
+    uint32_t clip_b; /* the clip faded to; checked like clip_a even while weight is 0 */
+    float phase_b;
+    bool hold_b;
+    float weight; /* clip B's share, clamped to [0, 1]; 0 poses clip A alone (clip B is not sampled) */
+} crowd_rig_blend;
+
+/* Poses a blend: clip A at its wrapped (or held) phase, and while weight > 0 clip B likewise, the
+ * two palettes mixed by the clamped weight: linear blend skinning is linear in the matrices, so
+ * this equals the shader's mix of the two skinned positions. Between baked frames the runtime pose
+ * is the clip itself, where the VAT interpolates linearly between two frames. Cost: one or two
+ * poses (see above). False for a NULL argument or a clip index out of range (rows untouched). */
+CROWD_API bool crowd_rig_pose_blend(crowd_rig_poser *poser, const crowd_rig_blend *blend, float *rows);
 
 /* Checks a rig's internal consistency (indices in range, weights normalised, parents ordered,
  * finite data, sampler present). The baker calls it; readers should produce rigs that pass. */

@@ -46,13 +46,14 @@ static crowd_result check_desc(const crowd_bake_desc *d, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.scale %g outside 0.0001..10000 (0 for 1)",
                           (double)d->scale);
     if (d->compact && d->fp16)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.compact and .fp16 cannot be combined");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_bake_desc.compact and crowd_bake_desc.fp16 cannot be combined");
     if (d->height != 0.0f && !(d->height >= 0.01f && d->height <= 1000.0f))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.height %g m outside 0.01..1000 m",
                           (double)d->height);
     if (d->height != 0.0f && d->scale != 0.0f)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "crowd_bake_desc.height and .scale cannot be combined (both set the size)");
+                          "crowd_bake_desc.height and crowd_bake_desc.scale cannot be combined (both set the size)");
     if ((unsigned)d->forward > CROWD_FORWARD_NEG_X || (unsigned)d->up > CROWD_UP_POS_Z ||
         (unsigned)d->ground > CROWD_GROUND_OFFSET)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake: forward, up or ground out of range");
@@ -179,9 +180,9 @@ static crowd_result predict_size(bake_job *job, uint64_t *predicted, crowd_error
             longest = i;
     }
     return crowd_fail(error, CROWD_ERROR_LIMIT,
-                      "bake: predicted file size %.1f MB (%.0f bytes) exceeds max_bytes (--max-bytes) %.0f bytes (%u "
-                      "vertices x %u frames, %.1f s "
-                      "of clips, longest \"%s\" %.1f s); try a lower --fps, fewer --clips, or --compact%s",
+                      "bake: predicted file size %.1f MB (%.0f bytes) exceeds crowd_bake_desc.max_bytes %.0f bytes (%u "
+                      "vertices x %u frames, %.1f s of clips, longest \"%s\" %.1f s); try a lower "
+                      "crowd_bake_desc.fps, fewer crowd_bake_desc.clip_names, or crowd_bake_desc.compact%s",
                       bytes / 1048576.0, (double)bytes, (double)limit, rig->vertex_count, job->frame_count, seconds,
                       rig->clips[job->clips[longest].rig_clip].name, rig->clips[job->clips[longest].rig_clip].duration,
                       d->compact ? "" : " (8 bytes per vertex-frame)");
@@ -436,6 +437,24 @@ static void fill_stats(const bake_job *job, crowd_bake_stats *s)
         s->lod_triangles[l] = job->lods.levels[l].triangle_count;
 }
 
+/* The rig's authored levels when it has them, else levels generated at `ratios`. Vertex frames
+ * keep their parts apart in the weld (their joints are the part ids). */
+static crowd_result build_lods(bake_job *job, const float *ratios, uint32_t lod_count, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    if (rig->lod_level_count)
+        return crowd_lod_chain_from_authored(rig->lod_indices, rig->lod_first_index, rig->lod_index_count,
+                                             rig->lod_screen_coverage, rig->lod_level_count, rig->vertex_count,
+                                             &job->lods, error);
+    crowd_lod_mesh mesh = {.positions = rig->positions,
+                           .normals = rig->normals,
+                           .parts = rig->source == CROWD_RIG_FRAMES ? rig->joints : NULL,
+                           .vertex_count = rig->vertex_count,
+                           .indices = rig->indices,
+                           .index_count = rig->index_count};
+    return crowd_build_lod_chain(&mesh, ratios, lod_count, &job->lods, error);
+}
+
 crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error)
 {
     if (!desc || !output)
@@ -447,7 +466,7 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     if (r == CROWD_OK && desc->bones && desc->rig->source == CROWD_RIG_FRAMES)
         r = crowd_fail(error, CROWD_ERROR_ARGUMENT,
                        "bake: vertex frames have no skeleton, so no bone texture, bone mode or sockets; bake without "
-                       "--bones");
+                       "crowd_bake_desc.bones");
     if (r != CROWD_OK)
         return r;
 
@@ -472,16 +491,7 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     measure_bounds(&job);
     double t1 = crowd_clock_ms();
     progress(&job, 1.0f, "lods");
-    const crowd_rig *rig = job.rig;
-    if (rig->lod_level_count)
-        r = crowd_lod_chain_from_authored(rig->lod_indices, rig->lod_first_index, rig->lod_index_count,
-                                          rig->lod_screen_coverage, rig->lod_level_count, rig->vertex_count, &job.lods,
-                                          error);
-    else
-        r = crowd_build_lod_chain(rig->positions, rig->normals, rig->source == CROWD_RIG_FRAMES ? rig->joints : NULL,
-                                  rig->vertex_count, rig->indices, rig->index_count, ratios, lod_count, &job.lods,
-                                  error);
-    if (r != CROWD_OK)
+    if ((r = build_lods(&job, ratios, lod_count, error)))
         goto done;
     double t2 = crowd_clock_ms();
     progress(&job, 1.0f, "strides");

@@ -24,7 +24,7 @@ typedef struct bake_job {
     const crowd_bake_desc *desc;
     const crowd_rig *rig;
     float fps;
-    float unit_scale;    /* desc->scale, or the --height factor; 1 when unset */
+    float unit_scale;    /* desc->scale, or the factor desc->height asks for; 1 when unset */
     float placement[16]; /* source model -> asset, column-major 4x4 (bake/place.c) */
     crowd_bake_notes notes;
     uint32_t clip_count;

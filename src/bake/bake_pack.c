@@ -155,17 +155,15 @@ static void write_clip_bounds(const bake_job *job, uint8_t *p)
                         job->clips[c].sphere[k]);
 }
 
-static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_error *error)
+static bool allocate_tables(const bake_job *job, packed_tables *t)
 {
     const crowd_rig *rig = job->rig;
-    bool bones = job->desc->bones;
-    uint32_t palette_count = palette_total(rig);
     t->clips = crowd_calloc(job->clip_count, CROWD_CLIP_BYTES);
     t->lods = crowd_calloc(job->lods.level_count, CROWD_LOD_BYTES);
     t->bones = crowd_calloc(rig->bone_count, CROWD_BONE_BYTES);
     t->sockets = crowd_calloc(rig->socket_count + 1, CROWD_SOCKET_BYTES);
     t->regions = crowd_calloc(rig->region_count, CROWD_REGION_BYTES);
-    t->palette = crowd_calloc(palette_count, 4);
+    t->palette = crowd_calloc(palette_total(rig), 4);
     t->region_ids = crowd_malloc(rig->vertex_count);
     if (rig->colors)
         t->colors = crowd_malloc((size_t)rig->vertex_count * 4);
@@ -173,33 +171,35 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     t->placed_normals = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float) + 1);
     t->notes = crowd_calloc(CROWD_BAKE_NOTES_BYTES + (size_t)job->clip_count * CROWD_CLIP_EVIDENCE_BYTES, 1);
     t->clip_bounds = crowd_calloc(CROWD_CBND_HEADER_BYTES + (size_t)job->clip_count * CROWD_CBND_CLIP_BYTES, 1);
-    if (!t->clip_bounds || !t->clips || !t->lods || !t->bones || !t->sockets || !t->regions || !t->palette ||
-        !t->region_ids || (rig->colors && !t->colors) || !t->scaled_positions || !t->placed_normals || !t->notes)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory");
-    for (size_t v = 0; v < rig->vertex_count; v++) {
-        crowd_place_point(job->placement, rig->positions + 3 * v, t->scaled_positions + 3 * v);
-        crowd_place_direction(job->placement, rig->normals + 3 * v, t->placed_normals + 3 * v);
-    }
-    write_notes(job, t->notes);
-    write_clip_bounds(job, t->clip_bounds);
+    return t->clip_bounds && t->clips && t->lods && t->bones && t->sockets && t->regions && t->palette &&
+           t->region_ids && (!rig->colors || t->colors) && t->scaled_positions && t->placed_normals && t->notes;
+}
 
-    uint32_t source = crowd_string_table_add(&t->strings, rig->source_name ? rig->source_name : "");
-    bool ok = source != UINT32_MAX;
-    write_head(job, source, t->head);
+/* The name's offset in the string table; *ok turns false when the table could not grow. */
+static uint32_t add_name(packed_tables *t, const char *name, bool *ok)
+{
+    uint32_t offset = crowd_string_table_add(&t->strings, name ? name : "");
+    *ok = *ok && offset != UINT32_MAX;
+    return offset;
+}
 
+static void write_clips(const bake_job *job, packed_tables *t, bool *ok)
+{
     for (uint32_t i = 0; i < job->clip_count; i++) {
         const baked_clip *bc = &job->clips[i];
-        const crowd_rig_clip *c = &rig->clips[bc->rig_clip];
+        const crowd_rig_clip *c = &job->rig->clips[bc->rig_clip];
         uint8_t *rec = t->clips + (size_t)i * CROWD_CLIP_BYTES;
-        uint32_t name = crowd_string_table_add(&t->strings, c->name ? c->name : "");
-        ok = ok && name != UINT32_MAX;
-        crowd_wr32(rec, name);
+        crowd_wr32(rec, add_name(t, c->name, ok));
         crowd_wr32(rec + 4, bc->first_frame);
         crowd_wr32(rec + 8, bc->frame_count);
         crowd_wr32(rec + 12, clip_flags(bc, c));
         crowd_wrf32(rec + 16, (float)c->duration);
         crowd_wrf32(rec + 20, (float)bc->stride.stride);
     }
+}
+
+static void write_lods(const bake_job *job, packed_tables *t)
+{
     for (uint32_t l = 0; l < job->lods.level_count; l++) {
         const crowd_lod *lod = &job->lods.levels[l];
         uint8_t *rec = t->lods + (size_t)l * CROWD_LOD_BYTES;
@@ -208,18 +208,26 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
         crowd_wr32(rec + 8, lod->triangle_count);
         crowd_wrf32(rec + 12, lod->screen_coverage);
     }
-    for (uint32_t b = 0; bones && b < rig->bone_count; b++) {
+}
+
+static void write_bones(const bake_job *job, packed_tables *t, bool *ok)
+{
+    const crowd_rig *rig = job->rig;
+    for (uint32_t b = 0; b < rig->bone_count; b++) {
         uint8_t *rec = t->bones + (size_t)b * CROWD_BONE_BYTES;
         float bind[16];
         if (!cb_mat4_invert(bind, rig->bones[b].inverse_bind))
             cb_mat4_identity(bind); /* a singular inverse bind only affects this informational field */
-        uint32_t name = crowd_string_table_add(&t->strings, rig->bones[b].name ? rig->bones[b].name : "");
-        ok = ok && name != UINT32_MAX;
-        crowd_wr32(rec, name);
+        crowd_wr32(rec, add_name(t, rig->bones[b].name, ok));
         crowd_wr32(rec + 4, (uint32_t)rig->bones[b].parent);
         write_matrix(rec + 8, bind, job);
     }
-    for (uint32_t s = 0; bones && s < rig->socket_count; s++) {
+}
+
+static crowd_result write_sockets(const bake_job *job, packed_tables *t, bool *ok, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    for (uint32_t s = 0; s < rig->socket_count; s++) {
         const crowd_rig_socket *socket = &rig->sockets[s];
         uint8_t *rec = t->sockets + (size_t)s * CROWD_SOCKET_BYTES;
         float bind[16], offset[16];
@@ -227,19 +235,22 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "socket \"%s\": bone %u has a singular inverse bind",
                               socket->name, socket->bone);
         cb_mat4_mul(offset, bind, socket->offset); /* bone space -> bind-pose model space */
-        uint32_t name = crowd_string_table_add(&t->strings, socket->name);
-        ok = ok && name != UINT32_MAX;
-        crowd_wr32(rec, name);
+        crowd_wr32(rec, add_name(t, socket->name, ok));
         crowd_wr32(rec + 4, socket->bone);
         write_matrix(rec + 8, offset, job);
     }
+    return CROWD_OK;
+}
+
+/* Regions, their palettes back to back, and the per-vertex region ids and colours. */
+static void write_regions(const bake_job *job, packed_tables *t, bool *ok)
+{
+    const crowd_rig *rig = job->rig;
     uint32_t palette_cursor = 0;
     for (uint32_t g = 0; g < rig->region_count; g++) {
         const crowd_rig_region *region = &rig->regions_info[g];
         uint8_t *rec = t->regions + (size_t)g * CROWD_REGION_BYTES;
-        uint32_t name = crowd_string_table_add(&t->strings, region->name ? region->name : "");
-        ok = ok && name != UINT32_MAX;
-        crowd_wr32(rec, name);
+        crowd_wr32(rec, add_name(t, region->name, ok));
         crowd_wr32(rec + 4, palette_cursor);
         crowd_wr32(rec + 8, region->palette_count);
         crowd_wr32(rec + 12, region->textured ? CROWD_REGION_TEXTURED : 0u);
@@ -249,6 +260,32 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     memcpy(t->region_ids, rig->regions, rig->vertex_count);
     if (rig->colors)
         memcpy(t->colors, rig->colors, (size_t)rig->vertex_count * 4);
+}
+
+/* Every manifest table. Names enter the string table in a fixed order (source, clips, bones,
+ * sockets, regions): it decides their offsets, and two bakes of one rig are byte-identical. */
+static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    bool bones = job->desc->bones;
+    if (!allocate_tables(job, t))
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory");
+    for (size_t v = 0; v < rig->vertex_count; v++) {
+        crowd_place_point(job->placement, rig->positions + 3 * v, t->scaled_positions + 3 * v);
+        crowd_place_direction(job->placement, rig->normals + 3 * v, t->placed_normals + 3 * v);
+    }
+    write_notes(job, t->notes);
+    write_clip_bounds(job, t->clip_bounds);
+    bool ok = true;
+    write_head(job, add_name(t, rig->source_name, &ok), t->head);
+    write_clips(job, t, &ok);
+    write_lods(job, t);
+    if (bones)
+        write_bones(job, t, &ok);
+    crowd_result r = bones ? write_sockets(job, t, &ok, error) : CROWD_OK;
+    if (r != CROWD_OK)
+        return r;
+    write_regions(job, t, &ok);
     if (!ok)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory for names");
     return CROWD_OK;

@@ -166,14 +166,10 @@ static char *copy_string(const char *s)
     return c;
 }
 
-crowd_result crowd_rig_from_frames(const crowd_vertex_frames *f, crowd_rig *rig, crowd_error *error)
+/* Every array the rig and its sampler own, sized for `f`; false when any allocation failed (the
+ * rig then holds what was allocated: crowd_rig_free releases it). */
+static bool allocate_rig(const crowd_vertex_frames *f, crowd_rig *rig)
 {
-    if (!rig)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_rig_from_frames: NULL rig");
-    memset(rig, 0, sizeof *rig);
-    crowd_result r = crowd_vertex_frames_validate(f, error);
-    if (r != CROWD_OK)
-        return r;
     size_t vc = f->vertex_count, frame_values = vc * 3, all_values = frame_values * f->frame_count;
     uint32_t parts = f->part_count ? f->part_count : 1;
     rig->source = CROWD_RIG_FRAMES;
@@ -204,19 +200,21 @@ crowd_result crowd_rig_from_frames(const crowd_vertex_frames *f, crowd_rig *rig,
     if (!rig->positions || !rig->normals || !rig->colors || !rig->regions || !rig->indices || !rig->joints ||
         !rig->weights || !rig->morph_positions || !rig->morph_normals || !rig->bones || !rig->clips ||
         !rig->regions_info || !s || !rig->source_name)
-        goto oom;
+        return false;
     s->clip_count = f->clip_count;
     s->first = crowd_malloc(f->clip_count * sizeof(uint32_t));
     s->count = crowd_malloc(f->clip_count * sizeof(uint32_t));
     s->fps = crowd_malloc(f->clip_count * sizeof(float));
     rig->regions_info->name = copy_string("body");
     rig->regions_info->palette = crowd_malloc(4);
-    if (!s->first || !s->count || !s->fps || !rig->regions_info->name || !rig->regions_info->palette)
-        goto oom;
-    rig->regions_info->palette_count = 1;
-    memset(rig->regions_info->palette[0], 255, 4);
+    return s->first && s->count && s->fps && rig->regions_info->name && rig->regions_info->palette;
+}
 
-    /* Normals of every frame, given or computed, then the morph deltas against frame 0. */
+/* Frame 0 as the bind mesh, every frame as a morph target against it; normals given (made unit) or
+ * computed per frame. One bone per part, weight 1; the colours given, else white. */
+static void fill_mesh(const crowd_vertex_frames *f, crowd_rig *rig)
+{
+    size_t vc = f->vertex_count, frame_values = vc * 3, all_values = frame_values * f->frame_count;
     if (f->normals) {
         for (size_t i = 0; i < all_values; i += 3) {
             const float *n = f->normals + i;
@@ -244,22 +242,34 @@ crowd_result crowd_rig_from_frames(const crowd_vertex_frames *f, crowd_rig *rig,
         memcpy(rig->colors, f->colors, vc * 4);
     else
         memset(rig->colors, 255, vc * 4);
-    for (uint32_t b = 0; b < parts; b++) {
+}
+
+/* Identity bones named part0, part1, ...; false when out of memory. */
+static bool fill_bones(crowd_rig *rig)
+{
+    for (uint32_t b = 0; b < rig->bone_count; b++) {
         crowd_rig_bone *bone = &rig->bones[b];
         char name[32];
         snprintf(name, sizeof name, "part%u", b);
         if (!(bone->name = copy_string(name)))
-            goto oom;
+            return false;
         bone->parent = -1;
         bone->rest = (crowd_trs){.rotation = {0, 0, 0, 1}, .scale = {1, 1, 1}};
         for (int k = 0; k < 16; k += 5)
             bone->inverse_bind[k] = 1.0f;
     }
+    return true;
+}
+
+/* The rig's clips and the sampler's frame ranges; false when out of memory. */
+static bool fill_clips(const crowd_vertex_frames *f, crowd_rig *rig)
+{
+    frames_sampler *s = rig->sampler_data;
     for (uint32_t c = 0; c < f->clip_count; c++) {
         const crowd_frames_clip *fc = &f->clips[c];
         crowd_rig_clip *rc = &rig->clips[c];
         if (!(rc->name = copy_string(fc->name)))
-            goto oom;
+            return false;
         rc->loop = fc->loop;
         /* a loop's last frame is followed by its first; a one-shot spans first to last */
         uint32_t steps = fc->loop ? fc->frame_count : fc->frame_count - 1;
@@ -270,6 +280,24 @@ crowd_result crowd_rig_from_frames(const crowd_vertex_frames *f, crowd_rig *rig,
         s->count[c] = fc->frame_count;
         s->fps[c] = fc->fps;
     }
+    return true;
+}
+
+crowd_result crowd_rig_from_frames(const crowd_vertex_frames *f, crowd_rig *rig, crowd_error *error)
+{
+    if (!rig)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_rig_from_frames: NULL rig");
+    memset(rig, 0, sizeof *rig);
+    crowd_result r = crowd_vertex_frames_validate(f, error);
+    if (r != CROWD_OK)
+        return r;
+    if (!allocate_rig(f, rig))
+        goto oom;
+    rig->regions_info->palette_count = 1;
+    memset(rig->regions_info->palette[0], 255, 4);
+    fill_mesh(f, rig);
+    if (!fill_bones(rig) || !fill_clips(f, rig))
+        goto oom;
     return CROWD_OK;
 oom:
     crowd_rig_free(rig);
@@ -286,7 +314,7 @@ crowd_result crowd_bake_frames(const crowd_vertex_frames *frames, const crowd_ba
     if (desc->bones)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "bake: vertex frames have no skeleton, so no bone texture, bone mode or sockets; bake "
-                          "without --bones");
+                          "without crowd_bake_desc.bones");
     crowd_rig rig;
     crowd_result r = crowd_rig_from_frames(frames, &rig, error);
     if (r != CROWD_OK)

@@ -49,6 +49,12 @@ static dump_layout layout_of(uint32_t flags, uint32_t vc, uint32_t ic, uint32_t 
     return l;
 }
 
+/* The header's fields (docs/frames-dump.md). */
+typedef struct dump_header {
+    uint32_t flags, vc, ic, fc, cc, parts, name_bytes;
+    uint64_t declared; /* the total size the header states */
+} dump_header;
+
 /* Everything the decoded frames point at, in one allocation. */
 typedef struct dump_storage {
     crowd_frames_clip *clips;
@@ -60,83 +66,104 @@ typedef struct dump_storage {
     float *positions, *normals;
 } dump_storage;
 
-crowd_result crowd_frames_dump_read(const void *data, size_t size, crowd_frames_dump *dump, crowd_error *error)
+/* Magic, version, flags and the reserved bytes; the counts into *h. */
+static crowd_result read_header(const uint8_t *b, size_t size, dump_header *h, crowd_error *error)
 {
-    if (!dump || (!data && size))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_frames_dump_read: NULL argument");
-    memset(dump, 0, sizeof *dump);
-    const uint8_t *b = data;
     if (size < DUMP_HEADER)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: %zu bytes, shorter than the %u-byte header",
                           size, DUMP_HEADER);
     if (memcmp(b, DUMP_MAGIC, 8) != 0)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: bad magic (not a frames dump)");
-    uint32_t version = crowd_rd32(b + 8), flags = crowd_rd32(b + 12);
+    uint32_t version = crowd_rd32(b + 8);
+    h->flags = crowd_rd32(b + 12);
     if (version != DUMP_VERSION)
         return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "frames dump: version %u (this reader knows %u)", version,
                           DUMP_VERSION);
-    if (flags & ~(FLAG_NORMALS | FLAG_COLORS | FLAG_PARTS))
-        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "frames dump: unknown flags 0x%x", flags);
-    uint32_t vc = crowd_rd32(b + 16), ic = crowd_rd32(b + 20), fc = crowd_rd32(b + 24), cc = crowd_rd32(b + 28);
-    uint32_t parts = crowd_rd32(b + 32), name_bytes = crowd_rd32(b + 36);
-    uint64_t declared = crowd_rd64(b + 40);
+    if (h->flags & ~(FLAG_NORMALS | FLAG_COLORS | FLAG_PARTS))
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "frames dump: unknown flags 0x%x", h->flags);
+    h->vc = crowd_rd32(b + 16), h->ic = crowd_rd32(b + 20), h->fc = crowd_rd32(b + 24), h->cc = crowd_rd32(b + 28);
+    h->parts = crowd_rd32(b + 32), h->name_bytes = crowd_rd32(b + 36);
+    h->declared = crowd_rd64(b + 40);
     for (uint32_t o = 48; o < DUMP_HEADER; o++)
         if (b[o])
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: reserved header byte %u is not zero", o);
-    if (vc == 0 || vc > CROWD_MAX_VERTICES)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: vertex_count %u outside 1..%u", vc,
+    return CROWD_OK;
+}
+
+/* Every count against its limit, before any size is computed from it. */
+static crowd_result check_counts(const dump_header *h, crowd_error *error)
+{
+    if (h->vc == 0 || h->vc > CROWD_MAX_VERTICES)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: vertex_count %u outside 1..%u", h->vc,
                           CROWD_MAX_VERTICES);
-    if (ic == 0 || ic % 3 || ic > CROWD_MAX_INDICES)
+    if (h->ic == 0 || h->ic % 3 || h->ic > CROWD_MAX_INDICES)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                          "frames dump: index_count %u (a positive multiple of 3, <= %u)", ic, CROWD_MAX_INDICES);
-    if (fc == 0 || (uint64_t)fc * vc > CROWD_FRAMES_MAX_VERTEX_FRAMES)
+                          "frames dump: index_count %u (a positive multiple of 3, <= %u)", h->ic, CROWD_MAX_INDICES);
+    if (h->fc == 0 || (uint64_t)h->fc * h->vc > CROWD_FRAMES_MAX_VERTEX_FRAMES)
         return crowd_fail(error, CROWD_ERROR_LIMIT,
-                          "frames dump: %u frames x %u vertices outside 1..%llu vertex-frames", fc, vc,
+                          "frames dump: %u frames x %u vertices outside 1..%llu vertex-frames", h->fc, h->vc,
                           (unsigned long long)CROWD_FRAMES_MAX_VERTEX_FRAMES);
-    if (cc == 0 || cc > CROWD_MAX_CLIPS)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: clip_count %u outside 1..%u", cc, CROWD_MAX_CLIPS);
-    if ((flags & FLAG_PARTS) ? (parts == 0 || parts > CROWD_FRAMES_MAX_PARTS) : parts > 1)
+    if (h->cc == 0 || h->cc > CROWD_MAX_CLIPS)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: clip_count %u outside 1..%u", h->cc, CROWD_MAX_CLIPS);
+    if ((h->flags & FLAG_PARTS) ? (h->parts == 0 || h->parts > CROWD_FRAMES_MAX_PARTS) : h->parts > 1)
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: part_count %u (1..%u with parts, else 0 or 1)",
-                          parts, CROWD_FRAMES_MAX_PARTS);
-    if (name_bytes > DUMP_NAME_MAX)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: source name of %u bytes (limit %u)", name_bytes,
+                          h->parts, CROWD_FRAMES_MAX_PARTS);
+    if (h->name_bytes > DUMP_NAME_MAX)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "frames dump: source name of %u bytes (limit %u)", h->name_bytes,
                           DUMP_NAME_MAX);
-    dump_layout l = layout_of(flags, vc, ic, fc, cc, name_bytes);
-    if (declared != l.end || size != l.end)
+    return CROWD_OK;
+}
+
+/* The sections' offsets, checked against the declared and the actual size; the name's bytes. */
+static crowd_result check_layout(const uint8_t *b, size_t size, const dump_header *h, dump_layout *l,
+                                 crowd_error *error)
+{
+    *l = layout_of(h->flags, h->vc, h->ic, h->fc, h->cc, h->name_bytes);
+    if (h->declared != l->end || size != l->end)
         return crowd_fail(
             error, CROWD_ERROR_INVALID_DATA,
             "frames dump: the header's counts need %llu bytes; the header says %llu and the data has %zu%s",
-            (unsigned long long)l.end, (unsigned long long)declared, size, size < l.end ? " (truncated?)" : "");
-    for (uint32_t i = 0; i < name_bytes; i++)
-        if (b[l.name + i] == 0)
+            (unsigned long long)l->end, (unsigned long long)h->declared, size, size < l->end ? " (truncated?)" : "");
+    for (uint32_t i = 0; i < h->name_bytes; i++)
+        if (b[l->name + i] == 0)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: source name holds a NUL byte");
+    return CROWD_OK;
+}
 
-    /* one block: the clip table and names, then the arrays (each 16-byte aligned) */
-    size_t values = (size_t)fc * vc * 3;
-    size_t off_names = align4((uint64_t)cc * sizeof(crowd_frames_clip)) + 16;
-    size_t off_source = off_names + (size_t)cc * (CROWD_FRAMES_NAME_MAX + 1);
-    size_t off_indices = (off_source + name_bytes + 1 + 15) & ~(size_t)15;
-    size_t off_parts = off_indices + (((size_t)ic * 4 + 15) & ~(size_t)15);
-    size_t off_colors = off_parts + (((size_t)vc * 2 + 15) & ~(size_t)15);
-    size_t off_positions = off_colors + (((size_t)vc * 4 + 15) & ~(size_t)15);
+/* One block of *total bytes: the clip table and names, then the arrays (each 16-byte aligned).
+ * NULL when out of memory; everything before the positions is zeroed. */
+static uint8_t *allocate_storage(const dump_header *h, dump_storage *s, size_t *total)
+{
+    size_t values = (size_t)h->fc * h->vc * 3;
+    size_t off_names = align4((uint64_t)h->cc * sizeof(crowd_frames_clip)) + 16;
+    size_t off_source = off_names + (size_t)h->cc * (CROWD_FRAMES_NAME_MAX + 1);
+    size_t off_indices = (off_source + h->name_bytes + 1 + 15) & ~(size_t)15;
+    size_t off_parts = off_indices + (((size_t)h->ic * 4 + 15) & ~(size_t)15);
+    size_t off_colors = off_parts + (((size_t)h->vc * 2 + 15) & ~(size_t)15);
+    size_t off_positions = off_colors + (((size_t)h->vc * 4 + 15) & ~(size_t)15);
     size_t off_normals = off_positions + values * sizeof(float);
-    size_t total = off_normals + ((flags & FLAG_NORMALS) ? values * sizeof(float) : 0);
-    uint8_t *block = crowd_aligned_alloc(16, (total + 15) & ~(size_t)15);
+    *total = off_normals + ((h->flags & FLAG_NORMALS) ? values * sizeof(float) : 0);
+    uint8_t *block = crowd_aligned_alloc(16, (*total + 15) & ~(size_t)15);
     if (!block)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "frames dump: out of memory for %zu bytes", total);
+        return NULL;
     memset(block, 0, off_positions);
-    dump_storage s = {.clips = (crowd_frames_clip *)block,
-                      .names = (char(*)[CROWD_FRAMES_NAME_MAX + 1])(block + off_names),
-                      .source = (char *)(block + off_source),
-                      .indices = (uint32_t *)(block + off_indices),
-                      .parts = (uint16_t *)(block + off_parts),
-                      .colors = block + off_colors,
-                      .positions = (float *)(block + off_positions),
-                      .normals = (flags & FLAG_NORMALS) ? (float *)(block + off_normals) : NULL};
-    crowd_result r = CROWD_OK;
-    memcpy(s.source, b + l.name, name_bytes);
+    *s = (dump_storage){.clips = (crowd_frames_clip *)block,
+                        .names = (char(*)[CROWD_FRAMES_NAME_MAX + 1])(block + off_names),
+                        .source = (char *)(block + off_source),
+                        .indices = (uint32_t *)(block + off_indices),
+                        .parts = (uint16_t *)(block + off_parts),
+                        .colors = block + off_colors,
+                        .positions = (float *)(block + off_positions),
+                        .normals = (h->flags & FLAG_NORMALS) ? (float *)(block + off_normals) : NULL};
+    return block;
+}
+
+/* The clip table: names NUL-padded to 32 bytes, flags known, reserved zero. */
+static crowd_result decode_clips(const uint8_t *b, const dump_layout *l, uint32_t cc, dump_storage *s,
+                                 crowd_error *error)
+{
     for (uint32_t c = 0; c < cc; c++) {
-        const uint8_t *rec = b + l.clips + (uint64_t)c * DUMP_CLIP;
+        const uint8_t *rec = b + l->clips + (uint64_t)c * DUMP_CLIP;
         uint32_t len = 0;
         while (len < 32 && rec[len])
             len++;
@@ -144,55 +171,92 @@ crowd_result crowd_frames_dump_read(const void *data, size_t size, crowd_frames_
         for (uint32_t k = len; k < 32; k++)
             padded &= rec[k] == 0;
         uint32_t clip_flags = crowd_rd32(rec + 44), reserved = crowd_rd32(rec + 52);
-        if (len == 0 || !padded) {
-            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                           "frames dump: clips[%u] name is empty, unterminated or has bytes after its end", c);
-            goto fail;
-        }
-        if ((clip_flags & ~(CLIP_LOOP | CLIP_STRIDE)) || reserved) {
-            r = crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames dump: clips[%u] unknown flags 0x%x or reserved %u",
-                           c, clip_flags, reserved);
-            goto fail;
-        }
-        memcpy(s.names[c], rec, len);
-        s.clips[c] = (crowd_frames_clip){.name = s.names[c],
-                                         .first_frame = crowd_rd32(rec + 32),
-                                         .frame_count = crowd_rd32(rec + 36),
-                                         .fps = crowd_rdf32(rec + 40),
-                                         .loop = (clip_flags & CLIP_LOOP) != 0,
-                                         .stride = (clip_flags & CLIP_STRIDE) ? crowd_rdf32(rec + 48) : NAN};
+        if (len == 0 || !padded)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "frames dump: clips[%u] name is empty, unterminated or has bytes after its end", c);
+        if ((clip_flags & ~(CLIP_LOOP | CLIP_STRIDE)) || reserved)
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "frames dump: clips[%u] unknown flags 0x%x or reserved %u", c, clip_flags, reserved);
+        memcpy(s->names[c], rec, len);
+        s->clips[c] = (crowd_frames_clip){.name = s->names[c],
+                                          .first_frame = crowd_rd32(rec + 32),
+                                          .frame_count = crowd_rd32(rec + 36),
+                                          .fps = crowd_rdf32(rec + 40),
+                                          .loop = (clip_flags & CLIP_LOOP) != 0,
+                                          .stride = (clip_flags & CLIP_STRIDE) ? crowd_rdf32(rec + 48) : NAN};
     }
-    for (uint32_t i = 0; i < ic; i++)
-        s.indices[i] = crowd_rd32(b + l.indices + 4ull * i);
-    for (uint32_t v = 0; v < vc; v++) {
-        s.parts[v] = (flags & FLAG_PARTS) ? crowd_rd16(b + l.parts + 2ull * v) : 0;
-        if (flags & FLAG_COLORS)
-            memcpy(s.colors + 4 * (size_t)v, b + l.colors + 4ull * v, 4);
+    return CROWD_OK;
+}
+
+/* Indices, parts, colours, positions and normals, little-endian to native. */
+static void decode_arrays(const uint8_t *b, const dump_layout *l, const dump_header *h, dump_storage *s)
+{
+    for (uint32_t i = 0; i < h->ic; i++)
+        s->indices[i] = crowd_rd32(b + l->indices + 4ull * i);
+    for (uint32_t v = 0; v < h->vc; v++) {
+        s->parts[v] = (h->flags & FLAG_PARTS) ? crowd_rd16(b + l->parts + 2ull * v) : 0;
+        if (h->flags & FLAG_COLORS)
+            memcpy(s->colors + 4 * (size_t)v, b + l->colors + 4ull * v, 4);
     }
+    size_t values = (size_t)h->fc * h->vc * 3;
     for (size_t i = 0; i < values; i++) {
-        s.positions[i] = crowd_rdf32(b + l.positions + 4ull * i);
-        if (s.normals)
-            s.normals[i] = crowd_rdf32(b + l.normals + 4ull * i);
+        s->positions[i] = crowd_rdf32(b + l->positions + 4ull * i);
+        if (s->normals)
+            s->normals[i] = crowd_rdf32(b + l->normals + 4ull * i);
     }
-    dump->frames = (crowd_vertex_frames){.vertex_count = vc,
-                                         .index_count = ic,
-                                         .frame_count = fc,
-                                         .positions = s.positions,
-                                         .normals = s.normals,
-                                         .indices = s.indices,
-                                         .parts = (flags & FLAG_PARTS) ? s.parts : NULL,
-                                         .part_count = (flags & FLAG_PARTS) ? parts : 1,
-                                         .colors = (flags & FLAG_COLORS) ? s.colors : NULL,
-                                         .clip_count = cc,
-                                         .clips = s.clips,
-                                         .source_name = name_bytes ? s.source : NULL};
+}
+
+static crowd_vertex_frames frames_of(const dump_header *h, const dump_storage *s)
+{
+    bool parts = (h->flags & FLAG_PARTS) != 0;
+    return (crowd_vertex_frames){.vertex_count = h->vc,
+                                 .index_count = h->ic,
+                                 .frame_count = h->fc,
+                                 .positions = s->positions,
+                                 .normals = s->normals,
+                                 .indices = s->indices,
+                                 .parts = parts ? s->parts : NULL,
+                                 .part_count = parts ? h->parts : 1,
+                                 .colors = (h->flags & FLAG_COLORS) ? s->colors : NULL,
+                                 .clip_count = h->cc,
+                                 .clips = s->clips,
+                                 .source_name = h->name_bytes ? s->source : NULL};
+}
+
+crowd_result crowd_frames_dump_read(const void *data, size_t size, crowd_frames_dump *dump, crowd_error *error)
+{
+    if (!dump || (!data && size))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_frames_dump_read: NULL argument");
+    memset(dump, 0, sizeof *dump);
+    const uint8_t *b = data;
+    dump_header h = {0};
+    dump_layout l = {0};
+    crowd_result r = read_header(b, size, &h, error);
+    if (r == CROWD_OK)
+        r = check_counts(&h, error);
+    if (r == CROWD_OK)
+        r = check_layout(b, size, &h, &l, error);
+    if (r != CROWD_OK)
+        return r;
+    dump_storage s;
+    size_t total;
+    uint8_t *block = allocate_storage(&h, &s, &total);
+    if (!block)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "frames dump: out of memory for %zu bytes", total);
+    memcpy(s.source, b + l.name, h.name_bytes);
+    if ((r = decode_clips(b, &l, h.cc, &s, error)) != CROWD_OK)
+        goto fail;
+    decode_arrays(b, &l, &h, &s);
+    dump->frames = frames_of(&h, &s);
     if ((r = crowd_vertex_frames_validate(&dump->frames, error)) != CROWD_OK)
         goto fail;
-    if (s.normals) /* unit length from here on; validate refused zero and non-finite ones */
+    if (s.normals) { /* unit length from here on; validate refused zero and non-finite ones */
+        size_t values = (size_t)h.fc * h.vc * 3;
         for (size_t i = 0; i < values; i += 3) {
             float *n = s.normals + i, len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
             n[0] /= len, n[1] /= len, n[2] /= len;
         }
+    }
     dump->storage = block;
     return CROWD_OK;
 fail:

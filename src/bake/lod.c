@@ -214,129 +214,186 @@ static void use_crowd_allocator(void)
     meshopt_refused = false;
 }
 
-crowd_result crowd_build_lod_chain(const float *positions, const float *normals, const uint16_t *parts,
-                                   uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
-                                   const float *ratios, uint32_t level_count, crowd_lod_chain *out, crowd_error *error)
+/* ---- the chain ---------------------------------------------------------------------------------- */
+
+/* Everything one build needs besides its output, allocated together. */
+typedef struct lod_scratch {
+    uint32_t *parent, *global_to_local;  /* per vertex: union-find, and gather_component's map */
+    uint32_t *tri_component, *tri_order; /* per triangle (+1) */
+    uint32_t *welded;                    /* the index buffer over position-welded vertices */
+    uint32_t *next_twin;                 /* per vertex: the ring through its position group */
+    float *keyed;                        /* xyz + part per vertex, with parts only */
+    uint32_t *offsets;                   /* components + 1: each component's first triangle in tri_order */
+    uint32_t components;
+    component_work cw;
+} lod_scratch;
+
+static bool scratch_alloc(lod_scratch *s, const crowd_lod_mesh *m)
 {
-    use_crowd_allocator();
-    memset(out, 0, sizeof *out);
-    if (level_count == 0 || level_count > CROWD_MAX_LODS)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "LOD count %u outside 1..%u", level_count, CROWD_MAX_LODS);
-    uint32_t triangle_count = index_count / 3;
-    crowd_result r = CROWD_OK;
-    uint32_t *parent = crowd_malloc(sizeof(uint32_t) * vertex_count);
-    uint32_t *global_to_local = crowd_malloc(sizeof(uint32_t) * vertex_count);
-    uint32_t *tri_component = crowd_malloc(sizeof(uint32_t) * (triangle_count + 1));
-    uint32_t *tri_order = crowd_malloc(sizeof(uint32_t) * (triangle_count + 1));
-    uint32_t *welded = crowd_malloc(sizeof(uint32_t) * index_count);
-    uint32_t *next_twin = crowd_malloc(sizeof(uint32_t) * vertex_count);
-    float *keyed = parts ? crowd_malloc(sizeof(float) * 4 * vertex_count) : NULL;
-    component_work cw = {
-        .next_twin = next_twin,
+    uint32_t vertex_count = m->vertex_count, index_count = m->index_count, triangle_count = index_count / 3;
+    memset(s, 0, sizeof *s);
+    s->parent = crowd_malloc(sizeof(uint32_t) * vertex_count);
+    s->global_to_local = crowd_malloc(sizeof(uint32_t) * vertex_count);
+    s->tri_component = crowd_malloc(sizeof(uint32_t) * (triangle_count + 1));
+    s->tri_order = crowd_malloc(sizeof(uint32_t) * (triangle_count + 1));
+    s->welded = crowd_malloc(sizeof(uint32_t) * index_count);
+    s->next_twin = crowd_malloc(sizeof(uint32_t) * vertex_count);
+    s->keyed = m->parts ? crowd_malloc(sizeof(float) * 4 * vertex_count) : NULL;
+    s->cw = (component_work){
+        .next_twin = s->next_twin,
         .local_indices = crowd_malloc(sizeof(uint32_t) * index_count),
         .local_to_global = crowd_malloc(sizeof(uint32_t) * vertex_count),
         .local_positions = crowd_malloc(sizeof(float) * 3 * vertex_count),
         .scratch = crowd_malloc(sizeof(uint32_t) * 2 * index_count),
     };
-    /* worst case: every level keeps every triangle */
-    out->indices = crowd_malloc(sizeof(uint32_t) * (size_t)index_count * level_count);
-    uint32_t *offsets = NULL;
-    if ((parts && !keyed) || !parent || !global_to_local || !tri_component || !tri_order || !welded || !next_twin ||
-        !cw.local_indices || !cw.local_to_global || !cw.local_positions || !cw.scratch || !out->indices) {
-        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory for %u triangles", triangle_count);
-        goto done;
-    }
+    return !(m->parts && !s->keyed) && s->parent && s->global_to_local && s->tri_component && s->tri_order &&
+           s->welded && s->next_twin && s->cw.local_indices && s->cw.local_to_global && s->cw.local_positions &&
+           s->cw.scratch;
+}
 
-    /* Simplify over position-welded vertices: UV, normal and material seams split vertices that
-     * are one point of the surface, and a flat-shaded mesh shares no vertex at all; unwelded, each
-     * side of a seam would be a separate part that cannot collapse. Parts that only touch are not
-     * welded (their vertices differ), so limbs still simplify on their own. */
-    if (keyed) { /* vertex frames: parts stand in for bones, and two parts never weld where they touch */
+static void scratch_free(lod_scratch *s)
+{
+    crowd_free(s->parent);
+    crowd_free(s->global_to_local);
+    crowd_free(s->tri_component);
+    crowd_free(s->tri_order);
+    crowd_free(s->welded);
+    crowd_free(s->keyed);
+    crowd_free(s->next_twin);
+    crowd_free(s->offsets);
+    crowd_free(s->cw.local_indices);
+    crowd_free(s->cw.local_to_global);
+    crowd_free(s->cw.local_positions);
+    crowd_free(s->cw.scratch);
+}
+
+/* Simplify over position-welded vertices: UV, normal and material seams split vertices that are
+ * one point of the surface, and a flat-shaded mesh shares no vertex at all; unwelded, each side of
+ * a seam would be a separate part that cannot collapse. Parts that only touch are not welded
+ * (their vertices differ), so limbs still simplify on their own. Also links each position group
+ * into a ring (next_twin) for best_twin. */
+static void weld(const crowd_lod_mesh *m, lod_scratch *s)
+{
+    uint32_t vertex_count = m->vertex_count;
+    if (s->keyed) { /* vertex frames: parts stand in for bones, and two parts never weld where they touch */
         for (uint32_t v = 0; v < vertex_count; v++) {
-            memcpy(keyed + 4 * (size_t)v, positions + 3 * (size_t)v, 3 * sizeof(float));
-            keyed[4 * (size_t)v + 3] = (float)parts[v];
+            memcpy(s->keyed + 4 * (size_t)v, m->positions + 3 * (size_t)v, 3 * sizeof(float));
+            s->keyed[4 * (size_t)v + 3] = (float)m->parts[v];
         }
-        meshopt_generateShadowIndexBuffer(welded, indices, index_count, keyed, vertex_count, 4 * sizeof(float),
-                                          4 * sizeof(float));
+        meshopt_generateShadowIndexBuffer(s->welded, m->indices, m->index_count, s->keyed, vertex_count,
+                                          4 * sizeof(float), 4 * sizeof(float));
     } else {
-        meshopt_generateShadowIndexBuffer(welded, indices, index_count, positions, vertex_count, 3 * sizeof(float),
-                                          3 * sizeof(float));
+        meshopt_generateShadowIndexBuffer(s->welded, m->indices, m->index_count, m->positions, vertex_count,
+                                          3 * sizeof(float), 3 * sizeof(float));
     }
     for (uint32_t v = 0; v < vertex_count; v++)
-        next_twin[v] = v;
-    for (uint32_t i = 0; i < index_count; i++) {
-        uint32_t v = indices[i], head = welded[i];
-        if (v != head && next_twin[v] == v) { /* not yet in its group's ring: insert after the head */
-            next_twin[v] = next_twin[head];
-            next_twin[head] = v;
+        s->next_twin[v] = v;
+    for (uint32_t i = 0; i < m->index_count; i++) {
+        uint32_t v = m->indices[i], head = s->welded[i];
+        if (v != head && s->next_twin[v] == v) { /* not yet in its group's ring: insert after the head */
+            s->next_twin[v] = s->next_twin[head];
+            s->next_twin[head] = v;
         }
     }
-    uint32_t components = label_components(welded, triangle_count, vertex_count, parent, tri_component);
+}
+
+/* Labels the welded mesh's connected components and sorts the triangles by component (a stable
+ * counting sort into tri_order, offsets[c] the first of component c). False: out of memory. */
+static bool sort_by_component(lod_scratch *s, const crowd_lod_mesh *m)
+{
+    uint32_t triangle_count = m->index_count / 3;
+    s->components = label_components(s->welded, triangle_count, m->vertex_count, s->parent, s->tri_component);
     /* UINT32_MAX: label_components ran out of memory (not a count to size a table with) */
-    offsets = components != UINT32_MAX ? crowd_calloc((size_t)components + 1, sizeof(uint32_t)) : NULL;
-    if (!offsets) {
-        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
-        goto done;
-    }
-    /* counting sort of triangles by component, stable */
+    s->offsets = s->components != UINT32_MAX ? crowd_calloc((size_t)s->components + 1, sizeof(uint32_t)) : NULL;
+    if (!s->offsets)
+        return false;
+    uint32_t *offsets = s->offsets, components = s->components;
     for (uint32_t t = 0; t < triangle_count; t++)
-        offsets[tri_component[t] + 1]++;
+        offsets[s->tri_component[t] + 1]++;
     for (uint32_t c = 0; c < components; c++)
         offsets[c + 1] += offsets[c];
     for (uint32_t t = 0; t < triangle_count; t++)
-        tri_order[offsets[tri_component[t]]++] = t;
+        s->tri_order[offsets[s->tri_component[t]]++] = t;
     for (uint32_t c = components; c > 0; c--)
         offsets[c] = offsets[c - 1];
     offsets[0] = 0;
-    for (uint32_t v = 0; v < vertex_count; v++)
-        global_to_local[v] = UINT32_MAX;
+    for (uint32_t v = 0; v < m->vertex_count; v++)
+        s->global_to_local[v] = UINT32_MAX;
+    return true;
+}
 
-    uint32_t cursor = 0;
-    for (uint32_t level = 0; level < level_count; level++) {
-        uint32_t *level_out = out->indices + cursor;
-        uint32_t level_indices = 0;
-        if (level == 0) {
-            memcpy(level_out, indices, sizeof(uint32_t) * index_count);
-            level_indices = index_count;
-        } else {
-            for (uint32_t c = 0; c < components; c++) {
-                gather_component(positions, welded, tri_order, offsets[c], offsets[c + 1], global_to_local, &cw);
-                uint32_t target = (uint32_t)lround(ratios[level] * (double)cw.local_index_count / 3.0) * 3u;
-                if (target < 12)
-                    target = 12; /* a closed part needs four triangles */
-                if (target > cw.local_index_count)
-                    target = cw.local_index_count;
-                level_indices += simplify_component(&cw, positions, normals, target, level_out + level_indices);
-            }
-            /* never more triangles than the level above */
-            const crowd_lod *prev = &out->levels[level - 1];
-            if (level_indices > prev->index_count || level_indices == 0) {
-                memcpy(level_out, out->indices + prev->first_index, sizeof(uint32_t) * prev->index_count);
-                level_indices = prev->index_count;
-            }
-        }
-        meshopt_optimizeVertexCache(level_out, level_out, level_indices, vertex_count);
-        out->levels[level] = (crowd_lod){cursor, level_indices, level_indices / 3, 0.0f};
-        cursor += level_indices;
+/* Every component simplified towards `ratio` of its triangles (at least four: a closed part needs
+ * them), appended to `out`; returns the index count. */
+static uint32_t simplify_level(const crowd_lod_mesh *m, lod_scratch *s, float ratio, uint32_t *out)
+{
+    uint32_t count = 0;
+    for (uint32_t c = 0; c < s->components; c++) {
+        gather_component(m->positions, s->welded, s->tri_order, s->offsets[c], s->offsets[c + 1], s->global_to_local,
+                         &s->cw);
+        uint32_t target = (uint32_t)lround(ratio * (double)s->cw.local_index_count / 3.0) * 3u;
+        if (target < 12)
+            target = 12;
+        if (target > s->cw.local_index_count)
+            target = s->cw.local_index_count;
+        count += simplify_component(&s->cw, m->positions, m->normals, target, out + count);
     }
+    return count;
+}
+
+/* Level `level` at out->indices + cursor, reordered for the vertex cache: the original triangles
+ * for level 0, else the simplified components, never more triangles than the level above.
+ * Returns its index count. */
+static uint32_t build_level(const crowd_lod_mesh *m, lod_scratch *s, const float *ratios, uint32_t level,
+                            uint32_t cursor, crowd_lod_chain *out)
+{
+    uint32_t *level_out = out->indices + cursor;
+    uint32_t level_indices = m->index_count;
+    if (level == 0) {
+        memcpy(level_out, m->indices, sizeof(uint32_t) * m->index_count);
+    } else {
+        level_indices = simplify_level(m, s, ratios[level], level_out);
+        const crowd_lod *prev = &out->levels[level - 1];
+        if (level_indices > prev->index_count || level_indices == 0) {
+            memcpy(level_out, out->indices + prev->first_index, sizeof(uint32_t) * prev->index_count);
+            level_indices = prev->index_count;
+        }
+    }
+    meshopt_optimizeVertexCache(level_out, level_out, level_indices, m->vertex_count);
+    out->levels[level] = (crowd_lod){cursor, level_indices, level_indices / 3, 0.0f};
+    return level_indices;
+}
+
+crowd_result crowd_build_lod_chain(const crowd_lod_mesh *mesh, const float *ratios, uint32_t level_count,
+                                   crowd_lod_chain *out, crowd_error *error)
+{
+    use_crowd_allocator();
+    memset(out, 0, sizeof *out);
+    if (level_count == 0 || level_count > CROWD_MAX_LODS)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "LOD count %u outside 1..%u", level_count, CROWD_MAX_LODS);
+    crowd_result r = CROWD_OK;
+    lod_scratch s;
+    bool ok = scratch_alloc(&s, mesh);
+    /* worst case: every level keeps every triangle */
+    out->indices = crowd_malloc(sizeof(uint32_t) * (size_t)mesh->index_count * level_count);
+    if (!ok || !out->indices) {
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory for %u triangles", mesh->index_count / 3);
+        goto done;
+    }
+    weld(mesh, &s);
+    if (!sort_by_component(&s, mesh)) {
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory");
+        goto done;
+    }
+    uint32_t cursor = 0;
+    for (uint32_t level = 0; level < level_count; level++)
+        cursor += build_level(mesh, &s, ratios, level, cursor, out);
     out->index_count = cursor;
     out->level_count = level_count;
     if (meshopt_refused)
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "LODs: out of memory in the simplifier");
 
 done:
-    crowd_free(parent);
-    crowd_free(global_to_local);
-    crowd_free(tri_component);
-    crowd_free(tri_order);
-    crowd_free(welded);
-    crowd_free(keyed);
-    crowd_free(next_twin);
-    crowd_free(offsets);
-    crowd_free(cw.local_indices);
-    crowd_free(cw.local_to_global);
-    crowd_free(cw.local_positions);
-    crowd_free(cw.scratch);
+    scratch_free(&s);
     if (r != CROWD_OK)
         crowd_lod_chain_free(out);
     return r;

@@ -12,6 +12,15 @@ typedef struct crowd_lod_chain {
     crowd_lod levels[CROWD_MAX_LODS];
 } crowd_lod_chain;
 
+/* The mesh a chain is built from (every pointer borrowed). */
+typedef struct crowd_lod_mesh {
+    const float *positions, *normals; /* xyz per vertex; normals unit */
+    const uint16_t *parts;            /* part per vertex, or NULL (see crowd_build_lod_chain) */
+    uint32_t vertex_count;
+    const uint32_t *indices; /* triangles */
+    uint32_t index_count;
+} crowd_lod_mesh;
+
 /* Builds `level_count` levels with about ratios[l] of the triangles each (ratios[0] = 1: the
  * original triangles, reordered for the vertex cache).
  *
@@ -24,9 +33,8 @@ typedef struct crowd_lod_chain {
  * with the vertex normals are dropped. Triangle counts never increase from level to level.
  * `parts` (per vertex, or NULL) keeps vertices of different parts apart in the weld: a frames
  * capture's limb that touches the body in frame 0 still simplifies on its own. */
-crowd_result crowd_build_lod_chain(const float *positions, const float *normals, const uint16_t *parts,
-                                   uint32_t vertex_count, const uint32_t *indices, uint32_t index_count,
-                                   const float *ratios, uint32_t level_count, crowd_lod_chain *out, crowd_error *error);
+crowd_result crowd_build_lod_chain(const crowd_lod_mesh *mesh, const float *ratios, uint32_t level_count,
+                                   crowd_lod_chain *out, crowd_error *error);
 
 /* Takes authored levels (glTF MSFT_lod) as they are, reordered for the vertex cache. Level l is
  * counts[l] indices from firsts[l] in `indices`; `coverage` may be NULL. */

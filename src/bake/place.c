@@ -243,23 +243,23 @@ static void plausibility(const bake_job *job, double height)
         return;
     if (height > 50.0 && height / 100.0 <= 50.0)
         warn(job,
-             "character is %.4g m tall: the file is probably in centimetres (--scale 0.01, or --height "
-             "METRES; %.3g m at --scale 0.01)",
+             "character is %.4g m tall: the file is probably in centimetres (crowd_bake_desc.scale 0.01, or "
+             "crowd_bake_desc.height in metres; %.3g m at crowd_bake_desc.scale 0.01)",
              height, height / 100.0);
     else if (height > 50.0)
         warn(job,
-             "character is %.4g m tall: the file is probably in millimetres (--scale 0.001, or --height "
-             "METRES; %.3g m at --scale 0.001)",
+             "character is %.4g m tall: the file is probably in millimetres (crowd_bake_desc.scale 0.001, or "
+             "crowd_bake_desc.height in metres; %.3g m at crowd_bake_desc.scale 0.001)",
              height, height / 1000.0);
     else if (height * 39.37 >= 0.05 && height * 39.37 <= 50.0 && height * 100.0 > 3.0)
         warn(job,
              "character is %.4g m tall: the file is probably in inches or feet read as metres' fractions; "
-             "--height METRES sets its size (%.3g m at --scale 39.37)",
+             "crowd_bake_desc.height in metres sets its size (%.3g m at crowd_bake_desc.scale 39.37)",
              height, height * 39.37);
     else
         warn(job,
-             "character is %.4g m tall, outside 0.05..50 m: --height METRES sets its size (%.3g m at "
-             "--scale 100)",
+             "character is %.4g m tall, outside 0.05..50 m: crowd_bake_desc.height in metres sets its size "
+             "(%.3g m at crowd_bake_desc.scale 100)",
              height, height * 100.0);
 }
 
@@ -284,25 +284,26 @@ static double ground_level(bake_job *job, const rest_info *rest, bool *flier)
     return isfinite(ground) ? ground : rest->lowest;
 }
 
-crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
-{
-    const crowd_bake_desc *d = job->desc;
-    const crowd_rig *rig = job->rig;
-    crowd_bake_notes *notes = &job->notes;
-    memset(notes, 0, sizeof *notes);
+/* ---- the steps ---------------------------------------------------------------------------------- */
 
-    /* 1. up: a +Z-up source turns -90 degrees about X (its +Z becomes +Y, its +Y becomes -Z) */
-    float up[16];
+/* 1. up: a +Z-up source turns -90 degrees about X (its +Z becomes +Y, its +Y becomes -Z). */
+static void turn_up(bake_job *job, float up[16])
+{
     cb_mat4_identity(up);
-    notes->up = CROWD_AXIS_POS_Y;
-    if (d->up == CROWD_UP_POS_Z) {
+    job->notes.up = CROWD_AXIS_POS_Y;
+    if (job->desc->up == CROWD_UP_POS_Z) {
         up[5] = 0, up[9] = 1, up[6] = -1, up[10] = 0; /* y' = z, z' = -y */
-        notes->up = CROWD_AXIS_POS_Z;
+        job->notes.up = CROWD_AXIS_POS_Z;
         move_frames(job, up);
     }
-    /* The rest pose is the skeleton at its rest transforms, skinned: glTF's bind mesh ignores the
-     * mesh node's transform, so the bind positions alone can lie on their back (CesiumMan). */
-    rest_info rest = {INFINITY, -INFINITY, 0};
+}
+
+/* The rest pose is the skeleton at its rest transforms, skinned: glTF's bind mesh ignores the mesh
+ * node's transform, so the bind positions alone can lie on their back (CesiumMan). */
+static crowd_result measure_rest(const bake_job *job, const float up[16], rest_info *rest, crowd_error *error)
+{
+    const crowd_rig *rig = job->rig;
+    *rest = (rest_info){INFINITY, -INFINITY, 0};
     size_t bones = rig->bone_count, vc = rig->vertex_count;
     crowd_trs *pose = crowd_malloc(bones * sizeof *pose);
     float *global = crowd_malloc(bones * 16 * sizeof(float)), *skin = crowd_malloc(bones * 16 * sizeof(float));
@@ -317,34 +318,37 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
         for (size_t v = 0; v < vc; v++) {
             float p[3];
             crowd_place_point(up, posed + 3 * v, p);
-            rest.lowest = fmin(rest.lowest, p[1]);
-            rest.top = fmax(rest.top, p[1]);
+            rest->lowest = fmin(rest->lowest, p[1]);
+            rest->top = fmax(rest->top, p[1]);
         }
     }
     crowd_free(pose), crowd_free(global), crowd_free(skin), crowd_free(rows), crowd_free(posed);
     if (!ok)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "placement: out of memory");
-    rest.height = rest.top - rest.lowest > 0 ? rest.top - rest.lowest : 1.0;
+    rest->height = rest->top - rest->lowest > 0 ? rest->top - rest->lowest : 1.0;
+    return CROWD_OK;
+}
 
-    /* 2. roles, from strides measured in the source's units */
-    crowd_result r = measure_strides(job, error);
-    if (r == CROWD_OK)
-        r = assign_roles(job, &rest, error);
-    if (r != CROWD_OK)
-        return r;
-
-    /* 3. forward */
+/* 3. forward: given, or detected from the locomotion clips. */
+static void decide_forward(bake_job *job)
+{
     static const crowd_axis given[] = {CROWD_AXIS_POS_Z, CROWD_AXIS_POS_Z, CROWD_AXIS_NEG_Z, CROWD_AXIS_POS_X,
                                        CROWD_AXIS_NEG_X};
-    if (d->forward == CROWD_FORWARD_AUTO) {
+    crowd_bake_notes *notes = &job->notes;
+    if (job->desc->forward == CROWD_FORWARD_AUTO) {
         notes->forward = detect_forward(job, &notes->forward_decision);
     } else {
-        notes->forward = given[d->forward];
+        notes->forward = given[job->desc->forward];
         notes->forward_decision = CROWD_DECIDED_GIVEN;
     }
+}
 
-    /* 4. size */
-    double source_height = standing_height(job, &rest);
+/* 4. size: desc->scale (already in job->unit_scale), or the factor desc->height asks for. */
+static crowd_result decide_scale(bake_job *job, const rest_info *rest, crowd_error *error)
+{
+    const crowd_bake_desc *d = job->desc;
+    crowd_bake_notes *notes = &job->notes;
+    double source_height = standing_height(job, rest);
     double scale = job->unit_scale;
     notes->scale_decision = d->scale != 0.0f ? CROWD_DECIDED_GIVEN : CROWD_DECIDED_DEFAULT;
     if (d->height != 0.0f) {
@@ -360,22 +364,32 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
     job->unit_scale = (float)scale;
     notes->height = (float)(source_height * job->unit_scale);
     plausibility(job, notes->height);
+    return CROWD_OK;
+}
 
-    /* 5. ground */
-    bool flier = false;
+/* 5. ground: the offset along +Y in asset units; *flier when every looping clip flies. */
+static double decide_ground(bake_job *job, const rest_info *rest, bool *flier)
+{
+    const crowd_bake_desc *d = job->desc;
     double offset = 0.0;
+    *flier = false;
     if (d->ground == CROWD_GROUND_AUTO) {
-        offset = -ground_level(job, &rest, &flier) * job->unit_scale;
-        notes->ground_decision = CROWD_DECIDED_DETECTED;
+        offset = -ground_level(job, rest, flier) * job->unit_scale;
+        job->notes.ground_decision = CROWD_DECIDED_DETECTED;
     } else if (d->ground == CROWD_GROUND_OFFSET) {
         offset = d->ground_offset;
-        notes->ground_decision = CROWD_DECIDED_GIVEN;
+        job->notes.ground_decision = CROWD_DECIDED_GIVEN;
     }
-    notes->ground_offset = (float)offset;
+    job->notes.ground_offset = (float)offset;
+    return offset;
+}
 
-    /* 6. move the frames: translate * scale * yaw (the up rotation is already in them) */
+/* 6. moves the frames by translate * scale * yaw (the up rotation is already in them) and records
+ * the whole placement. */
+static void place_frames(bake_job *job, const float up[16], double offset)
+{
     float yaw[16], second[16];
-    yaw_to_z(notes->forward, yaw);
+    yaw_to_z(job->notes.forward, yaw);
     for (int k = 0; k < 16; k++)
         second[k] = yaw[k] * (k % 4 < 3 && k < 12 ? job->unit_scale : 1.0f);
     second[13] = (float)offset;
@@ -383,10 +397,14 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
     cb_mat4_mul(job->placement, second, up);
     for (int row = 0; row < 3; row++)
         for (int col = 0; col < 4; col++)
-            notes->placement[4 * row + col] = job->placement[4 * col + row];
+            job->notes.placement[4 * row + col] = job->placement[4 * col + row];
+}
 
-    /* 7. strides in the asset's units; only locomotion clips keep theirs */
-    if ((r = measure_strides(job, error)) != CROWD_OK)
+/* 7. strides in the asset's units; only locomotion clips keep theirs. Fliers' hover. */
+static crowd_result settle_strides(bake_job *job, bool flier, double offset, crowd_error *error)
+{
+    crowd_result r = measure_strides(job, error);
+    if (r != CROWD_OK)
         return r;
     double hover = INFINITY;
     for (uint32_t i = 0; i < job->clip_count; i++) {
@@ -394,17 +412,40 @@ crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
         if (bc->role != CROWD_ROLE_LOCOMOTION) {
             bc->stride.locomotion = false;
             bc->stride.stride = 0.0;
-        } else if (!bc->stride.locomotion) { /* forced by --clip-role on a clip that does not travel */
+        } else if (!bc->stride.locomotion) { /* forced by desc->clip_roles on a clip that does not travel */
             bc->stride.stride = 0.0;
         }
         if (flier && bc->role == CROWD_ROLE_FLIGHT)
             hover = fmin(hover, bc->ground * job->unit_scale + offset);
     }
-    notes->hover = flier && isfinite(hover) ? (float)hover : 0.0f;
+    job->notes.hover = flier && isfinite(hover) ? (float)hover : 0.0f;
     for (uint32_t i = 0; i < job->clip_count; i++)
         job->clips[i].evidence.root_travel =
             (float)(job->rig->clips[job->clips[i].rig_clip].root_travel * job->unit_scale);
     return CROWD_OK;
+}
+
+crowd_result crowd_bake_place(bake_job *job, crowd_error *error)
+{
+    memset(&job->notes, 0, sizeof job->notes);
+    float up[16];
+    turn_up(job, up);
+    rest_info rest;
+    crowd_result r = measure_rest(job, up, &rest, error);
+    /* 2. roles, from strides measured in the source's units */
+    if (r == CROWD_OK)
+        r = measure_strides(job, error);
+    if (r == CROWD_OK)
+        r = assign_roles(job, &rest, error);
+    if (r != CROWD_OK)
+        return r;
+    decide_forward(job);
+    if ((r = decide_scale(job, &rest, error)) != CROWD_OK)
+        return r;
+    bool flier;
+    double offset = decide_ground(job, &rest, &flier);
+    place_frames(job, up, offset);
+    return settle_strides(job, flier, offset, error);
 }
 
 /* ---- bone mode honesty ---------------------------------------------------------------------------- */

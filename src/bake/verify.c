@@ -221,20 +221,12 @@ static crowd_result check_clip(verify_state *s, uint32_t c, crowd_error *error)
     return CROWD_OK;
 }
 
-crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_verify_report *report,
-                          crowd_error *error)
+/* The report's header from the asset (bone mode and its recorded error from the BAKE section), and
+ * the placement the truth is moved by (the BAKE section's, else the unit scale alone). */
+static void start_report(verify_state *s)
 {
-    if (!asset || !rig || !report)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_verify: NULL argument");
-    memset(report, 0, sizeof *report);
-    if (rig->vertex_count != asset->vertex_count)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "the asset has %u vertices but the source rig has %u",
-                          asset->vertex_count, rig->vertex_count);
-    if (asset->bones.data && rig->bone_count != asset->bone_count)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "the asset has %u bones but the source rig has %u",
-                          asset->bone_count, rig->bone_count);
-
-    verify_state s = {.asset = asset, .rig = rig, .report = report};
+    const crowd_asset *asset = s->asset;
+    crowd_verify_report *report = s->report;
     report->passed = true;
     report->stride_tolerance = STRIDE_TOLERANCE;
     report->bones_checked = asset->bones.data != NULL;
@@ -243,35 +235,35 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
     crowd_bake_notes notes;
     bool has_notes = crowd_asset_bake_notes(asset, &notes);
     for (int k = 0; k < 12; k++)
-        s.placement[k] = has_notes ? notes.placement[k] : (k % 5 == 0 ? asset->unit_scale : 0.0);
+        s->placement[k] = has_notes ? notes.placement[k] : (k % 5 == 0 ? asset->unit_scale : 0.0);
     report->bone_mode = has_notes               ? notes.bone_mode
                         : report->bones_checked ? CROWD_BONE_MODE_EXACT
                                                 : CROWD_BONE_MODE_NONE;
     report->bone_recorded_mm = has_notes ? notes.bone_error * 1e3 : NAN;
-    report->clips = crowd_calloc(asset->clip_count, sizeof *report->clips);
+}
+
+static bool allocate_state(verify_state *s)
+{
+    const crowd_asset *asset = s->asset;
+    s->report->clips = crowd_calloc(asset->clip_count, sizeof *s->report->clips);
     uint32_t longest = 0;
     for (uint32_t c = 0; c < asset->clip_count; c++)
         longest = asset->clips[c].frame_count > longest ? asset->clips[c].frame_count : longest;
-    s.truth_positions = crowd_malloc((size_t)asset->vertex_count * 3 * sizeof(double));
-    s.truth_normals = crowd_malloc((size_t)asset->vertex_count * 3 * sizeof(double));
-    s.decoded = crowd_malloc((size_t)longest * asset->vertex_count * 3 * sizeof(float));
-    crowd_result r = CROWD_OK;
-    if (!report->clips || !s.truth_positions || !s.truth_normals || !s.decoded) {
-        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "verify: out of memory");
-        goto done;
-    }
-    if ((r = crowd_reference_init(&s.ref, rig, error)) != CROWD_OK)
-        goto done;
-    set_bounds(&s);
-    for (uint32_t c = 0; c < asset->clip_count && r == CROWD_OK; c++)
-        r = check_clip(&s, c, error);
-    if (r != CROWD_OK)
-        goto done;
+    s->truth_positions = crowd_malloc((size_t)asset->vertex_count * 3 * sizeof(double));
+    s->truth_normals = crowd_malloc((size_t)asset->vertex_count * 3 * sizeof(double));
+    s->decoded = crowd_malloc((size_t)longest * asset->vertex_count * 3 * sizeof(float));
+    return s->report->clips && s->truth_positions && s->truth_normals && s->decoded;
+}
 
+/* The means over every vertex-frame, and each clip's bound ratio against its sphere. */
+static void summarize(verify_state *s)
+{
+    const crowd_asset *asset = s->asset;
+    crowd_verify_report *report = s->report;
     report->vertex_frames = (uint64_t)asset->vertex_count * asset->frame_count;
-    report->position_mean_mm = s.position_sum / (double)report->vertex_frames;
-    report->normal_mean_deg = s.normal_sum / (double)report->vertex_frames;
-    report->bone_position_mean_mm = report->bones_checked ? s.bone_sum / (double)report->vertex_frames : 0.0;
+    report->position_mean_mm = s->position_sum / (double)report->vertex_frames;
+    report->normal_mean_deg = s->normal_sum / (double)report->vertex_frames;
+    report->bone_position_mean_mm = report->bones_checked ? s->bone_sum / (double)report->vertex_frames : 0.0;
     /* the reference itself must be finite too: a NaN anywhere is a failure, never a pass */
     if (!isfinite(report->position_mean_mm) || !isfinite(report->normal_mean_deg) ||
         !isfinite(report->bone_position_mean_mm) || !isfinite(report->position_bound_mm))
@@ -284,14 +276,19 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
             fail(report, "clip \"%s\": a decoded vertex at %.6f of its bounding sphere's radius (CBND)",
                  report->clips[c].name, report->clips[c].bound_ratio);
     }
+}
+
+/* VAT mode against its bounds. Bone mode: an exact bake must meet its bound; an approximate one must
+ * not be worse than the error the bake recorded; one the bake called unavailable is not applicable
+ * (and not a pass). */
+static void judge_bounds(crowd_verify_report *report)
+{
     if (report->position_max_mm > report->position_bound_mm)
         fail(report, "VAT position error %.4f mm exceeds the bound %.4f mm", report->position_max_mm,
              report->position_bound_mm);
     if (report->normal_max_deg > report->normal_bound_deg)
         fail(report, "VAT normal error %.4f deg exceeds the bound %.4f deg", report->normal_max_deg,
              report->normal_bound_deg);
-    /* Bone mode: an exact bake must meet its bound; an approximate one must not be worse than the
-     * error the bake recorded; one the bake called unavailable is not applicable (and not a pass). */
     if (report->bones_checked && report->bone_mode == CROWD_BONE_MODE_UNAVAILABLE) {
         report->bone_bound_mm = NAN;
     } else if (report->bones_checked && (report->bone_mode == CROWD_BONE_MODE_APPROXIMATE ||
@@ -309,6 +306,37 @@ crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_
         fail(report, "bone-mode position error %.4f mm exceeds the bound %.4f mm", report->bone_position_max_mm,
              report->bone_bound_mm);
     }
+}
+
+crowd_result crowd_verify(const crowd_asset *asset, const crowd_rig *rig, crowd_verify_report *report,
+                          crowd_error *error)
+{
+    if (!asset || !rig || !report)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_verify: NULL argument");
+    memset(report, 0, sizeof *report);
+    if (rig->vertex_count != asset->vertex_count)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "the asset has %u vertices but the source rig has %u",
+                          asset->vertex_count, rig->vertex_count);
+    if (asset->bones.data && rig->bone_count != asset->bone_count)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "the asset has %u bones but the source rig has %u",
+                          asset->bone_count, rig->bone_count);
+
+    verify_state s = {.asset = asset, .rig = rig, .report = report};
+    start_report(&s);
+    crowd_result r = CROWD_OK;
+    if (!allocate_state(&s)) {
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "verify: out of memory");
+        goto done;
+    }
+    if ((r = crowd_reference_init(&s.ref, rig, error)) != CROWD_OK)
+        goto done;
+    set_bounds(&s);
+    for (uint32_t c = 0; c < asset->clip_count && r == CROWD_OK; c++)
+        r = check_clip(&s, c, error);
+    if (r != CROWD_OK)
+        goto done;
+    summarize(&s);
+    judge_bounds(report);
 done:
     crowd_reference_free(&s.ref);
     crowd_free(s.truth_positions);

@@ -124,13 +124,9 @@ typedef struct texture_dims {
     uint32_t vat_w, vat_h, bone_w, bone_h, albedo_w, albedo_h;
 } texture_dims;
 
-static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
+/* The header's fields as stored; nothing checked yet. */
+static void read_head(const uint8_t *h, crowd_asset *a, texture_dims *dims)
 {
-    const uint8_t *h;
-    crowd_result r = expect_section(ld, CROWD_TAG_HEAD, true, 1, CROWD_HEAD_BYTES, &h);
-    if (r != CROWD_OK)
-        return r;
-
     a->flags = crowd_rd32(h + CROWD_HEAD_FLAGS);
     a->vertex_count = crowd_rd32(h + CROWD_HEAD_VERTEX_COUNT);
     a->frame_count = crowd_rd32(h + CROWD_HEAD_FRAME_COUNT);
@@ -158,11 +154,11 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
     a->source_kind = (crowd_source_kind)crowd_rd32(h + CROWD_HEAD_SOURCE_KIND);
     a->bake_fps = crowd_rdf32(h + CROWD_HEAD_BAKE_FPS);
     a->unit_scale = crowd_rdf32(h + CROWD_HEAD_UNIT_SCALE);
+}
 
-    for (uint32_t i = CROWD_HEAD_RESERVED; i < CROWD_HEAD_BYTES; i++)
-        if (h[i] != 0)
-            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: reserved byte %u is not zero", i);
-
+/* Known flags that agree with each other and with the counts; every count within its limit. */
+static crowd_result check_head_counts(loader *ld, const crowd_asset *a)
+{
     const uint32_t known_flags = CROWD_ASSET_HAS_BONES | CROWD_ASSET_HAS_TANGENTS | CROWD_ASSET_HAS_UVS |
                                  CROWD_ASSET_HAS_COLORS | CROWD_ASSET_HAS_ALBEDO;
     if (a->flags & ~known_flags)
@@ -174,6 +170,7 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                           "header: bone_count %u but flags lack HAS_BONES (bone_count must be 0 without bones)",
                           a->bone_count);
+    crowd_result r;
     if ((r = check_count(ld, "vertex_count", a->vertex_count, 1, CROWD_MAX_VERTICES)) ||
         (r = check_count(ld, "index_count", a->index_count, 3, CROWD_MAX_INDICES)) ||
         (r = check_count(ld, "clip_count", a->clip_count, 1, CROWD_MAX_CLIPS)) ||
@@ -186,7 +183,12 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
     if ((uint64_t)a->frame_count == 0 || (uint64_t)a->frame_count > (uint64_t)a->clip_count * CROWD_MAX_FRAMES_PER_CLIP)
         return crowd_fail(ld->error, CROWD_ERROR_LIMIT, "header: frame_count %u outside 1..%llu", a->frame_count,
                           (unsigned long long)a->clip_count * CROWD_MAX_FRAMES_PER_CLIP);
+    return CROWD_OK;
+}
 
+/* A position encoding this reader knows, with a normal encoding that goes with it. */
+static crowd_result check_head_encodings(loader *ld, const crowd_asset *a)
+{
     bool u16 = a->position_encoding == CROWD_POSITION_U16_BOX;
     bool f16 = a->position_encoding == CROWD_POSITION_F16_BOX;
     if (!u16 && !f16)
@@ -198,7 +200,12 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
                           "header: normal encoding %u cannot go with position encoding %u",
                           (unsigned)a->normal_encoding, (unsigned)a->position_encoding);
+    return CROWD_OK;
+}
 
+/* Bounds, sphere, rates and scale finite and in range; a source kind this reader knows. */
+static crowd_result check_head_values(loader *ld, const crowd_asset *a)
+{
     for (int i = 0; i < 3; i++)
         if (!sane(a->bounds_min[i]) || !sane(a->bounds_max[i]))
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
@@ -222,6 +229,21 @@ static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
         a->source_kind != CROWD_SOURCE_FRAMES)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unknown source kind %u",
                           (unsigned)a->source_kind);
+    return CROWD_OK;
+}
+
+static crowd_result load_head(loader *ld, crowd_asset *a, texture_dims *dims)
+{
+    const uint8_t *h;
+    crowd_result r = expect_section(ld, CROWD_TAG_HEAD, true, 1, CROWD_HEAD_BYTES, &h);
+    if (r != CROWD_OK)
+        return r;
+    read_head(h, a, dims);
+    for (uint32_t i = CROWD_HEAD_RESERVED; i < CROWD_HEAD_BYTES; i++)
+        if (h[i] != 0)
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: reserved byte %u is not zero", i);
+    if ((r = check_head_counts(ld, a)) || (r = check_head_encodings(ld, a)) || (r = check_head_values(ld, a)))
+        return r;
     return read_string(ld, crowd_rd32(h + CROWD_HEAD_SOURCE_NAME), &a->source_name, "header.source_name");
 }
 

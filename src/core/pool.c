@@ -35,8 +35,8 @@ struct crowd_pool {
 
 /* A frame runs its passes back to back (the step's walk, the separation's pairs, the pushes): a
  * thread that has just finished one spins a little before it sleeps on the condition, since waking
- * from it took 20-40 us on the 2-core test machine (each pass then started that much short of a
- * thread, and the caller waited as long again for the last task's signal). The spin is bounded:
+ * from it costs far more than the gap between passes (each pass would start that much short of a
+ * thread, and the caller wait as long again for the last task's signal). The spin is bounded:
  * SPIN_ROUNDS pause instructions (tens of microseconds where a pause takes ~140 cycles, a few where
  * it takes ~10; elsewhere than x86 and ARM, plain loads), so an idle pool (between frames) sleeps
  * and costs nothing. */

@@ -183,6 +183,136 @@ static void frame_in_place(const prim_shape *shapes, int count, const recording 
     }
 }
 
+/* One capture in progress: the simulation, its primitives and each clip's recording and loop. */
+typedef struct capture {
+    const critter_kind_ops *ops;
+    critter_sim *sim;
+    double fps, dt; /* capture rate; simulation step (SUBSTEPS per frame) */
+    prim_shape shapes[CRITTER_MAX_PRIMS];
+    int count; /* primitives */
+    uint32_t vertices, index_count;
+    recording recs[CLIPS];
+    uint32_t starts[CLIPS], lengths[CLIPS]; /* each clip's loop, in recorded frames */
+    double travelled[CLIPS];                /* root distance along z over the loop (0 for idle) */
+    uint32_t total;                         /* loop frames of every clip */
+    float *sig;                             /* one clip's signatures (scratch) */
+} capture;
+
+/* Records clip c from a reset through the warm-up and two of its longest cycles, and finds its
+ * loop. False when out of memory. */
+static bool record_clip(capture *cap, int c)
+{
+    const critter_kind_ops *ops = cap->ops;
+    int count = cap->count;
+    double lo, hi;
+    ops->loop_range(cap->sim, c, &lo, &hi);
+    uint32_t shortest = (uint32_t)ceil(lo * cap->fps), longest = (uint32_t)floor(hi * cap->fps);
+    uint32_t warm = (uint32_t)ceil(WARMUP_SECONDS * cap->fps);
+    size_t width = (size_t)count * CRITTER_POSE_FLOATS;
+    recording *rc = &cap->recs[c];
+    rc->frames = warm + 2 * longest + 2;
+    rc->poses = crowd_malloc((size_t)rc->frames * count * sizeof(prim_pose));
+    rc->root = crowd_malloc((size_t)rc->frames * sizeof *rc->root);
+    crowd_free(cap->sig);
+    cap->sig = crowd_malloc((size_t)rc->frames * width * sizeof(float));
+    if (!rc->poses || !rc->root || !cap->sig)
+        return false;
+    ops->reset(cap->sim, c);
+    for (uint32_t f = 0; f < rc->frames; f++) {
+        for (int k = 0; f > 0 && k < SUBSTEPS; k++)
+            ops->step(cap->sim, cap->dt);
+        memset(rc->poses + (size_t)f * count, 0, (size_t)count * sizeof(prim_pose));
+        ops->pose(cap->sim, rc->poses + (size_t)f * count, rc->root[f]);
+    }
+    size_t used = 0;
+    for (uint32_t f = 0; f < rc->frames; f++)
+        used = signature(cap->shapes, count, rc->poses + (size_t)f * count, rc->root[f], cap->sig + f * width);
+    /* signatures are packed to `used` floats per frame */
+    for (uint32_t f = 1; f < rc->frames; f++)
+        memmove(cap->sig + f * used, cap->sig + f * width, used * sizeof(float));
+    find_loop(cap->sig, used, rc->frames, warm, shortest, longest, &cap->starts[c], &cap->lengths[c]);
+    cap->travelled[c] = rc->root[cap->starts[c] + cap->lengths[c]][2] - rc->root[cap->starts[c]][2];
+    if (c == 0)
+        cap->travelled[c] = 0.0; /* idle does not move (its root never leaves the origin) */
+    cap->total += cap->lengths[c];
+    return true;
+}
+
+/* The seam of clip c's loop: the frame after the loop against the loop's first frame (`head`),
+ * both in place, and a typical step (the loop's second frame against its first) for scale.
+ * `scratch` holds two frames. */
+static void measure_seam(const capture *cap, int c, const float *head, float *scratch, crowd_critter_clip_stats *cs)
+{
+    const recording *rc = &cap->recs[c];
+    uint32_t a = cap->starts[c], n = cap->lengths[c], vertices = cap->vertices;
+    float *after = scratch, *second = scratch + (size_t)vertices * 3;
+    frame_in_place(cap->shapes, cap->count, rc, a + n, rc->root[a], cap->travelled[c], after, vertices);
+    frame_in_place(cap->shapes, cap->count, rc, a + 1, rc->root[a], cap->travelled[c] / n, second, vertices);
+    double worst = 0.0, sum = 0.0, step_sum = 0.0;
+    for (uint32_t v = 0; v < vertices; v++) {
+        double d2 = 0.0, s2 = 0.0;
+        for (int k = 0; k < 3; k++) {
+            double d = (double)after[3 * v + k] - head[3 * v + k], s = (double)second[3 * v + k] - head[3 * v + k];
+            d2 += d * d, s2 += s * s;
+        }
+        worst = fmax(worst, sqrt(d2));
+        sum += d2, step_sum += s2;
+    }
+    cs->seam_max_m = worst;
+    cs->seam_rms_m = sqrt(sum / vertices);
+    cs->step_rms_m = sqrt(step_sum / vertices);
+}
+
+/* Clip c's loop as in-place vertex frames from frame `first` of the storage, its clip record and
+ * its statistics. */
+static void write_clip(const capture *cap, int c, uint32_t first, critter_storage *st, float *scratch,
+                       crowd_critter *critter)
+{
+    const recording *rc = &cap->recs[c];
+    uint32_t a = cap->starts[c], n = cap->lengths[c], vertices = cap->vertices;
+    double per_frame = cap->travelled[c] / n;
+    for (uint32_t k = 0; k < n; k++)
+        frame_in_place(cap->shapes, cap->count, rc, a + k, rc->root[a], per_frame * k,
+                       st->positions + (size_t)(first + k) * vertices * 3, vertices);
+    crowd_critter_clip_stats *cs = &critter->clip_stats[c];
+    measure_seam(cap, c, st->positions + (size_t)first * vertices * 3, scratch, cs);
+    cs->loop_start = a;
+    cs->loop_frames = n;
+    cs->travelled_m = cap->travelled[c];
+    cs->speed = cap->travelled[c] * cap->fps / n;
+    st->clips[c] = (crowd_frames_clip){.name = clip_names[c],
+                                       .first_frame = first,
+                                       .frame_count = n,
+                                       .fps = (float)cap->fps,
+                                       .loop = true,
+                                       .stride = (float)cap->travelled[c]};
+}
+
+/* Turns the triangles outwards and hands the storage to the critter with its frames' description. */
+static void finish(const capture *cap, const crowd_critter_desc *desc, critter_storage *st, crowd_critter *critter)
+{
+    uint32_t vertices = cap->vertices;
+    critter_mesh_orient(cap->shapes, cap->count, st->positions, st->indices);
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint32_t v = 0; v < vertices; v++)
+        lo = fminf(lo, st->positions[3 * v + 1]), hi = fmaxf(hi, st->positions[3 * v + 1]);
+    critter->height = hi - lo;
+    snprintf(critter->source_name, sizeof critter->source_name, "critter %s seed=%u fps=%g", kind_names[desc->kind],
+             desc->seed, cap->fps);
+    critter->frames = (crowd_vertex_frames){.vertex_count = vertices,
+                                            .index_count = cap->index_count,
+                                            .frame_count = cap->total,
+                                            .positions = st->positions,
+                                            .indices = st->indices,
+                                            .parts = st->parts,
+                                            .part_count = (uint32_t)cap->count,
+                                            .colors = st->colors,
+                                            .clip_count = CLIPS,
+                                            .clips = st->clips,
+                                            .source_name = critter->source_name};
+    critter->storage = st;
+}
+
 crowd_result crowd_critter_capture(const crowd_critter_desc *desc, crowd_critter *critter, crowd_error *error)
 {
     if (!desc || !critter)
@@ -193,126 +323,38 @@ crowd_result crowd_critter_capture(const crowd_critter_desc *desc, crowd_critter
                           CROWD_CRITTER_KIND_COUNT - 1);
     if (desc->fps != 0.0f && !(desc->fps >= 10.0f && desc->fps <= 120.0f))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "critter: fps %g outside 10..120 (0 for 30)", (double)desc->fps);
-    double fps = desc->fps != 0.0f ? desc->fps : 30.0, dt = 1.0 / (fps * SUBSTEPS);
-    const critter_kind_ops *ops = critter_ops(desc->kind);
-    critter_sim *sim = critter_sim_new(desc->kind);
+    capture cap = {.ops = critter_ops(desc->kind), .fps = desc->fps != 0.0f ? desc->fps : 30.0};
+    cap.dt = 1.0 / (cap.fps * SUBSTEPS);
+    cap.sim = critter_sim_new(desc->kind);
     critter_storage *st = crowd_calloc(1, sizeof *st);
-    recording recs[CLIPS] = {{0}};
-    float *sig = NULL, *scratch = NULL;
+    float *scratch = NULL;
     crowd_result r = CROWD_OK;
-    if (!sim || !st)
+    if (!cap.sim || !st)
         goto oom;
-    critter_sim_set_fps(sim, fps);
+    critter_sim_set_fps(cap.sim, cap.fps);
     critter_rng rng;
     critter_rng_seed(&rng, ((uint64_t)desc->seed << 8) ^ (uint64_t)(desc->kind + 1) * 0x51ED27u);
-    prim_shape shapes[CRITTER_MAX_PRIMS];
-    int count = ops->build(sim, &rng, shapes);
-    uint32_t vertices = critter_mesh_vertex_count(shapes, count);
-    uint32_t index_count = critter_mesh_index_count(shapes, count);
-
-    uint32_t starts[CLIPS], lengths[CLIPS];
-    double travelled[CLIPS];
-    uint32_t warm = (uint32_t)ceil(WARMUP_SECONDS * fps);
-    size_t width = (size_t)count * CRITTER_POSE_FLOATS;
-    uint32_t total = 0;
-    for (int c = 0; c < CLIPS; c++) {
-        double lo, hi;
-        ops->loop_range(sim, c, &lo, &hi);
-        uint32_t shortest = (uint32_t)ceil(lo * fps), longest = (uint32_t)floor(hi * fps);
-        recording *rc = &recs[c];
-        rc->frames = warm + 2 * longest + 2;
-        rc->poses = crowd_malloc((size_t)rc->frames * count * sizeof(prim_pose));
-        rc->root = crowd_malloc((size_t)rc->frames * sizeof *rc->root);
-        crowd_free(sig);
-        sig = crowd_malloc((size_t)rc->frames * width * sizeof(float));
-        if (!rc->poses || !rc->root || !sig)
+    cap.count = cap.ops->build(cap.sim, &rng, cap.shapes);
+    cap.vertices = critter_mesh_vertex_count(cap.shapes, cap.count);
+    cap.index_count = critter_mesh_index_count(cap.shapes, cap.count);
+    for (int c = 0; c < CLIPS; c++)
+        if (!record_clip(&cap, c))
             goto oom;
-        ops->reset(sim, c);
-        for (uint32_t f = 0; f < rc->frames; f++) {
-            for (int k = 0; f > 0 && k < SUBSTEPS; k++)
-                ops->step(sim, dt);
-            memset(rc->poses + (size_t)f * count, 0, (size_t)count * sizeof(prim_pose));
-            ops->pose(sim, rc->poses + (size_t)f * count, rc->root[f]);
-        }
-        size_t used = 0;
-        for (uint32_t f = 0; f < rc->frames; f++)
-            used = signature(shapes, count, rc->poses + (size_t)f * count, rc->root[f], sig + f * width);
-        /* signatures are packed to `used` floats per frame */
-        for (uint32_t f = 1; f < rc->frames; f++)
-            memmove(sig + f * used, sig + f * width, used * sizeof(float));
-        find_loop(sig, used, rc->frames, warm, shortest, longest, &starts[c], &lengths[c]);
-        travelled[c] = rc->root[starts[c] + lengths[c]][2] - rc->root[starts[c]][2];
-        if (c == 0)
-            travelled[c] = 0.0; /* idle does not move (its root never leaves the origin) */
-        total += lengths[c];
-    }
 
-    st->positions = crowd_malloc((size_t)total * vertices * 3 * sizeof(float));
-    st->indices = crowd_malloc((size_t)index_count * sizeof(uint32_t));
-    st->parts = crowd_malloc((size_t)vertices * sizeof(uint16_t));
-    st->colors = crowd_malloc((size_t)vertices * 4);
-    scratch = crowd_malloc((size_t)vertices * 3 * sizeof(float) * 2);
+    st->positions = crowd_malloc((size_t)cap.total * cap.vertices * 3 * sizeof(float));
+    st->indices = crowd_malloc((size_t)cap.index_count * sizeof(uint32_t));
+    st->parts = crowd_malloc((size_t)cap.vertices * sizeof(uint16_t));
+    st->colors = crowd_malloc((size_t)cap.vertices * 4);
+    scratch = crowd_malloc((size_t)cap.vertices * 3 * sizeof(float) * 2);
     if (!st->positions || !st->indices || !st->parts || !st->colors || !scratch)
         goto oom;
-    critter_mesh_topology(shapes, count, st->indices, st->parts, st->colors);
+    critter_mesh_topology(cap.shapes, cap.count, st->indices, st->parts, st->colors);
     uint32_t first = 0;
     for (int c = 0; c < CLIPS; c++) {
-        const recording *rc = &recs[c];
-        uint32_t a = starts[c], n = lengths[c];
-        double per_frame = travelled[c] / n;
-        for (uint32_t k = 0; k < n; k++)
-            frame_in_place(shapes, count, rc, a + k, rc->root[a], per_frame * k,
-                           st->positions + (size_t)(first + k) * vertices * 3, vertices);
-        /* the seam: the frame after the loop against the loop's first frame, both in place */
-        float *after = scratch, *second = scratch + (size_t)vertices * 3;
-        const float *head = st->positions + (size_t)first * vertices * 3;
-        frame_in_place(shapes, count, rc, a + n, rc->root[a], travelled[c], after, vertices);
-        frame_in_place(shapes, count, rc, a + 1, rc->root[a], per_frame, second, vertices);
-        double worst = 0.0, sum = 0.0, step_sum = 0.0;
-        for (uint32_t v = 0; v < vertices; v++) {
-            double d2 = 0.0, s2 = 0.0;
-            for (int k = 0; k < 3; k++) {
-                double d = (double)after[3 * v + k] - head[3 * v + k], s = (double)second[3 * v + k] - head[3 * v + k];
-                d2 += d * d, s2 += s * s;
-            }
-            worst = fmax(worst, sqrt(d2));
-            sum += d2, step_sum += s2;
-        }
-        crowd_critter_clip_stats *cs = &critter->clip_stats[c];
-        cs->loop_start = a;
-        cs->loop_frames = n;
-        cs->seam_max_m = worst;
-        cs->seam_rms_m = sqrt(sum / vertices);
-        cs->step_rms_m = sqrt(step_sum / vertices);
-        cs->travelled_m = travelled[c];
-        cs->speed = travelled[c] * fps / n;
-        st->clips[c] = (crowd_frames_clip){.name = clip_names[c],
-                                           .first_frame = first,
-                                           .frame_count = n,
-                                           .fps = (float)fps,
-                                           .loop = true,
-                                           .stride = (float)travelled[c]};
-        first += n;
+        write_clip(&cap, c, first, st, scratch, critter);
+        first += cap.lengths[c];
     }
-    critter_mesh_orient(shapes, count, st->positions, st->indices);
-    float lo = INFINITY, hi = -INFINITY;
-    for (uint32_t v = 0; v < vertices; v++)
-        lo = fminf(lo, st->positions[3 * v + 1]), hi = fmaxf(hi, st->positions[3 * v + 1]);
-    critter->height = hi - lo;
-    snprintf(critter->source_name, sizeof critter->source_name, "critter %s seed=%u fps=%g", kind_names[desc->kind],
-             desc->seed, fps);
-    critter->frames = (crowd_vertex_frames){.vertex_count = vertices,
-                                            .index_count = index_count,
-                                            .frame_count = total,
-                                            .positions = st->positions,
-                                            .indices = st->indices,
-                                            .parts = st->parts,
-                                            .part_count = (uint32_t)count,
-                                            .colors = st->colors,
-                                            .clip_count = CLIPS,
-                                            .clips = st->clips,
-                                            .source_name = critter->source_name};
-    critter->storage = st;
+    finish(&cap, desc, st, critter);
     st = NULL;
     goto done;
 oom:
@@ -320,13 +362,13 @@ oom:
     memset(critter, 0, sizeof *critter);
 done:
     for (int c = 0; c < CLIPS; c++) {
-        crowd_free(recs[c].poses);
-        crowd_free(recs[c].root);
+        crowd_free(cap.recs[c].poses);
+        crowd_free(cap.recs[c].root);
     }
-    crowd_free(sig);
+    crowd_free(cap.sig);
     crowd_free(scratch);
     free_storage(st);
-    critter_sim_delete(sim);
+    critter_sim_delete(cap.sim);
     return r;
 }
 

@@ -237,14 +237,17 @@ static void chain_pose(const chain *c, prim_pose *p)
         tube_point(p, i, c->x[i], c->radius0 + (c->radius1 - c->radius0) * i / (c->n - 1));
 }
 
+/* The axis a tube's side (prim_shape.side) lies along: roughly across its first span. */
+typedef enum tube_side { SIDE_X, SIDE_Y, SIDE_Z } tube_side;
+
 static void tube_shape(prim_shape *s, uint16_t part, int points, int sub, int ring, const uint8_t color[4],
-                       double side_x, double side_y, double side_z)
+                       tube_side side)
 {
     memset(s, 0, sizeof *s);
     s->type = PRIM_TUBE, s->part = part, s->points = points, s->sub = sub, s->ring = ring;
     memcpy(s->color, color, 4);
     memcpy(s->alt, color, 4);
-    s->side[0] = (float)side_x, s->side[1] = (float)side_y, s->side[2] = (float)side_z;
+    s->side[side] = 1.0f;
 }
 
 static void ellipsoid_shape(prim_shape *s, uint16_t part, int lat, int lon, const uint8_t color[4])
@@ -309,16 +312,16 @@ static int blob_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     int n = 0;
     ellipsoid_shape(&shapes[n], (uint16_t)n, 14, 20, s->colors[0]), n++; /* 0 body */
     for (int i = 0; i < 2; i++)
-        tube_shape(&shapes[n], (uint16_t)n, 3, 4, 10, s->colors[0], 1, 0, 0), n++; /* 1, 2 legs */
+        tube_shape(&shapes[n], (uint16_t)n, 3, 4, 10, s->colors[0], SIDE_X), n++; /* 1, 2 legs */
     for (int i = 0; i < 2; i++)
         ellipsoid_shape(&shapes[n], (uint16_t)n, 7, 12, s->colors[1]), n++; /* 3, 4 feet */
     for (int i = 0; i < 2; i++)
-        tube_shape(&shapes[n], (uint16_t)n, 4, 3, 8, s->colors[0], 0, 0, 1), n++; /* 5, 6 arms */
+        tube_shape(&shapes[n], (uint16_t)n, 4, 3, 8, s->colors[0], SIDE_Z), n++; /* 5, 6 arms */
     for (int i = 0; i < 2; i++)
         ellipsoid_shape(&shapes[n], (uint16_t)n, 8, 12, white), n++; /* 7, 8 eyes */
     for (int i = 0; i < 2; i++)
-        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, black), n++;          /* 9, 10 pupils */
-    tube_shape(&shapes[n], (uint16_t)n, 4, 3, 6, s->colors[2], 1, 0, 0), n++; /* 11 tuft */
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, black), n++;         /* 9, 10 pupils */
+    tube_shape(&shapes[n], (uint16_t)n, 4, 3, 6, s->colors[2], SIDE_X), n++; /* 11 tuft */
     s->chain_count = 3;
     chain_init(&s->chains[0], 4, z[B_ARM] / 3, 0.08, z[B_ARMR], z[B_ARMR] * 0.8);
     chain_init(&s->chains[1], 4, z[B_ARM] / 3, 0.08, z[B_ARMR], z[B_ARMR] * 0.8);
@@ -404,17 +407,17 @@ static int quad_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     int n = 0;
     ellipsoid_shape(&shapes[n], (uint16_t)n, 12, 20, s->colors[0]), n++; /* 0 body */
     for (int i = 0; i < 4; i++)
-        tube_shape(&shapes[n], (uint16_t)n, 3, 4, 9, s->colors[0], 1, 0, 0), n++; /* 1-4 legs */
+        tube_shape(&shapes[n], (uint16_t)n, 3, 4, 9, s->colors[0], SIDE_X), n++; /* 1-4 legs */
     for (int i = 0; i < 4; i++)
-        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, s->colors[2]), n++;    /* 5-8 paws */
-    tube_shape(&shapes[n], (uint16_t)n, 3, 3, 10, s->colors[0], 1, 0, 0), n++; /* 9 neck */
-    ellipsoid_shape(&shapes[n], (uint16_t)n, 10, 14, s->colors[0]), n++;       /* 10 head */
-    ellipsoid_shape(&shapes[n], (uint16_t)n, 7, 12, s->colors[1]), n++;        /* 11 snout */
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, s->colors[2]), n++;   /* 5-8 paws */
+    tube_shape(&shapes[n], (uint16_t)n, 3, 3, 10, s->colors[0], SIDE_X), n++; /* 9 neck */
+    ellipsoid_shape(&shapes[n], (uint16_t)n, 10, 14, s->colors[0]), n++;      /* 10 head */
+    ellipsoid_shape(&shapes[n], (uint16_t)n, 7, 12, s->colors[1]), n++;       /* 11 snout */
     for (int i = 0; i < 2; i++)
-        tube_shape(&shapes[n], (uint16_t)n, 3, 3, 6, s->colors[2], 0, 0, 1), n++; /* 12, 13 ears */
+        tube_shape(&shapes[n], (uint16_t)n, 3, 3, 6, s->colors[2], SIDE_Z), n++; /* 12, 13 ears */
     for (int i = 0; i < 2; i++)
-        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 8, black), n++;      /* 14, 15 eyes */
-    tube_shape(&shapes[n], (uint16_t)n, 6, 3, 8, s->colors[0], 1, 0, 0); /* 16 tail */
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 8, black), n++;     /* 14, 15 eyes */
+    tube_shape(&shapes[n], (uint16_t)n, 6, 3, 8, s->colors[0], SIDE_X); /* 16 tail */
     shapes[n].stripes = critter_rng_unit(rng) < 0.5;
     memcpy(shapes[n].alt, s->colors[2], 4);
     n++;
@@ -505,7 +508,7 @@ static int tube_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     s->gaits[1] = (gait){crawl, critter_rng_range(rng, 0.12, 0.2), 0.6, z[T_RADIUS] * 0.9, 0};
     s->gaits[2] = (gait){quantize(s, crawl * 0.65), s->gaits[1].speed * 2.0, 0.5, z[T_RADIUS] * 1.3, 0};
     int n = 0;
-    tube_shape(&shapes[n], (uint16_t)n, (int)z[T_NODES], 3, 12, s->colors[0], 0, 1, 0); /* 0 body */
+    tube_shape(&shapes[n], (uint16_t)n, (int)z[T_NODES], 3, 12, s->colors[0], SIDE_Y); /* 0 body */
     shapes[n].stripes = 1;
     memcpy(shapes[n].alt, s->colors[1], 4);
     n++;
@@ -515,7 +518,7 @@ static int tube_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     for (int i = 0; i < 2; i++)
         ellipsoid_shape(&shapes[n], (uint16_t)n, 4, 8, black), n++; /* 4, 5 pupils */
     for (int i = 0; i < 2; i++)
-        tube_shape(&shapes[n], (uint16_t)n, 4, 3, 5, s->colors[1], 1, 0, 0), n++; /* 6, 7 antennae */
+        tube_shape(&shapes[n], (uint16_t)n, 4, 3, 5, s->colors[1], SIDE_X), n++; /* 6, 7 antennae */
     /* 8, 9, ...: a pair of prolegs under every segment; they, not the body, touch the ground */
     for (int i = 0; i < 2 * (int)z[T_NODES]; i++)
         ellipsoid_shape(&shapes[n], (uint16_t)n, 4, 8, s->colors[1]), n++;

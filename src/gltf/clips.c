@@ -228,33 +228,47 @@ static crowd_result name_clip(crowd_rig *rig, uint32_t c, const char *name, crow
     return CROWD_OK;
 }
 
+/* What the loop rules measure with (detect_loops owns it): the rig, the bones that move vertices,
+ * scratch for two poses and their matrices, and the bind mesh's size. */
+typedef struct loop_probe {
+    const crowd_rig *rig;
+    const uint8_t *skinned; /* per bone: it moves vertices */
+    crowd_trs *pose;
+    float *global;   /* two poses' model-space matrices: 2 x 16 floats per bone */
+    float *weights;  /* two poses' morph weights */
+    double *scratch; /* a value per bone */
+    double size;     /* the bind mesh's diagonal */
+} loop_probe;
+
+/* What the rules found for one clip. */
+typedef struct clip_loop {
+    double wrap;        /* the key interval added to its duration (rule b); 0 when none */
+    double travel[3];   /* root motion over the cycle (rule c); 0 when none */
+    double data_travel; /* how far a bone without vertices travels over the cycle; 0 when none */
+} clip_loop;
+
 /* The largest model-space distance a bone's origin moves between the poses at times ta and tb
  * (global + 16 * bones holds the second pose's matrices); morph weights are compared separately. */
-static double pose_gap(const crowd_rig *rig, const uint8_t *skinned, uint32_t c, double ta, double tb, crowd_trs *pose,
-                       float *global, float *weights, double *weight_gap)
+static double pose_gap(const loop_probe *p, uint32_t c, double ta, double tb, double *weight_gap)
 {
+    const crowd_rig *rig = p->rig;
     uint32_t bones = rig->bone_count, targets = rig->morph_target_count;
-    rig->sample(rig, c, ta, pose, weights);
-    crowd_rig_global_matrices(rig, pose, global);
-    rig->sample(rig, c, tb, pose, weights + targets);
-    crowd_rig_global_matrices(rig, pose, global + 16 * (size_t)bones);
+    rig->sample(rig, c, ta, p->pose, p->weights);
+    crowd_rig_global_matrices(rig, p->pose, p->global);
+    rig->sample(rig, c, tb, p->pose, p->weights + targets);
+    crowd_rig_global_matrices(rig, p->pose, p->global + 16 * (size_t)bones);
     double gap = 0.0;
     for (uint32_t k = 0; k < bones; k++) {
-        const float *a = global + 16 * (size_t)k + 12, *b = global + 16 * ((size_t)bones + k) + 12;
-        if (skinned[k])
+        const float *a = p->global + 16 * (size_t)k + 12, *b = p->global + 16 * ((size_t)bones + k) + 12;
+        if (p->skinned[k])
             gap = fmax(gap, hypot(hypot(a[0] - b[0], a[1] - b[1]), a[2] - b[2]));
     }
     *weight_gap = 0.0;
     for (uint32_t t = 0; t < targets; t++)
-        *weight_gap = fmax(*weight_gap, fabsf(weights[t] - weights[targets + t]));
+        *weight_gap = fmax(*weight_gap, fabsf(p->weights[t] - p->weights[targets + t]));
     return gap;
 }
 
-/* The rule gltf.h states: a clip loops when its last pose is its first (bones within 1 % of the
- * bind mesh's size, morph weights within 0.01), or when the way back from the last key to the first
- * is no longer than 1.5x the clip's last key step (a cycle exported one sample short: its last key
- * is the pose just before the first). The second kind gets that key interval added to its
- * duration, and the sampler closes it. Returns the interval added (0 when none) through *wrap. */
 static int compare_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -265,28 +279,28 @@ static int compare_double(const void *a, const void *b)
  * bones share (the per-axis median: ancestors above the moving root stay put) is the travel; the
  * clip is a cycle that travels when every bone's displacement is that travel within 1 % of the size
  * and the travel is at least 5 % of it. */
-static bool root_motion(const crowd_rig *rig, const uint8_t *skinned, const float *global, double size, double *scratch,
-                        double travel[3])
+static bool root_motion(const loop_probe *p, double travel[3])
 {
-    uint32_t bones = rig->bone_count;
+    uint32_t bones = p->rig->bone_count;
+    const float *global = p->global;
     for (int k = 0; k < 3; k++) {
         uint32_t n = 0;
         for (uint32_t b = 0; b < bones; b++)
-            if (skinned[b])
-                scratch[n++] = (double)global[16 * ((size_t)bones + b) + 12 + k] - global[16 * (size_t)b + 12 + k];
-        qsort(scratch, n, sizeof *scratch, compare_double);
-        travel[k] = n ? scratch[n / 2] : 0.0;
+            if (p->skinned[b])
+                p->scratch[n++] = (double)global[16 * ((size_t)bones + b) + 12 + k] - global[16 * (size_t)b + 12 + k];
+        qsort(p->scratch, n, sizeof *p->scratch, compare_double);
+        travel[k] = n ? p->scratch[n / 2] : 0.0;
     }
-    if (hypot(hypot(travel[0], travel[1]), travel[2]) < 0.05 * size) { /* any axis: Z-up files travel along y */
+    if (hypot(hypot(travel[0], travel[1]), travel[2]) < 0.05 * p->size) { /* any axis: Z-up files travel along y */
         travel[0] = travel[1] = travel[2] = 0.0;
         return false;
     }
     for (uint32_t b = 0; b < bones; b++) {
         const float *a = global + 16 * (size_t)b + 12, *e = global + 16 * ((size_t)bones + b) + 12;
         double r[3] = {e[0] - a[0] - travel[0], e[1] - a[1] - travel[1], e[2] - a[2] - travel[2]};
-        if (!skinned[b])
+        if (!p->skinned[b])
             continue; /* bones without vertices (the armature node, a root-motion bone) */
-        if (hypot(hypot(r[0], r[1]), r[2]) > 0.01 * size) {
+        if (hypot(hypot(r[0], r[1]), r[2]) > 0.01 * p->size) {
             travel[0] = travel[1] = travel[2] = 0.0;
             return false;
         }
@@ -296,53 +310,59 @@ static bool root_motion(const crowd_rig *rig, const uint8_t *skinned, const floa
 
 /* A looping clip whose skinned body stays in place while a bone that carries no vertices (a
  * "root" bone holding the root motion as data, Mannequiny's) travels: that bone's distance over
- * the cycle, or 0. */
-static double data_root_travel(const crowd_rig *rig, const uint8_t *skinned, const float *global, double size)
+ * the cycle (between the two poses of pose_gap), or 0. */
+static double data_root_travel(const loop_probe *p)
 {
-    uint32_t bones = rig->bone_count;
+    uint32_t bones = p->rig->bone_count;
     double travel = 0.0;
     for (uint32_t b = 0; b < bones; b++) {
-        const float *a = global + 16 * (size_t)b + 12, *e = global + 16 * ((size_t)bones + b) + 12;
-        if (!skinned[b])
+        const float *a = p->global + 16 * (size_t)b + 12, *e = p->global + 16 * ((size_t)bones + b) + 12;
+        if (!p->skinned[b])
             travel = fmax(travel, hypot(hypot(e[0] - a[0], e[1] - a[1]), e[2] - a[2]));
     }
-    return travel >= 0.05 * size ? travel : 0.0;
+    return travel >= 0.05 * p->size ? travel : 0.0;
 }
 
-static bool clip_loops(const crowd_rig *rig, const uint8_t *skinned, const gltf_animation *an, uint32_t c,
-                       crowd_trs *pose, float *global, float *weights, double size, double *wrap, double *scratch,
-                       double travel[3], double *data_travel)
+/* The key interval at the clip's end: the smallest last step over the samplers with 3+ keys that
+ * end where the clip ends; infinite when there is none. */
+static double end_step(const gltf_animation *an, const crowd_rig_clip *clip)
 {
-    const crowd_rig_clip *clip = &rig->clips[c];
-    *wrap = 0.0;
-    *data_travel = 0.0;
-    travel[0] = travel[1] = travel[2] = 0.0;
-    if (!(clip->duration > 0))
-        return false;
-    double weight_gap, weight_step;
-    double gap =
-        pose_gap(rig, skinned, c, clip->start, clip->start + clip->duration, pose, global, weights, &weight_gap);
-    if (gap <= 0.01 * size && weight_gap <= 0.01) {
-        *data_travel = data_root_travel(rig, skinned, global, size);
-        return true;
-    }
-    if (weight_gap <= 0.01 && root_motion(rig, skinned, global, size, scratch, travel))
-        return true;
-    /* the key interval at the end: the smallest last step over the clip's samplers with 3+ keys */
     double step = INFINITY;
     for (uint32_t i = 0; an && i < an->sampler_count; i++) {
         const gltf_sampler *s = &an->samplers[i];
         if (s->key_count >= 3 && fabs((double)s->times[s->key_count - 1] - (clip->start + clip->duration)) < 1e-4)
             step = fmin(step, (double)s->times[s->key_count - 1] - s->times[s->key_count - 2]);
     }
+    return step;
+}
+
+/* The rule gltf.h states: a clip loops when its last pose is its first (bones within 1 % of the
+ * bind mesh's size, morph weights within 0.01), or when the way back from the last key to the first
+ * is no longer than 1.5x the clip's last key step (a cycle exported one sample short: its last key
+ * is the pose just before the first; that key interval is added to its duration and the sampler
+ * closes it), or when it is a root-motion cycle (root_motion). */
+static bool clip_loops(const loop_probe *p, const gltf_animation *an, uint32_t c, clip_loop *out)
+{
+    const crowd_rig_clip *clip = &p->rig->clips[c];
+    *out = (clip_loop){0};
+    if (!(clip->duration > 0))
+        return false;
+    double weight_gap, weight_step;
+    double gap = pose_gap(p, c, clip->start, clip->start + clip->duration, &weight_gap);
+    if (gap <= 0.01 * p->size && weight_gap <= 0.01) {
+        out->data_travel = data_root_travel(p);
+        return true;
+    }
+    if (weight_gap <= 0.01 && root_motion(p, out->travel))
+        return true;
+    double step = end_step(an, clip);
     if (!isfinite(step) || !(step > 0.0) || step > 0.25 * clip->duration)
         return false;
-    double end_travel = data_root_travel(rig, skinned, global, size);
-    double last = pose_gap(rig, skinned, c, clip->start + clip->duration - step, clip->start + clip->duration, pose,
-                           global, weights, &weight_step);
-    if (gap <= 1.5 * last + 0.01 * size && weight_gap <= 1.5 * weight_step + 0.01 && gap <= 0.25 * size) {
-        *wrap = step;
-        *data_travel = end_travel * (clip->duration + step) / clip->duration; /* the last step's share too */
+    double end_travel = data_root_travel(p);
+    double last = pose_gap(p, c, clip->start + clip->duration - step, clip->start + clip->duration, &weight_step);
+    if (gap <= 1.5 * last + 0.01 * p->size && weight_gap <= 1.5 * weight_step + 0.01 && gap <= 0.25 * p->size) {
+        out->wrap = step;
+        out->data_travel = end_travel * (clip->duration + step) / clip->duration; /* the last step's share too */
         return true;
     }
     return false;
@@ -382,13 +402,15 @@ static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
             skinned[rig->joints[i]] = 1, any = true;
     if (!any)
         memset(skinned, 1, rig->bone_count);
-    double size = mesh_size(rig);
+    loop_probe probe = {rig, skinned, pose, global, weights, scratch, mesh_size(rig)};
     for (uint32_t c = 0; c < rig->clip_count; c++) {
-        double *d = travel + 3 * (size_t)c, data_travel = 0.0;
-        rig->clips[c].loop = clip_loops(rig, skinned, c < s->anim_count ? &s->anims[c] : NULL, c, pose, global, weights,
-                                        size, &wrap[c], scratch, d, &data_travel);
+        clip_loop found;
+        double *d = travel + 3 * (size_t)c;
+        rig->clips[c].loop = clip_loops(&probe, c < s->anim_count ? &s->anims[c] : NULL, c, &found);
+        wrap[c] = found.wrap;
+        memcpy(d, found.travel, sizeof found.travel);
         rig->clips[c].duration += wrap[c];
-        rig->clips[c].root_travel = rig->clips[c].loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), data_travel) : 0.0;
+        rig->clips[c].root_travel = rig->clips[c].loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), found.data_travel) : 0.0;
     }
     s->wrap = wrap; /* set last: while measuring, the clips ended at their last key and travelled */
     s->travel = travel;

@@ -36,8 +36,6 @@ crowd_result gj_index(const cJSON *parent, const char *key, const char *path, bo
 /* An array element that must be an index (path names the array). */
 crowd_result gj_index_item(const cJSON *item, const char *path, uint32_t i, uint32_t count, const char *what,
                            uint32_t *out, crowd_error *error);
-crowd_result gj_number(const cJSON *parent, const char *key, const char *path, bool required, double *out,
-                       crowd_error *error);
 /* Exactly n finite numbers; *present tells whether the key was there. */
 crowd_result gj_floats(const cJSON *parent, const char *key, const char *path, uint32_t n, float *out, bool *present,
                        crowd_error *error);

@@ -97,18 +97,6 @@ crowd_result gj_index_item(const cJSON *item, const char *path, uint32_t i, uint
     return CROWD_OK;
 }
 
-crowd_result gj_number(const cJSON *parent, const char *key, const char *path, bool required, double *out,
-                       crowd_error *error)
-{
-    const cJSON *v = member(parent, key);
-    if (!v)
-        return required ? missing(path, key, error) : CROWD_OK;
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.%s: expected a finite number", path, key);
-    *out = v->valuedouble;
-    return CROWD_OK;
-}
-
 crowd_result gj_floats(const cJSON *parent, const char *key, const char *path, uint32_t n, float *out, bool *present,
                        crowd_error *error)
 {

@@ -222,24 +222,33 @@ crowd_result gltf_parse_meshes(gltf_doc *doc, crowd_error *error)
 
 /* ---- skinned nodes: joints against the node's skin, weights non-negative and summing to 1 ---- */
 
+/* A primitive's influences as read: `sets` JOINTS_n / WEIGHTS_n sets of 4 per vertex, set-major
+ * ((vertices * set + vertex) * 4 + k), against a skin of joint_count joints. */
+typedef struct influence_sets {
+    const uint32_t *joints;
+    const float *weights;
+    uint32_t vertices, sets, joint_count;
+    const char *path; /* for messages: the primitive's attributes */
+} influence_sets;
+
 /* Negative weights and weighted joints outside the skin are refused. Sums other than 1 are
  * common in real exports (RiggedFigure 0.90, RobotExpressive 1.07): they are renormalised and
  * counted in *off for one warning; all-zero weights bind the vertex to its first joint. */
-static crowd_result check_vertex(const uint32_t *joints, const float *weights, uint32_t vertices, uint32_t sets,
-                                 uint32_t v, uint32_t joint_count, const char *path, uint32_t *off, crowd_error *error)
+static crowd_result check_vertex(const influence_sets *in, uint32_t v, uint32_t *off, crowd_error *error)
 {
     double sum = 0;
-    for (uint32_t s = 0; s < sets; s++)
+    for (uint32_t s = 0; s < in->sets; s++)
         for (uint32_t k = 0; k < 4; k++) {
-            size_t i = ((size_t)vertices * s + v) * 4 + k;
-            if (!(weights[i] >= 0.0f))
-                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.WEIGHTS_%u[%u]: negative weight %g", path, s, v,
-                                  (double)weights[i]);
-            if ((weights[i] > 0.0f || (s == 0 && k == 0)) && joints[i] >= joint_count)
+            size_t i = ((size_t)in->vertices * s + v) * 4 + k;
+            float w = in->weights[i];
+            if (!(w >= 0.0f))
+                return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "%s.WEIGHTS_%u[%u]: negative weight %g", in->path, s,
+                                  v, (double)w);
+            if ((w > 0.0f || (s == 0 && k == 0)) && in->joints[i] >= in->joint_count)
                 return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                                  "%s.JOINTS_%u[%u]: joint %u out of range (%u joints)", path, s, v, joints[i],
-                                  joint_count);
-            sum += weights[i];
+                                  "%s.JOINTS_%u[%u]: joint %u out of range (%u joints)", in->path, s, v, in->joints[i],
+                                  in->joint_count);
+            sum += w;
         }
     *off += sum != 0.0 && fabs(sum - 1.0) > 0.01;
     return CROWD_OK;
@@ -267,8 +276,9 @@ static crowd_result check_influences(const gltf_doc *doc, const cJSON *attribute
             r = gltf_read_floats(doc, wa, weights + (size_t)vertices * 4 * s, sub, error);
     }
     uint32_t off = 0;
+    influence_sets in = {joints, weights, vertices, sets, joint_count, path};
     for (uint32_t v = 0; r == CROWD_OK && v < vertices; v++)
-        r = check_vertex(joints, weights, vertices, sets, v, joint_count, path, &off, error);
+        r = check_vertex(&in, v, &off, error);
     if (r == CROWD_OK && off)
         gltf_warn(doc, "%s: %u vertices have weights that do not sum to 1 (renormalised)", path, off);
     crowd_free(joints);

@@ -443,7 +443,8 @@ crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_d
         return r;
     float fps = desc && desc->fps != 0.0f ? desc->fps : 30.0f;
     if (!(fps >= 1.0f && fps <= 240.0f))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "export fps %g outside 1..240", (double)fps);
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_gltf_write_desc.fps %g outside 1..240 (0 for the default 30)", (double)fps);
     crowd_error local = {0};
     cJSON_InitHooks(&(cJSON_Hooks){crowd_malloc_hook, crowd_free_hook}); /* base.h's allocator */
     gltf_writer w = {.rig = rig, .fps = fps, .root = cJSON_CreateObject()};

@@ -5,7 +5,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
-#include "grass/grass_internal.h"
+#include "grass/grass_testing.h"
 
 /* Ground within near_radius = NEAR_PER_HEIGHT x camera height is kept in every direction; past it
  * a ground point is seen at most atan(1 / NEAR_PER_HEIGHT) below the horizon, which bounds how far

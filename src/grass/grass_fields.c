@@ -207,20 +207,29 @@ static uint32_t push_disc(grass_fields *f, uint32_t n, float x, float z, float r
     return n + 1;
 }
 
+/* One update's passes: what they do besides reading the fields themselves. */
+typedef struct field_update {
+    bool live;        /* the pair may hold a trail: decay it (and shift it with the window) */
+    uint32_t trample; /* discs stamped into the pair: f->stamps[0, trample) */
+    uint32_t cuts;    /* cut discs: f->stamps[trample, trample + cuts) */
+    int32_t shift[2]; /* texels the window moved since the last update, within +-resolution */
+    float dt;         /* seconds since the last update */
+    float corner[2];  /* the window's -x/-z corner, metres */
+} field_update;
+
 /* The fragment variant: the decay as a full-screen triangle from the active texture into the other
  * one, the discs blended on top as instanced quads, the cut's discs MAX-blended. */
-static void fragment_passes(grass_fields *f, const crowd_grass_desc *d, bool live, uint32_t trample, uint32_t cuts,
-                            int32_t sx, int32_t sz, float dt, float x0, float z0)
+static void fragment_passes(grass_fields *f, const crowd_grass_desc *d, const field_update *u)
 {
     int32_t res = (int32_t)f->resolution;
-    if (live || trample) {
+    if (u->live || u->trample) {
         int dst = 1 - f->active;
         glBindFramebuffer(GL_FRAMEBUFFER, f->trample_fbo[dst]);
         glViewport(0, 0, res, res);
-        if (live) { /* decay (and shift) the active texture into the other one */
+        if (u->live) { /* decay (and shift) the active texture into the other one */
             glUseProgram(f->decay.id);
-            glUniform3i(f->du_shift, sx, sz, res);
-            glUniform2f(f->du_step, dt / d->trample_hold, dt / d->trample_recovery);
+            glUniform3i(f->du_shift, u->shift[0], u->shift[1], res);
+            glUniform2f(f->du_step, u->dt / d->trample_hold, u->dt / d->trample_recovery);
             glActiveTexture(GL_TEXTURE0 + 13);
             glBindTexture(GL_TEXTURE_2D, f->trample[f->active]);
             glBindVertexArray(f->empty_vao);
@@ -232,23 +241,23 @@ static void fragment_passes(grass_fields *f, const crowd_grass_desc *d, bool liv
             glClearColor(clear_trample[0] / 255.0f, clear_trample[1] / 255.0f, 0.0f, 1.0f);
             glClear(GL_COLOR_BUFFER_BIT);
         }
-        if (trample) { /* trail and bend towards the disc by its weight, age towards 0 */
+        if (u->trample) { /* trail and bend towards the disc by its weight, age towards 0 */
             glEnable(GL_BLEND);
             glBlendEquation(GL_FUNC_ADD);
             glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE_MINUS_SRC_ALPHA);
-            const float field[4] = {x0, z0, 1.0f / d->trample_extent, 0.0f};
-            draw_discs(f, 0, trample, field, 0);
+            const float field[4] = {u->corner[0], u->corner[1], 1.0f / d->trample_extent, 0.0f};
+            draw_discs(f, 0, u->trample, field, 0);
             glDisable(GL_BLEND);
         }
         f->active = dst;
     }
-    if (cuts) {
+    if (u->cuts) {
         glBindFramebuffer(GL_FRAMEBUFFER, f->cut_fbo);
         glViewport(0, 0, (GLsizei)f->cut_resolution, (GLsizei)f->cut_resolution);
         glEnable(GL_BLEND);
         glBlendEquation(GL_MAX);
         const float field[4] = {-d->extent, -d->extent, 0.5f / d->extent, 0.0f};
-        draw_discs(f, trample, cuts, field, 1);
+        draw_discs(f, u->trample, u->cuts, field, 1);
         glBlendEquation(GL_FUNC_ADD);
         glDisable(GL_BLEND);
     }
@@ -268,15 +277,21 @@ static bool reserve_bins(grass_fields *f, size_t words)
     return true;
 }
 
-/* Bins the discs [first, first + count) of f->stamps into the TILE^2 texel tiles of a tx x ty grid
- * whose first texel is (bx, bz) of a field with its -x/-z corner at (ox, oz) and `texel` metre texels,
- * and uploads per tile where its list starts (tx * ty + 1 words), then the lists (each disc's index
- * from `first`, in stamp order) for grass_field.comp. A disc goes to every tile holding a texel
- * centre it may cover. false when out of memory (the dispatch is then skipped). */
-static bool bin_discs(grass_fields *f, uint32_t first, uint32_t count, float ox, float oz, float texel, int32_t bx,
-                      int32_t bz, uint32_t tx, uint32_t ty)
+/* A grid of TILE x TILE texel tiles over part of a field: the field's -x/-z corner (metres) and
+ * texel size, the grid's first texel, and its size in tiles. */
+typedef struct tile_grid {
+    float corner[2], texel;
+    int32_t first[2];
+    uint32_t tiles[2];
+} tile_grid;
+
+/* Bins the discs [first, first + count) of f->stamps into the tiles of grid `g` and uploads per tile
+ * where its list starts (tiles + 1 words), then the lists (each disc's index from `first`, in stamp
+ * order) for grass_field.comp. A disc goes to every tile holding a texel centre it may cover. false
+ * when out of memory (the dispatch is then skipped). */
+static bool bin_discs(grass_fields *f, uint32_t first, uint32_t count, const tile_grid *g)
 {
-    uint32_t tiles = tx * ty;
+    uint32_t tx = g->tiles[0], ty = g->tiles[1], tiles = tx * ty;
     if (!reserve_bins(f, (size_t)tiles + 1))
         return false;
     uint32_t *start = f->bins;
@@ -285,10 +300,10 @@ static bool bin_discs(grass_fields *f, uint32_t first, uint32_t count, float ox,
         for (uint32_t k = 0; k < count; k++) {
             const float *c = &f->stamps[4 * (first + k)];
             /* texel centres (p + 0.5) * texel + o inside [c - r, c + r], one more texel each side */
-            float lo[2] = {floorf((c[0] - c[2] - ox) / texel) - 1.0f - (float)bx,
-                           floorf((c[1] - c[2] - oz) / texel) - 1.0f - (float)bz};
-            float hi[2] = {ceilf((c[0] + c[2] - ox) / texel) + 1.0f - (float)bx,
-                           ceilf((c[1] + c[2] - oz) / texel) + 1.0f - (float)bz};
+            float lo[2] = {floorf((c[0] - c[2] - g->corner[0]) / g->texel) - 1.0f - (float)g->first[0],
+                           floorf((c[1] - c[2] - g->corner[1]) / g->texel) - 1.0f - (float)g->first[1]};
+            float hi[2] = {ceilf((c[0] + c[2] - g->corner[0]) / g->texel) + 1.0f - (float)g->first[0],
+                           ceilf((c[1] + c[2] - g->corner[1]) / g->texel) + 1.0f - (float)g->first[1]};
             float limit[2] = {(float)(tx * TILE) - 1.0f, (float)(ty * TILE) - 1.0f};
             if (!(hi[0] >= 0.0f && hi[1] >= 0.0f && lo[0] <= limit[0] && lo[1] <= limit[1]))
                 continue; /* outside the grid (or not finite) */
@@ -324,52 +339,65 @@ static bool bin_discs(grass_fields *f, uint32_t first, uint32_t count, float ox,
     return true;
 }
 
-/* The compute variant (grass_field.comp): one dispatch over the pair's destination, bound write-only,
- * reading the active texture bound read-only; the cut in place over the discs' bounding box. */
-static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live, uint32_t trample, uint32_t cuts,
-                           int32_t sx, int32_t sz, float dt, float x0, float z0)
+/* The pair in one dispatch over its destination, bound write-only, reading the active texture
+ * bound read-only. */
+static void compute_trample(grass_fields *f, const crowd_grass_desc *d, const field_update *u)
 {
     GLint res = (GLint)f->resolution;
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, STAMP_BINDING, f->stamp_vbo);
     uint32_t tiles = ((uint32_t)res + TILE - 1) / TILE;
-    if ((live || trample) && (!trample || bin_discs(f, 0, trample, x0, z0, f->texel, 0, 0, tiles, tiles))) {
-        int dst = 1 - f->active;
-        glUseProgram(f->trample_program);
-        glBindImageTexture(0, f->trample[f->active], 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
-        glBindImageTexture(1, f->trample[dst], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
-        glUniform4f(f->tu_field, x0, z0, f->texel, (float)res);
-        glUniform4ui(f->tu_discs, 0u, trample, 0u, 0u);
-        glUniform4i(f->tu_shift, sx, sz, res, live ? 1 : 0);
-        glUniform2f(f->tu_step, dt / d->trample_hold, dt / d->trample_recovery);
-        glDispatchCompute(tiles, tiles, 1);
-        f->passes++;
-        f->active = dst;
-    }
-    if (cuts) {
-        int32_t n = (int32_t)f->cut_resolution, box[4] = {n, n, -1, -1};
-        float texel = 2.0f * d->extent / (float)n;
-        for (uint32_t k = 0; k < cuts; k++) { /* the texels whose centres the discs may cover, and one more */
-            const float *c = &f->stamps[4 * (trample + k)];
-            for (int a = 0; a < 2; a++) {
-                float lo = floorf((c[a] - c[2] + d->extent) / texel) - 1.0f;
-                float hi = ceilf((c[a] + c[2] + d->extent) / texel) + 1.0f;
-                int32_t l = lo < 0.0f ? 0 : lo > (float)(n - 1) ? n - 1 : (int32_t)lo;
-                int32_t h = hi < 0.0f ? 0 : hi > (float)(n - 1) ? n - 1 : (int32_t)hi;
-                box[a] = l < box[a] ? l : box[a];
-                box[2 + a] = h > box[2 + a] ? h : box[2 + a];
-            }
-        }
-        uint32_t tx = (uint32_t)(box[2] - box[0] + TILE) / TILE, tz = (uint32_t)(box[3] - box[1] + TILE) / TILE;
-        if (box[2] >= box[0] && box[3] >= box[1] &&
-            bin_discs(f, trample, cuts, -d->extent, -d->extent, texel, box[0], box[1], tx, tz)) {
-            glUseProgram(f->cut_program);
-            glBindImageTexture(0, f->cut, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA8);
-            glUniform4f(f->cu_field, -d->extent, -d->extent, texel, (float)n);
-            glUniform4ui(f->cu_discs, trample, cuts, (GLuint)box[0], (GLuint)box[1]);
-            glDispatchCompute(tx, tz, 1);
-            f->passes++;
+    tile_grid grid = {{u->corner[0], u->corner[1]}, f->texel, {0, 0}, {tiles, tiles}};
+    if (u->trample && !bin_discs(f, 0, u->trample, &grid))
+        return;
+    int dst = 1 - f->active;
+    glUseProgram(f->trample_program);
+    glBindImageTexture(0, f->trample[f->active], 0, GL_FALSE, 0, GL_READ_ONLY, GL_RGBA8);
+    glBindImageTexture(1, f->trample[dst], 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_RGBA8);
+    glUniform4f(f->tu_field, u->corner[0], u->corner[1], f->texel, (float)res);
+    glUniform4ui(f->tu_discs, 0u, u->trample, 0u, 0u);
+    glUniform4i(f->tu_shift, u->shift[0], u->shift[1], res, u->live ? 1 : 0);
+    glUniform2f(f->tu_step, u->dt / d->trample_hold, u->dt / d->trample_recovery);
+    glDispatchCompute(tiles, tiles, 1);
+    f->passes++;
+    f->active = dst;
+}
+
+/* The cut in place, over the bounding box of the texels whose centres the discs may cover (and
+ * one more each side). */
+static void compute_cut(grass_fields *f, const crowd_grass_desc *d, const field_update *u)
+{
+    int32_t n = (int32_t)f->cut_resolution, box[4] = {n, n, -1, -1};
+    float texel = 2.0f * d->extent / (float)n;
+    for (uint32_t k = 0; k < u->cuts; k++) {
+        const float *c = &f->stamps[4 * (u->trample + k)];
+        for (int a = 0; a < 2; a++) {
+            float lo = floorf((c[a] - c[2] + d->extent) / texel) - 1.0f;
+            float hi = ceilf((c[a] + c[2] + d->extent) / texel) + 1.0f;
+            int32_t l = lo < 0.0f ? 0 : lo > (float)(n - 1) ? n - 1 : (int32_t)lo;
+            int32_t h = hi < 0.0f ? 0 : hi > (float)(n - 1) ? n - 1 : (int32_t)hi;
+            box[a] = l < box[a] ? l : box[a];
+            box[2 + a] = h > box[2 + a] ? h : box[2 + a];
         }
     }
+    uint32_t tx = (uint32_t)(box[2] - box[0] + TILE) / TILE, tz = (uint32_t)(box[3] - box[1] + TILE) / TILE;
+    tile_grid grid = {{-d->extent, -d->extent}, texel, {box[0], box[1]}, {tx, tz}};
+    if (!(box[2] >= box[0] && box[3] >= box[1]) || !bin_discs(f, u->trample, u->cuts, &grid))
+        return;
+    glUseProgram(f->cut_program);
+    glBindImageTexture(0, f->cut, 0, GL_FALSE, 0, GL_READ_WRITE, GL_RGBA8);
+    glUniform4f(f->cu_field, -d->extent, -d->extent, texel, (float)n);
+    glUniform4ui(f->cu_discs, u->trample, u->cuts, (GLuint)box[0], (GLuint)box[1]);
+    glDispatchCompute(tx, tz, 1);
+    f->passes++;
+}
+
+/* The compute variant (grass_field.comp). */
+static void compute_passes(grass_fields *f, const crowd_grass_desc *d, const field_update *u)
+{
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, STAMP_BINDING, f->stamp_vbo);
+    if (u->live || u->trample)
+        compute_trample(f, d, u);
+    if (u->cuts)
+        compute_cut(f, d, u);
     /* the blades sample these textures as ordinary textures, the next update loads them as images,
        clears and test reads go through their framebuffers: each needs the image stores made visible
        to it (without the texture-fetch bit the blades may sample what was there before: no error,
@@ -383,15 +411,10 @@ static void compute_passes(grass_fields *f, const crowd_grass_desc *d, bool live
 }
 #endif
 
-uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float eye_x, float eye_z, float hx, float hz,
-                             const crowd_grass_fields *in, uint64_t *cut_stamps)
+/* Moves the trample window to the focus (`fx`, `fz`) in whole texels: its new corner, and the shift
+ * from the old one (a full resolution the first time: nothing carries over). */
+static void move_window(grass_fields *f, const crowd_grass_desc *d, float fx, float fz, field_update *u)
 {
-    f->passes = 0;
-    if (!f->on || !in)
-        return 0;
-    float dt = in->dt > 0.0f && in->dt < 1e3f ? in->dt : 0.0f;
-    float fx = in->focus_set ? in->focus[0] : eye_x + hx * 18.0f;
-    float fz = in->focus_set ? in->focus[1] : eye_z + hz * 18.0f;
     float half = 0.5f * d->trample_extent;
     int32_t ox = (int32_t)floorf((fx - half) / f->texel), oz = (int32_t)floorf((fz - half) / f->texel);
     if (!(fabsf(fx) < 1e6f && fabsf(fz) < 1e6f))
@@ -399,16 +422,20 @@ uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float e
     int32_t sx = f->origin_valid ? ox - f->origin[0] : (int32_t)f->resolution;
     int32_t sz = f->origin_valid ? oz - f->origin[1] : (int32_t)f->resolution;
     int32_t res = (int32_t)f->resolution;
-    sx = sx < -res ? -res : sx > res ? res : sx;
-    sz = sz < -res ? -res : sz > res ? res : sz;
+    u->shift[0] = sx < -res ? -res : sx > res ? res : sx;
+    u->shift[1] = sz < -res ? -res : sz > res ? res : sz;
     f->origin[0] = ox, f->origin[1] = oz;
     f->origin_valid = true;
-    float x0 = (float)ox * f->texel, z0 = (float)oz * f->texel, x1 = x0 + d->trample_extent,
-          z1 = z0 + d->trample_extent;
+    u->corner[0] = (float)ox * f->texel, u->corner[1] = (float)oz * f->texel;
+}
 
-    /* the discs of this update: the tramplers, then every live agent inside the window */
+/* The discs of this update into f->stamps: the tramplers, then every live agent inside the window,
+ * then the cuts. */
+static void gather_discs(grass_fields *f, const crowd_grass_desc *d, const crowd_grass_fields *in, field_update *u)
+{
     uint32_t n = 0;
     float r = d->trample_radius;
+    float x0 = u->corner[0], z0 = u->corner[1], x1 = x0 + d->trample_extent, z1 = z0 + d->trample_extent;
     for (uint32_t k = 0; in->tramplers && k < in->trampler_count; k++)
         n = push_disc(f, n, in->tramplers[2 * k], in->tramplers[2 * k + 1], r);
     const crowd_frame *c = in->crowd;
@@ -422,24 +449,16 @@ uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float e
                 n = push_disc(f, n, p[0], p[2], r * (c->records[k].scale > 0.0f ? c->records[k].scale : 1.0f));
         }
     }
-    uint32_t trample = n;
+    u->trample = n;
     for (uint32_t k = 0; in->cuts && k < in->cut_count; k++)
         n = push_disc(f, n, in->cuts[2 * k], in->cuts[2 * k + 1], d->cut_radius);
-    uint32_t cuts = n - trample;
+    u->cuts = n - u->trample;
+}
 
-    /* an all-clear pair stays clear without a pass (nothing stamped for longer than a trail lives) */
-    bool live = f->quiet <= d->trample_hold + d->trample_recovery + dt;
-    f->quiet = trample ? 0.0f : f->quiet + dt;
-    if (!live && !trample && !cuts) {
-        if (f->dirty) { /* the trails' time is up: whatever RGBA8 rounding left of them goes too */
-            clear_target(f->trample_fbo[f->active], f->resolution, clear_trample);
-            glBindFramebuffer(GL_FRAMEBUFFER, 0);
-            f->dirty = false;
-            f->passes++;
-        }
-        return 0;
-    }
-    f->dirty = f->dirty || trample;
+/* Runs the update's passes with the GL state they need, and puts the frame's state back. */
+static void run_passes(grass_fields *f, const crowd_grass_desc *d, const field_update *u)
+{
+    uint32_t n = u->trample + u->cuts;
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
     glDisable(GL_BLEND);
@@ -450,21 +469,49 @@ uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float e
     }
     if (f->compute) {
 #ifndef __EMSCRIPTEN__
-        compute_passes(f, d, live, trample, cuts, sx, sz, dt, x0, z0);
+        compute_passes(f, d, u);
 #endif
     } else {
-        fragment_passes(f, d, live, trample, cuts, sx, sz, dt, x0, z0);
-    }
-    if (cuts) {
-        f->cut_any = true;
-        *cut_stamps += cuts;
+        fragment_passes(f, d, u);
     }
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     glUseProgram(0);
     glEnable(GL_DEPTH_TEST);
     glEnable(GL_CULL_FACE);
-    return trample;
+}
+
+uint32_t grass_fields_update(grass_fields *f, const crowd_grass_desc *d, float eye_x, float eye_z, float hx, float hz,
+                             const crowd_grass_fields *in, uint64_t *cut_stamps)
+{
+    f->passes = 0;
+    if (!f->on || !in)
+        return 0;
+    field_update u = {.dt = in->dt > 0.0f && in->dt < 1e3f ? in->dt : 0.0f};
+    float fx = in->focus_set ? in->focus[0] : eye_x + hx * 18.0f;
+    float fz = in->focus_set ? in->focus[1] : eye_z + hz * 18.0f;
+    move_window(f, d, fx, fz, &u);
+    gather_discs(f, d, in, &u);
+
+    /* an all-clear pair stays clear without a pass (nothing stamped for longer than a trail lives) */
+    u.live = f->quiet <= d->trample_hold + d->trample_recovery + u.dt;
+    f->quiet = u.trample ? 0.0f : f->quiet + u.dt;
+    if (!u.live && !u.trample && !u.cuts) {
+        if (f->dirty) { /* the trails' time is up: whatever RGBA8 rounding left of them goes too */
+            clear_target(f->trample_fbo[f->active], f->resolution, clear_trample);
+            glBindFramebuffer(GL_FRAMEBUFFER, 0);
+            f->dirty = false;
+            f->passes++;
+        }
+        return 0;
+    }
+    f->dirty = f->dirty || u.trample;
+    run_passes(f, d, &u);
+    if (u.cuts) {
+        f->cut_any = true;
+        *cut_stamps += u.cuts;
+    }
+    return u.trample;
 }
 
 void grass_fields_bind(const grass_fields *f, const crowd_grass_desc *d, int unit, GLint trample_field, GLint cut_field)

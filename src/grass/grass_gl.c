@@ -13,7 +13,7 @@
 #include "gl/program.h"
 #include "gl/renderer_internal.h"
 #include "grass/grass_fields.h"
-#include "grass/grass_internal.h"
+#include "grass/grass_testing.h"
 
 /* embedded from src/grass/glsl by cmake/embed_glsl.cmake */
 extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[], crowd_glsl_grass_vert[],
@@ -364,6 +364,61 @@ static bool timers_supported(const crowd_grass *g)
 #endif
 }
 
+/* Which path the field takes: the GPU path where asked for or AUTO finds desktop GL 4.3. */
+static crowd_result choose_path(crowd_grass *g, crowd_error *error)
+{
+    const crowd_grass_desc *d = &g->desc;
+#ifdef __EMSCRIPTEN__
+    if (d->path == CROWD_GRASS_PATH_GPU)
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "grass: the GPU path needs desktop GL 4.3 (compute)");
+#else
+    if (d->path == CROWD_GRASS_PATH_GPU && !gpu_available(g))
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "grass: the GPU path needs desktop GL 4.3 (compute)");
+    g->gpu = d->path != CROWD_GRASS_PATH_CPU && gpu_available(g);
+#endif
+    g->stats.path = g->gpu ? CROWD_GRASS_PATH_GPU : CROWD_GRASS_PATH_CPU;
+    return CROWD_OK;
+}
+
+/* The tier meshes and the ground quad in one vertex array (left bound). */
+static void upload_meshes(crowd_grass *g)
+{
+    float vertices[4 * 64];
+    uint16_t indices[3 * 64];
+    mesh_builder m = {vertices, indices, 0, 0};
+    build_meshes(g, &m);
+    glGenVertexArrays(1, &g->vao);
+    glBindVertexArray(g->vao);
+    glGenBuffers(1, &g->vbo);
+    glBindBuffer(GL_ARRAY_BUFFER, g->vbo);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(m.nv * 4 * sizeof(float)), vertices, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 16, (const void *)0);
+    glGenBuffers(1, &g->ibo);
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g->ibo);
+    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(m.ni * sizeof(uint16_t)), indices, GL_STATIC_DRAW);
+}
+
+/* The path's own objects: on the GPU path its compute passes and the partitions' ids as an
+ * instanced attribute (offset by each draw's baseInstance), else the CPU path's block table. */
+static crowd_result create_path(crowd_grass *g, crowd_error *error)
+{
+#ifndef __EMSCRIPTEN__
+    if (g->gpu) {
+        crowd_result r = create_gpu_path(g, error);
+        if (r == CROWD_OK) {
+            glBindVertexArray(g->vao);
+            glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
+            glEnableVertexAttribArray(1);
+            glVertexAttribIPointer(1, 1, GL_UNSIGNED_INT, 4, (const void *)0);
+            glVertexAttribDivisor(1, 1);
+        }
+        return r;
+    }
+#endif
+    return create_cpu_path(g, error);
+}
+
 crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out, crowd_error *error)
 {
     *out = NULL;
@@ -380,54 +435,18 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
     g->stats.gpu_cull_ms = g->stats.gpu_draw_ms = g->stats.gpu_ground_ms = -1.0;
     for (int t = 0; t < CROWD_GRASS_TIERS; t++)
         g->stats.gpu_tier_ms[t] = -1.0;
-#ifdef __EMSCRIPTEN__
-    if (d.path == CROWD_GRASS_PATH_GPU) {
+    if ((r = choose_path(g, error)) != CROWD_OK) {
         crowd_free(g);
-        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "grass: the GPU path needs desktop GL 4.3 (compute)");
+        return r;
     }
-#else
-    if (d.path == CROWD_GRASS_PATH_GPU && !gpu_available(g)) {
-        crowd_free(g);
-        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED, "grass: the GPU path needs desktop GL 4.3 (compute)");
-    }
-    g->gpu = d.path != CROWD_GRASS_PATH_CPU && gpu_available(g);
-#endif
-    g->stats.path = g->gpu ? CROWD_GRASS_PATH_GPU : CROWD_GRASS_PATH_CPU;
-
-    float vertices[4 * 64];
-    uint16_t indices[3 * 64];
-    mesh_builder m = {vertices, indices, 0, 0};
-    build_meshes(g, &m);
-    glGenVertexArrays(1, &g->vao);
-    glBindVertexArray(g->vao);
-    glGenBuffers(1, &g->vbo);
-    glBindBuffer(GL_ARRAY_BUFFER, g->vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(m.nv * 4 * sizeof(float)), vertices, GL_STATIC_DRAW);
-    glEnableVertexAttribArray(0);
-    glVertexAttribPointer(0, 4, GL_FLOAT, GL_FALSE, 16, (const void *)0);
-    glGenBuffers(1, &g->ibo);
-    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g->ibo);
-    glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(m.ni * sizeof(uint16_t)), indices, GL_STATIC_DRAW);
-
+    upload_meshes(g);
     r = upload_blades(g, error);
     if (r == CROWD_OK)
         r = upload_noise(g, error);
     if (r == CROWD_OK)
         r = build_program(g, error);
-#ifndef __EMSCRIPTEN__
-    if (r == CROWD_OK && g->gpu) {
-        r = create_gpu_path(g, error);
-        if (r == CROWD_OK) { /* the partitions' ids, offset by each draw's baseInstance */
-            glBindVertexArray(g->vao);
-            glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
-            glEnableVertexAttribArray(1);
-            glVertexAttribIPointer(1, 1, GL_UNSIGNED_INT, 4, (const void *)0);
-            glVertexAttribDivisor(1, 1);
-        }
-    }
-#endif
-    if (r == CROWD_OK && !g->gpu)
-        r = create_cpu_path(g, error);
+    if (r == CROWD_OK)
+        r = create_path(g, error);
     if (r == CROWD_OK)
         r = grass_fields_create(&g->fields, &g->desc, error);
     g->stats.field_passes = g->fields.compute ? CROWD_GRASS_FIELDS_COMPUTE : CROWD_GRASS_FIELDS_FRAGMENT;
@@ -477,15 +496,6 @@ void crowd_grass_destroy(crowd_grass *g)
         glDeleteQueries(TIMER_QUERIES * TIMER_RING, &g->queries[0][0]);
     crowd_free(g->blocks);
     crowd_free(g);
-}
-
-void crowd_grass_invalidate(crowd_grass *g)
-{
-    g->key_valid = false;
-#ifndef __EMSCRIPTEN__
-    if (g->gpu)
-        crowd_gpu_layer_invalidate(&g->layer);
-#endif
 }
 
 const crowd_grass_stats *crowd_grass_get_stats(const crowd_grass *g)
@@ -727,19 +737,10 @@ void crowd_grass_reset_fields(crowd_grass *g)
         grass_fields_reset(&g->fields);
 }
 
-bool grass_gl_read_field(const crowd_grass *g, int which, uint8_t *rgba)
+/* The frame's culling: a pass when the key changed (or never ran), else nothing; the GPU path's
+ * late counts into the stats. */
+static void cull(crowd_grass *g, const crowd_gl_scene *scene, const crowd_grass_frame *f)
 {
-    return grass_fields_read(&g->fields, which, rgba);
-}
-
-crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, const crowd_gl_scene *scene,
-                              const crowd_grass_frame *frame)
-{
-    static const crowd_grass_frame still = {0};
-    const crowd_grass_frame *f = frame ? frame : &still;
-    timer_poll(g);
-    if (g->timers) /* this frame's queries: whatever of their last use was never ready is dropped */
-        memset(g->issued[g->timer_frame % TIMER_RING], 0, sizeof g->issued[0]);
     g->eye = grass_eye_of(&g->desc, scene->view, scene->projection, f->draw_distance, f->budget);
     grass_key key = grass_key_of(&g->eye);
     bool ran = false;
@@ -770,8 +771,8 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     /* With timers, a flush closes the culling's query at once. Without it llvmpipe (which bins its
        queries into a scene and splits the scene at a compute dispatch) records the query's end only
        when the next scene rasterises: after this frame's draw calls, whose vertex stage it runs on
-       the calling thread (~400 ms for 2M blades), so culling read 375-580 ms instead of 19-27 ms.
-       glFlush waits for nothing; on a GPU it submits the culling a little earlier. */
+       the calling thread, so the culling's time would hold the draws' vertex work too. glFlush
+       waits for nothing; on a GPU it submits the culling a little earlier. */
     if (g->timers && ran)
         glFlush();
     if (!ran) {
@@ -784,6 +785,48 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
         g->stats.passes_run++;
     else
         g->stats.passes_skipped++;
+}
+
+/* The three tiers: indirect draws of the partitions (GPU path), or one instanced draw per tier over
+ * its run of the block table (CPU path, tiers with nothing to draw skipped). */
+static void draw_tiers(crowd_grass *g)
+{
+#ifndef __EMSCRIPTEN__
+    if (g->gpu) {
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->layer.commands);
+        for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++, g->stats.draws++) {
+            timer_begin(g, 1 + (int)t);
+            glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, (const void *)(uintptr_t)(20u * t));
+            timer_end(g);
+        }
+        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+        return;
+    }
+#endif
+    glActiveTexture(GL_TEXTURE0 + TEX_BLOCKS);
+    glBindTexture(GL_TEXTURE_2D, g->blocks_tex);
+    for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++) {
+        if (!g->tier_blocks[t])
+            continue;
+        glUniform1i(g->u[GU_BLOCK_OFFSET], (GLint)(t * g->tier_capacity));
+        timer_begin(g, 1 + (int)t);
+        glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)g->tiers[t].index_count, GL_UNSIGNED_SHORT,
+                                (const void *)(uintptr_t)(g->tiers[t].first_index * sizeof(uint16_t)),
+                                (GLsizei)(g->tier_blocks[t] * CROWD_GRASS_BLOCK));
+        timer_end(g);
+        g->stats.draws++;
+    }
+}
+
+crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, const crowd_gl_scene *scene,
+                              const crowd_grass_frame *frame)
+{
+    static const crowd_grass_frame still = {0};
+    const crowd_grass_frame *f = frame ? frame : &still;
+    timer_poll(g);
+    if (g->timers) /* this frame's queries: whatever of their last use was never ready is dropped */
+        memset(g->issued[g->timer_frame % TIMER_RING], 0, sizeof g->issued[0]);
+    cull(g, scene, f);
 
     glUseProgram(g->program.id);
     set_frame_uniforms(g, shadows, scene, f);
@@ -795,32 +838,7 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     glEnable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE); /* blades are seen from both sides */
     g->stats.draws = 0;
-#ifndef __EMSCRIPTEN__
-    if (g->gpu) {
-        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->layer.commands);
-        for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++, g->stats.draws++) {
-            timer_begin(g, 1 + (int)t);
-            glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_SHORT, (const void *)(uintptr_t)(20u * t));
-            timer_end(g);
-        }
-        glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
-    }
-#endif
-    if (!g->gpu) {
-        glActiveTexture(GL_TEXTURE0 + TEX_BLOCKS);
-        glBindTexture(GL_TEXTURE_2D, g->blocks_tex);
-        for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++) {
-            if (!g->tier_blocks[t])
-                continue;
-            glUniform1i(g->u[GU_BLOCK_OFFSET], (GLint)(t * g->tier_capacity));
-            timer_begin(g, 1 + (int)t);
-            glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)g->tiers[t].index_count, GL_UNSIGNED_SHORT,
-                                    (const void *)(uintptr_t)(g->tiers[t].first_index * sizeof(uint16_t)),
-                                    (GLsizei)(g->tier_blocks[t] * CROWD_GRASS_BLOCK));
-            timer_end(g);
-            g->stats.draws++;
-        }
-    }
+    draw_tiers(g);
     if (g->desc.ground_size > 0.0f) { /* last: the blades in front of it have filled the depth buffer */
         timer_begin(g, 1 + CROWD_GRASS_TIERS);
         glDrawElements(GL_TRIANGLES, 6, GL_UNSIGNED_SHORT, (const void *)(uintptr_t)(g->tiers[3].first_index * 2u));
@@ -842,10 +860,15 @@ crowd_result crowd_grass_draw(crowd_grass *g, const crowd_gl_renderer *shadows, 
     return CROWD_OK;
 }
 
-/* ---- for tests (they stall) ---- */
+/* ---- for tests (grass_testing.h; they stall) ---- */
 grass_eye grass_gl_eye(const crowd_grass *g)
 {
     return g->eye;
+}
+
+bool grass_gl_read_field(const crowd_grass *g, int which, uint8_t *rgba)
+{
+    return grass_fields_read(&g->fields, which, rgba);
 }
 
 bool grass_gl_read_partitions(const crowd_grass *g, uint32_t counts[CROWD_GRASS_TIERS], uint32_t *ids)

@@ -1,5 +1,6 @@
 /* Internal: the grass field's CPU side (no GL): defaults, blade generation, the chunk test and the
- * rules both paths share. grass_gl.c is its GL renderer; tests use these as the reference. */
+ * rules both paths share. grass_gl.c is its GL renderer; tests use these as the reference
+ * (grass_testing.h adds what only the tests call). */
 #ifndef CROWD_GRASS_INTERNAL_H
 #define CROWD_GRASS_INTERNAL_H
 
@@ -66,20 +67,5 @@ bool grass_chunk_test(const crowd_grass_desc *resolved, const grass_layout *l, c
 
 /* Horizontal distance as the shaders compute it: sqrt(dx * dx + dz * dz), no fused multiply-add. */
 float grass_distance(float x, float z, const grass_eye *e);
-
-/* The CPU reference of a whole pass: counts per tier of the roots both paths draw. `tier_of_blade`
- * (blades entries, or NULL) gets each blade's tier (CROWD_GRASS_NONE for blades not drawn).
- * Returns the visible chunk count. Allocates one chunk's worth of scratch (malloc): tests only. */
-uint32_t grass_reference(const crowd_grass_desc *resolved, const grass_eye *e, uint32_t counts[CROWD_GRASS_TIERS],
-                         uint8_t *tier_of_blade);
-
-/* grass_gl.c, for tests (the reads stall): the last pass's eye, the resolved desc, and on the GPU
- * path the partition counts and ids (3 x blades words, or NULL). false on the CPU path. */
-grass_eye grass_gl_eye(const crowd_grass *g);
-const crowd_grass_desc *grass_gl_desc(const crowd_grass *g);
-/* The active trample texture (which 0, trample_resolution^2 RGBA8) or the cut texture (1); the
- * bound framebuffer stays. false with no_fields. */
-bool grass_gl_read_field(const crowd_grass *g, int which, uint8_t *rgba);
-bool grass_gl_read_partitions(const crowd_grass *g, uint32_t counts[CROWD_GRASS_TIERS], uint32_t *ids);
 
 #endif

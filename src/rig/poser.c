@@ -149,29 +149,25 @@ bool crowd_rig_pose_phase(crowd_rig_poser *p, uint32_t clip, float phase, float 
 
 /* The shader's phase (crowd.vert clip_sample): fract for a looping play, clamp for a held one,
  * whatever the clip's own loop flag says. */
-static float record_phase(float offset, float rate, float time, bool hold)
+static float play_phase(float cycles, bool hold)
 {
-    float p = offset + time * rate;
     if (hold)
-        return p < 0.0f ? 0.0f : (p > 1.0f ? 1.0f : p);
-    return p - floorf(p);
+        return cycles < 0.0f ? 0.0f : (cycles > 1.0f ? 1.0f : cycles);
+    return cycles - floorf(cycles);
 }
 
-bool crowd_rig_pose_record(crowd_rig_poser *p, const crowd_record *rec, float time, float *rows)
+bool crowd_rig_pose_blend(crowd_rig_poser *p, const crowd_rig_blend *blend, float *rows)
 {
-    if (!p || !rec || !rows)
+    if (!p || !blend || !rows)
         return false;
-    uint32_t ca = crowd_record_clip(rec, 0), cb = crowd_record_clip(rec, 1);
-    if (ca >= p->clip_count || cb >= p->clip_count)
+    if (blend->clip_a >= p->clip_count || blend->clip_b >= p->clip_count)
         return false;
-    pose_at(p, ca, record_phase(rec->offset_a, rec->rate_a, time, (rec->clips & CROWD_RECORD_HOLD_A) != 0), rows);
-    if (!(rec->fade_rate > 0.0f))
-        return true;
-    float w = (time - rec->fade_start) * rec->fade_rate;
+    pose_at(p, blend->clip_a, play_phase(blend->phase_a, blend->hold_a), rows);
+    float w = blend->weight;
     w = w < 0.0f ? 0.0f : (w > 1.0f ? 1.0f : w);
     if (w == 0.0f)
         return true;
-    pose_at(p, cb, record_phase(rec->offset_b, rec->rate_b, time, (rec->clips & CROWD_RECORD_HOLD_B) != 0), p->rows_b);
+    pose_at(p, blend->clip_b, play_phase(blend->phase_b, blend->hold_b), p->rows_b);
     size_t n = (size_t)p->rig->bone_count * 12;
     for (size_t i = 0; i < n; i++)
         rows[i] += (p->rows_b[i] - rows[i]) * w;

@@ -129,14 +129,6 @@ static const part_spec torso_part = {
     {6, {HB_HIPS, HB_SPINE1, HB_SPINE2, HB_CHEST, HB_NECK, HB_HEAD}, {1.14, 1.25, 1.36, 1.55, 1.64}, 0.045},
     torso_region};
 
-static part_spec limb_part(const profile_key *keys, int key_count, int rings, int around, double mirror,
-                           const double (*line)[2], int line_count, bone_chain chain,
-                           int (*region)(const double *, double))
-{
-    part_spec p = {AXIS_Y, keys, key_count, rings, around, 2.0, mirror, line, line_count, chain, region};
-    return p;
-}
-
 /* ---- mesh builder ----------------------------------------------------------------------------- */
 
 typedef struct mesh_builder {
@@ -275,10 +267,10 @@ static void ring_point(const part_spec *spec, const double centre[3], double ra,
     }
 }
 
-static void emit_part(mesh_builder *mb, const part_spec *spec, double base_x, float density)
+/* The part's rings, `around` + 1 vertices each (the last repeats the first: the UV seam), from the
+ * first key to the last along the part's axis, weighted to its bone chain. */
+static void emit_rings(mesh_builder *mb, const part_spec *spec, double base_x, int rings, int around)
 {
-    int rings, around;
-    part_counts(spec, density, &rings, &around);
     double first = spec->keys[0].along, last = spec->keys[spec->key_count - 1].along;
     double direction = last > first ? 1.0 : -1.0;
     double ra[64], rb[64], off[64];
@@ -287,8 +279,6 @@ static void emit_part(mesh_builder *mb, const part_spec *spec, double base_x, fl
         rb[i] = spec->keys[i].radius_b;
         off[i] = spec->keys[i].offset;
     }
-
-    uint32_t part_first = mb->vertex_count, first_index = mb->index_count;
     for (int r = 0; r < rings; r++) {
         double along = first + (last - first) * r / (rings - 1);
         double t = key_parameter(spec->keys, spec->key_count, along);
@@ -314,8 +304,13 @@ static void emit_part(mesh_builder *mb, const part_spec *spec, double base_x, fl
             add_vertex(mb, p, (double)k / around, (double)r / (rings - 1), spec->region(p, along), bones, w);
         }
     }
-    /* Poles close both ends, slightly beyond the end rings along the axis. */
-    uint32_t poles[2];
+}
+
+/* Poles close both ends, slightly beyond the end rings along the axis; poles[0] at the first. */
+static void emit_poles(mesh_builder *mb, const part_spec *spec, uint32_t part_first, int rings, int around,
+                       uint32_t poles[2])
+{
+    double first = spec->keys[0].along, last = spec->keys[spec->key_count - 1].along;
     for (int end = 0; end < 2; end++) {
         uint32_t ring_start = part_first + (uint32_t)(end ? (rings - 1) * (around + 1) : 0);
         double p[3] = {0, 0, 0};
@@ -329,6 +324,11 @@ static void emit_part(mesh_builder *mb, const part_spec *spec, double base_x, fl
         poles[end] = mb->vertex_count;
         add_vertex(mb, p, 0.5, end, spec->region(p, end ? last : first), bones, w);
     }
+}
+
+/* Quads between neighbouring rings, and a fan from each pole to its end ring. */
+static void emit_triangles(mesh_builder *mb, uint32_t part_first, int rings, int around, const uint32_t poles[2])
+{
     for (int r = 0; r + 1 < rings; r++) {
         for (int k = 0; k < around; k++) {
             uint32_t a = part_first + (uint32_t)(r * (around + 1) + k), b = a + 1;
@@ -342,8 +342,11 @@ static void emit_part(mesh_builder *mb, const part_spec *spec, double base_x, fl
         add_triangle(mb, poles[0], part_first + (uint32_t)k, part_first + (uint32_t)k + 1);
         add_triangle(mb, poles[1], last_ring + (uint32_t)k + 1, last_ring + (uint32_t)k);
     }
+}
 
-    /* Orientation: make the closed part's signed volume positive (outward, counter-clockwise). */
+/* Orientation: make the closed part's signed volume positive (outward, counter-clockwise). */
+static void orient_outwards(mesh_builder *mb, uint32_t first_index)
+{
     double volume = 0;
     const float *pos = mb->rig->positions;
     for (uint32_t i = first_index; i < mb->index_count; i += 3) {
@@ -358,6 +361,17 @@ static void emit_part(mesh_builder *mb, const part_spec *spec, double base_x, fl
             mb->rig->indices[i + 1] = mb->rig->indices[i + 2];
             mb->rig->indices[i + 2] = tmp;
         }
+}
+
+static void emit_part(mesh_builder *mb, const part_spec *spec, double base_x, float density)
+{
+    int rings, around;
+    part_counts(spec, density, &rings, &around);
+    uint32_t part_first = mb->vertex_count, first_index = mb->index_count, poles[2];
+    emit_rings(mb, spec, base_x, rings, around);
+    emit_poles(mb, spec, part_first, rings, around, poles);
+    emit_triangles(mb, part_first, rings, around, poles);
+    orient_outwards(mb, first_index);
 }
 
 /* The head is an ellipsoid expressed as a vertical tube whose keys follow the ellipse. */
@@ -385,7 +399,7 @@ static void add_nose(crowd_rig *rig, uint32_t first, uint32_t last)
 }
 
 /* Smooth normals: area-weighted face normals summed over vertices that share a position (the UV
- * seam duplicates one column per ring). */
+ * seam repeats one column per ring). */
 static void compute_normals(crowd_rig *rig)
 {
     float *n = rig->normals;
@@ -447,10 +461,10 @@ crowd_result humanoid_build_mesh(crowd_rig *rig, float density, crowd_error *err
     part_spec parts[8] = {
         torso_part,
         head_part,
-        limb_part(KEYS(arm_keys), 22, 12, 1.0, arm_centre_line, 5, arm_chain, arm_region),
-        limb_part(KEYS(arm_keys), 22, 12, -1.0, arm_centre_line, 5, arm_chain, arm_region),
-        limb_part(KEYS(leg_keys), 22, 14, 1.0, NULL, 0, leg_chain, leg_region),
-        limb_part(KEYS(leg_keys), 22, 14, -1.0, NULL, 0, leg_chain, leg_region),
+        {AXIS_Y, KEYS(arm_keys), 22, 12, 2.0, 1.0, arm_centre_line, 5, arm_chain, arm_region},
+        {AXIS_Y, KEYS(arm_keys), 22, 12, 2.0, -1.0, arm_centre_line, 5, arm_chain, arm_region},
+        {AXIS_Y, KEYS(leg_keys), 22, 14, 2.0, 1.0, NULL, 0, leg_chain, leg_region},
+        {AXIS_Y, KEYS(leg_keys), 22, 14, 2.0, -1.0, NULL, 0, leg_chain, leg_region},
         {AXIS_Z, KEYS(foot_keys), 12, 14, 3.0, 1.0, NULL, 0, foot_chain, foot_region},
         {AXIS_Z, KEYS(foot_keys), 12, 14, 3.0, -1.0, NULL, 0, foot_chain, foot_region},
     };
