@@ -610,6 +610,97 @@ static void publish_stats(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
     st->demoted = g->settings.vertex_budget ? budget[2] : 0;
 }
 
+/* The pass's uniforms: the view's and the light's planes, the asset's bounds, the level policy. */
+static void set_cull_uniforms(const crowd_gl_renderer *r, const struct crowd_gpu_crowd *g, const crowd_frame *f,
+                              const crowd_view *view, const float light[16])
+{
+    const cull_settings *s = &g->settings;
+    float planes[6][4], light_planes[6][4] = {{0}}, camera[3];
+    crowd_frustum_planes(view->view, view->projection, planes);
+    if (light) {
+        static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        crowd_frustum_planes(identity, light, light_planes);
+    }
+    crowd_gl_eye_of(view->view, camera); /* as crowd_camera_from_view */
+    const GLint *u = g->u;
+    glUniform1ui(u[C_LIVE], g->live);
+    glUniform1ui(u[C_TOTAL], g->total);
+    glUniform1f(u[C_TIME], f->time);
+    glUniform4fv(u[C_PLANES], 6, &planes[0][0]);
+    glUniform4fv(u[C_LIGHT_PLANES], 6, &light_planes[0][0]);
+    glUniform3fv(u[C_CAMERA], 1, camera);
+    glUniform1f(u[C_PROJECTION_SCALE], view->projection[5]);
+    glUniform1i(u[C_PERSPECTIVE], view->projection[11] < -0.5f);
+    glUniform1f(u[C_SPHERE_Y], r->asset->sphere_center_y);
+    glUniform1f(u[C_SPHERE_RADIUS], r->asset->sphere_radius);
+    glUniform1ui(u[C_CLIP_COUNT], r->asset->clip_count);
+    glUniform1i(u[C_LEVELS], (GLint)g->levels);
+    glUniform1i(u[C_CARDS], (GLint)s->cards);
+    glUniform1f(u[C_CARD_BAND], s->card_band);
+    glUniform1i(u[C_CARD_FROM], (GLint)s->card_from);
+    glUniform1i(u[C_POLICY], (GLint)s->policy);
+    glUniform1fv(u[C_THRESHOLDS], CROWD_MAX_LODS, s->thresholds);
+    glUniform1f(u[C_HYSTERESIS], s->hysteresis);
+    glUniform1f(u[C_BIAS], s->bias);
+    glUniform1f(u[C_MIN_COVERAGE], s->min_coverage);
+    glUniform1f(u[C_BAND], s->band_log);
+    glUniform1i(u[C_SHADOW_MAX_LOD], light ? s->shadow_max_lod : -1);
+    glUniform1ui(u[C_PARTITION], g->layer.partition_capacity);
+    glUniform1ui(u[C_SHADOW_BASE], g->levels);
+    glUniform1i(u[C_BUDGET_ON], s->vertex_budget != 0);
+}
+
+/* The vertex budget's stages: a histogram of the levels' vertex counts, then its resolve. */
+static void dispatch_budget(const crowd_gl_renderer *r, const struct crowd_gpu_crowd *g, GLuint groups)
+{
+    const cull_settings *s = &g->settings;
+    const GLint *u = g->u;
+    GLuint counts[CROWD_MAX_LODS] = {0};
+    for (uint32_t l = 0; l < g->levels; l++)
+        counts[l] = r->asset->lods[l].index_count;
+    if (s->cards)
+        counts[g->levels] = 6;
+    glUniform1ui(u[C_BUDGET], s->vertex_budget);
+    glUniform1uiv(u[C_INDEX_COUNTS], CROWD_MAX_LODS, counts);
+    uint32_t zero = 0;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->budget);
+    glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, 4 * BUDGET_RESULT, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                         &zero);
+    glUniform1i(u[C_STAGE], 0);
+    if (groups)
+        glDispatchCompute(groups, 1, 1);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    glUniform1i(u[C_STAGE], 1);
+    glDispatchCompute(1, 1, 1);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+/* One culling pass: [budget,] classify and compact, then the attachments' instance counts. */
+static void dispatch_cull(const crowd_gl_renderer *r, const struct crowd_gpu_crowd *g, const crowd_frame *f,
+                          const crowd_view *view, const float light[16])
+{
+    glUseProgram(g->cull);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, g->slot_ids);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, g->budget);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 7, g->clip_spheres);
+    set_cull_uniforms(r, g, f, view, light);
+    const GLint *u = g->u;
+    GLuint groups = (g->total + 255) / 256;
+    if (g->settings.vertex_budget)
+        dispatch_budget(r, g, groups);
+    glUniform1i(u[C_STAGE], 2);
+    if (groups)
+        glDispatchCompute(groups, 1, 1);
+    if (r->attachment_count && g->attachment_programs[0].id) { /* their instance counts are the crowd's */
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, g->attachment_commands);
+        glUniform1i(u[C_STAGE], 3);
+        glUniform1ui(u[C_TOTAL], r->attachment_count * CROWD_GPU_MAX_PARTITIONS);
+        glDispatchCompute(1, 1, 1);
+    }
+}
+
 void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view *view, const float light[16])
 {
     if (!r || !r->gpu || !f || !view)
@@ -637,78 +728,7 @@ void crowd_gl_cull(crowd_gl_renderer *r, const crowd_frame *f, const crowd_view 
     g->live = f->stats.simulated;
     if (crowd_gpu_layer_begin(&g->layer, &key, sizeof key, dirty)) {
         g->pass_light[g->layer.passes_run % LIGHT_HISTORY] = light != NULL;
-        const cull_settings *s = &g->settings;
-        float planes[6][4], light_planes[6][4] = {{0}}, camera[3];
-        const float *v = view->view;
-        crowd_frustum_planes(view->view, view->projection, planes);
-        if (light) {
-            static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
-            crowd_frustum_planes(identity, light, light_planes);
-        }
-        crowd_gl_eye_of(v, camera); /* as crowd_camera_from_view */
-        const GLint *u = g->u;
-        glUseProgram(g->cull);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, g->slot_ids);
-        glUniform1ui(u[C_LIVE], g->live);
-        glUniform1ui(u[C_TOTAL], g->total);
-        glUniform1f(u[C_TIME], f->time);
-        glUniform4fv(u[C_PLANES], 6, &planes[0][0]);
-        glUniform4fv(u[C_LIGHT_PLANES], 6, &light_planes[0][0]);
-        glUniform3fv(u[C_CAMERA], 1, camera);
-        glUniform1f(u[C_PROJECTION_SCALE], view->projection[5]);
-        glUniform1i(u[C_PERSPECTIVE], view->projection[11] < -0.5f);
-        glUniform1f(u[C_SPHERE_Y], r->asset->sphere_center_y);
-        glUniform1f(u[C_SPHERE_RADIUS], r->asset->sphere_radius);
-        glUniform1ui(u[C_CLIP_COUNT], r->asset->clip_count);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 7, g->clip_spheres);
-        glUniform1i(u[C_LEVELS], (GLint)g->levels);
-        glUniform1i(u[C_CARDS], (GLint)s->cards);
-        glUniform1f(u[C_CARD_BAND], s->card_band);
-        glUniform1i(u[C_CARD_FROM], (GLint)s->card_from);
-        glUniform1i(u[C_POLICY], (GLint)s->policy);
-        glUniform1fv(u[C_THRESHOLDS], CROWD_MAX_LODS, s->thresholds);
-        glUniform1f(u[C_HYSTERESIS], s->hysteresis);
-        glUniform1f(u[C_BIAS], s->bias);
-        glUniform1f(u[C_MIN_COVERAGE], s->min_coverage);
-        glUniform1f(u[C_BAND], s->band_log);
-        glUniform1i(u[C_SHADOW_MAX_LOD], light ? s->shadow_max_lod : -1);
-        glUniform1ui(u[C_PARTITION], g->layer.partition_capacity);
-        glUniform1ui(u[C_SHADOW_BASE], g->levels);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, g->budget);
-        bool budget = s->vertex_budget != 0;
-        glUniform1i(u[C_BUDGET_ON], budget);
-        GLuint groups = (g->total + 255) / 256;
-        if (budget) { /* histogram, resolve, then classify and compact */
-            GLuint counts[CROWD_MAX_LODS] = {0};
-            for (uint32_t l = 0; l < g->levels; l++)
-                counts[l] = r->asset->lods[l].index_count;
-            if (s->cards)
-                counts[g->levels] = 6;
-            glUniform1ui(u[C_BUDGET], s->vertex_budget);
-            glUniform1uiv(u[C_INDEX_COUNTS], CROWD_MAX_LODS, counts);
-            uint32_t zero = 0;
-            glBindBuffer(GL_SHADER_STORAGE_BUFFER, g->budget);
-            glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, 4 * BUDGET_RESULT, GL_RED_INTEGER,
-                                 GL_UNSIGNED_INT, &zero);
-            glUniform1i(u[C_STAGE], 0);
-            if (groups)
-                glDispatchCompute(groups, 1, 1);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-            glUniform1i(u[C_STAGE], 1);
-            glDispatchCompute(1, 1, 1);
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-        }
-        glUniform1i(u[C_STAGE], 2);
-        if (groups)
-            glDispatchCompute(groups, 1, 1);
-        if (r->attachment_count && g->attachment_programs[0].id) { /* their instance counts are the crowd's */
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, g->attachment_commands);
-            glUniform1i(u[C_STAGE], 3);
-            glUniform1ui(u[C_TOTAL], r->attachment_count * CROWD_GPU_MAX_PARTITIONS);
-            glDispatchCompute(1, 1, 1);
-        }
+        dispatch_cull(r, g, f, view, light);
         crowd_gpu_layer_end(&g->layer);
     }
     publish_stats(r, g);

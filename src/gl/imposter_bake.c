@@ -212,14 +212,82 @@ static void resolve_desc(const crowd_gl_imposter_desc *in, crowd_gl_imposter_des
     bool given = false;
     for (uint32_t e = 0; e < CROWD_MAX_IMPOSTER_ELEVATIONS; e++)
         given |= d->elevation_deg[e] != 0.0f;
-    /* Defaults measured by tests/test_imposters (mean IoU of a LOD 0 bake against LOD 0 at the switch over 640 views
-     * spread over the gaps between baked yaws and elevations, cards blending four views; IMP_SPEC,
-     * IMP_ELEV): 12 yaws x 3 elevations 0.806, 20 x 2 (5, 30 deg) 0.873, 24 x 2 0.885, 24 x 3
-     * 0.898, 28 x 3 0.909. The yaw gap is most of the error (thin limbs move between views). Baked from
-     * LOD lod_count - 2 (the default level) against that level: 28 x 3 0.898, 32 x 3 0.904 (session 12). */
+    /* The defaults are the ones whose cards matched the mesh best for their size (mean IoU against
+     * the level they replace; tests/test_imposters' IMP_SPEC and IMP_ELEV measure others; figures in
+     * docs/performance.md): the yaw gap is most of the error, thin limbs moving between views. */
     if (!given) /* spread over 5..40 degrees: a crowd seen from a person's to a drone's height */
         for (uint32_t e = 0; e < d->elevations && e < CROWD_MAX_IMPOSTER_ELEVATIONS; e++)
             d->elevation_deg[e] = d->elevations == 1 ? 10.0f : 35.0f * (float)e / (float)(d->elevations - 1) + 5.0f;
+}
+
+/* The level to bake from, and the desc's ranges. */
+static crowd_result check_desc(const crowd_asset *a, const crowd_gl_imposter_desc *d, uint32_t *lod, crowd_error *error)
+{
+    if (d->frames > CROWD_MAX_IMPOSTER_FRAMES || d->views > CROWD_MAX_IMPOSTER_VIEWS ||
+        d->elevations > CROWD_MAX_IMPOSTER_ELEVATIONS || d->tile > CROWD_MAX_IMPOSTER_TILE || d->supersample > 8)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "crowd_gl_imposter_desc: frames 1..%u, views 1..%u, elevations 1..%u, tile 1..%u, "
+                          "supersample 1..8",
+                          CROWD_MAX_IMPOSTER_FRAMES, CROWD_MAX_IMPOSTER_VIEWS, CROWD_MAX_IMPOSTER_ELEVATIONS,
+                          CROWD_MAX_IMPOSTER_TILE);
+    *lod = d->lod == CROWD_MAX_LOD_ZERO ? 0 : d->lod ? d->lod : a->lod_count >= 2 ? a->lod_count - 2 : 0;
+    if (*lod >= a->lod_count)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_imposter_desc.lod: %u, but the asset has levels 0..%u",
+                          *lod, a->lod_count - 1);
+    for (uint32_t e = 0; e < d->elevations; e++)
+        if (!(fabsf(d->elevation_deg[e]) <= 89.0f) || (e && !(d->elevation_deg[e] > d->elevation_deg[e - 1])))
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "crowd_gl_imposter_desc.elevation_deg: increasing angles within +-89 degrees");
+    return CROWD_OK;
+}
+
+/* Where the tiles go: a row-major grid of `columns` tiles of d->tile texels. */
+typedef struct atlas_layout {
+    uint32_t columns, width, height;
+    size_t bytes; /* of one RGBA8 atlas */
+} atlas_layout;
+
+static crowd_result layout_atlas(const crowd_gl_imposter_desc *d, uint64_t tiles, atlas_layout *out, crowd_error *error)
+{
+    uint32_t columns = CROWD_MAX_TEXTURE_DIM / d->tile;
+    if (columns > 64)
+        columns = 64; /* a 2048-wide atlas at the default tile: uploads everywhere */
+    if (tiles < columns)
+        columns = (uint32_t)tiles;
+    uint64_t rows = (tiles + columns - 1) / columns;
+    if (rows * d->tile > CROWD_MAX_TEXTURE_DIM)
+        return crowd_fail(error, CROWD_ERROR_LIMIT, "imposter atlas of %llu tiles of %u texels exceeds %u x %u",
+                          (unsigned long long)tiles, d->tile, CROWD_MAX_TEXTURE_DIM, CROWD_MAX_TEXTURE_DIM);
+    *out = (atlas_layout){columns, columns * d->tile, (uint32_t)rows * d->tile, 0};
+    out->bytes = (size_t)out->width * out->height * 4;
+    return CROWD_OK;
+}
+
+/* Clip c's tiles: every frame from every view, each resolved into the two atlases. */
+static void bake_clip(bake_state *s, const crowd_asset *a, const crowd_gl_imposter_desc *d, const atlas_layout *l,
+                      uint32_t c, const crowd_imposter_clip *clip, uint8_t *albedo, uint8_t *normals)
+{
+    bool loops = (a->clips[c].flags & CROWD_CLIP_LOOP) != 0;
+    for (uint32_t k = 0; k < d->frames; k++) {
+        float phase = loops ? (float)k / (float)d->frames : d->frames > 1 ? (float)k / (float)(d->frames - 1) : 0.0f;
+        if (loops)
+            crowd_play(s->crowd, 0, c, 0.0f, 0.0f);
+        else
+            crowd_play_once(s->crowd, 0, c, 0.0f, 0.0f);
+        crowd_set_phase(s->crowd, 0, phase);
+        for (uint32_t e = 0; e < d->elevations; e++)
+            for (uint32_t j = 0; j < d->views; j++) {
+                tile_view t;
+                frame_view(clip, 6.2831853f * (float)j / (float)d->views, d->elevation_deg[e] * 0.017453293f, &t);
+                for (int p = 0; p < 3; p++)
+                    render_pass(s, &t, p, s->pass[p]);
+                uint32_t tile = clip->first_tile + (k * d->elevations + e) * d->views + j;
+                size_t at =
+                    ((size_t)(tile / l->columns) * d->tile * l->width + (size_t)(tile % l->columns) * d->tile) * 4;
+                resolve_tile(s->pass[0], s->pass[1], s->pass[2], d->tile, d->supersample, albedo + at, normals + at,
+                             l->width);
+            }
+    }
 }
 
 crowd_result crowd_gl_bake_imposters(const crowd_asset *a, const crowd_gl_imposter_desc *desc, bool es,
@@ -230,68 +298,27 @@ crowd_result crowd_gl_bake_imposters(const crowd_asset *a, const crowd_gl_impost
     memset(out, 0, sizeof *out);
     crowd_gl_imposter_desc d;
     resolve_desc(desc, &d);
-    if (d.frames > CROWD_MAX_IMPOSTER_FRAMES || d.views > CROWD_MAX_IMPOSTER_VIEWS ||
-        d.elevations > CROWD_MAX_IMPOSTER_ELEVATIONS || d.tile > CROWD_MAX_IMPOSTER_TILE || d.supersample > 8)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "crowd_gl_imposter_desc: frames 1..%u, views 1..%u, elevations 1..%u, tile 1..%u, "
-                          "supersample 1..8",
-                          CROWD_MAX_IMPOSTER_FRAMES, CROWD_MAX_IMPOSTER_VIEWS, CROWD_MAX_IMPOSTER_ELEVATIONS,
-                          CROWD_MAX_IMPOSTER_TILE);
-    uint32_t lod = d.lod == CROWD_MAX_LOD_ZERO ? 0 : d.lod ? d.lod : a->lod_count >= 2 ? a->lod_count - 2 : 0;
-    if (lod >= a->lod_count)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_imposter_desc.lod: %u, but the asset has levels 0..%u",
-                          lod, a->lod_count - 1);
-    for (uint32_t e = 0; e < d.elevations; e++)
-        if (!(fabsf(d.elevation_deg[e]) <= 89.0f) || (e && !(d.elevation_deg[e] > d.elevation_deg[e - 1])))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                              "crowd_gl_imposter_desc.elevation_deg: increasing angles within +-89 degrees");
-    uint64_t per_clip = (uint64_t)d.frames * d.views * d.elevations, tiles = per_clip * a->clip_count;
-    uint32_t columns = CROWD_MAX_TEXTURE_DIM / d.tile;
-    if (columns > 64)
-        columns = 64; /* a 2048-wide atlas at the default tile: uploads everywhere */
-    if (tiles < columns)
-        columns = (uint32_t)tiles;
-    uint64_t rows = (tiles + columns - 1) / columns;
-    if (rows * d.tile > CROWD_MAX_TEXTURE_DIM)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "imposter atlas of %llu tiles of %u texels exceeds %u x %u",
-                          (unsigned long long)tiles, d.tile, CROWD_MAX_TEXTURE_DIM, CROWD_MAX_TEXTURE_DIM);
-    uint32_t width = columns * d.tile, height = (uint32_t)rows * d.tile;
-    size_t atlas = (size_t)width * height * 4;
-
+    uint32_t lod = 0;
+    uint64_t per_clip = (uint64_t)d.frames * d.views * d.elevations;
+    atlas_layout l = {0};
+    crowd_result r = check_desc(a, &d, &lod, error);
+    if (r == CROWD_OK)
+        r = layout_atlas(&d, per_clip * a->clip_count, &l, error);
+    if (r != CROWD_OK)
+        return r;
     bake_state s = {.side = d.tile * d.supersample};
     crowd_imposter_clip *clips = crowd_calloc(a->clip_count, sizeof *clips);
-    uint8_t *albedo = crowd_calloc(1, atlas), *normals = crowd_calloc(1, atlas);
-    crowd_result r = CROWD_OK;
+    uint8_t *albedo = crowd_calloc(1, l.bytes), *normals = crowd_calloc(1, l.bytes);
     if (!clips || !albedo || !normals) {
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd_gl_bake_imposters: out of memory for %zu bytes",
-                       2 * atlas);
+                       2 * l.bytes);
         goto fail;
     }
     if ((r = clip_boxes(a, clips, error)) || (r = setup(&s, a, lod, es, error)))
         goto fail;
     for (uint32_t c = 0; c < a->clip_count; c++) {
-        bool loops = (a->clips[c].flags & CROWD_CLIP_LOOP) != 0;
         clips[c].first_tile = (uint32_t)(per_clip * c);
-        for (uint32_t k = 0; k < d.frames; k++) {
-            float phase = loops ? (float)k / (float)d.frames : d.frames > 1 ? (float)k / (float)(d.frames - 1) : 0.0f;
-            if (loops)
-                crowd_play(s.crowd, 0, c, 0.0f, 0.0f);
-            else
-                crowd_play_once(s.crowd, 0, c, 0.0f, 0.0f);
-            crowd_set_phase(s.crowd, 0, phase);
-            for (uint32_t e = 0; e < d.elevations; e++)
-                for (uint32_t j = 0; j < d.views; j++) {
-                    tile_view t;
-                    frame_view(&clips[c], 6.2831853f * (float)j / (float)d.views, d.elevation_deg[e] * 0.017453293f,
-                               &t);
-                    for (int p = 0; p < 3; p++)
-                        render_pass(&s, &t, p, s.pass[p]);
-                    uint32_t tile = clips[c].first_tile + (k * d.elevations + e) * d.views + j;
-                    size_t at = ((size_t)(tile / columns) * d.tile * width + (size_t)(tile % columns) * d.tile) * 4;
-                    resolve_tile(s.pass[0], s.pass[1], s.pass[2], d.tile, d.supersample, albedo + at, normals + at,
-                                 width);
-                }
-        }
+        bake_clip(&s, a, &d, &l, c, &clips[c], albedo, normals);
     }
     if ((r = crowd_gl_check("crowd_gl_bake_imposters: rendering", error)) != CROWD_OK)
         goto fail;
@@ -301,8 +328,8 @@ crowd_result crowd_gl_bake_imposters(const crowd_asset *a, const crowd_gl_impost
         out->elevation[e] = d.elevation_deg[e] * 0.017453293f;
     out->clip_count = a->clip_count;
     out->clips = clips;
-    out->albedo = (crowd_texture){width, height, CROWD_TEXEL_RGBA8, 4, albedo, atlas};
-    out->normals = (crowd_texture){width, height, CROWD_TEXEL_RGBA8, 4, normals, atlas};
+    out->albedo = (crowd_texture){l.width, l.height, CROWD_TEXEL_RGBA8, 4, albedo, l.bytes};
+    out->normals = (crowd_texture){l.width, l.height, CROWD_TEXEL_RGBA8, 4, normals, l.bytes};
     return CROWD_OK;
 fail:
     teardown(&s);

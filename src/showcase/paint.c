@@ -231,39 +231,13 @@ static crowd_result resolve(const showcase_paint_desc *in, showcase_paint_desc *
     return CROWD_OK;
 }
 
-crowd_result showcase_paint_create(const showcase_paint_desc *desc, showcase_paint **out, crowd_error *error)
+/* The paint texture and its framebuffer, cleared to transparent. */
+static crowd_result create_target(showcase_paint *p, crowd_error *error)
 {
-    if (!desc || !out)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "showcase_paint_create: NULL desc or out");
-    *out = NULL;
-    showcase_paint_desc d;
-    crowd_result res = resolve(desc, &d, error);
-    if (res != CROWD_OK)
-        return res;
-    showcase_paint *p = crowd_calloc(1, sizeof *p);
-    if (!p)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory");
-    p->desc = d;
-    p->half = 0.5f * d.world_size;
-    size_t rings = (size_t)(d.droplet_capacity > d.tracer_capacity ? d.droplet_capacity : d.tracer_capacity);
-    p->staging = crowd_malloc(sizeof *p->staging * rings); /* also the rings' initial contents */
-    p->pending = crowd_malloc(sizeof *p->pending * d.droplet_capacity);
-    p->due = crowd_malloc(sizeof *p->due * d.droplet_capacity);
-    if (!p->staging || !p->pending || !p->due) {
-        showcase_paint_destroy(p);
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory for %u droplets", d.droplet_capacity);
-    }
-    if ((res = build(&p->droplets, "paint droplets", d.es, droplet_vert, droplet_frag, error)) != CROWD_OK ||
-        (res = build(&p->tracers, "paint tracers", d.es, tracer_vert, tracer_frag, error)) != CROWD_OK ||
-        (res = build(&p->splats, "paint splats", d.es, splat_vert, splat_frag, error)) != CROWD_OK ||
-        (res = build(&p->floor, "paint floor", d.es, floor_vert, floor_frag, error)) != CROWD_OK)
-        goto fail;
-
-    /* the paint texture and its framebuffer, cleared to transparent */
+    const uint32_t side = p->desc.resolution;
     glGenTextures(1, &p->texture);
     glBindTexture(GL_TEXTURE_2D, p->texture);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)d.resolution, (GLsizei)d.resolution, 0, GL_RGBA, GL_UNSIGNED_BYTE,
-                 NULL);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, (GLsizei)side, (GLsizei)side, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
@@ -273,27 +247,33 @@ crowd_result showcase_paint_create(const showcase_paint_desc *desc, showcase_pai
     glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, p->texture, 0);
     GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
-    if (status != GL_FRAMEBUFFER_COMPLETE) {
-        res = crowd_fail(error, CROWD_ERROR_GL, "paint: the %u x %u RGBA8 paint target is incomplete (0x%x)",
-                         d.resolution, d.resolution, (unsigned)status);
-        goto fail;
-    }
+    if (status != GL_FRAMEBUFFER_COMPLETE)
+        return crowd_fail(error, CROWD_ERROR_GL, "paint: the %u x %u RGBA8 paint target is incomplete (0x%x)", side,
+                          side, (unsigned)status);
     showcase_paint_clear(p);
+    return CROWD_OK;
+}
 
+/* The droplet and tracer rings, empty (every record spawned in the far past), the splat batch and the
+ * shared quad corners and line ends. p->staging holds `rings` droplet records. */
+static void create_buffers(showcase_paint *p, size_t rings)
+{
     static const float corners[8] = {-1, -1, 1, -1, -1, 1, 1, 1}, ends[2] = {0, 1};
     p->corners = ring_buffer(sizeof corners, corners);
     p->ends = ring_buffer(sizeof ends, ends);
-    /* the rings start empty: every record spawned in the far past */
     memset(p->staging, 0, sizeof *p->staging * rings);
     for (size_t i = 0; i < rings; i++)
         p->staging[i].t0 = FAR_PAST;
-    p->droplet_buffer = ring_buffer(sizeof(droplet_record) * d.droplet_capacity, p->staging);
+    p->droplet_buffer = ring_buffer(sizeof(droplet_record) * p->desc.droplet_capacity, p->staging);
     tracer_record *tracers = (tracer_record *)p->staging; /* smaller records: the same bytes will do */
-    for (uint32_t i = 0; i < d.tracer_capacity; i++)
+    for (uint32_t i = 0; i < p->desc.tracer_capacity; i++)
         tracers[i] = (tracer_record){{0, 0, 0}, FAR_PAST, {0, 0, 0}, {0, 0, 0, 0}};
-    p->tracer_buffer = ring_buffer(sizeof(tracer_record) * d.tracer_capacity, tracers);
-    p->splat_buffer = ring_buffer(sizeof(splat_record) * d.droplet_capacity, NULL);
+    p->tracer_buffer = ring_buffer(sizeof(tracer_record) * p->desc.tracer_capacity, tracers);
+    p->splat_buffer = ring_buffer(sizeof(splat_record) * p->desc.droplet_capacity, NULL);
+}
 
+static void create_vertex_arrays(showcase_paint *p)
+{
     GLuint vaos[4];
     glGenVertexArrays(4, vaos);
     p->droplet_vao = vaos[0], p->tracer_vao = vaos[1], p->splat_vao = vaos[2], p->floor_vao = vaos[3];
@@ -320,6 +300,38 @@ crowd_result showcase_paint_create(const showcase_paint_desc *desc, showcase_pai
     attribute(0, 2, GL_FLOAT, false, 2 * sizeof(float), 0, 0);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
+}
+
+crowd_result showcase_paint_create(const showcase_paint_desc *desc, showcase_paint **out, crowd_error *error)
+{
+    if (!desc || !out)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "showcase_paint_create: NULL desc or out");
+    *out = NULL;
+    showcase_paint_desc d;
+    crowd_result res = resolve(desc, &d, error);
+    if (res != CROWD_OK)
+        return res;
+    showcase_paint *p = crowd_calloc(1, sizeof *p);
+    if (!p)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory");
+    p->desc = d;
+    p->half = 0.5f * d.world_size;
+    size_t rings = (size_t)(d.droplet_capacity > d.tracer_capacity ? d.droplet_capacity : d.tracer_capacity);
+    p->staging = crowd_malloc(sizeof *p->staging * rings); /* also the rings' initial contents */
+    p->pending = crowd_malloc(sizeof *p->pending * d.droplet_capacity);
+    p->due = crowd_malloc(sizeof *p->due * d.droplet_capacity);
+    if (!p->staging || !p->pending || !p->due) {
+        showcase_paint_destroy(p);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "paint: out of memory for %u droplets", d.droplet_capacity);
+    }
+    if ((res = build(&p->droplets, "paint droplets", d.es, droplet_vert, droplet_frag, error)) != CROWD_OK ||
+        (res = build(&p->tracers, "paint tracers", d.es, tracer_vert, tracer_frag, error)) != CROWD_OK ||
+        (res = build(&p->splats, "paint splats", d.es, splat_vert, splat_frag, error)) != CROWD_OK ||
+        (res = build(&p->floor, "paint floor", d.es, floor_vert, floor_frag, error)) != CROWD_OK ||
+        (res = create_target(p, error)) != CROWD_OK)
+        goto fail;
+    create_buffers(p, rings);
+    create_vertex_arrays(p);
     if ((res = crowd_gl_check("paint: create", error)) != CROWD_OK)
         goto fail;
     *out = p;
