@@ -25,20 +25,17 @@
 #include "showcase/scene.h"
 
 #define MAX_ASSETS 8
-/* MSAA off by default: measured in Chromium (SwiftShader WebGL2), 1280x720, seed camera, 20k
- * instances, median frame 717 ms off vs 1558 ms 4x (web/bench.mjs, 2 alternating rounds). */
+/* MSAA off by default: on a software rasteriser (SwiftShader WebGL2) 4x doubles the frame
+ * (web/bench.mjs; figures in docs/performance.md). */
 #define DEMO_MSAA_DEFAULT 0
 /* Far shadows (crowd_gl_far_shadow) for the cards and the levels past shadow_max_lod, on by default: at
  * the page's settings (lod_bias 0.5, shadow_max_lod 2) the seed camera sees almost nobody at a casting
- * level, so without blobs the crowd casts no shadow at all. Measured in Chromium (SwiftShader WebGL2),
- * 1280x720, seed camera, grass and MSAA off (web/bench.mjs, 7 alternating rounds in three sittings):
- * median frame 4k 300 ms none vs 292 ms blob, 20k 767 vs 792 ms (+3 %, inside the rounds' spread of
- * 717-1125 ms). */
+ * level, so without blobs the crowd casts no shadow at all; the blobs cost less than the rounds'
+ * spread on SwiftShader (web/bench.mjs; docs/performance.md). */
 #define DEMO_FAR_SHADOW_DEFAULT 1
 #define WORLD_SIZE 420.0f
-/* The page's LOD bias, measured in Chromium (SwiftShader WebGL2), 1280x720, seed camera, grass off,
- * MSAA off (web/bench.mjs, one round): 20k 817 -> 733 ms, 100k 3433 -> 2658 ms with lod_bias 0.5
- * and shadow_max_lod 1 against 1 and 2. SwiftShader is bound by the VAT vertex work of the middle
+/* The page's LOD bias: a lower bias cut SwiftShader's frame by a tenth at 20k and a quarter at 100k
+ * (web/bench.mjs; docs/performance.md). SwiftShader is bound by the VAT vertex work of the middle
  * levels; natively the defaults stay the library's chain. shadow_max_lod stays 2 on both: at 1 the
  * smoke's close view (no LOD 0-1 instance in it) lost every crowd shadow. */
 #ifdef __EMSCRIPTEN__

@@ -17,7 +17,7 @@
 #include "crowdbake/sim.h"
 #endif
 
-#define CLASSIC_CAPACITY 20000u /* beyond any CPU budget: 20k skeletons are ~100 ms of posing alone */
+#define CLASSIC_CAPACITY 20000u /* beyond any frame budget: posing alone takes several frames' time */
 #define VAT_CAPACITY 250000u
 typedef struct compare_half {
     crowd *crowd;

@@ -238,7 +238,7 @@ static int compare_search(demo_app *app, int width, int height)
 
 /* The benchmark (B) in the menagerie: a short plan (two counts, 2 warm-up + 3 measured frames each)
  * must finish, report a row per count with instances submitted and draws, name the menagerie, and
- * put the count back. Fails when it never finishes (it used to wait there for good). */
+ * put the count back. Fails when it never finishes (a plan that never ends would wait for good). */
 static int menagerie_benchmark(demo_app *app, int width, int height, uint32_t asset_count)
 {
     static const uint32_t counts[2] = {200, 400};

@@ -14,9 +14,7 @@
 # scripts and styles). Scope: include/ src/ tools/ demo/ examples/ and web/*.mjs, *.js, *.html.
 #
 # Usage: scripts/check-comments.sh [--report] [PATH...]
-#   PATH...    folders or files to enforce (default: the whole scope); make format-check passes the
-#              folders already clean (COMMENTS_CLEAN in the Makefile: the list grows as folders are
-#              cleaned, until it is the whole scope and the argument can go)
+#   PATH...    folders or files to enforce (default: the whole scope, as make format-check runs it)
 #   --report   list every offender in the whole scope, a count per file and per folder, and exit 0
 set -euo pipefail
 cd "$(dirname "$0")/.."

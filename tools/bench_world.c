@@ -3,10 +3,9 @@
  * crowd of the same total, on the benchmark scene (420 m world, 24 m chunks, obstacles, the bench
  * camera, dt 1/60). Kinds: the given asset (or the humanoid) and the critters quad and tube
  * (seed 1, baked here), equal shares. Runs alternate single / menagerie / menagerie without the
- * pass across kinds, ROUNDS times, and the medians of each run's median frame are reported.
- * Measured (shared 2-core VM, Release, --frames 45): 3,000: single 0.564 ms, menagerie 2.317 (4.11x),
- * without the pass 1.397, the pass 0.625; 30,000: 2.570, 6.341 (2.47x), 4.230, 2.454. The pass's
- * fixed part is its grid (600 x 600 cells at 0.7 m, cleared and prefix-summed every step). */
+ * pass across kinds, ROUNDS times, and the medians of each run's median frame are reported
+ * (figures in docs/performance.md). The pass's fixed part is its grid (600 x 600 cells at 0.7 m,
+ * cleared and prefix-summed every step). */
 #include "bench_world.h"
 
 #include <math.h>

@@ -78,9 +78,8 @@ typedef enum crowd_gl_tint {
 /* How changed record ranges reach the GPU (crowd_gl_upload). Both ways never write a buffer that a
  * queued draw may still read, so the driver never has to wait for the GPU. */
 typedef enum crowd_gl_upload_mode {
-    CROWD_GL_UPLOAD_DEFAULT = 0, /* RING: the measured winner (Chromium SwiftShader, 20k walking: frame
-                                       517 ms ring, 567 orphan, 692 in-place; llvmpipe 100k: upload CPU
-                                       0.94-1.06 ms ring, 1.07-1.13 orphan, 1.12-1.15 in-place) */
+    CROWD_GL_UPLOAD_DEFAULT = 0, /* RING: the fastest of the three in the browser and natively
+                                       (docs/performance.md) */
     CROWD_GL_UPLOAD_ORPHAN,      /* a changed frame re-specifies the buffer with the live span (one
                                        glBufferData with the data: the old store is orphaned, not waited on) */
     CROWD_GL_UPLOAD_RING,        /* a ring of 3 buffers; each gets the ranges it missed */

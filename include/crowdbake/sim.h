@@ -106,7 +106,7 @@ typedef struct crowd_sim_desc {
      * instead (visible far chunks every lod_interval-th): a multiple of lod_interval, at most 64;
      * 0 = 2 x lod_interval (8; lod_interval itself past 32, and 1 where lod_interval is 1);
      * lod_interval itself = no separate rate. The far pool's agents take the rate of the chunk each
-     * is in (until session 17, without separation, the pool kept lod_interval); with lod_interval 1
+     * is in; with lod_interval 1
      * and an offscreen rate, those in visible chunks re-plan every step but are otherwise far (their
      * turns are records, their gait changes may cut). A chunk takes its new rate only on the step before a turn both
      * rates share, so one coming into view keeps the offscreen rate for up to offscreen_interval steps

@@ -11,9 +11,9 @@
 #include "crowd/crowd_internal.h"
 
 /* Load balance: tasks are even shares of the live slots, but not of the work (chunks with obstacles,
- * turning agents, a far chunk's turn against its rest steps, sleepers). With 4 per thread the
- * separated 100k benchmark's walk ended with the caller waiting ~150 us for the last task on two
- * threads; with 16, ~20 us (each task's tables merge serially after: cheap at these grid sizes). */
+ * turning agents, a far chunk's turn against its rest steps, sleepers). Many small tasks per thread
+ * let the pool even that out, so the caller does not wait long for the last one (each task's
+ * tables merge serially after: cheap at these grid sizes; docs/performance.md has the waits). */
 #define TASKS_PER_THREAD 16
 #define MIN_TASKS_PER_THREAD 4
 #define MAX_TASKS 64u

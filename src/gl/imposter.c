@@ -10,9 +10,8 @@
 
 /* `mip`: the minifying filter between levels. Both atlases use the nearest level (bilinear in it), not
  * trilinear: a card's level is its own (imposter.vert), so trilinear only blends two levels whose
- * pixels match anyway (test_imposters: IoU 0.907 against 0.906 at 1.41 x the switch, where the level
- * is 0.5), and SwiftShader pays each trilinear fetch twice (Chromium, seed camera, 100k: frame
- * 1092-1350 against 1383-1808 ms, 20k 308-400 against 417-483, with the fog per card). */
+ * pixels match anyway (test_imposters measures the IoU both ways), and SwiftShader pays each
+ * trilinear fetch twice (docs/performance.md). */
 static GLuint atlas_texture(const crowd_texture *t, uint32_t tile, GLenum mip)
 {
     GLuint id;

@@ -109,8 +109,7 @@ struct crowd_gl_renderer {
     /* The CPU path's cards read their records from a texture (RGBA32UI, CROWD_GL_RECORDS_PER_ROW
        records of 4 texels a row), copied on the GPU from the instance buffer, so that one
        non-instanced draw of 6 vertices per card replaces an instanced one: SwiftShader runs every
-       instance as a draw of its own (measured in Chromium: 20k one-triangle instances 270 ms a
-       frame, the same triangles in one draw 17 ms). */
+       instance as a draw of its own (docs/performance.md). */
     GLuint tex_records;
     uint32_t records_rows;  /* the texture's height */
     uint32_t records_count; /* records in the buffer at the last upload */

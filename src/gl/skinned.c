@@ -129,7 +129,8 @@ crowd_result crowd_gl_skinned_create(const crowd_gl_skinned_desc *desc, crowd_gl
     const crowd_asset *a = desc->renderer->asset;
     if (!a->joints || !a->weights)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "classic skinning needs the asset's joints and weights: bake it with --bones");
+                          "crowd_gl_skinned_create: classic skinning needs the asset's joints and weights "
+                          "(bake it with crowd_bake_desc.bones)");
     GLint vectors = 0;
     glGetIntegerv(GL_MAX_VERTEX_UNIFORM_VECTORS, &vectors);
     if (!desc->cpu_skinning && (GLint)(3 * a->bone_count + 16) > vectors)
