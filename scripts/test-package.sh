@@ -36,6 +36,11 @@ for f in include/crowdbake/version.h include/crowdbake/crowd.h lib/libcrowd_core
          lib/pkgconfig/crowdbake.pc lib/pkgconfig/crowdbake-core.pc bin/crowd-bake; do
   [[ -e $prefix/$f ]] || fail "install lacks $f"
 done
+# every public header is installed (the full build builds every layer): a header left out would
+# leave its exported functions without a declaration for the engine
+for h in include/crowdbake/*.h; do
+  [[ -e $prefix/$h ]] || fail "install lacks $h"
+done
 step "installed to $prefix ($(find "$prefix" -type f | wc -l) files)"
 
 # the installed static libraries hold machine code, not just one compiler's LTO bitcode
