@@ -111,12 +111,13 @@ analyze: build
 format: setup
 	@scripts/check-format.sh --fix
 
-# Beside the format: no tracked file reaches outside the repository (scripts/check-paths.sh), and
-# no comment in include/ src/ tools/ demo/ examples/ web/ carries history or measurements
-# (scripts/check-comments.sh). All three checks run and report even when one fails.
+# Beside the format: no tracked file reaches outside the repository (scripts/check-paths.sh), no
+# comment in include/ src/ tools/ demo/ examples/ web/ carries history or measurements
+# (scripts/check-comments.sh), and each library folder includes only the layers below it
+# (scripts/check-layers.sh). All four checks run and report even when one fails.
 format-check: setup
 	@status=0; scripts/check-format.sh || status=1; scripts/check-paths.sh || status=1; \
-		scripts/check-comments.sh || status=1; exit $$status
+		scripts/check-comments.sh || status=1; scripts/check-layers.sh || status=1; exit $$status
 
 fuzz-smoke: build-fuzz fuzz-crowd-seeds
 	@mkdir -p $(FUZZ_BUILD)/corpus $(FUZZ_BUILD)/crowd-corpus $(FUZZ_BUILD)/frames-corpus

@@ -7,7 +7,12 @@
  * the same source with a #version 330 header), so WebGL2 and desktop draw the same pixels.
  *
  * Every function expects the caller's GL context to be current. Nothing here creates windows or
- * contexts.
+ * contexts, and nothing draws scenery: the caller draws its own ground and world around the crowd.
+ *
+ * A frame: crowd_gl_view (the crowd_view for crowd_update: who culls, the attachments' margin) ->
+ * crowd_update -> crowd_gl_upload -> crowd_gl_cull (the GPU-driven path; nothing on the CPU path) ->
+ * crowd_gl_render_shadows -> the caller's own casters into crowd_gl_get_shadow_map's framebuffer ->
+ * crowd_gl_draw -> the caller's ground (sampling that map) -> crowd_gl_draw_far_shadows.
  *
  * Nothing in the frame asks the driver anything: crowd_gl_upload, crowd_gl_render_shadows and
  * crowd_gl_draw issue no glGetError, glGet*, glReadPixels, query-result or fence wait (in a browser
@@ -21,14 +26,17 @@
  *  - per frame, only with crowd_gl_desc.debug: every upload and pass ends with a glGetError check;
  *    the pass returns CROWD_ERROR_GL and crowd_gl_last_error says where. Without debug a GL error
  *    in a frame stays pending until the next check (crowd_gl_check, or the next set-up call).
+ *  - always, no GL call: a pass given a frame whose culling was left to a GPU pass
+ *    (crowd_view.culling) refuses it with CROWD_ERROR_ARGUMENT, naming why in crowd_gl_last_error,
+ *    when crowd_gl_cull has not run for this renderer or the renderer draws on the CPU path.
  *
  * GL state the renderer leaves (the caller restores whatever else it relies on):
  *  - framebuffer: crowd_gl_render_shadows binds the target framebuffer afterwards (the one bound
  *    when the renderer was created, or the one given to crowd_gl_set_target) and sets the target
  *    viewport; crowd_gl_draw draws into whatever framebuffer is bound and does not touch the viewport.
  *  - enables: DEPTH_TEST and CULL_FACE (back faces) on, depth func LESS, POLYGON_OFFSET_FILL off,
- *    BLEND untouched, depth writes and colour mask untouched; except that a colour pass that drew
- *    far-shadow blobs (crowd_gl_far_shadow) leaves BLEND off and depth writes on.
+ *    BLEND untouched, depth writes and colour mask untouched; except that crowd_gl_draw_far_shadows,
+ *    when it drew blobs, leaves BLEND off and depth writes on.
  *  - bindings: vertex array 0; the last program used stays bound; GL_ARRAY_BUFFER is one of the
  *    renderer's buffers; texture units 0..7 hold the renderer's textures (active unit 7, TEXTURE_2D
  *    targets); UNPACK_ALIGNMENT 4 after set-up calls; the generic value of vertex attribute 2 is
@@ -37,8 +45,8 @@
  * buffer, which grows on upload to the frame's record count (see crowd_gl_upload).
  *
  * Two animation modes on the same asset, switchable at any time: VAT (4 texel fetches per vertex,
- * 8 while cross-fading) and bone (the bone texture and 4 influences per vertex; needs a --bones
- * bake). Attachments (caps, balloons, swords) ride on sockets and need the bone texture. */
+ * 8 while cross-fading) and bone (the bone texture and 4 influences per vertex; needs an asset
+ * baked with crowd_bake_desc.bones). Attachments (caps, balloons, swords) ride on sockets and need the bone texture. */
 #ifndef CROWDBAKE_GL_H
 #define CROWDBAKE_GL_H
 
@@ -258,8 +266,9 @@ CROWD_API void crowd_gl_fit_shadow(const crowd_gl_renderer *renderer, const floa
 
 /* Renders the shadow map (cleared first, unless it is desc.shadow_source's, which only gains this
  * renderer's casters): every draw flagged CROWD_DRAW_SHADOW from the light, then binds
- * the target framebuffer and viewport (crowd_gl_set_target). CROWD_OK, or with desc.debug
- * CROWD_ERROR_GL when a GL error is pending afterwards (crowd_gl_last_error). */
+ * the target framebuffer and viewport (crowd_gl_set_target). CROWD_OK; CROWD_ERROR_ARGUMENT for a
+ * GPU-culled frame no crowd_gl_cull has prepared (see above); with desc.debug CROWD_ERROR_GL when a
+ * GL error is pending afterwards. Either way crowd_gl_last_error says why. */
 CROWD_API crowd_result crowd_gl_render_shadows(crowd_gl_renderer *renderer, const crowd_frame *frame,
                                                const float light_view_projection[16]);
 
@@ -292,7 +301,8 @@ typedef struct crowd_gl_shadow_map {
 } crowd_gl_shadow_map;
 CROWD_API void crowd_gl_get_shadow_map(const crowd_gl_renderer *renderer, crowd_gl_shadow_map *out);
 
-/* With desc.debug: what the last failing upload or pass saw ("" when none). */
+/* What the last failing upload or pass saw ("" when none): a refused frame always, GL errors with
+ * desc.debug. */
 CROWD_API const char *crowd_gl_last_error(const crowd_gl_renderer *renderer);
 
 /* Reports a pending GL error as CROWD_ERROR_GL naming `where`. A synchronous round trip: for set-up,

@@ -106,16 +106,13 @@ typedef struct crowd_sim_desc {
      * instead (visible far chunks every lod_interval-th): a multiple of lod_interval, at most 64;
      * 0 = 2 x lod_interval (8; lod_interval itself past 32, and 1 where lod_interval is 1);
      * lod_interval itself = no separate rate. The far pool's agents take the rate of the chunk each
-     * is in; with lod_interval 1
-     * and an offscreen rate, those in visible chunks re-plan every step but are otherwise far (their
-     * turns are records, their gait changes may cut). A chunk takes its new rate only on the step before a turn both
-     * rates share, so one coming into view keeps the offscreen rate for up to offscreen_interval steps
-     * (0.13 s at 60 Hz and the defaults). Out of view the separation keeps less space, and chunks coming into view bring it
-     * along: test_crowd, 3,000 agents on 80 m, every one past lod_distance, pairs closer than 0.5 m
-     * (681 without separation): 1 in view, 135 out of it; a camera orbiting so that chunks come and
-     * go, the pairs in view over 13 samples: 28 at the default, 5 with offscreen_interval 4, 103
-     * with the separation before this rate and the look-ahead existed. At 100k (crowd-bench, two
-     * threads) the default costs about a fifth less per frame than 4. */
+     * is in; with lod_interval 1 and an offscreen rate, those in visible chunks re-plan every step
+     * but are otherwise far (their turns are records, their gait changes may cut). A chunk takes its
+     * new rate only on the step before a turn both rates share, so one coming into view keeps the
+     * offscreen rate for up to offscreen_interval steps (0.13 s at 60 Hz and the defaults). Out of
+     * view the separation keeps less space, and chunks coming into view bring it along: test_crowd
+     * bounds the close pairs in view and out of it (docs/simulation.md); a lower offscreen_interval
+     * keeps more space in view for more work per frame. */
     float lod_distance;
     uint32_t lod_interval;
     uint32_t offscreen_interval;

@@ -1,4 +1,4 @@
-/* A world of several kinds (crowd_world, crowd.h): one crowd and one sim per kind, stepped
+/* A world of several kinds (crowd_world, crowdbake/sim.h): one crowd and one sim per kind, stepped
  * together, and one separation pass across kinds. Each kind's own sim keeps separating its agents
  * from each other (sim_separation.c); this pass adds only the pushes between agents of different
  * kinds, into the same drift, so the next step moves them exactly as it moves a kind's own

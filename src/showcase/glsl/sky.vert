@@ -1,4 +1,4 @@
-// The sky (crowd_gl_draw_sky): one triangle over the view (or its rows above u_sky_bottom); each
+// The sky (showcase_stage_draw_sky): one triangle over the view (or its rows above u_sky_bottom); each
 // pixel's world-space view ray.
 uniform mat4 u_sky_view;     // the camera's view matrix
 uniform vec2 u_sky_focal;    // projection[0], projection[5]
