@@ -21,7 +21,7 @@ endif()
 # headers: every public header of the layers built, and the generated version.h
 set(crowd_headers base.h asset.h crowd.h hits.h sim.h)
 if(TARGET crowd_bake)
-  list(APPEND crowd_headers rig.h bake.h gltf.h critters.h)
+  list(APPEND crowd_headers rig.h rig_record.h bake.h gltf.h critters.h)
 endif()
 if(TARGET crowd_gl)
   list(APPEND crowd_headers gl.h grass.h) # grass.h: the grass field, inside crowd_gl

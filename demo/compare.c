@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "core/error.h"
-#include "crowdbake/rig.h"
+#include "crowdbake/rig_record.h"
 #include "demo/budget_search.h"
 #include "showcase/scene.h"
 #ifndef __EMSCRIPTEN__
@@ -163,20 +163,6 @@ crowd_result demo_compare_set_count(demo_compare *c, int h, uint32_t count)
     return crowd_sim_spawn(c->half[h].sim, count);
 }
 
-/* The poser's blend for a record at shader time `time` (crowdbake/rig.h crowd_rig_blend). */
-static crowd_rig_blend record_blend(const crowd_record *r, float time)
-{
-    return (crowd_rig_blend){
-        .clip_a = crowd_record_clip(r, 0),
-        .phase_a = r->offset_a + time * r->rate_a,
-        .hold_a = (r->clips & CROWD_RECORD_HOLD_A) != 0,
-        .clip_b = crowd_record_clip(r, 1),
-        .phase_b = r->offset_b + time * r->rate_b,
-        .hold_b = (r->clips & CROWD_RECORD_HOLD_B) != 0,
-        .weight = r->fade_rate > 0.0f ? (time - r->fade_start) * r->fade_rate : 0.0f,
-    };
-}
-
 /* Poses every live agent of the classic half: the CPU animation a skinned mesh costs. */
 static void pose_classic(demo_compare *c)
 {
@@ -187,7 +173,7 @@ static void pose_classic(demo_compare *c)
         crowd_record rec;
         crowd_get(cr, i, &rec);
         float *palette = c->rows + (size_t)12 * bones * i;
-        crowd_rig_blend blend = record_blend(&rec, time);
+        crowd_rig_blend blend = crowd_rig_blend_of_record(&rec, time);
         crowd_rig_pose_blend(c->poser, &blend, palette);
         c->characters[i] =
             (crowd_gl_character){{0, 0, 0}, crowd_record_yaw(&rec, time), rec.scale, rec.tint, rec.variant, palette};

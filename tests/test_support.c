@@ -8,6 +8,7 @@
 #include "common/view_matrices.h"
 #include "core/crc32.h"
 #include "core/format.h"
+#include "crowdbake/rig_record.h"
 
 int check_failures;
 
@@ -375,14 +376,6 @@ bool test_sphere_in(const float planes[6][4], const float c[3], float radius)
 
 bool test_pose_record(crowd_rig_poser *poser, const crowd_record *r, float time, float *rows)
 {
-    crowd_rig_blend blend = {
-        .clip_a = crowd_record_clip(r, 0),
-        .phase_a = r->offset_a + time * r->rate_a,
-        .hold_a = (r->clips & CROWD_RECORD_HOLD_A) != 0,
-        .clip_b = crowd_record_clip(r, 1),
-        .phase_b = r->offset_b + time * r->rate_b,
-        .hold_b = (r->clips & CROWD_RECORD_HOLD_B) != 0,
-        .weight = r->fade_rate > 0.0f ? (time - r->fade_start) * r->fade_rate : 0.0f,
-    };
+    crowd_rig_blend blend = crowd_rig_blend_of_record(r, time);
     return crowd_rig_pose_blend(poser, &blend, rows);
 }

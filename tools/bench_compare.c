@@ -23,7 +23,7 @@
 
 #include "common/view_matrices.h"
 #include "crowdbake/gl.h"
-#include "crowdbake/rig.h"
+#include "crowdbake/rig_record.h"
 #include "crowdbake/sim.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
@@ -46,20 +46,6 @@ static void compare_view(crowd_view *view, crowd_gl_scene *scene)
     memcpy(scene->projection, view->projection, sizeof scene->projection);
 }
 
-/* The poser's blend for a record at shader time `time` (crowdbake/rig.h crowd_rig_blend). */
-static crowd_rig_blend record_blend(const crowd_record *r, float time)
-{
-    return (crowd_rig_blend){
-        .clip_a = crowd_record_clip(r, 0),
-        .phase_a = r->offset_a + time * r->rate_a,
-        .hold_a = (r->clips & CROWD_RECORD_HOLD_A) != 0,
-        .clip_b = crowd_record_clip(r, 1),
-        .phase_b = r->offset_b + time * r->rate_b,
-        .hold_b = (r->clips & CROWD_RECORD_HOLD_B) != 0,
-        .weight = r->fade_rate > 0.0f ? (time - r->fade_start) * r->fade_rate : 0.0f,
-    };
-}
-
 /* Poses every live agent: the classic path's CPU animation. */
 static void pose_all(crowd *c, crowd_rig_poser *poser, uint32_t bones, float *rows, crowd_gl_character *chars,
                      uint32_t n)
@@ -69,7 +55,7 @@ static void pose_all(crowd *c, crowd_rig_poser *poser, uint32_t bones, float *ro
         crowd_record rec;
         crowd_get(c, i, &rec);
         float *palette = rows + (size_t)12 * bones * i;
-        crowd_rig_blend blend = record_blend(&rec, time);
+        crowd_rig_blend blend = crowd_rig_blend_of_record(&rec, time);
         crowd_rig_pose_blend(poser, &blend, palette);
         chars[i] =
             (crowd_gl_character){{0, 0, 0}, crowd_record_yaw(&rec, time), rec.scale, rec.tint, rec.variant, palette};
