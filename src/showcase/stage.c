@@ -168,8 +168,9 @@ crowd_result showcase_stage_set_props(showcase_stage *s, const showcase_mesh *m,
 
 crowd_result showcase_stage_set_ground(showcase_stage *s, float size, const uint8_t color[4], crowd_error *error)
 {
-    if (!s || !color)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "showcase_stage_set_ground: NULL stage or colour");
+    if (!s || !color || !(isfinite(size) && size < 1e6f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "showcase_stage_set_ground: NULL stage or colour, or a size that is not finite");
     static const float positions[12] = {-0.5f, 0, -0.5f, 0.5f, 0, -0.5f, 0.5f, 0, 0.5f, -0.5f, 0, 0.5f};
     static const float normals[12] = {0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0};
     static const uint32_t indices[6] = {0, 2, 1, 0, 3, 2};

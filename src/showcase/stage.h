@@ -40,7 +40,7 @@ crowd_result showcase_stage_create(bool es, showcase_stage **out, crowd_error *e
 void showcase_stage_destroy(showcase_stage *stage);
 
 /* A square ground plane of `size` metres centred on the origin at y = 0, receiving shadows (size <= 0:
- * none). */
+ * none; a size that is not finite or not under 1e6 m is refused). */
 crowd_result showcase_stage_set_ground(showcase_stage *stage, float size, const uint8_t color[4], crowd_error *error);
 
 /* Hides the ground plane (kept for when it shows again) while something else is the ground: the
