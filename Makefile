@@ -179,6 +179,7 @@ serve: web
 # trailing slash, and the single file from file://. The site is built as `make web` builds it, less
 # the compressed-size report (80 s of brotli, nothing to test).
 test-web: build-web $(WEB_ASSETS) web-single
+	@node web/serve-test.mjs
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) --no-compressed-sizes
 	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ --no-compressed-sizes > /dev/null
 	@node web/smoke.mjs --dist dist --single dist-single/index.html --abs $(BUILD)/dist-abs --shots $(BUILD)/shots/web
