@@ -8,7 +8,8 @@
 #   make format      apply .clang-format;  make format-check: check it, that no tracked file reads a
 #                    path outside the repository and that comments carry no history (part of make test)
 #   make bench       build and run the benchmarks
-#   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base)
+#   make web         the deployable web demo in dist/ (BASE=/demo/ for an absolute base), the npm package in
+#                    dist/pkg/ and the three.js example in dist/examples/web/
 #   make web-single  one self-contained HTML file in dist-single/
 #   make serve       build the web demo and serve dist/ on 127.0.0.1
 #   make fuzz        fuzz the glTF reader (libFuzzer, clang) for FUZZ_TIME seconds (default 600)
@@ -168,6 +169,7 @@ build-web: setup
 
 web: build-web $(WEB_ASSETS)
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) $(if $(BASE),--base $(BASE))
+	@node web/package.mjs --web $(WEB_BUILD) --out dist
 
 web-single: build-web $(WEB_ASSETS)
 	@node web/build.mjs --web $(WEB_BUILD) --out dist-single --assets $(ASSETS) --single --no-compressed-sizes
@@ -175,13 +177,17 @@ web-single: build-web $(WEB_ASSETS)
 serve: web
 	@node web/serve.mjs dist $(PORT)
 
-# Chromium (SwiftShader WebGL2) on the site from a subdirectory, an absolute-base build without the
-# trailing slash, and the single file from file://. The site is built as `make web` builds it, less
-# the compressed-size report (80 s of brotli, nothing to test).
+# The static server against hostile requests; the JavaScript package in Node, then in Chromium
+# (SwiftShader WebGL2) with the three.js example; the demo site from a subdirectory, an absolute-base
+# build without the trailing slash, and the single file from file://. The site is built as `make web`
+# builds it, less the compressed-size report (80 s of brotli, nothing to test).
 test-web: build-web $(WEB_ASSETS) web-single
 	@node web/serve-test.mjs
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) --no-compressed-sizes
 	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ --no-compressed-sizes > /dev/null
+	@node web/package.mjs --web $(WEB_BUILD) --out dist > /dev/null
+	@node web/module/test/node-test.mjs dist/pkg $(BUILD)/humanoid.crowd
+	@node web/module-test.mjs --dist dist --shots $(BUILD)/shots/web
 	@node web/smoke.mjs --dist dist --single dist-single/index.html --abs $(BUILD)/dist-abs --shots $(BUILD)/shots/web
 
 # The humanoid carries a web-sized imposter atlas (the cards past the last mesh level, on in the

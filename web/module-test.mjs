@@ -1,0 +1,122 @@
+// The JavaScript package in Chromium (SwiftShader WebGL2), beside web/module/test/node-test.mjs in Node:
+//  - the three.js example page: not blank, no console error, window.exampleStats shows the crowd drawn;
+//  - depth shared with three.js (web/module/test/occlusion.mjs): a box in front hides the crowd, the
+//    crowd hides a box behind it, and three draws every other pixel as it would without the crowd;
+//    then the same with three's state reset skipped, to measure whether it is needed;
+//  - the module in a page of its own (module.mjs): bulk setters at 100k, 100 crowds with renderers
+//    made and destroyed with the heap back to its size, two contexts, a bad call's C message.
+//   node web/module-test.mjs --dist dist --shots build/shots/web
+import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { decodePng } from './png.mjs';
+
+function option(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i > 0 ? process.argv[i + 1] : fallback;
+}
+const dist = path.resolve(option('--dist', 'dist'));
+const shots = path.resolve(option('--shots', 'build/shots/web'));
+const here = path.dirname(new URL(import.meta.url).pathname);
+fs.mkdirSync(shots, { recursive: true });
+// the test pages sit beside the package, the example and the assets, as a site would hold them
+const testDir = path.join(dist, 'module-test');
+fs.rmSync(testDir, { recursive: true, force: true });
+fs.cpSync(path.join(here, 'module', 'test'), testDir, { recursive: true });
+
+const failures = [];
+function check(condition, message) {
+  if (!condition) {
+    failures.push(message);
+    console.log('FAIL ' + message);
+  }
+}
+
+function serve(root) {
+  return new Promise((resolve, reject) => {
+    const server = spawn(process.execPath, [path.join(here, 'serve.mjs'), root, '0']);
+    server.stdout.on('data', (data) => {
+      const match = /at (http:\/\/\S+)/.exec(String(data));
+      if (match) resolve({ url: match[1], stop: () => server.kill() });
+    });
+    server.on('error', reject);
+    setTimeout(() => reject(new Error('the static server did not start')), 10000);
+  });
+}
+
+async function open(browser, url, width, height) {
+  const page = await browser.newPage({ viewport: { width, height } });
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(url);
+  return { page, errors };
+}
+
+function distinctColours(png) {
+  const { width, height, pixels } = decodePng(png);
+  const seen = new Set();
+  for (let i = 0; i < width * height * 4; i += 4 * 7) seen.add((pixels[i] >> 3) << 10 | (pixels[i + 1] >> 3) << 5 | pixels[i + 2] >> 3);
+  return seen.size;
+}
+
+const server = await serve(dist);
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+         '--ignore-gpu-blocklist', '--disable-quic', '--no-first-run', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync'],
+});
+try {
+  // the example
+  {
+    const { page, errors } = await open(browser, server.url + 'examples/web/index.html', 960, 540);
+    await page.waitForFunction(() => window.exampleStats && window.exampleStats.framesDrawn >= 3, null, { timeout: 120000 });
+    const stats = await page.evaluate(() => window.exampleStats);
+    const png = await page.screenshot({ path: path.join(shots, 'example-three.png') });
+    const colours = distinctColours(png);
+    console.log(`example: ${stats.instances} people, ${stats.submitted} drawn, ${colours} distinct colours`);
+    check(stats.instances === 20000 && stats.submitted > 0, `example: stats ${JSON.stringify(stats)}`);
+    check(colours > 40, `example: the frame looks blank (${colours} colours)`);
+    check(!errors.length, `example: console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  // depth shared with three.js
+  {
+    const { page, errors } = await open(browser, server.url + 'module-test/occlusion.html', 640, 360);
+    await page.waitForFunction(() => window.occlusionReady, null, { timeout: 60000 });
+    const c = await page.evaluate(() => window.runOcclusion(true));
+    await page.screenshot({ path: path.join(shots, 'three-occlusion.png') });
+    console.log(`three.js depth: ${JSON.stringify(c)}`);
+    check(c.crowdPixels > 2000, `occlusion: only ${c.crowdPixels} crowd pixels`);
+    check(c.redOverCrowd > 200 && c.redHidesCrowd === c.redOverCrowd,
+      `occlusion: the box in front hides ${c.redHidesCrowd} of ${c.redOverCrowd} crowd pixels`);
+    check(c.crowdOverBlue > 200 && c.crowdHidesBlue === c.crowdOverBlue,
+      `occlusion: the crowd hides ${c.crowdHidesBlue} of ${c.crowdOverBlue} pixels of the box behind it`);
+    check(c.offCrowdDiffer === 0, `occlusion: ${c.offCrowdDiffer} of ${c.offCrowd} pixels off the crowd differ from three alone`);
+    check(c.boxesDiffer === 0, `occlusion: three's next frame without the crowd differs in ${c.boxesDiffer} pixels`);
+    const raw = await page.evaluate(() => window.runOcclusion(false));
+    console.log(`three.js depth, state reset skipped: ${raw.offCrowdDiffer} of ${raw.offCrowd} pixels off the crowd and ` +
+      `${raw.boxesDiffer} of three's next frame differ; box in front ${raw.redHidesCrowd}/${raw.redOverCrowd}, ` +
+      `crowd in front ${raw.crowdHidesBlue}/${raw.crowdOverBlue}`);
+    check(!errors.length, `occlusion: console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  // the module in a page
+  {
+    const { page, errors } = await open(browser, server.url + 'module-test/module.html', 400, 300);
+    await page.waitForFunction(() => window.moduleResults, null, { timeout: 120000 });
+    const r = await page.evaluate(() => window.moduleResults);
+    console.log(`module in the page: 100k bulk set in ${r.bulkMs.toFixed(1)} ms, ${r.litPixels} pixels drawn, ` +
+      `heap ${r.heapBefore} -> ${r.heapAfter} after 100 crowds with renderers; bad call: ${r.badCall}`);
+    for (const f of r.failures) check(false, 'module page: ' + f);
+    check(!errors.length, `module page: console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  server.stop();
+}
+console.log(failures.length ? `module-test: ${failures.length} failure(s)` : 'module-test: ok');
+process.exit(failures.length ? 1 : 0);
