@@ -163,8 +163,11 @@ fuzz: build-fuzz
 	@mkdir -p $(FUZZ_BUILD)/corpus
 	$(FUZZ_BUILD)/fuzz_gltf $(FUZZ_ARGS) -max_total_time=$(FUZZ_TIME)
 
+# The page's baker needs the Debian sources of cJSON and meshoptimizer (scripts/wasm-sources.sh).
 build-web: setup
-	@$(EMENV) emcmake $(CMAKE) -S . -B $(WEB_BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
+	@scripts/wasm-sources.sh $(WEB_BUILD)/wasm-sources
+	@$(EMENV) emcmake $(CMAKE) -S . -B $(WEB_BUILD) -DCMAKE_BUILD_TYPE=Release \
+		-DCROWD_WASM_SOURCES=$(abspath $(WEB_BUILD))/wasm-sources > /dev/null
 	@$(EMENV) $(CMAKE) --build $(WEB_BUILD) -j $(JOBS)
 
 web: build-web $(WEB_ASSETS)

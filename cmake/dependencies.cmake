@@ -12,7 +12,7 @@ if(CROWD_BAKE OR CROWD_TOOLS OR CROWD_DEMO)
   if(EMSCRIPTEN)
     file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/stb_include)
     file(CREATE_LINK /usr/include/stb ${PROJECT_BINARY_DIR}/stb_include/stb SYMBOLIC)
-    target_include_directories(crowd::stb SYSTEM INTERFACE ${PROJECT_BINARY_DIR}/stb_include)
+    target_include_directories(crowd::stb SYSTEM INTERFACE ${PROJECT_BINARY_DIR}/stb_include ${PROJECT_BINARY_DIR}/stb_include/stb)
   else()
     find_path(STB_INCLUDE stb_image.h PATH_SUFFIXES stb REQUIRED)
     target_include_directories(crowd::stb SYSTEM INTERFACE ${STB_INCLUDE})
@@ -20,8 +20,22 @@ if(CROWD_BAKE OR CROWD_TOOLS OR CROWD_DEMO)
 endif()
 
 if(EMSCRIPTEN)
-  # WebGL2 comes with Emscripten; nothing else is needed by the web build
+  # WebGL2 comes with Emscripten. The baker's libraries are built from the Debian source packages of
+  # the versions installed natively (scripts/wasm-sources.sh fetches them into CROWD_WASM_SOURCES).
   add_library(crowd::gl INTERFACE IMPORTED)
+  if(CROWD_BAKE)
+    enable_language(CXX)
+    file(GLOB meshopt_sources ${CROWD_WASM_SOURCES}/meshoptimizer/src/*.cpp)
+    add_library(crowd_wasm_meshoptimizer STATIC ${meshopt_sources})
+    target_include_directories(crowd_wasm_meshoptimizer SYSTEM PUBLIC ${CROWD_WASM_SOURCES}/meshoptimizer/src)
+    add_library(crowd_wasm_cjson STATIC ${CROWD_WASM_SOURCES}/cjson/cJSON.c)
+    # the include path the native build sees: <cjson/cJSON.h>
+    file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/cjson_include)
+    file(CREATE_LINK ${CROWD_WASM_SOURCES}/cjson ${PROJECT_BINARY_DIR}/cjson_include/cjson SYMBOLIC)
+    target_include_directories(crowd_wasm_cjson SYSTEM PUBLIC ${PROJECT_BINARY_DIR}/cjson_include)
+    add_library(crowd::meshoptimizer ALIAS crowd_wasm_meshoptimizer)
+    add_library(crowd::cjson ALIAS crowd_wasm_cjson)
+  endif()
   return()
 endif()
 

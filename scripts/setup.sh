@@ -12,6 +12,7 @@ debian_packages=(
   cppcheck clang-format python3                           # make analyze, make format-check
   universal-ctags                                         # make analyze: function sizes (check-functions.sh)
   libmeshoptimizer-dev libcjson-dev libstb-dev
+  dpkg-dev xz-utils                                       # the same libraries' Debian sources, for the wasm baker
   libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri    # GL through EGL surfaceless (llvmpipe)
   libglfw3-dev                                            # the native demo's window
   xvfb xauth libglx-mesa0 xdotool                         # ... opened and driven in a test (X server in memory)

@@ -4,10 +4,12 @@
 //    crowd hides a box behind it, and three draws every other pixel as it would without the crowd;
 //    then the same with three's state reset skipped, to measure whether it is needed;
 //  - the module in a page of its own (module.mjs): bulk setters at 100k, 100 crowds with renderers
-//    made and destroyed with the heap back to its size, two contexts, a bad call's C message.
-//   node web/module-test.mjs --dist dist --shots build/shots/web
+//    made and destroyed with the heap back to its size, two contexts, a bad call's C message;
+//  - the bake in a worker (bake.mjs) against the native crowd-bake on the same file: clips, roles,
+//    strides, placement and LODs, a .gltf with its .bin, refusals, the size cap, a cancel.
+//   node web/module-test.mjs --dist dist --shots build/shots/web --crowd-bake build/crowd-bake
 import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { decodePng } from './png.mjs';
@@ -18,12 +20,30 @@ function option(name, fallback) {
 }
 const dist = path.resolve(option('--dist', 'dist'));
 const shots = path.resolve(option('--shots', 'build/shots/web'));
+const crowdBake = path.resolve(option('--crowd-bake', 'build/crowd-bake'));
 const here = path.dirname(new URL(import.meta.url).pathname);
 fs.mkdirSync(shots, { recursive: true });
 // the test pages sit beside the package, the example and the assets, as a site would hold them
 const testDir = path.join(dist, 'module-test');
 fs.rmSync(testDir, { recursive: true, force: true });
 fs.cpSync(path.join(here, 'module', 'test'), testDir, { recursive: true });
+const gltf = path.join(here, '..', 'assets', 'gltf');
+for (const file of [path.join(gltf, 'Fox.glb'), path.join(gltf, 'RiggedSimple.gltf'), path.join(gltf, 'RiggedSimple0.bin'),
+  path.join(gltf, '..', 'gltf-invalid', 'json', 'invalid_syntax.gltf')])
+  fs.copyFileSync(file, path.join(testDir, path.basename(file)));
+
+// The native baker with the options the page bakes with, for the page's bake to be measured against:
+// the median of `runs` whole runs of crowd-bake (start, read, bake, check, write).
+function nativeBakeMs(args, out, runs) {
+  const times = [];
+  for (let i = 0; i < runs; i++) {
+    const t0 = performance.now();
+    const run = spawnSync(crowdBake, [...args, '--quiet', '--out', path.join(testDir, out)]);
+    if (run.status !== 0) throw new Error(`crowd-bake failed: ${run.stderr}`);
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[runs >> 1];
+}
 
 const failures = [];
 function check(condition, message) {
@@ -112,6 +132,35 @@ try {
       `heap ${r.heapBefore} -> ${r.heapAfter} after 100 crowds with renderers; bad call: ${r.badCall}`);
     for (const f of r.failures) check(false, 'module page: ' + f);
     check(!errors.length, `module page: console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  // the bake in a worker, against the native baker
+  {
+    const nativeMs = nativeBakeMs([path.join(gltf, 'Fox.glb'), '--scale', '0.01', '--bones'], 'fox-native.crowd', 3);
+    const nativeHumanoidMs = nativeBakeMs(['--bones'], 'humanoid-native.crowd', 3);
+    const { page, errors } = await open(browser, server.url + 'module-test/bake.html', 400, 300);
+    await page.waitForFunction(() => window.bakeResults, null, { timeout: 300000 });
+    const r = await page.evaluate(() => window.bakeResults);
+    const ratio = (a, b) => `${(a / b).toFixed(1)}x`;
+    console.log(`bake in the page: Fox.glb in ${r.bakeMs.toFixed(0)} ms with the wasm's compile, ${r.bakeWarmMs.toFixed(0)} ` +
+      `ms after it (native crowd-bake ${nativeMs.toFixed(0)} ms: ${ratio(r.bakeMs, nativeMs)}, ${ratio(r.bakeWarmMs, nativeMs)}; ` +
+      `crowd_bake itself ${r.bakeInsideMs.toFixed(0)} ms); the humanoid in ${r.humanoidMs.toFixed(0)} ms (native ` +
+      `${nativeHumanoidMs.toFixed(0)} ms: ${ratio(r.humanoidMs, nativeHumanoidMs)}; crowd_bake itself ${r.humanoidInsideMs.toFixed(0)} ms)`);
+    console.log(`  frames while the worker baked: ${r.framesWhileBaking.count}, median ${r.framesWhileBaking.median.toFixed(1)} ms, ` +
+      `worst ${r.framesWhileBaking.max.toFixed(1)} ms; stages ${r.stages.join(', ')}`);
+    for (const [name, c] of [['Fox', r.fox], ['humanoid', r.humanoid]]) {
+      console.log(`  ${name} against the native bake: size ${c.sameSize ? 'the same' : 'differs'}; apart by stride ${c.strideDiff} m, ` +
+        `duration ${c.durationDiff} s, height ${c.heightDiff} m, ground ${c.groundDiff} m, bounds ${c.boundsDiff} m; ` +
+        `LOD triangles (page, native) ${JSON.stringify(c.lods)}`);
+      check(c.strideDiff <= 1e-5 && c.durationDiff <= 1e-6 && c.heightDiff <= 1e-5 && c.groundDiff <= 1e-5 && c.boundsDiff <= 1e-4,
+        `bake page: ${name}'s strides, durations, placement or bounds differ from the native bake's beyond the bounds`);
+      check(c.lods.every(([here, there]) => Math.abs(here - there) <= 0.01 * there),
+        `bake page: ${name}'s LOD triangles more than 1 % from the native bake's: ${JSON.stringify(c.lods)}`);
+    }
+    console.log(`  .gltf + .bin: ${r.gltfClips} clip(s); refused: ${r.refused}; capped: ${r.capped}; critter: ` +
+      `${JSON.stringify(r.critter)}`);
+    for (const f of r.failures) check(false, 'bake page: ' + f);
+    check(!errors.length, `bake page: console errors: ${errors.join(' | ')}`);
     await page.close();
   }
 } finally {

@@ -21,8 +21,10 @@ const pkg = path.join(out, 'pkg');
 fs.rmSync(pkg, { recursive: true, force: true });
 fs.mkdirSync(pkg, { recursive: true });
 const copy = (from, to) => fs.copyFileSync(from, path.join(pkg, to ?? path.basename(from)));
-for (const file of ['crowdbake-wasm.mjs', 'crowdbake-wasm.wasm']) copy(path.join(webBuild, file));
-for (const file of ['crowdbake.mjs', 'crowdbake.d.ts', 'three.mjs', 'three.d.ts', 'crowdbake-wasm.d.ts', 'LICENSE.md'])
+for (const file of ['crowdbake-wasm.mjs', 'crowdbake-wasm.wasm', 'crowdbake-bake.mjs', 'crowdbake-bake.wasm'])
+  copy(path.join(webBuild, file));
+for (const file of ['crowdbake.mjs', 'crowdbake.d.ts', 'three.mjs', 'three.d.ts', 'crowdbake-wasm.d.ts', 'bake-worker.mjs',
+  'LICENSE.md'])
   copy(path.join(module, file));
 copy(path.join(module, 'PACKAGE.md'), 'README.md');
 const threeVersion = JSON.parse(fs.readFileSync(path.join(top, 'node_modules', 'three', 'package.json'), 'utf8')).version;
@@ -37,9 +39,11 @@ fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({
     '.': { types: './crowdbake.d.ts', default: './crowdbake.mjs' },
     './three': { types: './three.d.ts', default: './three.mjs' },
     './crowdbake-wasm.wasm': './crowdbake-wasm.wasm',
+    './crowdbake-bake.wasm': './crowdbake-bake.wasm',
+    './bake-worker.mjs': './bake-worker.mjs',
   },
   files: ['crowdbake.mjs', 'crowdbake.d.ts', 'crowdbake-wasm.mjs', 'crowdbake-wasm.d.ts', 'crowdbake-wasm.wasm',
-    'three.mjs', 'three.d.ts', 'README.md', 'LICENSE.md'],
+    'crowdbake-bake.mjs', 'crowdbake-bake.wasm', 'bake-worker.mjs', 'three.mjs', 'three.d.ts', 'README.md', 'LICENSE.md'],
   sideEffects: false,
   peerDependencies: { three: `>=${threeVersion}` },
   peerDependenciesMeta: { three: { optional: true } },

@@ -677,3 +677,74 @@ export class Renderer {
 export function heapInUse() {
   return ready()._cbw_heap_in_use();
 }
+
+// ---- the bake, in a Web Worker ------------------------------------------------------------------------
+
+let bakeWasm = null; // the baker's wasm, compiled once and handed to each worker
+
+/** Fetches and compiles the baker's wasm ahead of a first bake() (which otherwise does it). */
+export function prepareBake() {
+  if (!bakeWasm) {
+    bakeWasm = wasmBytes(new URL('./crowdbake-bake.wasm', import.meta.url)).then((bytes) => WebAssembly.compile(bytes));
+    bakeWasm.catch(() => { bakeWasm = null; });
+  }
+  return bakeWasm.then(() => undefined);
+}
+
+async function inputFiles(input) {
+  const bytesOf = async (x) => (x instanceof Blob ? new Uint8Array(await x.arrayBuffer())
+    : x instanceof ArrayBuffer ? new Uint8Array(x) : new Uint8Array(x.buffer, x.byteOffset, x.byteLength).slice());
+  if (input instanceof Blob || input instanceof ArrayBuffer || ArrayBuffer.isView(input)) {
+    const bytes = await bytesOf(input);
+    const glb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
+    const name = input.name || (glb ? 'model.glb' : 'model.gltf');
+    return { files: [[name, bytes]], main: name };
+  }
+  const list = input.files ? Array.from(input.files) : [];
+  if (!list.length) throw new TypeError('crowdbake: bake() takes a .glb or .gltf (bytes or a File), { files }, or { critter }');
+  const files = await Promise.all(list.map(async (f) => [f.name, await bytesOf(f)]));
+  const main = files.find(([name]) => /\.(glb|gltf)$/i.test(name));
+  if (!main) throw new TypeError('crowdbake: bake({ files }) needs one .glb or .gltf among the files');
+  return { files, main: main[0] };
+}
+
+/**
+ * Bakes a character in a Web Worker with the same C baker as the crowd-bake tool, and resolves to
+ * { bytes, summary, warnings }: the .crowd (load it with new Asset(bytes)), what the bake decided
+ * (summary.asset is an Asset's info), and the baker's warnings. `input`: a .glb or .gltf as bytes or
+ * a File, { files } (a .gltf with its buffers and images, e.g. a file input's FileList),
+ * { critter: 'blob' | 'quad' | 'tube', seed }, or { humanoid: true } (the built-in character).
+ * options: crowd_bake_desc's fields (fps, frames, clips,
+ * lods, lodRatios, bones, tangents, compact, fp16, scale, height, texWidth, forward, up, ground,
+ * clipRoles, maxBytes) and signal, an AbortSignal that cancels the bake. A refused file rejects with
+ * a CrowdbakeError carrying the baker's message.
+ */
+export async function bake(input, options = {}, onProgress = null) {
+  if (typeof Worker === 'undefined') throw new Error('crowdbake: bake() runs in a Web Worker: call it from a page');
+  const { signal, ...bakeOptions } = options;
+  if (signal && signal.aborted) throw new DOMException('the bake was cancelled', 'AbortError');
+  const critter = input && input.critter ? `critter:${input.critter}:${input.seed ?? 1}`
+    : input && input.humanoid ? 'humanoid' : null;
+  const { files = [], main = null } = critter ? {} : await inputFiles(input);
+  await prepareBake();
+  const compiled = await bakeWasm;
+  const worker = new Worker(new URL('./bake-worker.mjs', import.meta.url), { type: 'module' });
+  const warnings = [];
+  return new Promise((resolve, reject) => {
+    const finish = (settle, value) => {
+      worker.terminate();
+      if (signal) signal.removeEventListener('abort', abort);
+      settle(value);
+    };
+    const abort = () => finish(reject, new DOMException('the bake was cancelled', 'AbortError'));
+    if (signal) signal.addEventListener('abort', abort);
+    worker.onerror = (event) => finish(reject, new Error(`crowdbake: the bake worker failed: ${event.message}`));
+    worker.onmessage = ({ data }) => {
+      if (data.type === 'progress') { if (onProgress) onProgress(data.fraction, data.stage); }
+      else if (data.type === 'warning') warnings.push(data.message);
+      else if (data.type === 'error') finish(reject, new CrowdbakeError(data.code, data.message));
+      else if (data.type === 'done') finish(resolve, { bytes: data.bytes, summary: data.summary, warnings });
+    };
+    worker.postMessage({ compiled, files, main, critter, options: bakeOptions });
+  });
+}

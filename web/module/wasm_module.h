@@ -29,6 +29,14 @@ crowd_result cbw_set_phases(crowd *crowd, uint32_t first, uint32_t count, const 
  * to read a crowd for game logic or a minimap. Writes crowd_count() entries. */
 void cbw_get_transforms(const crowd *crowd, float *xyz, float *yaw);
 
+/* The baker (bake-worker.mjs; only in the bake module): `source` is a glTF file in the worker's file
+ * system or "critter:KIND:SEED", options are crowd_bake_desc's fields as JSON. On CROWD_OK the .crowd
+ * (size bytes) and a JSON summary (the asset as cbw_asset_json describes it, sizes, LOD triangles)
+ * stay valid until the next call. Progress and warnings reach Module.onBakeProgress / onBakeWarning. */
+crowd_result cbw_bake(const char *source, const char *options_json, uint32_t *size, crowd_error *error);
+const uint8_t *cbw_bake_bytes(void);
+const char *cbw_bake_summary(void);
+
 /* Bytes the wasm heap's allocator has handed out and not had back. */
 uint32_t cbw_heap_in_use(void);
 
