@@ -189,8 +189,9 @@ test-web: build-web $(WEB_ASSETS) web-single
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) --no-compressed-sizes
 	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ --no-compressed-sizes > /dev/null
 	@node web/package.mjs --web $(WEB_BUILD) --out dist > /dev/null
+	@node_modules/.bin/tsc -p web/module/test/tsconfig.json
 	@node web/module/test/node-test.mjs dist/pkg $(BUILD)/humanoid.crowd
-	@node web/module-test.mjs --dist dist --shots $(BUILD)/shots/web
+	@node web/module-test.mjs --dist dist --shots $(BUILD)/shots/web --crowd-bake $(BUILD)/crowd-bake
 	@node web/smoke.mjs --dist dist --single dist-single/index.html --abs $(BUILD)/dist-abs --shots $(BUILD)/shots/web
 
 # The humanoid carries a web-sized imposter atlas (the cards past the last mesh level, on in the

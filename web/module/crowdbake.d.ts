@@ -306,3 +306,55 @@ export class Renderer {
   makeCurrent(): void;
   destroy(): void;
 }
+
+/** crowd_bake_desc, as the page's bake takes it (crowdbake/bake.h says what each field does). */
+export interface BakeOptions {
+  fps?: number;
+  frames?: number;
+  /** Clips to bake, in this order (names as crowd_match_clip_name matches them). */
+  clips?: string[];
+  lods?: number;
+  lodRatios?: number[];
+  bones?: boolean;
+  tangents?: boolean;
+  compact?: boolean;
+  fp16?: boolean;
+  scale?: number;
+  height?: number;
+  texWidth?: number;
+  forward?: 'auto' | '+z' | '-z' | '+x' | '-x';
+  up?: 'y' | 'z';
+  /** 'auto', 'none', or an offset in metres. */
+  ground?: 'auto' | 'none' | number;
+  clipRoles?: Record<string, Exclude<ClipRole, 'unknown'>>;
+  /** Refuse bakes predicted larger (default 256 MB). */
+  maxBytes?: number;
+  /** Cancels the bake (the promise rejects with an AbortError). */
+  signal?: AbortSignal;
+}
+
+export interface BakeSummary {
+  asset: AssetInfo;
+  bytes: number;
+  predictedBytes: number;
+  vertices: number;
+  triangles: number;
+  bones: number;
+  frames: number;
+  lodTriangles: number[];
+  /** crowd_bake's own time, milliseconds (the read of the file not included). */
+  ms: number;
+}
+
+export type BakeInput = ArrayBuffer | ArrayBufferView | Blob | { files: ArrayLike<File> } |
+  { critter: 'blob' | 'quad' | 'tube'; seed?: number } | { humanoid: true };
+
+/**
+ * Bakes in a Web Worker with the same C baker as crowd-bake. Rejects with a CrowdbakeError carrying
+ * the baker's message (a refused file, the size cap), or an AbortError.
+ */
+export function bake(input: BakeInput, options?: BakeOptions,
+  onProgress?: (fraction: number, stage: string) => void): Promise<{ bytes: Uint8Array; summary: BakeSummary; warnings: string[] }>;
+
+/** Fetches and compiles the baker's wasm ahead of the first bake(). */
+export function prepareBake(): Promise<void>;

@@ -1,6 +1,7 @@
-// The package from Node (no GL): load, inspect, crowd, simulation, update, stats, bulk setters at
+// The package from Node (no GL): npm pack's file list, load, inspect, crowd, simulation, update, stats, bulk setters at
 // 100k, errors carrying the C message, and the heap back to its size after 100 crowds.
 //   node web/module/test/node-test.mjs dist/pkg build/humanoid.crowd
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -19,6 +20,15 @@ const throwsWith = (fn, code, pattern, what) => {
     check(pattern.test(error.message), `${what}: message "${error.message}" does not match ${pattern}`);
   }
 };
+
+// npm pack takes every file package.json names, and each is there
+const manifest = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+const pack = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: pkgDir, encoding: 'utf8' });
+const packed = pack.status === 0 ? JSON.parse(pack.stdout)[0].files.map((f) => f.path).sort() : [];
+check(JSON.stringify(packed) === JSON.stringify([...manifest.files, 'package.json'].sort()),
+  `npm pack: ${pack.stderr || JSON.stringify(packed)}`);
+for (const target of Object.values(manifest.exports).flatMap((e) => (typeof e === 'string' ? [e] : Object.values(e))))
+  check(fs.existsSync(path.join(pkgDir, target)), `package.json exports ${target}, which is missing`);
 
 throwsWith(() => new cb.Crowd(null), null, /init\(\) first/, 'a call before init');
 await cb.init();
