@@ -188,6 +188,7 @@ test-web: build-web $(WEB_ASSETS) web-single
 	@node web/serve-test.mjs
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) --no-compressed-sizes
 	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ --no-compressed-sizes > /dev/null
+	@node web/package.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs > /dev/null
 	@node web/package.mjs --web $(WEB_BUILD) --out dist > /dev/null
 	@node_modules/.bin/tsc -p web/module/test/tsconfig.json
 	@node web/module/test/node-test.mjs dist/pkg $(BUILD)/humanoid.crowd

@@ -24,7 +24,7 @@
 #include "showcase/looks.h"
 #include "showcase/scene.h"
 
-#define MAX_ASSETS 8
+#define MAX_ASSETS 16
 /* MSAA off by default: on a software rasteriser (SwiftShader WebGL2) 4x doubles the frame
  * (web/bench.mjs; figures in docs/performance.md). */
 #define DEMO_MSAA_DEFAULT 0

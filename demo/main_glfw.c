@@ -217,8 +217,22 @@ typedef struct pending_asset {
 static pending_asset pending[8];
 static int pending_count;
 
+static char add_error[sizeof(((crowd_error *)0)->message)];
+
+/* Before web_start the asset waits for the demo; after it (a character baked in the page) it joins
+ * the running demo's asset menu. */
 EXPORT int web_add_asset(const uint8_t *bytes, int size, const char *name)
 {
+    add_error[0] = '\0';
+    if (app) {
+        crowd_error err = {0};
+        uint32_t index = 0;
+        if (size <= 0 || demo_add_asset(app, bytes, (size_t)size, name, &index, &err) != CROWD_OK) {
+            snprintf(add_error, sizeof add_error, "%s", size <= 0 ? "no bytes" : err.message);
+            return -1;
+        }
+        return (int)index;
+    }
     if (pending_count == 8 || size <= 0)
         return -1;
     pending_asset *p = &pending[pending_count];
@@ -296,6 +310,11 @@ EXPORT const char *web_stats_json(void)
 EXPORT const char *web_error(void)
 {
     return demo_last_error(app);
+}
+
+EXPORT const char *web_add_error(void)
+{
+    return add_error;
 }
 
 EXPORT void web_benchmark(void)

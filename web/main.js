@@ -152,6 +152,28 @@
       if (index < 0 || api.set('asset', index) !== 0) console.warn('crowdbake: ?asset=' + wanted + ': ' + api.error());
     }
     window.crowd = api; // for the console and the smoke test
+    api.addAsset = (bytes, name) => {
+      const pointer = Module._malloc(bytes.length);
+      Module.HEAPU8.set(bytes, pointer);
+      const index = Module.ccall('web_add_asset', 'number', ['number', 'number', 'string'], [pointer, bytes.length, name]);
+      Module._free(pointer);
+      if (index >= 0) {
+        api.assetNames.push(name);
+        const options = {};
+        api.assetNames.forEach((n, i) => { options[n] = i; });
+        if (api.assetNames.length >= 2) options.menagerie = api.assetNames.length;
+        // lil-gui replaces a controller whose options change
+        api.panel.controllers.asset = api.panel.controllers.asset.options(options).name('asset')
+          .onChange((v) => api.set('asset', Number(v)));
+      }
+      return index;
+    };
+    api.addError = () => Module.ccall('web_add_error', 'string', [], []);
+    // your own character, baked in a worker: needs module workers, so not from file:// (the one-file page)
+    if (location.protocol !== 'file:') {
+      import((base || './') + 'bake-panel.mjs').then((m) => { api.bakePanel = m.attachBakePanel(api, api.panel.gui); })
+        .catch((error) => console.warn('crowdbake: no baking in this page: ' + error.message));
+    }
   }
 
   start().catch((error) => fail('crowdbake failed to start: ' + (error && error.message ? error.message : error)));

@@ -6,7 +6,9 @@
 //  - the module in a page of its own (module.mjs): bulk setters at 100k, 100 crowds with renderers
 //    made and destroyed with the heap back to its size, two contexts, a bad call's C message;
 //  - the bake in a worker (bake.mjs) against the native crowd-bake on the same file: clips, roles,
-//    strides, placement and LODs, a .gltf with its .bin, refusals, the size cap, a cancel.
+//    strides, placement and LODs, a .gltf with its .bin, refusals, the size cap, a cancel;
+//  - the demo page: a .glb picked becomes the crowd's asset with a plain-words summary and a download,
+//    a refused file shows its reason, and the page keeps drawing.
 //   node web/module-test.mjs --dist dist --shots build/shots/web --crowd-bake build/crowd-bake
 import { chromium } from 'playwright-core';
 import { spawn, spawnSync } from 'node:child_process';
@@ -161,6 +163,41 @@ try {
       `${JSON.stringify(r.critter)}`);
     for (const f of r.failures) check(false, 'bake page: ' + f);
     check(!errors.length, `bake page: console errors: ${errors.join(' | ')}`);
+    await page.close();
+  }
+  // the demo page: your own character, baked in the page
+  {
+    const { page, errors } = await open(browser, server.url + 'index.html', 1280, 720);
+    await page.waitForFunction(() => window.crowd && window.crowd.bakePanel, null, { timeout: 120000 });
+    await page.evaluate(() => window.crowd.set('count', 2000)); // SwiftShader draws 20k foxes slowly
+    const framesBefore = (await page.evaluate(() => window.crowd.stats())).frames;
+    await page.setInputFiles('#bake-input', path.join(gltf, 'Fox.glb'));
+    await page.waitForFunction(() => window.lastBake, null, { timeout: 120000 });
+    const giant = await page.evaluate(() => ({ height: window.lastBake.summary.asset.notes.height,
+      offer: !!document.getElementById('bake-metres') }));
+    check(giant.height > 20 && giant.offer, `demo page: the centimetre Fox (${giant.height} m) is not offered in metres`);
+    await page.evaluate(() => { window.lastBake = null; document.getElementById('bake-metres').click(); });
+    await page.waitForFunction(() => window.lastBake, null, { timeout: 120000 });
+    const fox = await page.evaluate(() => ({ ...window.lastBake, asset: window.crowd.get('asset'),
+      height: window.lastBake.summary.asset.notes.height,
+      text: document.getElementById('bake-box').innerText, link: !!document.querySelector('#bake-box a[download]') }));
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: path.join(shots, 'demo-own-character.png') });
+    console.log(`demo page, own character: ${fox.ok ? 'baked' : 'refused'} ${fox.name} -> asset ${fox.asset}; the page says: ` +
+      JSON.stringify(fox.text.split('\n').slice(0, 3)));
+    check(fox.ok && fox.asset === fox.index && fox.link && fox.height > 0.5 && fox.height < 1,
+      `demo page: Fox.glb did not become the crowd's asset at its size: ${JSON.stringify(fox)}`);
+    check(/stands \d/.test(fox.text) && /Clips: /.test(fox.text), `demo page: no plain-words summary: ${fox.text}`);
+    await page.evaluate(() => { window.lastBake = null; });
+    await page.setInputFiles('#bake-input', path.join(gltf, '..', 'gltf-invalid', 'json', 'invalid_syntax.gltf'));
+    await page.waitForFunction(() => window.lastBake, null, { timeout: 120000 });
+    const bad = await page.evaluate(() => ({ ...window.lastBake, text: document.getElementById('bake-box').innerText }));
+    await page.waitForTimeout(500);
+    const framesAfter = (await page.evaluate(() => window.crowd.stats())).frames;
+    console.log(`demo page, refused file: ${JSON.stringify(bad.text)}; frames drawn ${framesBefore} -> ${framesAfter}`);
+    check(!bad.ok && /JSON: syntax error/.test(bad.text), `demo page: the refused file's reason is not shown: ${bad.text}`);
+    check(framesAfter > framesBefore + 10, 'demo page: the page stopped drawing');
+    check(!errors.length, `demo page: console errors: ${errors.join(' | ')}`);
     await page.close();
   }
 } finally {
