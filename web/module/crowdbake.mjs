@@ -133,6 +133,12 @@ function readStruct(ptr, struct) {
   return out;
 }
 
+let viewFields = null;
+function viewOffsets() {
+  if (!viewFields) viewFields = ['view', 'projection', 'viewport_height'].map((name) => fieldOf('crowd_view', name)[1]);
+  return viewFields;
+}
+
 function writeFloats(ptr, values) {
   wasm.HEAPF32.set(values, ptr >> 2);
 }
@@ -442,9 +448,11 @@ export class Crowd {
       renderer.makeCurrent();
       wasm._crowd_gl_view(live(renderer, 'renderer'), matrices, matrices + 64, height, view);
       wasm._free(matrices);
-    } else {
-      writeStruct(view, 'crowd_view', { view: matrix(camera.view, 'camera.view'),
-        projection: matrix(camera.projection, 'camera.projection'), viewportHeight: height }, 'camera');
+    } else { // every frame: straight to the offsets, no struct walk
+      const [viewAt, projectionAt, heightAt] = viewOffsets();
+      wasm.HEAPF32.set(matrix(camera.view, 'camera.view'), (view + viewAt) >> 2);
+      wasm.HEAPF32.set(matrix(camera.projection, 'camera.projection'), (view + projectionAt) >> 2);
+      wasm.HEAPF32[(view + heightAt) >> 2] = height;
     }
     this.framePtr = wasm._crowd_update(live(this, 'crowd'), dt, view);
     return this.framePtr;
