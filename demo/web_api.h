@@ -8,11 +8,11 @@
 int web_add_asset(const uint8_t *bytes, int size, const char *name); /* copied; index or -1 (after web_start:
                                                                         joins the asset menu; web_add_error says why not) */
 const char *web_add_error(void);
-int web_start(int debug, int timers, int upload);                    /* opens the canvas, starts the loop; 0 = ok.
+int web_start(int debug, int timers, int upload); /* opens the canvas, starts the loop; 0 = ok.
                                                           debug: GL errors checked every frame (?debug=1);
                                                           timers: GPU timer queries (?timers=1);
                                                           upload: a crowd_gl_upload_mode (?upload=ring) */
-int web_set(const char *name, double value); /* 0 = ok, -1 = unknown name, else a crowd_result */
+int web_set(const char *name, double value);      /* 0 = ok, -1 = unknown name, else a crowd_result */
 double web_get(const char *name);
 const char *web_settings_json(void);    /* the settings table, for building the panel */
 const char *web_status(void);           /* the HUD text */

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 clang_format=${CLANG_FORMAT:-clang-format}
 mapfile -t files < <(git ls-files --cached --others --exclude-standard -- \
   'src/*.c' 'src/*.h' 'include/*.h' 'tools/*.c' 'tools/*.h' 'demo/*.c' 'demo/*.h' \
-  'tests/*.c' 'tests/*.h' 'tests/*.cpp' 'examples/*.c' 'examples/*.h' 'examples/*.cpp' | sort)
+  'tests/*.c' 'tests/*.h' 'tests/*.cpp' 'examples/*.c' 'examples/*.h' 'examples/*.cpp' 'web/*.c' 'web/*.h' | sort)
 case ${1:-} in
   --list) printf '%s\n' "${files[@]}" ;;
   --fix) "$clang_format" --style=file -i "${files[@]}" ;;

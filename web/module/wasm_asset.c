@@ -16,17 +16,27 @@ typedef struct text {
 
 static void put(text *t, const char *format, ...)
 {
-    if (t->failed) return;
+    if (t->failed)
+        return;
     for (;;) {
         va_list args;
         va_start(args, format);
         int n = vsnprintf(t->data + t->used, t->room - t->used, format, args);
         va_end(args);
-        if (n < 0) { t->failed = 1; return; }
-        if (t->used + (size_t)n < t->room) { t->used += (size_t)n; return; }
+        if (n < 0) {
+            t->failed = 1;
+            return;
+        }
+        if (t->used + (size_t)n < t->room) {
+            t->used += (size_t)n;
+            return;
+        }
         size_t room = 2 * t->room + (size_t)n + 1;
         char *grown = realloc(t->data, room);
-        if (!grown) { t->failed = 1; return; }
+        if (!grown) {
+            t->failed = 1;
+            return;
+        }
         t->data = grown, t->room = room;
     }
 }
@@ -35,9 +45,12 @@ static void put_string(text *t, const char *s)
 {
     put(t, "\"");
     for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        if (*c == '"' || *c == '\\') put(t, "\\%c", *c);
-        else if (*c < 0x20 || *c > 0x7e) put(t, "\\u%04x", *c);
-        else put(t, "%c", *c);
+        if (*c == '"' || *c == '\\')
+            put(t, "\\%c", *c);
+        else if (*c < 0x20 || *c > 0x7e)
+            put(t, "\\u%04x", *c);
+        else
+            put(t, "%c", *c);
     }
     put(t, "\"");
 }
@@ -67,9 +80,18 @@ static void put_named(text *t, const char *key, uint32_t count, const char *(*na
     put(t, "]");
 }
 
-static const char *socket_name(const crowd_asset *a, uint32_t i) { return a->sockets[i].name; }
-static const char *bone_name(const crowd_asset *a, uint32_t i) { return a->bones_info[i].name; }
-static const char *region_name(const crowd_asset *a, uint32_t i) { return a->regions_info[i].name; }
+static const char *socket_name(const crowd_asset *a, uint32_t i)
+{
+    return a->sockets[i].name;
+}
+static const char *bone_name(const crowd_asset *a, uint32_t i)
+{
+    return a->bones_info[i].name;
+}
+static const char *region_name(const crowd_asset *a, uint32_t i)
+{
+    return a->regions_info[i].name;
+}
 
 static void put_lods(text *t, const crowd_asset *a)
 {
@@ -82,7 +104,8 @@ static void put_lods(text *t, const crowd_asset *a)
 
 static void put_bounds(text *t, const crowd_asset *a)
 {
-    put(t, ",\"bounds\":{\"min\":[%.9g,%.9g,%.9g],\"max\":[%.9g,%.9g,%.9g],\"sphereCenterY\":%.9g,\"sphereRadius\":%.9g}",
+    put(t,
+        ",\"bounds\":{\"min\":[%.9g,%.9g,%.9g],\"max\":[%.9g,%.9g,%.9g],\"sphereCenterY\":%.9g,\"sphereRadius\":%.9g}",
         a->bounds_min[0], a->bounds_min[1], a->bounds_min[2], a->bounds_max[0], a->bounds_max[1], a->bounds_max[2],
         a->sphere_center_y, a->sphere_radius);
 }
@@ -93,19 +116,21 @@ static void put_notes(text *t, const crowd_asset *a)
     static const char *const decisions[] = {"default", "detected", "given"};
     static const char *const bone_modes[] = {"none", "exact", "approximate", "unavailable"};
     crowd_bake_notes n;
-    if (!crowd_asset_bake_notes(a, &n)) return put(t, ",\"notes\":null");
-    put(t, ",\"notes\":{\"forward\":\"%s\",\"forwardDecision\":\"%s\",\"up\":\"%s\",\"height\":%.9g,"
-           "\"groundOffset\":%.9g,\"hover\":%.9g,\"boneMode\":\"%s\",\"boneError\":%.9g}",
-        axes[(unsigned)n.forward % 6], decisions[(unsigned)n.forward_decision % 3], axes[(unsigned)n.up % 6],
-        n.height, n.ground_offset, n.hover, bone_modes[(unsigned)n.bone_mode % 4], n.bone_error);
+    if (!crowd_asset_bake_notes(a, &n))
+        return put(t, ",\"notes\":null");
+    put(t,
+        ",\"notes\":{\"forward\":\"%s\",\"forwardDecision\":\"%s\",\"up\":\"%s\",\"height\":%.9g,"
+        "\"groundOffset\":%.9g,\"hover\":%.9g,\"boneMode\":\"%s\",\"boneError\":%.9g}",
+        axes[(unsigned)n.forward % 6], decisions[(unsigned)n.forward_decision % 3], axes[(unsigned)n.up % 6], n.height,
+        n.ground_offset, n.hover, bone_modes[(unsigned)n.bone_mode % 4], n.bone_error);
 }
 
 const char *cbw_asset_json(const crowd_asset *a)
 {
     static text t;
     t.used = 0, t.failed = 0;
-    put(&t, "{\"vertexCount\":%u,\"frameCount\":%u,\"hasBones\":%s,\"hasAlbedo\":%s,\"imposters\":%s,",
-        a->vertex_count, a->frame_count, (a->flags & CROWD_ASSET_HAS_BONES) ? "true" : "false",
+    put(&t, "{\"vertexCount\":%u,\"frameCount\":%u,\"hasBones\":%s,\"hasAlbedo\":%s,\"imposters\":%s,", a->vertex_count,
+        a->frame_count, (a->flags & CROWD_ASSET_HAS_BONES) ? "true" : "false",
         (a->flags & CROWD_ASSET_HAS_ALBEDO) ? "true" : "false", a->imposters.frames ? "true" : "false");
     put(&t, "\"source\":");
     put_string(&t, a->source_name);

@@ -9,18 +9,20 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/error.h"
 #include "crowdbake/bake.h"
 #include "crowdbake/critters.h"
-#include "core/error.h"
 #include "crowdbake/gltf.h"
 #include "crowdbake/rig.h"
 #include "wasm_module.h"
 
 EM_JS(void, cbw_report_progress, (float fraction, const char *stage), {
-    if (Module.onBakeProgress) Module.onBakeProgress(fraction, UTF8ToString(stage));
+    if (Module.onBakeProgress)
+        Module.onBakeProgress(fraction, UTF8ToString(stage));
 });
 EM_JS(void, cbw_report_warning, (const char *message), {
-    if (Module.onBakeWarning) Module.onBakeWarning(UTF8ToString(message));
+    if (Module.onBakeWarning)
+        Module.onBakeWarning(UTF8ToString(message));
 });
 
 static void on_progress(void *user, float fraction, const char *stage)
@@ -53,7 +55,8 @@ static crowd_result parse_axis(const cJSON *item, bake_options *o, crowd_error *
     static const char *const names[] = {"auto", "+z", "-z", "+x", "-x"};
     const char *text = cJSON_GetStringValue(item);
     for (int i = 0; text && i < 5; i++)
-        if (!strcmp(text, names[i])) return o->desc.forward = (crowd_bake_forward)i, CROWD_OK;
+        if (!strcmp(text, names[i]))
+            return o->desc.forward = (crowd_bake_forward)i, CROWD_OK;
     return refuse(error, "forward", "\"auto\", \"+z\", \"-z\", \"+x\" or \"-x\"");
 }
 
@@ -62,10 +65,12 @@ static crowd_result parse_strings(const cJSON *item, const char **out, uint32_t 
 {
     const cJSON *entry;
     *count = 0;
-    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) > 64) return refuse(error, key, "an array of up to 64 names");
+    if (!cJSON_IsArray(item) || cJSON_GetArraySize(item) > 64)
+        return refuse(error, key, "an array of up to 64 names");
     cJSON_ArrayForEach(entry, item)
     {
-        if (!cJSON_IsString(entry)) return refuse(error, key, "an array of names");
+        if (!cJSON_IsString(entry))
+            return refuse(error, key, "an array of names");
         out[(*count)++] = entry->valuestring;
     }
     return CROWD_OK;
@@ -75,7 +80,8 @@ static crowd_result parse_roles(const cJSON *item, bake_options *o, crowd_error 
 {
     const cJSON *entry;
     o->desc.clip_role_count = 0;
-    if (!cJSON_IsObject(item) || cJSON_GetArraySize(item) > 64) return refuse(error, "clipRoles", "{ clip: role }");
+    if (!cJSON_IsObject(item) || cJSON_GetArraySize(item) > 64)
+        return refuse(error, "clipRoles", "{ clip: role }");
     cJSON_ArrayForEach(entry, item)
     {
         crowd_bake_clip_role *role = &o->roles[o->desc.clip_role_count++];
@@ -95,11 +101,13 @@ static crowd_result parse_ratios(const cJSON *item, bake_options *o, crowd_error
         return refuse(error, "lodRatios", "an array of up to 8 ratios");
     cJSON_ArrayForEach(entry, item)
     {
-        if (!cJSON_IsNumber(entry)) return refuse(error, "lodRatios", "numbers");
+        if (!cJSON_IsNumber(entry))
+            return refuse(error, "lodRatios", "numbers");
         o->lod_ratios[n++] = (float)entry->valuedouble;
     }
     o->desc.lod_ratios = o->lod_ratios;
-    if (!o->desc.lod_count) o->desc.lod_count = n;
+    if (!o->desc.lod_count)
+        o->desc.lod_count = n;
     return CROWD_OK;
 }
 
@@ -123,36 +131,55 @@ static crowd_result parse_scalar(const cJSON *item, bake_options *o, crowd_error
 {
     crowd_bake_desc *d = &o->desc;
     const char *k = item->string;
-    bool *flag = !strcmp(k, "bones") ? &d->bones : !strcmp(k, "tangents") ? &d->tangents
-               : !strcmp(k, "compact") ? &d->compact : !strcmp(k, "fp16") ? &d->fp16 : NULL;
-    float *real = !strcmp(k, "fps") ? &d->fps : !strcmp(k, "scale") ? &d->scale : !strcmp(k, "height") ? &d->height : NULL;
-    uint32_t *whole = !strcmp(k, "frames") ? &d->frames : !strcmp(k, "lods") ? &d->lod_count
-                    : !strcmp(k, "texWidth") ? &d->tex_width : NULL;
-    if (flag) return cJSON_IsBool(item) ? (*flag = cJSON_IsTrue(item), CROWD_OK) : refuse(error, k, "true or false");
-    if (!cJSON_IsNumber(item)) return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake options: unknown option \"%.64s\"", k);
-    double v = item->valuedouble;
-    if (real) return *real = (float)v, CROWD_OK;
-    if (whole && v >= 0 && v <= 1e9 && v == (double)(uint32_t)v) return *whole = (uint32_t)v, CROWD_OK;
-    if (!strcmp(k, "maxBytes") && v >= 0 && v <= 9e15) return d->max_bytes = (uint64_t)v, CROWD_OK;
-    return whole || !strcmp(k, "maxBytes") ? refuse(error, k, "a whole number >= 0")
-                                           : crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake options: unknown option \"%.64s\"", k);
+    bool *flag = !strcmp(k, "bones")      ? &d->bones
+                 : !strcmp(k, "tangents") ? &d->tangents
+                 : !strcmp(k, "compact")  ? &d->compact
+                 : !strcmp(k, "fp16")     ? &d->fp16
+                                          : NULL;
+    float *real = !strcmp(k, "fps")      ? &d->fps
+                  : !strcmp(k, "scale")  ? &d->scale
+                  : !strcmp(k, "height") ? &d->height
+                                         : NULL;
+    uint32_t *whole = !strcmp(k, "frames")     ? &d->frames
+                      : !strcmp(k, "lods")     ? &d->lod_count
+                      : !strcmp(k, "texWidth") ? &d->tex_width
+                                               : NULL;
+    bool max_bytes = !strcmp(k, "maxBytes");
+    if (flag)
+        return cJSON_IsBool(item) ? (*flag = cJSON_IsTrue(item), CROWD_OK) : refuse(error, k, "true or false");
+    if (!real && !whole && !max_bytes)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake options: unknown option \"%.64s\"", k);
+    double v = cJSON_IsNumber(item) ? item->valuedouble : -1.0;
+    if (real)
+        return cJSON_IsNumber(item) ? (*real = (float)v, CROWD_OK) : refuse(error, k, "a number");
+    if (whole && v >= 0 && v <= 1e9 && v == (double)(uint32_t)v)
+        return *whole = (uint32_t)v, CROWD_OK;
+    if (max_bytes && v >= 0 && v <= 9e15)
+        return d->max_bytes = (uint64_t)v, CROWD_OK;
+    return refuse(error, k, "a whole number >= 0");
 }
 
 static crowd_result parse_option(const cJSON *item, bake_options *o, crowd_error *error)
 {
     const char *k = item->string;
-    if (!strcmp(k, "forward")) return parse_axis(item, o, error);
+    if (!strcmp(k, "forward"))
+        return parse_axis(item, o, error);
     if (!strcmp(k, "up")) {
         const char *v = cJSON_GetStringValue(item);
-        if (!v || (strcmp(v, "y") && strcmp(v, "z"))) return refuse(error, "up", "\"y\" or \"z\"");
+        if (!v || (strcmp(v, "y") && strcmp(v, "z")))
+            return refuse(error, "up", "\"y\" or \"z\"");
         return o->desc.up = v[0] == 'y' ? CROWD_UP_POS_Y : CROWD_UP_POS_Z, CROWD_OK;
     }
-    if (!strcmp(k, "ground")) return parse_ground(item, o, error);
+    if (!strcmp(k, "ground"))
+        return parse_ground(item, o, error);
     if (!strcmp(k, "clips"))
         return parse_strings(item, o->clip_names, &o->desc.clip_name_count, k, error) == CROWD_OK
-                   ? (o->desc.clip_names = o->clip_names, CROWD_OK) : CROWD_ERROR_ARGUMENT;
-    if (!strcmp(k, "clipRoles")) return parse_roles(item, o, error);
-    if (!strcmp(k, "lodRatios")) return parse_ratios(item, o, error);
+                   ? (o->desc.clip_names = o->clip_names, CROWD_OK)
+                   : CROWD_ERROR_ARGUMENT;
+    if (!strcmp(k, "clipRoles"))
+        return parse_roles(item, o, error);
+    if (!strcmp(k, "lodRatios"))
+        return parse_ratios(item, o, error);
     return parse_scalar(item, o, error);
 }
 
@@ -160,12 +187,14 @@ static crowd_result parse_options(const char *json, bake_options *o, cJSON **roo
 {
     memset(o, 0, sizeof *o);
     *root = cJSON_Parse(json);
-    if (!*root || !cJSON_IsObject(*root)) return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake options: not a JSON object");
+    if (!*root || !cJSON_IsObject(*root))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "bake options: not a JSON object");
     const cJSON *item;
     cJSON_ArrayForEach(item, *root)
     {
         crowd_result r = parse_option(item, o, error);
-        if (r != CROWD_OK) return r;
+        if (r != CROWD_OK)
+            return r;
     }
     o->desc.warn = on_warning;
     o->desc.progress = on_progress;
@@ -183,7 +212,8 @@ static crowd_result read_source(const char *source, crowd_rig *rig, crowd_critte
     if (!strncmp(source, "critter:", 8)) {
         crowd_critter_desc desc;
         if (!crowd_critter_parse(source + 8, &desc))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "%.64s: not a critter (blob, quad or tube, then :seed)", source);
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "%.64s: not a critter (blob, quad or tube, then :seed)",
+                              source);
         return crowd_critter_capture(&desc, critter, error);
     }
     crowd_gltf_desc gltf = {.warn = on_warning};
@@ -200,7 +230,8 @@ static void put_summary(const crowd_bake_output *out, const crowd_asset *asset)
     size_t room = strlen(info) + 512;
     free(result_summary);
     result_summary = malloc(room);
-    if (!result_summary) return;
+    if (!result_summary)
+        return;
     snprintf(result_summary, room,
              "{\"asset\":%s,\"bytes\":%llu,\"predictedBytes\":%llu,\"vertices\":%u,\"triangles\":%u,\"bones\":%u,"
              "\"frames\":%u,\"lodTriangles\":[%u,%u,%u,%u,%u,%u,%u,%u],\"ms\":%.3f}",
@@ -222,12 +253,15 @@ crowd_result cbw_bake(const char *source, const char *options_json, uint32_t *si
     crowd_asset asset = {0};
     crowd_bake_output_free(&result);
     crowd_result r = parse_options(options_json, &o, &root, error);
-    if (r == CROWD_OK) r = read_source(source, &rig, &critter, error);
+    if (r == CROWD_OK)
+        r = read_source(source, &rig, &critter, error);
     if (r == CROWD_OK) {
         o.desc.rig = &rig;
-        r = critter.storage ? crowd_bake_frames(&critter.frames, &o.desc, &out, error) : crowd_bake(&o.desc, &out, error);
+        r = critter.storage ? crowd_bake_frames(&critter.frames, &o.desc, &out, error)
+                            : crowd_bake(&o.desc, &out, error);
     }
-    if (r == CROWD_OK) r = crowd_asset_load_memory(&asset, out.bytes, out.size, error);
+    if (r == CROWD_OK)
+        r = crowd_asset_load_memory(&asset, out.bytes, out.size, error);
     if (r == CROWD_OK) {
         put_summary(&out, &asset);
         *size = (uint32_t)out.size;
@@ -242,5 +276,11 @@ crowd_result cbw_bake(const char *source, const char *options_json, uint32_t *si
     return r;
 }
 
-const uint8_t *cbw_bake_bytes(void) { return result.bytes; }
-const char *cbw_bake_summary(void) { return result_summary ? result_summary : "{}"; }
+const uint8_t *cbw_bake_bytes(void)
+{
+    return result.bytes;
+}
+const char *cbw_bake_summary(void)
+{
+    return result_summary ? result_summary : "{}";
+}

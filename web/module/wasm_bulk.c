@@ -8,7 +8,8 @@ crowd_result cbw_set_transforms(crowd *crowd, uint32_t first, uint32_t count, co
 {
     for (uint32_t i = 0; i < count; i++) {
         crowd_result result = crowd_set_transform(crowd, first + i, xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2], yaw[i]);
-        if (result != CROWD_OK) return *failed = first + i, result;
+        if (result != CROWD_OK)
+            return *failed = first + i, result;
     }
     return CROWD_OK;
 }
@@ -20,7 +21,8 @@ crowd_result cbw_play(crowd *crowd, uint32_t first, uint32_t count, const uint32
         float rate = rates ? rates[i] : 1.0f;
         crowd_result result = once ? crowd_play_once(crowd, first + i, clips[i], rate, fade_seconds)
                                    : crowd_play(crowd, first + i, clips[i], rate, fade_seconds);
-        if (result != CROWD_OK) return *failed = first + i, result;
+        if (result != CROWD_OK)
+            return *failed = first + i, result;
     }
     return CROWD_OK;
 }
@@ -33,7 +35,8 @@ static crowd_result set_each(crowd *crowd, float_setter set, uint32_t first, uin
 {
     for (uint32_t i = 0; i < count; i++) {
         crowd_result result = set(crowd, first + i, values[i]);
-        if (result != CROWD_OK) return *failed = first + i, result;
+        if (result != CROWD_OK)
+            return *failed = first + i, result;
     }
     return CROWD_OK;
 }
@@ -57,7 +60,8 @@ crowd_result cbw_set_velocities(crowd *crowd, uint32_t first, uint32_t count, co
 {
     for (uint32_t i = 0; i < count; i++) {
         crowd_result result = crowd_set_velocity(crowd, first + i, xz[2 * i], xz[2 * i + 1]);
-        if (result != CROWD_OK) return *failed = first + i, result;
+        if (result != CROWD_OK)
+            return *failed = first + i, result;
     }
     return CROWD_OK;
 }
@@ -68,7 +72,8 @@ void cbw_get_transforms(const crowd *crowd, float *xyz, float *yaw)
     float time = crowd_time(crowd);
     for (uint32_t i = 0; i < count; i++) {
         crowd_record record;
-        if (crowd_get(crowd, i, &record) != CROWD_OK) continue;
+        if (crowd_get(crowd, i, &record) != CROWD_OK)
+            continue;
         crowd_record_position(&record, time, &xyz[3 * i]);
         yaw[i] = crowd_record_yaw(&record, time);
     }

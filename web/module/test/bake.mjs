@@ -105,6 +105,12 @@ try {
   // an unknown option
   error = await rejects(bake(fox, { sclae: 0.01 }), 'unknown option');
   check(error instanceof CrowdbakeError && /unknown option "sclae"/.test(error.message), `unknown option: ${error}`);
+  error = await rejects(bake(fox, { fps: '30' }), 'a string for a number');
+  check(error instanceof CrowdbakeError && /fps: expected a number/.test(error.message), `fps as a string: ${error}`);
+  error = await rejects(bake(fox, { frames: 2.5 }), 'a fraction of a frame');
+  check(error instanceof CrowdbakeError && /frames: expected a whole number/.test(error.message), `frames 2.5: ${error}`);
+  error = await rejects(bake(fox, { fps: 1e6 }), 'fps out of range');
+  check(error instanceof CrowdbakeError && /fps/.test(error.message), `fps 1e6: ${error}`);
   // cancel at the first progress report, then bake again
   const abort = new AbortController();
   error = await rejects(bake(fox, { scale: 0.01, signal: abort.signal }, () => abort.abort()), 'cancel');
