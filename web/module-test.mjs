@@ -118,6 +118,17 @@ try {
       `occlusion: the crowd hides ${c.crowdHidesBlue} of ${c.crowdOverBlue} pixels of the box behind it`);
     check(c.offCrowdDiffer === 0, `occlusion: ${c.offCrowdDiffer} of ${c.offCrowd} pixels off the crowd differ from three alone`);
     check(c.boxesDiffer === 0, `occlusion: three's next frame without the crowd differs in ${c.boxesDiffer} pixels`);
+    const t = await page.evaluate(() => window.runOcclusion(true, 0));
+    console.log(`three.js depth in a render target: ${JSON.stringify(t)}`);
+    check(t.crowdPixels > 2000 && t.redHidesCrowd === t.redOverCrowd && t.redOverCrowd > 200 &&
+      t.crowdHidesBlue === t.crowdOverBlue && t.crowdOverBlue > 200 && t.offCrowdDiffer === 0 && t.boxesDiffer === 0,
+      'occlusion in a render target: depth or three\'s pixels wrong');
+    // 4 samples: edge pixels blend the crowd with what is behind it, so allow them (1 % of the crowd's)
+    const m = await page.evaluate(() => window.runOcclusion(true, 4));
+    console.log(`three.js depth in a 4-sample render target: ${JSON.stringify(m)}`);
+    const edge = 0.01 * m.crowdPixels;
+    check(m.redOverCrowd - m.redHidesCrowd <= edge && m.crowdOverBlue - m.crowdHidesBlue <= 0.04 * m.crowdOverBlue &&
+      m.offCrowdDiffer <= edge && m.boxesDiffer === 0, 'occlusion in a 4-sample render target: depth or three\'s pixels wrong');
     const raw = await page.evaluate(() => window.runOcclusion(false));
     console.log(`three.js depth, state reset skipped: ${raw.offCrowdDiffer} of ${raw.offCrowd} pixels off the crowd and ` +
       `${raw.boxesDiffer} of three's next frame differ; box in front ${raw.redHidesCrowd}/${raw.redOverCrowd}, ` +

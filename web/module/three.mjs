@@ -40,6 +40,14 @@ function sceneLighting(scene, sun, ambient) {
   return lit;
 }
 
+// The framebuffer three draws a render target through: the multisampled one when it has samples, the
+// face's for a cube target.
+function targetFramebuffer(renderer, target) {
+  const properties = renderer.properties.get(target);
+  const framebuffer = properties.__webglMultisampledFramebuffer || properties.__webglFramebuffer;
+  return Array.isArray(framebuffer) ? framebuffer[renderer.getActiveCubeFace()] : framebuffer;
+}
+
 export class CrowdObject extends THREE.Mesh {
   /**
    * renderer: the THREE.WebGLRenderer that draws the scene; crowd: a crowdbake Crowd. options: the
@@ -95,7 +103,7 @@ export class CrowdObject extends THREE.Mesh {
     scratch.multiplyMatrices(camera.matrixWorldInverse, this.matrixWorld);
     const [sun, ambient] = this.#lights(scene);
     const target = renderer.getRenderTarget();
-    const framebuffer = target ? renderer.properties.get(target).__webglFramebuffer : null;
+    const framebuffer = target ? targetFramebuffer(renderer, target) : null;
     renderer.getCurrentViewport(viewport);
     this.crowdRenderer.setTarget(framebuffer, viewport.x, viewport.y, viewport.z, viewport.w);
     const toneMapped = renderer.toneMapping === THREE.ACESFilmicToneMapping;

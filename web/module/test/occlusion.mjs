@@ -43,13 +43,19 @@ crowd.setTransforms(positions, yaws);
 const people = new CrowdObject(renderer, crowd, { shadows: false });
 scene.add(people);
 
+// Renders to the canvas, or into a render target when one is set (plain, or 4 samples: three's
+// multisampled path, where edges blend and pixels can only be compared away from them).
+let target = null;
 function shot(showCrowd, showBoxes) {
   people.visible = showCrowd;
   red.visible = blue.visible = showBoxes;
   people.update(0, camera);
+  renderer.setRenderTarget(target);
   renderer.render(scene, camera);
   const pixels = new Uint8Array(W * H * 4);
-  gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
+  if (target) renderer.readRenderTargetPixels(target, 0, 0, W, H, pixels);
+  else gl.readPixels(0, 0, W, H, gl.RGBA, gl.UNSIGNED_BYTE, pixels);
+  renderer.setRenderTarget(null);
   return pixels;
 }
 
@@ -58,11 +64,20 @@ const isBlue = (p, i) => p[i] < 40 && p[i + 1] < 40 && p[i + 2] > 200;
 const lit = (p, i) => p[i] + p[i + 1] + p[i + 2] > 0;
 
 const differ = (a, b, i) => a[i] !== b[i] || a[i + 1] !== b[i + 1] || a[i + 2] !== b[i + 2];
-// three alone, before the crowd has ever drawn in this context
-const reference = shot(false, true);
+// three alone, before the crowd has ever drawn in this context, on the canvas and in a target
+const references = { canvas: shot(false, true) };
+for (const samples of [0, 4]) {
+  target = new THREE.WebGLRenderTarget(W, H, { samples });
+  references[samples] = shot(false, true);
+  target.dispose();
+}
+target = null;
 
-window.runOcclusion = (restoreState = true) => {
+// samples: null draws to the canvas, else into a render target with that many samples
+window.runOcclusion = (restoreState = true, samples = null) => {
   people.restoreState = restoreState;
+  const reference = samples === null ? references.canvas : references[samples];
+  if (samples !== null) target = new THREE.WebGLRenderTarget(W, H, { samples });
   const crowdOnly = shot(true, false), boxes = shot(false, true), both = shot(true, true);
   const counts = { crowdPixels: 0, redOverCrowd: 0, redHidesCrowd: 0, crowdOverBlue: 0, crowdHidesBlue: 0,
     offCrowd: 0, offCrowdDiffer: 0, boxesDiffer: 0 };
@@ -84,6 +99,8 @@ window.runOcclusion = (restoreState = true) => {
     }
   }
   people.restoreState = true;
+  if (target) target.dispose();
+  target = null;
   shot(false, true); // leaves three in a known state for the next run
   renderer.resetState();
   return counts;
