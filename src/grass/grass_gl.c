@@ -92,6 +92,7 @@ struct crowd_grass {
     grass_fields fields;
     GLuint paint;      /* crowd_grass_set_paint's borrowed texture, 0: none */
     float paint_world; /* the square it covers, metres a side */
+    GLuint no_shadow;  /* 1x1 depth texture for the shadow sampler when no shadow map is given */
 
     /* CPU path: the block table, per tier a run of (first blade, blades) entries */
     GLuint blocks_tex;
@@ -478,6 +479,7 @@ void crowd_grass_destroy(crowd_grass *g)
     glDeleteTextures(1, &g->blades_tex);
     glDeleteTextures(1, &g->noise_tex);
     glDeleteTextures(1, &g->blocks_tex);
+    glDeleteTextures(1, &g->no_shadow);
     glDeleteBuffers(1, &g->vbo);
     glDeleteBuffers(1, &g->ibo);
     glDeleteVertexArrays(1, &g->vao);
@@ -658,6 +660,29 @@ static grass_key grass_key_of(const grass_eye *e)
     return k;
 }
 
+/* The shadow sampler's unit always holds a depth texture with comparison on, shadows or not: WebGL
+ * refuses a draw whose sampler2DShadow unit holds anything else (INVALID_OPERATION, the whole field
+ * gone), even when the shader never samples it. The renderer's map when there is one, else a 1x1. */
+static void bind_shadow_sampler(crowd_grass *g, const crowd_gl_renderer *sh)
+{
+    glActiveTexture(GL_TEXTURE0 + TEX_SHADOW);
+    if (sh && sh->shadow_depth) {
+        glBindTexture(GL_TEXTURE_2D, sh->shadow_depth);
+        return;
+    }
+    if (!g->no_shadow) {
+        const uint16_t far = 0xFFFF;
+        glGenTextures(1, &g->no_shadow);
+        glBindTexture(GL_TEXTURE_2D, g->no_shadow);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT16, 1, 1, 0, GL_DEPTH_COMPONENT, GL_UNSIGNED_SHORT, &far);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+    }
+    glBindTexture(GL_TEXTURE_2D, g->no_shadow);
+}
+
 static void set_frame_uniforms(crowd_grass *g, const crowd_gl_renderer *sh, const crowd_gl_scene *s,
                                const crowd_grass_frame *f)
 {
@@ -682,9 +707,8 @@ static void set_frame_uniforms(crowd_grass *g, const crowd_gl_renderer *sh, cons
     if (shadows) {
         glUniformMatrix4fv(g->u[GU_LIGHT_VP], 1, GL_FALSE, sh->light_view_projection);
         glUniform2f(g->u[GU_SHADOW_TEXEL], 1.0f / (float)sh->shadow_size, 1.0f / (float)sh->shadow_size);
-        glActiveTexture(GL_TEXTURE0 + TEX_SHADOW);
-        glBindTexture(GL_TEXTURE_2D, sh->shadow_depth);
     }
+    bind_shadow_sampler(g, sh);
     grass_fields_bind(&g->fields, &g->desc, TEX_FIELDS, g->u[GU_TRAMPLE_FIELD], g->u[GU_CUT_FIELD]);
     if (g->paint) {
         glActiveTexture(GL_TEXTURE0 + TEX_PAINT);
