@@ -792,6 +792,9 @@ static void write_status(demo_app *app)
         const crowd_asset *a = &app->assets[app->active].asset;
         for (uint32_t l = 0; l < a->lod_count && n < (int)sizeof app->status - 32; l++)
             n += snprintf(app->status + n, sizeof app->status - (size_t)n, " %u", st->lod_histogram[l]);
+        if (a->lod_count < CROWD_MAX_LODS && st->lod_histogram[a->lod_count]) /* the cards' level */
+            n += snprintf(app->status + n, sizeof app->status - (size_t)n, " +%u cards",
+                          st->lod_histogram[a->lod_count]);
         if (s[DEMO_VERTEX_BUDGET] > 0 && s[DEMO_LOD_POLICY] > 0.5)
             n += snprintf(app->status + n, sizeof app->status - (size_t)n, "  budget %s, %u demoted",
                           st->budget_satisfied ? "met" : "NOT met", st->demoted);

@@ -65,7 +65,6 @@ export function attachBakePanel(api, gui, statusText) {
   folder.add({ pick: () => input.click() }, 'pick').name('bake a .glb / .gltf...');
   folder.add(options, 'height', 0, 5, 0.01).name('height, m (0: as in the file)');
   folder.add(options, 'bones').name('bone texture (hats, sockets)');
-  folder.close();
 
   let running = null;
   const show = (html) => { box.style.display = 'block'; box.innerHTML = html; };

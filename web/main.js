@@ -37,36 +37,60 @@
     }));
   }
 
+  // The panel's folders (closed until opened): the settings a visitor reaches for first stay at the
+  // top, so the panel fits a 720 px window; names not listed here stay at the top too.
+  const folderOf = {
+    mode: 'look', cross_fade: 'look', shadows: 'look', fog: 'look', grass: 'look', grass_budget: 'look', wind: 'look',
+    tone: 'look', msaa: 'look', far_shadow: 'look', imposters: 'look', card_distance: 'look',
+    chunk: 'level of detail', lod_policy: 'level of detail', lod_bias: 'level of detail',
+    vertex_budget: 'level of detail', shadow_max_lod: 'level of detail', far_pool: 'level of detail',
+    path: 'level of detail',
+    stride_matching: 'motion', separation: 'motion', trample: 'motion', mower: 'motion',
+    compare: 'showpieces', gun: 'showpieces',
+  };
+  const folderOrder = ['look', 'level of detail', 'motion', 'showpieces'];
+
+  function addSetting(api, parent, state, s) {
+    state[s.name] = s.value;
+    if (s.choices) {
+      const options = {};
+      s.choices.split('|').forEach((label, i) => { options[label] = i; });
+      return parent.add(state, s.name, options);
+    }
+    if (s.min === 0 && s.max === 1 && s.step === 1) {
+      state[s.name] = !!s.value;
+      return parent.add(state, s.name);
+    }
+    if (s.name === 'asset') {
+      const options = {};
+      api.assetNames.forEach((name, i) => { options[name] = i; });
+      if (api.assetNames.length >= 2) options.menagerie = api.assetNames.length; // every asset, one world
+      return parent.add(state, s.name, options);
+    }
+    return parent.add(state, s.name, s.min, s.max, s.step);
+  }
+
   function buildPanel(api) {
     const gui = new lil.GUI({ title: 'crowdbake' });
     const state = {};
     const controllers = {};
-    for (const s of JSON.parse(api.settingsJson())) {
-      state[s.name] = s.value;
-      let c;
-      if (s.choices) {
-        const options = {};
-        s.choices.split('|').forEach((label, i) => { options[label] = i; });
-        c = gui.add(state, s.name, options);
-      } else if (s.min === 0 && s.max === 1 && s.step === 1) {
-        state[s.name] = !!s.value;
-        c = gui.add(state, s.name);
-      } else if (s.name === 'asset') {
-        const options = {};
-        api.assetNames.forEach((name, i) => { options[name] = i; });
-        if (api.assetNames.length >= 2) options.menagerie = api.assetNames.length; // every asset, one world
-        c = gui.add(state, s.name, options);
-      } else {
-        c = gui.add(state, s.name, s.min, s.max, s.step);
-      }
+    const settings = JSON.parse(api.settingsJson());
+    const folders = {};
+    for (const title of folderOrder) folders[title] = null;
+    const top = settings.filter((s) => !folderOf[s.name]);
+    const filed = folderOrder.flatMap((title) => settings.filter((s) => folderOf[s.name] === title));
+    for (const s of [...top, ...filed]) {
+      const title = folderOf[s.name];
+      if (title && !folders[title]) (folders[title] = gui.addFolder(title)).close();
+      const c = addSetting(api, title ? folders[title] : gui, state, s);
       c.name(s.label).onChange((v) => {
         const result = api.set(s.name, typeof v === 'boolean' ? (v ? 1 : 0) : Number(v));
         if (result !== 0) console.warn('crowdbake: ' + s.name + ' refused: ' + api.error());
       });
       controllers[s.name] = c;
     }
-    gui.add({ benchmark: () => api.benchmark() }, 'benchmark').name('run benchmark (B)');
-    return { gui, controllers };
+    (folders.showpieces || gui).add({ benchmark: () => api.benchmark() }, 'benchmark').name('run benchmark (B)');
+    return { gui, controllers, folders };
   }
 
   async function start() {

@@ -191,6 +191,15 @@ async function frameLoopNeverWaits(page) {
 async function hudTellsTheTruth(page) {
   await set(page, 'count', 20000);
   await frames(page, 3);
+  // the HUD's levels, the cards' level included, add up to what it says was submitted (paused, and 16
+  // frames: the submitted figure is sampled every 15)
+  await set(page, 'paused', 1);
+  await frames(page, 16);
+  const levels = /submitted (\d+)[^\n]*\nLOD((?: \d+)+)(?: \+(\d+) cards)?/.exec(await page.evaluate(() => window.crowd.status()));
+  const drawn = levels ? levels[2].trim().split(/\s+/).map(Number).reduce((a, b) => a + b, 0) + Number(levels[3] || 0) : -1;
+  check(levels && drawn === Number(levels[1]) && Number(levels[3]) > 0,
+    `HUD: the levels and cards add up to ${drawn}, submitted ${levels ? levels[1] : "?"} (${levels ? levels[0].replace(/\n/g, " / ") : "no LOD line"})`);
+  await set(page, 'paused', 0);
   await set(page, 'count', 1000); // lowering the count must not leave a stale rasterised figure
   await frames(page, 1);
   let st = await page.evaluate(() => window.crowd.stats());
@@ -549,6 +558,10 @@ async function main() {
       await frames(page, 2);
       judge(await shot(page, 'site'), 'site');
     });
+    // the panel in folders fits a 720 px window
+    const panel = await page.evaluate(() => window.crowd.panel.gui.domElement.getBoundingClientRect().height);
+    check(panel <= 700, `the panel is ${panel.toFixed(0)} px tall: it runs past a 720 px window`);
+    console.log(`panel: ${panel.toFixed(0)} px tall with its folders closed`);
     await timed('grass', () => grass(page));
     await timed('no waits', () => frameLoopNeverWaits(page));
     await timed('HUD', () => hudTellsTheTruth(page));
