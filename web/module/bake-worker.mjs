@@ -1,7 +1,8 @@
 // The page's baker, in a Web Worker so that the page keeps drawing: receives the source files and the
 // options from crowdbake.mjs's bake(), runs the C baker (crowdbake-bake.wasm) on them and posts back
-// progress, warnings, and the .crowd bytes or the baker's refusal. One worker per bake: cancelling is
-// terminating it, which frees everything.
+// progress, warnings, and the .crowd bytes or the baker's refusal. A worker bakes one file at a time
+// and may be handed the next one (its wasm instance is kept); cancelling terminates it, which frees
+// everything.
 import createCrowdbakeBake from './crowdbake-bake.mjs';
 
 // The baker names crowd_bake_desc's fields and the worker's file paths; a page's user set options and
@@ -12,38 +13,54 @@ const userWords = (message) => message.replace(/\/input\//g, '')
 
 const safeName = (name) => String(name).split(/[\\/]/).pop().replace(/^\.+/, '_') || 'input';
 
-self.onmessage = async ({ data }) => {
-  const { compiled, files, main, critter, options } = data;
-  try {
-    const wasm = await createCrowdbakeBake({
+let instance = null; // the wasm, made on the first bake and kept for the next
+
+function start(compiled) {
+  if (!instance) {
+    instance = createCrowdbakeBake({
       instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance));
+        WebAssembly.instantiate(compiled, imports).then((made) => receive(made));
         return {};
       },
       onBakeProgress: (fraction, stage) => self.postMessage({ type: 'progress', fraction, stage }),
       onBakeWarning: (message) => self.postMessage({ type: 'warning', message: userWords(message) }),
     });
-    let source = critter;
-    if (!critter) {
-      wasm.FS.mkdir('/input');
-      for (const [name, bytes] of files) wasm.FS.writeFile('/input/' + safeName(name), new Uint8Array(bytes));
-      source = '/input/' + safeName(main);
-    }
-    const call = (text) => {
-      const bytes = wasm.lengthBytesUTF8(text) + 1;
-      const ptr = wasm._malloc(bytes);
-      wasm.stringToUTF8(text, ptr, bytes);
-      return ptr;
-    };
-    const sourcePtr = call(source), optionsPtr = call(JSON.stringify(options));
+  }
+  return instance;
+}
+
+// The input files in the worker's file system, the last bake's gone.
+function writeInput(wasm, files) {
+  const { FS } = wasm;
+  if (!FS.analyzePath('/input').exists) FS.mkdir('/input');
+  for (const name of FS.readdir('/input')) if (name !== '.' && name !== '..') FS.unlink('/input/' + name);
+  for (const [name, bytes] of files) FS.writeFile('/input/' + safeName(name), new Uint8Array(bytes));
+}
+
+function cString(wasm, text) {
+  const bytes = wasm.lengthBytesUTF8(text) + 1;
+  const ptr = wasm._malloc(bytes);
+  wasm.stringToUTF8(text, ptr, bytes);
+  return ptr;
+}
+
+self.onmessage = async ({ data }) => {
+  const { compiled, files, main, critter, options } = data;
+  try {
+    const wasm = await start(compiled);
+    if (!critter) writeInput(wasm, files);
+    const source = critter || '/input/' + safeName(main);
+    const sourcePtr = cString(wasm, source), optionsPtr = cString(wasm, JSON.stringify(options));
     const sizePtr = wasm._malloc(4), errorPtr = wasm._malloc(516); // crowd_error: code, then message[512]
     const result = wasm._cbw_bake(sourcePtr, optionsPtr, sizePtr, errorPtr);
+    const size = wasm.HEAPU32[sizePtr >> 2];
+    const message = { type: 'error', code: wasm.UTF8ToString(wasm._crowd_result_name(result)),
+      message: userWords(wasm.UTF8ToString(errorPtr + 4)) };
+    for (const ptr of [sourcePtr, optionsPtr, sizePtr, errorPtr]) wasm._free(ptr);
     if (result !== 0) {
-      self.postMessage({ type: 'error', code: wasm.UTF8ToString(wasm._crowd_result_name(result)),
-        message: userWords(wasm.UTF8ToString(errorPtr + 4)) });
+      self.postMessage(message);
       return;
     }
-    const size = wasm.HEAPU32[sizePtr >> 2];
     const bytes = wasm.HEAPU8.slice(wasm._cbw_bake_bytes(), wasm._cbw_bake_bytes() + size);
     const summary = JSON.parse(wasm.UTF8ToString(wasm._cbw_bake_summary()));
     self.postMessage({ type: 'done', bytes, summary }, [bytes.buffer]);

@@ -716,6 +716,31 @@ async function inputFiles(input) {
   return { files, main: main[0] };
 }
 
+// One idle worker is kept after a bake, its wasm instantiated, for the next bake; it is let go after
+// IDLE_WORKER_MS (its heap is as large as the largest bake it ran). Bakes at the same time each get a
+// worker of their own.
+const IDLE_WORKER_MS = 30000;
+let idle = null; // { worker, timer }
+
+function takeWorker() {
+  if (idle) {
+    const { worker, timer } = idle;
+    clearTimeout(timer);
+    idle = null;
+    return worker;
+  }
+  return new Worker(new URL('./bake-worker.mjs', import.meta.url), { type: 'module' });
+}
+
+function returnWorker(worker) {
+  if (idle) {
+    worker.terminate();
+    return;
+  }
+  worker.onmessage = worker.onerror = null;
+  idle = { worker, timer: setTimeout(() => { worker.terminate(); idle = null; }, IDLE_WORKER_MS) };
+}
+
 /**
  * Bakes a character in a Web Worker with the same C baker as the crowd-bake tool, and resolves to
  * { bytes, summary, warnings }: the .crowd (load it with new Asset(bytes)), what the bake decided
@@ -736,21 +761,22 @@ export async function bake(input, options = {}, onProgress = null) {
   const { files = [], main = null } = critter ? {} : await inputFiles(input);
   await prepareBake();
   const compiled = await bakeWasm;
-  const worker = new Worker(new URL('./bake-worker.mjs', import.meta.url), { type: 'module' });
+  const worker = takeWorker();
   const warnings = [];
   return new Promise((resolve, reject) => {
-    const finish = (settle, value) => {
-      worker.terminate();
+    const finish = (settle, value, keep = true) => {
+      if (keep) returnWorker(worker);
+      else worker.terminate();
       if (signal) signal.removeEventListener('abort', abort);
       settle(value);
     };
-    const abort = () => finish(reject, new DOMException('the bake was cancelled', 'AbortError'));
+    const abort = () => finish(reject, new DOMException('the bake was cancelled', 'AbortError'), false);
     if (signal) signal.addEventListener('abort', abort);
-    worker.onerror = (event) => finish(reject, new Error(`crowdbake: the bake worker failed: ${event.message}`));
+    worker.onerror = (event) => finish(reject, new Error(`crowdbake: the bake worker failed: ${event.message}`), false);
     worker.onmessage = ({ data }) => {
       if (data.type === 'progress') { if (onProgress) onProgress(data.fraction, data.stage); }
       else if (data.type === 'warning') warnings.push(data.message);
-      else if (data.type === 'error') finish(reject, new CrowdbakeError(data.code, data.message));
+      else if (data.type === 'error') finish(reject, new CrowdbakeError(data.code, data.message), data.code !== 'CROWD_ERROR_WORKER');
       else if (data.type === 'done') finish(resolve, { bytes: data.bytes, summary: data.summary, warnings });
     };
     worker.postMessage({ compiled, files, main, critter, options: bakeOptions });
