@@ -74,7 +74,11 @@ async function openPage(browser, url, label) {
   const page = await browser.newPage({ viewport: { width: 960, height: 540 } });
   await page.addInitScript(countSyncGl);
   page.errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') page.errors.push(`${label}: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') page.errors.push(`${label}: ${m.text()}`);
+    // an upload on the browser's slow path (ANGLE copying a buffer into a texture on the CPU)
+    if (/copied on CPU/.test(m.text())) page.errors.push(`${label}: slow-path upload: ${m.text()}`);
+  });
   page.on('pageerror', (e) => page.errors.push(`${label}: ${e.message}`));
   await page.goto(url);
   await page.waitForFunction(() => window.crowd, null, { timeout: 180000 });

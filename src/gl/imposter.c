@@ -122,24 +122,34 @@ void crowd_gl_imposter_begin(crowd_gl_renderer *r, const crowd_program *p, const
     glUniform3f(u[U_BAND], 0.0f, 0.0f, 0.0f);
 }
 
-/* The instance buffer's records into the records texture, on the GPU (a pixel-unpack copy: no
- * readback, no second upload): whole rows, then the last partial row. Grows the texture by rows. The
- * texture is made on first use (the cards' and the far-shadow blobs' draws share it). */
+/* Rows [row0, row1) of the records texture from the frame's records; the last row may be partial. */
+static void write_record_rows(const crowd_gl_renderer *r, uint32_t row0, uint32_t row1)
+{
+    uint32_t n = r->records_count, per_row = CROWD_GL_RECORDS_PER_ROW, full = n / per_row;
+    uint32_t full_end = row1 < full ? row1 : full;
+    if (full_end > row0)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)row0, (GLsizei)(4 * per_row), (GLsizei)(full_end - row0),
+                        GL_RGBA_INTEGER, GL_UNSIGNED_INT, r->frame_records + (size_t)row0 * per_row);
+    if (row1 > full && n % per_row)
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(4 * (n % per_row)), 1, GL_RGBA_INTEGER,
+                        GL_UNSIGNED_INT, r->frame_records + (size_t)full * per_row);
+}
+
+/* The records texture brought up to date with the last upload: the rows holding records changed
+ * since it was last written. Grows the texture by rows (then every row is written). The texture is
+ * made on first use (the cards' and the far-shadow blobs' draws share it). */
 void crowd_gl_records_bind(crowd_gl_renderer *r)
 {
     uint32_t n = r->records_count, per_row = CROWD_GL_RECORDS_PER_ROW;
-    uint32_t rows = (n + per_row - 1) / per_row, full = n / per_row;
+    uint32_t rows = (n + per_row - 1) / per_row;
     glActiveTexture(GL_TEXTURE0 + UNIT_RECORDS);
     if (!r->tex_records) {
         glGenTextures(1, &r->tex_records);
         glBindTexture(GL_TEXTURE_2D, r->tex_records);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        r->records_dirty = true;
     }
     glBindTexture(GL_TEXTURE_2D, r->tex_records);
-    if (!r->records_dirty)
-        return;
     if (rows > r->records_rows) {
         /* headroom, so a growing crowd reallocates rarely, but not past the 2,048 rows WebGL2
            guarantees unless the records need more */
@@ -148,16 +158,15 @@ void crowd_gl_records_bind(crowd_gl_renderer *r)
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA32UI, (GLsizei)(4 * per_row), (GLsizei)grown, 0, GL_RGBA_INTEGER,
                      GL_UNSIGNED_INT, NULL);
         r->records_rows = grown;
+        r->records_stale = (crowd_range){0, n};
     }
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, r->instances);
-    if (full)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, (GLsizei)(4 * per_row), (GLsizei)full, GL_RGBA_INTEGER, GL_UNSIGNED_INT,
-                        NULL);
-    if (n % per_row)
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)full, (GLsizei)(4 * (n % per_row)), 1, GL_RGBA_INTEGER,
-                        GL_UNSIGNED_INT, (const void *)((uintptr_t)full * per_row * sizeof(crowd_record)));
-    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-    r->records_dirty = false;
+    crowd_range *stale = &r->records_stale;
+    if (!stale->count || !r->frame_records)
+        return;
+    uint32_t end = stale->first + stale->count < n ? stale->first + stale->count : n;
+    if (end > stale->first)
+        write_record_rows(r, stale->first / per_row, (end + per_row - 1) / per_row);
+    *stale = (crowd_range){0, 0};
 }
 
 void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],

@@ -641,8 +641,11 @@ crowd_result crowd_gl_upload(crowd_gl_renderer *r, const crowd_frame *frame, cro
     }
     if (r->gpu)
         crowd_gpu_crowd_upload(r, frame);
-    if (bytes || !r->uploaded || frame->record_count != r->records_count)
-        r->records_dirty = true;
+    if (!r->uploaded || frame->record_count != r->records_count)
+        extend(&r->records_stale, 0, frame->record_count);
+    for (uint32_t i = 0; i < frame->upload_count; i++)
+        extend(&r->records_stale, frame->uploads[i].first, frame->uploads[i].count);
+    r->frame_records = frame->records;
     r->records_count = frame->record_count;
     r->uploaded = true;
     r->stats.bytes_uploaded = bytes;

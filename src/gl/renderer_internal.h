@@ -107,13 +107,16 @@ struct crowd_gl_renderer {
     GLuint imposter_indices;       /* the CPU path's cards: 6 indices per card over 4 corners (imposter.c) */
     uint32_t imposter_index_cards; /* cards the index buffer spans */
     /* The CPU path's cards read their records from a texture (RGBA32UI, CROWD_GL_RECORDS_PER_ROW
-       records of 4 texels a row), copied on the GPU from the instance buffer, so that one
-       non-instanced draw of 6 vertices per card replaces an instanced one: SwiftShader runs every
-       instance as a draw of its own (docs/performance.md). */
+       records of 4 texels a row), so that one non-instanced draw of 6 vertices per card replaces an
+       instanced one: SwiftShader runs every instance as a draw of its own (docs/performance.md).
+       The rows holding changed records are written from the frame's records in client memory: a
+       copy from the instance buffer (pixel unpack) of an integer format is done on the CPU by ANGLE
+       anyway, behind a performance warning, and it copied every row. */
     GLuint tex_records;
-    uint32_t records_rows;  /* the texture's height */
-    uint32_t records_count; /* records in the buffer at the last upload */
-    bool records_dirty;     /* the buffer changed since the texture's last copy */
+    uint32_t records_rows;             /* the texture's height */
+    uint32_t records_count;            /* records in the frame of the last upload */
+    const crowd_record *frame_records; /* that frame's records (valid until the next crowd_update) */
+    crowd_range records_stale;         /* hull of the records changed since the texture was written */
     bool output_normals;    /* the imposter bake's normal pass (lit.frag u_output) */
 
     /* far-shadow blobs on the CPU path (blob_shadow.c): program and an empty vertex array */
