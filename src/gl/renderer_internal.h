@@ -117,7 +117,7 @@ struct crowd_gl_renderer {
     uint32_t records_count;            /* records in the frame of the last upload */
     const crowd_record *frame_records; /* that frame's records (valid until the next crowd_update) */
     crowd_range records_stale;         /* hull of the records changed since the texture was written */
-    bool output_normals;    /* the imposter bake's normal pass (lit.frag u_output) */
+    bool output_normals;               /* the imposter bake's normal pass (lit.frag u_output) */
 
     /* far-shadow blobs on the CPU path (blob_shadow.c): program and an empty vertex array */
     crowd_program blob;
