@@ -315,6 +315,7 @@ export class Crowd {
     this.asset = asset;
     asset.users.add(this);
     this.viewPtr = allocStruct('crowd_view');
+    this.matricesPtr = alloc(128); // view and projection for crowd_gl_view, kept: no allocation per frame
     this.failedPtr = alloc(4);
     this.framePtr = 0;
     this.simulation = null;
@@ -442,12 +443,11 @@ export class Crowd {
     const height = camera.viewportHeight ?? 720;
     const renderer = camera.renderer ?? this.renderers.values().next().value;
     if (renderer) {
-      const matrices = alloc(128);
+      const matrices = this.matricesPtr;
       writeFloats(matrices, matrix(camera.view, 'camera.view'));
       writeFloats(matrices + 64, matrix(camera.projection, 'camera.projection'));
       renderer.makeCurrent();
       wasm._crowd_gl_view(live(renderer, 'renderer'), matrices, matrices + 64, height, view);
-      wasm._free(matrices);
     } else { // every frame: straight to the offsets, no struct walk
       const [viewAt, projectionAt, heightAt] = viewOffsets();
       wasm.HEAPF32.set(matrix(camera.view, 'camera.view'), (view + viewAt) >> 2);
@@ -476,9 +476,10 @@ export class Crowd {
     for (const renderer of this.renderers) renderer.destroy();
     wasm._crowd_destroy(this.ptr);
     wasm._free(this.viewPtr);
+    wasm._free(this.matricesPtr);
     wasm._free(this.failedPtr);
     this.asset.users.delete(this);
-    this.ptr = this.viewPtr = this.failedPtr = this.framePtr = 0;
+    this.ptr = this.viewPtr = this.matricesPtr = this.failedPtr = this.framePtr = 0;
   }
 }
 
