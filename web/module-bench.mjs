@@ -2,10 +2,9 @@
 // scene stepped and updated through crowdbake.mjs (web/module/test/api-bench.mjs) and inside C by the
 // demo's measureScene, alternating in one Chromium, medians of medians and their ratio.
 //   node web/module-bench.mjs --dist dist [--counts 100000,1000000] [--rounds 3] [--frames 120]
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { launchChromium, serve } from './harness.mjs';
 
 function option(name, fallback) {
   const i = process.argv.indexOf(name);
@@ -19,13 +18,8 @@ const here = path.dirname(new URL(import.meta.url).pathname);
 fs.rmSync(path.join(dist, 'module-test'), { recursive: true, force: true });
 fs.cpSync(path.join(here, 'module', 'test'), path.join(dist, 'module-test'), { recursive: true });
 
-const server = await new Promise((resolve, reject) => {
-  const child = spawn(process.execPath, [path.join(here, 'serve.mjs'), dist, '0', '--isolate']);
-  child.stdout.on('data', (d) => { const m = /at (http:\/\/\S+)/.exec(String(d)); if (m) resolve({ url: m[1], child }); });
-  child.on('error', reject);
-});
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium',
-  args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--disable-background-networking'] });
+const server = await serve(dist, '--isolate');
+const browser = await launchChromium();
 const demo = await browser.newPage({ viewport: { width: 640, height: 360 } });
 await demo.goto(server.url + 'index.html');
 await demo.waitForFunction(() => window.crowd, null, { timeout: 120000 });
@@ -46,4 +40,4 @@ for (const count of counts) {
     `JavaScript API ${median(js).toFixed(3)} ms [${js.map((v) => v.toFixed(3))}], ratio ${(median(js) / median(c)).toFixed(3)}`);
 }
 await browser.close();
-server.child.kill();
+server.stop();

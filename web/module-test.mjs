@@ -10,10 +10,10 @@
 //  - the demo page: a .glb picked becomes the crowd's asset with a plain-words summary and a download,
 //    a refused file shows its reason, and the page keeps drawing.
 //   node web/module-test.mjs --dist dist --shots build/shots/web --crowd-bake build/crowd-bake
-import { chromium } from 'playwright-core';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { launchChromium, serve } from './harness.mjs';
 import { decodePng } from './png.mjs';
 
 function option(name, fallback) {
@@ -55,18 +55,6 @@ function check(condition, message) {
   }
 }
 
-function serve(root) {
-  return new Promise((resolve, reject) => {
-    const server = spawn(process.execPath, [path.join(here, 'serve.mjs'), root, '0']);
-    server.stdout.on('data', (data) => {
-      const match = /at (http:\/\/\S+)/.exec(String(data));
-      if (match) resolve({ url: match[1], stop: () => server.kill() });
-    });
-    server.on('error', reject);
-    setTimeout(() => reject(new Error('the static server did not start')), 10000);
-  });
-}
-
 async function open(browser, url, width, height) {
   const page = await browser.newPage({ viewport: { width, height } });
   const errors = [];
@@ -84,12 +72,7 @@ function distinctColours(png) {
 }
 
 const server = await serve(dist);
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-         '--ignore-gpu-blocklist', '--disable-quic', '--no-first-run', '--disable-background-networking',
-         '--disable-component-update', '--disable-sync'],
-});
+const browser = await launchChromium();
 try {
   // the example
   {

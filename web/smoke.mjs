@@ -11,10 +11,9 @@
 // where Chromium grants it, the page's fallback where not), compare mode draws both halves, and
 // the benchmark records in the menagerie.
 //   node web/smoke.mjs --dist dist --single dist-single/index.html --abs build/dist-abs --shots build/shots/web
-import { chromium } from 'playwright-core';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { launchChromium, serve } from './harness.mjs';
 import { decodePng } from './png.mjs';
 
 function option(name, fallback) {
@@ -25,7 +24,6 @@ const dist = path.resolve(option('--dist', 'dist'));
 const singleFile = path.resolve(option('--single', 'dist-single/index.html'));
 const absoluteDist = option('--abs', null);
 const shots = path.resolve(option('--shots', 'build/shots/web'));
-const here = path.dirname(new URL(import.meta.url).pathname);
 fs.mkdirSync(shots, { recursive: true });
 
 const failures = [];
@@ -34,18 +32,6 @@ function check(condition, message) {
     failures.push(message);
     console.log('FAIL ' + message);
   }
-}
-
-function serve(root, prefix) {
-  return new Promise((resolve, reject) => {
-    const server = spawn(process.execPath, [path.join(here, 'serve.mjs'), root, '0', '--prefix', prefix]);
-    server.stdout.on('data', (data) => {
-      const match = /at (http:\/\/\S+)/.exec(String(data));
-      if (match) resolve({ url: match[1], stop: () => server.kill() });
-    });
-    server.on('error', reject);
-    setTimeout(() => reject(new Error('the static server did not start')), 10000);
-  });
 }
 
 // Counts, per method, the WebGL2 calls that make the page wait for the GPU process.
@@ -545,16 +531,11 @@ async function timed(name, step) {
 }
 
 async function main() {
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
-           '--ignore-gpu-blocklist', '--disable-quic', '--no-first-run', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync'],
-  });
+  const browser = await launchChromium();
   const pages = [];
   try {
     // 1. the site, served from a subdirectory with the trailing slash (relative paths)
-    const site = await serve(dist, '/demo/');
+    const site = await serve(dist, '--prefix', '/demo/');
     const page = await timed('load', () => openPage(browser, site.url, 'site'));
     pages.push(page);
     await timed('first frames', async () => {
@@ -598,7 +579,7 @@ async function main() {
 
     // 2. an absolute-base build works without the trailing slash
     if (absoluteDist) {
-      const abs = await serve(path.resolve(absoluteDist), '/demo/');
+      const abs = await serve(path.resolve(absoluteDist), '--prefix', '/demo/');
       const absPage = await openPage(browser, abs.url.replace(/\/$/, ''), 'absolute base');
       pages.push(absPage);
       await set(absPage, 'count', 2000);
@@ -610,7 +591,7 @@ async function main() {
     }
 
     // 3. ?debug=1: errors checked every frame (synchronous calls expected, no errors allowed)
-    const debugSite = await serve(dist, '/demo/');
+    const debugSite = await serve(dist, '--prefix', '/demo/');
     const debugPage = await openPage(browser, debugSite.url + '?debug=1', 'debug');
     pages.push(debugPage);
     await set(debugPage, 'count', 2000);
