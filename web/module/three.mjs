@@ -11,6 +11,9 @@ import { Renderer } from './crowdbake.mjs';
 
 const scratch = new THREE.Matrix4();
 const light = new THREE.Vector3();
+const lightTarget = new THREE.Vector3();
+const eye = new THREE.Vector3();
+const ahead = new THREE.Vector3();
 const drawingBuffer = new THREE.Vector2();
 const viewport = new THREE.Vector4();
 
@@ -22,7 +25,7 @@ function linear(c, intensity) {
 function sceneLighting(scene, sun, ambient) {
   const lit = {};
   if (sun) {
-    light.setFromMatrixPosition(sun.matrixWorld).sub(light.clone().setFromMatrixPosition(sun.target.matrixWorld));
+    light.setFromMatrixPosition(sun.matrixWorld).sub(lightTarget.setFromMatrixPosition(sun.target.matrixWorld));
     if (light.lengthSq() > 0) lit.sunDirection = light.normalize().toArray();
     lit.sunColor = linear(sun.color, sun.intensity);
   }
@@ -121,9 +124,9 @@ export class CrowdObject extends THREE.Mesh {
 
   // The shadow map follows the camera: centred where the view meets the ground, in local space.
   #groundPoint(camera) {
-    const origin = new THREE.Vector3().setFromMatrixPosition(camera.matrixWorld);
-    const forward = new THREE.Vector3(0, 0, -1).transformDirection(camera.matrixWorld);
-    const local = this.worldToLocal(origin.addScaledVector(forward, this.shadowRadius * 0.5));
+    eye.setFromMatrixPosition(camera.matrixWorld);
+    ahead.set(0, 0, -1).transformDirection(camera.matrixWorld);
+    const local = this.worldToLocal(eye.addScaledVector(ahead, this.shadowRadius * 0.5));
     return [local.x, 0, local.z];
   }
 
