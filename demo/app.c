@@ -114,6 +114,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_COMPARE] = {"compare", "classic | VAT", 0, 1, 1, NULL, 'Y'},
     [DEMO_GRASS] = {"grass", "grass", 0, 1, 1, NULL, 'I'},
     [DEMO_GRASS_BUDGET] = {"grass_budget", "grass density", 0.05, 1, 0.05, NULL, 0},
+    [DEMO_GRASS_DISTANCE] = {"grass_distance", "grass distance (m)", 20, 220, 10, NULL, 0},
     [DEMO_WIND] = {"wind", "wind", 0, 1, 0.05, NULL, 0},
     [DEMO_GUN] = {"gun", "paint minigun", 0, 1, 1, NULL, 'G'},
     [DEMO_TRAMPLE] = {"trample", "trample", 0, 1, 1, NULL, '8'},
@@ -305,6 +306,7 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                            /* WebGL2 on SwiftShader: 5.5 s a frame at 1 vs 0.7 s without grass
                                               (20k crowd, 960x540); the field's vertex work dominates */
                                            [DEMO_GRASS_BUDGET] = desc->es ? 0.25 : 1,
+                                           [DEMO_GRASS_DISTANCE] = 220,
                                            [DEMO_WIND] = 0.4,
                                            [DEMO_TRAMPLE] = 1,
                                            [DEMO_TONE] = 1,
@@ -1012,7 +1014,8 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         demo_menagerie_frame(app->menagerie, dt, &app->camera, &app->scene, scene_fbo, width, height);
         app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
         demo_grass_frame(app->grass, demo_menagerie_ground_renderer(app->menagerie), &app->scene, grass_on,
-                         app->grass_time, (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
+                         app->grass_time, (float)app->settings[DEMO_GRASS_BUDGET],
+                         (float)app->settings[DEMO_GRASS_DISTANCE], (float)app->settings[DEMO_WIND]);
         demo_menagerie_far_shadows(app->menagerie, &app->scene); /* on the ground, stage's or field's */
         showcase_stage_draw_sky(app->stage, &app->scene);
         present(app, scene_fbo, width, height);
@@ -1087,7 +1090,8 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     /* paused: the wind stands still too */
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
     demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
-                     (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_WIND]);
+                     (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_GRASS_DISTANCE],
+                     (float)app->settings[DEMO_WIND]);
     crowd_gl_draw_far_shadows(app->renderer, app->frame, &app->scene); /* onto whichever ground drew */
     /* the sky behind everything (fog at the horizon, so the world shows no edge), drawn last of the
        opaque passes: it shades only the pixels left uncovered (a full-screen pass on SwiftShader) */

@@ -40,6 +40,7 @@ typedef enum demo_setting {
     DEMO_COMPARE,         /* 0/1: classic skinning (left half) vs VAT (right half), demo/compare.c */
     DEMO_GRASS,           /* 0/1: the grass field as the ground (demo/grass_view.c) */
     DEMO_GRASS_BUDGET,    /* 0.05..1: the field's density multiplier */
+    DEMO_GRASS_DISTANCE,  /* metres: no blade past this (the field's own 220 at most) */
     DEMO_WIND,            /* 0..1 */
     DEMO_GUN,             /* 0/1: the paint minigun (demo/gun.c): walk camera, LMB fires, R respawns */
     DEMO_TRAMPLE,         /* 0/1: the crowd tramples the grass (crowd_grass_update_fields) */

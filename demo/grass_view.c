@@ -84,14 +84,16 @@ void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const c
 }
 
 void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                      double time, float budget, float wind)
+                      double time, float budget, float distance, float wind)
 {
     if (!g || !on)
         return;
     /* a gust that turns slowly: the draws change every frame, the culling key does not */
     float a = 0.6f + 0.25f * sinf((float)time * 0.13f);
-    crowd_grass_frame f = {
-        .time = (float)time, .wind = {wind * 0.45f * cosf(a), wind * 0.45f * sinf(a)}, .budget = budget};
+    crowd_grass_frame f = {.time = (float)time,
+                           .wind = {wind * 0.45f * cosf(a), wind * 0.45f * sinf(a)},
+                           .budget = budget,
+                           .draw_distance = distance};
     crowd_grass_draw(g->field, renderer, scene, &f);
 }
 

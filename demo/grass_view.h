@@ -31,7 +31,7 @@ void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const c
 /* After the crowd's colour pass: draws the field (receiving the renderer's shadow map) when `on`.
  * budget in (0, 1], wind 0..1. */
 void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                      double time, float budget, float wind);
+                      double time, float budget, float distance, float wind);
 
 /* A frame's wall time, for the one-second window. */
 void demo_grass_record_frame(demo_grass *g, double ms);

@@ -159,19 +159,25 @@ static void blade_strip(mesh_builder *m, float blade, int segments, float tier)
     m->i[m->ni++] = (uint16_t)(base + 2 * segments);
 }
 
-static void build_meshes(crowd_grass *g, mesh_builder *m)
+/* Each tier's mesh is `copies` clusters, copy c's vertices tagged blade + 4c: the CPU path draws one
+ * instance per block of CROWD_GRASS_BLOCK blades, since SwiftShader (WebGL2 without a GPU) pays several
+ * microseconds per instance of an instanced draw; the GPU path draws one instance per blade (1 copy). */
+static void build_meshes(crowd_grass *g, mesh_builder *m, int copies)
 {
     static const int near_segments[3] = {4, 2, 2};
     g->tiers[CROWD_GRASS_NEAR].first_index = m->ni;
-    for (int b = 0; b < 3; b++)
-        blade_strip(m, (float)b, near_segments[b], 0.0f);
+    for (int c = 0; c < copies; c++)
+        for (int b = 0; b < 3; b++)
+            blade_strip(m, (float)(b + 4 * c), near_segments[b], 0.0f);
     g->tiers[CROWD_GRASS_NEAR].index_count = m->ni - g->tiers[CROWD_GRASS_NEAR].first_index;
     g->tiers[CROWD_GRASS_MID].first_index = m->ni;
-    for (int b = 0; b < 3; b++)
-        blade_strip(m, (float)b, 1, 1.0f);
+    for (int c = 0; c < copies; c++)
+        for (int b = 0; b < 3; b++)
+            blade_strip(m, (float)(b + 4 * c), 1, 1.0f);
     g->tiers[CROWD_GRASS_MID].index_count = m->ni - g->tiers[CROWD_GRASS_MID].first_index;
     g->tiers[CROWD_GRASS_FAR].first_index = m->ni;
-    blade_strip(m, 0.0f, 1, 2.0f);
+    for (int c = 0; c < copies; c++)
+        blade_strip(m, (float)(4 * c), 1, 2.0f);
     g->tiers[CROWD_GRASS_FAR].index_count = m->ni - g->tiers[CROWD_GRASS_FAR].first_index;
     /* the ground: one quad centred under the camera (grass.vert scales it) */
     uint16_t base = (uint16_t)m->nv;
@@ -381,13 +387,20 @@ static crowd_result choose_path(crowd_grass *g, crowd_error *error)
     return CROWD_OK;
 }
 
-/* The tier meshes and the ground quad in one vertex array (left bound). */
-static void upload_meshes(crowd_grass *g)
+/* The tier meshes and the ground quad in one vertex array (left bound). A cluster is 31 vertices
+ * and 51 indices (near 19 / 39, mid 9 / 9, far 3 / 3); the ground 4 and 6. */
+static crowd_result upload_meshes(crowd_grass *g, crowd_error *error)
 {
-    float vertices[4 * 64];
-    uint16_t indices[3 * 64];
+    int copies = g->gpu ? 1 : CROWD_GRASS_BLOCK;
+    float *vertices = crowd_malloc(sizeof(float) * 4 * (31 * (size_t)copies + 4));
+    uint16_t *indices = crowd_malloc(sizeof(uint16_t) * (51 * (size_t)copies + 6));
+    if (!vertices || !indices) {
+        crowd_free(vertices);
+        crowd_free(indices);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "grass: tier meshes");
+    }
     mesh_builder m = {vertices, indices, 0, 0};
-    build_meshes(g, &m);
+    build_meshes(g, &m, copies);
     glGenVertexArrays(1, &g->vao);
     glBindVertexArray(g->vao);
     glGenBuffers(1, &g->vbo);
@@ -398,6 +411,9 @@ static void upload_meshes(crowd_grass *g)
     glGenBuffers(1, &g->ibo);
     glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, g->ibo);
     glBufferData(GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr)(m.ni * sizeof(uint16_t)), indices, GL_STATIC_DRAW);
+    crowd_free(vertices);
+    crowd_free(indices);
+    return CROWD_OK;
 }
 
 /* The path's own objects: on the GPU path its compute passes and the partitions' ids as an
@@ -440,8 +456,9 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
         crowd_free(g);
         return r;
     }
-    upload_meshes(g);
-    r = upload_blades(g, error);
+    r = upload_meshes(g, error);
+    if (r == CROWD_OK)
+        r = upload_blades(g, error);
     if (r == CROWD_OK)
         r = upload_noise(g, error);
     if (r == CROWD_OK)
@@ -836,7 +853,7 @@ static void draw_tiers(crowd_grass *g)
         timer_begin(g, 1 + (int)t);
         glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)g->tiers[t].index_count, GL_UNSIGNED_SHORT,
                                 (const void *)(uintptr_t)(g->tiers[t].first_index * sizeof(uint16_t)),
-                                (GLsizei)(g->tier_blocks[t] * CROWD_GRASS_BLOCK));
+                                (GLsizei)g->tier_blocks[t]);
         timer_end(g);
         g->stats.draws++;
     }

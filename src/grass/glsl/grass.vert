@@ -5,7 +5,8 @@ layout(location = 0) in vec4 a_vertex; // blade of the cluster (0..2), height fr
 // the classify pass wrote this blade's index into its tier's partition; baseInstance points here
 layout(location = 1) in uint i_blade;
 #else
-// the CPU path: a table of 64-blade blocks (first blade, blades) per tier, drawn 64 instances a block
+// the CPU path: a table of blocks (first blade, blades) per tier, one instance a block; the mesh holds a
+// block's clusters, cluster c's vertices tagged blade + 4c (grass_gl.c build_meshes)
 uniform highp usampler2D u_blocks; // RG32UI, 256 wide
 uniform int u_block_offset;         // this tier's first block
 #endif
@@ -56,9 +57,9 @@ void main()
 #ifdef GPU_DRIVEN
     uint i = i_blade;
 #else
-    int block = u_block_offset + gl_InstanceID / 64;
+    int block = u_block_offset + gl_InstanceID;
     uvec2 entry = texelFetch(u_blocks, ivec2(block % 256, block / 256), 0).xy;
-    uint k = uint(gl_InstanceID % 64);
+    uint k = uint(a_vertex.x + 0.5) / 4u;
     if (k >= entry.y) {
         degenerate();
         return;
@@ -89,7 +90,7 @@ void main()
         height *= keep;
     }
     float width = u_blade_size.y;
-    int blade = int(a_vertex.x + 0.5);
+    int blade = int(a_vertex.x + 0.5) % 4; // the blade of the cluster (the rest is the CPU path's cluster)
     float t = a_vertex.y, side = a_vertex.z;
     vec2 to_camera = u_grass_eye.xz - root;
     to_camera /= max(length(to_camera), 1e-4);
