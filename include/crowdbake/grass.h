@@ -23,11 +23,11 @@
  *    the instanceCount of three indirect draws. Nothing is read back. It is the GPU-driven layer
  *    the crowd's GPU path uses (src/gl/gpu_cull.h).
  *  - CPU (GL 3.3, GLES 3.0, WebGL2): the CPU culls the chunks with the same test and writes the
- *    prefixes as a table of blocks of CROWD_GRASS_BLOCK blades per tier; one instanced draw per tier
- *    reads the table, one instance a block (its mesh holds a block's clusters: software rasterisers
- *    such as SwiftShader pay microseconds per instance); the vertex stage makes the band decision
- *    and collapses roots that belong to another tier (or lie past the prefix) into degenerate
- *    triangles.
+ *    prefixes as a table of entries of up to CROWD_GRASS_BLOCK blades per tier; one instanced draw
+ *    per tier reads the table, one instance a group of entries (its mesh holds the group's clusters:
+ *    software rasterisers such as SwiftShader pay microseconds per instance); the vertex stage makes
+ *    the band decision and collapses roots that belong to another tier (or lie past the prefix)
+ *    into degenerate triangles.
  *
  * Culling is skipped (no pass at all, the last frame's results stay valid) when the key is
  * unchanged: camera X, Y, Z, heading, draw distance and budget. Camera pitch and roll are not in the
@@ -60,7 +60,7 @@ extern "C" {
 #define CROWD_GRASS_DEFAULT_DENSITY_FALLOFF 5.8f
 #define CROWD_GRASS_DEFAULT_MIN_DENSITY 0.012f
 #define CROWD_GRASS_MAX_BLADES 16000000u
-#define CROWD_GRASS_BLOCK 32 /* blades per entry of the CPU path's block table */
+#define CROWD_GRASS_BLOCK 8 /* blades per entry of the CPU path's block table (grass.vert has it too) */
 /* the noise texture (crowd_grass_noise_texture): texels a side, metres one tile covers (it repeats) */
 #define CROWD_GRASS_NOISE_SIZE 512u
 #define CROWD_GRASS_NOISE_TILE 256.0f

@@ -21,6 +21,11 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 
 #define BLADE_ROW 2048 /* texels per row of the blade texture (grass_common.glsl's fetch) */
 #define BLOCK_ROW 256  /* texels per row of the block table (grass.vert) */
+/* The CPU path's instance: GRASS_GROUP consecutive table entries of CROWD_GRASS_BLOCK blades each
+ * (grass.vert has both numbers): small entries waste few vertices on a sparse chunk, and a group
+ * of them keeps the instances few (SwiftShader pays microseconds per instance). */
+#define GRASS_GROUP 4
+#define CLUSTERS_PER_INSTANCE (GRASS_GROUP * CROWD_GRASS_BLOCK)
 #define TIMER_RING 4
 #define TIMER_QUERIES 5 /* per frame: culling, the near, mid and far draws, the ground */
 #define TEX_BLADES 8    /* texture units: clear of the crowd renderer's 0..7 */
@@ -160,7 +165,7 @@ static void blade_strip(mesh_builder *m, float blade, int segments, float tier)
 }
 
 /* Each tier's mesh is `copies` clusters, copy c's vertices tagged blade + 4c: the CPU path draws one
- * instance per block of CROWD_GRASS_BLOCK blades, since SwiftShader (WebGL2 without a GPU) pays several
+ * instance per group of table entries (CLUSTERS_PER_INSTANCE blades), since SwiftShader (WebGL2 without a GPU) pays several
  * microseconds per instance of an instanced draw; the GPU path draws one instance per blade (1 copy). */
 static void build_meshes(crowd_grass *g, mesh_builder *m, int copies)
 {
@@ -287,7 +292,7 @@ static crowd_result build_program(crowd_grass *g, crowd_error *error)
 static crowd_result create_cpu_path(crowd_grass *g, crowd_error *error)
 {
     const grass_layout *l = &g->layout;
-    g->tier_capacity = l->chunks * ((l->base + 1 + CROWD_GRASS_BLOCK - 1) / CROWD_GRASS_BLOCK);
+    g->tier_capacity = l->chunks * ((l->base + 1 + CROWD_GRASS_BLOCK - 1) / CROWD_GRASS_BLOCK) + GRASS_GROUP;
     uint32_t entries = CROWD_GRASS_TIERS * g->tier_capacity;
     g->block_rows = (entries + BLOCK_ROW - 1) / BLOCK_ROW;
     g->blocks = crowd_calloc((size_t)g->block_rows * BLOCK_ROW, 2 * sizeof(uint32_t));
@@ -391,7 +396,7 @@ static crowd_result choose_path(crowd_grass *g, crowd_error *error)
  * and 51 indices (near 19 / 39, mid 9 / 9, far 3 / 3); the ground 4 and 6. */
 static crowd_result upload_meshes(crowd_grass *g, crowd_error *error)
 {
-    int copies = g->gpu ? 1 : CROWD_GRASS_BLOCK;
+    int copies = g->gpu ? 1 : CLUSTERS_PER_INSTANCE;
     float *vertices = crowd_malloc(sizeof(float) * 4 * (31 * (size_t)copies + 4));
     uint16_t *indices = crowd_malloc(sizeof(uint16_t) * (51 * (size_t)copies + 6));
     if (!vertices || !indices) {
@@ -532,6 +537,8 @@ static void band_uniform(const crowd_grass_desc *d, float out[4])
 
 /* The CPU path's pass: the chunk test per chunk, the prefix cut into 64-blade blocks for every tier
  * the chunk's distance range can reach, and a tier estimate from the chunk's mid distance. */
+static void upload_blocks(crowd_grass *g);
+
 static void cpu_pass(crowd_grass *g)
 {
     const grass_layout *l = &g->layout;
@@ -571,7 +578,18 @@ static void cpu_pass(crowd_grass *g)
         g->stats.tier_blades[t] = (uint32_t)(estimate[t] + 0.5);
     g->stats.chunks_visible = visible;
     g->stats.late = false;
-    /* the table's runs are uploaded whole rows at a time, only as far as each run is filled */
+    upload_blocks(g);
+}
+
+/* Each tier's run padded with empty entries to whole instances, then uploaded whole rows at a time,
+ * only as far as each run is filled. */
+static void upload_blocks(crowd_grass *g)
+{
+    for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++)
+        while (g->tier_blocks[t] % GRASS_GROUP) {
+            uint32_t *e = &g->blocks[2 * (t * g->tier_capacity + g->tier_blocks[t]++)];
+            e[0] = e[1] = 0;
+        }
     glActiveTexture(GL_TEXTURE0 + TEX_BLOCKS);
     glBindTexture(GL_TEXTURE_2D, g->blocks_tex);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
@@ -853,7 +871,7 @@ static void draw_tiers(crowd_grass *g)
         timer_begin(g, 1 + (int)t);
         glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)g->tiers[t].index_count, GL_UNSIGNED_SHORT,
                                 (const void *)(uintptr_t)(g->tiers[t].first_index * sizeof(uint16_t)),
-                                (GLsizei)g->tier_blocks[t]);
+                                (GLsizei)(g->tier_blocks[t] / GRASS_GROUP));
         timer_end(g);
         g->stats.draws++;
     }

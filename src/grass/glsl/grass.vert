@@ -5,8 +5,10 @@ layout(location = 0) in vec4 a_vertex; // blade of the cluster (0..2), height fr
 // the classify pass wrote this blade's index into its tier's partition; baseInstance points here
 layout(location = 1) in uint i_blade;
 #else
-// the CPU path: a table of blocks (first blade, blades) per tier, one instance a block; the mesh holds a
-// block's clusters, cluster c's vertices tagged blade + 4c (grass_gl.c build_meshes)
+// the CPU path: a table of entries (first blade, blades: at most GRASS_BLOCK) per tier, one instance a
+// group of GRASS_GROUP entries; the mesh holds a group's clusters, cluster c's vertices tagged
+// blade + 4c (grass_gl.c: build_meshes, CROWD_GRASS_BLOCK, GRASS_GROUP)
+const int GRASS_BLOCK = 8, GRASS_GROUP = 4;
 uniform highp usampler2D u_blocks; // RG32UI, 256 wide
 uniform int u_block_offset;         // this tier's first block
 #endif
@@ -57,9 +59,10 @@ void main()
 #ifdef GPU_DRIVEN
     uint i = i_blade;
 #else
-    int block = u_block_offset + gl_InstanceID;
+    int cluster = int(a_vertex.x + 0.5) / 4;
+    int block = u_block_offset + gl_InstanceID * GRASS_GROUP + cluster / GRASS_BLOCK;
     uvec2 entry = texelFetch(u_blocks, ivec2(block % 256, block / 256), 0).xy;
-    uint k = uint(a_vertex.x + 0.5) / 4u;
+    uint k = uint(cluster % GRASS_BLOCK);
     if (k >= entry.y) {
         degenerate();
         return;
