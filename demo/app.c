@@ -16,11 +16,11 @@
 #include "demo/camera.h"
 #include "demo/cards.h"
 #include "demo/compare.h"
-#include "demo/grass_quality.h"
 #include "demo/grass_view.h"
 #include "demo/gun.h"
 #include "demo/hud.h"
 #include "demo/menagerie.h"
+#include "demo/quality_ladder.h"
 #include "gl/gl_api.h"
 #include "showcase/looks.h"
 #include "showcase/scene.h"
@@ -116,7 +116,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_GRASS] = {"grass", "grass", 0, 1, 1, NULL, 'I'},
     [DEMO_GRASS_BUDGET] = {"grass_budget", "grass density", 0.02, 1, 0.02, NULL, 0},
     [DEMO_GRASS_DISTANCE] = {"grass_distance", "grass distance (m)", 20, 220, 10, NULL, 0},
-    [DEMO_GRASS_AUTO] = {"grass_auto", "grass follows frame rate", 0, 1, 1, NULL, 0},
+    [DEMO_AUTO_QUALITY] = {"auto_quality", "quality follows frame rate", 0, 1, 1, NULL, 0},
     [DEMO_WIND] = {"wind", "wind", 0, 1, 0.05, NULL, 0},
     [DEMO_GUN] = {"gun", "paint minigun", 0, 1, 1, NULL, 'G'},
     [DEMO_TRAMPLE] = {"trample", "trample", 0, 1, 1, NULL, '8'},
@@ -173,13 +173,13 @@ struct demo_app {
     int hud_width, hud_height, gl_errors;
     char gl_renderer[96];
     demo_bench bench;
-    demo_compare *compare;            /* DEMO_COMPARE on: both halves live there */
-    demo_menagerie *menagerie;        /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
-    demo_grass *grass;                /* NULL when the field could not be made (the error says why) */
-    demo_grass_quality grass_quality; /* grass_auto's ladder step */
-    demo_gun *gun;                    /* made the first time gun mode is entered; its paint stays after */
-    showcase_stage *stage;            /* ground, obstacles and sky: shared by every mode */
-    int gun_left_camera;              /* the camera mode gun mode was entered from, -1 outside it */
+    demo_compare *compare;       /* DEMO_COMPARE on: both halves live there */
+    demo_menagerie *menagerie;   /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
+    demo_grass *grass;           /* NULL when the field could not be made (the error says why) */
+    demo_quality_ladder quality; /* auto_quality's step */
+    demo_gun *gun;               /* made the first time gun mode is entered; its paint stays after */
+    showcase_stage *stage;       /* ground, obstacles and sky: shared by every mode */
+    int gun_left_camera;         /* the camera mode gun mode was entered from, -1 outside it */
     /* the shadow map is re-rendered at most at 30 Hz and only while something moves (the seed's
        SHADOW_UPDATE_INTERVAL): the crowd stepping, or the light's fit following the camera */
     double shadow_wait;     /* seconds since the last shadow pass */
@@ -276,14 +276,20 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
 
 /* ---- lifetime --------------------------------------------------------------------------------- */
 
-/* grass_auto: the ladder's step becomes the density and distance settings (which the HUD and the
- * panel show); set by hand, either one turns grass_auto off (demo_set). */
-static void follow_grass_quality(demo_app *app)
+/* auto_quality: the ladder's step becomes the grass and LOD bias settings (which the HUD and the
+ * panel show); set by hand, any of them turns auto_quality off (demo_set). */
+static void follow_quality(demo_app *app)
 {
-    float density, distance;
-    demo_grass_quality_get(&app->grass_quality, &density, &distance);
-    app->settings[DEMO_GRASS_BUDGET] = density;
-    app->settings[DEMO_GRASS_DISTANCE] = distance;
+    demo_quality q = demo_quality_ladder_get(&app->quality);
+    app->settings[DEMO_GRASS_BUDGET] = q.grass_density;
+    app->settings[DEMO_GRASS_DISTANCE] = q.grass_distance;
+    if (app->settings[DEMO_LOD_BIAS] == q.lod_bias)
+        return;
+    app->settings[DEMO_LOD_BIAS] = q.lod_bias;
+    if (app->crowd) {
+        crowd_desc d = crowd_settings_of(app, &app->assets[app->active].asset);
+        crowd_configure(app->crowd, &d, NULL);
+    }
 }
 
 crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error)
@@ -320,16 +326,16 @@ crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *err
                                               (20k crowd, 960x540); the field's vertex work dominates */
                                            [DEMO_GRASS_BUDGET] = desc->es ? 0.25 : 1,
                                            [DEMO_GRASS_DISTANCE] = 220,
-                                           [DEMO_GRASS_AUTO] = desc->adaptive_grass,
+                                           [DEMO_AUTO_QUALITY] = desc->auto_quality,
                                            [DEMO_WIND] = 0.4,
                                            [DEMO_TRAMPLE] = 1,
                                            [DEMO_TONE] = 1,
                                            [DEMO_IMPOSTERS] = 1,
                                            [DEMO_FAR_SHADOW] = DEMO_FAR_SHADOW_DEFAULT};
     memcpy(app->settings, defaults, sizeof defaults);
-    demo_grass_quality_init(&app->grass_quality, desc->es ? 0 : DEMO_GRASS_STEPS - 1);
-    if (desc->adaptive_grass)
-        follow_grass_quality(app);
+    demo_quality_ladder_init(&app->quality, desc->es ? 0 : DEMO_QUALITY_STEPS - 1);
+    if (desc->auto_quality)
+        follow_quality(app);
     showcase_scene_obstacles(app->obstacles);
     demo_camera_init(&app->camera);
     app->gun_left_camera = -1;
@@ -552,10 +558,10 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     }
     double previous = app->settings[s];
     app->settings[s] = value;
-    if (s == DEMO_GRASS_BUDGET || s == DEMO_GRASS_DISTANCE) /* the user's value wins over the ladder */
-        app->settings[DEMO_GRASS_AUTO] = 0;
-    else if (s == DEMO_GRASS_AUTO && value > 0.5)
-        follow_grass_quality(app);
+    if (s == DEMO_GRASS_BUDGET || s == DEMO_GRASS_DISTANCE || s == DEMO_LOD_BIAS) /* the user wins */
+        app->settings[DEMO_AUTO_QUALITY] = 0;
+    else if (s == DEMO_AUTO_QUALITY && value > 0.5)
+        follow_quality(app);
     app->error[0] = '\0';
     app->sample_now = true; /* the HUD's rasterised count must describe the new state at once */
     if (!app->crowd && s != DEMO_ASSET)
@@ -840,10 +846,10 @@ static void write_status(demo_app *app)
         snprintf(shadow, sizeof shadow, "  shadow %llu/%llu frames", (unsigned long long)app->shadow_passes,
                  (unsigned long long)app->shadow_frames);
     n += demo_grass_status(app->grass, s[DEMO_GRASS] > 0.5, shadow, app->status + n, sizeof app->status - (size_t)n);
-    if (app->grass && s[DEMO_GRASS] > 0.5)
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "grass %s: %.0f %% density to %.0f m\n",
-                      s[DEMO_GRASS_AUTO] > 0.5 ? "follows the frame rate" : "as set", 100.0 * s[DEMO_GRASS_BUDGET],
-                      s[DEMO_GRASS_DISTANCE]);
+    n += snprintf(app->status + n, sizeof app->status - (size_t)n,
+                  "quality %s: grass %.0f %% density to %.0f m, LOD bias %.2f\n",
+                  s[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set", 100.0 * s[DEMO_GRASS_BUDGET],
+                  s[DEMO_GRASS_DISTANCE], s[DEMO_LOD_BIAS]);
     if (app->error[0])
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "! %s\n", app->error);
     if (demo_benchmark_running(app) || demo_benchmark_report(app)[0])
@@ -990,9 +996,8 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         app->frame_ms = app->frame_ms > 0.0 ? app->frame_ms * 0.9 + ms * 0.1 : ms;
         app->fps = 1e3 / app->frame_ms;
         demo_grass_record_frame(app->grass, ms);
-        if (app->settings[DEMO_GRASS_AUTO] > 0.5 && app->settings[DEMO_GRASS] > 0.5 &&
-            demo_grass_quality_record(&app->grass_quality, ms))
-            follow_grass_quality(app);
+        if (app->settings[DEMO_AUTO_QUALITY] > 0.5 && demo_quality_ladder_record(&app->quality, ms))
+            follow_quality(app);
     }
     app->last_entry = entry;
     bool gun = app->gun && app->settings[DEMO_GUN] > 0.5 && !app->compare;

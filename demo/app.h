@@ -41,7 +41,8 @@ typedef enum demo_setting {
     DEMO_GRASS,           /* 0/1: the grass field as the ground (demo/grass_view.c) */
     DEMO_GRASS_BUDGET,    /* 0.05..1: the field's density multiplier */
     DEMO_GRASS_DISTANCE,  /* metres: no blade past this (the field's own 220 at most) */
-    DEMO_GRASS_AUTO,      /* 0/1: density and distance follow the frame rate; setting either turns it off */
+    DEMO_AUTO_QUALITY,    /* 0/1: grass density and distance and the LOD bias follow the frame rate
+                             (demo/quality_ladder.h); setting any of them by hand turns it off */
     DEMO_WIND,            /* 0..1 */
     DEMO_GUN,             /* 0/1: the paint minigun (demo/gun.c): walk camera, LMB fires, R respawns */
     DEMO_TRAMPLE,         /* 0/1: the crowd tramples the grass (crowd_grass_update_fields) */
@@ -82,9 +83,8 @@ typedef struct demo_desc {
     int gl_upload;          /* a crowd_gl_upload_mode (0 = the renderer's default), for measuring */
     int gl_path;            /* the "path" setting's start: 0 auto, 1 cpu, 2 gpu */
     int grass_path;         /* a crowd_grass_path for the field (0 = AUTO: GPU on desktop GL 4.3+) */
-    bool adaptive_grass;    /* grass_auto starts on: the grass's density and distance follow the frame
-                               rate (demo/grass_quality.h), from the sparse end on GLES, the full field
-                               on desktop GL */
+    bool auto_quality;      /* auto_quality starts on, from the ladder's bottom on GLES, its top on
+                               desktop GL */
 } demo_desc;
 
 crowd_result demo_create(const demo_desc *desc, demo_app **out, crowd_error *error);

@@ -250,7 +250,7 @@ EXPORT int web_start(int debug, int timers, int upload)
     if (open_window(true, 1280, 720))
         return 1;
     demo_desc desc = {.es = true,
-                      .adaptive_grass = true,
+                      .auto_quality = true,
                       .capacity = 250000,
                       .initial_count = 20000,
                       .gl_debug = debug != 0,
@@ -463,7 +463,7 @@ static uint8_t *read_file(const char *path, size_t *size)
 
 int main(int argc, char **argv)
 {
-    demo_desc desc = {.es = false, .capacity = 250000, .initial_count = 20000, .adaptive_grass = true};
+    demo_desc desc = {.es = false, .capacity = 250000, .initial_count = 20000, .auto_quality = true};
     int assets = 0, width = 1280, height = 720;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--gl-debug"))

@@ -40,7 +40,7 @@
   // The panel's folders (closed until opened): the settings a visitor reaches for first stay at the
   // top, so the panel fits a 720 px window; names not listed here stay at the top too.
   const folderOf = {
-    mode: 'look', cross_fade: 'look', shadows: 'look', fog: 'look', grass: 'look', grass_auto: 'look', grass_budget: 'look', grass_distance: 'look', wind: 'look',
+    auto_quality: 'look', mode: 'look', cross_fade: 'look', shadows: 'look', fog: 'look', grass: 'look', grass_budget: 'look', grass_distance: 'look', wind: 'look',
     tone: 'look', msaa: 'look', far_shadow: 'look', imposters: 'look', card_distance: 'look',
     chunk: 'level of detail', lod_policy: 'level of detail', lod_bias: 'level of detail',
     vertex_budget: 'level of detail', shadow_max_lod: 'level of detail', far_pool: 'level of detail',

@@ -498,6 +498,26 @@ function greenGround(image) {
   return green / lower;
 }
 
+// auto_quality: SwiftShader's frames are far slower than the display's, so the page stays on the
+// ladder's bottom step (demo/quality_ladder.c) and says so; a density set by hand turns it off.
+async function qualityFollowsTheFrame(page) {
+  await frames(page, 8);
+  const get = (name) => page.evaluate((n) => window.crowd.get(n), name);
+  check(await get('auto_quality') === 1, 'auto_quality is not on in the page');
+  const bottom = [await get('grass_budget'), await get('grass_distance'), await get('lod_bias')];
+  check(Math.abs(bottom[0] - 0.02) < 1e-6 && bottom[1] === 60 && bottom[2] === 0.5,
+        `auto_quality on SwiftShader: grass ${bottom[0]} to ${bottom[1]} m, LOD bias ${bottom[2]} (want the bottom step)`);
+  check(/quality follows the frame rate: grass 2 % density to 60 m/.test(await page.evaluate(() => window.crowd.status())),
+        'the status does not say that the quality follows the frame rate');
+  await set(page, 'grass_budget', 0.25);
+  check(await get('auto_quality') === 0, 'a density set by hand left auto_quality on');
+  check(/quality as set: grass 25 % density/.test(await page.evaluate(() => window.crowd.status())),
+        'the status does not say that the quality is as set');
+  await set(page, 'auto_quality', 1);
+  check(Math.abs(await get('grass_budget') - 0.02) < 1e-6, 'auto_quality back on did not restore its step');
+  console.log(`auto_quality: bottom step on SwiftShader (grass ${bottom[0]} to ${bottom[1]} m, LOD bias ${bottom[2]})`);
+}
+
 async function grass(page) {
   await set(page, 'camera', 0);
   await set(page, 'grass', 1);
@@ -547,6 +567,7 @@ async function main() {
     const panel = await page.evaluate(() => window.crowd.panel.gui.domElement.getBoundingClientRect().height);
     check(panel <= 700, `the panel is ${panel.toFixed(0)} px tall: it runs past a 720 px window`);
     console.log(`panel: ${panel.toFixed(0)} px tall with its folders closed`);
+    await timed('quality', () => qualityFollowsTheFrame(page));
     await timed('grass', () => grass(page));
     await timed('no waits', () => frameLoopNeverWaits(page));
     await timed('HUD', () => hudTellsTheTruth(page));
