@@ -18,7 +18,7 @@ typedef struct menagerie_kind {
     crowd_sim *sim;
     crowd_gl_renderer *renderer;
     const crowd_frame *frame;
-    char name[16]; /* the asset's display name without ".crowd" and "critter-" */
+    char name[32]; /* the asset's display name without ".crowd" and "critter-" */
     float radius;
     bool target_set;
     GLuint target_fbo;

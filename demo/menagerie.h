@@ -11,7 +11,7 @@
 #include "gl/gl_api.h"
 #include "showcase/stage.h"
 
-#define DEMO_MENAGERIE_MAX_KINDS 8
+#define DEMO_MENAGERIE_MAX_KINDS 16
 
 typedef struct demo_menagerie_desc {
     const crowd_asset *assets[DEMO_MENAGERIE_MAX_KINDS]; /* borrowed: the kinds */

@@ -107,6 +107,12 @@ export function attachBakePanel(api, gui, statusText) {
     }
   }
 
+  // a line of plain text in the box (the critter lab's progress and result)
+  const say = (text) => {
+    show(`<div>${escape(text)}</div><div><a href="#" id="bake-close">close</a></div>`);
+    box.querySelector('#bake-close').onclick = (e) => { e.preventDefault(); box.style.display = 'none'; };
+  };
+
   input.addEventListener('change', () => { bakeFiles(Array.from(input.files)); input.value = ''; });
   addEventListener('dragover', (e) => { e.preventDefault(); drop.style.display = 'flex'; });
   addEventListener('dragleave', () => { drop.style.display = 'none'; });
@@ -116,5 +122,5 @@ export function attachBakePanel(api, gui, statusText) {
     bakeFiles(Array.from(e.dataTransfer.files));
   });
   prepareBake().catch(() => {}); // compile the baker's wasm while the visitor looks around
-  return { bakeFiles, options };
+  return { bakeFiles, options, say };
 }

@@ -39,7 +39,7 @@ const report = [];
 if (!single) {
   fs.writeFileSync(path.join(out, 'index.html'), html);
   fs.copyFileSync(path.join(here, 'main.js'), path.join(out, 'main.js'));
-  fs.copyFileSync(path.join(here, 'bake-panel.mjs'), path.join(out, 'bake-panel.mjs'));
+  for (const file of ['bake-panel.mjs', 'critter-lab.mjs']) fs.copyFileSync(path.join(here, file), path.join(out, file));
   fs.copyFileSync(lilGui, path.join(out, 'lil-gui.umd.min.js'));
   for (const file of ['crowd-demo.js', 'crowd-demo.wasm'])
     fs.copyFileSync(path.join(webBuild, file), path.join(out, file));

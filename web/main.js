@@ -196,6 +196,9 @@
     // your own character, baked in a worker: needs module workers, so not from file:// (the one-file page)
     if (location.protocol !== 'file:') {
       import((base || './') + 'bake-panel.mjs').then((m) => { api.bakePanel = m.attachBakePanel(api, api.panel.gui); })
+        .then(() => import((base || './') + 'critter-lab.mjs'))
+        .then((m) => m.attachCritterLab(api, api.panel.gui, api.bakePanel.say))
+        .then((lab) => { api.critterLab = lab; })
         .catch((error) => console.warn('crowdbake: no baking in this page: ' + error.message));
     }
   }

@@ -193,6 +193,29 @@ try {
     console.log(`demo page, refused file: ${JSON.stringify(bad.text)}; frames drawn ${framesBefore} -> ${framesAfter}`);
     check(!bad.ok && /JSON: syntax error/.test(bad.text), `demo page: the refused file's reason is not shown: ${bad.text}`);
     check(drawing, `demo page: the page stopped drawing (${framesBefore} -> ${framesAfter} frames)`);
+    // the critter lab: a kind with a new seed becomes the crowd's asset, then joins the menagerie
+    await page.waitForFunction(() => window.crowd.critterLab, null, { timeout: 120000 });
+    const lab = await page.evaluate(async () => {
+      const { kinds, bakeKind } = window.crowd.critterLab;
+      const kind = kinds[Math.floor(kinds.length / 2)].name;
+      const made = await bakeKind(kind, 424242);
+      return { kinds: kinds.length, kind, made, asset: window.crowd.get('asset'), names: window.crowd.assetNames.slice() };
+    });
+    await page.evaluate(() => new Promise((done) => { let k = 0; const step = () => (++k >= 3 ? done() : requestAnimationFrame(step)); requestAnimationFrame(step); }));
+    const labStats = await page.evaluate(() => window.crowd.stats());
+    const labStatus = await page.evaluate(() => window.crowd.status());
+    await page.screenshot({ path: path.join(shots, 'demo-critter-lab.png') });
+    console.log(`demo page, critter lab: ${lab.kinds} kinds; baked ${lab.made.name} -> asset ${lab.asset}; ` +
+      `${labStats.submitted} submitted`);
+    check(lab.kinds >= 40 && lab.made.ok && lab.asset === lab.made.index && lab.names[lab.asset] === `${lab.kind}-424242.crowd`,
+      `critter lab: ${JSON.stringify(lab)}`);
+    check(labStats.submitted > 0 && labStatus.includes(`${lab.kind}-424242`), `critter lab: the crowd does not show it: ${labStatus.split('\n')[0]}`);
+    await page.evaluate(() => window.crowd.set('asset', window.crowd.assetNames.length)); // the menagerie
+    const second = await page.evaluate(() => window.crowd.critterLab.bakeKind(window.crowd.critterLab.kinds[0].name, 7));
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+    const menagerie = await page.evaluate(() => window.crowd.status());
+    check(second.ok && menagerie.includes(`${lab.kind}-424242`) && menagerie.includes(second.name.replace('.crowd', '')),
+      `critter lab: the menagerie does not mix the baked kinds: ${menagerie}`);
     check(!errors.length, `demo page: console errors: ${errors.join(' | ')}`);
     await page.close();
   }

@@ -48,6 +48,10 @@ self.onmessage = async ({ data }) => {
   const { compiled, files, main, critter, options } = data;
   try {
     const wasm = await start(compiled);
+    if (data.kinds) {
+      self.postMessage({ type: 'kinds', kinds: JSON.parse(wasm.UTF8ToString(wasm._cbw_critter_kinds_json())) });
+      return;
+    }
     if (!critter) writeInput(wasm, files);
     const source = critter || '/input/' + safeName(main);
     const sourcePtr = cString(wasm, source), optionsPtr = cString(wasm, JSON.stringify(options));

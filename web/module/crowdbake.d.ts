@@ -347,7 +347,17 @@ export interface BakeSummary {
 }
 
 export type BakeInput = ArrayBuffer | ArrayBufferView | Blob | { files: ArrayLike<File> } |
-  { critter: 'blob' | 'quad' | 'tube'; seed?: number } | { humanoid: true };
+  { critter: string; seed?: number } | { humanoid: true };
+
+/** A procedural critter kind: bake({ critter: name, seed }) captures one. */
+export interface CritterKind {
+  name: string;
+  /** one line: the body plan and what sets this kind apart */
+  summary: string;
+}
+
+/** The critter kinds the baker knows, asked of it in its worker once. */
+export function critterKinds(): Promise<CritterKind[]>;
 
 /**
  * Bakes in a Web Worker with the same C baker as crowd-bake. Rejects with a CrowdbakeError carrying

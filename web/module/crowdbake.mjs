@@ -747,7 +747,8 @@ function returnWorker(worker) {
  * { bytes, summary, warnings }: the .crowd (load it with new Asset(bytes)), what the bake decided
  * (summary.asset is an Asset's info), and the baker's warnings. `input`: a .glb or .gltf as bytes or
  * a File, { files } (a .gltf with its buffers and images, e.g. a file input's FileList),
- * { critter: 'blob' | 'quad' | 'tube', seed }, or { humanoid: true } (the built-in character).
+ * { critter: KIND, seed } (a procedural critter: KIND one of critterKinds()' names, the seed picks its
+ * look), or { humanoid: true } (the built-in character).
  * options: crowd_bake_desc's fields (fps, frames, clips,
  * lods, lodRatios, bones, tangents, compact, fp16, scale, height, texWidth, forward, up, ground,
  * clipRoles, maxBytes) and signal, an AbortSignal that cancels the bake. A refused file rejects with
@@ -782,4 +783,31 @@ export async function bake(input, options = {}, onProgress = null) {
     };
     worker.postMessage({ compiled, files, main, critter, options: bakeOptions });
   });
+}
+
+let kindList = null;
+
+/**
+ * The procedural critter kinds bake() takes as { critter: name, seed }: resolves to
+ * [{ name, summary }, ...], asked of the baker in its worker once.
+ */
+export function critterKinds() {
+  if (!kindList) {
+    kindList = (async () => {
+      await prepareBake();
+      const compiled = await bakeWasm;
+      const worker = takeWorker();
+      return new Promise((resolve, reject) => {
+        worker.onerror = (event) => { worker.terminate(); reject(new Error(`crowdbake: the bake worker failed: ${event.message}`)); };
+        worker.onmessage = ({ data }) => {
+          returnWorker(worker);
+          if (data.type === 'kinds') resolve(data.kinds);
+          else reject(new CrowdbakeError(data.code, data.message));
+        };
+        worker.postMessage({ compiled, kinds: true });
+      });
+    })();
+    kindList.catch(() => { kindList = null; }); // a failed ask may be asked again
+  }
+  return kindList;
 }

@@ -212,8 +212,8 @@ static crowd_result read_source(const char *source, crowd_rig *rig, crowd_critte
     if (!strncmp(source, "critter:", 8)) {
         crowd_critter_desc desc;
         if (!crowd_critter_parse(source + 8, &desc))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "%.64s: not a critter (blob, quad or tube, then :seed)",
-                              source);
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "%.64s: not a critter (a kind from critterKinds(), then :seed)", source);
         return crowd_critter_capture(&desc, critter, error);
     }
     crowd_gltf_desc gltf = {.warn = on_warning};
@@ -283,4 +283,33 @@ const uint8_t *cbw_bake_bytes(void)
 const char *cbw_bake_summary(void)
 {
     return result_summary ? result_summary : "{}";
+}
+
+/* Appends text to a JSON string under construction, quotes and backslashes escaped. */
+static void put_json_text(char *out, size_t room, size_t *n, const char *text)
+{
+    for (const char *c = text; *c && *n + 3 < room; c++) {
+        if (*c == '"' || *c == '\\')
+            out[(*n)++] = '\\';
+        out[(*n)++] = *c;
+    }
+}
+
+/* The critter kinds, [{"name", "summary"}, ...] in crowd_critter_kind order; made once. */
+const char *cbw_critter_kinds_json(void)
+{
+    static char json[16384];
+    if (json[0])
+        return json;
+    size_t n = 0, room = sizeof json;
+    json[n++] = '[';
+    for (int k = 0; k < CROWD_CRITTER_KIND_COUNT && n + 64 < room; k++) {
+        n += (size_t)snprintf(json + n, room - n, "%s{\"name\":\"", k ? "," : "");
+        put_json_text(json, room, &n, crowd_critter_kind_name((crowd_critter_kind)k));
+        n += (size_t)snprintf(json + n, room - n, "\",\"summary\":\"");
+        put_json_text(json, room, &n, crowd_critter_kind_summary((crowd_critter_kind)k));
+        n += (size_t)snprintf(json + n, room - n, "\"}");
+    }
+    snprintf(json + n, room - n, "]");
+    return json;
 }

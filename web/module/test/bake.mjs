@@ -3,7 +3,7 @@
 // strides and placement, and LODs within a bound; a .gltf with its .bin; a refused file, a size cap
 // and a cancel each reject with their reason; the page keeps drawing frames meanwhile.
 // window.bakeResults holds what was measured; the runner checks it.
-import { init, bake, Asset, Crowd, Renderer, CrowdbakeError } from '../pkg/crowdbake.mjs';
+import { init, bake, critterKinds, Asset, Crowd, Renderer, CrowdbakeError } from '../pkg/crowdbake.mjs';
 
 const results = { failures: [] };
 const check = (ok, what) => { if (!ok) results.failures.push(what); };
@@ -120,6 +120,15 @@ try {
   check(error && error.name === 'AbortError', `cancel: ${error}`);
   const again = await bake({ critter: 'quad', seed: 42 });
   results.critter = { clips: again.summary.asset.clips.map((c) => `${c.name}:${c.role}`), bytes: again.bytes.length };
+  // the critter kinds, asked of the baker; the last one bakes
+  const kinds = await critterKinds();
+  results.kinds = kinds.map((k) => k.name);
+  check(kinds.length >= 40 && new Set(results.kinds).size === kinds.length && kinds.every((k) => k.summary.length > 10),
+    `critterKinds: ${kinds.length} kinds, ${new Set(results.kinds).size} distinct names`);
+  const last = await bake({ critter: kinds[kinds.length - 1].name, seed: 3 });
+  check(last.summary.asset.clips.length === 3, `critter ${kinds[kinds.length - 1].name}: ${last.summary.asset.clips.length} clips`);
+  error = await rejects(bake({ critter: 'dragon', seed: 1 }), 'unknown critter');
+  check(error instanceof CrowdbakeError && /not a critter/.test(error.message), `unknown critter: ${error}`);
 } catch (error) {
   results.failures.push(`threw: ${error && error.stack || error}`);
 }

@@ -2,8 +2,8 @@
 // every public call, so that a declaration that disagrees with the module's use fails the build.
 import * as THREE from 'three';
 import {
-  init, Asset, Crowd, Simulation, Renderer, CrowdbakeError, Scenario, bake, prepareBake, heapInUse, defaultLighting,
-  type CrowdStats, type AssetInfo,
+  init, Asset, Crowd, Simulation, Renderer, CrowdbakeError, Scenario, bake, prepareBake, critterKinds, heapInUse, defaultLighting,
+  type CrowdStats, type AssetInfo, type CritterKind,
 } from 'crowdbake';
 import { CrowdObject } from 'crowdbake/three';
 
@@ -52,6 +52,8 @@ export async function everyCall(gl: WebGL2RenderingContext, three: THREE.WebGLRe
   people.restoreState = true;
   people.dispose();
   await prepareBake();
+  const kinds: CritterKind[] = await critterKinds();
+  await bake({ critter: kinds[kinds.length - 1].name, seed: 7 });
   const abort = new AbortController();
   try {
     const baked = await bake({ humanoid: true }, { bones: true, clips: ['walk'], forward: 'auto', ground: 'auto', signal: abort.signal },
