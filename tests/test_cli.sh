@@ -231,6 +231,11 @@ expect 0 "PASS" -- "$bin/crowd-verify" "$work/td.crowd"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/td.crowd" --source "$work/t.frames"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/t.crowd" --source tube:5
 expect 1 "" -- "$bin/crowd-verify" "$work/t.crowd" --source tube:6
+# a kind built on a plan: crowd-verify rebuilds it from the recorded "critter woollybear seed=3 ..."
+expect 0 "woollybear" -- "$bin/crowd-bake" --critter list
+expect 0 "wrote" -- "$bin/crowd-bake" --critter woollybear:3 --out "$work/w.crowd"
+expect 0 "PASS" -- "$bin/crowd-verify" "$work/w.crowd"
+expect 1 "" -- "$bin/crowd-verify" "$work/w.crowd" --source caterpillar:3
 "$bin/crowd-bake" --critter tube:5 --out "$work/t2.crowd" --write-dump "$work/t2.frames" --quiet
 cmp -s "$work/t.frames" "$work/t2.frames" || fail "the same critter seed gave a different dump"
 cmp -s "$work/t.crowd" "$work/t2.crowd" || fail "the same critter seed gave a different .crowd"

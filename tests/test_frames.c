@@ -1,6 +1,7 @@
 /* Vertex frames and critters: dump round trip, hostile dumps, dump -> bake -> verify within the
- * quantum, the critters' loop seams and strides against the distance they travelled, determinism
- * per seed, and bone mode refused. */
+ * quantum, the critters' loop seams and strides against the distance they travelled (every kind),
+ * determinism per seed, kind names and plans, every pair of kinds told apart by what a capture
+ * measures, and bone mode refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,8 @@ static void critter_dump_bake_verify(crowd_critter_kind kind)
     crowd_critter c;
     crowd_error err = {0};
     REQUIRE(crowd_critter_capture(&desc, &c, &err) == CROWD_OK);
+    crowd_critter_desc again;
+    CHECKF(crowd_critter_parse(c.source_name, &again) && again.kind == kind && again.seed == 3, "%s", c.source_name);
     uint8_t *bytes = NULL;
     size_t size = 0;
     crowd_frames_dump d = {0};
@@ -218,11 +221,142 @@ static void critters_are_deterministic(void)
         crowd_frames_dump_bytes_free(ba), crowd_frames_dump_bytes_free(bb), crowd_frames_dump_bytes_free(bo);
         crowd_critter_free(&a), crowd_critter_free(&b), crowd_critter_free(&other);
     }
+}
+
+/* Every name parses back to its kind; names are lower-case single tokens short enough for the
+ * parser's buffer; each kind names a plan, the plan kinds themselves; unknown names are refused. */
+static void critter_names_and_plans(void)
+{
+    for (int k = 0; k < CROWD_CRITTER_KIND_COUNT; k++) {
+        crowd_critter_kind kind = (crowd_critter_kind)k, back = CROWD_CRITTER_KIND_COUNT;
+        const char *name = crowd_critter_kind_name(kind);
+        REQUIRE(name && crowd_critter_kind_summary(kind));
+        CHECKF(crowd_critter_kind_parse(name, &back) && back == kind, "%s", name);
+        CHECKF(strlen(name) >= 3 && strlen(name) <= 15 && strspn(name, "abcdefghijklmnopqrstuvwxyz") == strlen(name),
+               "%s", name);
+        crowd_critter_kind plan = crowd_critter_kind_plan(kind);
+        CHECKF(plan == CROWD_CRITTER_BLOB || plan == CROWD_CRITTER_QUAD || plan == CROWD_CRITTER_TUBE, "%s", name);
+        CHECKF(k > CROWD_CRITTER_TUBE || plan == kind, "%s", name);
+    }
+    CHECK(CROWD_CRITTER_KIND_COUNT >= 40);
+    CHECK(crowd_critter_kind_name(CROWD_CRITTER_KIND_COUNT) == NULL);
+    CHECK(crowd_critter_kind_plan(CROWD_CRITTER_KIND_COUNT) == CROWD_CRITTER_KIND_COUNT);
+    CHECK(crowd_critter_kind_plan(CROWD_CRITTER_PENGUIN) == CROWD_CRITTER_BLOB);
+    CHECK(crowd_critter_kind_plan(CROWD_CRITTER_GIRAFFE) == CROWD_CRITTER_QUAD);
+    CHECK(crowd_critter_kind_plan(CROWD_CRITTER_WOOLLYBEAR) == CROWD_CRITTER_TUBE);
     crowd_critter_desc p;
     CHECK(crowd_critter_parse("quad:42", &p) && p.kind == CROWD_CRITTER_QUAD && p.seed == 42);
     CHECK(crowd_critter_parse("critter tube seed=7 fps=30", &p) && p.kind == CROWD_CRITTER_TUBE && p.seed == 7);
-    CHECK(!crowd_critter_parse("dragon", &p) && !crowd_critter_parse("blob:", &p) &&
-          !crowd_critter_parse("blob:-1", &p));
+    CHECK(crowd_critter_parse("penguin", &p) && p.kind == CROWD_CRITTER_PENGUIN && p.seed == 1);
+    CHECK(crowd_critter_parse("giraffe:9", &p) && p.kind == CROWD_CRITTER_GIRAFFE && p.seed == 9);
+    CHECK(crowd_critter_parse("critter woollybear seed=4 fps=24", &p) && p.kind == CROWD_CRITTER_WOOLLYBEAR &&
+          p.seed == 4 && p.fps == 24.0f);
+    crowd_critter_kind k;
+    CHECK(crowd_critter_kind_parse("dachshund", &k) && k == CROWD_CRITTER_DACHSHUND);
+    static const char *const unknown[] = {"dragon", "Penguin", "penguins", "peng", "", "woolly bear", "blob ", "quad2"};
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++)
+        CHECKF(!crowd_critter_kind_parse(unknown[i], &k) && !crowd_critter_parse(unknown[i], &p), "\"%s\"", unknown[i]);
+    CHECK(!crowd_critter_parse("dragon:3", &p) && !crowd_critter_parse("critter dragon seed=1 fps=30", &p));
+    CHECK(!crowd_critter_parse("blob:", &p) && !crowd_critter_parse("blob:-1", &p));
+}
+
+/* What a capture's first idle frame says about the look: size, proportions, detail and palette. */
+enum { D_HEIGHT, D_LENGTH, D_WIDTH, D_VERTICES, D_RED, D_GREEN, D_BLUE, D_BRIGHTNESS, DESCRIPTORS };
+static const char *const descriptor_names[DESCRIPTORS] = {"height (m)", "length/height", "width/height", "vertices",
+                                                          "red share",  "green share",   "blue share",   "brightness"};
+
+#define DISTINCT_SEEDS 4
+#define DISTINCT_MARGIN 0.02 /* the gap, relative to the larger value either side of it */
+
+static void describe(const crowd_critter *c, double d[DESCRIPTORS])
+{
+    const crowd_vertex_frames *f = &c->frames;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY}, rgb[3] = {0, 0, 0};
+    for (uint32_t v = 0; v < f->vertex_count; v++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fmin(lo[k], f->positions[3 * v + k]), hi[k] = fmax(hi[k], f->positions[3 * v + k]);
+            rgb[k] += f->colors[4 * v + k] / 255.0;
+        }
+    double height = hi[1] - lo[1], sum = rgb[0] + rgb[1] + rgb[2];
+    d[D_HEIGHT] = height;
+    d[D_LENGTH] = (hi[2] - lo[2]) / height;
+    d[D_WIDTH] = (hi[0] - lo[0]) / height;
+    d[D_VERTICES] = f->vertex_count;
+    d[D_RED] = rgb[0] / sum, d[D_GREEN] = rgb[1] / sum, d[D_BLUE] = rgb[2] / sum;
+    d[D_BRIGHTNESS] = sum / (3.0 * f->vertex_count);
+}
+
+/* The critter stands on the ground (y = 0) and nothing of it sinks through: every frame's lowest
+ * point is at most 2 mm below, and the first idle frame's within 3 mm of it (not floating). */
+static void check_ground(const crowd_critter *c)
+{
+    const crowd_vertex_frames *f = &c->frames;
+    double lowest = INFINITY, first = INFINITY;
+    for (uint32_t i = 0; i < f->frame_count; i++) {
+        const float *p = f->positions + (size_t)i * f->vertex_count * 3;
+        double low = INFINITY;
+        for (uint32_t v = 0; v < f->vertex_count; v++)
+            low = fmin(low, p[3 * v + 1]);
+        lowest = fmin(lowest, low);
+        first = i == 0 ? low : first;
+    }
+    CHECKF(lowest >= -0.002 && fabs(first) <= 0.003, "%s: lowest %.4f m, first idle frame's %.4f m", c->source_name,
+           lowest, first);
+}
+
+/* How far apart two kinds' ranges over the seeds are on their best descriptor (relative gap;
+ * negative when they overlap on every one). */
+static double separation(const double lo[][DESCRIPTORS], const double hi[][DESCRIPTORS], int a, int b, int *best)
+{
+    double margin = -INFINITY;
+    for (int d = 0; d < DESCRIPTORS; d++) {
+        double gap = fmax(lo[b][d] - hi[a][d], lo[a][d] - hi[b][d]);
+        double scale = fmax(fmax(fabs(hi[a][d]), fabs(hi[b][d])), 1e-9);
+        if (gap / scale > margin)
+            margin = gap / scale, *best = d;
+    }
+    return margin;
+}
+
+/* Every pair of kinds differs, over seeds 1..4, in at least one descriptor whose ranges do not
+ * overlap (by DISTINCT_MARGIN): a kind's look holds across its seeds and no two kinds share one.
+ * The same captures check that each stands on the ground. */
+static void critters_are_distinct(void)
+{
+    static double lo[CROWD_CRITTER_KIND_COUNT][DESCRIPTORS], hi[CROWD_CRITTER_KIND_COUNT][DESCRIPTORS];
+    for (int k = 0; k < CROWD_CRITTER_KIND_COUNT; k++)
+        for (uint32_t seed = 1; seed <= DISTINCT_SEEDS; seed++) {
+            crowd_critter_desc desc = {.kind = (crowd_critter_kind)k, .seed = seed};
+            crowd_critter c;
+            crowd_error err;
+            REQUIRE(crowd_critter_capture(&desc, &c, &err) == CROWD_OK);
+            double d[DESCRIPTORS];
+            describe(&c, d);
+            check_ground(&c);
+            for (int i = 0; i < DESCRIPTORS; i++) {
+                lo[k][i] = seed == 1 ? d[i] : fmin(lo[k][i], d[i]);
+                hi[k][i] = seed == 1 ? d[i] : fmax(hi[k][i], d[i]);
+            }
+            crowd_critter_free(&c);
+        }
+    double closest = INFINITY;
+    int pair[2] = {0, 0}, which = 0;
+    for (int a = 0; a < CROWD_CRITTER_KIND_COUNT; a++)
+        for (int b = a + 1; b < CROWD_CRITTER_KIND_COUNT; b++) {
+            int best = 0;
+            double margin = separation((const double(*)[DESCRIPTORS])lo, (const double(*)[DESCRIPTORS])hi, a, b, &best);
+            CHECKF(margin >= DISTINCT_MARGIN, "%s and %s: closest on %s, %s %.4f..%.4f, %s %.4f..%.4f",
+                   crowd_critter_kind_name((crowd_critter_kind)a), crowd_critter_kind_name((crowd_critter_kind)b),
+                   descriptor_names[best], crowd_critter_kind_name((crowd_critter_kind)a), lo[a][best], hi[a][best],
+                   crowd_critter_kind_name((crowd_critter_kind)b), lo[b][best], hi[b][best]);
+            if (margin < closest)
+                closest = margin, pair[0] = a, pair[1] = b, which = best;
+        }
+    int a = pair[0], b = pair[1];
+    printf("  %d kinds, seeds 1..%d: closest pair %s / %s, apart on %s by %.1f %% (%.4f..%.4f against %.4f..%.4f)\n",
+           CROWD_CRITTER_KIND_COUNT, DISTINCT_SEEDS, crowd_critter_kind_name((crowd_critter_kind)a),
+           crowd_critter_kind_name((crowd_critter_kind)b), descriptor_names[which], closest * 100.0, lo[a][which],
+           hi[a][which], lo[b][which], hi[b][which]);
 }
 
 int main(void)
@@ -231,6 +365,8 @@ int main(void)
     RUN_TEST(hostile_dumps);
     RUN_TEST(bones_refused);
     RUN_TEST(critters_are_deterministic);
+    RUN_TEST(critter_names_and_plans);
+    RUN_TEST(critters_are_distinct);
     RUN_TEST(critters_bake_and_verify);
     TEST_MAIN_END();
 }

@@ -23,7 +23,8 @@ static void usage(FILE *out)
             "--frames-dump reads captured vertex frames (docs/frames-dump.md); both bake like a rig,\n"
             "without bones (no bone mode, no sockets).\n"
             "\n"
-            "  --critter KIND[:SEED]  capture a critter: blob, quad or tube; SEED picks the look (default 1)\n"
+            "  --critter KIND[:SEED]  capture a critter: one of %d kinds (blob, penguin, giraffe, centipede, ...;\n"
+            "                       --critter list names them); SEED picks the look within the kind (default 1)\n"
             "  --frames-dump FILE   bake the vertex frames in FILE\n"
             "  --write-dump FILE    also write the vertex frames (of --critter or --frames-dump) as a dump\n"
             "  --out <file>         output path (default: humanoid.crowd, or <input name>.crowd)\n"
@@ -59,7 +60,7 @@ static void usage(FILE *out)
             "  --imposter-angles a,b     the elevations in degrees, increasing, within +-89 (sets their count)\n"
             "  --quiet              no summary\n"
             "  --help               this text\n",
-            CROWD_MAX_LODS, CROWD_MAX_TEXTURE_DIM);
+            (int)CROWD_CRITTER_KIND_COUNT, CROWD_MAX_LODS, CROWD_MAX_TEXTURE_DIM);
 }
 
 typedef struct options {
@@ -298,7 +299,7 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
         }
         if (o->critter && !crowd_critter_parse(o->critter, &cd))
-            return bad_flag("--critter", o->critter, "KIND or KIND:SEED with KIND blob, quad or tube (--critter list)");
+            return bad_flag("--critter", o->critter, "KIND or KIND:SEED (--critter list names the kinds)");
         if (o->input) {
             fprintf(stderr, "crowd-bake: %s and an input file (%s) cannot be combined\n", which, o->input);
             return 2;
@@ -373,9 +374,10 @@ static void on_progress(void *user, float fraction, const char *stage)
 
 static void list_critters(void)
 {
-    printf("critter kinds (crowd-bake --critter KIND[:SEED]; each seed a new look of the kind):\n");
+    printf("critter kinds (crowd-bake --critter KIND[:SEED]; each seed a new look of the kind; blob, quad\n"
+           "and tube are the body plans the others are built on):\n");
     for (int k = 0; k < CROWD_CRITTER_KIND_COUNT; k++)
-        printf("  %-6s %s\n", crowd_critter_kind_name((crowd_critter_kind)k),
+        printf("  %-11s %s\n", crowd_critter_kind_name((crowd_critter_kind)k),
                crowd_critter_kind_summary((crowd_critter_kind)k));
     printf("clips: idle, walk, run (loops found in the capture; walk and run strides = distance travelled)\n");
 }

@@ -251,9 +251,10 @@ crowd_result tool_load_frames(const char *critter_spec, const char *dump_path, t
     if (critter_spec) {
         crowd_critter_desc desc;
         if (!crowd_critter_parse(critter_spec, &desc))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                              "critter \"%.80s\": expected KIND or KIND:SEED (kinds: blob, quad, tube; --critter list)",
-                              critter_spec);
+            return crowd_fail(
+                error, CROWD_ERROR_ARGUMENT,
+                "critter \"%.80s\": expected KIND or KIND:SEED (crowd-bake --critter list names the kinds)",
+                critter_spec);
         r = crowd_critter_capture(&desc, &out->critter, error);
         out->frames = &out->critter.frames;
     } else {

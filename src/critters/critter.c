@@ -13,33 +13,7 @@
 #define WARMUP_SECONDS 4.0 /* the speed lag (e^-4t) is below 1e-7 of the target by then */
 #define CLIPS 3
 
-static const char *const kind_names[CROWD_CRITTER_KIND_COUNT] = {"blob", "quad", "tube"};
-static const char *const kind_summaries[CROWD_CRITTER_KIND_COUNT] = {
-    "a soft-bodied biped: squashy egg body on two stubby legs, dangling arms, big eyes, a tuft",
-    "a trotting quadruped: long body, four legs, neck and head with snout and ears, a springy tail",
-    "a crawling tube: 8-12 striped segments moved by a wave of steps from tail to head, spring antennae",
-};
 static const char *const clip_names[CLIPS] = {"idle", "walk", "run"};
-
-const char *crowd_critter_kind_name(crowd_critter_kind kind)
-{
-    return (unsigned)kind < CROWD_CRITTER_KIND_COUNT ? kind_names[kind] : NULL;
-}
-
-const char *crowd_critter_kind_summary(crowd_critter_kind kind)
-{
-    return (unsigned)kind < CROWD_CRITTER_KIND_COUNT ? kind_summaries[kind] : NULL;
-}
-
-bool crowd_critter_kind_parse(const char *name, crowd_critter_kind *kind)
-{
-    for (int k = 0; name && k < CROWD_CRITTER_KIND_COUNT; k++)
-        if (!strcmp(name, kind_names[k])) {
-            *kind = (crowd_critter_kind)k;
-            return true;
-        }
-    return false;
-}
 
 static bool parse_seed(const char *s, uint32_t *seed)
 {
@@ -297,8 +271,8 @@ static void finish(const capture *cap, const crowd_critter_desc *desc, critter_s
     for (uint32_t v = 0; v < vertices; v++)
         lo = fminf(lo, st->positions[3 * v + 1]), hi = fmaxf(hi, st->positions[3 * v + 1]);
     critter->height = hi - lo;
-    snprintf(critter->source_name, sizeof critter->source_name, "critter %s seed=%u fps=%g", kind_names[desc->kind],
-             desc->seed, cap->fps);
+    snprintf(critter->source_name, sizeof critter->source_name, "critter %s seed=%u fps=%g",
+             crowd_critter_kind_name(desc->kind), desc->seed, cap->fps);
     critter->frames = (crowd_vertex_frames){.vertex_count = vertices,
                                             .index_count = cap->index_count,
                                             .frame_count = cap->total,

@@ -1,4 +1,5 @@
-/* The three kinds: how the RNG shapes each one, and how its gait and springs pose it.
+/* The three body plans: how the RNG shapes each one within its species' profile, and how its gait
+ * and springs pose it; then the species' extra parts, posed on their hosts.
  *
  * Every gait is a phase-driven step cycle with planted feet: a foot (or a tube segment) in stance
  * stays where it landed while the body moves on at the clip's speed, then swings forward in an arc.
@@ -63,7 +64,9 @@ typedef struct gait {
 } gait;
 
 struct critter_sim {
-    crowd_critter_kind kind;
+    const critter_species *sp;
+    crowd_critter_kind plan;
+    int extra_first; /* the primitive of the species' first extra */
     double fps;
     gait gaits[3]; /* idle (period = breathing), walk, run */
     int clip;
@@ -71,7 +74,7 @@ struct critter_sim {
     double squash, squash_v;
     chain chains[MAX_CHAINS];
     int chain_count;
-    double size[24]; /* the look, per kind (see the enums below) */
+    double size[24]; /* the look, per plan (see the enums below) */
     uint8_t colors[6][4];
 };
 
@@ -83,6 +86,28 @@ static double quantize(const critter_sim *s, double seconds)
 {
     double frames = floor(seconds * s->fps + 0.5);
     return (frames < 4 ? 4 : frames) / s->fps;
+}
+
+static bool given(critter_range r)
+{
+    return r.lo != 0.0 || r.hi != 0.0;
+}
+
+/* One draw from the species' range, or from the plan's own where the species keeps it: the same
+ * call either way, so a plan kind draws exactly what it always drew. */
+static double draw(critter_rng *rng, critter_range r, double lo, double hi)
+{
+    return given(r) ? critter_rng_range(rng, r.lo, r.hi) : critter_rng_range(rng, lo, hi);
+}
+
+static double or_default(double value, double fallback)
+{
+    return value != 0.0 ? value : fallback;
+}
+
+static bool has(const critter_sim *s, unsigned feature)
+{
+    return (s->sp->features & feature) != 0;
 }
 
 static void set3(float *o, double x, double y, double z)
@@ -286,29 +311,49 @@ static void squash_step(critter_sim *s, double dt, double bob_amp, double harmon
 
 enum { B_RX, B_RY, B_RZ, B_LEG, B_HIPW, B_LEGR, B_FOOTL, B_FOOTH, B_ARM, B_EYE, B_TUFT, B_ARMR };
 
-static int blob_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
+/* The blob's look: sizes, colours and cadence, drawn in a fixed order (the order is the seed's
+ * meaning, so it never changes; a species only narrows the ranges). */
+static void blob_draw(critter_sim *s, critter_rng *rng)
 {
+    const blob_profile *pr = &s->sp->blob;
     double *z = s->size;
-    z[B_RX] = critter_rng_range(rng, 0.22, 0.34);
-    z[B_RY] = z[B_RX] * critter_rng_range(rng, 1.05, 1.45);
-    z[B_RZ] = z[B_RX] * critter_rng_range(rng, 0.85, 1.05);
-    z[B_LEG] = critter_rng_range(rng, 0.16, 0.30);
-    z[B_HIPW] = z[B_RX] * critter_rng_range(rng, 0.4, 0.6);
-    z[B_LEGR] = critter_rng_range(rng, 0.035, 0.06);
-    z[B_FOOTL] = critter_rng_range(rng, 0.07, 0.11);
+    z[B_RX] = draw(rng, pr->body, 0.22, 0.34);
+    z[B_RY] = z[B_RX] * draw(rng, pr->tall, 1.05, 1.45);
+    z[B_RZ] = z[B_RX] * draw(rng, pr->deep, 0.85, 1.05);
+    z[B_LEG] = draw(rng, pr->leg, 0.16, 0.30);
+    z[B_HIPW] = z[B_RX] * draw(rng, pr->hips, 0.4, 0.6);
+    z[B_LEGR] = draw(rng, pr->leg_r, 0.035, 0.06);
+    z[B_FOOTL] = draw(rng, pr->foot, 0.07, 0.11);
     z[B_FOOTH] = critter_rng_range(rng, 0.03, 0.045);
-    z[B_ARM] = critter_rng_range(rng, 0.16, 0.3);
-    z[B_ARMR] = critter_rng_range(rng, 0.025, 0.045);
-    z[B_EYE] = z[B_RX] * critter_rng_range(rng, 0.22, 0.34);
-    z[B_TUFT] = critter_rng_range(rng, 0.06, 0.18);
-    double hue = critter_rng_unit(rng);
-    hsv(hue, critter_rng_range(rng, 0.45, 0.8), critter_rng_range(rng, 0.7, 0.95), s->colors[0]);
-    hsv(hue + critter_rng_range(rng, 0.3, 0.7), 0.6, 0.55, s->colors[1]);
+    z[B_ARM] = draw(rng, pr->arm, 0.16, 0.3);
+    z[B_ARMR] = draw(rng, pr->arm_r, 0.025, 0.045);
+    z[B_EYE] = z[B_RX] * draw(rng, pr->eye, 0.22, 0.34);
+    z[B_TUFT] = draw(rng, pr->tuft, 0.06, 0.18);
+    double hue = draw(rng, pr->hue, 0.0, 1.0);  /* 0 + 1 * u: the unit draw itself */
+    double val = draw(rng, pr->val, 0.7, 0.95); /* value before saturation: the order the seeds have */
+    double sat = draw(rng, pr->sat, 0.45, 0.8);
+    hsv(hue, sat, val, s->colors[0]);
+    hsv(hue + draw(rng, pr->accent, 0.3, 0.7), or_default(pr->feet_sv[0], 0.6), or_default(pr->feet_sv[1], 0.55),
+        s->colors[1]);
     hsv(hue + 0.08, 0.5, 0.85, s->colors[2]);
     double walk = quantize(s, critter_rng_range(rng, 0.85, 1.1));
     s->gaits[0] = (gait){quantize(s, critter_rng_range(rng, 2.0, 2.8)), 0, 0.6, 0, 0};
-    s->gaits[1] = (gait){walk, critter_rng_range(rng, 0.45, 0.7), 0.62, z[B_LEG] * 0.35, 0.02};
-    s->gaits[2] = (gait){quantize(s, walk * 0.6), s->gaits[1].speed * 2.2, 0.38, z[B_LEG] * 0.55, 0.045};
+    /* a species bobs, and unless it says otherwise walks, in proportion to its legs (the plan's
+     * bob and speed suit the plan's legs) */
+    double bob = given(pr->leg) ? z[B_LEG] / 0.23 : 1.0;
+    double speed = draw(rng, pr->speed, 0.45, 0.7) * (given(pr->speed) ? 1.0 : bob);
+    s->gaits[1] = (gait){walk, speed, 0.62, z[B_LEG] * 0.35, 0.02 * bob};
+    s->gaits[2] = (gait){quantize(s, walk * 0.6), s->gaits[1].speed * 2.2, 0.38, z[B_LEG] * 0.55, 0.045 * bob};
+    if (has(s, FEAT_NO_ARMS)) /* short enough to stay inside the body from their sunken anchors */
+        z[B_ARM] = z[B_RX] * 0.4, z[B_ARMR] = z[B_RX] * 0.1;
+    if (has(s, FEAT_NO_TUFT))
+        z[B_TUFT] = z[B_RX] * 0.3;
+}
+
+static int blob_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
+{
+    const double *z = s->size;
+    blob_draw(s, rng);
     int n = 0;
     ellipsoid_shape(&shapes[n], (uint16_t)n, 14, 20, s->colors[0]), n++; /* 0 body */
     for (int i = 0; i < 2; i++)
@@ -359,19 +404,20 @@ static void blob_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
         ellipsoid(&p[3 + i], foot, z[B_FOOTL] * 0.7, z[B_FOOTH], z[B_FOOTL], 0, moving ? -lift * 2.0 : 0, 0);
         /* arms swing against the legs */
         double swing = moving ? 0.5 * sin(2.0 * M_PI * (ph + 0.5 * i)) * (s->clip == 2 ? 1.6 : 1.0) : 0.1 * breath;
-        on_ellipsoid(&p[0], side, -0.05, 0.05, 0.95, an->at[i]);
+        on_ellipsoid(&p[0], side, -0.05, 0.05, has(s, FEAT_NO_ARMS) ? 0.3 : 0.95, an->at[i]);
         double d[3] = {side * 0.35, -1.0, swing};
         norm3(d);
         memcpy(an->dir[i], d, sizeof d);
         double eye[3], fwd_axis[3];
-        on_ellipsoid(&p[0], side * 0.38, 0.4, 0.85, 0.9, eye);
+        const double *at = s->sp->blob.eyes_at;
+        on_ellipsoid(&p[0], side * or_default(at[0], 0.38), or_default(at[1], 0.4), or_default(at[2], 0.85), 0.9, eye);
         sphere(&p[7 + i], eye, z[B_EYE]);
         axis_of(&p[0], 2, fwd_axis);
         double pupil[3] = {eye[0] + fwd_axis[0] * z[B_EYE] * 0.7, eye[1] + fwd_axis[1] * z[B_EYE] * 0.7,
                            eye[2] + fwd_axis[2] * z[B_EYE] * 0.7};
         sphere(&p[9 + i], pupil, z[B_EYE] * 0.45);
     }
-    on_ellipsoid(&p[0], 0.0, 1.0, 0.1, 0.97, an->at[2]);
+    on_ellipsoid(&p[0], 0.0, 1.0, 0.1, has(s, FEAT_NO_TUFT) ? 0.4 : 0.97, an->at[2]);
     double up[3] = {0, 1, -0.35};
     norm3(up);
     memcpy(an->dir[2], up, sizeof up);
@@ -381,50 +427,69 @@ static void blob_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
 
 enum { Q_RW, Q_RH, Q_RL, Q_LEG, Q_LEGR, Q_PAW, Q_NECK, Q_HEAD, Q_SNOUT, Q_EAR, Q_TAIL, Q_EYE };
 
-static int quad_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
+/* The quadruped's look, drawn in a fixed order (see blob_draw). A species that names its hue range
+ * keeps its palette: the plan's occasional half-turn of hue is drawn but not taken. */
+static void quad_draw(critter_sim *s, critter_rng *rng)
 {
+    const quad_profile *pr = &s->sp->quad;
     double *z = s->size;
-    z[Q_RL] = critter_rng_range(rng, 0.3, 0.48);
-    z[Q_RW] = z[Q_RL] * critter_rng_range(rng, 0.38, 0.55);
-    z[Q_RH] = z[Q_RW] * critter_rng_range(rng, 0.9, 1.2);
-    z[Q_LEG] = critter_rng_range(rng, 0.22, 0.4);
-    z[Q_LEGR] = critter_rng_range(rng, 0.035, 0.06);
+    z[Q_RL] = draw(rng, pr->body, 0.3, 0.48);
+    z[Q_RW] = z[Q_RL] * draw(rng, pr->wide, 0.38, 0.55);
+    z[Q_RH] = z[Q_RW] * draw(rng, pr->tall, 0.9, 1.2);
+    z[Q_LEG] = draw(rng, pr->leg, 0.22, 0.4);
+    z[Q_LEGR] = draw(rng, pr->leg_r, 0.035, 0.06);
     z[Q_PAW] = z[Q_LEGR] * 1.25;
-    z[Q_NECK] = critter_rng_range(rng, 0.12, 0.3);
-    z[Q_HEAD] = critter_rng_range(rng, 0.09, 0.14);
-    z[Q_SNOUT] = z[Q_HEAD] * critter_rng_range(rng, 0.5, 1.0);
-    z[Q_EAR] = critter_rng_range(rng, 0.06, 0.16);
-    z[Q_TAIL] = critter_rng_range(rng, 0.2, 0.5);
+    z[Q_NECK] = draw(rng, pr->neck, 0.12, 0.3);
+    z[Q_HEAD] = draw(rng, pr->head, 0.09, 0.14);
+    z[Q_SNOUT] = z[Q_HEAD] * draw(rng, pr->snout, 0.5, 1.0);
+    z[Q_EAR] = draw(rng, pr->ear, 0.06, 0.16);
+    z[Q_TAIL] = draw(rng, pr->tail, 0.2, 0.5);
     z[Q_EYE] = z[Q_HEAD] * 0.22;
-    double hue = critter_rng_range(rng, 0.02, 0.14) + (critter_rng_unit(rng) < 0.3 ? 0.5 : 0.0);
-    hsv(hue, critter_rng_range(rng, 0.3, 0.75), critter_rng_range(rng, 0.45, 0.85), s->colors[0]);
-    hsv(hue, 0.25, 0.95, s->colors[1]);
-    hsv(hue + 0.02, 0.5, 0.3, s->colors[2]);
+    double hue = draw(rng, pr->hue, 0.02, 0.14);
+    double turn = critter_rng_unit(rng) < 0.3 && !given(pr->hue) ? 0.5 : 0.0;
+    hue += turn;
+    double val = draw(rng, pr->val, 0.45, 0.85);
+    double sat = draw(rng, pr->sat, 0.3, 0.75);
+    hsv(hue, sat, val, s->colors[0]);
+    hsv(hue, or_default(pr->snout_sv[0], 0.25), or_default(pr->snout_sv[1], 0.95), s->colors[1]);
+    hsv(hue + 0.02, or_default(pr->trim_sv[0], 0.5), or_default(pr->trim_sv[1], 0.3), s->colors[2]);
     double walk = quantize(s, critter_rng_range(rng, 0.7, 0.95) * sqrt(z[Q_LEG] / 0.3));
     s->gaits[0] = (gait){quantize(s, critter_rng_range(rng, 2.2, 3.2)), 0, 0.6, 0, 0};
-    s->gaits[1] = (gait){walk, critter_rng_range(rng, 0.7, 1.0) * z[Q_LEG] / 0.3, 0.6, z[Q_LEG] * 0.25, 0.012};
-    s->gaits[2] = (gait){quantize(s, walk * 0.7), s->gaits[1].speed * 2.0, 0.42, z[Q_LEG] * 0.4, 0.03};
+    double speed = draw(rng, pr->speed, 0.7, 1.0) * z[Q_LEG] / 0.3;
+    double bob = given(pr->leg) ? z[Q_LEG] / 0.3 : 1.0; /* as the blob's */
+    s->gaits[1] = (gait){walk, speed, 0.6, z[Q_LEG] * 0.25, 0.012 * bob};
+    s->gaits[2] = (gait){quantize(s, walk * 0.7), s->gaits[1].speed * 2.0, 0.42, z[Q_LEG] * 0.4, 0.03 * bob};
+}
+
+static int quad_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
+{
+    const double *z = s->size;
+    quad_draw(s, rng);
+    const uint8_t *legs = s->colors[has(s, FEAT_DARK_LEGS) ? 2 : 0], *head = s->colors[has(s, FEAT_DARK_HEAD) ? 2 : 0];
     int n = 0;
     ellipsoid_shape(&shapes[n], (uint16_t)n, 12, 20, s->colors[0]), n++; /* 0 body */
     for (int i = 0; i < 4; i++)
-        tube_shape(&shapes[n], (uint16_t)n, 3, 4, 9, s->colors[0], SIDE_X), n++; /* 1-4 legs */
+        tube_shape(&shapes[n], (uint16_t)n, 3, 4, 9, legs, SIDE_X), n++; /* 1-4 legs */
     for (int i = 0; i < 4; i++)
-        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, s->colors[2]), n++;   /* 5-8 paws */
-    tube_shape(&shapes[n], (uint16_t)n, 3, 3, 10, s->colors[0], SIDE_X), n++; /* 9 neck */
-    ellipsoid_shape(&shapes[n], (uint16_t)n, 10, 14, s->colors[0]), n++;      /* 10 head */
-    ellipsoid_shape(&shapes[n], (uint16_t)n, 7, 12, s->colors[1]), n++;       /* 11 snout */
+        ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 10, s->colors[2]), n++;                             /* 5-8 paws */
+    tube_shape(&shapes[n], (uint16_t)n, 3, 3, 10, head, SIDE_X), n++;                                   /* 9 neck */
+    ellipsoid_shape(&shapes[n], (uint16_t)n, 10, 14, head), n++;                                        /* 10 head */
+    ellipsoid_shape(&shapes[n], (uint16_t)n, 7, 12, has(s, FEAT_DARK_HEAD) ? head : s->colors[1]), n++; /* 11 snout */
     for (int i = 0; i < 2; i++)
         tube_shape(&shapes[n], (uint16_t)n, 3, 3, 6, s->colors[2], SIDE_Z), n++; /* 12, 13 ears */
     for (int i = 0; i < 2; i++)
         ellipsoid_shape(&shapes[n], (uint16_t)n, 5, 8, black), n++;     /* 14, 15 eyes */
     tube_shape(&shapes[n], (uint16_t)n, 6, 3, 8, s->colors[0], SIDE_X); /* 16 tail */
-    shapes[n].stripes = critter_rng_unit(rng) < 0.5;
+    bool stripes = critter_rng_unit(rng) < 0.5;
+    shapes[n].stripes = has(s, FEAT_STRIPES) || (stripes && !has(s, FEAT_PLAIN));
     memcpy(shapes[n].alt, s->colors[2], 4);
     n++;
+    const quad_profile *pr = &s->sp->quad;
+    double ear_r = z[Q_HEAD] * or_default(pr->ear_r, 0.22), tail_r = z[Q_LEGR] * or_default(pr->tail_r, 0.9);
     s->chain_count = 3;
-    chain_init(&s->chains[0], 3, z[Q_EAR] / 2, 0.12, z[Q_HEAD] * 0.22, 0.01);
-    chain_init(&s->chains[1], 3, z[Q_EAR] / 2, 0.12, z[Q_HEAD] * 0.22, 0.01);
-    chain_init(&s->chains[2], 6, z[Q_TAIL] / 5, 0.04, z[Q_LEGR] * 0.9, 0.01);
+    chain_init(&s->chains[0], 3, z[Q_EAR] / 2, 0.12, ear_r, 0.01);
+    chain_init(&s->chains[1], 3, z[Q_EAR] / 2, 0.12, ear_r, 0.01);
+    chain_init(&s->chains[2], 6, z[Q_TAIL] / 5, or_default(pr->tail_stiff, 0.04), tail_r, 0.01);
     return n;
 }
 
@@ -448,7 +513,8 @@ static void quad_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
         step_cycle(g, s->speed, ph + leg_phase[i], &dz, &lift);
         double hip[3];
         on_ellipsoid(&p[0], side * 0.6, -0.55, front * 0.72, 0.8, hip);
-        double ankle[3] = {hip[0] * 1.05, lift + z[Q_PAW], s->root_z + front * z[Q_RL] * 0.62 + dz};
+        double out = has(s, FEAT_SPRAWL) ? s->sp->quad.sprawl : 1.05;
+        double ankle[3] = {hip[0] * out, lift + z[Q_PAW], s->root_z + front * z[Q_RL] * 0.62 + dz};
         double bend[3] = {0, 0, front};
         leg(&p[1 + i], hip, ankle, hip_y * 1.1, bend, z[Q_LEGR] * (front > 0 ? 1.0 : 1.3), z[Q_LEGR] * 0.7);
         double paw[3] = {ankle[0], lift + z[Q_PAW] * 0.8, ankle[2] + z[Q_PAW] * 0.4};
@@ -459,7 +525,8 @@ static void quad_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
     double nod = moving ? 0.03 * sin(4.0 * M_PI * ph + 0.6) : 0.04 * sin(4.0 * M_PI * ph);
     double base[3];
     on_ellipsoid(&p[0], 0.0, 0.45, 0.9, 0.8, base);
-    double head[3] = {base[0] + sin(look) * z[Q_NECK] * 0.6, base[1] + z[Q_NECK] * 0.8 + nod,
+    double rise = or_default(s->sp->quad.neck_rise, 0.8);
+    double head[3] = {base[0] + sin(look) * z[Q_NECK] * 0.6, base[1] + z[Q_NECK] * rise + nod,
                       base[2] + cos(look) * z[Q_NECK] * 0.6};
     double mid[3] = {0.5 * (base[0] + head[0]), 0.5 * (base[1] + head[1]) + 0.02, 0.5 * (base[2] + head[2])};
     tube_point(&p[9], 0, base, z[Q_RW] * 0.45);
@@ -473,10 +540,13 @@ static void quad_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
         double side = i ? -1.0 : 1.0, eye[3];
         on_ellipsoid(&p[10], side * 0.5, 0.35, 0.8, 0.95, eye);
         sphere(&p[14 + i], eye, z[Q_EYE]);
-        on_ellipsoid(&p[10], side * 0.55, 0.8, -0.1, 0.9, an->at[i]);
-        double d[3] = {side * 0.5, 1.0, -0.2};
-        norm3(d);
-        memcpy(an->dir[i], d, sizeof d);
+        if (has(s, FEAT_DROOPY_EARS)) /* from the sides of the head, not its crown */
+            on_ellipsoid(&p[10], side * 0.9, 0.45, -0.1, 0.9, an->at[i]);
+        else
+            on_ellipsoid(&p[10], side * 0.55, 0.8, -0.1, 0.9, an->at[i]);
+        double d[3] = {side * 0.5, 1.0, -0.2}, droop[3] = {side * 0.45, -1.0, -0.1};
+        norm3(d), norm3(droop);
+        memcpy(an->dir[i], has(s, FEAT_DROOPY_EARS) ? droop : d, sizeof d);
     }
     on_ellipsoid(&p[0], 0.0, 0.3, -1.0, 0.95, an->at[2]);
     double wag = moving ? 0.0 : 0.6 * sin(4.0 * M_PI * ph);
@@ -489,27 +559,45 @@ static void quad_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
 
 enum { T_NODES, T_SPACING, T_RADIUS, T_HEAD, T_ANTENNA, T_EYE, T_BULGE0 };
 
-static int tube_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
+/* The crawler's look, drawn in a fixed order (see blob_draw). Twelve bulges are drawn whatever the
+ * segment count; segments past the twelfth (a species may have up to CRITTER_TUBE_MAX) take none. */
+static void tube_draw(critter_sim *s, critter_rng *rng)
 {
+    const tube_profile *pr = &s->sp->tube;
     double *z = s->size;
-    z[T_NODES] = floor(critter_rng_range(rng, 8, 13)); /* 8..12 segments */
-    z[T_SPACING] = critter_rng_range(rng, 0.07, 0.11);
-    z[T_RADIUS] = critter_rng_range(rng, 0.05, 0.085);
-    z[T_HEAD] = z[T_RADIUS] * critter_rng_range(rng, 1.15, 1.5);
-    z[T_ANTENNA] = critter_rng_range(rng, 0.06, 0.16);
-    z[T_EYE] = z[T_HEAD] * 0.28;
+    z[T_NODES] = floor(draw(rng, pr->segments, 8, 13)); /* 8..12 segments */
+    if (z[T_NODES] > CRITTER_TUBE_MAX)
+        z[T_NODES] = CRITTER_TUBE_MAX;
+    z[T_SPACING] = draw(rng, pr->spacing, 0.07, 0.11);
+    z[T_RADIUS] = draw(rng, pr->radius, 0.05, 0.085);
+    z[T_HEAD] = z[T_RADIUS] * draw(rng, pr->head, 1.15, 1.5);
+    z[T_ANTENNA] = draw(rng, pr->antenna, 0.06, 0.16);
+    z[T_EYE] = z[T_HEAD] * or_default(pr->eye, 0.28);
     for (int i = 0; i < 12; i++)
         z[T_BULGE0 + i] = critter_rng_range(rng, 0.9, 1.1);
-    double hue = critter_rng_unit(rng);
-    hsv(hue, critter_rng_range(rng, 0.5, 0.9), critter_rng_range(rng, 0.6, 0.95), s->colors[0]);
-    hsv(hue + critter_rng_range(rng, 0.1, 0.5), critter_rng_range(rng, 0.4, 0.9), 0.5, s->colors[1]);
+    for (int i = 12; i < CRITTER_TUBE_MAX; i++)
+        z[T_BULGE0 + i] = 1.0;
+    double hue = draw(rng, pr->hue, 0.0, 1.0); /* 0 + 1 * u: the unit draw itself */
+    double val = draw(rng, pr->val, 0.6, 0.95);
+    double sat = draw(rng, pr->sat, 0.5, 0.9);
+    hsv(hue, sat, val, s->colors[0]);
+    double accent_s = draw(rng, pr->accent_s, 0.4, 0.9);
+    double accent = draw(rng, pr->accent, 0.1, 0.5);
+    hsv(hue + accent, accent_s, or_default(pr->accent_v, 0.5), s->colors[1]);
     double crawl = quantize(s, critter_rng_range(rng, 0.9, 1.3));
     s->gaits[0] = (gait){quantize(s, critter_rng_range(rng, 2.0, 3.0)), 0, 0.6, 0, 0};
-    s->gaits[1] = (gait){crawl, critter_rng_range(rng, 0.12, 0.2), 0.6, z[T_RADIUS] * 0.9, 0};
+    double speed = draw(rng, pr->speed, 0.12, 0.2);
+    s->gaits[1] = (gait){crawl, speed, 0.6, z[T_RADIUS] * 0.9, 0};
     s->gaits[2] = (gait){quantize(s, crawl * 0.65), s->gaits[1].speed * 2.0, 0.5, z[T_RADIUS] * 1.3, 0};
+}
+
+static int tube_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
+{
+    const double *z = s->size;
+    tube_draw(s, rng);
     int n = 0;
     tube_shape(&shapes[n], (uint16_t)n, (int)z[T_NODES], 3, 12, s->colors[0], SIDE_Y); /* 0 body */
-    shapes[n].stripes = 1;
+    shapes[n].stripes = !has(s, FEAT_PLAIN);
     memcpy(shapes[n].alt, s->colors[1], 4);
     n++;
     ellipsoid_shape(&shapes[n], (uint16_t)n, 10, 14, s->colors[0]), n++; /* 1 head */
@@ -528,6 +616,27 @@ static int tube_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     return n;
 }
 
+/* One proleg of a segment at c (radius r). Stubs stand under the segment; long legs (reach > 0)
+ * slant from its side down to the ground; under an arch they tuck into the body. */
+static void proleg(prim_pose *p, double side, const double c[3], double r, double lift, double clearance, double reach,
+                   bool tucked)
+{
+    if (tucked) {
+        ellipsoid(p, c, 0.3 * r, 0.3 * r, 0.35 * r, 0, 0, 0);
+    } else if (reach > 0.0) {
+        double thick = 0.5 * clearance, inner[3] = {side * 0.5 * r, c[1], c[2]};
+        double outer[3] = {side * (0.5 * r + reach), lift, c[2]};
+        double mid[3] = {0.5 * (inner[0] + outer[0]), 0.5 * (inner[1] + outer[1]), c[2]};
+        double dx = outer[0] - inner[0], dy = outer[1] - inner[1], half = 0.5 * sqrt(dx * dx + dy * dy);
+        double tilt = atan(dy / dx), st = sin(tilt), ct = cos(tilt);
+        mid[1] = lift + sqrt(half * half * st * st + thick * thick * ct * ct); /* its lowest point on the ground */
+        ellipsoid(p, mid, half, thick, 0.2 * r, 0, 0, tilt);
+    } else {
+        double foot[3] = {side * 0.55 * r, lift + clearance * 1.2, c[2]};
+        ellipsoid(p, foot, 0.3 * r, clearance * 1.2, 0.35 * r, 0, 0, 0);
+    }
+}
+
 static void tube_frame(const critter_sim *s, prim_pose *p, double root[3], anchors *an)
 {
     const double *z = s->size;
@@ -544,11 +653,12 @@ static void tube_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
             r *= 1.0 + 0.06 * sin(2.0 * M_PI * (ph - (double)i / nodes));
         double clearance = 0.35 * z[T_RADIUS];
         double c[3] = {0.0, r + clearance + lift, s->root_z - i * z[T_SPACING] + dz};
+        double arch = has(s, FEAT_ARCH) ? sin(M_PI * i / (nodes - 1)) : 0.0; /* 0 at the ends */
+        c[1] += arch * arch * s->sp->tube.arch * z[T_RADIUS];
         tube_point(&p[0], i, c, r);
-        for (int k = 0; k < 2; k++) {
-            double foot[3] = {(k ? -0.55 : 0.55) * r, lift + clearance * 1.2, c[2]};
-            ellipsoid(&p[8 + 2 * i + k], foot, 0.3 * r, clearance * 1.2, 0.35 * r, 0, 0, 0);
-        }
+        double reach = has(s, FEAT_LONG_LEGS) ? s->sp->tube.legs * r : 0.0;
+        for (int k = 0; k < 2; k++)
+            proleg(&p[8 + 2 * i + k], k ? -1.0 : 1.0, c, r, lift, clearance, reach, arch > 0.5);
     }
     /* the head rides above the first segment, swaying while idle */
     double sway = moving ? 0.05 * sin(2.0 * M_PI * ph) : 0.3 * sin(2.0 * M_PI * ph);
@@ -570,13 +680,172 @@ static void tube_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
     }
 }
 
+/* ---- extras: a species' parts beyond its plan, posed on their hosts ------------------------------ */
+
+static int extra_prims(const critter_extra *e)
+{
+    return e->type == EXTRA_NONE ? 0 : e->count > 1 ? e->count : 1;
+}
+
+/* The primitive a host names (see HOST_BODY in critter_internal.h); -1 for a tube segment. */
+static int host_prim(const critter_sim *s, int host)
+{
+    static const int head[3] = {0, 10, 1}, snout[3] = {0, 11, 1};
+    if (host >= HOST_SEGMENT(0))
+        return -1;
+    if (host >= HOST_EXTRA(0)) {
+        int prim = s->extra_first;
+        for (int i = 0; i < host - HOST_EXTRA(0); i++)
+            prim += extra_prims(&s->sp->extras[i]);
+        return prim;
+    }
+    return host == HOST_HEAD ? head[s->plan] : host == HOST_SNOUT ? snout[s->plan] : 0;
+}
+
+/* The host as an ellipsoid pose: its own, or a tube segment's sphere. */
+static void host_pose(const critter_sim *s, const prim_pose *poses, int host, prim_pose *out)
+{
+    int prim = host_prim(s, host);
+    if (prim >= 0 && !(s->plan == CROWD_CRITTER_TUBE && prim == 0)) {
+        *out = poses[prim];
+        return;
+    }
+    int last = (int)s->size[T_NODES] - 1, k = prim == 0 ? 0 : host - HOST_SEGMENT(0);
+    const float *v = poses[0].v + 4 * (k < last ? k : last);
+    double c[3] = {v[0], v[1], v[2]};
+    sphere(out, c, v[3]);
+}
+
+/* A direction given in the host's frame (x right, y up, z forward), in world space. */
+static void host_dir(const prim_pose *h, const double d[3], double mirror, double out[3])
+{
+    double axes[3][3];
+    for (int a = 0; a < 3; a++)
+        axis_of(h, a, axes[a]);
+    for (int k = 0; k < 3; k++)
+        out[k] = axes[0][k] * d[0] * mirror + axes[1][k] * d[1] + axes[2][k] * d[2];
+    norm3(out);
+}
+
+static double host_radius(const prim_pose *h)
+{
+    double r = 0.0;
+    for (int a = 0; a < 3; a++)
+        r += sqrt((double)h->v[3 + 3 * a] * h->v[3 + 3 * a] + (double)h->v[4 + 3 * a] * h->v[4 + 3 * a] +
+                  (double)h->v[5 + 3 * a] * h->v[5 + 3 * a]);
+    return r / 3.0;
+}
+
+/* A bump at `at` (host frame): its first axis kept level with the host's right, so it turns with the
+ * host; its second (the poles) along the outward direction there, so a beak ends in a point and
+ * spots on a bump spread over its outer side; the third across both. */
+static void pose_bump(const critter_extra *e, const prim_pose *h, const double at[3], double mirror, prim_pose *p)
+{
+    double c[3], n[3], right[3], third[3], rh = host_radius(h);
+    on_ellipsoid(h, at[0] * mirror, at[1], at[2], e->out, c);
+    host_dir(h, at, mirror, n);
+    axis_of(h, 0, right);
+    double d = right[0] * n[0] + right[1] * n[1] + right[2] * n[2];
+    if (fabs(d) > 0.95) /* facing sideways: level with the host's forward instead */
+        axis_of(h, 2, right), d = right[0] * n[0] + right[1] * n[1] + right[2] * n[2];
+    for (int k = 0; k < 3; k++)
+        right[k] -= d * n[k];
+    norm3(right);
+    third[0] = right[1] * n[2] - right[2] * n[1], third[1] = right[2] * n[0] - right[0] * n[2];
+    third[2] = right[0] * n[1] - right[1] * n[0];
+    set3(p->v, c[0], c[1], c[2]);
+    set3(p->v + 3, right[0] * e->size[0] * rh, right[1] * e->size[0] * rh, right[2] * e->size[0] * rh);
+    set3(p->v + 6, n[0] * e->size[1] * rh, n[1] * e->size[1] * rh, n[2] * e->size[1] * rh);
+    set3(p->v + 9, third[0] * e->size[2] * rh, third[1] * e->size[2] * rh, third[2] * e->size[2] * rh);
+}
+
+#define HORN_POINTS 4
+
+/* A horn: from `at` on the host along dir, curving by bend, tapering from base to tip radius. */
+static void pose_horn(const critter_extra *e, const prim_pose *h, double mirror, prim_pose *p)
+{
+    double base[3], dir[3], bend[3], rh = host_radius(h), len = e->size[0] * rh;
+    on_ellipsoid(h, e->at[0] * mirror, e->at[1], e->at[2], e->out, base);
+    host_dir(h, e->dir, mirror, dir);
+    double b[3] = {e->bend[0] * mirror, e->bend[1], e->bend[2]}, blen = sqrt(b[0] * b[0] + b[1] * b[1] + b[2] * b[2]);
+    host_dir(h, e->bend, mirror, bend);
+    for (int k = 0; k < HORN_POINTS; k++) {
+        double t = (double)k / (HORN_POINTS - 1), c[3];
+        for (int a = 0; a < 3; a++)
+            c[a] = base[a] + len * (t * dir[a] + t * t * blen * bend[a]);
+        tube_point(p, k, c, rh * (e->size[1] + (e->size[2] - e->size[1]) * t));
+    }
+}
+
+/* Spot j of n, spread over the host's upper half by the golden angle, from the crown down to a
+ * little below the equator. */
+static void spot_at(int j, int n, double out[3])
+{
+    double y = 0.85 - 1.0 * (j + 0.5) / n, r = sqrt(1.0 - y * y), a = 2.39996323 * j;
+    out[0] = r * cos(a), out[1] = y, out[2] = r * sin(a);
+}
+
+static void extras_pose(const critter_sim *s, prim_pose *poses)
+{
+    int prim = s->extra_first;
+    for (int i = 0; i < CRITTER_MAX_EXTRAS; i++) {
+        const critter_extra *e = &s->sp->extras[i];
+        prim_pose h;
+        if (e->type != EXTRA_NONE)
+            host_pose(s, poses, e->host, &h);
+        for (int j = 0; j < extra_prims(e) && prim < CRITTER_MAX_PRIMS; j++, prim++) {
+            double mirror = e->count == 2 && j == 1 ? -1.0 : 1.0, at[3];
+            if (e->type == EXTRA_HORN) {
+                pose_horn(e, &h, mirror, &poses[prim]);
+                continue;
+            }
+            if (e->count > 2)
+                spot_at(j, e->count, at);
+            else
+                memcpy(at, e->at, sizeof at);
+            pose_bump(e, &h, at, mirror, &poses[prim]);
+        }
+    }
+}
+
+static const uint8_t *paint(const critter_sim *s, const critter_extra *e, uint8_t rgb[4])
+{
+    if (e->paint != PAINT_RGB)
+        return s->colors[e->paint == PAINT_BODY ? 0 : e->paint == PAINT_ACCENT ? 1 : 2];
+    rgb[0] = (uint8_t)(e->rgb >> 16), rgb[1] = (uint8_t)(e->rgb >> 8), rgb[2] = (uint8_t)e->rgb, rgb[3] = 255;
+    return rgb;
+}
+
+/* The extras' shapes after the plan's `n` primitives; returns the new count. Bigger bumps get more
+ * rings, so a belly is as smooth as the body it sits on and a spot costs little. */
+static int extras_build(critter_sim *s, prim_shape *shapes, int n)
+{
+    s->extra_first = n;
+    for (int i = 0; i < CRITTER_MAX_EXTRAS; i++) {
+        const critter_extra *e = &s->sp->extras[i];
+        uint8_t rgb[4];
+        const uint8_t *color = paint(s, e, rgb);
+        double across = fmax(e->size[0], e->size[2]);
+        int lat = across > 0.6 ? 10 : across > 0.25 ? 7 : 5;
+        /* a horn's side: across its first span, so whichever host axis it grows least along */
+        tube_side side = fabs(e->dir[0]) < fabs(e->dir[2]) ? SIDE_X : SIDE_Z;
+        for (int j = 0; j < extra_prims(e) && n < CRITTER_MAX_PRIMS; j++, n++) {
+            if (e->type == EXTRA_HORN)
+                tube_shape(&shapes[n], (uint16_t)n, HORN_POINTS, 3, 8, color, side);
+            else
+                ellipsoid_shape(&shapes[n], (uint16_t)n, lat, lat * 3 / 2 + 2, color);
+        }
+    }
+    return n;
+}
+
 /* ---- the kind table -------------------------------------------------------------------------------- */
 
 typedef void (*frame_fn)(const critter_sim *, prim_pose *, double root[3], anchors *);
 
-static frame_fn frame_of(crowd_critter_kind kind)
+static frame_fn frame_of(crowd_critter_kind plan)
 {
-    return kind == CROWD_CRITTER_BLOB ? blob_frame : kind == CROWD_CRITTER_QUAD ? quad_frame : tube_frame;
+    return plan == CROWD_CRITTER_BLOB ? blob_frame : plan == CROWD_CRITTER_QUAD ? quad_frame : tube_frame;
 }
 
 static void reset(critter_sim *s, int clip)
@@ -587,7 +856,7 @@ static void reset(critter_sim *s, int clip)
     prim_pose poses[CRITTER_MAX_PRIMS];
     double root[3];
     anchors an;
-    frame_of(s->kind)(s, poses, root, &an);
+    frame_of(s->plan)(s, poses, root, &an);
     for (int c = 0; c < s->chain_count; c++)
         chain_place(&s->chains[c], an.at[c], an.dir[c]);
 }
@@ -596,11 +865,11 @@ static void step(critter_sim *s, double dt)
 {
     advance(s, dt);
     const gait *g = &s->gaits[s->clip];
-    squash_step(s, dt, s->clip ? g->bob : 0.0, 2.0, s->kind == CROWD_CRITTER_BLOB ? 1.4 : 0.5);
+    squash_step(s, dt, s->clip ? g->bob : 0.0, 2.0, s->plan == CROWD_CRITTER_BLOB ? 1.4 : 0.5);
     prim_pose poses[CRITTER_MAX_PRIMS];
     double root[3];
     anchors an;
-    frame_of(s->kind)(s, poses, root, &an);
+    frame_of(s->plan)(s, poses, root, &an);
     for (int c = 0; c < s->chain_count; c++)
         chain_step(&s->chains[c], an.at[c], an.dir[c], dt);
 }
@@ -608,13 +877,12 @@ static void step(critter_sim *s, double dt)
 static void pose(const critter_sim *s, prim_pose *poses, double root[3])
 {
     anchors an;
-    frame_of(s->kind)(s, poses, root, &an);
-    /* the chains are the last tubes of every kind: arms + tuft, ears + tail, antennae */
-    static const int first_chain_prim[] = {5, 12, 6};
+    frame_of(s->plan)(s, poses, root, &an);
+    /* the chains are the plan's last tubes: arms + tuft, ears + tail, antennae */
     static const int order[3][3] = {{5, 6, 11}, {12, 13, 16}, {6, 7, -1}};
-    (void)first_chain_prim;
     for (int c = 0; c < s->chain_count; c++)
-        chain_pose(&s->chains[c], &poses[order[s->kind][c]]);
+        chain_pose(&s->chains[c], &poses[order[s->plan][c]]);
+    extras_pose(s, poses);
 }
 
 static void loop_range(const critter_sim *s, int clip, double *shortest, double *longest)
@@ -626,9 +894,10 @@ static void loop_range(const critter_sim *s, int clip, double *shortest, double 
 
 static int build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
 {
-    return s->kind == CROWD_CRITTER_BLOB   ? blob_build(s, rng, shapes)
-           : s->kind == CROWD_CRITTER_QUAD ? quad_build(s, rng, shapes)
-                                           : tube_build(s, rng, shapes);
+    int n = s->plan == CROWD_CRITTER_BLOB   ? blob_build(s, rng, shapes)
+            : s->plan == CROWD_CRITTER_QUAD ? quad_build(s, rng, shapes)
+                                            : tube_build(s, rng, shapes);
+    return extras_build(s, shapes, n);
 }
 
 static const critter_kind_ops ops = {build, reset, step, pose, loop_range};
@@ -643,7 +912,7 @@ critter_sim *critter_sim_new(crowd_critter_kind kind)
 {
     critter_sim *s = crowd_calloc(1, sizeof *s);
     if (s)
-        s->kind = kind, s->fps = 30.0;
+        s->sp = critter_species_of(kind), s->plan = s->sp->plan, s->fps = 30.0;
     return s;
 }
 
