@@ -352,7 +352,9 @@ export type BakeInput = ArrayBuffer | ArrayBufferView | Blob | { files: ArrayLik
 /** A procedural critter kind: bake({ critter: name, seed }) captures one. */
 export interface CritterKind {
   name: string;
-  /** one line: the body plan and what sets this kind apart */
+  /** the body plan it is built on: 'blob' (a biped), 'quad' (a quadruped) or 'tube' (a crawler) */
+  plan: string;
+  /** one line: what sets this kind apart */
   summary: string;
 }
 

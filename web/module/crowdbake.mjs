@@ -789,7 +789,7 @@ let kindList = null;
 
 /**
  * The procedural critter kinds bake() takes as { critter: name, seed }: resolves to
- * [{ name, summary }, ...], asked of the baker in its worker once.
+ * [{ name, plan, summary }, ...], asked of the baker in its worker once.
  */
 export function critterKinds() {
   if (!kindList) {

@@ -295,7 +295,7 @@ static void put_json_text(char *out, size_t room, size_t *n, const char *text)
     }
 }
 
-/* The critter kinds, [{"name", "summary"}, ...] in crowd_critter_kind order; made once. */
+/* The critter kinds, [{"name", "plan", "summary"}, ...] in crowd_critter_kind order; made once. */
 const char *cbw_critter_kinds_json(void)
 {
     static char json[16384];
@@ -306,7 +306,8 @@ const char *cbw_critter_kinds_json(void)
     for (int k = 0; k < CROWD_CRITTER_KIND_COUNT && n + 64 < room; k++) {
         n += (size_t)snprintf(json + n, room - n, "%s{\"name\":\"", k ? "," : "");
         put_json_text(json, room, &n, crowd_critter_kind_name((crowd_critter_kind)k));
-        n += (size_t)snprintf(json + n, room - n, "\",\"summary\":\"");
+        n += (size_t)snprintf(json + n, room - n, "\",\"plan\":\"%s\",\"summary\":\"",
+                              crowd_critter_kind_name(crowd_critter_kind_plan((crowd_critter_kind)k)));
         put_json_text(json, room, &n, crowd_critter_kind_summary((crowd_critter_kind)k));
         n += (size_t)snprintf(json + n, room - n, "\"}");
     }

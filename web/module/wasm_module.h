@@ -36,7 +36,7 @@ void cbw_get_transforms(const crowd *crowd, float *xyz, float *yaw);
 crowd_result cbw_bake(const char *source, const char *options_json, uint32_t *size, crowd_error *error);
 const uint8_t *cbw_bake_bytes(void);
 const char *cbw_bake_summary(void);
-/* The critter kinds bake() takes ({ critter: name, seed }): [{"name", "summary"}, ...]. */
+/* The critter kinds bake() takes ({ critter: name, seed }): [{"name", "plan", "summary"}, ...]. */
 const char *cbw_critter_kinds_json(void);
 
 /* Bytes the wasm heap's allocator has handed out and not had back. */
