@@ -177,6 +177,7 @@ struct demo_app {
     demo_menagerie *menagerie;   /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
     demo_grass *grass;           /* NULL when the field could not be made (the error says why) */
     demo_quality_ladder quality; /* auto_quality's step */
+    bool quality_touched;        /* auto_quality was on once: the HUD keeps saying what the quality is */
     demo_gun *gun;               /* made the first time gun mode is entered; its paint stays after */
     showcase_stage *stage;       /* ground, obstacles and sky: shared by every mode */
     int gun_left_camera;         /* the camera mode gun mode was entered from, -1 outside it */
@@ -558,9 +559,11 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     }
     double previous = app->settings[s];
     app->settings[s] = value;
-    if (s == DEMO_GRASS_BUDGET || s == DEMO_GRASS_DISTANCE || s == DEMO_LOD_BIAS) /* the user wins */
+    if ((s == DEMO_GRASS_BUDGET || s == DEMO_GRASS_DISTANCE || s == DEMO_LOD_BIAS) &&
+        app->settings[DEMO_AUTO_QUALITY] > 0.5) { /* the user wins */
         app->settings[DEMO_AUTO_QUALITY] = 0;
-    else if (s == DEMO_AUTO_QUALITY && value > 0.5)
+        app->quality_touched = true;
+    } else if (s == DEMO_AUTO_QUALITY && value > 0.5)
         follow_quality(app);
     app->error[0] = '\0';
     app->sample_now = true; /* the HUD's rasterised count must describe the new state at once */
@@ -846,10 +849,11 @@ static void write_status(demo_app *app)
         snprintf(shadow, sizeof shadow, "  shadow %llu/%llu frames", (unsigned long long)app->shadow_passes,
                  (unsigned long long)app->shadow_frames);
     n += demo_grass_status(app->grass, s[DEMO_GRASS] > 0.5, shadow, app->status + n, sizeof app->status - (size_t)n);
-    n += snprintf(app->status + n, sizeof app->status - (size_t)n,
-                  "quality %s: grass %.0f %% density to %.0f m, LOD bias %.2f\n",
-                  s[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set", 100.0 * s[DEMO_GRASS_BUDGET],
-                  s[DEMO_GRASS_DISTANCE], s[DEMO_LOD_BIAS]);
+    if (s[DEMO_AUTO_QUALITY] > 0.5 || app->quality_touched) /* the compact HUD has room when it matters */
+        n += snprintf(app->status + n, sizeof app->status - (size_t)n,
+                      "quality %s: grass %.0f %% density to %.0f m, LOD bias %.2f\n",
+                      s[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set", 100.0 * s[DEMO_GRASS_BUDGET],
+                      s[DEMO_GRASS_DISTANCE], s[DEMO_LOD_BIAS]);
     if (app->error[0])
         n += snprintf(app->status + n, sizeof app->status - (size_t)n, "! %s\n", app->error);
     if (demo_benchmark_running(app) || demo_benchmark_report(app)[0])
