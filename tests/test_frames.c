@@ -334,7 +334,7 @@ static void critters_are_distinct(void)
             describe(&c, d);
             check_ground(&c);
             /* a kind built on a plan closes its loops: its springs settle (the plan kinds keep their
-             * seams as they were; quad seed 2's run tail swings 56 mm across its seam) */
+             * seams as they were; quad seed 2's run is 56 mm apart across its seam) */
             for (int clip = 0; clip < 3 && k > CROWD_CRITTER_TUBE; clip++)
                 CHECKF(c.clip_stats[clip].seam_max_m <= 0.001, "%s clip %d: seam %.2f mm", c.source_name, clip,
                        c.clip_stats[clip].seam_max_m * 1e3);
