@@ -53,7 +53,7 @@ typedef struct critter_range {
 /* Switches a species may throw on its plan; none keeps the plan as it is. */
 enum critter_feature {
     FEAT_NO_TUFT = 1 << 0,     /* blob: the tuft sinks into the body */
-    FEAT_NO_ARMS = 1 << 1,     /* blob: the arms sink into the body */
+    FEAT_NO_EARS = 1 << 1,     /* quad: the ears are nubs held still (the species draws its own, or none) */
     FEAT_STRIPES = 1 << 2,     /* quad: the tail always striped */
     FEAT_PLAIN = 1 << 3,       /* quad: the tail never striped; tube: the body never striped */
     FEAT_DROOPY_EARS = 1 << 4, /* quad: the ears hang down the sides of the head */

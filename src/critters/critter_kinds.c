@@ -344,9 +344,7 @@ static void blob_draw(critter_sim *s, critter_rng *rng)
     double speed = draw(rng, pr->speed, 0.45, 0.7) * (given(pr->speed) ? 1.0 : bob);
     s->gaits[1] = (gait){walk, speed, 0.62, z[B_LEG] * 0.35, 0.02 * bob};
     s->gaits[2] = (gait){quantize(s, walk * 0.6), s->gaits[1].speed * 2.2, 0.38, z[B_LEG] * 0.55, 0.045 * bob};
-    if (has(s, FEAT_NO_ARMS)) /* short enough to stay inside the body from their sunken anchors */
-        z[B_ARM] = z[B_RX] * 0.4, z[B_ARMR] = z[B_RX] * 0.1;
-    if (has(s, FEAT_NO_TUFT))
+    if (has(s, FEAT_NO_TUFT)) /* short enough to stay inside the body from its sunken anchor */
         z[B_TUFT] = z[B_RX] * 0.3;
 }
 
@@ -370,7 +368,9 @@ static int blob_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     s->chain_count = 3;
     chain_init(&s->chains[0], 4, z[B_ARM] / 3, 0.08, z[B_ARMR], z[B_ARMR] * 0.8);
     chain_init(&s->chains[1], 4, z[B_ARM] / 3, 0.08, z[B_ARMR], z[B_ARMR] * 0.8);
-    chain_init(&s->chains[2], 4, z[B_TUFT] / 3, 0.05, 0.02, 0.006);
+    /* a sunken tuft has nothing to show: held to its rest line (fully driven, so it loops) rather
+     * than left to swing where no loop would close over it */
+    chain_init(&s->chains[2], 4, z[B_TUFT] / 3, has(s, FEAT_NO_TUFT) ? 1.0 : 0.05, 0.02, 0.006);
     return n;
 }
 
@@ -404,7 +404,7 @@ static void blob_frame(const critter_sim *s, prim_pose *p, double root[3], ancho
         ellipsoid(&p[3 + i], foot, z[B_FOOTL] * 0.7, z[B_FOOTH], z[B_FOOTL], 0, moving ? -lift * 2.0 : 0, 0);
         /* arms swing against the legs */
         double swing = moving ? 0.5 * sin(2.0 * M_PI * (ph + 0.5 * i)) * (s->clip == 2 ? 1.6 : 1.0) : 0.1 * breath;
-        on_ellipsoid(&p[0], side, -0.05, 0.05, has(s, FEAT_NO_ARMS) ? 0.3 : 0.95, an->at[i]);
+        on_ellipsoid(&p[0], side, -0.05, 0.05, 0.95, an->at[i]);
         double d[3] = {side * 0.35, -1.0, swing};
         norm3(d);
         memcpy(an->dir[i], d, sizeof d);
@@ -486,9 +486,10 @@ static int quad_build(critter_sim *s, critter_rng *rng, prim_shape *shapes)
     n++;
     const quad_profile *pr = &s->sp->quad;
     double ear_r = z[Q_HEAD] * or_default(pr->ear_r, 0.22), tail_r = z[Q_LEGR] * or_default(pr->tail_r, 0.9);
+    double ear_k = has(s, FEAT_NO_EARS) ? 1.0 : 0.12; /* nubs: held, as the blob's sunken tuft */
     s->chain_count = 3;
-    chain_init(&s->chains[0], 3, z[Q_EAR] / 2, 0.12, ear_r, 0.01);
-    chain_init(&s->chains[1], 3, z[Q_EAR] / 2, 0.12, ear_r, 0.01);
+    chain_init(&s->chains[0], 3, z[Q_EAR] / 2, ear_k, ear_r, 0.01);
+    chain_init(&s->chains[1], 3, z[Q_EAR] / 2, ear_k, ear_r, 0.01);
     chain_init(&s->chains[2], 6, z[Q_TAIL] / 5, or_default(pr->tail_stiff, 0.04), tail_r, 0.01);
     return n;
 }
