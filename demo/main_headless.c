@@ -13,6 +13,7 @@
 
 #include "crowdbake/gl.h"
 #include "demo/app.h"
+#include "demo/bench.h" /* demo_app_pose_camera */
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "tool_support.h"
@@ -180,6 +181,53 @@ static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int
         return 1;
     }
     demo_set(app, DEMO_GUN, 0);
+    return 0;
+}
+
+/* The gun's running totals from the status (0, 0 before gun mode has been entered). */
+static void gun_tally(demo_app *app, unsigned *rounds, unsigned *kills)
+{
+    const char *g = strstr(demo_status(app), "gun: ");
+    *rounds = *kills = 0;
+    if (g && sscanf(g, "gun: %u rounds, %u kills", rounds, kills) != 2)
+        *rounds = *kills = 0;
+}
+
+/* Gun mode as a visitor meets it: the page's first view (the default orbit camera over the default
+ * crowd of GUN_SWEEP_COUNT), G, then the trigger held for GUN_SWEEP_FRAMES frames of 1/30 s while
+ * the view turns slowly to the right, aimed at no one. Prints the rounds, the hits and their ratio;
+ * fails when fewer than GUN_SWEEP_MIN_HITS of the rounds hit someone. The count comes back after. */
+#define GUN_SWEEP_COUNT 20000
+#define GUN_SWEEP_FRAMES 60
+#define GUN_SWEEP_MIN_HITS 0.0
+static int gun_sweep(demo_app *app, int width, int height)
+{
+    double count = demo_get(app, DEMO_COUNT);
+    demo_set(app, DEMO_COUNT, GUN_SWEEP_COUNT);
+    demo_set(app, DEMO_CAMERA, 0);
+    demo_app_pose_camera(app, 0.55f, 0.32f, 55.0f); /* demo_camera_init's orbit */
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    demo_key(app, 'G', false);
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    unsigned rounds0, kills0, rounds, kills;
+    gun_tally(app, &rounds0, &kills0);
+    demo_input trigger = {.fire = true, .look = {4.0f, 0.0f}};
+    for (int f = 0; f < GUN_SWEEP_FRAMES; f++)
+        demo_frame(app, 1.0 / 30.0, width, height, &trigger);
+    gun_tally(app, &rounds, &kills);
+    rounds -= rounds0, kills -= kills0;
+    double ratio = rounds ? (double)kills / rounds : 0.0;
+    printf("  %-20s %u rounds, %u hits (%.0f %%) from the default view, sweeping, %d characters\n", "gun as a visitor",
+           rounds, kills, 100.0 * ratio, GUN_SWEEP_COUNT);
+    demo_key(app, 'R', false);
+    demo_set(app, DEMO_GUN, 0);
+    demo_set(app, DEMO_CAMERA, 0);
+    demo_set(app, DEMO_COUNT, count);
+    if (!rounds || ratio < GUN_SWEEP_MIN_HITS) {
+        fprintf(stderr, "crowd-demo-headless: gun as a visitor: %u of %u rounds hit someone (want %.0f %%)\n", kills,
+                rounds, 100.0 * GUN_SWEEP_MIN_HITS);
+        return 1;
+    }
     return 0;
 }
 
@@ -435,6 +483,8 @@ int main(int argc, char **argv)
     }
     if (!status)
         status = gun_burst(app, &gl, pixels, width, height, frames, count, out_dir);
+    if (!status)
+        status = gun_sweep(app, width, height);
     if (!status && asset_count >= 2)
         status = menagerie_benchmark(app, width, height, asset_count);
     if (!status)
