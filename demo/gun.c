@@ -27,7 +27,7 @@ struct demo_gun {
     uint32_t rounds, kills;
     float impacts[2 * MAX_IMPACTS]; /* x, z of the rounds that struck the floor, for the grass's cut */
     uint32_t impact_count;
-    char status[128];
+    char status[128], summary[96];
 };
 
 crowd_result demo_gun_create(bool es, float world, demo_gun **out, crowd_error *error)
@@ -177,6 +177,17 @@ const char *demo_gun_status(demo_gun *g)
     snprintf(g->status, sizeof g->status, "gun: %u rounds, %u kills, %llu splats (%u in flight)  [R respawn, G exit]\n",
              g->rounds, g->kills, (unsigned long long)s->splats, s->pending);
     return g->status;
+}
+
+const char *demo_gun_summary(demo_gun *g)
+{
+    if (!g)
+        return "";
+    if (!g->rounds)
+        return "paint minigun ready: hold the left button to fire at the crosshair\n";
+    snprintf(g->summary, sizeof g->summary, "paint minigun: %u rounds fired, %u hit someone (%.0f %%)\n", g->rounds,
+             g->kills, 100.0 * g->kills / g->rounds);
+    return g->summary;
 }
 
 uint32_t demo_gun_take_impacts(demo_gun *g, float *xz, uint32_t max)

@@ -46,7 +46,9 @@ void demo_gun_respawn(const demo_gun *gun, crowd *crowd, uint32_t count);
 uint32_t demo_gun_take_impacts(demo_gun *gun, float *xz, uint32_t max);
 /* The floor paint's texture (showcase_paint_texture): the grass is painted with it too. */
 uint32_t demo_gun_paint_texture(const demo_gun *gun);
-/* "gun: 123 kills, 4,567 splats" for the HUD. */
+/* "gun: 123 rounds, 45 kills, 4567 splats (12 in flight)  [R respawn, G exit]" for the HUD's details. */
 const char *demo_gun_status(demo_gun *gun);
+/* The same in words for the plain HUD: "paint minigun: 123 rounds fired, 45 hit someone (37 %)". */
+const char *demo_gun_summary(demo_gun *gun);
 
 #endif

@@ -22,8 +22,9 @@
 #define LOOK_AT -2.0         /* a DEMO_CAMERA step value: demo_look_at (the walk camera must follow) */
 #define ASSET_MENAGERIE -3.0 /* a DEMO_ASSET step value: past the loaded assets, every asset a kind */
 #define GRASS_AS_GIVEN -4.0  /* a DEMO_GRASS_BUDGET step value: back to --grass-density */
-#define HUD_MAX_WIDTH 640    /* the compact overlay, in pixels */
+#define HUD_MAX_WIDTH 640    /* the compact overlay, in pixels: clear of the page's panel at 1280 x 720 */
 #define HUD_MAX_HEIGHT 120
+#define HUD_MAX_HEIGHT_DETAILS 240 /* hud = details: the plain lines and every figure under them */
 
 typedef struct step {
     const char *shot; /* screenshot name, NULL for none */
@@ -34,6 +35,8 @@ typedef struct step {
 /* Every toggle and every scenario and camera, each held for a moment. */
 static const step script[] = {
     {"wander", DEMO_HUD, 1},
+    {"hud_details", DEMO_HUD, 2},
+    {NULL, DEMO_HUD, 1},
     {"walk", DEMO_CAMERA, 1},
     {"tour", DEMO_CAMERA, 2},
     {NULL, DEMO_CAMERA, 0},
@@ -95,6 +98,48 @@ static double wall_ms(void)
     return tool_now_ms(); /* monotonic (tool_support.c) */
 }
 
+/* A count as the plain HUD writes it ("20,000"), read from `text`; false when there is none. */
+static bool grouped_count(const char *text, unsigned *out)
+{
+    unsigned v = 0;
+    int digits = 0;
+    for (; *text == ',' || (*text >= '0' && *text <= '9'); text++)
+        if (*text != ',')
+            v = v * 10 + (unsigned)(*text - '0'), digits++;
+    *out = v;
+    return digits > 0;
+}
+
+/* The plain HUD (hud = simple, what a visitor meets): words, not jargon, and counts that agree with
+ * the stats. Returns a complaint or NULL. */
+static const char *plain_lies(demo_app *app, const demo_stats *s, char *why, size_t size)
+{
+    const char *status = demo_status(app), *people = strstr(status, " characters simulated, ");
+    unsigned simulated = 0, drawn = 0, meshes = 0, cards = 0;
+    const char *first = people; /* the count before the words */
+    while (first && first > status && (first[-1] == ',' || (first[-1] >= '0' && first[-1] <= '9')))
+        first--;
+    bool main_crowd = people != NULL; /* compare mode and the menagerie have lines of their own */
+    if (strncmp(status, "frame ", 6) || !strstr(status, " fps)"))
+        snprintf(why, size, "plain HUD: no frame time and fps first: %.60s", status);
+    else if (demo_get(app, DEMO_HUD) < 1.5 && (strstr(status, "submitted") || strstr(status, "LOD ")))
+        snprintf(why, size, "plain HUD: jargon (submitted, LOD) in the simple HUD");
+    else if (!strstr(status, "grass ") ||
+             !strstr(status, demo_get(app, DEMO_SHADOWS) > 0.5 ? "sun shadows" : "no shadows"))
+        snprintf(why, size, "plain HUD: the grass or the shadows not in words");
+    else if (!strstr(status, "F2 ") || !strstr(status, demo_get(app, DEMO_GUN) > 0.5 ? "left button" : "F1 all keys"))
+        snprintf(why, size, "plain HUD: no line of keys");
+    else if (main_crowd && (!grouped_count(first, &simulated) || simulated != s->instances))
+        snprintf(why, size, "plain HUD: %u characters simulated, the stats say %u", simulated, s->instances);
+    else if (main_crowd && grouped_count(people + 23, &drawn) && strstr(people, " meshes + ") &&
+             (!grouped_count(strchr(people, '(') + 1, &meshes) || !grouped_count(strstr(people, " + ") + 3, &cards) ||
+              meshes + cards != drawn || drawn > simulated))
+        snprintf(why, size, "plain HUD: %u drawn = %u meshes + %u cards of %u", drawn, meshes, cards, simulated);
+    else
+        return NULL;
+    return why;
+}
+
 static uint32_t gpu_steps_checked; /* steps whose submitted count was checked against the GPU's stats */
 
 /* The HUD's claims after a step, against what the step did. Returns a complaint or NULL. */
@@ -107,6 +152,7 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
     const crowd_gl_renderer *r = demo_renderer(app);
     uint32_t gpu_submitted = r ? demo_gpu_submitted(crowd_gl_get_gpu_stats(r)) : 0;
     gpu_steps_checked += s.gpu_frames_late >= 0;
+    int max_height = demo_get(app, DEMO_HUD) > 1.5 ? HUD_MAX_HEIGHT_DETAILS : HUD_MAX_HEIGHT;
     if (s.rasterised > s.submitted)
         snprintf(why, size, "rasterised %u > submitted %u", s.rasterised, s.submitted);
     else if (s.gpu_frames_late >= 0 && (s.submitted != gpu_submitted || s.submitted > s.instances))
@@ -114,15 +160,18 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
                  s.instances);
     else if (demo_get(app, DEMO_SHADOWS) < 0.5 && (s.shadow_draws || s.shadow_triangles || s.shadow_casters))
         snprintf(why, size, "shadows off but %u shadow draws, %u casters", s.shadow_draws, s.shadow_casters);
-    else if (st->value == LOOK_AT && (demo_get(app, DEMO_CAMERA) != 1 || !strstr(demo_status(app), "camera walk")))
+    else if (st->value == LOOK_AT &&
+             (demo_get(app, DEMO_CAMERA) != 1 || !strstr(demo_status_details(app), "camera walk")))
         snprintf(why, size, "look-at: camera setting %g, status without \"camera walk\"", demo_get(app, DEMO_CAMERA));
-    else if (demo_get(app, DEMO_HUD) > 0.5 && (s.hud_width > HUD_MAX_WIDTH || s.hud_height > HUD_MAX_HEIGHT))
+    else if (demo_get(app, DEMO_HUD) > 0.5 && (s.hud_width > HUD_MAX_WIDTH || s.hud_height > max_height))
         snprintf(why, size, "overlay %d x %d px (compact: <= %d x %d)", s.hud_width, s.hud_height, HUD_MAX_WIDTH,
-                 HUD_MAX_HEIGHT);
+                 max_height);
+    else if (plain_lies(app, &s, why, size))
+        return why;
     else if (!(reported_ms >= 0.9 * measured_ms - 0.5 && reported_ms <= 1.1 * measured_ms + 0.5))
         snprintf(why, size, "frame times sum to %.2f ms, the wall clock says %.2f ms", reported_ms, measured_ms);
     else if ((demo_get(app, DEMO_GRASS) > 0.5) !=
-             (strstr(demo_status(app), "grass GPU") || strstr(demo_status(app), "grass CPU")))
+             (strstr(demo_status_details(app), "grass GPU") || strstr(demo_status_details(app), "grass CPU")))
         snprintf(why, size, "grass %s but the status says otherwise", demo_get(app, DEMO_GRASS) > 0.5 ? "on" : "off");
     else if (s.gl_errors)
         snprintf(why, size, "%d GL errors", s.gl_errors);
@@ -153,7 +202,7 @@ static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int
         demo_frame(app, 1.0 / 30.0, width, height, NULL);
     unsigned rounds = 0, kills = 0;
     unsigned long long splats = 0;
-    const char *g = strstr(demo_status(app), "gun: ");
+    const char *g = strstr(demo_status_details(app), "gun: ");
     if (!g || sscanf(g, "gun: %u rounds, %u kills, %llu splats", &rounds, &kills, &splats) != 3 || !kills || !splats) {
         fprintf(stderr, "crowd-demo-headless: gun: %u rounds, %u kills, %llu splats (status: %.80s)\n", rounds, kills,
                 splats, g ? g : "no gun line");
@@ -187,7 +236,7 @@ static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int
 /* The gun's running totals from the status (0, 0 before gun mode has been entered). */
 static void gun_tally(demo_app *app, unsigned *rounds, unsigned *kills)
 {
-    const char *g = strstr(demo_status(app), "gun: ");
+    const char *g = strstr(demo_status_details(app), "gun: ");
     *rounds = *kills = 0;
     if (g && sscanf(g, "gun: %u rounds, %u kills", rounds, kills) != 2)
         *rounds = *kills = 0;
@@ -234,7 +283,8 @@ static int gun_sweep(demo_app *app, int width, int height)
 /* The two halves' instance counts and whether each is searching, from compare mode's HUD lines. */
 static bool compare_halves(demo_app *app, unsigned count[2], bool searching[2])
 {
-    const char *status = demo_status(app), *line[2] = {strstr(status, "left: classic"), strstr(status, "right: VAT")};
+    const char *status = demo_status_details(app),
+               *line[2] = {strstr(status, "left: classic"), strstr(status, "right: VAT")};
     for (int h = 0; h < 2; h++) {
         if (!line[h] || sscanf(line[h], h ? "right: VAT %u inst" : "left: classic %u inst", &count[h]) != 1)
             return false;
@@ -278,7 +328,7 @@ static int compare_search(demo_app *app, int width, int height)
     demo_set(app, DEMO_COMPARE, 0);
     if (!ok || !stopped) {
         fprintf(stderr, "crowd-demo-headless: compare's budget search did not run as T says (status: %.400s)\n",
-                demo_status(app));
+                demo_status_details(app));
         return 1;
     }
     return 0;
@@ -320,6 +370,47 @@ static int menagerie_benchmark(demo_app *app, int width, int height, uint32_t as
         return 1;
     }
     demo_set(app, DEMO_ASSET, 0);
+    return 0;
+}
+
+/* Compare mode's titles, drawn amber over each half (demo/app.c): the amber pixels in a half's top
+ * third (that colour exactly: a shirt seldom is) and the rows from the first to the last of them. Large means at least twice the HUD's
+ * glyphs (stb_easy_font's capitals are 7 px tall at the HUD's scale 1, a line 12 px): a title shorter
+ * than TITLE_MIN_ROWS or lighter than TITLE_MIN_PIXELS fails. */
+#define TITLE_MIN_ROWS 14
+#define TITLE_MIN_PIXELS 500
+static void title_pixels(const uint8_t *rgb, int width, int height, int x0, int x1, unsigned *pixels, int *rows)
+{
+    int first = -1, last = -1;
+    *pixels = 0;
+    for (int y = 0; y < height / 3; y++)
+        for (int x = x0; x < x1 && x < width; x++) {
+            const uint8_t *c = rgb + 3 * ((size_t)y * width + x);
+            if (c[0] < 248 || abs(c[1] - 199) > 8 || abs(c[2] - 64) > 10) /* (1.0, 0.78, 0.25) */
+                continue;
+            ++*pixels;
+            first = first < 0 ? y : first;
+            last = y;
+        }
+    *rows = first < 0 ? 0 : last - first + 1;
+}
+
+static int compare_titles(demo_app *app, const uint8_t *rgb, int width, int height)
+{
+    unsigned pixels[2];
+    int rows[2];
+    title_pixels(rgb, width, height, 0, width / 2 - 1, &pixels[0], &rows[0]);
+    title_pixels(rgb, width, height, width / 2 + 1, width, &pixels[1], &rows[1]);
+    printf("  %-20s titles: %u amber pixels over %d rows (classic), %u over %d rows (VAT)\n", "compare", pixels[0],
+           rows[0], pixels[1], rows[1]);
+    bool paused = demo_get(app, DEMO_GRASS) < 0.5 || strstr(demo_status(app), "grass paused");
+    for (int h = 0; h < 2; h++)
+        if (pixels[h] < TITLE_MIN_PIXELS || rows[h] < TITLE_MIN_ROWS || !paused) {
+            fprintf(stderr, "crowd-demo-headless: compare: %s title %u px over %d rows (want %d+ px, %d+ rows)%s\n",
+                    h ? "the VAT" : "the classic", pixels[h], rows[h], TITLE_MIN_PIXELS, TITLE_MIN_ROWS,
+                    paused ? "" : "; grass on but not said to be paused");
+            return 1;
+        }
     return 0;
 }
 
@@ -461,6 +552,10 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/demo_%s.png", out_dir, st->shot);
         if (tool_write_png(path, pixels, width, height, &err) != CROWD_OK || blank(pixels, width * height)) {
             fprintf(stderr, "crowd-demo-headless: %s: %s\n", path, err.message[0] ? err.message : "blank frame");
+            status = 1;
+            break;
+        }
+        if (st->setting == DEMO_COMPARE && st->value == 1 && compare_titles(app, pixels, width, height)) {
             status = 1;
             break;
         }

@@ -28,7 +28,7 @@ xdotool mousemove --window "$window" 240 135
 sleep 1
 xdotool key --window "$window" i # the grass off: its blades cost most of a frame on llvmpipe
 xdotool key --window "$window" 5 # the gather scenario: the crowd comes to the middle
-xdotool key --window "$window" F2 # the HUD off
+xdotool key --window "$window" F2 F2 # the HUD off (simple, then details, then off)
 xdotool key --window "$window" g # gun mode (the walk camera)
 xdotool click 1                  # locks the pointer; that click does not fire
 sleep 1
