@@ -432,7 +432,8 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
 
 /* ---- gun mode (demo/gun.c) -------------------------------------------------------------------- */
 
-/* On: the walk camera where the camera is now, looking where it looks (the altitude is kept). */
+/* On: the walk camera; from above, at a standing eye height facing the crowd (demo_gun_vantage), else
+ * where the camera is now, looking where it looks. */
 static crowd_result gun_toggle(demo_app *app, bool on, crowd_error *error)
 {
     if (!on) { /* back to the camera it was entered from */
@@ -449,8 +450,11 @@ static crowd_result gun_toggle(demo_app *app, bool on, crowd_error *error)
             return r;
     }
     float eye[3], target[3];
-    memcpy(eye, app->camera.eye, sizeof eye);
-    memcpy(target, app->camera.target, sizeof target);
+    if (!demo_gun_vantage(app->crowd, app->obstacles, SHOWCASE_OBSTACLES, app->camera.eye, app->camera.target, eye,
+                          target)) {
+        memcpy(eye, app->camera.eye, sizeof eye);
+        memcpy(target, app->camera.target, sizeof target);
+    }
     if (app->gun_left_camera < 0)
         app->gun_left_camera = (int)app->camera.mode;
     demo_camera_look_at(&app->camera, eye, target);

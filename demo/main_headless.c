@@ -242,23 +242,102 @@ static void gun_tally(demo_app *app, unsigned *rounds, unsigned *kills)
         *rounds = *kills = 0;
 }
 
-/* Gun mode as a visitor meets it: the page's first view (the default orbit camera over the default
- * crowd of GUN_SWEEP_COUNT), G, then the trigger held for GUN_SWEEP_FRAMES frames of 1/30 s while
- * the view turns slowly to the right, aimed at no one. Prints the rounds, the hits and their ratio;
- * fails when fewer than GUN_SWEEP_MIN_HITS of the rounds hit someone. The count comes back after. */
-#define GUN_SWEEP_COUNT 20000
-#define GUN_SWEEP_FRAMES 60
-#define GUN_SWEEP_MIN_HITS 0.0
-static int gun_sweep(demo_app *app, int width, int height)
+/* Pixels of `now` that are vivid (a saturated colour: the beams' and the paint's rainbow hues)
+ * and were not so in `before`. */
+static unsigned vivid_new(const uint8_t *before, const uint8_t *now, size_t pixels)
 {
+    unsigned n = 0;
+    for (size_t i = 0; i < 3 * pixels; i += 3) {
+        const uint8_t *a = before + i, *b = now + i;
+        int lo = b[0] < b[1] ? (b[0] < b[2] ? b[0] : b[2]) : (b[1] < b[2] ? b[1] : b[2]);
+        int hi = b[0] > b[1] ? (b[0] > b[2] ? b[0] : b[2]) : (b[1] > b[2] ? b[1] : b[2]);
+        n += hi - lo >= 150 && abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]) > 90;
+    }
+    return n;
+}
+
+static int save_shot(tool_gl *gl, uint8_t *pixels, int width, int height, const char *out_dir, const char *name)
+{
+    char path[512];
+    crowd_error err = {0};
+    tool_gl_read_rgb(gl, pixels);
+    snprintf(path, sizeof path, "%s/demo_%s.png", out_dir, name);
+    if (tool_write_png(path, pixels, width, height, &err) == CROWD_OK)
+        return 0;
+    fprintf(stderr, "crowd-demo-headless: %s: %s\n", path, err.message);
+    return 1;
+}
+
+/* Vivid pixels new in the frame after `frames` frames of `input` (NULL: none), against the frame
+ * before them; the frame is saved as demo_<name>.png. */
+static unsigned vivid_after(demo_app *app, tool_gl *gl, uint8_t *quiet, uint8_t *pixels, int width, int height,
+                            const demo_input *input, int frames, const char *out_dir, const char *name)
+{
+    tool_gl_read_rgb(gl, quiet);
+    for (int f = 0; f < frames; f++)
+        demo_frame(app, 1.0 / 30.0, width, height, input);
+    if (save_shot(gl, pixels, width, height, out_dir, name))
+        return 0;
+    return vivid_new(quiet, pixels, (size_t)width * height);
+}
+
+/* The beams alone, the crowd paused so that only the rounds change the frame: two frames of fire
+ * into the sky from where G stood the visitor. Returns the vivid pixels new over the sky; a beam of
+ * 3 px or more from the muzzle to the crosshair has at least half the frame's height of them. */
+static unsigned gun_beams(demo_app *app, tool_gl *gl, uint8_t *quiet, uint8_t *pixels, int width, int height,
+                          const char *out_dir)
+{
+    const demo_input up = {.look = {0.0f, -150.0f}}, down = {.look = {0.0f, 150.0f}}, trigger = {.fire = true};
+    demo_set(app, DEMO_PAUSED, 1);
+    demo_frame(app, 1.0 / 30.0, width, height, &up);
+    unsigned beam = vivid_after(app, gl, quiet, pixels, width, height, &trigger, 2, out_dir, "gun_beam");
+    demo_frame(app, 1.0 / 30.0, width, height, &down);
+    demo_set(app, DEMO_PAUSED, 0);
+    return beam;
+}
+
+/* Rounds into the crowd, paused, from where G stands a visitor anew (out and in again): the beams
+ * and a fountain of droplets, then, once the droplets have landed, the paint on the floor for good.
+ * Returns the vivid pixels new with each through fountain and paint. */
+static void gun_fountain(demo_app *app, tool_gl *gl, uint8_t *quiet, uint8_t *pixels, int width, int height,
+                         const char *out_dir, unsigned *fountain, unsigned *paint)
+{
+    const demo_input trigger = {.fire = true};
+    demo_set(app, DEMO_PAUSED, 1);
+    demo_key(app, 'G', false);
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    demo_key(app, 'G', false);
+    for (int f = 0; f < 5; f++) /* the last beams fade */
+        demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    *fountain = vivid_after(app, gl, quiet, pixels, width, height, &trigger, 3, out_dir, "gun_fountain");
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    *paint = vivid_after(app, gl, quiet, pixels, width, height, NULL, 45, out_dir, "gun_paint"); /* they land */
+    demo_set(app, DEMO_PAUSED, 0);
+}
+
+/* Gun mode as a visitor meets it: the page's first view (the default orbit camera over the default
+ * crowd of GUN_SWEEP_COUNT) and G; the beams into the sky (gun_beams); then the trigger held for
+ * GUN_SWEEP_FRAMES frames of 1/30 s while the view turns slowly to the right, aimed at no one; then
+ * a fountain and its paint (gun_fountain). Prints the rounds, the hits and their ratio and the
+ * effects' pixels; fails when fewer than GUN_SWEEP_MIN_HITS of the rounds hit someone or an effect
+ * has fewer vivid pixels than half the frame's height. Saves demo_gun_beam.png,
+ * demo_gun_fountain.png and demo_gun_paint.png. The count comes back after. */
+#define GUN_SWEEP_COUNT 20000
+#define GUN_SWEEP_FRAMES 45
+#define GUN_SWEEP_MIN_HITS 0.8
+static int gun_sweep(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int height, const char *out_dir)
+{
+    uint8_t *quiet = malloc((size_t)width * height * 3);
     double count = demo_get(app, DEMO_COUNT);
+    if (!quiet)
+        return 1;
     demo_set(app, DEMO_COUNT, GUN_SWEEP_COUNT);
     demo_set(app, DEMO_CAMERA, 0);
     demo_app_pose_camera(app, 0.55f, 0.32f, 55.0f); /* demo_camera_init's orbit */
     demo_frame(app, 1.0 / 30.0, width, height, NULL);
     demo_key(app, 'G', false);
     demo_frame(app, 1.0 / 30.0, width, height, NULL);
-    unsigned rounds0, kills0, rounds, kills;
+    unsigned beam = gun_beams(app, gl, quiet, pixels, width, height, out_dir), rounds0, kills0, rounds, kills;
     gun_tally(app, &rounds0, &kills0);
     demo_input trigger = {.fire = true, .look = {4.0f, 0.0f}};
     for (int f = 0; f < GUN_SWEEP_FRAMES; f++)
@@ -266,15 +345,22 @@ static int gun_sweep(demo_app *app, int width, int height)
     gun_tally(app, &rounds, &kills);
     rounds -= rounds0, kills -= kills0;
     double ratio = rounds ? (double)kills / rounds : 0.0;
+    unsigned fountain, paint, least = (unsigned)height / 2;
+    gun_fountain(app, gl, quiet, pixels, width, height, out_dir, &fountain, &paint);
+    free(quiet);
     printf("  %-20s %u rounds, %u hits (%.0f %%) from the default view, sweeping, %d characters\n", "gun as a visitor",
            rounds, kills, 100.0 * ratio, GUN_SWEEP_COUNT);
+    printf("  %-20s vivid pixels new: %u with beams into the sky, %u with a fountain, %u of paint landed\n",
+           "gun effects", beam, fountain, paint);
     demo_key(app, 'R', false);
     demo_set(app, DEMO_GUN, 0);
     demo_set(app, DEMO_CAMERA, 0);
     demo_set(app, DEMO_COUNT, count);
-    if (!rounds || ratio < GUN_SWEEP_MIN_HITS) {
-        fprintf(stderr, "crowd-demo-headless: gun as a visitor: %u of %u rounds hit someone (want %.0f %%)\n", kills,
-                rounds, 100.0 * GUN_SWEEP_MIN_HITS);
+    if (!rounds || ratio < GUN_SWEEP_MIN_HITS || beam < least || fountain < least || paint < least) {
+        fprintf(stderr,
+                "crowd-demo-headless: gun as a visitor: %u of %u rounds hit someone (want %.0f %%); vivid pixels %u "
+                "(beams), %u (fountain), %u (paint) (want %u+)\n",
+                kills, rounds, 100.0 * GUN_SWEEP_MIN_HITS, beam, fountain, paint, least);
         return 1;
     }
     return 0;
@@ -579,7 +665,7 @@ int main(int argc, char **argv)
     if (!status)
         status = gun_burst(app, &gl, pixels, width, height, frames, count, out_dir);
     if (!status)
-        status = gun_sweep(app, width, height);
+        status = gun_sweep(app, &gl, pixels, width, height, out_dir);
     if (!status && asset_count >= 2)
         status = menagerie_benchmark(app, width, height, asset_count);
     if (!status)
