@@ -4,6 +4,7 @@
 #include "demo/app.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     /* past the loaded assets (two or more): the menagerie, every asset a kind (demo/menagerie.c) */
     [DEMO_ASSET] = {"asset", "asset", 0, MAX_ASSETS, 1, NULL, '0'},
     [DEMO_CAMERA] = {"camera", "camera", 0, 2, 1, "orbit|walk|tour", KEY_TAB},
-    [DEMO_HUD] = {"hud", "HUD", 0, 1, 1, NULL, KEY_F2},
+    [DEMO_HUD] = {"hud", "HUD", 0, 2, 1, "off|simple|details", KEY_F2},
     [DEMO_PAUSED] = {"paused", "paused", 0, 1, 1, NULL, ' '},
     [DEMO_MSAA] = {"msaa", "MSAA", 0, 2, 1, "off|2x|4x", 'O'},
     [DEMO_PATH] = {"path", "render path", 0, 2, 1, "auto|cpu|gpu", 'U'},
@@ -177,7 +178,6 @@ struct demo_app {
     demo_menagerie *menagerie;   /* DEMO_ASSET == asset_count: every kind lives there; the main crowd waits */
     demo_grass *grass;           /* NULL when the field could not be made (the error says why) */
     demo_quality_ladder quality; /* auto_quality's step */
-    bool quality_touched;        /* auto_quality was on once: the HUD keeps saying what the quality is */
     demo_gun *gun;               /* made the first time gun mode is entered; its paint stays after */
     showcase_stage *stage;       /* ground, obstacles and sky: shared by every mode */
     int gun_left_camera;         /* the camera mode gun mode was entered from, -1 outside it */
@@ -188,7 +188,8 @@ struct demo_app {
     bool shadow_valid;      /* a pass ran since shadows were switched on */
     uint64_t shadow_passes, shadow_frames;
     double grass_time;
-    char status[2048];
+    char status[4096];  /* the HUD: plain words (and the details with hud = details) */
+    char details[2048]; /* every figure, always written (demo_status_details) */
     char error[256];
 };
 
@@ -454,7 +455,8 @@ static crowd_result menagerie_toggle(demo_app *app, bool on, crowd_error *error)
 
 /* ---- gun mode (demo/gun.c) -------------------------------------------------------------------- */
 
-/* On: the walk camera where the camera is now, looking where it looks (the altitude is kept). */
+/* On: the walk camera; from above, at a standing eye height facing the crowd (demo_gun_vantage), else
+ * where the camera is now, looking where it looks. */
 static crowd_result gun_toggle(demo_app *app, bool on, crowd_error *error)
 {
     if (!on) { /* back to the camera it was entered from */
@@ -471,8 +473,11 @@ static crowd_result gun_toggle(demo_app *app, bool on, crowd_error *error)
             return r;
     }
     float eye[3], target[3];
-    memcpy(eye, app->camera.eye, sizeof eye);
-    memcpy(target, app->camera.target, sizeof target);
+    if (!demo_gun_vantage(app->crowd, app->obstacles, SHOWCASE_OBSTACLES, app->camera.eye, app->camera.target, eye,
+                          target)) {
+        memcpy(eye, app->camera.eye, sizeof eye);
+        memcpy(target, app->camera.target, sizeof target);
+    }
     if (app->gun_left_camera < 0)
         app->gun_left_camera = (int)app->camera.mode;
     demo_camera_look_at(&app->camera, eye, target);
@@ -559,11 +564,9 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     }
     double previous = app->settings[s];
     app->settings[s] = value;
-    if ((s == DEMO_GRASS_BUDGET || s == DEMO_GRASS_DISTANCE || s == DEMO_LOD_BIAS) &&
-        app->settings[DEMO_AUTO_QUALITY] > 0.5) { /* the user wins */
+    if (s == DEMO_GRASS_BUDGET || s == DEMO_GRASS_DISTANCE || s == DEMO_LOD_BIAS) /* the user wins */
         app->settings[DEMO_AUTO_QUALITY] = 0;
-        app->quality_touched = true;
-    } else if (s == DEMO_AUTO_QUALITY && value > 0.5)
+    else if (s == DEMO_AUTO_QUALITY && value > 0.5)
         follow_quality(app);
     app->error[0] = '\0';
     app->sample_now = true; /* the HUD's rasterised count must describe the new state at once */
@@ -766,110 +769,275 @@ static const char *choice_name(demo_setting s, double v, char *buffer, size_t si
     return buffer;
 }
 
-/* The overlay: compact (about 520 x 90 px at 1280 x 720), every number measured this frame or
- * sampled together (submitted with rasterised). */
-static void write_status(demo_app *app)
+/* ---- the HUD's text ---------------------------------------------------------------------------- */
+
+/* A bounded text being written: appends never run past the buffer (the tail is cut instead). */
+typedef struct text_out {
+    char *s;
+    size_t size, n;
+} text_out;
+
+#if defined(__GNUC__)
+static void put(text_out *t, const char *format, ...) __attribute__((format(printf, 2, 3)));
+#endif
+static void put(text_out *t, const char *format, ...)
+{
+    if (t->n + 1 >= t->size)
+        return;
+    va_list args;
+    va_start(args, format);
+    int written = vsnprintf(t->s + t->n, t->size - t->n, format, args);
+    va_end(args);
+    if (written > 0)
+        t->n = t->n + (size_t)written < t->size - 1 ? t->n + (size_t)written : t->size - 1;
+}
+
+/* 20000 -> "20,000": counts a visitor reads at a glance. */
+static const char *grouped(uint32_t v, char out[16])
+{
+    if (v < 1000)
+        snprintf(out, 16, "%u", v);
+    else if (v < 1000000)
+        snprintf(out, 16, "%u,%03u", v / 1000, v % 1000);
+    else
+        snprintf(out, 16, "%u,%03u,%03u", v / 1000000, v / 1000 % 1000, v % 1000);
+    return out;
+}
+
+/* The details: every figure the HUD has, in the terse form tools and tests parse (F2 twice). */
+static void details_gpu_crowd(const demo_app *app, const crowd_stats *st, const crowd_gl_stats *gs, text_out *t)
+{
+    /* what the GPU's pass drew, a few frames old: the crowd makes no draw list here */
+    const crowd_gl_gpu_stats *late = demo_late_gpu_stats(app->renderer);
+    const double *s = app->settings;
+    if (!late) {
+        put(t, "%u live  gpu: no stats read back yet  draws %u (+%u shadow)\n", st->simulated, gs->draws,
+            gs->shadow_draws);
+        return;
+    }
+    bool shadows = s[DEMO_SHADOWS] > 0.5; /* casters: the last shadow pass's (at most 30 Hz), none with shadows off */
+    put(t,
+        "%u live  gpu, %u frames late: submitted %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M shadow, %u casters)\n"
+        "LOD",
+        st->simulated, late->frames_late, demo_gpu_submitted(late), gs->draws, gs->shadow_draws,
+        (double)late->triangles / 1e6, shadows ? (double)late->shadow_triangles / 1e6 : 0.0,
+        shadows ? late->shadow_casters : 0);
+    const crowd_asset *a = &app->assets[app->active].asset;
+    for (uint32_t l = 0; l < a->lod_count; l++)
+        put(t, " %u", late->submitted[l]);
+    if (a->lod_count < CROWD_MAX_LODS && late->submitted[a->lod_count]) /* the cards' level */
+        put(t, " +%u cards", late->submitted[a->lod_count]);
+    if (s[DEMO_VERTEX_BUDGET] > 0 && s[DEMO_LOD_POLICY] > 0.5)
+        put(t, "  budget %s, %u demoted", late->budget_satisfied ? "met" : "NOT met", late->demoted);
+    put(t, "\n");
+}
+
+static void details_cpu_crowd(const demo_app *app, const crowd_stats *st, const crowd_gl_stats *gs, text_out *t)
+{
+    put(t, "%u live  submitted %u  rasterised %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M shadow)\nLOD",
+        st->simulated, app->sampled_submitted, app->rasterised, gs->draws, gs->shadow_draws,
+        (double)gs->triangles / 1e6, (double)gs->shadow_triangles / 1e6);
+    const crowd_asset *a = &app->assets[app->active].asset;
+    for (uint32_t l = 0; l < a->lod_count; l++)
+        put(t, " %u", st->lod_histogram[l]);
+    if (a->lod_count < CROWD_MAX_LODS && st->lod_histogram[a->lod_count]) /* the cards' level */
+        put(t, " +%u cards", st->lod_histogram[a->lod_count]);
+    if (app->settings[DEMO_VERTEX_BUDGET] > 0 && app->settings[DEMO_LOD_POLICY] > 0.5)
+        put(t, "  budget %s, %u demoted", st->budget_satisfied ? "met" : "NOT met", st->demoted);
+    put(t, "\n");
+}
+
+static void details_settings(const demo_app *app, text_out *t)
+{
+    const double *s = app->settings;
+    char scenario[32], camera[32], mode[32], policy[32], msaa[16];
+    put(t,
+        "%s | %s | chunk %g | %s x%.2f | shadows %s <=L%g%s | pool %s\n"
+        "stride %s | sep %s | fog %.4f | camera %s | msaa %s  [F1 keys]\n",
+        choice_name(DEMO_SCENARIO, s[DEMO_SCENARIO], scenario, sizeof scenario),
+        choice_name(DEMO_MODE, s[DEMO_MODE], mode, sizeof mode), s[DEMO_CHUNK],
+        choice_name(DEMO_LOD_POLICY, s[DEMO_LOD_POLICY], policy, sizeof policy), s[DEMO_LOD_BIAS],
+        s[DEMO_SHADOWS] > 0.5 ? "on" : "off", s[DEMO_SHADOW_MAX_LOD], s[DEMO_FAR_SHADOW] > 0.5 ? " +blobs" : "",
+        s[DEMO_FAR_POOL] > 0.5 ? "on" : "off", s[DEMO_STRIDE_MATCHING] > 0.5 ? "matched" : "OFF (skating)",
+        s[DEMO_SEPARATION] > 0.5 ? "on" : "off", s[DEMO_FOG],
+        choice_name(DEMO_CAMERA, s[DEMO_CAMERA], camera, sizeof camera),
+        choice_name(DEMO_MSAA, s[DEMO_MSAA], msaa, sizeof msaa));
+}
+
+/* Every number measured this frame or sampled together (submitted with rasterised). */
+static void write_details(demo_app *app)
 {
     const crowd_stats *st = app->frame ? &app->frame->stats : NULL;
     const crowd_gl_stats *gs = app->renderer ? crowd_gl_get_stats(app->renderer) : NULL;
-    const double *s = app->settings;
-    char scenario[32], camera[32], mode[32], policy[32], msaa[16], gpu[64] = "gpu n/a";
+    text_out t = {app->details, sizeof app->details, 0};
+    char gpu[64] = "gpu n/a";
     if (gs && gs->timers)
         snprintf(gpu, sizeof gpu, "gpu shadow %.2f + colour %.2f ms", gs->gpu_shadow_ms, gs->gpu_color_ms);
-    int n = snprintf(app->status, sizeof app->status,
-                     "crowdbake  %s  %.40s\n"
-                     "frame %.1f ms (%.0f fps)  main %.2f ms (%.0f%%)  %s\n",
-                     app->menagerie     ? "menagerie"
-                     : app->asset_count ? app->assets[app->active].name
-                                        : "(no asset)",
-                     app->gl_renderer, app->frame_ms, app->fps, app->main_ms,
-                     app->frame_ms > 0 ? 100.0 * app->main_ms / app->frame_ms : 0.0, gpu);
-    if (app->gun && s[DEMO_GUN] > 0.5)
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_gun_status(app->gun));
+    put(&t, "crowdbake  %s  %.40s\nframe %.1f ms (%.0f fps)  main %.2f ms (%.0f%%)  %s\n",
+        app->menagerie     ? "menagerie"
+        : app->asset_count ? app->assets[app->active].name
+                           : "(no asset)",
+        app->gl_renderer, app->frame_ms, app->fps, app->main_ms,
+        app->frame_ms > 0 ? 100.0 * app->main_ms / app->frame_ms : 0.0, gpu);
+    if (app->gun && app->settings[DEMO_GUN] > 0.5)
+        put(&t, "%s", demo_gun_status(app->gun));
     if (app->compare) /* in place of the main crowd's lines: that crowd is not drawn */
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_compare_status(app->compare));
+        put(&t, "%s", demo_compare_status(app->compare));
     else if (app->menagerie)
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_menagerie_status(app->menagerie));
-    else if (st && gs && crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU) {
-        /* what the GPU's pass drew, a few frames old: the crowd makes no draw list here */
-        const crowd_gl_gpu_stats *late = demo_late_gpu_stats(app->renderer);
-        if (!late)
-            n += snprintf(app->status + n, sizeof app->status - (size_t)n,
-                          "%u live  gpu: no stats read back yet  draws %u (+%u shadow)\n", st->simulated, gs->draws,
-                          gs->shadow_draws);
-        else { /* casters: the last shadow pass's (it runs at most 30 Hz), none with shadows off */
-            bool shadows = s[DEMO_SHADOWS] > 0.5;
-            n += snprintf(app->status + n, sizeof app->status - (size_t)n,
-                          "%u live  gpu, %u frames late: submitted %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M "
-                          "shadow, %u casters)\nLOD",
-                          st->simulated, late->frames_late, demo_gpu_submitted(late), gs->draws, gs->shadow_draws,
-                          (double)late->triangles / 1e6, shadows ? (double)late->shadow_triangles / 1e6 : 0.0,
-                          shadows ? late->shadow_casters : 0);
-            const crowd_asset *a = &app->assets[app->active].asset;
-            for (uint32_t l = 0; l < a->lod_count && n < (int)sizeof app->status - 32; l++)
-                n += snprintf(app->status + n, sizeof app->status - (size_t)n, " %u", late->submitted[l]);
-            if (a->lod_count < CROWD_MAX_LODS && late->submitted[a->lod_count]) /* the cards' level */
-                n += snprintf(app->status + n, sizeof app->status - (size_t)n, " +%u cards",
-                              late->submitted[a->lod_count]);
-            if (s[DEMO_VERTEX_BUDGET] > 0 && s[DEMO_LOD_POLICY] > 0.5)
-                n += snprintf(app->status + n, sizeof app->status - (size_t)n, "  budget %s, %u demoted",
-                              late->budget_satisfied ? "met" : "NOT met", late->demoted);
-            n += snprintf(app->status + n, sizeof app->status - (size_t)n, "\n");
-        }
-    } else if (st && gs) {
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n,
-                      "%u live  submitted %u  rasterised %u  draws %u (+%u shadow)  %.2f M tri (+%.2f M shadow)\nLOD",
-                      st->simulated, app->sampled_submitted, app->rasterised, gs->draws, gs->shadow_draws,
-                      (double)gs->triangles / 1e6, (double)gs->shadow_triangles / 1e6);
-        const crowd_asset *a = &app->assets[app->active].asset;
-        for (uint32_t l = 0; l < a->lod_count && n < (int)sizeof app->status - 32; l++)
-            n += snprintf(app->status + n, sizeof app->status - (size_t)n, " %u", st->lod_histogram[l]);
-        if (a->lod_count < CROWD_MAX_LODS && st->lod_histogram[a->lod_count]) /* the cards' level */
-            n += snprintf(app->status + n, sizeof app->status - (size_t)n, " +%u cards",
-                          st->lod_histogram[a->lod_count]);
-        if (s[DEMO_VERTEX_BUDGET] > 0 && s[DEMO_LOD_POLICY] > 0.5)
-            n += snprintf(app->status + n, sizeof app->status - (size_t)n, "  budget %s, %u demoted",
-                          st->budget_satisfied ? "met" : "NOT met", st->demoted);
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "\n");
-    }
-    n += snprintf(app->status + n, sizeof app->status - (size_t)n,
-                  "%s | %s | chunk %g | %s x%.2f | shadows %s <=L%g%s | pool %s\n"
-                  "stride %s | sep %s | fog %.4f | camera %s | msaa %s  [F1 keys]\n",
-                  choice_name(DEMO_SCENARIO, s[DEMO_SCENARIO], scenario, sizeof scenario),
-                  choice_name(DEMO_MODE, s[DEMO_MODE], mode, sizeof mode), s[DEMO_CHUNK],
-                  choice_name(DEMO_LOD_POLICY, s[DEMO_LOD_POLICY], policy, sizeof policy), s[DEMO_LOD_BIAS],
-                  s[DEMO_SHADOWS] > 0.5 ? "on" : "off", s[DEMO_SHADOW_MAX_LOD],
-                  s[DEMO_FAR_SHADOW] > 0.5 ? " +blobs" : "", s[DEMO_FAR_POOL] > 0.5 ? "on" : "off",
-                  s[DEMO_STRIDE_MATCHING] > 0.5 ? "matched" : "OFF (skating)", s[DEMO_SEPARATION] > 0.5 ? "on" : "off",
-                  s[DEMO_FOG], choice_name(DEMO_CAMERA, s[DEMO_CAMERA], camera, sizeof camera),
-                  choice_name(DEMO_MSAA, s[DEMO_MSAA], msaa, sizeof msaa));
-    n += path_status(app->renderer, app->status + n, sizeof app->status - (size_t)n);
+        put(&t, "%s", demo_menagerie_status(app->menagerie));
+    else if (st && gs && crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU)
+        details_gpu_crowd(app, st, gs, &t);
+    else if (st && gs)
+        details_cpu_crowd(app, st, gs, &t);
+    details_settings(app, &t);
+    t.n += (size_t)path_status(app->renderer, t.s + t.n, t.size - t.n);
     char shadow[64] = ""; /* at most 30 Hz, only while something moves */
-    if (s[DEMO_SHADOWS] > 0.5)
+    if (app->settings[DEMO_SHADOWS] > 0.5)
         snprintf(shadow, sizeof shadow, "  shadow %llu/%llu frames", (unsigned long long)app->shadow_passes,
                  (unsigned long long)app->shadow_frames);
-    n += demo_grass_status(app->grass, s[DEMO_GRASS] > 0.5, shadow, app->status + n, sizeof app->status - (size_t)n);
-    if (s[DEMO_AUTO_QUALITY] > 0.5 || app->quality_touched) /* the compact HUD has room when it matters */
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n,
-                      "quality %s: grass %.0f %% density to %.0f m, LOD bias %.2f\n",
-                      s[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set", 100.0 * s[DEMO_GRASS_BUDGET],
-                      s[DEMO_GRASS_DISTANCE], s[DEMO_LOD_BIAS]);
+    int n = demo_grass_status(app->grass, app->settings[DEMO_GRASS] > 0.5, shadow, t.s + t.n, t.size - t.n);
+    t.n = n > 0 && t.n + (size_t)n < t.size ? t.n + (size_t)n : t.size - 1;
+    put(&t, "quality %s: grass %.0f %% density to %.0f m, LOD bias %.2f\n",
+        app->settings[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set",
+        100.0 * app->settings[DEMO_GRASS_BUDGET], app->settings[DEMO_GRASS_DISTANCE], app->settings[DEMO_LOD_BIAS]);
+}
+
+/* The plain words (the HUD a visitor meets): what is on screen and how fast, what the grass and the
+ * shadows are doing, and the keys that matter here. Every count is this frame's. */
+static void plain_crowd(const demo_app *app, text_out *t)
+{
+    char a[16], b[16], c[16];
+    if (app->menagerie) {
+        demo_menagerie_totals m = demo_menagerie_get_totals(app->menagerie);
+        uint32_t kinds = app->asset_count < DEMO_MENAGERIE_MAX_KINDS ? app->asset_count : DEMO_MENAGERIE_MAX_KINDS;
+        put(t, "menagerie: %s characters of %u kinds simulated, %s drawn\n",
+            grouped(demo_menagerie_instances(app->menagerie), a), kinds, grouped(m.submitted, b));
+        return;
+    }
+    if (!app->frame || !app->renderer) {
+        put(t, "no character loaded yet\n");
+        return;
+    }
+    const crowd_asset *asset = &app->assets[app->active].asset;
+    const crowd_gl_gpu_stats *late = demo_late_gpu_stats(app->renderer);
+    bool gpu = crowd_gl_get_path(app->renderer) == CROWD_GL_PATH_GPU;
+    const uint32_t *levels = late ? late->submitted : app->frame->stats.lod_histogram;
+    uint32_t drawn = late ? demo_gpu_submitted(late) : app->frame->stats.submitted;
+    uint32_t cards = asset->lod_count < CROWD_MAX_LODS ? levels[asset->lod_count] : 0;
+    put(t, "%s: %s characters simulated", app->assets[app->active].name, grouped(app->frame->stats.simulated, a));
+    if (gpu && !late)
+        put(t, ", drawn on the GPU (its counts are not back yet)\n");
+    else if (cards)
+        put(t, ", %s drawn (%s meshes + %s cards)\n", grouped(drawn, b), grouped(drawn - cards, c), grouped(cards, a));
+    else
+        put(t, ", %s drawn\n", grouped(drawn, b));
+}
+
+static void plain_compare(const demo_app *app, text_out *t)
+{
+    static const char *const names[2] = {"left, classic skinning", "right, VAT"};
+    for (int h = 0; h < 2; h++) {
+        uint32_t instances, draws;
+        double cpu;
+        char n[16];
+        demo_compare_half_stats(app->compare, h, &instances, &draws, &cpu);
+        put(t, "%s: %s characters, %.1f ms of CPU a frame, %u draw calls\n", names[h], grouped(instances, n), cpu,
+            draws);
+    }
+}
+
+static void plain_grass(const demo_app *app, text_out *t)
+{
+    const double *s = app->settings;
+    double wind = s[DEMO_WIND];
+    if (s[DEMO_GRASS] < 0.5) {
+        put(t, "grass off (I brings it back)");
+        return;
+    }
+    if (app->compare) { /* the halves have a renderer each: the field would be drawn, and paid for, twice */
+        put(t, "grass paused while comparing (plain ground; the setting stays on)");
+        return;
+    }
+    if (!app->grass) {
+        put(t, "no grass on this device (plain ground)");
+        return;
+    }
+    put(t, "grass %s",
+        wind <= 0.0  ? "standing still"
+        : wind < 0.3 ? "swaying in a breeze"
+        : wind < 0.7 ? "swaying in the wind"
+                     : "tossed by a gale");
+    if (s[DEMO_TRAMPLE] > 0.5)
+        put(t, ", trampled where people walk");
+    if (s[DEMO_MOWER] > 0.5)
+        put(t, ", mown where you look");
+    put(t, ", %.0f %% density to %.0f m (quality %s)", 100.0 * s[DEMO_GRASS_BUDGET], s[DEMO_GRASS_DISTANCE],
+        s[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set");
+}
+
+static void plain_shadows(const demo_app *app, text_out *t)
+{
+    if (app->settings[DEMO_SHADOWS] < 0.5)
+        put(t, "; no shadows (H)\n");
+    else if (app->settings[DEMO_FAR_SHADOW] > 0.5)
+        put(t, "; sun shadows near, soft blobs far\n");
+    else
+        put(t, "; sun shadows near, none far\n");
+}
+
+static void plain_keys(const demo_app *app, text_out *t)
+{
+    const char *more = app->settings[DEMO_HUD] > 1.5 ? "F2 hides this" : "F2 more figures";
+    if (app->compare)
+        put(t, "T fits each side to %.1f ms of CPU   Y back to the crowd   %s   F1 all keys\n", DEMO_COMPARE_BUDGET_MS,
+            more);
+    else if (app->gun && app->settings[DEMO_GUN] > 0.5)
+        put(t, "hold the left button to fire   WASD walk   R revives   G puts the gun away   %s\n", more);
+    else
+        put(t, "G paint minigun   Y classic vs VAT   1-5 crowd moves   TAB camera   %s   F1 all keys\n", more);
+}
+
+static void write_plain(demo_app *app, text_out *t)
+{
+    put(t, "frame %.1f ms (%.0f fps)%s\n", app->frame_ms, app->fps,
+        app->settings[DEMO_PAUSED] > 0.5 ? ", paused (space)" : "");
+    if (app->compare)
+        plain_compare(app, t);
+    else
+        plain_crowd(app, t);
+    if (app->gun && app->settings[DEMO_GUN] > 0.5 && !app->compare)
+        put(t, "%s", demo_gun_summary(app->gun));
+    plain_grass(app, t);
+    plain_shadows(app, t);
+    plain_keys(app, t);
     if (app->error[0])
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "! %s\n", app->error);
+        put(t, "! %s\n", app->error);
     if (demo_benchmark_running(app) || demo_benchmark_report(app)[0])
-        n += snprintf(app->status + n, sizeof app->status - (size_t)n, "%s", demo_bench_text(&app->bench));
+        put(t, "%s", demo_bench_text(&app->bench));
+}
+
+static const char help_text[] =
+    "\nkeys: = / - instances x2 / /2   C chunk   M VAT/bones   X cross-fade   L LOD policy\n"
+    "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
+    "      K stride matching   N separation   F fog   1-5 or Z scenario   0 asset (last: menagerie)\n"
+    "      O MSAA   U path   ; far shadow (none / blobs)\n"
+    "      I grass (density and wind: panel)  8 trample  9 mower  7 tone\n"
+    "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
+    "      B benchmark   R respawn   space pause   F2 HUD: simple, details, off   F1 this help\n"
+    "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n"
+    "      G paint minigun (click locks the pointer, hold LMB to fire, WASD, E/Q up/down, R respawns\n"
+    "        the fallen where they fell, Esc frees the pointer; lock refused: LMB fires at the cross)\n";
+
+/* The plain words, then with `hud` at details every figure, then F1's key list. */
+static void write_status(demo_app *app)
+{
+    write_details(app);
+    text_out t = {app->status, sizeof app->status, 0};
+    write_plain(app, &t);
+    if (app->settings[DEMO_HUD] > 1.5)
+        put(&t, "\n%s", app->details);
     if (app->help)
-        snprintf(app->status + n, sizeof app->status - (size_t)n,
-                 "\nkeys: = / - instances x2 / /2   C chunk   M VAT/bones   X cross-fade   L LOD policy\n"
-                 "      ] / [ LOD bias   V vertex budget   H shadows   J shadow max LOD   P far pool\n"
-                 "      K stride matching   N separation   F fog   1-5 or Z scenario   0 asset (last: menagerie)\n"
-                 "      O MSAA   U path   ; far shadow (none / blobs)\n"
-                 "      I grass (density and wind: panel)  8 trample  9 mower  7 tone\n"
-                 "      TAB camera (orbit: drag + wheel; walk: WASD, Q/E, shift, drag to look)\n"
-                 "      B benchmark   R respawn   space pause   F2 HUD   F1 this help\n"
-                 "      Y compare classic skinning | VAT   T find both counts at a 16.7 ms CPU budget\n"
-                 "      G paint minigun (click locks the pointer, hold LMB to fire, WASD, E/Q up/down, R respawns\n"
-                 "        the fallen where they fell, Esc frees the pointer; lock refused: LMB fires at the cross)\n");
+        put(&t, "%s", help_text);
 }
 
 static void release_msaa(demo_app *app)
@@ -969,12 +1137,57 @@ static void debug_check(demo_app *app, crowd_result result, const char *where)
     }
 }
 
+/* The HUD's glyphs, and compare mode's titles (a colour of their own, which tests look for). */
+static const float hud_white[3] = {0.95f, 0.96f, 0.9f}, title_amber[3] = {1.0f, 0.78f, 0.25f};
+#define TITLE_SCALE 3.0f   /* compare mode's titles: three times the HUD's glyphs where a half has room */
+#define CAPTION_SCALE 1.5f /* the line under each title */
+
+/* The largest scale up to `most` at which `text` fits `room` pixels; below `least` the text breaks
+ * after its first ": " or ", " instead (once), so that it stays large on a narrow half. */
+static float fit(char *text, float room, float most, float least)
+{
+    float w = demo_hud_text_width(text), scale = w > 0.0f && room / w < most ? room / w : most;
+    char *at = strstr(text, ": ");
+    at = at ? at : strstr(text, ", ");
+    if (scale >= least || !at)
+        return scale;
+    at[1] = '\n';
+    w = demo_hud_text_width(text);
+    return w > 0.0f && room / w < most ? room / w : most;
+}
+
+/* Over each half of compare mode, what it shows and what it costs, large; returns the pixels the
+ * titles take from the top. */
+static int draw_compare_titles(demo_app *app, int width, int height)
+{
+    int left = width / 2, bottom = 0;
+    for (int h = 0; h < 2; h++) {
+        float room = 0.9f * (float)(h ? width - left : left), centre = h ? left + 0.5f * (width - left) : 0.5f * left;
+        char title[96], caption[128];
+        snprintf(title, sizeof title, "%s", demo_compare_title(app->compare, h));
+        snprintf(caption, sizeof caption, "%s", demo_compare_caption(app->compare, h));
+        demo_hud_style style = {centre, 12.0f, fit(title, room, TITLE_SCALE, 2.0f), true, {0}};
+        memcpy(style.color, title_amber, sizeof style.color);
+        int w, th, ch;
+        demo_hud_draw(app->hud, title, &style, width, height, &w, &th);
+        demo_hud_style under = {centre, 12.0f + (float)th, fit(caption, room, CAPTION_SCALE, 1.0f), true, {0}};
+        memcpy(under.color, hud_white, sizeof under.color);
+        demo_hud_draw(app->hud, caption, &under, width, height, &w, &ch);
+        bottom = bottom > th + ch + 12 ? bottom : th + ch + 12;
+    }
+    return bottom;
+}
+
 static void draw_hud(demo_app *app, int width, int height)
 {
     write_status(app);
     app->hud_width = app->hud_height = 0;
-    if (app->settings[DEMO_HUD] > 0.5 || app->help)
-        demo_hud_draw(app->hud, app->status, width, height, false, &app->hud_width, &app->hud_height);
+    bool shown = app->settings[DEMO_HUD] > 0.5 || app->help;
+    int top = shown && app->compare ? draw_compare_titles(app, width, height) + 8 : 0;
+    demo_hud_style style = {8.0f, 8.0f + (float)top, 1.0f, false, {0}};
+    memcpy(style.color, hud_white, sizeof style.color);
+    if (shown)
+        demo_hud_draw(app->hud, app->status, &style, width, height, &app->hud_width, &app->hud_height);
 }
 
 /* After a frame, for the benchmark: what was drawn, the shadow pass's draws and triangles included. */
@@ -1034,6 +1247,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     app->scene.far_shadow = app->settings[DEMO_FAR_SHADOW] > 0.5 ? CROWD_GL_FAR_SHADOW_BLOB : CROWD_GL_FAR_SHADOW_NONE;
     if (app->compare) { /* both halves are compare.c's; the main crowd waits */
         app->scene.shadows = app->settings[DEMO_SHADOWS] > 0.5;
+        showcase_stage_show_ground(app->stage, true); /* no grass here (the HUD says so): the plain ground */
         demo_compare_frame(app->compare, dt, &app->camera, &app->scene, scene_fbo, width, height);
         present(app, scene_fbo, width, height);
         app->frames++;
@@ -1239,6 +1453,11 @@ const char *demo_stats_json(const demo_app *app)
 const char *demo_status(const demo_app *app)
 {
     return app ? app->status : "";
+}
+
+const char *demo_status_details(const demo_app *app)
+{
+    return app ? app->details : "";
 }
 
 const crowd_frame *demo_current_frame(const demo_app *app)

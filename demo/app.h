@@ -33,7 +33,7 @@ typedef enum demo_setting {
     DEMO_SCENARIO,        /* 0 wander, 1 stampede, 2 parade, 3 mill, 4 gather */
     DEMO_ASSET,           /* index into the loaded assets */
     DEMO_CAMERA,          /* 0 orbit, 1 walk, 2 tour */
-    DEMO_HUD,             /* 0/1 */
+    DEMO_HUD,             /* 0 off, 1 simple (plain words), 2 details (every figure too) */
     DEMO_PAUSED,          /* 0/1: simulation and animation stand still (the camera still moves) */
     DEMO_MSAA,            /* 0 off, 1 2x, 2 4x: the demo's own multisampled target, resolved by a blit */
     DEMO_PATH,            /* 0 auto, 1 cpu, 2 gpu: the renderer's crowd_gl_path */
@@ -143,8 +143,14 @@ uint32_t demo_gpu_submitted(const struct crowd_gl_gpu_stats *late);
  * frames (no drawing): the figure the browser reports for wasm. Restores the previous count. */
 double demo_measure_update(demo_app *app, uint32_t count, uint32_t frames);
 
-/* The HUD's text (frame time, fps, CPU ms, draws, triangles, instances, LOD histogram). */
+/* The HUD's text (window.crowd.status()): plain words a visitor reads (frame time and fps, the
+ * characters simulated and drawn, meshes and cards, what the grass and the shadows do, the keys
+ * that matter now), then with the "hud" setting at details every figure of demo_status_details. */
 const char *demo_status(const demo_app *app);
+/* Every figure, whatever the HUD shows (window.crowd.details()): frame, main and GPU ms, live,
+ * submitted, rasterised, draws, triangles, the LOD histogram and cards, the settings, the render
+ * path, the grass field's counters, compare mode's and the gun's tallies. For tools and tests. */
+const char *demo_status_details(const demo_app *app);
 
 /* The last frame the crowd produced (NULL before the first), and the smoothed CPU ms per frame. */
 const struct crowd_frame *demo_current_frame(const demo_app *app);

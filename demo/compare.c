@@ -41,6 +41,7 @@ struct demo_compare {
     compare_half half[2];  /* 0 classic, 1 VAT */
     showcase_stage *stage; /* the app's: ground and pillars under both */
     char status[768];
+    char title[2][64], caption[2][96];
 };
 
 static double now_ms(void)
@@ -333,4 +334,36 @@ const char *demo_compare_status(const demo_compare *c)
     for (int h = 0; h < 2 && n < (int)sizeof m->status; h++)
         n += half_status(c, h, m->status + n, sizeof m->status - (size_t)n);
     return m->status;
+}
+
+/* Milliseconds with the digits that matter: 470, 28, 3.2, 0.91. */
+static void format_ms(double ms, char *out, size_t size)
+{
+    snprintf(out, size, ms >= 10.0 ? "%.0f" : ms >= 1.0 ? "%.1f" : "%.2f", ms);
+}
+
+const char *demo_compare_title(demo_compare *c, int h)
+{
+    if (!c || h < 0 || h > 1)
+        return "";
+    char ms[16];
+    format_ms(c->half[h].cpu_ms, ms, sizeof ms);
+    snprintf(c->title[h], sizeof c->title[h], "%s: %s ms CPU", h ? "VAT" : "classic skinning", ms);
+    return c->title[h];
+}
+
+const char *demo_compare_caption(demo_compare *c, int h)
+{
+    if (!c || h < 0 || h > 1)
+        return "";
+    const compare_half *half = &c->half[h];
+    uint32_t n = crowd_count(half->crowd);
+    if (half->search.active)
+        snprintf(c->caption[h], sizeof c->caption[h], "finding how many fit %.1f ms: trying %u", DEMO_COMPARE_BUDGET_MS,
+                 n);
+    else if (h == 0)
+        snprintf(c->caption[h], sizeof c->caption[h], "%u characters, each posed on the CPU, a draw call each", n);
+    else
+        snprintf(c->caption[h], sizeof c->caption[h], "%u characters, poses baked in a texture, drawn instanced", n);
+    return c->caption[h];
 }

@@ -53,4 +53,10 @@ void demo_compare_half_stats(const demo_compare *compare, int half, uint32_t *in
 /* HUD lines: per half instances, draws, CPU ms (posing + upload + submission), GPU ms. */
 const char *demo_compare_status(const demo_compare *compare);
 
+/* A half's title for the screen, in words: what it is and the smoothed CPU time a frame it costs
+ * ("classic skinning: N ms CPU", "VAT: N ms CPU"). */
+const char *demo_compare_title(demo_compare *compare, int half);
+/* The line under it: how many characters and how they are drawn, or how far T's search has got. */
+const char *demo_compare_caption(demo_compare *compare, int half);
+
 #endif

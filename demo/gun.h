@@ -1,9 +1,11 @@
-/* Gun mode (G): the paint minigun. The walk camera at the altitude it was entered at (WASD moves,
- * E/Q fly up and down), the pointer locked on a click, LMB held fires 20 rounds a second straight
- * at the crosshair: crowd_raycast finds the first instance, crowd_remove removes it (and crowd_hits_remove from the hit index) (indices stay
- * dense) and it bursts into paint droplets that speckle the floor where they land
- * (showcase/paint.h). R respawns the crowd to the editor count: the fallen stand up where they
- * fell. A client of the public API only. */
+/* Gun mode (G): the paint minigun. The walk camera, dropped to a standing eye height near the crowd
+ * when entered from above (demo_gun_vantage); WASD moves, E/Q fly up and down, the pointer locks on
+ * a click, and LMB held fires 20 rounds a second straight at the crosshair. Each round is a beam in
+ * its own rainbow hue (a step round the wheel from the last) from a muzzle by the eye;
+ * crowd_raycast finds the first instance, crowd_remove removes it (and crowd_hits_remove from the
+ * hit index; indices stay dense) and it erupts in a fountain of paint droplets that speckle the
+ * floor for good where they land (showcase/paint.h). R respawns the crowd to the editor count: the
+ * fallen stand up where they fell. A client of the public API only. */
 #ifndef CROWD_DEMO_GUN_H
 #define CROWD_DEMO_GUN_H
 
@@ -12,6 +14,7 @@
 
 #include "crowdbake/crowd.h"
 #include "crowdbake/hits.h"
+#include "crowdbake/sim.h" /* crowd_obstacle */
 
 typedef struct demo_gun demo_gun;
 
@@ -38,6 +41,14 @@ void demo_gun_after_update(demo_gun *gun, const crowd *crowd, bool active);
 void demo_gun_draw(demo_gun *gun, const float view[16], const float projection[16], int width, int height,
                    bool crosshair);
 
+/* Where a visitor stands when they switch the gun on from above (an eye over 4 m: the orbit's
+ * altitude): at a standing eye height of 1.7 m, 12 m short of the character nearest the point the
+ * view is centred on, facing them at 1.5 m (so most rounds meet people, not the ground),
+ * turned round them in 30 degree steps until clear of the obstacles. False (the camera stays) when
+ * the eye is standing already or there is nobody; O(instances). */
+bool demo_gun_vantage(const crowd *crowd, const crowd_obstacle *obstacles, uint32_t obstacle_count, const float eye[3],
+                      const float target[3], float out_eye[3], float out_target[3]);
+
 /* R in gun mode: back to `count` instances, the fallen revived where they fell. */
 void demo_gun_respawn(const demo_gun *gun, crowd *crowd, uint32_t count);
 
@@ -46,7 +57,9 @@ void demo_gun_respawn(const demo_gun *gun, crowd *crowd, uint32_t count);
 uint32_t demo_gun_take_impacts(demo_gun *gun, float *xz, uint32_t max);
 /* The floor paint's texture (showcase_paint_texture): the grass is painted with it too. */
 uint32_t demo_gun_paint_texture(const demo_gun *gun);
-/* "gun: 123 kills, 4,567 splats" for the HUD. */
+/* "gun: 123 rounds, 45 kills, 4567 splats (12 in flight)  [R respawn, G exit]" for the HUD's details. */
 const char *demo_gun_status(demo_gun *gun);
+/* The same in words for the plain HUD: "paint minigun: 123 rounds fired, 45 hit someone (37 %)". */
+const char *demo_gun_summary(demo_gun *gun);
 
 #endif

@@ -1,5 +1,6 @@
 #include "demo/hud.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +20,7 @@
 #pragma GCC diagnostic pop
 #endif
 
-#define HUD_SCALE 1.0f /* stb_easy_font at 1:1, about 6 x 12 px per character: a compact overlay */
-#define HUD_MAX_QUADS 6000
+#define HUD_MAX_QUADS 16000
 
 static const char hud_vertex[] = "layout(location = 0) in vec2 a_position;\n"
                                  "uniform vec2 u_viewport;\n"
@@ -38,7 +38,7 @@ struct demo_hud {
     GLuint vao, vbo;
     float *vertices; /* x, y per triangle corner */
     char *quads;     /* stb_easy_font output: 4 vertices x 16 bytes per quad */
-    char text[4096]; /* the text being drawn (stb_easy_font takes a mutable string): no allocation per frame */
+    char text[8192]; /* the text being drawn (stb_easy_font takes a mutable string): no allocation per frame */
 };
 
 crowd_result demo_hud_create(bool es, demo_hud **out, crowd_error *error)
@@ -89,30 +89,48 @@ static void quad(float *v, float x0, float y0, float x1, float y1)
     memcpy(v, q, sizeof q);
 }
 
-void demo_hud_draw(demo_hud *h, const char *text, int width, int height, bool right, int *panel_width,
-                   int *panel_height)
+/* stb_easy_font takes a mutable string: the text is copied into the HUD's own buffer. */
+static char *copy_text(demo_hud *h, const char *text)
 {
-    if (!h || !text || !*text)
-        return;
     size_t length = strlen(text);
     length = length < sizeof h->text - 1 ? length : sizeof h->text - 1;
     memcpy(h->text, text, length);
     h->text[length] = '\0';
-    char *copy = h->text;
-    float text_w = (float)stb_easy_font_width(copy) * HUD_SCALE, text_h = (float)stb_easy_font_height(copy) * HUD_SCALE;
-    float x0 = right ? (float)width - text_w - 16.0f : 8.0f, y0 = 8.0f;
-    int quads = stb_easy_font_print(0, 0, copy, NULL, h->quads, 64 * HUD_MAX_QUADS);
-    /* vertex 0..5: the panel; then two triangles per glyph quad */
-    quad(h->vertices, x0 - 6, y0 - 6, x0 + text_w + 8, y0 + text_h + 6);
+    return h->text;
+}
+
+float demo_hud_text_width(const char *text)
+{
+    static char copy[1024];
+    snprintf(copy, sizeof copy, "%s", text ? text : "");
+    return (float)stb_easy_font_width(copy);
+}
+
+/* The panel (vertices 0..5), then two triangles per glyph quad; returns the quads. */
+static int layout(demo_hud *h, char *text, const demo_hud_style *s, int *panel_width, int *panel_height)
+{
+    float scale = s->scale > 0.0f ? s->scale : 1.0f, pad = 4.0f + 2.0f * scale;
+    float text_w = (float)stb_easy_font_width(text) * scale, text_h = (float)stb_easy_font_height(text) * scale;
+    float x0 = s->centred ? s->x - 0.5f * text_w : s->x, y0 = s->y;
+    int quads = stb_easy_font_print(0, 0, text, NULL, h->quads, 64 * HUD_MAX_QUADS);
+    quad(h->vertices, x0 - pad, y0 - pad, x0 + text_w + pad, y0 + text_h + pad);
     if (panel_width)
-        *panel_width = (int)(text_w + 14);
+        *panel_width = (int)(text_w + 2.0f * pad);
     if (panel_height)
-        *panel_height = (int)(text_h + 12);
+        *panel_height = (int)(text_h + 2.0f * pad);
     for (int i = 0; i < quads; i++) {
         const float *c = (const float *)(h->quads + 64 * i); /* 4 corners of 16 bytes: x, y, z, rgba */
-        quad(h->vertices + 12 * (i + 1), x0 + c[0] * HUD_SCALE, y0 + c[1] * HUD_SCALE, x0 + c[8] * HUD_SCALE,
-             y0 + c[9] * HUD_SCALE);
+        quad(h->vertices + 12 * (i + 1), x0 + c[0] * scale, y0 + c[1] * scale, x0 + c[8] * scale, y0 + c[9] * scale);
     }
+    return quads;
+}
+
+void demo_hud_draw(demo_hud *h, const char *text, const demo_hud_style *style, int width, int height, int *panel_width,
+                   int *panel_height)
+{
+    if (!h || !text || !*text || !style)
+        return;
+    int quads = layout(h, copy_text(h, text), style, panel_width, panel_height);
     glDisable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
     glEnable(GL_BLEND);
@@ -121,11 +139,11 @@ void demo_hud_draw(demo_hud *h, const char *text, int width, int height, bool ri
     glUniform2f(h->u_viewport, (float)width, (float)height);
     glBindVertexArray(h->vao);
     glBindBuffer(GL_ARRAY_BUFFER, h->vbo);
-    /* a fresh store each frame (orphaning): last frame's HUD draw may still be reading the old one */
+    /* a fresh store each draw (orphaning): the last draw may still be reading the old one */
     glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(float) * 12 * (quads + 1)), h->vertices, GL_DYNAMIC_DRAW);
     glUniform4f(h->u_color, 0.05f, 0.06f, 0.08f, 0.6f);
     glDrawArrays(GL_TRIANGLES, 0, 6);
-    glUniform4f(h->u_color, 0.95f, 0.96f, 0.9f, 1.0f);
+    glUniform4f(h->u_color, style->color[0], style->color[1], style->color[2], 1.0f);
     glDrawArrays(GL_TRIANGLES, 6, 6 * quads);
     glBindVertexArray(0);
     glDisable(GL_BLEND);

@@ -303,6 +303,11 @@ EXPORT const char *web_status(void)
     return demo_status(app);
 }
 
+EXPORT const char *web_status_details(void)
+{
+    return demo_status_details(app);
+}
+
 EXPORT const char *web_stats_json(void)
 {
     return demo_stats_json(app);
@@ -536,8 +541,8 @@ int main(int argc, char **argv)
     }
     demo_stats stats;
     demo_get_stats(app, &stats);
-    printf("crowd-demo: %u frames, %u instances live at the end, last frame %.1f ms\n%s\n", stats.frames,
-           stats.instances, stats.frame_ms, demo_status(app));
+    printf("crowd-demo: %u frames, %u instances live at the end, last frame %.1f ms\n%s\n%s\n", stats.frames,
+           stats.instances, stats.frame_ms, demo_status(app), demo_status_details(app));
     demo_destroy(app);
     glfwDestroyWindow(window);
     glfwTerminate();

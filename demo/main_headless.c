@@ -13,6 +13,7 @@
 
 #include "crowdbake/gl.h"
 #include "demo/app.h"
+#include "demo/bench.h" /* demo_app_pose_camera */
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "tool_support.h"
@@ -21,8 +22,9 @@
 #define LOOK_AT -2.0         /* a DEMO_CAMERA step value: demo_look_at (the walk camera must follow) */
 #define ASSET_MENAGERIE -3.0 /* a DEMO_ASSET step value: past the loaded assets, every asset a kind */
 #define GRASS_AS_GIVEN -4.0  /* a DEMO_GRASS_BUDGET step value: back to --grass-density */
-#define HUD_MAX_WIDTH 640    /* the compact overlay, in pixels */
+#define HUD_MAX_WIDTH 640    /* the compact overlay, in pixels: clear of the page's panel at 1280 x 720 */
 #define HUD_MAX_HEIGHT 120
+#define HUD_MAX_HEIGHT_DETAILS 240 /* hud = details: the plain lines and every figure under them */
 
 typedef struct step {
     const char *shot; /* screenshot name, NULL for none */
@@ -33,6 +35,8 @@ typedef struct step {
 /* Every toggle and every scenario and camera, each held for a moment. */
 static const step script[] = {
     {"wander", DEMO_HUD, 1},
+    {"hud_details", DEMO_HUD, 2},
+    {NULL, DEMO_HUD, 1},
     {"walk", DEMO_CAMERA, 1},
     {"tour", DEMO_CAMERA, 2},
     {NULL, DEMO_CAMERA, 0},
@@ -94,6 +98,48 @@ static double wall_ms(void)
     return tool_now_ms(); /* monotonic (tool_support.c) */
 }
 
+/* A count as the plain HUD writes it ("20,000"), read from `text`; false when there is none. */
+static bool grouped_count(const char *text, unsigned *out)
+{
+    unsigned v = 0;
+    int digits = 0;
+    for (; *text == ',' || (*text >= '0' && *text <= '9'); text++)
+        if (*text != ',')
+            v = v * 10 + (unsigned)(*text - '0'), digits++;
+    *out = v;
+    return digits > 0;
+}
+
+/* The plain HUD (hud = simple, what a visitor meets): words, not jargon, and counts that agree with
+ * the stats. Returns a complaint or NULL. */
+static const char *plain_lies(demo_app *app, const demo_stats *s, char *why, size_t size)
+{
+    const char *status = demo_status(app), *people = strstr(status, " characters simulated, ");
+    unsigned simulated = 0, drawn = 0, meshes = 0, cards = 0;
+    const char *first = people; /* the count before the words */
+    while (first && first > status && (first[-1] == ',' || (first[-1] >= '0' && first[-1] <= '9')))
+        first--;
+    bool main_crowd = people != NULL; /* compare mode and the menagerie have lines of their own */
+    if (strncmp(status, "frame ", 6) || !strstr(status, " fps)"))
+        snprintf(why, size, "plain HUD: no frame time and fps first: %.60s", status);
+    else if (demo_get(app, DEMO_HUD) < 1.5 && (strstr(status, "submitted") || strstr(status, "LOD ")))
+        snprintf(why, size, "plain HUD: jargon (submitted, LOD) in the simple HUD");
+    else if (!strstr(status, "grass ") ||
+             !strstr(status, demo_get(app, DEMO_SHADOWS) > 0.5 ? "sun shadows" : "no shadows"))
+        snprintf(why, size, "plain HUD: the grass or the shadows not in words");
+    else if (!strstr(status, "F2 ") || !strstr(status, demo_get(app, DEMO_GUN) > 0.5 ? "left button" : "F1 all keys"))
+        snprintf(why, size, "plain HUD: no line of keys");
+    else if (main_crowd && (!grouped_count(first, &simulated) || simulated != s->instances))
+        snprintf(why, size, "plain HUD: %u characters simulated, the stats say %u", simulated, s->instances);
+    else if (main_crowd && grouped_count(people + 23, &drawn) && strstr(people, " meshes + ") &&
+             (!grouped_count(strchr(people, '(') + 1, &meshes) || !grouped_count(strstr(people, " + ") + 3, &cards) ||
+              meshes + cards != drawn || drawn > simulated))
+        snprintf(why, size, "plain HUD: %u drawn = %u meshes + %u cards of %u", drawn, meshes, cards, simulated);
+    else
+        return NULL;
+    return why;
+}
+
 static uint32_t gpu_steps_checked; /* steps whose submitted count was checked against the GPU's stats */
 
 /* The HUD's claims after a step, against what the step did. Returns a complaint or NULL. */
@@ -106,6 +152,7 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
     const crowd_gl_renderer *r = demo_renderer(app);
     uint32_t gpu_submitted = r ? demo_gpu_submitted(crowd_gl_get_gpu_stats(r)) : 0;
     gpu_steps_checked += s.gpu_frames_late >= 0;
+    int max_height = demo_get(app, DEMO_HUD) > 1.5 ? HUD_MAX_HEIGHT_DETAILS : HUD_MAX_HEIGHT;
     if (s.rasterised > s.submitted)
         snprintf(why, size, "rasterised %u > submitted %u", s.rasterised, s.submitted);
     else if (s.gpu_frames_late >= 0 && (s.submitted != gpu_submitted || s.submitted > s.instances))
@@ -113,15 +160,18 @@ static const char *hud_lies(demo_app *app, const step *st, double measured_ms, d
                  s.instances);
     else if (demo_get(app, DEMO_SHADOWS) < 0.5 && (s.shadow_draws || s.shadow_triangles || s.shadow_casters))
         snprintf(why, size, "shadows off but %u shadow draws, %u casters", s.shadow_draws, s.shadow_casters);
-    else if (st->value == LOOK_AT && (demo_get(app, DEMO_CAMERA) != 1 || !strstr(demo_status(app), "camera walk")))
+    else if (st->value == LOOK_AT &&
+             (demo_get(app, DEMO_CAMERA) != 1 || !strstr(demo_status_details(app), "camera walk")))
         snprintf(why, size, "look-at: camera setting %g, status without \"camera walk\"", demo_get(app, DEMO_CAMERA));
-    else if (demo_get(app, DEMO_HUD) > 0.5 && (s.hud_width > HUD_MAX_WIDTH || s.hud_height > HUD_MAX_HEIGHT))
+    else if (demo_get(app, DEMO_HUD) > 0.5 && (s.hud_width > HUD_MAX_WIDTH || s.hud_height > max_height))
         snprintf(why, size, "overlay %d x %d px (compact: <= %d x %d)", s.hud_width, s.hud_height, HUD_MAX_WIDTH,
-                 HUD_MAX_HEIGHT);
+                 max_height);
+    else if (plain_lies(app, &s, why, size))
+        return why;
     else if (!(reported_ms >= 0.9 * measured_ms - 0.5 && reported_ms <= 1.1 * measured_ms + 0.5))
         snprintf(why, size, "frame times sum to %.2f ms, the wall clock says %.2f ms", reported_ms, measured_ms);
     else if ((demo_get(app, DEMO_GRASS) > 0.5) !=
-             (strstr(demo_status(app), "grass GPU") || strstr(demo_status(app), "grass CPU")))
+             (strstr(demo_status_details(app), "grass GPU") || strstr(demo_status_details(app), "grass CPU")))
         snprintf(why, size, "grass %s but the status says otherwise", demo_get(app, DEMO_GRASS) > 0.5 ? "on" : "off");
     else if (s.gl_errors)
         snprintf(why, size, "%d GL errors", s.gl_errors);
@@ -152,7 +202,7 @@ static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int
         demo_frame(app, 1.0 / 30.0, width, height, NULL);
     unsigned rounds = 0, kills = 0;
     unsigned long long splats = 0;
-    const char *g = strstr(demo_status(app), "gun: ");
+    const char *g = strstr(demo_status_details(app), "gun: ");
     if (!g || sscanf(g, "gun: %u rounds, %u kills, %llu splats", &rounds, &kills, &splats) != 3 || !kills || !splats) {
         fprintf(stderr, "crowd-demo-headless: gun: %u rounds, %u kills, %llu splats (status: %.80s)\n", rounds, kills,
                 splats, g ? g : "no gun line");
@@ -183,10 +233,144 @@ static int gun_burst(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int
     return 0;
 }
 
+/* The gun's running totals from the status (0, 0 before gun mode has been entered). */
+static void gun_tally(demo_app *app, unsigned *rounds, unsigned *kills)
+{
+    const char *g = strstr(demo_status_details(app), "gun: ");
+    *rounds = *kills = 0;
+    if (g && sscanf(g, "gun: %u rounds, %u kills", rounds, kills) != 2)
+        *rounds = *kills = 0;
+}
+
+/* Pixels of `now` that are vivid (a saturated colour: the beams' and the paint's rainbow hues)
+ * and were not so in `before`. */
+static unsigned vivid_new(const uint8_t *before, const uint8_t *now, size_t pixels)
+{
+    unsigned n = 0;
+    for (size_t i = 0; i < 3 * pixels; i += 3) {
+        const uint8_t *a = before + i, *b = now + i;
+        int lo = b[0] < b[1] ? (b[0] < b[2] ? b[0] : b[2]) : (b[1] < b[2] ? b[1] : b[2]);
+        int hi = b[0] > b[1] ? (b[0] > b[2] ? b[0] : b[2]) : (b[1] > b[2] ? b[1] : b[2]);
+        n += hi - lo >= 150 && abs(a[0] - b[0]) + abs(a[1] - b[1]) + abs(a[2] - b[2]) > 90;
+    }
+    return n;
+}
+
+static int save_shot(tool_gl *gl, uint8_t *pixels, int width, int height, const char *out_dir, const char *name)
+{
+    char path[512];
+    crowd_error err = {0};
+    tool_gl_read_rgb(gl, pixels);
+    snprintf(path, sizeof path, "%s/demo_%s.png", out_dir, name);
+    if (tool_write_png(path, pixels, width, height, &err) == CROWD_OK)
+        return 0;
+    fprintf(stderr, "crowd-demo-headless: %s: %s\n", path, err.message);
+    return 1;
+}
+
+/* Vivid pixels new in the frame after `frames` frames of `input` (NULL: none), against the frame
+ * before them; the frame is saved as demo_<name>.png. */
+static unsigned vivid_after(demo_app *app, tool_gl *gl, uint8_t *quiet, uint8_t *pixels, int width, int height,
+                            const demo_input *input, int frames, const char *out_dir, const char *name)
+{
+    tool_gl_read_rgb(gl, quiet);
+    for (int f = 0; f < frames; f++)
+        demo_frame(app, 1.0 / 30.0, width, height, input);
+    if (save_shot(gl, pixels, width, height, out_dir, name))
+        return 0;
+    return vivid_new(quiet, pixels, (size_t)width * height);
+}
+
+/* The beams alone, the crowd paused so that only the rounds change the frame: two frames of fire
+ * into the sky from where G stood the visitor. Returns the vivid pixels new over the sky; a beam of
+ * 3 px or more from the muzzle to the crosshair has at least half the frame's height of them. */
+static unsigned gun_beams(demo_app *app, tool_gl *gl, uint8_t *quiet, uint8_t *pixels, int width, int height,
+                          const char *out_dir)
+{
+    const demo_input up = {.look = {0.0f, -150.0f}}, down = {.look = {0.0f, 150.0f}}, trigger = {.fire = true};
+    demo_set(app, DEMO_PAUSED, 1);
+    demo_frame(app, 1.0 / 30.0, width, height, &up);
+    unsigned beam = vivid_after(app, gl, quiet, pixels, width, height, &trigger, 2, out_dir, "gun_beam");
+    demo_frame(app, 1.0 / 30.0, width, height, &down);
+    demo_set(app, DEMO_PAUSED, 0);
+    return beam;
+}
+
+/* Rounds into the crowd, paused, from where G stands a visitor anew (out and in again): the beams
+ * and a fountain of droplets, then, once the droplets have landed, the paint on the floor for good.
+ * Returns the vivid pixels new with each through fountain and paint. */
+static void gun_fountain(demo_app *app, tool_gl *gl, uint8_t *quiet, uint8_t *pixels, int width, int height,
+                         const char *out_dir, unsigned *fountain, unsigned *paint)
+{
+    const demo_input trigger = {.fire = true};
+    demo_set(app, DEMO_PAUSED, 1);
+    demo_key(app, 'G', false);
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    demo_key(app, 'G', false);
+    for (int f = 0; f < 5; f++) /* the last beams fade */
+        demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    *fountain = vivid_after(app, gl, quiet, pixels, width, height, &trigger, 3, out_dir, "gun_fountain");
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    *paint = vivid_after(app, gl, quiet, pixels, width, height, NULL, 45, out_dir, "gun_paint"); /* they land */
+    demo_set(app, DEMO_PAUSED, 0);
+}
+
+/* Gun mode as a visitor meets it: the page's first view (the default orbit camera over the default
+ * crowd of GUN_SWEEP_COUNT) and G; the beams into the sky (gun_beams); then the trigger held for
+ * GUN_SWEEP_FRAMES frames of 1/30 s while the view turns slowly to the right, aimed at no one; then
+ * a fountain and its paint (gun_fountain). Prints the rounds, the hits and their ratio and the
+ * effects' pixels; fails when fewer than GUN_SWEEP_MIN_HITS of the rounds hit someone or an effect
+ * has fewer vivid pixels than half the frame's height. Saves demo_gun_beam.png,
+ * demo_gun_fountain.png and demo_gun_paint.png. The count comes back after. */
+#define GUN_SWEEP_COUNT 20000
+#define GUN_SWEEP_FRAMES 45
+#define GUN_SWEEP_MIN_HITS 0.8
+static int gun_sweep(demo_app *app, tool_gl *gl, uint8_t *pixels, int width, int height, const char *out_dir)
+{
+    uint8_t *quiet = malloc((size_t)width * height * 3);
+    double count = demo_get(app, DEMO_COUNT);
+    if (!quiet)
+        return 1;
+    demo_set(app, DEMO_COUNT, GUN_SWEEP_COUNT);
+    demo_set(app, DEMO_CAMERA, 0);
+    demo_app_pose_camera(app, 0.55f, 0.32f, 55.0f); /* demo_camera_init's orbit */
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    demo_key(app, 'G', false);
+    demo_frame(app, 1.0 / 30.0, width, height, NULL);
+    unsigned beam = gun_beams(app, gl, quiet, pixels, width, height, out_dir), rounds0, kills0, rounds, kills;
+    gun_tally(app, &rounds0, &kills0);
+    demo_input trigger = {.fire = true, .look = {4.0f, 0.0f}};
+    for (int f = 0; f < GUN_SWEEP_FRAMES; f++)
+        demo_frame(app, 1.0 / 30.0, width, height, &trigger);
+    gun_tally(app, &rounds, &kills);
+    rounds -= rounds0, kills -= kills0;
+    double ratio = rounds ? (double)kills / rounds : 0.0;
+    unsigned fountain, paint, least = (unsigned)height / 2;
+    gun_fountain(app, gl, quiet, pixels, width, height, out_dir, &fountain, &paint);
+    free(quiet);
+    printf("  %-20s %u rounds, %u hits (%.0f %%) from the default view, sweeping, %d characters\n", "gun as a visitor",
+           rounds, kills, 100.0 * ratio, GUN_SWEEP_COUNT);
+    printf("  %-20s vivid pixels new: %u with beams into the sky, %u with a fountain, %u of paint landed\n",
+           "gun effects", beam, fountain, paint);
+    demo_key(app, 'R', false);
+    demo_set(app, DEMO_GUN, 0);
+    demo_set(app, DEMO_CAMERA, 0);
+    demo_set(app, DEMO_COUNT, count);
+    if (!rounds || ratio < GUN_SWEEP_MIN_HITS || beam < least || fountain < least || paint < least) {
+        fprintf(stderr,
+                "crowd-demo-headless: gun as a visitor: %u of %u rounds hit someone (want %.0f %%); vivid pixels %u "
+                "(beams), %u (fountain), %u (paint) (want %u+)\n",
+                kills, rounds, 100.0 * GUN_SWEEP_MIN_HITS, beam, fountain, paint, least);
+        return 1;
+    }
+    return 0;
+}
+
 /* The two halves' instance counts and whether each is searching, from compare mode's HUD lines. */
 static bool compare_halves(demo_app *app, unsigned count[2], bool searching[2])
 {
-    const char *status = demo_status(app), *line[2] = {strstr(status, "left: classic"), strstr(status, "right: VAT")};
+    const char *status = demo_status_details(app),
+               *line[2] = {strstr(status, "left: classic"), strstr(status, "right: VAT")};
     for (int h = 0; h < 2; h++) {
         if (!line[h] || sscanf(line[h], h ? "right: VAT %u inst" : "left: classic %u inst", &count[h]) != 1)
             return false;
@@ -230,7 +414,7 @@ static int compare_search(demo_app *app, int width, int height)
     demo_set(app, DEMO_COMPARE, 0);
     if (!ok || !stopped) {
         fprintf(stderr, "crowd-demo-headless: compare's budget search did not run as T says (status: %.400s)\n",
-                demo_status(app));
+                demo_status_details(app));
         return 1;
     }
     return 0;
@@ -272,6 +456,47 @@ static int menagerie_benchmark(demo_app *app, int width, int height, uint32_t as
         return 1;
     }
     demo_set(app, DEMO_ASSET, 0);
+    return 0;
+}
+
+/* Compare mode's titles, drawn amber over each half (demo/app.c): the amber pixels in a half's top
+ * third (that colour exactly: a shirt seldom is) and the rows from the first to the last of them. Large means at least twice the HUD's
+ * glyphs (stb_easy_font's capitals are 7 px tall at the HUD's scale 1, a line 12 px): a title shorter
+ * than TITLE_MIN_ROWS or lighter than TITLE_MIN_PIXELS fails. */
+#define TITLE_MIN_ROWS 14
+#define TITLE_MIN_PIXELS 500
+static void title_pixels(const uint8_t *rgb, int width, int height, int x0, int x1, unsigned *pixels, int *rows)
+{
+    int first = -1, last = -1;
+    *pixels = 0;
+    for (int y = 0; y < height / 3; y++)
+        for (int x = x0; x < x1 && x < width; x++) {
+            const uint8_t *c = rgb + 3 * ((size_t)y * width + x);
+            if (c[0] < 248 || abs(c[1] - 199) > 8 || abs(c[2] - 64) > 10) /* (1.0, 0.78, 0.25) */
+                continue;
+            ++*pixels;
+            first = first < 0 ? y : first;
+            last = y;
+        }
+    *rows = first < 0 ? 0 : last - first + 1;
+}
+
+static int compare_titles(demo_app *app, const uint8_t *rgb, int width, int height)
+{
+    unsigned pixels[2];
+    int rows[2];
+    title_pixels(rgb, width, height, 0, width / 2 - 1, &pixels[0], &rows[0]);
+    title_pixels(rgb, width, height, width / 2 + 1, width, &pixels[1], &rows[1]);
+    printf("  %-20s titles: %u amber pixels over %d rows (classic), %u over %d rows (VAT)\n", "compare", pixels[0],
+           rows[0], pixels[1], rows[1]);
+    bool paused = demo_get(app, DEMO_GRASS) < 0.5 || strstr(demo_status(app), "grass paused");
+    for (int h = 0; h < 2; h++)
+        if (pixels[h] < TITLE_MIN_PIXELS || rows[h] < TITLE_MIN_ROWS || !paused) {
+            fprintf(stderr, "crowd-demo-headless: compare: %s title %u px over %d rows (want %d+ px, %d+ rows)%s\n",
+                    h ? "the VAT" : "the classic", pixels[h], rows[h], TITLE_MIN_PIXELS, TITLE_MIN_ROWS,
+                    paused ? "" : "; grass on but not said to be paused");
+            return 1;
+        }
     return 0;
 }
 
@@ -416,6 +641,10 @@ int main(int argc, char **argv)
             status = 1;
             break;
         }
+        if (st->setting == DEMO_COMPARE && st->value == 1 && compare_titles(app, pixels, width, height)) {
+            status = 1;
+            break;
+        }
         const crowd_frame *frame = demo_current_frame(app);
         demo_stats ds;
         demo_get_stats(app, &ds);
@@ -435,6 +664,8 @@ int main(int argc, char **argv)
     }
     if (!status)
         status = gun_burst(app, &gl, pixels, width, height, frames, count, out_dir);
+    if (!status)
+        status = gun_sweep(app, &gl, pixels, width, height, out_dir);
     if (!status && asset_count >= 2)
         status = menagerie_benchmark(app, width, height, asset_count);
     if (!status)

@@ -15,7 +15,8 @@ int web_start(int debug, int timers, int upload); /* opens the canvas, starts th
 int web_set(const char *name, double value);      /* 0 = ok, -1 = unknown name, else a crowd_result */
 double web_get(const char *name);
 const char *web_settings_json(void);    /* the settings table, for building the panel */
-const char *web_status(void);           /* the HUD text */
+const char *web_status(void);           /* the HUD text: plain words (demo_status) */
+const char *web_status_details(void);   /* every figure (demo_status_details) */
 const char *web_stats_json(void);       /* demo_stats as JSON (window.crowd.stats()) */
 const char *web_error(void);            /* the last refused setting, "" if none */
 void web_benchmark(void);               /* starts the scripted benchmark */

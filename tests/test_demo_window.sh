@@ -28,11 +28,9 @@ xdotool mousemove --window "$window" 240 135
 sleep 1
 xdotool key --window "$window" i # the grass off: its blades cost most of a frame on llvmpipe
 xdotool key --window "$window" 5 # the gather scenario: the crowd comes to the middle
-xdotool key --window "$window" F2 # the HUD off
+xdotool key --window "$window" F2 F2 # the HUD off (simple, then details, then off)
 xdotool key --window "$window" g # gun mode (the walk camera)
 xdotool click 1                  # locks the pointer; that click does not fire
-sleep 1
-xdotool mousemove_relative 0 25 # look a little down, into the crowd
 sleep 1
 xdotool mousedown 1
 for step in 1 2 3 4 5 6 7 8 9 10 11 12; do # sweep round while firing

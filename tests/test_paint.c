@@ -39,7 +39,8 @@ static uint32_t render_count(showcase_paint *p, float time, int k, uint8_t *rgb)
     glClearColor(0.1f, 0.1f, 0.1f, 1.0f);
     glClearDepthf(1.0f);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
-    showcase_paint_draw(p, time, vp, (float)VIEW / WORLD, 1.0f);
+    const int viewport[2] = {VIEW, VIEW};
+    showcase_paint_draw(p, time, vp, (float)VIEW / WORLD, viewport, 1.0f);
     tool_gl_read_rgb(&gl, rgb);
     uint32_t n = 0;
     for (int i = 0; i < VIEW * VIEW; i++) {
@@ -89,12 +90,15 @@ static void paint_lands_where_droplets_land(void)
     uint32_t flying = render_count(p, t0 + 0.1f, 0, rgb);
     CHECKF(flying > 0, "no droplet drawn in flight");
 
-    /* a tracer flashes along the diagonal, and is gone after its life */
+    /* a tracer flashes along the diagonal as a beam (3 pixels across at the least: more than twice the
+       diagonal's pixels), and is gone after its life */
     const float from[3] = {-8.0f, 1.0f, -8.0f}, to[3] = {8.0f, 1.0f, 8.0f};
     const uint8_t green[4] = {20, 240, 20, 255};
     showcase_paint_tracer(p, t0 + 0.1f, from, to, green);
     uint32_t flash = render_count(p, t0 + 0.11f, 1, rgb), after = render_count(p, t0 + 0.5f, 1, rgb);
-    CHECKF(flash >= VIEW / 2 && after == 0, "tracer: %u green pixels during its life, %u after", flash, after);
+    uint32_t diagonal = (uint32_t)(16.0f / WORLD * VIEW); /* the segment's pixels along x */
+    CHECKF(flash >= 2 * diagonal && after == 0, "tracer: %u green pixels during its life (a beam: %u+), %u after",
+           flash, 2 * diagonal, after);
 
     /* after every landing: painted at each landing point, and nowhere far from one */
     showcase_paint_update(p, t0 + t_max + 0.01f);

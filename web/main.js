@@ -124,7 +124,8 @@
       set: (name, value) => Module.ccall('web_set', 'number', ['string', 'number'], [name, value]),
       get: (name) => Module.ccall('web_get', 'number', ['string'], [name]),
       settingsJson: () => Module.ccall('web_settings_json', 'string', [], []),
-      status: () => Module.ccall('web_status', 'string', [], []),
+      status: () => Module.ccall('web_status', 'string', [], []), // the HUD: plain words (more with hud = details)
+      details: () => Module.ccall('web_status_details', 'string', [], []), // every figure, for tools and tests
       // frame_ms (wall clock), main_ms (the C frame's own time), main_fraction, gpu_shadow_ms and
       // gpu_color_ms (timer queries, -1 when unavailable), submitted/rasterised, draws, msaa, HUD size
       stats: () => JSON.parse(Module.ccall('web_stats_json', 'string', [], [])),

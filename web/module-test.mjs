@@ -213,7 +213,7 @@ try {
     await page.evaluate(() => window.crowd.set('asset', window.crowd.assetNames.length)); // the menagerie
     const second = await page.evaluate(() => window.crowd.critterLab.bakeKind(window.crowd.critterLab.kinds[0].name, 7));
     await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-    const menagerie = await page.evaluate(() => window.crowd.status());
+    const menagerie = await page.evaluate(() => window.crowd.details());
     check(second.ok && menagerie.includes(`${lab.kind}-424242`) && menagerie.includes(second.name.replace('.crowd', '')),
       `critter lab: the menagerie does not mix the baked kinds: ${menagerie}`);
     check(!errors.length, `demo page: console errors: ${errors.join(' | ')}`);

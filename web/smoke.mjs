@@ -6,10 +6,11 @@
 // no synchronous GL call (getError, getParameter, readPixels, getQueryParameter, ...): each is a
 // round trip to the GPU process. The HUD must tell the truth (rasterised <= submitted, no shadow
 // draws with shadows off, the panel's camera follows lookAt, the measured frame time, a compact
-// overlay), and ?debug=1 must check (and find no) errors. The no-sync rule holds in the menagerie,
-// compare and gun modes (aiming and firing) too. Gun mode is fired with the mouse (pointer lock
-// where Chromium grants it, the page's fallback where not), compare mode draws both halves, and
-// the benchmark records in the menagerie.
+// overlay in plain words, every figure with hud = details, read from window.crowd.details()), and
+// ?debug=1 must check (and find no) errors. The no-sync rule holds in the menagerie, compare and
+// gun modes (aiming and firing) too. Gun mode is fired with the mouse (pointer lock where Chromium
+// grants it, the page's fallback where not), compare mode draws both halves under large titles,
+// and the benchmark records in the menagerie.
 //   node web/smoke.mjs --dist dist --single dist-single/index.html --abs build/dist-abs --shots build/shots/web
 import fs from 'node:fs';
 import path from 'node:path';
@@ -185,7 +186,7 @@ async function hudTellsTheTruth(page) {
   // frames: the submitted figure is sampled every 15)
   await set(page, 'paused', 1);
   await frames(page, 16);
-  const levels = /submitted (\d+)[^\n]*\nLOD((?: \d+)+)(?: \+(\d+) cards)?/.exec(await page.evaluate(() => window.crowd.status()));
+  const levels = /submitted (\d+)[^\n]*\nLOD((?: \d+)+)(?: \+(\d+) cards)?/.exec(await page.evaluate(() => window.crowd.details()));
   const drawn = levels ? levels[2].trim().split(/\s+/).map(Number).reduce((a, b) => a + b, 0) + Number(levels[3] || 0) : -1;
   check(levels && drawn === Number(levels[1]) && Number(levels[3]) > 0,
     `HUD: the levels and cards add up to ${drawn}, submitted ${levels ? levels[1] : "?"} (${levels ? levels[0].replace(/\n/g, " / ") : "no LOD line"})`);
@@ -193,14 +194,14 @@ async function hudTellsTheTruth(page) {
   await set(page, 'count', 1000); // lowering the count must not leave a stale rasterised figure
   await frames(page, 1);
   let st = await page.evaluate(() => window.crowd.stats());
-  let status = await page.evaluate(() => window.crowd.status());
+  let status = await page.evaluate(() => window.crowd.details());
   const hud = /submitted (\d+)\s+rasterised (\d+)/.exec(status);
   check(hud && Number(hud[2]) <= Number(hud[1]), `HUD: ${hud ? hud[0] : status.split('\n')[2]}`);
   check(st.rasterised <= st.submitted && st.submitted > 0, `stats: rasterised ${st.rasterised}, submitted ${st.submitted}`);
   await set(page, 'shadows', 0);
   await frames(page, 2);
   st = await page.evaluate(() => window.crowd.stats());
-  status = await page.evaluate(() => window.crowd.status());
+  status = await page.evaluate(() => window.crowd.details());
   check(st.shadow_draws === 0 && /\(\+0 shadow\)/.test(status), `shadows off: ${st.shadow_draws} shadow draws`);
   await set(page, 'shadows', 1);
   await page.evaluate(() => window.crowd.lookAt([28, 16, 44], [0, 1.2, 0]));
@@ -209,7 +210,7 @@ async function hudTellsTheTruth(page) {
     const c = window.crowd.panel.controllers.camera;
     return { value: c.object.camera, shown: c.$select ? c.$select.selectedIndex : c.object.camera };
   });
-  status = await page.evaluate(() => window.crowd.status());
+  status = await page.evaluate(() => window.crowd.details());
   check(status.includes('camera walk') && menu.value === 1 && menu.shown === 1,
         `after lookAt the panel shows camera ${menu.shown} (${menu.value}), status: ${/camera \w+/.exec(status)}`);
   // The frame time is the wall clock: compare with the page's own requestAnimationFrame intervals,
@@ -230,6 +231,20 @@ async function hudTellsTheTruth(page) {
   check(st.main_ms > 0 && st.main_ms <= st.frame_ms * 1.5, `main ${st.main_ms} ms of a ${st.frame_ms} ms frame`);
   check(st.hud_width > 0 && st.hud_width <= 640 && st.hud_height <= 120,
         `overlay ${st.hud_width} x ${st.hud_height} px (compact: <= 640 x 120)`);
+  // The HUD a visitor meets is in words: the frame time, the characters simulated and drawn, what the
+  // shadows do, the keys, and none of the figures' jargon; with hud = details the figures follow them
+  // and the overlay still fits beside the panel.
+  const words = await page.evaluate(() => window.crowd.status());
+  check(/^frame [\d.]+ ms \(\d+ fps\)/.test(words) && / characters simulated, [\d,]+ drawn/.test(words) &&
+        /sun shadows|no shadows/.test(words) && words.includes('F1 all keys') && !/submitted|LOD /.test(words),
+        `the HUD is not in plain words: ${words.replace(/\n/g, ' | ')}`);
+  await set(page, 'hud', 2);
+  await frames(page, 1);
+  const [full, fullStats] = await page.evaluate(() => [window.crowd.status(), window.crowd.stats()]);
+  check(full.includes(' characters simulated, ') && full.includes('submitted') && fullStats.hud_width <= 640 &&
+        fullStats.hud_height <= 240, `hud = details: ${fullStats.hud_width} x ${fullStats.hud_height} px, ` +
+        `figures ${full.includes('submitted') ? '' : 'not '}shown`);
+  await set(page, 'hud', 1);
   console.log(`HUD: frame ${st.frame_ms.toFixed(1)} ms (rAF ${median.toFixed(1)} ms), main ${st.main_ms.toFixed(1)} ms ` +
               `(${(100 * st.main_fraction).toFixed(0)}%), gpu ${st.gpu_color_ms >= 0 ? st.gpu_color_ms.toFixed(1) + ' ms' : 'n/a'}, ` +
               `overlay ${st.hud_width} x ${st.hud_height} px`);
@@ -251,7 +266,7 @@ async function scenariosAndCameras(page) {
   await frames(page, 5);
   await page.keyboard.up('w');
   judge(await shot(page, 'camera_walk'), 'walk camera');
-  check((await page.evaluate(() => window.crowd.status())).includes('camera walk'), 'walk camera not reported');
+  check((await page.evaluate(() => window.crowd.details())).includes('camera walk'), 'walk camera not reported');
   await set(page, 'camera', 2);
   await frames(page, 3);
   judge(await shot(page, 'camera_tour'), 'tour camera');
@@ -270,7 +285,7 @@ async function assets(page) {
     await set(page, 'asset', i);
     await frames(page, 2);
     const status = await page.evaluate(() => window.crowd.status());
-    check(status.split('\n')[0].includes(names[i]), `asset ${names[i]} not reported: ${status.split('\n')[0]}`);
+    check(status.includes(names[i] + ':'), `asset ${names[i]} not reported: ${status.split('\n')[1]}`);
     check(!status.includes('\n! '), `asset ${names[i]}: ${status}`);
     judge(await shot(page, 'asset_' + names[i].replace(/\W+/g, '_')), names[i]);
   }
@@ -278,7 +293,7 @@ async function assets(page) {
   await set(page, 'asset', names.length);
   await frames(page, 2);
   const status = await page.evaluate(() => window.crowd.status());
-  check(status.split('\n')[0].includes('menagerie'), `menagerie not reported: ${status.split('\n')[0]}`);
+  check(status.includes('menagerie:'), `menagerie not reported: ${status.split('\n')[1]}`);
   check(!status.includes('\n! '), `menagerie: ${status}`);
   judge(await shot(page, 'asset_menagerie'), 'menagerie');
   await noSyncCalls(page, 'menagerie', 3); // every kind's renderer keeps its target, and so does the main one
@@ -343,7 +358,7 @@ async function minigun(page) {
   const box = await page.locator('canvas').boundingBox();
   await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
   const tally = async () => {
-    const g = /gun: (\d+) rounds, (\d+) kills, (\d+) splats/.exec(await page.evaluate(() => window.crowd.status()));
+    const g = /gun: (\d+) rounds, (\d+) kills, (\d+) splats/.exec(await page.evaluate(() => window.crowd.details()));
     return g ? g.slice(1).map(Number) : [0, 0, 0];
   };
   const hold = async (n, aim) => {
@@ -419,7 +434,7 @@ async function compareMode(page) {
   await frames(page, 2);
   await noSyncCalls(page, 'compare', 3); // both halves' renderers and the waiting main one keep their targets
   const st = await page.evaluate(() => window.crowd.stats());
-  const status = await page.evaluate(() => window.crowd.status());
+  const status = await page.evaluate(() => window.crowd.details());
   check(st.compare === 1 && st.classic_instances === n && st.vat_instances === n,
         `compare: ${st.classic_instances} classic and ${st.vat_instances} VAT instances (${n} each)`);
   check(st.classic_draws >= n && st.vat_draws > 0 && st.vat_draws < n,
@@ -428,6 +443,28 @@ async function compareMode(page) {
         `compare: the status does not report both halves: ${status.split('\n').slice(2, 4).join(' | ')}`);
   const many = await shot(page, 'compare');
   judge(many, 'compare');
+  // with the HUD on, each half says what it shows in large amber type (demo/app.c's titles): their
+  // colour exactly, in the top third, over at least 14 rows (twice the HUD's 7 px capitals)
+  await set(page, 'hud', 1);
+  await frames(page, 1);
+  const titled = await shot(page, 'compare_titles');
+  const titles = [[0, (titled.width >> 1) - 1], [(titled.width >> 1) + 1, titled.width]].map(([x0, x1]) => {
+    let pixels = 0, first = -1, last = -1;
+    for (let y = 0; y < titled.height / 3; y++)
+      for (let x = x0; x < x1; x++) {
+        const i = 4 * (y * titled.width + x), p = titled.pixels;
+        if (p[i] < 248 || Math.abs(p[i + 1] - 199) > 8 || Math.abs(p[i + 2] - 64) > 10) continue;
+        pixels++;
+        if (first < 0) first = y;
+        last = y;
+      }
+    return { pixels, rows: first < 0 ? 0 : last - first + 1 };
+  });
+  check(titles.every((t) => t.pixels >= 500 && t.rows >= 14),
+        `compare: titles ${titles.map((t) => `${t.pixels} px over ${t.rows} rows`).join(', ')} (want 500+ px, 14+ rows)`);
+  const grassWords = await page.evaluate(() => window.crowd.get('grass') > 0.5 ? window.crowd.status() : 'grass paused');
+  check(grassWords.includes('grass paused'), `compare with the grass on: the HUD does not say it is paused`);
+  await set(page, 'hud', 0);
   await set(page, 'count', 1);
   await frames(page, 1);
   const one = await shot(page, 'compare_one');
@@ -438,10 +475,10 @@ async function compareMode(page) {
         `compare: ${n} against 1 a half changes ${left} px left, ${right} px right`);
   await page.evaluate(() => window.crowd.key(84)); // T: the budget search starts (from one a half)
   await frames(page, 2);
-  const searching = (await page.evaluate(() => window.crowd.status())).includes('searching');
+  const searching = (await page.evaluate(() => window.crowd.details())).includes('searching');
   await page.evaluate(() => window.crowd.key(84)); // T again stops it
   await frames(page, 1);
-  const stopped = !(await page.evaluate(() => window.crowd.status())).includes('searching');
+  const stopped = !(await page.evaluate(() => window.crowd.details())).includes('searching');
   check(searching && stopped, `compare: T ${searching ? '' : 'did not start '}${stopped ? '' : 'did not stop '}the search`);
   await set(page, 'compare', 0);
   await page.evaluate(() => window.crowd.panel.gui.show());
@@ -449,7 +486,8 @@ async function compareMode(page) {
   await set(page, 'hud', 1);
   await set(page, 'count', 3000);
   console.log(`compare: ${n} | ${n}, ${st.classic_draws} classic draws, ${st.vat_draws} VAT draws; ${n} against 1 a ` +
-              `half changes ${left} px left, ${right} px right; T starts and stops the budget search`);
+              `half changes ${left} px left, ${right} px right; T starts and stops the budget search; titles ` +
+              `${titles.map((t) => `${t.pixels} px over ${t.rows} rows`).join(', ')}`);
 }
 
 // With the crowd paused, the only difference between these two frames is the shadow pass.
@@ -461,7 +499,7 @@ async function shadows(page) {
   await page.evaluate(() => window.crowd.lookAt([4, 6, 9], [10, 0, -2]));
   await set(page, 'shadows', 1);
   await frames(page, 3);
-  const status = await page.evaluate(() => window.crowd.status());
+  const status = await page.evaluate(() => window.crowd.details());
   const shadowDraws = Number((/\(\+(\d+) shadow\)/.exec(status) || [0, 0])[1]);
   check(shadowDraws > 0, `no shadow draws (status: ${status.split('\n')[3]})`);
   const lit = await shot(page, 'shadows_on');
@@ -507,11 +545,11 @@ async function qualityFollowsTheFrame(page) {
   const bottom = [await get('grass_budget'), await get('grass_distance'), await get('lod_bias')];
   check(Math.abs(bottom[0] - 0.02) < 1e-6 && bottom[1] === 60 && bottom[2] === 0.5,
         `auto_quality on SwiftShader: grass ${bottom[0]} to ${bottom[1]} m, LOD bias ${bottom[2]} (want the bottom step)`);
-  check(/quality follows the frame rate: grass 2 % density to 60 m/.test(await page.evaluate(() => window.crowd.status())),
+  check(/2 % density to 60 m \(quality follows the frame rate\)/.test(await page.evaluate(() => window.crowd.status())),
         'the status does not say that the quality follows the frame rate');
   await set(page, 'grass_budget', 0.25);
   check(await get('auto_quality') === 0, 'a density set by hand left auto_quality on');
-  check(/quality as set: grass 25 % density/.test(await page.evaluate(() => window.crowd.status())),
+  check(/25 % density to 60 m \(quality as set\)/.test(await page.evaluate(() => window.crowd.status())),
         'the status does not say that the quality is as set');
   await set(page, 'auto_quality', 1);
   check(Math.abs(await get('grass_budget') - 0.02) < 1e-6, 'auto_quality back on did not restore its step');
@@ -531,8 +569,10 @@ async function grass(page) {
   const unshadowed = greenGround(await shot(page, 'grass_no_shadows'));
   check(unshadowed > 0.5, `grass, shadows off: only ${(100 * unshadowed).toFixed(1)} % of the ground green-dominant`);
   await set(page, 'shadows', 1);
-  const status = await page.evaluate(() => window.crowd.status());
+  const status = await page.evaluate(() => window.crowd.details());
   check(/grass (CPU|GPU)/.test(status), 'grass on but not in the status');
+  const words = await page.evaluate(() => window.crowd.status());
+  check(/\ngrass (standing still|swaying|tossed)/.test(words), `grass on but not in the HUD's words: ${words}`);
   await noSyncCalls(page, 'grass on', 3); // 3 frames: ~1 s each with the field; the later steps run without it
   await set(page, 'grass', 0);
   await frames(page, 2);

@@ -24,7 +24,7 @@ static const char droplet_vert[] =
     "layout(location = 1) in vec4 a_velocity; /* xyz m/s, flight time */\n"
     "layout(location = 2) in vec4 a_color;\n"
     "uniform mat4 u_view_projection;\n"
-    "uniform float u_time, u_gravity, u_point_scale;\n"
+    "uniform float u_time, u_gravity, u_point_scale, u_size;\n"
     "out vec4 v_color;\n"
     "void main() {\n"
     "    float t = u_time - a_origin.w;\n"
@@ -36,39 +36,65 @@ static const char droplet_vert[] =
     "    }\n"
     "    vec3 p = a_origin.xyz + a_velocity.xyz * t + vec3(0.0, -0.5 * u_gravity * t * t, 0.0);\n"
     "    gl_Position = u_view_projection * vec4(p, 1.0);\n"
-    "    gl_PointSize = clamp(0.05 * u_point_scale / max(gl_Position.w, 0.05), 1.5, 24.0);\n"
+    "    gl_PointSize = clamp(u_size * u_point_scale / max(gl_Position.w, 0.05), 2.5, 24.0);\n"
     "}\n";
 
+/* A round drop, darker at its rim: it stands out against a sky or a floor of its own colour. */
 static const char droplet_frag[] = "in vec4 v_color;\n"
                                    "out vec4 o_color;\n"
                                    "void main() {\n"
                                    "    vec2 d = gl_PointCoord * 2.0 - 1.0;\n"
-                                   "    if (dot(d, d) > 1.0) discard;\n"
-                                   "    o_color = vec4(v_color.rgb, 1.0);\n"
+                                   "    float r2 = dot(d, d);\n"
+                                   "    if (r2 > 1.0) discard;\n"
+                                   "    o_color = vec4(v_color.rgb * (0.6 + 0.4 * sqrt(1.0 - r2)), 1.0);\n"
                                    "}\n";
 
-/* A tracer: the whole segment at once (an instant laser flash), fading over its life. */
-static const char tracer_vert[] = "layout(location = 0) in float a_end; /* 0 at the muzzle, 1 at the target */\n"
-                                  "layout(location = 1) in vec4 a_from; /* xyz, spawn time */\n"
-                                  "layout(location = 2) in vec3 a_to;\n"
-                                  "layout(location = 3) in vec4 a_color;\n"
-                                  "uniform mat4 u_view_projection;\n"
-                                  "uniform float u_time, u_life;\n"
-                                  "out vec4 v_color;\n"
-                                  "void main() {\n"
-                                  "    float t = u_time - a_from.w;\n"
-                                  "    if (!(t >= 0.0 && t <= u_life)) {\n"
-                                  "        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n"
-                                  "        v_color = vec4(0.0);\n"
-                                  "        return;\n"
-                                  "    }\n"
-                                  "    v_color = vec4(a_color.rgb, 1.0 - t / u_life);\n"
-                                  "    gl_Position = u_view_projection * vec4(mix(a_from.xyz, a_to, a_end), 1.0);\n"
-                                  "}\n";
+/* A tracer: the whole segment at once (an instant laser flash), fading over its life: a beam of
+ * pixels across (u_width metres at the near end, never under 3 or over 16 pixels), built in screen
+ * space from the segment's ends, clipped to in front of the eye first (a point behind it has no
+ * place on the screen). */
+static const char tracer_vert[] =
+    "layout(location = 0) in vec2 a_corner; /* x: 0 at the muzzle, 1 at the target; y: -1 / 1 across */\n"
+    "layout(location = 1) in vec4 a_from;   /* xyz, spawn time */\n"
+    "layout(location = 2) in vec3 a_to;\n"
+    "layout(location = 3) in vec4 a_color;\n"
+    "uniform mat4 u_view_projection;\n"
+    "uniform float u_time, u_life, u_point_scale, u_width;\n"
+    "uniform vec2 u_viewport;\n"
+    "out vec4 v_color;\n"
+    "out float v_across;\n"
+    "void main() {\n"
+    "    float t = u_time - a_from.w;\n"
+    "    vec4 a = u_view_projection * vec4(a_from.xyz, 1.0), b = u_view_projection * vec4(a_to, 1.0);\n"
+    "    const float near_w = 0.02;\n"
+    "    v_color = vec4(0.0);\n"
+    "    v_across = a_corner.y;\n"
+    "    if (!(t >= 0.0 && t <= u_life) || (a.w < near_w && b.w < near_w)) {\n"
+    "        gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n"
+    "        return;\n"
+    "    }\n"
+    "    if (a.w < near_w) a = mix(a, b, (near_w - a.w) / (b.w - a.w));\n"
+    "    if (b.w < near_w) b = mix(b, a, (near_w - b.w) / (a.w - b.w));\n"
+    "    vec2 along = (b.xy / b.w - a.xy / a.w) * u_viewport;\n"
+    "    along = dot(along, along) > 1e-8 ? normalize(along) : vec2(1.0, 0.0);\n"
+    "    vec4 p = a_corner.x < 0.5 ? a : b;\n"
+    "    float pixels = clamp(u_width * u_point_scale / p.w, 3.0, 16.0);\n"
+    "    p.xy += vec2(-along.y, along.x) * a_corner.y * pixels / u_viewport * p.w;\n"
+    "    gl_Position = p;\n"
+    "    v_color = vec4(a_color.rgb, 1.0 - t / u_life);\n"
+    "}\n";
 
+/* The beam's colour at full strength across its middle, brighter at its core, its edges soft;
+ * premultiplied "over" (see draw_flight): its hue shows as it is against any background. */
 static const char tracer_frag[] = "in vec4 v_color;\n"
+                                  "in float v_across;\n"
                                   "out vec4 o_color;\n"
-                                  "void main() { o_color = v_color; }\n";
+                                  "void main() {\n"
+                                  "    float edge = abs(v_across);\n"
+                                  "    float alpha = v_color.a * (1.0 - smoothstep(0.55, 1.0, edge));\n"
+                                  "    vec3 rgb = min(v_color.rgb * (1.0 + 0.35 * (1.0 - edge)), vec3(1.0));\n"
+                                  "    o_color = vec4(rgb * alpha, alpha);\n"
+                                  "}\n";
 
 /* A splat into the paint texture: a quad in world x/z mapped onto the texture (z = -size/2 is row 0). */
 static const char splat_vert[] = "layout(location = 0) in vec2 a_corner;\n"
@@ -146,14 +172,14 @@ typedef struct pending_splat {
 
 typedef struct paint_program {
     crowd_program program;
-    GLint view_projection, time, gravity, point_scale, life, half, ground, paint, shade;
+    GLint view_projection, time, gravity, point_scale, life, half, ground, paint, shade, size, width, viewport;
 } paint_program;
 
 struct showcase_paint {
     showcase_paint_desc desc;
     float half;
     GLuint texture, framebuffer;
-    GLuint corners, ends; /* static quad corners, tracer ends */
+    GLuint corners, ends; /* static quad corners; the tracer beam's corners (end, side) */
     GLuint droplet_buffer, tracer_buffer, splat_buffer;
     GLuint droplet_vao, tracer_vao, splat_vao, floor_vao;
     paint_program droplets, tracers, splats, floor;
@@ -181,6 +207,9 @@ static crowd_result build(paint_program *p, const char *name, bool es, const cha
     p->ground = glGetUniformLocation(id, "u_ground");
     p->paint = glGetUniformLocation(id, "u_paint");
     p->shade = glGetUniformLocation(id, "u_shade");
+    p->size = glGetUniformLocation(id, "u_size");
+    p->width = glGetUniformLocation(id, "u_width");
+    p->viewport = glGetUniformLocation(id, "u_viewport");
     return CROWD_OK;
 }
 
@@ -211,6 +240,8 @@ static crowd_result resolve(const showcase_paint_desc *in, showcase_paint_desc *
     d->gravity = d->gravity == 0.0f ? 9.81f : d->gravity;
     d->tracer_life = d->tracer_life == 0.0f ? 0.08f : d->tracer_life;
     d->splat_radius = d->splat_radius == 0.0f ? 0.12f : d->splat_radius;
+    d->droplet_size = d->droplet_size == 0.0f ? 0.05f : d->droplet_size;
+    d->beam_width = d->beam_width == 0.0f ? 0.03f : d->beam_width;
     if (!(d->world_size > 0.0f && d->world_size < 1e6f))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "paint: world_size %g m (want 0 < size < 1e6)",
                           (double)d->world_size);
@@ -223,6 +254,9 @@ static crowd_result resolve(const showcase_paint_desc *in, showcase_paint_desc *
     if (d->droplet_capacity > 1048576)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "paint: droplet_capacity %u (want 1..1048576)",
                           d->droplet_capacity);
+    if (!(d->droplet_size > 0.0f && d->droplet_size < 10.0f) || !(d->beam_width > 0.0f && d->beam_width < 10.0f))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "paint: droplet_size %g m, beam_width %g m (want 0..10)",
+                          (double)d->droplet_size, (double)d->beam_width);
     if (!(d->gravity > 0.0f && d->gravity < 1e4f) || !(d->tracer_life > 0.0f && d->tracer_life < 60.0f) ||
         !(d->splat_radius > 0.0f && d->splat_radius < 100.0f))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
@@ -258,7 +292,7 @@ static crowd_result create_target(showcase_paint *p, crowd_error *error)
  * shared quad corners and line ends. p->staging holds `rings` droplet records. */
 static void create_buffers(showcase_paint *p, size_t rings)
 {
-    static const float corners[8] = {-1, -1, 1, -1, -1, 1, 1, 1}, ends[2] = {0, 1};
+    static const float corners[8] = {-1, -1, 1, -1, -1, 1, 1, 1}, ends[8] = {0, -1, 0, 1, 1, -1, 1, 1};
     p->corners = ring_buffer(sizeof corners, corners);
     p->ends = ring_buffer(sizeof ends, ends);
     memset(p->staging, 0, sizeof *p->staging * rings);
@@ -284,7 +318,7 @@ static void create_vertex_arrays(showcase_paint *p)
     attribute(2, 4, GL_UNSIGNED_BYTE, true, sizeof(droplet_record), offsetof(droplet_record, rgba), 0);
     glBindVertexArray(p->tracer_vao);
     glBindBuffer(GL_ARRAY_BUFFER, p->ends); /* one attribute per vertex: WebGL wants one */
-    attribute(0, 1, GL_FLOAT, false, sizeof(float), 0, 0);
+    attribute(0, 2, GL_FLOAT, false, 2 * sizeof(float), 0, 0);
     glBindBuffer(GL_ARRAY_BUFFER, p->tracer_buffer);
     attribute(1, 4, GL_FLOAT, false, sizeof(tracer_record), offsetof(tracer_record, from), 1);
     attribute(2, 3, GL_FLOAT, false, sizeof(tracer_record), offsetof(tracer_record, to), 1);
@@ -502,11 +536,13 @@ void showcase_paint_update(showcase_paint *p, float time)
     p->stats.splats += n;
 }
 
-static void draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre);
+static void draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre,
+                        const int viewport[2]);
 
-void showcase_paint_draw(showcase_paint *p, float time, const float vp[16], float pixels_per_metre, float shade)
+void showcase_paint_draw(showcase_paint *p, float time, const float vp[16], float pixels_per_metre,
+                         const int viewport[2], float shade)
 {
-    if (!p || !vp)
+    if (!p || !vp || !viewport)
         return;
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LEQUAL);
@@ -528,21 +564,23 @@ void showcase_paint_draw(showcase_paint *p, float time, const float vp[16], floa
     glBindVertexArray(p->floor_vao);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glDisable(GL_POLYGON_OFFSET_FILL);
-    draw_flight(p, time, vp, pixels_per_metre);
+    draw_flight(p, time, vp, pixels_per_metre, viewport);
 }
 
-void showcase_paint_draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre)
+void showcase_paint_draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre,
+                                const int viewport[2])
 {
-    if (!p || !vp)
+    if (!p || !vp || !viewport)
         return;
     glEnable(GL_DEPTH_TEST);
     glDepthFunc(GL_LEQUAL);
     glDisable(GL_CULL_FACE);
-    draw_flight(p, time, vp, pixels_per_metre);
+    draw_flight(p, time, vp, pixels_per_metre, viewport);
 }
 
 /* Droplets then tracers, the depth test on (LEQUAL); leaves blending off, depth writes on, LESS. */
-static void draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre)
+static void draw_flight(showcase_paint *p, float time, const float vp[16], float pixels_per_metre,
+                        const int viewport[2])
 {
     /* droplets: opaque round points */
     glDisable(GL_BLEND);
@@ -556,18 +594,22 @@ static void draw_flight(showcase_paint *p, float time, const float vp[16], float
     glUniform1f(p->droplets.time, time);
     glUniform1f(p->droplets.gravity, p->desc.gravity);
     glUniform1f(p->droplets.point_scale, pixels_per_metre);
+    glUniform1f(p->droplets.size, p->desc.droplet_size);
     glBindVertexArray(p->droplet_vao);
     glDrawArrays(GL_POINTS, 0, (GLsizei)p->desc.droplet_capacity);
-    /* tracers: additive flashes */
+    /* tracers: beams laid "over" what is there, premultiplied */
     glDepthMask(GL_FALSE);
     glEnable(GL_BLEND);
-    glBlendFunc(GL_SRC_ALPHA, GL_ONE);
+    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
     glUseProgram(p->tracers.program.id);
     glUniformMatrix4fv(p->tracers.view_projection, 1, GL_FALSE, vp);
     glUniform1f(p->tracers.time, time);
     glUniform1f(p->tracers.life, p->desc.tracer_life);
+    glUniform1f(p->tracers.point_scale, pixels_per_metre);
+    glUniform1f(p->tracers.width, p->desc.beam_width);
+    glUniform2f(p->tracers.viewport, (float)viewport[0], (float)viewport[1]);
     glBindVertexArray(p->tracer_vao);
-    glDrawArraysInstanced(GL_LINES, 0, 2, (GLsizei)p->desc.tracer_capacity);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, (GLsizei)p->desc.tracer_capacity);
     glBindVertexArray(0);
     glDisable(GL_BLEND);
     glDepthMask(GL_TRUE);

@@ -13,7 +13,7 @@
  * drawn. showcase_paint_draw draws the floor paint (one quad over the ground sampling the texture,
  * lit by one shade factor), then the droplets and the tracers.
  *
- * GL 3.3 core, GLES 3.0 and WebGL2 alike (no compute, no SSBOs, points and lines of width 1). No
+ * GL 3.3 core, GLES 3.0 and WebGL2 alike (no compute, no SSBOs, no wide lines: a tracer is a quad). No
  * GL query in update or draw; errors are checked at creation only. Every call expects the GL
  * context current. */
 #ifndef CROWD_SHOWCASE_PAINT_H
@@ -38,6 +38,8 @@ typedef struct showcase_paint_desc {
     float gravity;             /* m/s^2, > 0; 0 = 9.81 */
     float tracer_life;         /* seconds a tracer shows, fading; 0 = 0.08 */
     float splat_radius;        /* metres, the blob a landing droplet leaves; 0 = 0.12 */
+    float droplet_size;        /* metres across a droplet in flight (2.5 to 24 pixels on screen); 0 = 0.05 */
+    float beam_width;          /* metres across a tracer (3 to 16 pixels on screen); 0 = 0.03 */
 } showcase_paint_desc;
 
 typedef struct showcase_paint showcase_paint;
@@ -76,17 +78,17 @@ void showcase_paint_update(showcase_paint *paint, float time);
 
 /* Draws the floor paint, the droplets in flight and the live tracers into the bound framebuffer
  * over an already drawn scene (depth tested against it, depth not written, alpha blended).
- * `pixels_per_metre`: a droplet's size in pixels at 1 m (projection[5] x viewport height / 2);
- * `shade`: the floor paint's lighting factor (the ground's, about 0.6..1). Leaves blending off,
- * depth writes on. */
+ * `pixels_per_metre`: a metre's size in pixels at 1 m (projection[5] x viewport height / 2);
+ * `viewport`: its width and height in pixels (a tracer is a beam of pixels across); `shade`: the
+ * floor paint's lighting factor (the ground's, about 0.6..1). Leaves blending off, depth writes on. */
 void showcase_paint_draw(showcase_paint *paint, float time, const float view_projection[16], float pixels_per_metre,
-                         float shade);
+                         const int viewport[2], float shade);
 
 /* The same without the floor quad: the droplets in flight and the live tracers only, for a ground
  * that samples the paint texture itself (showcase_stage_set_ground_paint in showcase/stage.h: the paint then
  * takes the ground's light and shadows). Same state on return as showcase_paint_draw. */
 void showcase_paint_draw_flight(showcase_paint *paint, float time, const float view_projection[16],
-                                float pixels_per_metre);
+                                float pixels_per_metre, const int viewport[2]);
 
 /* Clears the floor paint and forgets queued splats and flying droplets. */
 void showcase_paint_clear(showcase_paint *paint);
