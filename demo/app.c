@@ -971,8 +971,6 @@ static void plain_grass(const demo_app *app, text_out *t)
         put(t, ", trampled where people walk");
     if (s[DEMO_MOWER] > 0.5)
         put(t, ", mown where you look");
-    put(t, ", %.0f %% density to %.0f m (quality %s)", 100.0 * s[DEMO_GRASS_BUDGET], s[DEMO_GRASS_DISTANCE],
-        s[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set");
 }
 
 static void plain_shadows(const demo_app *app, text_out *t)
@@ -1009,6 +1007,10 @@ static void write_plain(demo_app *app, text_out *t)
         put(t, "%s", demo_gun_summary(app->gun));
     plain_grass(app, t);
     plain_shadows(app, t);
+    if (app->settings[DEMO_GRASS] > 0.5 && app->grass && !app->compare)
+        put(t, "quality %s: grass %.0f %% density to %.0f m\n",
+            app->settings[DEMO_AUTO_QUALITY] > 0.5 ? "follows the frame rate" : "as set",
+            100.0 * app->settings[DEMO_GRASS_BUDGET], app->settings[DEMO_GRASS_DISTANCE]);
     plain_keys(app, t);
     if (app->error[0])
         put(t, "! %s\n", app->error);

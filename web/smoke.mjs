@@ -545,11 +545,11 @@ async function qualityFollowsTheFrame(page) {
   const bottom = [await get('grass_budget'), await get('grass_distance'), await get('lod_bias')];
   check(Math.abs(bottom[0] - 0.02) < 1e-6 && bottom[1] === 60 && bottom[2] === 0.5,
         `auto_quality on SwiftShader: grass ${bottom[0]} to ${bottom[1]} m, LOD bias ${bottom[2]} (want the bottom step)`);
-  check(/2 % density to 60 m \(quality follows the frame rate\)/.test(await page.evaluate(() => window.crowd.status())),
+  check(/quality follows the frame rate: grass 2 % density to 60 m/.test(await page.evaluate(() => window.crowd.status())),
         'the status does not say that the quality follows the frame rate');
   await set(page, 'grass_budget', 0.25);
   check(await get('auto_quality') === 0, 'a density set by hand left auto_quality on');
-  check(/25 % density to 60 m \(quality as set\)/.test(await page.evaluate(() => window.crowd.status())),
+  check(/quality as set: grass 25 % density to 60 m/.test(await page.evaluate(() => window.crowd.status())),
         'the status does not say that the quality is as set');
   await set(page, 'auto_quality', 1);
   check(Math.abs(await get('grass_budget') - 0.02) < 1e-6, 'auto_quality back on did not restore its step');
