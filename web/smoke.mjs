@@ -104,7 +104,8 @@ async function everySetting(page) {
   const table = JSON.parse(await page.evaluate(() => window.crowd.settingsJson()));
   // exercised separately; the grass is off from its own step on (SwiftShader takes about a second a frame with it)
   // compare (a classic-skinned character per draw) is exercised natively: at 3,000 it is minutes a frame here
-  const skip = new Set(['count', 'asset', 'camera', 'scenario', 'paused', 'hud', 'path', 'grass', 'compare']);
+  // auto_quality rewrites grass_budget, grass_distance and lod_bias when switched on (its own step)
+  const skip = new Set(['count', 'asset', 'camera', 'scenario', 'paused', 'hud', 'path', 'grass', 'compare', 'auto_quality']);
   // the render path: WebGL2 has the CPU path only; asking for the GPU path is refused and keeps it
   for (const v of [1, 0]) await set(page, 'path', v);
   const refused = await page.evaluate(() => window.crowd.set('path', 2));
@@ -548,6 +549,7 @@ async function qualityFollowsTheFrame(page) {
   check(/quality follows the frame rate: grass 2 % density to 60 m/.test(await page.evaluate(() => window.crowd.status())),
         'the status does not say that the quality follows the frame rate');
   await set(page, 'grass_budget', 0.25);
+  await frames(page, 2); // the status is written with the frame
   check(await get('auto_quality') === 0, 'a density set by hand left auto_quality on');
   check(/quality as set: grass 25 % density to 60 m/.test(await page.evaluate(() => window.crowd.status())),
         'the status does not say that the quality is as set');
