@@ -1266,7 +1266,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
         demo_grass_ground(app->grass, app->stage, grass_on);
         demo_menagerie_frame(app->menagerie, dt, &app->camera, &app->scene, scene_fbo, width, height);
         app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
-        demo_grass_frame(app->grass, demo_menagerie_ground_renderer(app->menagerie), &app->scene, grass_on,
+        demo_grass_frame(app->grass, app->stage, demo_menagerie_ground_renderer(app->menagerie), &app->scene, grass_on,
                          app->grass_time, (float)app->settings[DEMO_GRASS_BUDGET],
                          (float)app->settings[DEMO_GRASS_DISTANCE], (float)app->settings[DEMO_WIND]);
         demo_menagerie_far_shadows(app->menagerie, &app->scene); /* on the ground, stage's or field's */
@@ -1342,7 +1342,7 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     showcase_stage_draw(app->stage, app->renderer, &app->scene); /* after the crowd: hidden ground fails early */
     /* paused: the wind stands still too */
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;
-    demo_grass_frame(app->grass, app->renderer, &app->scene, grass, app->grass_time,
+    demo_grass_frame(app->grass, app->stage, app->renderer, &app->scene, grass, app->grass_time,
                      (float)app->settings[DEMO_GRASS_BUDGET], (float)app->settings[DEMO_GRASS_DISTANCE],
                      (float)app->settings[DEMO_WIND]);
     crowd_gl_draw_far_shadows(app->renderer, app->frame, &app->scene); /* onto whichever ground drew */

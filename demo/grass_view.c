@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WINDOW 1024 /* frames kept: a second at up to 1 kHz */
+#define WINDOW 1024              /* frames kept: a second at up to 1 kHz */
+#define GROUND_HALF_SIZE 4000.0f /* the field's ground, around the camera: out to the horizon */
 
 struct demo_grass {
     crowd_grass *field;
@@ -24,7 +25,7 @@ crowd_result demo_grass_create(bool es, crowd_grass_path path, bool timers, demo
     demo_grass *g = calloc(1, sizeof *g);
     if (!g)
         return CROWD_ERROR_OUT_OF_MEMORY;
-    crowd_grass_desc d = {.es = es, .path = path, .timers = timers};
+    crowd_grass_desc d = {.es = es, .path = path, .timers = timers, .ground_size = GROUND_HALF_SIZE};
     crowd_result r = crowd_grass_create(&d, &g->field, error);
     if (r != CROWD_OK) {
         free(g);
@@ -83,8 +84,8 @@ void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const c
     crowd_grass_update_fields(g->field, renderer, scene, &f);
 }
 
-void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                      double time, float budget, float distance, float wind)
+void demo_grass_frame(demo_grass *g, showcase_stage *stage, const crowd_gl_renderer *renderer,
+                      const crowd_gl_scene *scene, bool on, double time, float budget, float distance, float wind)
 {
     if (!g || !on)
         return;
@@ -94,7 +95,8 @@ void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const cr
                            .wind = {wind * 0.45f * cosf(a), wind * 0.45f * sinf(a)},
                            .budget = budget,
                            .draw_distance = distance};
-    crowd_grass_draw(g->field, renderer, scene, &f);
+    if (crowd_grass_draw(g->field, renderer, scene, &f) == CROWD_OK)
+        showcase_stage_ground_drawn(stage, GROUND_HALF_SIZE, scene);
 }
 
 void demo_grass_record_frame(demo_grass *g, double ms)

@@ -28,10 +28,11 @@ void demo_grass_fields(demo_grass *g, const crowd_gl_renderer *renderer, const c
                        const crowd_frame *agents, float dt, const float focus[2], bool trample, bool mower,
                        const float *impacts, uint32_t impact_count, uint32_t paint, float paint_world);
 
-/* After the crowd's colour pass: draws the field (receiving the renderer's shadow map) when `on`.
- * budget in (0, 1], wind 0..1. */
-void demo_grass_frame(demo_grass *g, const crowd_gl_renderer *renderer, const crowd_gl_scene *scene, bool on,
-                      double time, float budget, float distance, float wind);
+/* After the crowd's colour pass: draws the field (receiving the renderer's shadow map) when `on`,
+ * and tells `stage` that its ground covered the view (so the sky skips those rows). budget in (0, 1],
+ * distance in metres, wind 0..1. */
+void demo_grass_frame(demo_grass *g, showcase_stage *stage, const crowd_gl_renderer *renderer,
+                      const crowd_gl_scene *scene, bool on, double time, float budget, float distance, float wind);
 
 /* A frame's wall time, for the one-second window. */
 void demo_grass_record_frame(demo_grass *g, double ms);

@@ -10,6 +10,7 @@
 #include "common/view_matrices.h"
 #include "crowd/crowd_internal.h"
 #include "crowdbake/gl.h"
+#include "crowdbake/grass.h"
 #include "gl/gl_api.h"
 #include "gl_context.h"
 #include "gl_fixture.h"
@@ -784,6 +785,59 @@ static void sky_over_the_ground_misses_no_pixel(void)
     crowd_destroy(c);
 }
 
+/* The same bound when another pass drew the ground: the grass field's, following the camera, with the
+ * stage's own ground hidden (showcase_stage_ground_drawn). It misses no pixel, and it is a bound: with
+ * the depth cleared after the ground, the bounded sky paints only the rows it keeps. */
+static void draw_grass_ground(crowd *c, crowd_gl_renderer *r, crowd_grass *grass, crowd_gl_scene *s)
+{
+    render(c, r, s, 0.0f, pixels3);
+    crowd_grass_frame frame = {.budget = 0.05f};
+    REQUIRE(crowd_grass_draw(grass, r, s, &frame) == CROWD_OK);
+    tool_gl_read_rgb(&gl, pixels3);
+    showcase_stage_ground_drawn(gl_fixture_stage(), 4000.0f, s);
+}
+
+static void sky_over_the_grass_ground_misses_no_pixel(void)
+{
+    crowd *c = make_crowd(20);
+    crowd_gl_renderer *r = make_renderer(c);
+    crowd_grass_desc gd = {.es = gl.es, .blades = 20000, .ground_size = 4000.0f};
+    crowd_grass *grass = NULL;
+    crowd_error err;
+    REQUIRE(crowd_grass_create(&gd, &grass, &err) == CROWD_OK);
+    showcase_stage_show_ground(gl_fixture_stage(), false);
+    crowd_gl_scene s = test_default_scene();
+    static const float views[4][6] = {
+        {0, 1.7f, 12, 0, 1.2f, 0}, {0, 60, 1, 0, 0, 0}, {392, 3, 0, 420, 0, 5}, {28, 16, 44, 0, 1.2f, 0}};
+    uint32_t missed = 0, painted = 0;
+    for (int v = 0; v < 4; v++) {
+        look(s.view, s.projection, views[v][0], views[v][1], views[v][2], views[v][3], views[v][4], views[v][5]);
+        draw_grass_ground(c, r, grass, &s);
+        showcase_stage_draw_sky(gl_fixture_stage(), &s);
+        tool_gl_read_rgb(&gl, pixels);
+        showcase_stage_draw_sky(gl_fixture_stage(), &s); /* the whole view */
+        tool_gl_read_rgb(&gl, pixels2);
+        for (int i = 0; i < W * H; i++)
+            missed += memcmp(pixels + 3 * i, pixels2 + 3 * i, 3) != 0;
+    }
+    draw_grass_ground(c, r, grass, &s); /* the seed's camera, 16 m up: the ground fills the lower view */
+    glClear(GL_DEPTH_BUFFER_BIT);
+    showcase_stage_draw_sky(gl_fixture_stage(), &s);
+    tool_gl_read_rgb(&gl, pixels);
+    for (int i = 0; i < W * H; i++)
+        painted += memcmp(pixels + 3 * i, pixels3 + 3 * i, 3) != 0;
+    printf("     sky over the grass's ground: %u pixels missed over 4 views; at the seed's camera it paints %.1f %% "
+           "of the view\n",
+           missed, 100.0 * painted / (W * H));
+    CHECKF(missed == 0, "the bounded sky missed %u pixels over the grass's ground", missed);
+    CHECKF(painted < W * H / 2, "the sky painted %u of %u pixels: not bounded by the grass's ground", painted, W * H);
+    showcase_stage_show_ground(gl_fixture_stage(), true);
+    CHECKF(crowd_gl_check("sky over grass", &err) == CROWD_OK, "%s", err.message);
+    crowd_grass_destroy(grass);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
 int main(int argc, char **argv)
 {
     gl_fixture_open(argc, argv, W, H, &gl, &baked, &asset);
@@ -802,6 +856,7 @@ int main(int argc, char **argv)
     RUN_TEST(debug_mode_reports_errors);
     RUN_TEST(timer_queries_report_gpu_time);
     RUN_TEST(sky_over_the_ground_misses_no_pixel);
+    RUN_TEST(sky_over_the_grass_ground_misses_no_pixel);
     gl_fixture_close(&gl, &baked, &asset);
     TEST_MAIN_END();
 }

@@ -43,6 +43,7 @@ struct showcase_stage {
      * run since: the sky may leave out the rows the ground surely covers */
     bool sky_over_ground;
     float ground_vp[16];
+    float ground_reach; /* > 0: that ground covers this far around the eye (showcase_stage_ground_drawn) */
 };
 
 crowd_result showcase_stage_create(bool es, showcase_stage **out, crowd_error *error)
@@ -275,6 +276,7 @@ void showcase_stage_draw(showcase_stage *s, const crowd_gl_renderer *renderer, c
     if (ground)
         draw_ground(s, renderer, scene, view_projection);
     s->sky_over_ground = ground;
+    s->ground_reach = 0.0f;
     memcpy(s->ground_vp, view_projection, sizeof view_projection);
     glBindVertexArray(0);
     glActiveTexture(GL_TEXTURE0);
@@ -295,7 +297,8 @@ static float sky_bottom(const showcase_stage *s, const crowd_gl_scene *scene)
         return -1.0f;
     float eye[3];
     crowd_gl_eye_of(v, eye);
-    float edge = s->ground_half - fmaxf(fabsf(eye[0]), fabsf(eye[2])), h = eye[1];
+    float edge = s->ground_reach > 0.0f ? s->ground_reach : s->ground_half - fmaxf(fabsf(eye[0]), fabsf(eye[2]));
+    float h = eye[1];
     /* the far plane's distance (infinite when p[10] is -1); the ground beyond it is clipped */
     float far = p[10] + 1.0f < -1e-6f ? p[14] / (p[10] + 1.0f) : INFINITY;
     if (!(h > 1e-3f) || !(edge > 0.0f) || !(far > h))
@@ -326,6 +329,15 @@ static float ground_cover(showcase_stage *s, const crowd_gl_scene *scene)
     float vp[16];
     cb_mat4_mul(vp, scene->projection, scene->view);
     return memcmp(vp, s->ground_vp, sizeof vp) ? -1.0f : sky_bottom(s, scene);
+}
+
+void showcase_stage_ground_drawn(showcase_stage *s, float reach, const crowd_gl_scene *scene)
+{
+    if (!s || !scene || !(reach > 0.0f) || !isfinite(reach))
+        return;
+    s->sky_over_ground = true;
+    s->ground_reach = reach;
+    cb_mat4_mul(s->ground_vp, scene->projection, scene->view);
 }
 
 void showcase_stage_draw_sky(showcase_stage *s, const crowd_gl_scene *scene)
