@@ -188,8 +188,9 @@ struct demo_app {
     bool shadow_valid;      /* a pass ran since shadows were switched on */
     uint64_t shadow_passes, shadow_frames;
     double grass_time;
-    char status[4096];  /* the HUD: plain words (and the details with hud = details) */
-    char details[2048]; /* every figure, always written (demo_status_details) */
+    char status[4096];   /* the HUD: plain words (and the details with hud = details) */
+    char details[2048];  /* every figure, always written (demo_status_details) */
+    size_t plain_length; /* where the plain words end in status */
     char error[256];
 };
 
@@ -933,17 +934,14 @@ static void plain_crowd(const demo_app *app, text_out *t)
         put(t, ", %s drawn\n", grouped(drawn, b));
 }
 
+/* Compare mode: the titles say what each half is and its CPU time; this line, what it draws with. */
 static void plain_compare(const demo_app *app, text_out *t)
 {
-    static const char *const names[2] = {"left, classic skinning", "right, VAT"};
-    for (int h = 0; h < 2; h++) {
-        uint32_t instances, draws;
-        double cpu;
-        char n[16];
-        demo_compare_half_stats(app->compare, h, &instances, &draws, &cpu);
-        put(t, "%s: %s characters, %.1f ms of CPU a frame, %u draw calls\n", names[h], grouped(instances, n), cpu,
-            draws);
-    }
+    uint32_t instances[2], draws[2];
+    double cpu;
+    for (int h = 0; h < 2; h++)
+        demo_compare_half_stats(app->compare, h, &instances[h], &draws[h], &cpu);
+    put(t, "draw calls a frame: %u classic (one a character), %u VAT (instanced)\n", draws[0], draws[1]);
 }
 
 static void plain_grass(const demo_app *app, text_out *t)
@@ -955,7 +953,7 @@ static void plain_grass(const demo_app *app, text_out *t)
         return;
     }
     if (app->compare) { /* the halves have a renderer each: the field would be drawn, and paid for, twice */
-        put(t, "grass paused while comparing (plain ground; the setting stays on)");
+        put(t, "grass paused while comparing (still on)");
         return;
     }
     if (!app->grass) {
@@ -987,8 +985,7 @@ static void plain_keys(const demo_app *app, text_out *t)
 {
     const char *more = app->settings[DEMO_HUD] > 1.5 ? "F2 hides this" : "F2 more figures";
     if (app->compare)
-        put(t, "T fits each side to %.1f ms of CPU   Y back to the crowd   %s   F1 all keys\n", DEMO_COMPARE_BUDGET_MS,
-            more);
+        put(t, "T fit both to %.1f ms   Y back   %s   F1 all keys\n", DEMO_COMPARE_BUDGET_MS, more);
     else if (app->gun && app->settings[DEMO_GUN] > 0.5)
         put(t, "hold the left button to fire   WASD walk   R revives   G puts the gun away   %s\n", more);
     else
@@ -1036,6 +1033,7 @@ static void write_status(demo_app *app)
     write_details(app);
     text_out t = {app->status, sizeof app->status, 0};
     write_plain(app, &t);
+    app->plain_length = t.n;
     if (app->settings[DEMO_HUD] > 1.5)
         put(&t, "\n%s", app->details);
     if (app->help)
@@ -1180,16 +1178,31 @@ static int draw_compare_titles(demo_app *app, int width, int height)
     return bottom;
 }
 
+/* The plain words at PLAIN_SCALE where the window has room for them beside the page's panel, every
+ * figure (and F1's keys) at 1 under them: one reads at a glance, the other is there to be studied. */
+#define PLAIN_SCALE 1.5f
+#define PLAIN_SCALE_WIDTH 1200
+
 static void draw_hud(demo_app *app, int width, int height)
 {
     write_status(app);
     app->hud_width = app->hud_height = 0;
-    bool shown = app->settings[DEMO_HUD] > 0.5 || app->help;
-    int top = shown && app->compare ? draw_compare_titles(app, width, height) + 8 : 0;
-    demo_hud_style style = {8.0f, 8.0f + (float)top, 1.0f, false, {0}};
+    if (app->settings[DEMO_HUD] < 0.5 && !app->help)
+        return;
+    int top = app->compare ? draw_compare_titles(app, width, height) + 8 : 0, w = 0, h = 0;
+    demo_hud_style style = {8.0f, 8.0f + (float)top, width >= PLAIN_SCALE_WIDTH ? PLAIN_SCALE : 1.0f, false, {0}};
     memcpy(style.color, hud_white, sizeof style.color);
-    if (shown)
-        demo_hud_draw(app->hud, app->status, &style, width, height, &app->hud_width, &app->hud_height);
+    char *rest = app->status + app->plain_length, kept = *rest;
+    *rest = '\0';
+    demo_hud_draw(app->hud, app->status, &style, width, height, &app->hud_width, &app->hud_height);
+    *rest = kept;
+    rest += *rest == '\n';
+    if (!*rest)
+        return;
+    style.y += (float)app->hud_height, style.scale = 1.0f;
+    demo_hud_draw(app->hud, rest, &style, width, height, &w, &h);
+    app->hud_width = app->hud_width > w ? app->hud_width : w;
+    app->hud_height += h;
 }
 
 /* After a frame, for the benchmark: what was drawn, the shadow pass's draws and triangles included. */
