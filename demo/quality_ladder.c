@@ -6,8 +6,8 @@
 
 /* From sparse and near to the whole field. The lowest steps still reach 60-100 m, past the
  * crowd's middle seen from the default orbit (about 55 m). LOD bias 0.5 halves the library's LOD
- * distances: SwiftShader is bound by the middle levels' vertex work (a tenth of the frame at 20k,
- * a quarter at 100k); at 1 people 2-4 m away are at LOD 0-1 instead of 2. */
+ * distances: a software rasteriser is bound by the middle levels' vertex work; at 1 people 2-4 m
+ * away are at LOD 0-1 instead of 2 (docs/performance.md, "Figures behind the defaults"). */
 static const demo_quality ladder[DEMO_QUALITY_STEPS] = {
     {0.02f, 60.0f, 0.5f},  {0.03f, 80.0f, 0.5f},  {0.05f, 100.0f, 0.5f}, {0.08f, 140.0f, 0.5f},
     {0.12f, 180.0f, 0.5f}, {0.18f, 220.0f, 0.5f}, {0.25f, 220.0f, 0.5f}, {0.25f, 220.0f, 1.0f},

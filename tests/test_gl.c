@@ -830,7 +830,8 @@ static void sky_over_the_grass_ground_misses_no_pixel(void)
            "of the view\n",
            missed, 100.0 * painted / (W * H));
     CHECKF(missed == 0, "the bounded sky missed %u pixels over the grass's ground", missed);
-    CHECKF(painted < W * H / 2, "the sky painted %u of %u pixels: not bounded by the grass's ground", painted, W * H);
+    CHECKF(painted < W * H / 2, "the sky painted %u of %u pixels: not bounded by the grass's ground", painted,
+           (unsigned)(W * H));
     showcase_stage_show_ground(gl_fixture_stage(), true);
     CHECKF(crowd_gl_check("sky over grass", &err) == CROWD_OK, "%s", err.message);
     crowd_grass_destroy(grass);
