@@ -22,10 +22,14 @@ extern const char crowd_glsl_grass_common_glsl[], crowd_glsl_grass_color_glsl[],
 #define BLADE_ROW 2048 /* texels per row of the blade texture (grass_common.glsl's fetch) */
 #define BLOCK_ROW 256  /* texels per row of the block table (grass.vert) */
 /* The CPU path's instance: GRASS_GROUP consecutive table entries of CROWD_GRASS_BLOCK blades each
- * (grass.vert has both numbers): small entries waste few vertices on a sparse chunk, and a group
- * of them keeps the instances few (SwiftShader pays microseconds per instance). */
+ * (both handed to grass.vert as defines): small entries waste few vertices on a sparse chunk, and a
+ * group of them keeps the instances few (SwiftShader pays microseconds per instance). */
 #define GRASS_GROUP 4
 #define CLUSTERS_PER_INSTANCE (GRASS_GROUP * CROWD_GRASS_BLOCK)
+#define GRASS_STR_(x) #x
+#define GRASS_STR(x) GRASS_STR_(x)
+static const char cpu_path_defines[] =
+    "GRASS_BLOCK " GRASS_STR(CROWD_GRASS_BLOCK) "\nGRASS_GROUP " GRASS_STR(GRASS_GROUP) "\n";
 #define TIMER_RING 4
 #define TIMER_QUERIES 5 /* per frame: culling, the near, mid and far draws, the ground */
 #define TEX_BLADES 8    /* texture units: clear of the crowd renderer's 0..7 */
@@ -165,8 +169,7 @@ static void blade_strip(mesh_builder *m, float blade, int segments, float tier)
 }
 
 /* Each tier's mesh is `copies` clusters, copy c's vertices tagged blade + 4c: the CPU path draws one
- * instance per group of table entries (CLUSTERS_PER_INSTANCE blades), since SwiftShader (WebGL2 without a GPU) pays several
- * microseconds per instance of an instanced draw; the GPU path draws one instance per blade (1 copy). */
+ * instance per group of table entries (CLUSTERS_PER_INSTANCE copies), the GPU path one per blade. */
 static void build_meshes(crowd_grass *g, mesh_builder *m, int copies)
 {
     static const int near_segments[3] = {4, 2, 2};
@@ -281,7 +284,7 @@ static crowd_result build_program(crowd_grass *g, crowd_error *error)
         r = crowd_program_build_with(&g->program, "grass (GPU-driven)", "#version 430 core\n", "GPU_DRIVEN\n", vertex,
                                      fragment, error);
     else
-        r = crowd_program_build(&g->program, "grass", g->desc.es, NULL, vertex, fragment, error);
+        r = crowd_program_build(&g->program, "grass", g->desc.es, cpu_path_defines, vertex, fragment, error);
     crowd_free(vertex);
     crowd_free(fragment);
     if (r == CROWD_OK)
@@ -535,10 +538,31 @@ static void band_uniform(const crowd_grass_desc *d, float out[4])
     out[3] = 1.0f / (d->far_band[1] - d->far_band[0]);
 }
 
-/* The CPU path's pass: the chunk test per chunk, the prefix cut into 64-blade blocks for every tier
- * the chunk's distance range can reach, and a tier estimate from the chunk's mid distance. */
-static void upload_blocks(crowd_grass *g);
+/* Each tier's run padded with empty entries to whole instances, then uploaded whole rows at a time,
+ * only as far as each run is filled. */
+static void upload_blocks(crowd_grass *g)
+{
+    for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++)
+        while (g->tier_blocks[t] % GRASS_GROUP) {
+            uint32_t *e = &g->blocks[2 * (t * g->tier_capacity + g->tier_blocks[t]++)];
+            e[0] = e[1] = 0;
+        }
+    glActiveTexture(GL_TEXTURE0 + TEX_BLOCKS);
+    glBindTexture(GL_TEXTURE_2D, g->blocks_tex);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++) {
+        if (!g->tier_blocks[t])
+            continue;
+        uint32_t start = t * g->tier_capacity, end = start + g->tier_blocks[t];
+        uint32_t row0 = start / BLOCK_ROW, row1 = (end + BLOCK_ROW - 1) / BLOCK_ROW;
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)row0, BLOCK_ROW, (GLsizei)(row1 - row0), GL_RG_INTEGER,
+                        GL_UNSIGNED_INT, &g->blocks[2 * (size_t)row0 * BLOCK_ROW]);
+    }
+}
 
+/* The CPU path's pass: the chunk test per chunk, the prefix cut into entries of CROWD_GRASS_BLOCK
+ * blades for every tier the chunk's distance range can reach, and a tier estimate from the chunk's
+ * mid distance. */
 static void cpu_pass(crowd_grass *g)
 {
     const grass_layout *l = &g->layout;
@@ -579,28 +603,6 @@ static void cpu_pass(crowd_grass *g)
     g->stats.chunks_visible = visible;
     g->stats.late = false;
     upload_blocks(g);
-}
-
-/* Each tier's run padded with empty entries to whole instances, then uploaded whole rows at a time,
- * only as far as each run is filled. */
-static void upload_blocks(crowd_grass *g)
-{
-    for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++)
-        while (g->tier_blocks[t] % GRASS_GROUP) {
-            uint32_t *e = &g->blocks[2 * (t * g->tier_capacity + g->tier_blocks[t]++)];
-            e[0] = e[1] = 0;
-        }
-    glActiveTexture(GL_TEXTURE0 + TEX_BLOCKS);
-    glBindTexture(GL_TEXTURE_2D, g->blocks_tex);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    for (uint32_t t = 0; t < CROWD_GRASS_TIERS; t++) {
-        if (!g->tier_blocks[t])
-            continue;
-        uint32_t start = t * g->tier_capacity, end = start + g->tier_blocks[t];
-        uint32_t row0 = start / BLOCK_ROW, row1 = (end + BLOCK_ROW - 1) / BLOCK_ROW;
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, (GLint)row0, BLOCK_ROW, (GLsizei)(row1 - row0), GL_RG_INTEGER,
-                        GL_UNSIGNED_INT, &g->blocks[2 * (size_t)row0 * BLOCK_ROW]);
-    }
 }
 
 #ifndef __EMSCRIPTEN__

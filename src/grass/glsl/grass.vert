@@ -6,9 +6,8 @@ layout(location = 0) in vec4 a_vertex; // blade of the cluster (0..2), height fr
 layout(location = 1) in uint i_blade;
 #else
 // the CPU path: a table of entries (first blade, blades: at most GRASS_BLOCK) per tier, one instance a
-// group of GRASS_GROUP entries; the mesh holds a group's clusters, cluster c's vertices tagged
-// blade + 4c (grass_gl.c: build_meshes, CROWD_GRASS_BLOCK, GRASS_GROUP)
-const int GRASS_BLOCK = 8, GRASS_GROUP = 4;
+// group of GRASS_GROUP entries (both defined by grass_gl.c); the mesh holds a group's clusters,
+// cluster c's vertices tagged blade + 4c (grass_gl.c build_meshes)
 uniform highp usampler2D u_blocks; // RG32UI, 256 wide
 uniform int u_block_offset;         // this tier's first block
 #endif
