@@ -28,7 +28,11 @@ static void usage(FILE *out)
                  "  --add-clip <list>   comma-separated extra clips: pose (the idle's first frame as 2 keys),\n"
                  "                      roll (a one-shot forward roll), fly (the wave cycle in the air, no\n"
                  "                      ground contact), walk-open (the walk cycle without its closing key),\n"
-                 "                      walk-root (the walk with root motion: travelling, not in place)\n"
+                 "                      walk-root (the walk with root motion: travelling, not in place),\n"
+                 "                      walk-seam (the walk ending a few percent off its first pose),\n"
+                 "                      fly-low (the wave cycle bobbing up from the ground: it brushes it)\n"
+                 "  --mesh-unit <k>     the bind mesh k times larger, the inverse binds scaled back (100: a\n"
+                 "                      centimetre mesh under a 0.01-scaled armature), 0.0001..10000\n"
                  "  --blender-names     rename every clip \"Armature|Name\"\n");
 }
 
@@ -45,7 +49,8 @@ int main(int argc, char **argv)
             usage(stdout);
             return tool_finish_stdout("crowd-export", 0);
         } else if ((!strcmp(a, "--out") || !strcmp(a, "--fps") || !strcmp(a, "--density") || !strcmp(a, "--face") ||
-                    !strcmp(a, "--up") || !strcmp(a, "--scale") || !strcmp(a, "--lift") || !strcmp(a, "--add-clip")) &&
+                    !strcmp(a, "--up") || !strcmp(a, "--scale") || !strcmp(a, "--lift") || !strcmp(a, "--add-clip") ||
+                    !strcmp(a, "--mesh-unit")) &&
                    !v) {
             return tool_missing_value("crowd-export", a);
         } else if (!strcmp(a, "--out")) {
@@ -90,6 +95,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             dressed = true, i++;
+        } else if (!strcmp(a, "--mesh-unit")) {
+            if (!tool_parse_float(v, 1e-4f, 1e4f, &dress.mesh_unit)) {
+                fprintf(stderr, "crowd-export: --mesh-unit %s: expected a factor in 0.0001..10000\n", v);
+                return 2;
+            }
+            dressed = true, i++;
         } else if (!strcmp(a, "--add-clip")) {
             bool well_formed = v[0] != '\0';
             for (const char *name = v; well_formed && name;) {
@@ -100,11 +111,14 @@ int main(int argc, char **argv)
                              : n == 3 && !strncmp(name, "fly", n)       ? &dress.fly
                              : n == 9 && !strncmp(name, "walk-open", n) ? &dress.open_walk
                              : n == 9 && !strncmp(name, "walk-root", n) ? &dress.root_walk
+                             : n == 9 && !strncmp(name, "walk-seam", n) ? &dress.seam_walk
+                             : n == 7 && !strncmp(name, "fly-low", n)   ? &dress.low_fly
                                                                         : NULL;
                 if (!flag) {
                     fprintf(stderr,
-                            "crowd-export: --add-clip %s: \"%.*s\" is not pose, roll, fly, walk-open or walk-root\n", v,
-                            (int)n, name);
+                            "crowd-export: --add-clip %s: \"%.*s\" is not pose, roll, fly, fly-low, walk-open, "
+                            "walk-root or walk-seam\n",
+                            v, (int)n, name);
                     return 2;
                 }
                 *flag = true;

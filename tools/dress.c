@@ -13,14 +13,23 @@
 
 #define PI 3.14159265358979323846
 
-enum { EXTRA_POSE, EXTRA_ROLL, EXTRA_FLY, EXTRA_OPEN_WALK, EXTRA_ROOT_WALK };
+enum {
+    EXTRA_POSE,
+    EXTRA_ROLL,
+    EXTRA_FLY,
+    EXTRA_OPEN_WALK,
+    EXTRA_ROOT_WALK,
+    EXTRA_SEAM_WALK,
+    EXTRA_LOW_FLY,
+    EXTRA_KINDS
+};
 
 typedef struct dress_state {
-    crowd_rig plain;           /* the undressed rig, shallow: its sampler, its own rest pose */
-    float m[16], q[4], s;      /* the dressing: m = translate * rotate(q) * scale(s) */
-    uint32_t plain_clips;      /* clips below this are the source's */
-    uint32_t extra_kind[5];    /* kind of clip plain_clips + k */
-    uint32_t idle, wave, walk; /* what the extras start from */
+    crowd_rig plain;                  /* the undressed rig, shallow: its sampler, its own rest pose */
+    float m[16], q[4], s;             /* the dressing: m = translate * rotate(q) * scale(s) */
+    uint32_t plain_clips;             /* clips below this are the source's */
+    uint32_t extra_kind[EXTRA_KINDS]; /* kind of clip plain_clips + k */
+    uint32_t idle, wave, walk;        /* what the extras start from */
     bool has_walk;
     double height; /* of the undressed bind mesh along +Y, its own units */
 } dress_state;
@@ -59,9 +68,9 @@ static void dressed_sample(const crowd_rig *rig, uint32_t clip, double time, cro
     } else {
         uint32_t kind = d->extra_kind[clip - d->plain_clips];
         double u = time / rig->clips[clip].duration, h = d->height;
-        if (kind == EXTRA_OPEN_WALK || kind == EXTRA_ROOT_WALK) {
+        if (kind == EXTRA_OPEN_WALK || kind == EXTRA_ROOT_WALK || kind == EXTRA_SEAM_WALK) {
             plain->sample(plain, d->walk, plain->clips[d->walk].start + time - rig->clips[clip].start, pose, morph);
-        } else if (kind == EXTRA_FLY) {
+        } else if (kind == EXTRA_FLY || kind == EXTRA_LOW_FLY) {
             const crowd_rig_clip *w = &plain->clips[d->wave];
             plain->sample(plain, d->wave, w->start + fmod(time, w->duration), pose, morph);
         } else if (kind == EXTRA_ROLL) { /* rolling into a stride (a quarter of the walk): another pose */
@@ -84,6 +93,10 @@ static void dressed_sample(const crowd_rig *rig, uint32_t clip, double time, cro
                 pose[b].translation[1] += (float)(h * (0.6 + 0.06 * sin(2 * PI * u)));
             } else if (kind == EXTRA_ROOT_WALK) { /* root motion: 0.72 heights forward per cycle */
                 pose[b].translation[2] += (float)(0.72 * h * u);
+            } else if (kind == EXTRA_SEAM_WALK) { /* drifting sideways by 4 % of the height over the cycle */
+                pose[b].translation[0] += (float)(0.04 * h * u);
+            } else if (kind == EXTRA_LOW_FLY) { /* the lowest point touches y = 0 around u = 0.75 */
+                pose[b].translation[1] += (float)(h * 0.25 * (1.0 + sin(2 * PI * u)));
             }
         }
     }
@@ -159,6 +172,22 @@ static void dress_mesh(crowd_rig *rig, const dress_state *d)
     }
 }
 
+/* The bind mesh k times larger, the inverse binds scaled back by 1/k: skinned, the same character. */
+static void mesh_in_unit(crowd_rig *rig, float k)
+{
+    for (size_t i = 0; i < 3 * (size_t)rig->vertex_count; i++)
+        rig->positions[i] *= k;
+    for (size_t i = 0; rig->morph_positions && i < 3 * (size_t)rig->morph_target_count * rig->vertex_count; i++)
+        rig->morph_positions[i] *= k;
+    float shrink[16], ib[16];
+    cb_mat4_identity(shrink);
+    shrink[0] = shrink[5] = shrink[10] = 1.0f / k;
+    for (uint32_t b = 0; b < rig->bone_count; b++) {
+        cb_mat4_mul(ib, rig->bones[b].inverse_bind, shrink);
+        memcpy(rig->bones[b].inverse_bind, ib, sizeof ib);
+    }
+}
+
 crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_error *error)
 {
     dress_state *d = calloc(1, sizeof *d);
@@ -171,9 +200,10 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
     if (!find(rig, "wave", &d->wave))
         d->wave = d->idle;
     d->has_walk = find(rig, "walk", &d->walk);
-    if ((dress->open_walk || dress->root_walk) && !d->has_walk) {
+    if ((dress->open_walk || dress->root_walk || dress->seam_walk) && !d->has_walk) {
         free(d);
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "dress: walk-open and walk-root need a clip named walk");
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "dress: walk-open, walk-root and walk-seam need a clip named walk");
     }
     float lo = INFINITY, hi = -INFINITY;
     for (uint32_t v = 0; v < rig->vertex_count; v++)
@@ -192,7 +222,7 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
     cb_mat4_from_trs(d->m, t, d->q, one);
 
     /* the clip list: renamed, plus the extras */
-    uint32_t extras = 0, kinds[5];
+    uint32_t extras = 0, kinds[EXTRA_KINDS];
     if (dress->pose)
         kinds[extras++] = EXTRA_POSE;
     if (dress->roll)
@@ -203,6 +233,10 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
         kinds[extras++] = EXTRA_OPEN_WALK;
     if (dress->root_walk)
         kinds[extras++] = EXTRA_ROOT_WALK;
+    if (dress->seam_walk)
+        kinds[extras++] = EXTRA_SEAM_WALK;
+    if (dress->low_fly)
+        kinds[extras++] = EXTRA_LOW_FLY;
     crowd_rig_clip *clips = realloc(rig->clips, (rig->clip_count + extras) * sizeof *clips);
     crowd_rig_bone *bones = malloc(rig->bone_count * sizeof *bones);
     if (clips)
@@ -212,7 +246,7 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "dress: out of memory");
     }
     memcpy(bones, rig->bones, rig->bone_count * sizeof *bones);
-    static const char *const names[] = {"pose", "roll", "fly", "walk_open", "walk_root"};
+    static const char *const names[] = {"pose", "roll", "fly", "walk_open", "walk_root", "walk_seam", "fly_low"};
     double fps = dress->fps > 0 ? dress->fps : 30.0;
     for (uint32_t k = 0; k < extras; k++) {
         crowd_rig_clip c = {copy_text(names[kinds[k]]), 0.0, 1.0, true, NAN, 0};
@@ -220,9 +254,9 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
             c.key_count = 2;
         else if (kinds[k] == EXTRA_ROLL)
             c.duration = 1.2, c.loop = false;
-        else if (kinds[k] == EXTRA_FLY)
+        else if (kinds[k] == EXTRA_FLY || kinds[k] == EXTRA_LOW_FLY)
             c.duration = clips[d->wave].duration;
-        else if (kinds[k] == EXTRA_ROOT_WALK)
+        else if (kinds[k] == EXTRA_ROOT_WALK || kinds[k] == EXTRA_SEAM_WALK)
             c.duration = clips[d->walk].duration;
         else { /* the walk's own key times (the writer's m = round(duration x fps) steps), less the last */
             double m = fmax(2.0, round(clips[d->walk].duration * fps));
@@ -243,6 +277,8 @@ crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_err
         named = named && clips[c].name && (!dress->blender_names || renamed);
     }
     dress_mesh(rig, d);
+    if (dress->mesh_unit > 0.0f && dress->mesh_unit != 1.0f)
+        mesh_in_unit(rig, dress->mesh_unit);
     rig->sample = dressed_sample;
     rig->sampler_data = d;
     rig->sampler_free = dress_free;

@@ -22,12 +22,19 @@ typedef struct crowd_dress {
     bool fly;           /* adds "fly": the wave (or idle) cycle 0.6 x the height up, bobbing: no contact */
     bool open_walk;     /* adds "walk_open": the walk cycle without its closing key (needs `fps`) */
     bool root_walk;     /* adds "walk_root": the walk with root motion, 0.72 heights forward per cycle */
+    bool seam_walk;     /* adds "walk_seam": the walk drifting sideways by 4 % of the height by its end, so
+                           its last pose is a few percent off its first (a sloppy export) */
+    bool low_fly;       /* adds "fly_low": the wave cycle bobbing from the ground to 0.5 x the height: its
+                           lowest point brushes the ground in about a sixth of the frames (a wing tip) */
+    float mesh_unit;    /* the bind mesh written this many times larger and the inverse binds scaled
+                           back (a centimetre mesh under a 0.01-scaled armature: 100); the character
+                           as skinned is unchanged. 0 = 1 */
     float fps;          /* the export's key rate, for open_walk; 0 = 30 */
 } crowd_dress;
 
 /* Dresses `rig` in place (the mesh, binds, rest pose and morph deltas move; the sampler is wrapped
  * and stays owned by the rig). Fails with CROWD_ERROR_ARGUMENT when a clip the extras start from
- * is missing (open_walk and root_walk need a clip matching "walk"), leaving the rig as it was. */
+ * is missing (open_walk, root_walk and seam_walk need a clip matching "walk"), leaving the rig as it was. */
 crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_error *error);
 
 #endif

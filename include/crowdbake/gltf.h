@@ -40,24 +40,32 @@
  *     CUBICSPLINE (Hermite with tangents scaled by the key interval, as the spec says) are
  *     evaluated exactly at each baked frame. Loop detection: a clip loops when
  *       (a) its last pose equals its first: every bone's model-space origin within 1 % of the
- *           bind mesh's size, every morph weight within 0.01 (a last key that repeats the
- *           first); or
- *       (b) it is a cycle exported one sample short: the way from its last pose back to its
- *           first is at most 1.5x the last key step (plus the 1 % above) and under 10 % of the
- *           mesh size. Such a clip's duration grows by that key interval and the sampler
+ *           rest pose's size (its diagonal, skinned: the space the bones move in, which is not
+ *           the bind mesh's when a centimetre mesh hangs under a 0.01-scaled armature), every
+ *           morph weight within 0.01 (a last key that repeats the first); or
+ *       (b) it is a cycle exported one sample short: every skinned bone's way from the last
+ *           pose back to the first is at most 1.5x its own last key step (plus the 1 % above),
+ *           morph weights likewise, and the largest under 25 % of the size. Such a clip's duration grows by that key interval and the sampler
  *           interpolates from the last key back to the first inside it, so the loop closes with
  *           a step like every other; or
  *       (c) it is a root-motion cycle: the displacement the skinned bones share between the first
- *           and last pose (per-axis median) is at least 5 % of the mesh size (along any axis: a
+ *           and last pose (per-axis median) is at least 5 % of the size (along any axis: a
  *           Z-up file walks along -Y), and every skinned bone moved by it within 1 % (rule (a)
- *           after the travel). The sampler takes
- *           that travel out of the root bones linearly over the clip, so it plays in place with
- *           its feet sliding back as any in-place cycle's do (the baker then measures the stride
- *           from them); crowd_rig_clip.root_travel records the distance.
+ *           after the travel). The sampler takes that travel out of the root bones linearly over
+ *           the clip, so it plays in place with its feet sliding back as any in-place cycle's do
+ *           (the baker then measures the stride from them); crowd_rig_clip.root_travel records
+ *           the distance and root_motion the vector; or
+ *       (d) its last pose is within 5 % of the size of its first (morph weights within 0.05),
+ *           after taking out root motion as in (c) where there is some: a cycle whose seam is a
+ *           few percent off. The sampler blends the seam away over the clip's last quarter
+ *           second (at most a quarter of the clip): the pose is offset, smoothly more, by the
+ *           way from the last pose to the first, so the cycle ends where it starts.
+ *           crowd_rig_clip.seam records the gap. A one-shot that ends elsewhere (a roll, a
+ *           jump, a walk cut a quarter second short) is further off than that.
  *     Only bones that carry vertices count in (a)-(c); a looping clip in which a bone without
  *     vertices travels (root motion kept as data, Mannequiny's "root") records that bone's
  *     distance as root_travel and plays as it is. Tested by test_own_character (loop_rule_b:
- *     (b) and (c)) and test_gltf_assets (Mannequiny's run_root: (b)).
+ *     (b), (c) and (d)) and test_gltf_assets (Mannequiny's run_root: (b)).
  *     Anything else is a one-shot and samples both ends. crowd_rig_clip.key_count records the
  *     most keys of any of the clip's channels (the baker calls <= 2 keys a pose). Clip names are made unique ("Walk", "Walk_2"). Start and end are rounded
  *     to the microsecond, so a 1.05 s clip stored as float 1.0499999523 stays 1.05 s. A file

@@ -47,6 +47,13 @@ typedef struct crowd_rig_clip {
      * sampler takes that travel out (linearly over the cycle) so the clip plays in place and its
      * planted feet slide as an in-place walk's do. 0 for every other clip. */
     double root_travel;
+    /* The travel the sampler takes out of a root-motion cycle (x, y, z in the rig's model space over
+     * one cycle); zero for every other clip. root_travel is its length. */
+    double root_motion[3];
+    /* How far a cycle's last pose was from its first (a fraction of the rest pose's size) when the
+     * sampler blends that seam away over the cycle's last quarter second (gltf.h, rule d); 0 for a
+     * cycle that closes by itself and for every other clip. */
+    double seam;
 } crowd_rig_clip;
 
 typedef struct crowd_rig_socket {

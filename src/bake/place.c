@@ -14,7 +14,7 @@
 #include "core/error.h"
 
 #define CONTACT_BAND 0.03 /* of the height: a frame touches the ground when its lowest point is this near */
-#define AIRBORNE 0.05     /* of the height: a clip's ground this far above the rest pose's is off the ground */
+#define FLIGHT_SUPPORT 5u /* a cycle touching the ground in at most 1 frame of this many can be a flight */
 #define STILL 1e-4        /* of the height: frames closer than this are the same pose */
 #define BONE_EXACT 1e-3   /* of the height: bone mode within this of the VAT frames is exact */
 
@@ -123,7 +123,9 @@ static crowd_clip_role decide_role(const crowd_rig_clip *c, const crowd_clip_evi
         return CROWD_ROLE_POSE;
     if (!c->loop)
         return CROWD_ROLE_ACTION;
-    if (e->contact_frames == 0 && e->airborne > AIRBORNE)
+    /* flight survives a wing tip brushing the ground now and then: support in at most a fifth of
+     * the frames, and the clip's ground (a quarter of the frames lower) off the rest pose's ground */
+    if (FLIGHT_SUPPORT * e->contact_frames <= e->frames && e->airborne > CONTACT_BAND)
         return CROWD_ROLE_FLIGHT;
     /* a stride of more than 4 heights per cycle is no gait (a spinning triangle "slides" 6 m) */
     if (e->travels && 4 * e->contact_frames >= e->frames && stride <= 4.0 * height)

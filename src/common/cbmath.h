@@ -116,6 +116,22 @@ static inline void cb_quat_normalize(float q[4])
             q[i] /= len;
 }
 
+/* out = a * b (apply b, then a); out may alias neither. */
+static inline void cb_quat_mul(const float a[4], const float b[4], float out[4])
+{
+    out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+/* out = conj(a) * b: the turn from a to b (unit quaternions); out may alias neither. */
+static inline void cb_quat_mul_conj_left(const float a[4], const float b[4], float out[4])
+{
+    const float c[4] = {-a[0], -a[1], -a[2], a[3]};
+    cb_quat_mul(c, b, out);
+}
+
 /* Rotation part of an orthonormal 3x3 (given as columns x, y, z) -> unit quaternion. Double
  * precision: the procedural rig builds its poses from IK bases with it. */
 static inline void cb_quat_from_basis(const double x[3], const double y[3], const double z[3], double q[4])

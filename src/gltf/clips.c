@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/cbmath.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_build.h"
@@ -29,6 +30,7 @@ typedef struct rig_sampler {
     float *default_weights; /* morph_target_count */
     double *wrap;           /* per clip: key interval added to close a loop one sample short, or 0 */
     double *travel;         /* per clip: xyz the root moves over a root-motion cycle (removed), or 0 */
+    double *seam;           /* per clip: seconds over which a loop's seam is blended away (rule d), or 0 */
 } rig_sampler;
 
 static void sampler_free(void *data)
@@ -43,6 +45,7 @@ static void sampler_free(void *data)
     crowd_free(s->default_weights);
     crowd_free(s->wrap);
     crowd_free(s->travel);
+    crowd_free(s->seam);
     crowd_free(s);
 }
 
@@ -76,7 +79,7 @@ static void eval_binding(const rig_sampler *s, const crowd_rig *rig, uint32_t cl
         out[i] = (float)(out[i] / sqrt(norm));
 }
 
-static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
+static void sample_authored(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
 {
     const rig_sampler *s = rig->sampler_data;
     for (uint32_t b = 0; b < rig->bone_count; b++)
@@ -106,6 +109,54 @@ static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *
                 for (int k = 0; k < 3; k++)
                     pose[b].translation[k] -= (float)(d[k] * u);
     }
+}
+
+/* Rule (d)'s seam: over the last `window` seconds the pose is offset, smoothly more, by the way from
+ * the clip's last pose to its first, so the cycle ends where it starts. Earlier times are as authored. */
+static void blend_seam(const crowd_rig *rig, uint32_t clip, double time, double window, crowd_trs *pose, float *morph)
+{
+    const crowd_rig_clip *c = &rig->clips[clip];
+    double u = (time - (c->start + c->duration - window)) / window;
+    if (!(u > 0.0))
+        return;
+    float w = (float)(u >= 1.0 ? 1.0 : u * u * (3.0 - 2.0 * u));
+    uint32_t bones = rig->bone_count, targets = rig->morph_target_count;
+    crowd_trs *ends = crowd_malloc(2 * (size_t)bones * sizeof *ends);
+    float *weights = crowd_malloc((2 * (size_t)targets + 1) * sizeof *weights);
+    if (!ends || !weights) {
+        crowd_free(ends), crowd_free(weights);
+        return; /* the authored pose: a visible seam rather than a failed sample */
+    }
+    sample_authored(rig, clip, c->start, ends, weights);
+    sample_authored(rig, clip, c->start + c->duration, ends + bones, weights + targets);
+    for (uint32_t b = 0; b < bones; b++) {
+        const crowd_trs *first = &ends[b], *last = &ends[bones + b];
+        crowd_trs *t = &pose[b];
+        for (int k = 0; k < 3; k++) {
+            t->translation[k] += w * (first->translation[k] - last->translation[k]);
+            t->scale[k] += w * (first->scale[k] - last->scale[k]);
+        }
+        float delta[4], turned[4]; /* conj(last) * first, the short way, scaled by w (nlerp from identity) */
+        cb_quat_mul_conj_left(last->rotation, first->rotation, delta);
+        float sign = delta[3] < 0.0f ? -1.0f : 1.0f, norm = 0.0f;
+        for (int k = 0; k < 4; k++)
+            delta[k] = w * sign * delta[k] + (k == 3 ? 1.0f - w : 0.0f), norm += delta[k] * delta[k];
+        for (int k = 0; k < 4; k++)
+            delta[k] /= sqrtf(norm);
+        cb_quat_mul(t->rotation, delta, turned);
+        memcpy(t->rotation, turned, sizeof turned);
+    }
+    for (uint32_t k = 0; morph && k < targets; k++)
+        morph[k] += w * (weights[k] - weights[targets + k]);
+    crowd_free(ends), crowd_free(weights);
+}
+
+static void sample(const crowd_rig *rig, uint32_t clip, double time, crowd_trs *pose, float *morph)
+{
+    const rig_sampler *s = rig->sampler_data;
+    sample_authored(rig, clip, time, pose, morph);
+    if (s->seam && s->seam[clip] > 0.0)
+        blend_seam(rig, clip, time, s->seam[clip], pose, morph);
 }
 
 /* ---- binding channels to bones and morph targets ------------------------------------------------ */
@@ -208,6 +259,9 @@ static crowd_result default_weights(const gltf_builder *b, rig_sampler *s, crowd
     return CROWD_OK;
 }
 
+#define LOOP_EXACT 0.01 /* of the size: the last pose is the first (rules a-c) */
+#define LOOP_SEAM 0.05  /* of the size: a seam rule (d) blends away; more is a one-shot */
+
 /* ---- clips ----------------------------------------------------------------------------------- */
 
 static crowd_result name_clip(crowd_rig *rig, uint32_t c, const char *name, crowd_error *error)
@@ -234,10 +288,10 @@ typedef struct loop_probe {
     const crowd_rig *rig;
     const uint8_t *skinned; /* per bone: it moves vertices */
     crowd_trs *pose;
-    float *global;   /* two poses' model-space matrices: 2 x 16 floats per bone */
-    float *weights;  /* two poses' morph weights */
+    float *global;   /* three poses' model-space matrices: 3 x 16 floats per bone */
+    float *weights;  /* three poses' morph weights */
     double *scratch; /* a value per bone */
-    double size;     /* the bind mesh's diagonal */
+    double size;     /* the rest pose's diagonal, skinned (the space the bones move in) */
 } loop_probe;
 
 /* What the rules found for one clip. */
@@ -245,6 +299,7 @@ typedef struct clip_loop {
     double wrap;        /* the key interval added to its duration (rule b); 0 when none */
     double travel[3];   /* root motion over the cycle (rule c); 0 when none */
     double data_travel; /* how far a bone without vertices travels over the cycle; 0 when none */
+    double seam;        /* rule (d): the last pose's distance from the first, fraction of the size */
 } clip_loop;
 
 /* The largest model-space distance a bone's origin moves between the poses at times ta and tb
@@ -279,7 +334,7 @@ static int compare_double(const void *a, const void *b)
  * bones share (the per-axis median: ancestors above the moving root stay put) is the travel; the
  * clip is a cycle that travels when every bone's displacement is that travel within 1 % of the size
  * and the travel is at least 5 % of it. */
-static bool root_motion(const loop_probe *p, double travel[3])
+static bool root_motion(const loop_probe *p, double tolerance, double travel[3], double *residual)
 {
     uint32_t bones = p->rig->bone_count;
     const float *global = p->global;
@@ -295,15 +350,16 @@ static bool root_motion(const loop_probe *p, double travel[3])
         travel[0] = travel[1] = travel[2] = 0.0;
         return false;
     }
+    *residual = 0.0;
     for (uint32_t b = 0; b < bones; b++) {
         const float *a = global + 16 * (size_t)b + 12, *e = global + 16 * ((size_t)bones + b) + 12;
         double r[3] = {e[0] - a[0] - travel[0], e[1] - a[1] - travel[1], e[2] - a[2] - travel[2]};
-        if (!p->skinned[b])
-            continue; /* bones without vertices (the armature node, a root-motion bone) */
-        if (hypot(hypot(r[0], r[1]), r[2]) > 0.01 * p->size) {
-            travel[0] = travel[1] = travel[2] = 0.0;
-            return false;
-        }
+        if (p->skinned[b]) /* bones without vertices (the armature node, a root-motion bone) do not count */
+            *residual = fmax(*residual, hypot(hypot(r[0], r[1]), r[2]));
+    }
+    if (*residual > tolerance * p->size) {
+        travel[0] = travel[1] = travel[2] = 0.0;
+        return false;
     }
     return true;
 }
@@ -336,65 +392,98 @@ static double end_step(const gltf_animation *an, const crowd_rig_clip *clip)
     return step;
 }
 
-/* The rule gltf.h states: a clip loops when its last pose is its first (bones within 1 % of the
- * bind mesh's size, morph weights within 0.01), or when the way back from the last key to the first
- * is no longer than 1.5x the clip's last key step (a cycle exported one sample short: its last key
- * is the pose just before the first; that key interval is added to its duration and the sampler
- * closes it), or when it is a root-motion cycle (root_motion). */
+/* Rule (b): with the first and last poses of pose_gap in `global`, the pose one key step before the
+ * end goes in the third slot; the cycle is one key short when every skinned bone's way back from
+ * the last pose to the first is at most 1.5x its own last step (plus 1 % of the size), and the morph
+ * weights' likewise. Bone by bone, so a seam (rule d) in a fast cycle is not taken for a key. */
+static bool one_key_short(const loop_probe *p, uint32_t c, double step)
+{
+    const crowd_rig *rig = p->rig;
+    const crowd_rig_clip *clip = &rig->clips[c];
+    uint32_t bones = rig->bone_count, targets = rig->morph_target_count;
+    rig->sample(rig, c, clip->start + clip->duration - step, p->pose, p->weights + 2 * (size_t)targets);
+    crowd_rig_global_matrices(rig, p->pose, p->global + 32 * (size_t)bones);
+    for (uint32_t k = 0; k < bones; k++) {
+        const float *first = p->global + 16 * (size_t)k + 12, *last = p->global + 16 * ((size_t)bones + k) + 12;
+        const float *before = p->global + 16 * (2 * (size_t)bones + k) + 12;
+        double back = hypot(hypot(first[0] - last[0], first[1] - last[1]), first[2] - last[2]);
+        double own = hypot(hypot(last[0] - before[0], last[1] - before[1]), last[2] - before[2]);
+        if (p->skinned[k] && back > 1.5 * own + LOOP_EXACT * p->size)
+            return false;
+    }
+    for (uint32_t t = 0; t < targets; t++) {
+        float first = p->weights[t], last = p->weights[targets + t], before = p->weights[2 * (size_t)targets + t];
+        if (fabsf(first - last) > 1.5f * fabsf(last - before) + 0.01f)
+            return false;
+    }
+    return true;
+}
+
+/* The rules gltf.h states: a clip loops when its last pose is its first (bones within 1 % of the
+ * rest pose's size, morph weights within 0.01), or when it is a root-motion cycle (root_motion), or
+ * when the way back from the last key to the first is no longer than 1.5x the clip's last key step
+ * (a cycle exported one sample short: that key interval is added to its duration and the sampler
+ * closes it), or when the last pose is within 5 % of the first, with or without root motion (a seam
+ * the sampler blends away; out->seam says how far). */
 static bool clip_loops(const loop_probe *p, const gltf_animation *an, uint32_t c, clip_loop *out)
 {
     const crowd_rig_clip *clip = &p->rig->clips[c];
     *out = (clip_loop){0};
     if (!(clip->duration > 0))
         return false;
-    double weight_gap, weight_step;
+    double weight_gap, residual;
     double gap = pose_gap(p, c, clip->start, clip->start + clip->duration, &weight_gap);
-    if (gap <= 0.01 * p->size && weight_gap <= 0.01) {
+    if (gap <= LOOP_EXACT * p->size && weight_gap <= 0.01) {
         out->data_travel = data_root_travel(p);
         return true;
     }
-    if (weight_gap <= 0.01 && root_motion(p, out->travel))
+    if (weight_gap <= 0.01 && root_motion(p, LOOP_EXACT, out->travel, &residual))
         return true;
+    if (weight_gap <= LOOP_SEAM && root_motion(p, LOOP_SEAM, out->travel, &residual)) {
+        out->seam = residual / p->size; /* rule (d) after (c): a root-motion cycle with a seam */
+        return true;
+    }
     double step = end_step(an, clip);
-    if (!isfinite(step) || !(step > 0.0) || step > 0.25 * clip->duration)
-        return false;
     double end_travel = data_root_travel(p);
-    double last = pose_gap(p, c, clip->start + clip->duration - step, clip->start + clip->duration, &weight_step);
-    if (gap <= 1.5 * last + 0.01 * p->size && weight_gap <= 1.5 * weight_step + 0.01 && gap <= 0.25 * p->size) {
+    if (isfinite(step) && step > 0.0 && step <= 0.25 * clip->duration && gap <= 0.25 * p->size &&
+        one_key_short(p, c, step)) {
         out->wrap = step;
         out->data_travel = end_travel * (clip->duration + step) / clip->duration; /* the last step's share too */
+        return true;
+    }
+    if (gap <= LOOP_SEAM * p->size && weight_gap <= LOOP_SEAM) { /* rule (d): a cycle a few percent off */
+        out->seam = gap / p->size;
+        out->data_travel = end_travel;
         return true;
     }
     return false;
 }
 
-static double mesh_size(const crowd_rig *rig)
+/* The diagonal of the rest pose as skinned: the bones move in this space, which is not the bind
+ * mesh's when the inverse binds carry a unit (a centimetre mesh under a 0.01-scaled armature). */
+static double rest_size(const crowd_rig *rig, const float *skin)
 {
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (uint32_t v = 0; v < rig->vertex_count; v++)
-        for (int k = 0; k < 3; k++) {
-            lo[k] = fminf(lo[k], rig->positions[3 * v + k]);
-            hi[k] = fmaxf(hi[k], rig->positions[3 * v + k]);
+    for (uint32_t v = 0; v < rig->vertex_count; v++) {
+        float p[3] = {0, 0, 0};
+        for (uint32_t i = 0; i < rig->influence_count; i++) {
+            size_t k = (size_t)v * rig->influence_count + i;
+            float w = rig->weights[k], q[3];
+            if (!(w > 0.0f) || rig->joints[k] >= rig->bone_count)
+                continue;
+            cb_mat4_transform_point(skin + 16 * (size_t)rig->joints[k], rig->positions + 3 * (size_t)v, q);
+            for (int a = 0; a < 3; a++)
+                p[a] += w * q[a];
         }
-    return hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
+        for (int a = 0; a < 3; a++)
+            lo[a] = fminf(lo[a], p[a]), hi[a] = fmaxf(hi[a], p[a]);
+    }
+    double size = hypot(hypot(hi[0] - lo[0], hi[1] - lo[1]), hi[2] - lo[2]);
+    return isfinite(size) && size > 0.0 ? size : 1.0;
 }
 
-static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
+static void mark_skinned_bones(const crowd_rig *rig, uint8_t *skinned)
 {
-    rig_sampler *s = rig->sampler_data;
-    crowd_trs *pose = crowd_malloc(rig->bone_count * sizeof *pose);
-    float *global = crowd_malloc((size_t)rig->bone_count * 32 * sizeof(float));
-    float *weights = crowd_calloc(2 * (size_t)rig->morph_target_count + 1, sizeof(float));
-    double *wrap = crowd_calloc(rig->clip_count + 1, sizeof(double));
-    double *travel = crowd_calloc(3 * (size_t)rig->clip_count + 1, sizeof(double));
-    double *scratch = crowd_malloc(((size_t)rig->bone_count + 1) * sizeof(double));
-    uint8_t *skinned = crowd_calloc(rig->bone_count + 1, 1);
-    if (!pose || !global || !weights || !wrap || !travel || !scratch || !skinned) {
-        crowd_free(pose), crowd_free(global), crowd_free(weights), crowd_free(wrap), crowd_free(travel);
-        crowd_free(scratch), crowd_free(skinned);
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
-    }
-    /* only bones that move vertices decide whether the mesh loops */
     size_t influences = (size_t)rig->vertex_count * rig->influence_count;
     bool any = false;
     for (size_t i = 0; i < influences; i++)
@@ -402,19 +491,56 @@ static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
             skinned[rig->joints[i]] = 1, any = true;
     if (!any)
         memset(skinned, 1, rig->bone_count);
-    loop_probe probe = {rig, skinned, pose, global, weights, scratch, mesh_size(rig)};
-    for (uint32_t c = 0; c < rig->clip_count; c++) {
-        clip_loop found;
-        double *d = travel + 3 * (size_t)c;
-        rig->clips[c].loop = clip_loops(&probe, c < s->anim_count ? &s->anims[c] : NULL, c, &found);
-        wrap[c] = found.wrap;
-        memcpy(d, found.travel, sizeof found.travel);
-        rig->clips[c].duration += wrap[c];
-        rig->clips[c].root_travel = rig->clips[c].loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), found.data_travel) : 0.0;
+}
+
+/* Records what the rules found for clip c: the rig's loop fields and the sampler's corrections. */
+static void keep_loop(crowd_rig *rig, rig_sampler *s, uint32_t c, const clip_loop *found)
+{
+    crowd_rig_clip *clip = &rig->clips[c];
+    const double *d = found->travel;
+    s->wrap[c] = found->wrap;
+    memcpy(s->travel + 3 * (size_t)c, d, 3 * sizeof *d);
+    memcpy(clip->root_motion, d, 3 * sizeof *d);
+    clip->duration += found->wrap;
+    clip->root_travel = clip->loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), found->data_travel) : 0.0;
+    clip->seam = clip->loop ? found->seam : 0.0;
+    s->seam[c] = clip->seam > 0.0 ? fmin(0.25 * clip->duration, 0.25) : 0.0;
+}
+
+static crowd_result detect_loops(crowd_rig *rig, crowd_error *error)
+{
+    rig_sampler *s = rig->sampler_data;
+    uint32_t clips = rig->clip_count;
+    crowd_trs *pose = crowd_malloc(rig->bone_count * sizeof *pose);
+    float *global = crowd_malloc((size_t)rig->bone_count * 48 * sizeof(float) + 1);
+    float *weights = crowd_calloc(3 * (size_t)rig->morph_target_count + 1, sizeof(float));
+    double *wrap = crowd_calloc(clips + 1, sizeof(double)), *seam = crowd_calloc(clips + 1, sizeof(double));
+    double *travel = crowd_calloc(3 * (size_t)clips + 1, sizeof(double));
+    double *scratch = crowd_malloc(((size_t)rig->bone_count + 1) * sizeof(double));
+    uint8_t *skinned = crowd_calloc(rig->bone_count + 1, 1);
+    bool ok = pose && global && weights && wrap && seam && travel && scratch && skinned;
+    if (ok) {
+        mark_skinned_bones(rig, skinned); /* only bones that move vertices decide whether the mesh loops */
+        for (uint32_t b = 0; b < rig->bone_count; b++)
+            pose[b] = rig->bones[b].rest;
+        crowd_rig_global_matrices(rig, pose, global);
+        crowd_rig_skin_matrices(rig, global, global + 16 * (size_t)rig->bone_count);
+        loop_probe probe = {
+            rig, skinned, pose, global, weights, scratch, rest_size(rig, global + 16 * (size_t)rig->bone_count)};
+        rig_sampler measured = {.wrap = wrap, .travel = travel, .seam = seam}; /* filled here, used after */
+        for (uint32_t c = 0; c < clips; c++) {
+            clip_loop found;
+            rig->clips[c].loop = clip_loops(&probe, c < s->anim_count ? &s->anims[c] : NULL, c, &found);
+            keep_loop(rig, &measured, c, &found);
+        }
+        /* set last: while measuring, the clips ended at their last key, travelled and kept their seams */
+        s->wrap = wrap, s->travel = travel, s->seam = seam;
     }
-    s->wrap = wrap; /* set last: while measuring, the clips ended at their last key and travelled */
-    s->travel = travel;
     crowd_free(pose), crowd_free(global), crowd_free(weights), crowd_free(scratch), crowd_free(skinned);
+    if (!ok) {
+        crowd_free(wrap), crowd_free(seam), crowd_free(travel);
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "clips: out of memory");
+    }
     return CROWD_OK;
 }
 
