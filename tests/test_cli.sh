@@ -147,7 +147,7 @@ expect 2 "needs --lod-ratios" -- "$bin/crowd-bake" --lods 6 --out "$work/bad.cro
 # glTF input (the repository's assets/)
 assets="$(dirname "$0")/../assets"
 expect 0 "Walk" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --bones --out "$work/fox.crowd"
-grep -q "Walk .* 67\.50" "$work/out" || fail "Fox Walk stride not reported"
+grep -q "Walk .* 0\.6750" "$work/out" || fail "Fox Walk stride not reported"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/fox.crowd"
 expect 0 "Walking" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --skin 1 --clips Walking,Running \
   --socket hand=Palm2.R --bones --frames 10 --lods 2 --out "$work/robot.crowd"
@@ -191,15 +191,17 @@ expect 1 "no clip named \"moonwalk\"" -- "$bin/crowd-bake" --clip-role moonwalk=
 [[ -e "$work/bad.crowd" ]] && fail "a refused placement left a file"
 
 # crowd-export's dressing: the cases a user's file brings, baked back right
-expect 0 "wrote" -- "$bin/crowd-export" --face -z --scale 100 --lift 0.2 --add-clip pose,roll,fly,walk-open,walk-root \
+expect 0 "wrote" -- "$bin/crowd-export" --face -z --scale 100 --lift 0.2 --add-clip pose,roll,fly,walk-open,walk-root,walk-seam,fly-low \
   --blender-names --out "$work/dressed.glb"
 expect 0 "faces -Z in the source (detected from the foot slide)" -- "$bin/crowd-bake" "$work/dressed.glb" --height 1.7 --out "$work/dressed.crowd"
 grep -q "height 1.700 m" "$work/out" || fail "dressed bake: not 1.7 m: $(grep height "$work/out")"
 expect 0 "Armature|Roll *action" -- "$bin/crowd-inspect" "$work/dressed.crowd"
 grep -q "Armature|Pose *pose" "$work/out" || fail "the two-key pose is not a pose"
 grep -q "Armature|Fly *flight" "$work/out" || fail "the fly cycle is not a flight"
+grep -q "Armature|Fly_low *flight" "$work/out" || fail "the fly cycle brushing the ground is not a flight"
+grep -q "Armature|Walk_seam *locomotion" "$work/out" || fail "the walk with a seam is not locomotion"
 grep -q "Armature|Walk_root *locomotion.*root motion" "$work/out" || fail "the root-motion walk is not locomotion with its root travel"
-expect 0 "warning: character is .* m tall: the file is probably in centimetres" -- "$bin/crowd-bake" "$work/dressed.glb" --out "$work/cm.crowd"
+expect 0 "character is .* units tall, implausible in metres for an upright character (0.3..5 m): read as centimetres, 1.8 m tall (--scale 1 keeps the file's size)" -- "$bin/crowd-bake" "$work/dressed.glb" --out "$work/cm.crowd"
 expect 0 "wrote" -- "$bin/crowd-export" --up +z --out "$work/zup.glb"
 expect 0 "up +Z" -- "$bin/crowd-bake" "$work/zup.glb" --up +z --out "$work/zup.crowd"
 for args in "--face up" "--face" "--up -z" "--scale 0" "--scale 1e9" "--scale abc" "--lift nan" "--lift 5000" \

@@ -453,8 +453,113 @@ static void loop_rule_d(void)
     crowd_rig_free(&rig);
 }
 
-/* Without a height a centimetre file is 170+ m tall: a warning naming centimetres and the desc field. */
-static void implausible_size_warns(void)
+/* Notes and warnings a bake sends, gathered for the size checks. */
+typedef struct said {
+    int count;
+    char text[2][512];
+} said;
+
+static void gather(void *user, const char *message)
+{
+    said *w = user;
+    if (w->count < 2)
+        snprintf(w->text[w->count], sizeof w->text[0], "%s", message);
+    w->count++;
+    printf("    said: %s\n", message);
+}
+
+/* A rig dressed at `scale` (every length), baked with no size given: its height, its notes. */
+static void die(const char *what, const char *message)
+{
+    fprintf(stderr, "%s: %s\n", what, message);
+    exit(1);
+}
+
+static float bake_unsized(const char *what, const crowd_rig *source, float scale, float given_scale, said *w,
+                          crowd_decision *decision)
+{
+    crowd_rig rig;
+    crowd_error err;
+    uint8_t *glb = NULL;
+    size_t size = 0;
+    if (crowd_gltf_write_glb(source, NULL, &glb, &size, &err) != CROWD_OK ||
+        crowd_gltf_read_memory(glb, size, what, NULL, NULL, &rig, &err) != CROWD_OK)
+        die(what, err.message);
+    crowd_gltf_bytes_free(glb);
+    if (crowd_dress_rig(&rig, &(crowd_dress){.scale = scale}, &err) != CROWD_OK)
+        die(what, err.message);
+    memset(w, 0, sizeof *w);
+    crowd_bake_desc desc = {.scale = given_scale, .warn = gather, .warn_user = w, .frames = 4};
+    crowd_bake_output out = bake_or_die(&rig, desc);
+    float height = out.stats.notes.height;
+    *decision = out.stats.notes.scale_decision;
+    printf("  %s at x%g: %.4f m tall\n", what, (double)scale, (double)height);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+    return height;
+}
+
+/* With no size given, the unit is decided from the height and the kind, and said in one line that
+ * names the undo: a person in centimetres or millimetres is 1.7 m, a 560-unit knight (no common unit
+ * gives a person's height) 1.75 m, a fox of 33 "m" (a centimetre file) 0.33 m; a person in metres is
+ * left alone and nothing is said. A given scale that makes a giant is warned with a scale that
+ * fits, and that scale gives the height the warning names. */
+static void sizes_without_flags(void)
+{
+    crowd_rig fox;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(CROWD_ASSET_DIR "/gltf/Fox.glb", NULL, &fox, &err) == CROWD_OK);
+    const struct {
+        const char *what;
+        const crowd_rig *rig;
+        float scale, expect;
+        const char *says;
+    } cases[] = {
+        {"person in metres", humanoid(), 1.0f, 0.0f, NULL},
+        {"person in centimetres", humanoid(), 100.0f, 0.0f, "read as centimetres"},
+        {"person in millimetres", humanoid(), 1000.0f, 0.0f, "read as millimetres"},
+        {"560-unit knight", humanoid(), 0.0f, 1.75f, "scaled to a person's height"},
+        {"fox in centimetres", &fox, 1.0f, 0.7477f, "read as centimetres"},
+        {"33-unit fox", &fox, 0.44f, 0.329f, "read as centimetres"},
+    };
+    float person = 0.0f;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        said w;
+        crowd_decision decision;
+        float scale = cases[k].scale != 0.0f ? cases[k].scale : 560.0f / person;
+        float height = bake_unsized(cases[k].what, cases[k].rig, scale, 0.0f, &w, &decision);
+        if (k == 0)
+            person = height;
+        float expect = cases[k].expect != 0.0f ? cases[k].expect : person;
+        CHECKF(fabsf(height - expect) < 0.01f * expect, "%s: %.4f m, expected %.4f m", cases[k].what, (double)height,
+               (double)expect);
+        if (cases[k].says) {
+            CHECKF(w.count == 1 && strstr(w.text[0], cases[k].says) && strstr(w.text[0], "scale 1 keeps"),
+                   "%s: %d notes: %s", cases[k].what, w.count, w.text[0]);
+            CHECK(decision == CROWD_DECIDED_DETECTED);
+        } else {
+            CHECKF(w.count == 0 && decision == CROWD_DECIDED_DEFAULT, "%s: %d notes", cases[k].what, w.count);
+        }
+    }
+    CHECKF(person > 1.6f && person < 1.9f, "the humanoid is %.3f m", (double)person);
+    /* a centimetre person at a given scale of 1 is a giant: the warning's scale gives its height */
+    said w;
+    crowd_decision decision;
+    float giant = bake_unsized("person in cm at scale 1", humanoid(), 100.0f, 1.0f, &w, &decision);
+    const char *named = w.count == 1 ? strstr(w.text[0], "crowd_bake_desc.scale ") : NULL;
+    named = named ? strstr(named + 1, "crowd_bake_desc.scale ") : NULL;
+    float suggested = 0.0f, promised = 0.0f;
+    CHECKF(giant > 150.0f && decision == CROWD_DECIDED_GIVEN && named &&
+               sscanf(named, "crowd_bake_desc.scale %f makes it %f m", &suggested, &promised) == 2,
+           "%.1f m, %d warnings: %s", (double)giant, w.count, w.text[0]);
+    float fixed = bake_unsized("person in cm at the suggested scale", humanoid(), 100.0f, suggested, &w, &decision);
+    CHECKF(fabsf(fixed - promised) < 0.01f * promised && w.count == 0, "suggested %g: %.4f m, promised %.4f m",
+           (double)suggested, (double)fixed, (double)promised);
+    crowd_rig_free(&fox);
+}
+
+/* A predicted size over the limit is refused before baking. */
+static void size_limit_refused(void)
 {
     size_t size = 0;
     uint8_t *glb = dressed_glb((crowd_dress){.scale = 100.0f}, &size);
@@ -463,19 +568,8 @@ static void implausible_size_warns(void)
     crowd_error err;
     REQUIRE(crowd_gltf_read_memory(glb, size, "cm.glb", NULL, NULL, &rig, &err) == CROWD_OK);
     crowd_gltf_bytes_free(glb);
-    int warnings = 0;
-    crowd_bake_desc desc = {.rig = NULL, .warn = warned, .warn_user = &warnings};
     const char *clips[] = {"idle", "walk"};
-    desc.clip_names = clips;
-    desc.clip_name_count = 2;
-    crowd_bake_output out = bake_or_die(&rig, desc);
-    CHECKF(warnings == 1 && out.stats.notes.height > 150.0f, "%d warnings, height %g", warnings,
-           (double)out.stats.notes.height);
-    crowd_bake_output_free(&out);
-    /* and a predicted size over the limit is refused before baking */
-    desc.warn = NULL;
-    desc.rig = &rig;
-    desc.max_bytes = 1u << 20;
+    crowd_bake_desc desc = {.rig = &rig, .clip_names = clips, .clip_name_count = 2, .max_bytes = 1u << 20};
     crowd_bake_output refused;
     CHECK(crowd_bake(&desc, &refused, &err) == CROWD_ERROR_LIMIT);
     CHECKF(strstr(err.message, "crowd_bake_desc.fps") && strstr(err.message, "crowd_bake_desc.clip_names") &&
@@ -682,7 +776,8 @@ int main(void)
     RUN_TEST(z_up);
     RUN_TEST(loop_rule_b);
     RUN_TEST(loop_rule_d);
-    RUN_TEST(implausible_size_warns);
+    RUN_TEST(sizes_without_flags);
+    RUN_TEST(size_limit_refused);
     RUN_TEST(overrides);
     RUN_TEST(sim_plays_only_gaits);
     RUN_TEST(morph_bone_mode);

@@ -487,7 +487,9 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
            axes[n->up]);
     printf("               height %.3f m (%s), unit scale %g%s\n", (double)n->height,
            s->clip_count && n->height > 0 ? "standing: idle clip or rest pose" : "rest pose", (double)a->unit_scale,
-           n->scale_decision == CROWD_DECIDED_GIVEN ? " (given)" : " (source read as metres)");
+           n->scale_decision == CROWD_DECIDED_GIVEN      ? " (given)"
+           : n->scale_decision == CROWD_DECIDED_DETECTED ? " (detected: the file's unit, see the note above)"
+                                                         : " (source read as metres)");
     printf("               ground offset %+.4f m (%s)", (double)n->ground_offset,
            n->ground_decision == CROWD_DECIDED_DETECTED ? "auto"
            : n->ground_decision == CROWD_DECIDED_GIVEN  ? "given"

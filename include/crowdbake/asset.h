@@ -313,7 +313,8 @@ typedef struct crowd_bake_notes {
     crowd_axis forward;  /* the source's forward axis (+Z after the bake) */
     crowd_decision forward_decision;
     crowd_axis up;                  /* the source's up axis: POS_Y or POS_Z */
-    crowd_decision scale_decision;  /* GIVEN: desc scale or height; DEFAULT: 1 (metres per the spec) */
+    crowd_decision scale_decision;  /* GIVEN: desc scale or height; DEFAULT: 1 (metres per the spec);
+                                       DETECTED: the unit the height and kind said (crowdbake/bake.h) */
     crowd_decision ground_decision; /* DETECTED: ground AUTO; GIVEN: an offset; DEFAULT: none */
     crowd_bone_mode bone_mode;
     float bone_error;    /* metres: bone mode's worst vertex error against the VAT frames */

@@ -12,9 +12,10 @@
  *   pose       the source has at most 2 keys per channel, or the clip is shorter than 0.1 s, or at
  *              most 2 of its frames differ from the one before (a still pose stored as a clip);
  *   action     it does not loop (crowd_rig_clip.loop);
- *   flight     it loops and never touches the ground: no frame's lowest point within 3 % of the
- *              height of the rest pose's lowest point, and the clip's ground (25th percentile of
- *              the per-frame lowest points) more than 5 % of the height above it;
+ *   flight     it loops and is off the ground: at most a fifth of its frames have their lowest
+ *              point within 3 % of the height of the rest pose's lowest point (a wing tip may brush
+ *              the ground on the down stroke), and the clip's ground (25th percentile of the
+ *              per-frame lowest points) is more than 3 % of the height above it;
  *   locomotion it loops, touches the ground in at least a quarter of its frames, and the stride
  *              extractor finds planted feet sliding consistently (bake/stride.h), by at most 4
  *              heights per cycle (AnimatedTriangle's spin "slides" 6 heights: not a gait);
@@ -26,13 +27,23 @@
  * PLACEMENT. The asset is in metres, +Y up, facing +Z, standing on y = 0: the bake rotates the
  * source's `up` to +Y, then turns it so its forward axis is +Z (AUTO: the axis nearest to the
  * opposite of the planted feet's slide in the locomotion clips, which is the way the character
- * walks; +Z without locomotion), scales it by `scale` or to `height` (measured from the first frame
- * of the first idle clip, else the rest pose), and moves it along +Y: AUTO puts the lowest clip
- * ground of the locomotion and idle clips at 0, or the rest pose's lowest point for characters that
- * neither walk nor stand; fliers (every looping clip a flight) are lifted so that no frame is
- * below 0 and the flight clips' height above the ground is reported as `hover`. A standing
- * height outside 0.05..50 m after scaling gets a warning naming the likely unit. The transform is
- * recorded (crowd_asset_bake_notes) so crowd_verify reproduces it.
+ * walks; +Z without locomotion), scales it (UNITS below), and moves it along +Y: AUTO puts the
+ * lowest clip ground of the locomotion and idle clips at 0, or the rest pose's lowest point for
+ * characters that neither walk nor stand; fliers (every looping clip a flight) are lifted so that
+ * no frame is below 0 (their lowest point touches it) and the flight clips' height above the
+ * ground is reported as `hover`. The transform is recorded (crowd_asset_bake_notes) so
+ * crowd_verify reproduces it.
+ *
+ * UNITS. `height` scales the standing height (the first frame of the first idle clip, else the rest
+ * pose) to that many metres; `scale` multiplies every length. With neither, the file's unit is
+ * decided from evidence: glTF says metres, and a height read as metres is kept when it is plausible
+ * for the character's kind: 0.3..5 m for an upright character (standing depth along its forward
+ * axis under 0.6 of its height: a person, a robot), 0.05..12 m for anything else. Otherwise the
+ * first of centimetres, millimetres, inches, feet and hectometres that gives a plausible size (a
+ * person's 0.9..2.6 m for an upright character) is taken; when none does, an upright character is
+ * scaled to 1.75 m and anything else to 1 m. That decision is sent to `warn` in one line naming
+ * `scale` 1 as the undo, and recorded as DETECTED. A given `scale` that makes the character
+ * implausible gets a warning naming the scale that fits and the height it gives.
  *
  * BONE MODE. With `bones`, the bake skins its own bone texture and four-influence streams against
  * the float frames and records the worst error: EXACT within 0.1 % of the height, otherwise
@@ -105,7 +116,8 @@ typedef struct crowd_bake_desc {
                                          for comparison with fp16 bakers */
     float scale;             /* unit scale applied to everything the bake measures (positions,
                                          bone translations, sockets, bounds, strides): 0.01 turns a
-                                         centimetre asset into metres. 0 = 1. Range 0.0001..10000 */
+                                         centimetre asset into metres. 0 = decided from the file
+                                         (UNITS above); 1 keeps its size. Range 0.0001..10000 */
     uint32_t tex_width;      /* animation texture width; 0 = 4096. Doubled automatically
                                          while the height would exceed CROWD_MAX_TEXTURE_DIM */
     /* Placement, applied to everything the asset holds (see PLACEMENT below). */

@@ -66,6 +66,7 @@ static void move_frames(bake_job *job, const float m[16])
 
 typedef struct rest_info {
     double lowest, top, height; /* of the bind pose, after the up rotation */
+    double reach[2][2];         /* its x and z extents: [axis][low, high] */
 } rest_info;
 
 static double frame_gap(const float *a, const float *b, uint32_t vertex_count)
@@ -221,48 +222,114 @@ static void warn(const bake_job *job, const char *format, double a, double b)
     job->desc->warn(job->desc->warn_user, text);
 }
 
-/* Standing height in source units (after the up rotation): the first frame of the first idle clip,
- * else the rest pose. */
-static double standing_height(const bake_job *job, const rest_info *rest)
+/* Standing height and depth (along the forward axis) in source units, after the up rotation: the
+ * first frame of the first idle clip, else the rest pose. */
+static void standing_size(const bake_job *job, const rest_info *rest, double *height, double *depth)
 {
     uint32_t vc = job->rig->vertex_count;
+    int axis = job->notes.forward == CROWD_AXIS_POS_X || job->notes.forward == CROWD_AXIS_NEG_X ? 0 : 2;
+    *height = rest->height;
+    *depth = rest->reach[axis / 2][1] - rest->reach[axis / 2][0];
     for (uint32_t i = 0; i < job->clip_count; i++) {
         const baked_clip *bc = &job->clips[i];
         if (bc->role != CROWD_ROLE_IDLE)
             continue;
         const float *p = job->positions + (size_t)bc->first_frame * vc * 3;
-        double lo = INFINITY, hi = -INFINITY;
-        for (uint32_t v = 0; v < vc; v++)
+        double lo = INFINITY, hi = -INFINITY, near = INFINITY, far = -INFINITY;
+        for (uint32_t v = 0; v < vc; v++) {
             lo = fmin(lo, p[3 * v + 1]), hi = fmax(hi, p[3 * v + 1]);
-        return hi - lo;
+            near = fmin(near, p[3 * v + axis]), far = fmax(far, p[3 * v + axis]);
+        }
+        *height = hi - lo, *depth = far - near;
+        return;
     }
-    return rest->height;
 }
 
-static void plausibility(const bake_job *job, double height)
+/* ---- size ------------------------------------------------------------------------------------ */
+
+#define UPRIGHT 0.6        /* standing depth over height below this: an upright character (a person) */
+#define PERSON_HEIGHT 1.75 /* metres: what an upright character no common unit explains becomes */
+
+typedef struct size_band {
+    double low, high; /* metres */
+    const char *kind;
+} size_band;
+
+static const size_band upright_band = {0.3, 5.0, "an upright character"};
+static const size_band creature_band = {0.05, 12.0, "a creature that is not upright"};
+static const size_band person_band = {0.9, 2.6, "a person"};
+
+static const struct source_unit {
+    double scale; /* metres per unit */
+    const char *name;
+} source_units[] = {
+    {0.01, "centimetres"}, {0.001, "millimetres"}, {0.0254, "inches"}, {0.3048, "feet"}, {100.0, "hectometres"},
+};
+
+static bool in_band(double metres, const size_band *band)
 {
-    if (height >= 0.05 && height <= 50.0)
+    return metres >= band->low && metres <= band->high;
+}
+
+/* The scale a file given no size gets: 1 when its height read as metres (glTF's unit) is plausible
+ * for its kind; else the first common unit that makes it so (a person's height for an upright
+ * character); else a person's height, or 1 m for a creature. *unit names the choice, or NULL. */
+static double guess_scale(double height, const size_band *band, bool upright, const char **unit)
+{
+    *unit = NULL;
+    if (!(height > 0.0 && isfinite(height)) || in_band(height, band))
+        return 1.0; /* no extent to judge (the baker refuses such a character elsewhere) */
+    const size_band *target = upright ? &person_band : band;
+    for (size_t k = 0; k < sizeof source_units / sizeof *source_units; k++)
+        if (in_band(height * source_units[k].scale, target)) {
+            *unit = source_units[k].name;
+            return source_units[k].scale;
+        }
+    return fmin(1e4, fmax(1e-4, (upright ? PERSON_HEIGHT : 1.0) / height));
+}
+
+static void say(const bake_job *job, const char *text)
+{
+    if (job->desc->warn)
+        job->desc->warn(job->desc->warn_user, text);
+}
+
+/* No size given: the unit decided from the height and the kind (bake.h, SIZE), said in one line. */
+static double default_scale(bake_job *job, double height, double depth)
+{
+    bool upright = depth < UPRIGHT * height;
+    const size_band *band = upright ? &upright_band : &creature_band;
+    const char *unit;
+    double scale = guess_scale(height, band, upright, &unit);
+    if (scale == 1.0)
+        return 1.0;
+    char text[400];
+    snprintf(text, sizeof text,
+             "character is %.4g units tall, implausible in metres for %s (%g..%g m): %s%s, %.3g m tall "
+             "(crowd_bake_desc.scale 1 keeps the file's size)",
+             height, band->kind, band->low, band->high, unit ? "read as " : "no common unit fits: scaled to ",
+             unit ? unit : (upright ? "a person's height" : "1 m"), height * scale);
+    say(job, text);
+    job->notes.scale_decision = CROWD_DECIDED_DETECTED;
+    return scale;
+}
+
+/* A given scale that makes the character implausible: a warning naming the scale that fits and the
+ * height it gives. */
+static void check_given_scale(const bake_job *job, double metres, double depth_over_height)
+{
+    bool upright = depth_over_height < UPRIGHT;
+    const size_band *band = upright ? &upright_band : &creature_band;
+    const char *unit;
+    double fix = guess_scale(metres, band, upright, &unit);
+    if (fix == 1.0)
         return;
-    if (height > 50.0 && height / 100.0 <= 50.0)
-        warn(job,
-             "character is %.4g m tall: the file is probably in centimetres (crowd_bake_desc.scale 0.01, or "
-             "crowd_bake_desc.height in metres; %.3g m at crowd_bake_desc.scale 0.01)",
-             height, height / 100.0);
-    else if (height > 50.0)
-        warn(job,
-             "character is %.4g m tall: the file is probably in millimetres (crowd_bake_desc.scale 0.001, or "
-             "crowd_bake_desc.height in metres; %.3g m at crowd_bake_desc.scale 0.001)",
-             height, height / 1000.0);
-    else if (height * 39.37 >= 0.05 && height * 39.37 <= 50.0 && height * 100.0 > 3.0)
-        warn(job,
-             "character is %.4g m tall: the file is probably in inches or feet read as metres' fractions; "
-             "crowd_bake_desc.height in metres sets its size (%.3g m at crowd_bake_desc.scale 39.37)",
-             height, height * 39.37);
-    else
-        warn(job,
-             "character is %.4g m tall, outside 0.05..50 m: crowd_bake_desc.height in metres sets its size "
-             "(%.3g m at crowd_bake_desc.scale 100)",
-             height, height * 100.0);
+    char text[400];
+    snprintf(text, sizeof text,
+             "character is %.4g m tall at crowd_bake_desc.scale %g, implausible for %s (%g..%g m): "
+             "crowd_bake_desc.scale %.4g makes it %.3g m (or crowd_bake_desc.height in metres)",
+             metres, (double)job->unit_scale, band->kind, band->low, band->high, job->unit_scale * fix, metres * fix);
+    say(job, text);
 }
 
 /* The y that should become 0 (source units, after the up rotation), and the hover of fliers. */
@@ -305,7 +372,7 @@ static void turn_up(bake_job *job, float up[16])
 static crowd_result measure_rest(const bake_job *job, const float up[16], rest_info *rest, crowd_error *error)
 {
     const crowd_rig *rig = job->rig;
-    *rest = (rest_info){INFINITY, -INFINITY, 0};
+    *rest = (rest_info){INFINITY, -INFINITY, 0, {{INFINITY, -INFINITY}, {INFINITY, -INFINITY}}};
     size_t bones = rig->bone_count, vc = rig->vertex_count;
     crowd_trs *pose = crowd_malloc(bones * sizeof *pose);
     float *global = crowd_malloc(bones * 16 * sizeof(float)), *skin = crowd_malloc(bones * 16 * sizeof(float));
@@ -322,6 +389,9 @@ static crowd_result measure_rest(const bake_job *job, const float up[16], rest_i
             crowd_place_point(up, posed + 3 * v, p);
             rest->lowest = fmin(rest->lowest, p[1]);
             rest->top = fmax(rest->top, p[1]);
+            for (int a = 0; a < 2; a++)
+                rest->reach[a][0] = fmin(rest->reach[a][0], p[2 * a]),
+                rest->reach[a][1] = fmax(rest->reach[a][1], p[2 * a]);
         }
     }
     crowd_free(pose), crowd_free(global), crowd_free(skin), crowd_free(rows), crowd_free(posed);
@@ -345,14 +415,16 @@ static void decide_forward(bake_job *job)
     }
 }
 
-/* 4. size: desc->scale (already in job->unit_scale), or the factor desc->height asks for. */
+/* 4. size: the factor desc->height asks for, or desc->scale (already in job->unit_scale), or the
+ * unit the height and the kind say (default_scale). */
 static crowd_result decide_scale(bake_job *job, const rest_info *rest, crowd_error *error)
 {
     const crowd_bake_desc *d = job->desc;
     crowd_bake_notes *notes = &job->notes;
-    double source_height = standing_height(job, rest);
+    double source_height, depth;
+    standing_size(job, rest, &source_height, &depth);
     double scale = job->unit_scale;
-    notes->scale_decision = d->scale != 0.0f ? CROWD_DECIDED_GIVEN : CROWD_DECIDED_DEFAULT;
+    notes->scale_decision = CROWD_DECIDED_GIVEN;
     if (d->height != 0.0f) {
         scale = d->height / source_height;
         if (!(scale >= 1e-4 && scale <= 1e4))
@@ -361,11 +433,14 @@ static crowd_result decide_scale(bake_job *job, const rest_info *rest, crowd_err
                 "crowd_bake_desc.height %g m: the character is %g source units tall, a scale of %g (outside "
                 "0.0001..10000)",
                 (double)d->height, source_height, scale);
-        notes->scale_decision = CROWD_DECIDED_GIVEN;
+    } else if (d->scale != 0.0f) {
+        check_given_scale(job, source_height * scale, source_height > 0.0 ? depth / source_height : 1.0);
+    } else {
+        notes->scale_decision = CROWD_DECIDED_DEFAULT;
+        scale = default_scale(job, source_height, depth);
     }
     job->unit_scale = (float)scale;
     notes->height = (float)(source_height * job->unit_scale);
-    plausibility(job, notes->height);
     return CROWD_OK;
 }
 
