@@ -84,6 +84,15 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A root-motion cycle's travel per cycle along the ground (x, z after the up rotation, source
+ * units), taken out by the sampler (gltf.h, rule c); zero for every other clip. */
+static void root_motion_on_ground(const bake_job *job, const baked_clip *bc, double out[2])
+{
+    const double *m = job->rig->clips[bc->rig_clip].root_motion;
+    out[0] = m[0];
+    out[1] = job->desc->up == CROWD_UP_POS_Z ? -m[1] : m[2]; /* z' = -y for a Z-up source */
+}
+
 static bool gather_evidence(bake_job *job, baked_clip *bc, const rest_info *rest)
 {
     const crowd_rig_clip *c = &job->rig->clips[bc->rig_clip];
@@ -114,7 +123,10 @@ static bool gather_evidence(bake_job *job, baked_clip *bc, const rest_info *rest
     bc->ground = lowest[n / 4];
     e->airborne = (float)((bc->ground - rest->lowest) / rest->height);
     crowd_free(lowest);
-    e->travels = bc->stride.locomotion;
+    double root[2];
+    root_motion_on_ground(job, bc, root);
+    /* the feet slide consistently, or the root carries the travel (a root-motion cycle) */
+    e->travels = bc->stride.locomotion || hypot(root[0], root[1]) > 0.0;
     return true;
 }
 
@@ -141,7 +153,10 @@ static crowd_result assign_roles(bake_job *job, const rest_info *rest, crowd_err
         baked_clip *bc = &job->clips[i];
         if (!gather_evidence(job, bc, rest))
             return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "roles: out of memory");
-        bc->role = decide_role(&job->rig->clips[bc->rig_clip], &bc->evidence, bc->stride.stride, rest->height);
+        double root[2];
+        root_motion_on_ground(job, bc, root);
+        double stride = hypot(root[0], root[1]) > 0.0 ? hypot(root[0], root[1]) : bc->stride.stride;
+        bc->role = decide_role(&job->rig->clips[bc->rig_clip], &bc->evidence, stride, rest->height);
     }
     for (uint32_t k = 0; k < d->clip_role_count; k++) {
         const crowd_bake_clip_role *o = &d->clip_roles[k];
@@ -176,18 +191,25 @@ static crowd_result measure_strides(bake_job *job, crowd_error *error)
     return CROWD_OK;
 }
 
-/* The source's forward: planted feet slide opposite to the way the character walks, so the walk
- * direction is minus their velocity, summed over the locomotion clips weighted by contacts. */
+/* The source's forward: the way a root-motion cycle travels, or, in place, opposite to the planted
+ * feet's slide, summed over the locomotion clips (weighted by frames and contacts). */
 static crowd_axis detect_forward(const bake_job *job, crowd_decision *decision)
 {
     double x = 0.0, z = 0.0;
     for (uint32_t i = 0; i < job->clip_count; i++) {
         const baked_clip *bc = &job->clips[i];
-        double speed = hypot(bc->stride.velocity[0], bc->stride.velocity[1]);
-        if (bc->role != CROWD_ROLE_LOCOMOTION || !(speed > 0))
+        double speed = hypot(bc->stride.velocity[0], bc->stride.velocity[1]), root[2];
+        root_motion_on_ground(job, bc, root);
+        double travel = hypot(root[0], root[1]);
+        if (bc->role != CROWD_ROLE_LOCOMOTION)
             continue;
-        x -= bc->stride.velocity[0] / speed * bc->stride.samples;
-        z -= bc->stride.velocity[1] / speed * bc->stride.samples;
+        if (travel > 0.0) { /* the root's own travel is the way it walks */
+            x += root[0] / travel * bc->frame_count;
+            z += root[1] / travel * bc->frame_count;
+        } else if (speed > 0.0) {
+            x -= bc->stride.velocity[0] / speed * bc->stride.samples;
+            z -= bc->stride.velocity[1] / speed * bc->stride.samples;
+        }
     }
     if (x == 0.0 && z == 0.0) {
         *decision = CROWD_DECIDED_DEFAULT;
@@ -486,9 +508,14 @@ static crowd_result settle_strides(bake_job *job, bool flier, double offset, cro
     double hover = INFINITY;
     for (uint32_t i = 0; i < job->clip_count; i++) {
         baked_clip *bc = &job->clips[i];
+        double root[2];
+        root_motion_on_ground(job, bc, root);
         if (bc->role != CROWD_ROLE_LOCOMOTION) {
             bc->stride.locomotion = false;
             bc->stride.stride = 0.0;
+        } else if (hypot(root[0], root[1]) > 0.0) { /* the travel the sampler took out is the stride */
+            bc->stride.locomotion = true;
+            bc->stride.stride = hypot(root[0], root[1]) * job->unit_scale;
         } else if (!bc->stride.locomotion) { /* forced by desc->clip_roles on a clip that does not travel */
             bc->stride.stride = 0.0;
         }

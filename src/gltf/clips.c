@@ -296,10 +296,11 @@ typedef struct loop_probe {
 
 /* What the rules found for one clip. */
 typedef struct clip_loop {
-    double wrap;        /* the key interval added to its duration (rule b); 0 when none */
-    double travel[3];   /* root motion over the cycle (rule c); 0 when none */
-    double data_travel; /* how far a bone without vertices travels over the cycle; 0 when none */
-    double seam;        /* rule (d): the last pose's distance from the first, fraction of the size */
+    double wrap;            /* the key interval added to its duration (rule b); 0 when none */
+    double travel[3];       /* root motion over the cycle (rule c); 0 when none */
+    double data_travel;     /* how far a bone without vertices travels over the cycle; 0 when none */
+    double seam;            /* rule (d): the last pose's distance from the first, fraction of the size */
+    double one_shot_travel; /* a clip that does not loop: how far its body ends from where it began */
 } clip_loop;
 
 /* The largest model-space distance a bone's origin moves between the poses at times ta and tb
@@ -334,7 +335,9 @@ static int compare_double(const void *a, const void *b)
  * bones share (the per-axis median: ancestors above the moving root stay put) is the travel; the
  * clip is a cycle that travels when every bone's displacement is that travel within 1 % of the size
  * and the travel is at least 5 % of it. */
-static bool root_motion(const loop_probe *p, double tolerance, double travel[3], double *residual)
+/* The displacement most skinned bones share between the two poses of pose_gap (per-axis median:
+ * ancestors above a moving root stay put, limbs swing about it). */
+static void shared_displacement(const loop_probe *p, double travel[3])
 {
     uint32_t bones = p->rig->bone_count;
     const float *global = p->global;
@@ -346,6 +349,13 @@ static bool root_motion(const loop_probe *p, double tolerance, double travel[3],
         qsort(p->scratch, n, sizeof *p->scratch, compare_double);
         travel[k] = n ? p->scratch[n / 2] : 0.0;
     }
+}
+
+static bool root_motion(const loop_probe *p, double tolerance, double travel[3], double *residual)
+{
+    uint32_t bones = p->rig->bone_count;
+    const float *global = p->global;
+    shared_displacement(p, travel);
     if (hypot(hypot(travel[0], travel[1]), travel[2]) < 0.05 * p->size) { /* any axis: Z-up files travel along y */
         travel[0] = travel[1] = travel[2] = 0.0;
         return false;
@@ -456,6 +466,10 @@ static bool clip_loops(const loop_probe *p, const gltf_animation *an, uint32_t c
         out->data_travel = end_travel;
         return true;
     }
+    double moved[3]; /* a one-shot plays as authored; how far it takes the body is kept as data */
+    shared_displacement(p, moved);
+    double distance = hypot(hypot(moved[0], moved[1]), moved[2]);
+    out->one_shot_travel = distance >= 0.05 * p->size ? distance : 0.0;
     return false;
 }
 
@@ -502,7 +516,7 @@ static void keep_loop(crowd_rig *rig, rig_sampler *s, uint32_t c, const clip_loo
     memcpy(s->travel + 3 * (size_t)c, d, 3 * sizeof *d);
     memcpy(clip->root_motion, d, 3 * sizeof *d);
     clip->duration += found->wrap;
-    clip->root_travel = clip->loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), found->data_travel) : 0.0;
+    clip->root_travel = clip->loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), found->data_travel) : found->one_shot_travel;
     clip->seam = clip->loop ? found->seam : 0.0;
     s->seam[c] = clip->seam > 0.0 ? fmin(0.25 * clip->duration, 0.25) : 0.0;
 }
