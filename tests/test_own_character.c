@@ -485,6 +485,80 @@ static void loop_rule_d(void)
     crowd_rig_free(&rig);
 }
 
+/* A real four-legged creature (Fox, a centimetre file) turned to face +X, with root motion added to
+ * its walk: with no flag the root-motion walk is a gait whose stride is its travel, the creature is
+ * found facing +X (from the root's travel and the other gaits' foot slide) and is 0.75 m tall. */
+static void creature_with_root_motion(void)
+{
+    crowd_rig fox, back;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(CROWD_ASSET_DIR "/gltf/Fox.glb", NULL, &fox, &err) == CROWD_OK);
+    REQUIRE(crowd_dress_rig(&fox, &(crowd_dress){.face = CROWD_AXIS_POS_X, .root_walk = true}, &err) == CROWD_OK);
+    uint8_t *glb = NULL;
+    size_t size = 0;
+    REQUIRE(crowd_gltf_write_glb(&fox, NULL, &glb, &size, &err) == CROWD_OK &&
+            crowd_gltf_read_memory(glb, size, "fox-root.glb", NULL, NULL, &back, &err) == CROWD_OK);
+    crowd_gltf_bytes_free(glb);
+    crowd_bake_output out = bake_or_die(&back, (crowd_bake_desc){0});
+    crowd_asset a;
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    const crowd_bake_notes *n = &out.stats.notes;
+    uint32_t walk, root;
+    REQUIRE(crowd_asset_match_clip(&a, "Walk", &walk) && crowd_asset_match_clip(&a, "walk_root", &root));
+    crowd_clip_evidence e;
+    REQUIRE(crowd_asset_clip_evidence(&a, root, &e));
+    printf("  fox facing +X with a root-motion walk: faced %d (%s), %.3f m tall; walk stride %.4f m, root-motion "
+           "walk %s stride %.4f m, root travel %.4f m\n",
+           n->forward, n->forward_decision == CROWD_DECIDED_DETECTED ? "detected" : "not detected", (double)n->height,
+           (double)a.clips[walk].stride, crowd_clip_role_name(crowd_clip_role_of(&a.clips[root])),
+           (double)a.clips[root].stride, (double)e.root_travel);
+    CHECK(n->forward == CROWD_AXIS_POS_X && n->forward_decision == CROWD_DECIDED_DETECTED);
+    CHECKF(fabsf(n->height - 0.7477f) < 0.01f, "%.4f m", (double)n->height);
+    CHECK(crowd_clip_role_of(&a.clips[root]) == CROWD_ROLE_LOCOMOTION && e.root_travel > 0.3f &&
+          fabsf(a.clips[root].stride - e.root_travel) < 1e-3f * e.root_travel);
+    CHECK(crowd_clip_role_of(&a.clips[walk]) == CROWD_ROLE_LOCOMOTION);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&back);
+    crowd_rig_free(&fox);
+}
+
+/* A character that only flies (the dressed humanoid's two flight cycles, one brushing the ground in
+ * a sixth of its frames): a flier, lifted by its lowest point, which touches y = 0 and never goes
+ * under it. */
+static void flier_placed_by_its_lowest_point(void)
+{
+    size_t size = 0;
+    uint8_t *glb = dressed_glb((crowd_dress){0}, &size);
+    crowd_rig rig;
+    crowd_error err;
+    REQUIRE(glb && crowd_gltf_read_memory(glb, size, "flier.glb", NULL, NULL, &rig, &err) == CROWD_OK);
+    crowd_gltf_bytes_free(glb);
+    const char *clips[] = {"fly", "fly_low"};
+    crowd_bake_output out = bake_or_die(&rig, (crowd_bake_desc){.clip_names = clips, .clip_name_count = 2});
+    crowd_asset a;
+    REQUIRE(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK);
+    float lowest = INFINITY;
+    for (uint32_t c = 0; c < a.clip_count; c++) {
+        CHECKF(crowd_clip_role_of(&a.clips[c]) == CROWD_ROLE_FLIGHT, "%s is %s", a.clips[c].name,
+               crowd_clip_role_name(crowd_clip_role_of(&a.clips[c])));
+        for (uint32_t f = 0; f < a.clips[c].frame_count; f++) {
+            for (uint32_t v = 0; v < a.vertex_count; v++) {
+                float p[3], normal[3];
+                crowd_asset_decode_vertex(&a, a.clips[c].first_frame + f, v, p, normal);
+                lowest = fminf(lowest, p[1]);
+            }
+        }
+    }
+    printf("  flier: hovers %.3f m, lowest point over every frame %+.4f m\n", (double)out.stats.notes.hover,
+           (double)lowest);
+    CHECKF(fabsf(lowest) < 0.005f && out.stats.notes.hover > 0.0f, "lowest %+.4f m, hover %.3f m", (double)lowest,
+           (double)out.stats.notes.hover);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+}
+
 /* Notes and warnings a bake sends, gathered for the size checks. */
 typedef struct said {
     int count;
@@ -809,6 +883,8 @@ int main(void)
     RUN_TEST(loop_rule_b);
     RUN_TEST(loop_rule_d);
     RUN_TEST(sizes_without_flags);
+    RUN_TEST(creature_with_root_motion);
+    RUN_TEST(flier_placed_by_its_lowest_point);
     RUN_TEST(size_limit_refused);
     RUN_TEST(overrides);
     RUN_TEST(sim_plays_only_gaits);
