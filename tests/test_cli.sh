@@ -200,8 +200,11 @@ grep -q "Armature|Pose *pose" "$work/out" || fail "the two-key pose is not a pos
 grep -q "Armature|Fly *flight" "$work/out" || fail "the fly cycle is not a flight"
 grep -q "Armature|Fly_low *flight" "$work/out" || fail "the fly cycle brushing the ground is not a flight"
 grep -q "Armature|Walk_seam *locomotion" "$work/out" || fail "the walk with a seam is not locomotion"
+grep -q "Armature|Roll *action.*the one-shot moves the body" "$work/out" || fail "the roll's travel is not reported"
 grep -q "Armature|Walk_root *locomotion.*root motion" "$work/out" || fail "the root-motion walk is not locomotion with its root travel"
 expect 0 "character is .* units tall, implausible in metres for an upright character (0.3..5 m): read as centimetres, 1.8 m tall (--scale 1 keeps the file's size)" -- "$bin/crowd-bake" "$work/dressed.glb" --out "$work/cm.crowd"
+grep -q "Walk_root .*root motion .* m a cycle, baked in place" "$work/out" || fail "the bake does not say it took out root motion"
+grep -q "Fly_low .*brushes the ground in" "$work/out" || fail "the bake does not say the flight brushes the ground"
 expect 0 "wrote" -- "$bin/crowd-export" --up +z --out "$work/zup.glb"
 expect 0 "up +Z" -- "$bin/crowd-bake" "$work/zup.glb" --up +z --out "$work/zup.crowd"
 for args in "--face up" "--face" "--up -z" "--scale 0" "--scale 1e9" "--scale abc" "--lift nan" "--lift 5000" \

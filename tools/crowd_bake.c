@@ -453,7 +453,40 @@ static int run_timing(const options *o)
     return 0;
 }
 
-static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const char *path, double read_ms)
+/* What the bake found in a clip that a user would otherwise not know: root motion, a seam it
+ * blended, a one-shot's travel, a flight that brushes the ground. `rig` is NULL for frames. */
+static void clip_findings(const crowd_asset *a, uint32_t c, const crowd_rig *rig, char *text, size_t size)
+{
+    const crowd_clip *clip = &a->clips[c];
+    crowd_clip_evidence e;
+    int rc = rig ? crowd_rig_find_clip(rig, clip->name) : -1;
+    const crowd_rig_clip *source = rc >= 0 ? &rig->clips[rc] : NULL;
+    size_t n = 0;
+    text[0] = '\0';
+    if (!crowd_asset_clip_evidence(a, c, &e))
+        return;
+    bool loops = (clip->flags & CROWD_CLIP_LOOP) != 0,
+         root = source &&
+                (source->root_motion[0] != 0.0 || source->root_motion[1] != 0.0 || source->root_motion[2] != 0.0);
+    if (e.root_travel > 0.0f && loops)
+        n += (size_t)snprintf(text + n, size - n,
+                              root ? "root motion %.3f m a cycle, baked in place; "
+                                   : "a bone without vertices travels %.3f m a cycle; ",
+                              (double)e.root_travel);
+    else if (e.root_travel > 0.0f && n < size)
+        n += (size_t)snprintf(text + n, size - n, "one-shot moving the body %.3f m (played as authored); ",
+                              (double)e.root_travel);
+    if (source && source->seam > 0.0 && n < size)
+        n += (size_t)snprintf(text + n, size - n, "seam of %.1f %% of the size blended; ", 100.0 * source->seam);
+    if (crowd_clip_role_of(clip) == CROWD_ROLE_FLIGHT && e.contact_frames && n < size)
+        n +=
+            (size_t)snprintf(text + n, size - n, "brushes the ground in %u of %u frames; ", e.contact_frames, e.frames);
+    if (n >= 2 && n < size)
+        text[n - 2] = '\0'; /* the last separator */
+}
+
+static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const char *path, double read_ms,
+                          const crowd_rig *rig)
 {
     char b1[32], b2[32];
     printf("wrote %s (%s)\n", path, tool_bytes(s->bytes_total, b1));
@@ -506,9 +539,12 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
            "speed m/s");
     for (uint32_t c = 0; c < a->clip_count; c++) {
         const crowd_clip *clip = &a->clips[c];
-        printf("               %-16s %-10s %6u %8.3f %10.4f %9.3f\n", clip->name,
+        char found[256];
+        clip_findings(a, c, rig, found, sizeof found);
+        printf("               %-16s %-10s %6u %8.3f %10.4f %9.3f%s%s\n", clip->name,
                crowd_clip_role_name(crowd_clip_role_of(clip)), clip->frame_count, (double)clip->duration,
-               (double)clip->stride, clip->duration > 0 ? (double)(clip->stride / clip->duration) : 0.0);
+               (double)clip->stride, clip->duration > 0 ? (double)(clip->stride / clip->duration) : 0.0,
+               found[0] ? "  " : "", found);
     }
     printf("  elapsed      %.1f ms (%s %.1f, skin %.1f, encode %.1f, lods %.1f, strides %.1f, pack %.1f)\n",
            read_ms + s->ms_total,
@@ -562,7 +598,7 @@ static int bake_frames(options *o)
             char b[32];
             printf("wrote %s (%s frames dump)\n", o->write_dump, tool_bytes(dump_size, b));
         }
-        print_summary(&asset, &out.stats, path, read_ms);
+        print_summary(&asset, &out.stats, path, read_ms, NULL);
         if (o->critter) {
             printf("  capture      %s, %u vertices, %u parts, height %.3f m\n", src.critter.source_name,
                    frames.vertex_count, frames.part_count, (double)src.critter.height);
@@ -678,7 +714,7 @@ int main(int argc, char **argv)
     if (crowd_write_file_atomic(path, out.bytes, out.size, &err) != CROWD_OK)
         goto done;
     if (!o.quiet)
-        print_summary(&asset, &out.stats, path, read_ms);
+        print_summary(&asset, &out.stats, path, read_ms, &rig);
     status = 0;
 done:
     if (status)

@@ -85,7 +85,10 @@ static void print_text(const char *path, size_t size, const crowd_asset *a, cons
             snprintf(keys, sizeof keys, e.key_count ? "%u" : "?", e.key_count);
             char root[64] = "";
             if (e.root_travel > 0.0f)
-                snprintf(root, sizeof root, "; root motion %.4f m per cycle", (double)e.root_travel);
+                snprintf(root, sizeof root,
+                         (k->flags & CROWD_CLIP_LOOP) ? "; root motion %.4f m per cycle"
+                                                      : "; the one-shot moves the body %.4f m",
+                         (double)e.root_travel);
             printf("              %-16s %-10s  %s; %u/%u frames in ground contact; %u distinct frames, %s keys; "
                    "loop %s, end-to-start gap %.1f%% of height; clip ground %+.1f%% of height above rest; feet %s%s\n",
                    k->name, crowd_clip_role_name(crowd_clip_role_of(k)), e.overridden ? "--clip-role" : "detected",

@@ -335,7 +335,8 @@ typedef struct crowd_clip_evidence {
     bool overridden;          /* crowd_bake_desc.clip_roles set the role */
     float root_travel;        /* metres the source's root travelled over one cycle (root motion, taken
                                  out so the clip plays in place; or carried by a bone without
-                                 vertices); 0 for in-place clips */
+                                 vertices); for a one-shot, how far it moves the body (it plays as
+                                 authored: move the agent by it when the clip ends); 0 otherwise */
 } crowd_clip_evidence;
 
 /* Fills `notes` from the asset's BAKE section. Returns false (notes zeroed, placement identity)
