@@ -39,6 +39,9 @@ expect 0 "PASS" -- "$bin/crowd-verify" "$work/s.crowd"
 cmp -s <("$bin/crowd-bake" --bones --out "$work/h2.crowd" --quiet; cat "$work/h2.crowd") "$work/h.crowd" \
   || fail "two bakes differ"
 expect 0 "usage" -- "$bin/crowd-bake" --help
+# a bake long enough to show progress on a terminal (about 2 s) writes none into a file
+expect 0 "" -- "$bin/crowd-bake" --density 4 --fps 120 --out "$work/slow.crowd"
+grep -q $'\r' "$work/err" "$work/out" && fail "redirected crowd-bake output holds carriage returns (progress lines)"
 
 # bad command lines: status 2, a message, nothing written
 for args in "--fps" "--fps 0" "--fps abc" "--frames -3" "--lods 9" "--lod-ratios 1,2" "--tex-width 0" \
