@@ -246,7 +246,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
                          .seed = 7,
                          .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1,
                          .spawn = showcase_spawn_look(asset)};
-    if (!asset->bones.data)
+    if (crowd_gl_check_mode(asset, CROWD_GL_BONES, NULL) != CROWD_OK) /* no bone texture, or morph targets */
         app->settings[DEMO_MODE] = 0;
     crowd_gl_desc gd = {.asset = asset,
                         .es = app->desc.es,
@@ -619,7 +619,9 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
         r = build_crowd(app, &err);
         break;
     case DEMO_MODE:
-        r = crowd_gl_set_mode(app->renderer, value > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT);
+        r = crowd_gl_check_mode(&app->assets[app->active].asset, value > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT, &err);
+        if (r == CROWD_OK) /* (the check's message is the one the panel shows) */
+            r = crowd_gl_set_mode(app->renderer, value > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT);
         break;
     case DEMO_CROSS_FADE:
         crowd_gl_set_cross_fade(app->renderer, value > 0.5);

@@ -265,6 +265,12 @@ if [[ -x "$bin/crowd-shot" ]]; then
   expect 2 "bad value" -- "$bin/crowd-shot" --scenario tango
   expect 2 "bad value for --far-shadow" -- "$bin/crowd-shot" --far-shadow soft
   expect 1 "cut short" -- "$bin/crowd-shot" "$work/cut.crowd" --out "$work/never.png"
+  # bone mode of a morph-animated bake: refused with the reason, not frozen cubes and exit 0
+  expect 0 "" -- "$bin/crowd-bake" "$assets/gltf/AnimatedMorphCube.glb" --bones --out "$work/morph.crowd" --quiet
+  expect 1 "bone mode is unavailable" -- "$bin/crowd-shot" "$work/morph.crowd" --mode bones --size 160x90 \
+    --count 20 --seconds 0.1 --out "$work/never.png"
+  [[ -e "$work/never.png" ]] && fail "crowd-shot --mode bones on a morph bake wrote a picture"
+  expect 0 "wrote" -- "$bin/crowd-shot" "$work/morph.crowd" --size 160x90 --count 20 --seconds 0.1 --out "$work/morph.png"
   [[ -e "$work/never.png" ]] && fail "a failed shot left a file"
   for args in "--size 64x64junk" "--size 64x" "--size x64" "--size 64x64x2" "--size -64x64" "--size 64.5x64" \
               "--size 64X64" "--eye nan,0,0" "--eye 1,2" "--eye 1,2,3,4" "--eye 1,2,3junk" "--eye 1,,3" \
