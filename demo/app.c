@@ -934,6 +934,15 @@ static void plain_crowd(const demo_app *app, text_out *t)
         put(t, ", %s drawn (%s meshes + %s cards)\n", grouped(drawn, b), grouped(drawn - cards, c), grouped(cards, a));
     else
         put(t, ", %s drawn\n", grouped(drawn, b));
+    crowd_sim_gaits gaits; /* the fallback the simulation took for a character it cannot walk */
+    if (!app->sim || crowd_sim_get_gaits(app->sim, &gaits) != CROWD_OK)
+        return;
+    if (gaits.gait_count == 0)
+        put(t, "no walk or run clip: everyone stands on \"%s\" and turns in place (moving would glide)\n",
+            asset->clips[gaits.idle_clip].name);
+    else if (gaits.holds_pose)
+        put(t, "no idle clip: standing ones hold \"%s\" still, feet planted (not running in place)\n",
+            asset->clips[gaits.idle_clip].name);
 }
 
 /* Compare mode: the titles say what each half is and its CPU time; this line, what it draws with. */

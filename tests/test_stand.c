@@ -48,6 +48,9 @@ static void gaitless_agents_stand_and_turn(void)
         crowd *c;
         crowd_sim *sim;
         make(&asset, (crowd_scenario)scenario, &c, &sim);
+        crowd_sim_gaits gaits;
+        CHECK(crowd_sim_get_gaits(sim, &gaits) == CROWD_OK && gaits.gait_count == 0 && gaits.idle_clip == 0 &&
+              !gaits.holds_pose);
         static float start[AGENTS][3], yaw[AGENTS];
         crowd_record r;
         for (uint32_t i = 0; i < AGENTS; i++) {
@@ -152,6 +155,10 @@ static void idleless_agents_hold_a_contact_pose(void)
     CHECKF(phases_differ == 0, "%u standing agent-samples hold another phase than %.3f", phases_differ,
            (double)held_phase);
     CHECKF(striding > 1000, "only %u moving agent-samples stride", striding);
+    crowd_sim_gaits gaits;
+    CHECK(crowd_sim_get_gaits(sim, &gaits) == CROWD_OK && gaits.gait_count == 2 && gaits.holds_pose &&
+          gaits.idle_clip == 0 && gaits.pose_phase == held_phase);
+    CHECK(crowd_sim_get_gaits(NULL, &gaits) == CROWD_ERROR_ARGUMENT);
     float share = held_phase >= 0.0f ? planted_share(&asset, 0, held_phase) : 0.0f;
     CHECKF(share > 0.9f, "the held walk frame plants %.2f of the best frame's ground vertices", (double)share);
     printf("     %u standing samples all at walk phase %.3f (%.2f of the best frame planted), %u striding\n", standing,

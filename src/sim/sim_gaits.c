@@ -123,6 +123,19 @@ void sim_build_gaits(crowd_sim *sim)
     sim->cheer_clip = crowd_asset_match_clip(a, o->cheer_clip ? o->cheer_clip : "cheer", &found) ? (int)found : -1;
 }
 
+crowd_result crowd_sim_get_gaits(const crowd_sim *sim, crowd_sim_gaits *out)
+{
+    if (!sim || !out)
+        return CROWD_ERROR_ARGUMENT;
+    *out = (crowd_sim_gaits){.idle_clip = sim->gaits[0].clip,
+                             .gait_count = sim->gait_count - 1,
+                             .holds_pose = sim->pose_phase >= 0.0f,
+                             .pose_phase = sim->pose_phase >= 0.0f ? sim->pose_phase : 0.0f};
+    for (uint32_t g = 1; g < sim->gait_count; g++)
+        out->gait_clips[g - 1] = sim->gaits[g].clip;
+    return CROWD_OK;
+}
+
 /* Spawn options: names the asset has, ranges that make sense. */
 crowd_result sim_check_spawn_options(const crowd_spawn_options *o, const crowd_asset *a, crowd_error *error)
 {
