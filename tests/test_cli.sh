@@ -184,6 +184,15 @@ expect 0 "ground offset +0.0000 m" -- "$bin/crowd-bake" --ground none --frames 4
 expect 0 "walk             idle" -- "$bin/crowd-bake" --clip-role walk=idle --frames 4 --out "$work/cr.crowd"
 expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 0 --frames 4 --out "$work/mb.crowd"
 expect 1 "exceeds max_bytes (--max-bytes) 1000 bytes" -- "$bin/crowd-bake" --max-bytes 1000 --out "$work/bad.crowd"
+# a size refusal suggests only what fits (the humanoid: 7.0 MB, 4.7 MB compact), and each applied bakes
+expect 1 "alone fits: .*--compact (4" -- "$bin/crowd-bake" --max-bytes 6291456 --out "$work/bad.crowd"
+fps_fix=$(grep -o -- "--fps [0-9]*" "$work/err" | head -1)
+[[ -n "$fps_fix" ]] || fail "the 6 MB refusal suggests no --fps: $(cat "$work/err")"
+# shellcheck disable=SC2086
+expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 6291456 $fps_fix --out "$work/fits_fps.crowd"
+expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 6291456 --compact --out "$work/fits_compact.crowd"
+expect 1 "alone fits: --fps" -- "$bin/crowd-bake" --max-bytes 3145728 --compact --out "$work/bad.crowd"
+grep -q -- "--compact" "$work/err" && fail "a compact bake refused for size is told to use --compact: $(cat "$work/err")"
 for args in "--forward sideways" "--forward" "--up -y" "--height -1" "--height 0" "--height nan" "--height 1mm" \
             "--ground maybe" "--ground 1e9" "--clip-role walk" "--clip-role walk=dance" "--clip-role =idle" \
             "--max-bytes abc" "--max-bytes -5"; do

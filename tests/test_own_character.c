@@ -430,9 +430,9 @@ static void implausible_size_warns(void)
     desc.max_bytes = 1u << 20;
     crowd_bake_output refused;
     CHECK(crowd_bake(&desc, &refused, &err) == CROWD_ERROR_LIMIT);
-    CHECKF(strstr(err.message, "crowd_bake_desc.fps") && strstr(err.message, "crowd_bake_desc.clip_names") &&
-               strstr(err.message, "crowd_bake_desc.compact"),
-           "%s", err.message);
+    /* only what fits is suggested: a lower fps does, compact (2.4 MB) does not (test_bake checks each) */
+    CHECKF(strstr(err.message, "alone fits: crowd_bake_desc.fps") && !strstr(err.message, "compact"), "%s",
+           err.message);
     crowd_rig_free(&rig);
 }
 
