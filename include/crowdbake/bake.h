@@ -44,8 +44,8 @@
  * kept when the ones with the most frames are dropped. Where none fits alone it gives the first
  * combination that does (compact, then without tangents, then without bones, at the highest fps
  * that fits; else fps 1 with fewer clips), and where nothing fits it says so with the smallest
- * bake's size. Every suggestion applied as given bakes under max_bytes (a clip list past 185
- * characters is cut short with ",...").
+ * bake's size. Every suggestion applied as given bakes under max_bytes (a clip list too long for
+ * the message is cut short with ",...": an example).
  */
 #ifndef CROWDBAKE_BAKE_H
 #define CROWDBAKE_BAKE_H

@@ -109,20 +109,27 @@ static void say(advice_text *t, const char *text, uint64_t bytes)
     append(t, "%s%s (%.*f MB)", t->items++ ? "; " : "", text, mb < 10.0 ? 2 : 1, mb);
 }
 
-/* "crowd_bake_desc.clip_names a,b" for the clips kept, cut short (then only an example) past 160
- * characters. */
+/* "crowd_bake_desc.clip_names a,b" for the clips kept, cut short with ",..." (then only an example)
+ * past 180 characters: the message holds the other options too. */
 static void kept_names(const bake_job *job, const bool *kept, char *out, size_t size)
 {
-    size_t n = (size_t)snprintf(out, size, "crowd_bake_desc.clip_names ");
-    for (uint32_t i = 0, first = 1; i < job->clip_count && n < size; i++) {
+    static const char field[] = "crowd_bake_desc.clip_names ";
+    size_t cap = size < 180 ? size : 180, n = sizeof field - 1; /* (callers give 100 bytes at least) */
+    memcpy(out, field, sizeof field);
+    for (uint32_t i = 0, first = 1; i < job->clip_count; i++) {
         if (!kept[i])
             continue;
         const char *name = job->rig->clips[job->clips[i].rig_clip].name;
-        if (n + strlen(name) > 185) {
-            n += (size_t)snprintf(out + n, size - n, ",...");
-            break;
+        size_t length = strlen(name);
+        // cppcheck-suppress knownConditionTrueFalse ; false positive: cap is 100..180, names of any length
+        if (n + length + 6 >= cap) { /* a comma, the name and ",..." would not fit */
+            memcpy(out + n, ",...", 5);
+            return;
         }
-        n += (size_t)snprintf(out + n, size - n, "%s%s", first ? "" : ",", name);
+        if (!first)
+            out[n++] = ',';
+        memcpy(out + n, name, length + 1);
+        n += length;
         first = 0;
     }
 }
