@@ -392,10 +392,10 @@ static bool suggestion_fits(crowd_bake_desc d, const char *message, const char *
     return true;
 }
 
-/* A size refusal names only options that fit, each with the size it predicts (the humanoid: 7.0 MB
- * at 30 fps; 4.7 MB compact): each applied bakes under the limit, the fps is the highest that fits,
- * a compact bake is not told to be compact, past every single option it gives a combination that
- * fits, and past everything it says so. It used to suggest compact to a compact bake. */
+/* A size refusal names only options that fit, each with the size it predicts (the limits sit
+ * between the humanoid's default and compact sizes): each applied bakes under the limit, the fps is
+ * the highest that fits, a compact bake is not told to be compact, past every single option it
+ * gives a combination that fits, and past everything it says so. */
 static void size_refusal_suggests_what_fits(void)
 {
     crowd_bake_output out;

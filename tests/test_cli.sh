@@ -39,7 +39,7 @@ expect 0 "PASS" -- "$bin/crowd-verify" "$work/s.crowd"
 cmp -s <("$bin/crowd-bake" --bones --out "$work/h2.crowd" --quiet; cat "$work/h2.crowd") "$work/h.crowd" \
   || fail "two bakes differ"
 expect 0 "usage" -- "$bin/crowd-bake" --help
-# a bake long enough to show progress on a terminal (about 2 s) writes none into a file
+# a bake long enough to show progress on a terminal writes none into a file
 expect 0 "" -- "$bin/crowd-bake" --density 4 --fps 120 --out "$work/slow.crowd"
 grep -q $'\r' "$work/err" "$work/out" && fail "redirected crowd-bake output holds carriage returns (progress lines)"
 
@@ -184,7 +184,8 @@ expect 0 "ground offset +0.0000 m" -- "$bin/crowd-bake" --ground none --frames 4
 expect 0 "walk             idle" -- "$bin/crowd-bake" --clip-role walk=idle --frames 4 --out "$work/cr.crowd"
 expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 0 --frames 4 --out "$work/mb.crowd"
 expect 1 "exceeds max_bytes (--max-bytes) 1000 bytes" -- "$bin/crowd-bake" --max-bytes 1000 --out "$work/bad.crowd"
-# a size refusal suggests only what fits (the humanoid: 7.0 MB, 4.7 MB compact), and each applied bakes
+# a size refusal suggests only what fits (6 MB lies between the humanoid's compact and default sizes),
+# and each applied bakes
 expect 1 "alone fits: .*--compact (4" -- "$bin/crowd-bake" --max-bytes 6291456 --out "$work/bad.crowd"
 fps_fix=$(grep -o -- "--fps [0-9]*" "$work/err" | head -1)
 [[ -n "$fps_fix" ]] || fail "the 6 MB refusal suggests no --fps: $(cat "$work/err")"

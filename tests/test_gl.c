@@ -173,8 +173,8 @@ static void vat_and_bone_modes_agree(void)
 }
 
 /* A morph-animated asset baked with bones records bone mode as unavailable: a renderer asked for
- * bone mode is refused at creation with the reason (it used to draw the cube frozen), VAT mode is
- * created, and switching it to bones is refused. */
+ * bone mode is refused at creation with the reason (not drawn frozen in its rest shape), VAT mode
+ * is created, and switching it to bones is refused. */
 static void bone_mode_refused_at_creation_for_morph_assets(void)
 {
     crowd_rig rig;

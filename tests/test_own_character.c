@@ -430,7 +430,7 @@ static void implausible_size_warns(void)
     desc.max_bytes = 1u << 20;
     crowd_bake_output refused;
     CHECK(crowd_bake(&desc, &refused, &err) == CROWD_ERROR_LIMIT);
-    /* only what fits is suggested: a lower fps does, compact (2.4 MB) does not (test_bake checks each) */
+    /* only what fits is suggested: a lower fps does, compact does not (test_bake checks each) */
     CHECKF(strstr(err.message, "alone fits: crowd_bake_desc.fps") && !strstr(err.message, "compact"), "%s",
            err.message);
     crowd_rig_free(&rig);
