@@ -246,7 +246,7 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
                          .seed = 7,
                          .separation = app->settings[DEMO_SEPARATION] > 0.5 ? 0 : -1,
                          .spawn = showcase_spawn_look(asset)};
-    if (!asset->bones.data)
+    if (crowd_gl_check_mode(asset, CROWD_GL_BONES, NULL) != CROWD_OK) /* no bone texture, or morph targets */
         app->settings[DEMO_MODE] = 0;
     crowd_gl_desc gd = {.asset = asset,
                         .es = app->desc.es,
@@ -619,7 +619,9 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
         r = build_crowd(app, &err);
         break;
     case DEMO_MODE:
-        r = crowd_gl_set_mode(app->renderer, value > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT);
+        r = crowd_gl_check_mode(&app->assets[app->active].asset, value > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT, &err);
+        if (r == CROWD_OK) /* (the check's message is the one the panel shows) */
+            r = crowd_gl_set_mode(app->renderer, value > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT);
         break;
     case DEMO_CROSS_FADE:
         crowd_gl_set_cross_fade(app->renderer, value > 0.5);
@@ -932,6 +934,15 @@ static void plain_crowd(const demo_app *app, text_out *t)
         put(t, ", %s drawn (%s meshes + %s cards)\n", grouped(drawn, b), grouped(drawn - cards, c), grouped(cards, a));
     else
         put(t, ", %s drawn\n", grouped(drawn, b));
+    crowd_sim_gaits gaits; /* the fallback the simulation took for a character it cannot walk */
+    if (!app->sim || crowd_sim_get_gaits(app->sim, &gaits) != CROWD_OK)
+        return;
+    if (gaits.gait_count == 0)
+        put(t, "no walk or run clip: everyone stands on \"%s\" and turns in place (moving would glide)\n",
+            asset->clips[gaits.idle_clip].name);
+    else if (gaits.holds_pose)
+        put(t, "no idle clip: standing ones hold \"%s\" still, feet planted (not running in place)\n",
+            asset->clips[gaits.idle_clip].name);
 }
 
 /* Compare mode: the titles say what each half is and its CPU time; this line, what it draws with. */

@@ -338,6 +338,107 @@ static void unit_scale(void)
     crowd_bake_output_free(&out);
 }
 
+/* The value a size refusal suggests for `field` ("crowd_bake_desc.fps 12 (3.10 MB)": "12") into
+ * value (empty for a flag), and its predicted size; false when the message does not name it. */
+static bool suggested(const char *message, const char *field, char *value, size_t size, double *mb)
+{
+    const char *at = strstr(message, field);
+    if (!at)
+        return false;
+    at += strlen(field);
+    size_t n = 0;
+    if (*at == ' ' && at[1] != '(')
+        for (at++; *at && strncmp(at, " (", 2) && strncmp(at, ", ", 2) && n + 1 < size; at++)
+            value[n++] = *at;
+    value[n] = '\0';
+    const char *open = strstr(at, "(");
+    return open && sscanf(open, "(%lf MB)", mb) == 1;
+}
+
+/* The desc with a suggestion applied: "12" to fps, "walk,run" to clip_names (names in `store`). */
+static crowd_bake_desc applied(crowd_bake_desc d, const char *field, char *value, const char **names)
+{
+    if (!strcmp(field, "crowd_bake_desc.compact"))
+        d.compact = true;
+    else if (!strcmp(field, "crowd_bake_desc.fps"))
+        d.fps = (float)atof(value);
+    else if (!strcmp(field, "crowd_bake_desc.clip_names")) {
+        d.clip_name_count = 0;
+        for (char *name = strtok(value, ","); name && d.clip_name_count < 8; name = strtok(NULL, ","))
+            names[d.clip_name_count++] = name;
+        d.clip_names = names;
+    }
+    return d;
+}
+
+/* Each suggestion of the refusal of `d` that names `field`, applied alone, bakes under the limit at
+ * the size the message gave. Returns whether the message named it. */
+static bool suggestion_fits(crowd_bake_desc d, const char *message, const char *field)
+{
+    char value[256];
+    double mb;
+    const char *names[8];
+    if (!suggested(message, field, value, sizeof value, &mb))
+        return false;
+    crowd_bake_desc fixed = applied(d, field, value, names);
+    crowd_bake_output out;
+    crowd_error err;
+    CHECKF(crowd_bake(&fixed, &out, &err) == CROWD_OK, "%s applied: %s", field, err.message);
+    CHECKF(out.size <= d.max_bytes && out.stats.predicted_bytes <= d.max_bytes &&
+               fabs(out.stats.predicted_bytes / 1048576.0 - mb) < 0.01,
+           "%s applied: %zu bytes, predicted %llu, the message said %.2f MB", field, out.size,
+           (unsigned long long)out.stats.predicted_bytes, mb);
+    crowd_bake_output_free(&out);
+    return true;
+}
+
+/* A size refusal names only options that fit, each with the size it predicts (the limits sit
+ * between the humanoid's default and compact sizes): each applied bakes under the limit, the fps is
+ * the highest that fits, a compact bake is not told to be compact, past every single option it
+ * gives a combination that fits, and past everything it says so. */
+static void size_refusal_suggests_what_fits(void)
+{
+    crowd_bake_output out;
+    crowd_error err;
+    crowd_bake_desc d = {.rig = humanoid(), .max_bytes = 6u << 20};
+    REQUIRE(crowd_bake(&d, &out, &err) == CROWD_ERROR_LIMIT);
+    printf("     6 MB: %s\n", err.message);
+    CHECK(suggestion_fits(d, err.message, "crowd_bake_desc.compact"));
+    CHECK(suggestion_fits(d, err.message, "crowd_bake_desc.fps"));
+    CHECK(suggestion_fits(d, err.message, "crowd_bake_desc.clip_names"));
+    char value[64];
+    double mb;
+    REQUIRE(suggested(err.message, "crowd_bake_desc.fps", value, sizeof value, &mb));
+    crowd_bake_desc faster = d;
+    faster.fps = (float)atof(value) + 1.0f;
+    CHECK(crowd_bake(&faster, &out, &err) == CROWD_ERROR_LIMIT); /* the highest fps that fits */
+
+    d = (crowd_bake_desc){.rig = humanoid(), .compact = true, .max_bytes = 3u << 20};
+    REQUIRE(crowd_bake(&d, &out, &err) == CROWD_ERROR_LIMIT);
+    printf("     3 MB, compact: %s\n", err.message);
+    CHECKF(!strstr(err.message, "compact"), "a compact bake told of compact: %s", err.message);
+    CHECK(suggestion_fits(d, err.message, "crowd_bake_desc.fps"));
+
+    d = (crowd_bake_desc){.rig = humanoid(), .max_bytes = 500000};
+    REQUIRE(crowd_bake(&d, &out, &err) == CROWD_ERROR_LIMIT);
+    printf("     500 kB: %s\n", err.message);
+    CHECK(strstr(err.message, "no single option fits; together: "));
+    const char *names[8];
+    char fps[16], clips[256];
+    REQUIRE(suggested(err.message, "crowd_bake_desc.fps", fps, sizeof fps, &mb) &&
+            suggested(err.message, "crowd_bake_desc.clip_names", clips, sizeof clips, &mb));
+    crowd_bake_desc together =
+        applied(applied(d, "crowd_bake_desc.fps", fps, names), "crowd_bake_desc.compact", NULL, names);
+    together = applied(together, "crowd_bake_desc.clip_names", clips, names);
+    CHECKF(crowd_bake(&together, &out, &err) == CROWD_OK && out.size <= d.max_bytes, "together: %s", err.message);
+    crowd_bake_output_free(&out);
+
+    d.max_bytes = 250000;
+    REQUIRE(crowd_bake(&d, &out, &err) == CROWD_ERROR_LIMIT);
+    CHECKF(strstr(err.message, "nothing fits") && strstr(err.message, "raise crowd_bake_desc.max_bytes"), "%s",
+           err.message);
+}
+
 /* Bad bake options come back as errors, not crashes. */
 static void bad_options_are_refused(void)
 {
@@ -376,6 +477,7 @@ int main(void)
     RUN_TEST(bakes_are_deterministic);
     RUN_TEST(verify_bounds);
     RUN_TEST(bad_options_are_refused);
+    RUN_TEST(size_refusal_suggests_what_fits);
     crowd_asset_free(&default_asset);
     crowd_bake_output_free(&default_bake);
     TEST_MAIN_END();

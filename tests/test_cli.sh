@@ -39,6 +39,9 @@ expect 0 "PASS" -- "$bin/crowd-verify" "$work/s.crowd"
 cmp -s <("$bin/crowd-bake" --bones --out "$work/h2.crowd" --quiet; cat "$work/h2.crowd") "$work/h.crowd" \
   || fail "two bakes differ"
 expect 0 "usage" -- "$bin/crowd-bake" --help
+# a bake long enough to show progress on a terminal writes none into a file
+expect 0 "" -- "$bin/crowd-bake" --density 4 --fps 120 --out "$work/slow.crowd"
+grep -q $'\r' "$work/err" "$work/out" && fail "redirected crowd-bake output holds carriage returns (progress lines)"
 
 # bad command lines: status 2, a message, nothing written
 for args in "--fps" "--fps 0" "--fps abc" "--frames -3" "--lods 9" "--lod-ratios 1,2" "--tex-width 0" \
@@ -181,6 +184,16 @@ expect 0 "ground offset +0.0000 m" -- "$bin/crowd-bake" --ground none --frames 4
 expect 0 "walk             idle" -- "$bin/crowd-bake" --clip-role walk=idle --frames 4 --out "$work/cr.crowd"
 expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 0 --frames 4 --out "$work/mb.crowd"
 expect 1 "exceeds max_bytes (--max-bytes) 1000 bytes" -- "$bin/crowd-bake" --max-bytes 1000 --out "$work/bad.crowd"
+# a size refusal suggests only what fits (6 MB lies between the humanoid's compact and default sizes),
+# and each applied bakes
+expect 1 "alone fits: .*--compact (4" -- "$bin/crowd-bake" --max-bytes 6291456 --out "$work/bad.crowd"
+fps_fix=$(grep -o -- "--fps [0-9]*" "$work/err" | head -1)
+[[ -n "$fps_fix" ]] || fail "the 6 MB refusal suggests no --fps: $(cat "$work/err")"
+# shellcheck disable=SC2086
+expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 6291456 $fps_fix --out "$work/fits_fps.crowd"
+expect 0 "wrote" -- "$bin/crowd-bake" --max-bytes 6291456 --compact --out "$work/fits_compact.crowd"
+expect 1 "alone fits: --fps" -- "$bin/crowd-bake" --max-bytes 3145728 --compact --out "$work/bad.crowd"
+grep -q -- "--compact" "$work/err" && fail "a compact bake refused for size is told to use --compact: $(cat "$work/err")"
 for args in "--forward sideways" "--forward" "--up -y" "--height -1" "--height 0" "--height nan" "--height 1mm" \
             "--ground maybe" "--ground 1e9" "--clip-role walk" "--clip-role walk=dance" "--clip-role =idle" \
             "--max-bytes abc" "--max-bytes -5"; do
@@ -267,6 +280,12 @@ if [[ -x "$bin/crowd-shot" ]]; then
   expect 2 "bad value" -- "$bin/crowd-shot" --scenario tango
   expect 2 "bad value for --far-shadow" -- "$bin/crowd-shot" --far-shadow soft
   expect 1 "cut short" -- "$bin/crowd-shot" "$work/cut.crowd" --out "$work/never.png"
+  # bone mode of a morph-animated bake: refused with the reason, not frozen cubes and exit 0
+  expect 0 "" -- "$bin/crowd-bake" "$assets/gltf/AnimatedMorphCube.glb" --bones --out "$work/morph.crowd" --quiet
+  expect 1 "bone mode is unavailable" -- "$bin/crowd-shot" "$work/morph.crowd" --mode bones --size 160x90 \
+    --count 20 --seconds 0.1 --out "$work/never.png"
+  [[ -e "$work/never.png" ]] && fail "crowd-shot --mode bones on a morph bake wrote a picture"
+  expect 0 "wrote" -- "$bin/crowd-shot" "$work/morph.crowd" --size 160x90 --count 20 --seconds 0.1 --out "$work/morph.png"
   [[ -e "$work/never.png" ]] && fail "a failed shot left a file"
   for args in "--size 64x64junk" "--size 64x" "--size x64" "--size 64x64x2" "--size -64x64" "--size 64.5x64" \
               "--size 64X64" "--eye nan,0,0" "--eye 1,2" "--eye 1,2,3,4" "--eye 1,2,3junk" "--eye 1,,3" \

@@ -172,6 +172,36 @@ static void vat_and_bone_modes_agree(void)
     crowd_destroy(c);
 }
 
+/* A morph-animated asset baked with bones records bone mode as unavailable: a renderer asked for
+ * bone mode is refused at creation with the reason (not drawn frozen in its rest shape), VAT mode
+ * is created, and switching it to bones is refused. */
+static void bone_mode_refused_at_creation_for_morph_assets(void)
+{
+    crowd_rig rig;
+    crowd_error err = {0};
+    REQUIRE(crowd_gltf_read_file(CROWD_ASSET_DIR "/gltf/AnimatedMorphCube.glb", NULL, &rig, &err) == CROWD_OK);
+    crowd_bake_output out = bake_or_die(&rig, (crowd_bake_desc){.bones = true});
+    crowd_asset morph;
+    REQUIRE(crowd_asset_load_memory(&morph, out.bytes, out.size, &err) == CROWD_OK);
+    REQUIRE(morph.bones.data != NULL);
+    CHECK(crowd_gl_check_mode(&morph, CROWD_GL_BONES, NULL) == CROWD_ERROR_UNSUPPORTED);
+    CHECK(crowd_gl_check_mode(&morph, CROWD_GL_VAT, NULL) == CROWD_OK);
+    CHECK(crowd_gl_check_mode(&asset, CROWD_GL_BONES, NULL) == CROWD_OK); /* the humanoid's bones play */
+    crowd_gl_desc d = {.asset = &morph, .mode = CROWD_GL_BONES, .es = gl.es, .shadow_map_size = 256};
+    crowd_gl_renderer *r = (crowd_gl_renderer *)&d; /* must come back NULL */
+    err.message[0] = '\0';
+    CHECK(crowd_gl_create(&d, &r, &err) == CROWD_ERROR_UNSUPPORTED && r == NULL);
+    CHECKF(strstr(err.message, "bone mode is unavailable") && strstr(err.message, "morph"), "message: %s", err.message);
+    printf("     crowd_gl_create in bone mode: %s\n", err.message);
+    d.mode = CROWD_GL_VAT;
+    REQUIRE(crowd_gl_create(&d, &r, &err) == CROWD_OK);
+    CHECK(crowd_gl_set_mode(r, CROWD_GL_BONES) == CROWD_ERROR_UNSUPPORTED);
+    crowd_gl_destroy(r);
+    crowd_asset_free(&morph);
+    crowd_bake_output_free(&out);
+    crowd_rig_free(&rig);
+}
+
 /* Three characters posed exactly on baked frames, drawn from the VAT, against the same three
  * skinned on the CPU (double precision, every influence) and drawn as plain meshes. */
 static void vat_matches_cpu_skinning(void)
@@ -844,6 +874,7 @@ int main(int argc, char **argv)
     gl_fixture_open(argc, argv, W, H, &gl, &baked, &asset);
     RUN_TEST(frame_is_not_blank);
     RUN_TEST(vat_and_bone_modes_agree);
+    RUN_TEST(bone_mode_refused_at_creation_for_morph_assets);
     RUN_TEST(vat_matches_cpu_skinning);
     RUN_TEST(shadows_darken_the_ground);
     RUN_TEST(a_shared_shadow_map_shadows_the_other_ground);

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* isatty */
 
 #include "core/error.h"
 #include "crowdbake/bake.h"
@@ -359,14 +360,20 @@ static int parse_args(int argc, char **argv, options *o)
 
 typedef struct progress_state {
     double start;
+    bool terminal; /* stderr is a terminal: carriage-return lines redraw there, pile up in a file */
     bool shown;
 } progress_state;
 
-/* Shown only when a bake runs long enough for someone to wonder. */
+static progress_state progress_begin(void)
+{
+    return (progress_state){tool_now_ms(), isatty(STDERR_FILENO) != 0, false};
+}
+
+/* Shown only on a terminal, and only when a bake runs long enough for someone to wonder. */
 static void on_progress(void *user, float fraction, const char *stage)
 {
     progress_state *p = user;
-    if (tool_now_ms() - p->start < 500.0)
+    if (!p->terminal || tool_now_ms() - p->start < 500.0)
         return;
     fprintf(stderr, "\rbaking %3.0f%% %-24s", fraction * 100.0, stage);
     p->shown = true;
@@ -571,7 +578,7 @@ static int bake_frames(options *o)
     crowd_error err = {0};
     uint8_t *dump = NULL;
     size_t dump_size = 0;
-    progress_state prog = {tool_now_ms(), false};
+    progress_state prog = progress_begin();
     int status = 1;
     double t0 = tool_now_ms();
     if (!path || tool_load_frames(o->critter, o->frames_dump, &src, &err) != CROWD_OK)
@@ -691,7 +698,7 @@ int main(int argc, char **argv)
     crowd_bake_output out = {0};
     crowd_asset asset = {0};
     crowd_error err = {0};
-    progress_state prog = {tool_now_ms(), false};
+    progress_state prog = progress_begin();
     status = 1;
 
     double t0 = tool_now_ms();

@@ -50,7 +50,13 @@
  * APPROXIMATE (more than 4 influences) or UNAVAILABLE (morph targets), with a warning.
  *
  * SIZE. The file size is predicted before anything is skinned; above max_bytes the bake fails
- * with CROWD_ERROR_LIMIT and a message suggesting a lower fps, fewer clip_names or compact.
+ * with CROWD_ERROR_LIMIT and a message that names only changes that would fit, each with its
+ * predicted size: the highest lower fps (or frames), compact, no tangents, no bones, or the clips
+ * kept when the ones with the most frames are dropped. Where none fits alone it gives the first
+ * combination that does (compact, then without tangents, then without bones, at the highest fps
+ * that fits; else fps 1 with fewer clips), and where nothing fits it says so with the smallest
+ * bake's size. Every suggestion applied as given bakes under max_bytes (a clip list too long for
+ * the message is cut short with ",...": an example).
  */
 #ifndef CROWDBAKE_BAKE_H
 #define CROWDBAKE_BAKE_H

@@ -210,12 +210,21 @@ typedef struct crowd_gl_stats {
 
 typedef struct crowd_gl_renderer crowd_gl_renderer;
 
+/* Creates a renderer for desc->asset in desc->mode. Refused with a message when that mode cannot
+ * play the asset (crowd_gl_check_mode): bone mode without a bone texture (CROWD_ERROR_ARGUMENT), or
+ * bone mode the bake recorded as unavailable (CROWD_ERROR_UNSUPPORTED): no silent fallback to VAT,
+ * so a caller that asked for bones learns it at once instead of drawing frozen characters. */
 CROWD_API crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error);
 CROWD_API void crowd_gl_destroy(crowd_gl_renderer *renderer);
 
-/* Switches between VAT and bone playback; bone mode needs a --bones bake (else CROWD_ERROR_ARGUMENT)
- * whose bake did not record bone mode as unavailable (morph targets: CROWD_ERROR_UNSUPPORTED,
- * crowd_asset_bake_notes says why). */
+/* Whether `mode` can play `asset`, without a GL context (a tool or app picks its mode before it
+ * creates a renderer): CROWD_OK for VAT always; bone mode needs a --bones bake (else
+ * CROWD_ERROR_ARGUMENT) whose bake did not record bone mode as unavailable (morph targets,
+ * crowd_bake_notes.bone_mode == CROWD_BONE_MODE_UNAVAILABLE: CROWD_ERROR_UNSUPPORTED). The message
+ * says which; `error` may be NULL. crowd_gl_create and crowd_gl_set_mode apply the same rule. */
+CROWD_API crowd_result crowd_gl_check_mode(const crowd_asset *asset, crowd_gl_mode mode, crowd_error *error);
+
+/* Switches between VAT and bone playback; refused as crowd_gl_check_mode refuses (the mode stays). */
 CROWD_API crowd_result crowd_gl_set_mode(crowd_gl_renderer *renderer, crowd_gl_mode mode);
 
 /* Turns the two-clip path off (every draw uses clip A alone, fades snap) or back on. On by default;

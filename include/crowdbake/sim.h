@@ -54,7 +54,8 @@ typedef struct crowd_spawn_options {
     /* Clip names, matched as crowd_asset_match_clip (case-insensitive, "Armature|Idle" is "idle").
      * NULL = the default; a name the asset lacks is an error at crowd_sim_create. idle: "idle" when
      * its role can stand (idle, or unknown without a stride), else the first idle-role clip, else a
-     * pose; never an action. cheer (gather scenario, arrived): "cheer", else none; gaits: NULL =
+     * pose, else the slowest gait held still in a contact pose (crowd_sim_gaits.holds_pose); never
+     * an action. An idle named here that is a gait is held the same way. cheer (gather scenario, arrived): "cheer", else none; gaits: NULL =
      * every locomotion clip with a stride, slowest first (the humanoid: walk, jog, run), else the
      * named clips (each with a stride), in any order (sorted by natural speed). The scenarios ask
      * for a walk (the slowest gait), a run (the fastest) or a jog (the gait nearest between). */
@@ -155,6 +156,25 @@ CROWD_API void crowd_sim_set_separation(crowd_sim *sim, int mode);
 #define CROWD_SIM_MAX_DT 0.25f
 CROWD_API void crowd_sim_step(crowd_sim *sim, float dt);
 CROWD_API const crowd_sim_stats *crowd_sim_get_stats(const crowd_sim *sim);
+
+/* How the simulation moves this asset's characters, decided at crowd_sim_create from its clips'
+ * roles (or the spawn options' names), for a caller to tell its user (the demo's panel does).
+ * A character is never moved without a gait to move it (docs/simulation.md, "Characters without a
+ * gait or an idle"). */
+typedef struct crowd_sim_gaits {
+    uint32_t idle_clip;     /* what standing agents show */
+    uint32_t gait_count;    /* locomotion clips the scenarios move agents with, 0..7; 0: no agent moves
+                            in any scenario (they stand on idle_clip and turn in place towards their
+                            heading: moving would glide) */
+    uint32_t gait_clips[7]; /* their clip indices, slowest first */
+    bool holds_pose;        /* no clip to stand in but a gait: idle_clip is that gait (the slowest),
+                               held still (rate 0) at pose_phase, the frame with the most of the body
+                               on the ground, instead of running in place */
+    float pose_phase;       /* 0..1 of idle_clip's cycle, with holds_pose */
+} crowd_sim_gaits;
+
+/* Fills `out`; CROWD_ERROR_ARGUMENT for NULL arguments. */
+CROWD_API crowd_result crowd_sim_get_gaits(const crowd_sim *sim, crowd_sim_gaits *out);
 CROWD_API const char *crowd_scenario_name(crowd_scenario scenario);
 
 /* ---- crowd_world: several kinds in one world (the menagerie) -------------------------------

@@ -110,20 +110,11 @@ static crowd_result select_clips(bake_job *job, crowd_error *error)
     uint64_t frames = 0;
     for (uint32_t i = 0; i < count; i++) {
         const crowd_rig_clip *c = &rig->clips[job->clips[i].rig_clip];
-        uint32_t n;
-        if (c->duration <= 0.0)
-            n = 1;
-        else if (d->frames)
-            n = d->frames;
-        else {
-            double samples = c->duration * job->fps;
-            if (samples > CROWD_MAX_FRAMES_PER_CLIP)
-                return crowd_fail(error, CROWD_ERROR_LIMIT, "clip \"%s\": %.0f frames at %g fps, limit %u", c->name,
-                                  samples, (double)job->fps, CROWD_MAX_FRAMES_PER_CLIP);
-            n = (uint32_t)lround(samples) + (c->loop ? 0 : 1);
-            if (n < 2)
-                n = 2;
-        }
+        double samples = c->duration * job->fps;
+        if (c->duration > 0.0 && !d->frames && samples > CROWD_MAX_FRAMES_PER_CLIP)
+            return crowd_fail(error, CROWD_ERROR_LIMIT, "clip \"%s\": %.0f frames at %g fps, limit %u", c->name,
+                              samples, (double)job->fps, CROWD_MAX_FRAMES_PER_CLIP);
+        uint32_t n = crowd_bake_clip_frames(c, job->fps, d->frames);
         job->clips[i].first_frame = (uint32_t)frames;
         job->clips[i].frame_count = n;
         frames += n;
@@ -155,37 +146,26 @@ static crowd_result layout_textures(bake_job *job, crowd_error *error)
                                 &job->bone_height, error);
 }
 
-/* The file's size from the layout alone (textures exactly, mesh streams and LOD indices estimated
- * high), checked against max_bytes before the float frames (about 28 bytes per vertex-frame) exist. */
+/* The file's size from the layout alone (size_advice.c), checked against max_bytes before the float
+ * frames (about 28 bytes per vertex-frame) exist; a refusal says which options would fit. */
 static crowd_result predict_size(bake_job *job, uint64_t *predicted, crowd_error *error)
 {
     const crowd_bake_desc *d = job->desc;
-    const crowd_rig *rig = job->rig;
-    uint64_t texels = (uint64_t)job->tex_width * job->tex_height;
-    uint64_t per_texel = 8u + (d->compact ? 0u : 4u) + (d->tangents ? 4u : 0u);
-    uint64_t vertex = 12u + 12u + (rig->uvs ? 8u : 0u) + (rig->colors ? 4u : 0u) + 1u + (d->bones ? 16u : 0u);
-    uint64_t bytes = texels * per_texel + (uint64_t)job->bone_width * job->bone_height * 16 +
-                     (uint64_t)rig->vertex_count * vertex + (uint64_t)rig->index_count * 4 * 2 +
-                     (uint64_t)rig->albedo_width * rig->albedo_height * 4 + 65536;
+    bake_size_options now = {d->compact, d->tangents, d->bones};
+    uint64_t bytes = crowd_bake_predict_bytes(job, job->frame_count, now);
     *predicted = bytes;
     uint64_t limit = d->max_bytes ? d->max_bytes : CROWD_BAKE_DEFAULT_MAX_BYTES;
     if (bytes <= limit)
         return CROWD_OK;
-    uint32_t longest = 0;
     double seconds = 0.0;
-    for (uint32_t i = 0; i < job->clip_count; i++) {
-        const crowd_rig_clip *c = &rig->clips[job->clips[i].rig_clip];
-        seconds += c->duration;
-        if (c->duration > rig->clips[job->clips[longest].rig_clip].duration)
-            longest = i;
-    }
+    for (uint32_t i = 0; i < job->clip_count; i++)
+        seconds += job->rig->clips[job->clips[i].rig_clip].duration;
+    char advice[400];
+    crowd_bake_size_advice(job, limit, advice, sizeof advice);
     return crowd_fail(error, CROWD_ERROR_LIMIT,
-                      "bake: predicted file size %.1f MB (%.0f bytes) exceeds crowd_bake_desc.max_bytes %.0f bytes (%u "
-                      "vertices x %u frames, %.1f s of clips, longest \"%s\" %.1f s); try a lower "
-                      "crowd_bake_desc.fps, fewer crowd_bake_desc.clip_names, or crowd_bake_desc.compact%s",
-                      bytes / 1048576.0, (double)bytes, (double)limit, rig->vertex_count, job->frame_count, seconds,
-                      rig->clips[job->clips[longest].rig_clip].name, rig->clips[job->clips[longest].rig_clip].duration,
-                      d->compact ? "" : " (8 bytes per vertex-frame)");
+                      "bake: predicted file size %.1f MB exceeds crowd_bake_desc.max_bytes %.0f bytes (%u vertices x "
+                      "%u frames, %.1f s of clips); %s",
+                      bytes / 1048576.0, (double)limit, job->rig->vertex_count, job->frame_count, seconds, advice);
 }
 
 /* ---- sampling and skinning -------------------------------------------------------------------- */

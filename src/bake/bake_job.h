@@ -45,6 +45,18 @@ typedef struct bake_job {
     crowd_lod_chain lods;
 } bake_job;
 
+/* bake/size_advice.c: the frames a clip gets at `fps` (or `fixed` each, when not 0); the file size
+ * predicted for `frames` frames of the job's rig with the options given (textures exactly, mesh
+ * streams and LOD indices estimated high; UINT64_MAX where a texture cannot hold them); and the
+ * advice of a size refusal: the options that alone would bring it under `limit`, each with its
+ * predicted size, else the closest combination (crowd_bake_desc field names, as messages use). */
+typedef struct bake_size_options {
+    bool compact, tangents, bones;
+} bake_size_options;
+uint32_t crowd_bake_clip_frames(const crowd_rig_clip *c, double fps, uint32_t fixed);
+uint64_t crowd_bake_predict_bytes(const bake_job *job, uint64_t frames, bake_size_options o);
+void crowd_bake_size_advice(const bake_job *job, uint64_t limit, char *out, size_t size);
+
 /* bake/place.c: roles, orientation, scale and ground, on frames skinned without any of them. */
 crowd_result crowd_bake_place(bake_job *job, crowd_error *error);
 

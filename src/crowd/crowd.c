@@ -535,6 +535,49 @@ static float continuous_offset(double time, float offset, float old_rate, float 
     return (float)(hold ? phase : wrap(phase));
 }
 
+/* Ends a running fade before another starts. Two clips at most: the one that shows more becomes
+ * clip A, so the cut is never more than half a blend (the fade towards B is dropped before its
+ * half-way point). */
+static void settle_fade(const crowd *c, crowd_record *r)
+{
+    float weight_b = ((float)c->time - r->fade_start) * r->fade_rate;
+    if (weight_b >= 0.5f) {
+        crowd_rec_fold_fade(r);
+        return;
+    }
+    crowd_rec_set_clip_b(r, crowd_rec_clip_a(r));
+    r->rate_b = r->rate_a;
+    r->offset_b = r->offset_a;
+    r->fade_rate = 0.0f;
+    r->clips = (r->clips & ~CROWD_RECORD_HOLD_B) | ((r->clips & CROWD_RECORD_HOLD_A) ? CROWD_RECORD_HOLD_B : 0u);
+}
+
+/* Clip B (set up by the caller) shows from now: at once (a cut), or over a fade. */
+static void start_fade(const crowd *c, crowd_record *r, float fade_seconds)
+{
+    if (fade_seconds == 0.0f) {
+        crowd_rec_fold_fade(r);
+        return;
+    }
+    r->fade_start = (float)c->time;
+    r->fade_rate = 1.0f / fade_seconds; /* the next binning pass folds it once it has run */
+}
+
+void crowd_pose_slot(crowd *c, uint32_t slot, uint32_t clip, float phase, float fade_seconds)
+{
+    crowd_record *r = &c->records[slot];
+    c->dirty[slot] = 1;
+    crowd_unturn_slot(c, slot);
+    if (r->fade_rate > 0.0f)
+        settle_fade(c, r);
+    /* clip B may be clip A at another phase: the fade blends two poses of one clip */
+    crowd_rec_set_clip_b(r, clip);
+    r->rate_b = 0.0f;
+    r->offset_b = phase;
+    r->clips &= ~CROWD_RECORD_HOLD_B;
+    start_fade(c, r, fade_seconds);
+}
+
 void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds, bool once)
 {
     crowd_record *r = &c->records[slot];
@@ -548,19 +591,7 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
             r->clips &= ~CROWD_RECORD_HOLD_B;
             return;
         }
-        /* Two clips at most: the one that shows more becomes clip A, so the cut is never more
-         * than half a blend (the fade towards B is dropped before its half-way point). */
-        float weight_b = ((float)c->time - r->fade_start) * r->fade_rate;
-        if (weight_b >= 0.5f) {
-            crowd_rec_fold_fade(r);
-        } else {
-            crowd_rec_set_clip_b(r, crowd_rec_clip_a(r));
-            r->rate_b = r->rate_a;
-            r->offset_b = r->offset_a;
-            r->fade_rate = 0.0f;
-            r->clips =
-                (r->clips & ~CROWD_RECORD_HOLD_B) | ((r->clips & CROWD_RECORD_HOLD_A) ? CROWD_RECORD_HOLD_B : 0u);
-        }
+        settle_fade(c, r);
     }
     if (crowd_rec_clip_a(r) == clip && !once) { /* the clip that plays: new rate, and it loops */
         bool held = r->clips & CROWD_RECORD_HOLD_A;
@@ -577,12 +608,7 @@ void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float f
     r->rate_b = rate;
     r->offset_b = (float)(once ? phase : wrap(phase));
     r->clips = (r->clips & ~CROWD_RECORD_HOLD_B) | (once ? CROWD_RECORD_HOLD_B : 0u);
-    if (fade_seconds == 0.0f) {
-        crowd_rec_fold_fade(r);
-        return;
-    }
-    r->fade_start = (float)c->time;
-    r->fade_rate = 1.0f / fade_seconds; /* the next binning pass folds it once it has run */
+    start_fade(c, r, fade_seconds);
 }
 
 static crowd_result play(crowd *c, uint32_t index, uint32_t clip, float rate, float fade_seconds, bool once)

@@ -150,6 +150,9 @@ bool crowd_fades_unseen(const crowd *c, float distance);
 uint32_t crowd_slot_of(crowd *c, uint32_t index);
 /* crowd_play / crowd_play_once (`once`) on a slot, unchecked; marks it dirty, not a change. */
 void crowd_play_slot(crowd *c, uint32_t slot, uint32_t clip, float rate, float fade_seconds, bool once);
+/* Holds `clip` still at `phase` (rate 0, looping), fading from what shows (which may be the same
+ * clip at another phase) over fade_seconds, or a cut at 0; marks it dirty. */
+void crowd_pose_slot(crowd *c, uint32_t slot, uint32_t clip, float phase, float fade_seconds);
 /* The showing clip's rate, phase-continuously; marks it dirty where it changes. */
 void crowd_set_rate_slot(crowd *c, uint32_t slot, float rate);
 /* A turning record goes straight on from the crowd's time (crowd_rec_anchor) and the client hears

@@ -299,9 +299,9 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     if (!desc || !out || !desc->asset)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: NULL desc, out or asset");
     *out = NULL;
-    if (desc->mode == CROWD_GL_BONES && !desc->asset->bones.data)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "bone mode needs an asset with a bone texture (baked with crowd_bake_desc.bones)");
+    crowd_result usable = crowd_gl_check_mode(desc->asset, desc->mode, error);
+    if (usable != CROWD_OK)
+        return usable;
     crowd_gl_renderer *r = crowd_calloc(1, sizeof *r);
     if (!r)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "renderer: out of memory");
@@ -405,14 +405,34 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
     crowd_free(r);
 }
 
+crowd_result crowd_gl_check_mode(const crowd_asset *asset, crowd_gl_mode mode, crowd_error *error)
+{
+    if (!asset || (mode != CROWD_GL_VAT && mode != CROWD_GL_BONES))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl mode %d: VAT (0) or bones (1), with an asset",
+                          (int)mode);
+    if (mode == CROWD_GL_VAT)
+        return CROWD_OK;
+    if (!asset->bones.data)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                          "bone mode needs an asset with a bone texture (baked with crowd_bake_desc.bones)");
+    /* The bone texture is there, but the bake measured that it cannot play this asset: morph targets
+     * move its vertices, and bone mode would draw them frozen in the rest shape. */
+    crowd_bake_notes notes;
+    if (crowd_asset_bake_notes(asset, &notes) && notes.bone_mode == CROWD_BONE_MODE_UNAVAILABLE)
+        return crowd_fail(error, CROWD_ERROR_UNSUPPORTED,
+                          "bone mode is unavailable for this asset: morph targets animate it (off by %.1f mm in "
+                          "bone mode), so only VAT mode plays it",
+                          (double)notes.bone_error * 1e3);
+    return CROWD_OK;
+}
+
 crowd_result crowd_gl_set_mode(crowd_gl_renderer *r, crowd_gl_mode mode)
 {
-    if (!r || (mode != CROWD_GL_VAT && mode != CROWD_GL_BONES) || (mode == CROWD_GL_BONES && !r->asset->bones.data))
+    if (!r)
         return CROWD_ERROR_ARGUMENT;
-    crowd_bake_notes notes; /* the bake measured that bone mode cannot play this asset (morph targets) */
-    if (mode == CROWD_GL_BONES && crowd_asset_bake_notes(r->asset, &notes) &&
-        notes.bone_mode == CROWD_BONE_MODE_UNAVAILABLE)
-        return CROWD_ERROR_UNSUPPORTED;
+    crowd_result usable = crowd_gl_check_mode(r->asset, mode, NULL);
+    if (usable != CROWD_OK)
+        return usable;
     r->mode = mode;
     return CROWD_OK;
 }

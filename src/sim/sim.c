@@ -376,7 +376,14 @@ static void start_agent(crowd_sim *sim, uint32_t slot, float yaw)
     crowd_play_slot(c, slot, clip, clamp_rate(crowd_stride_rate(c, clip, speed, r->scale)), 0.0f, false);
     if (speed > 0.05f)
         r->yaw = crowd_atan2(desired[0], desired[1]);
-    r->offset_a = r->offset_b = sim_uniform(&sim->spawn_rng);
+    else if (sim->stands_only) /* facing its heading: settled from the start (sim_faces) */
+        r->yaw = crowd_atan2((float)a->direction[0], (float)a->direction[1]);
+    float phase = sim_uniform(&sim->spawn_rng); /* drawn either way: the same crowd for a seed */
+    bool pose = a->gait == 0 && sim->pose_phase >= 0.0f;
+    if (pose)
+        crowd_pose_slot(c, slot, clip, sim->pose_phase, 0.0f);
+    else
+        r->offset_a = r->offset_b = phase;
     r->velocity = crowd_pack_velocity(desired[0], desired[1]); /* walks on from now */
 }
 

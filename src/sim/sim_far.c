@@ -253,7 +253,7 @@ static CROWD_ALWAYS_INLINE uint32_t turn_far(far_walk *fw, uint32_t s, crowd_rec
         w->dirty[s] = 1;
     }
     bool steady = fw->plain && v[0] == want[0] && v[1] == want[1], moving = v[0] != 0.0f || v[1] != 0.0f;
-    if (steady && !drifting && (moving || (a->gait == 0 && !r->velocity))) {
+    if (steady && !drifting && (moving || (a->gait == 0 && !r->velocity && sim_faces(w->sim, r, a)))) {
         crowd_rec_position(r, k->t_next, p); /* the record moves it */
         uint32_t chunk = cached_chunk(&w->cache, &w->grid, w->obstacles, p);
         if (!w->cache.obstacles || !sim_avoid_obstacles(w->sim, chunk, p, v))

@@ -25,10 +25,51 @@ static bool is_gait(const crowd_clip *c)
     return (role == CROWD_ROLE_LOCOMOTION || role == CROWD_ROLE_UNKNOWN) && c->stride > 0.0f;
 }
 
+/* The phase of clip c whose frame has the most of the body on the ground (vertices within a few
+ * percent of the clip's size above its lowest point): feet planted, the pose a gait holds when the
+ * asset has nothing else to stand in. The frames are decoded as the shader does (at most 2048
+ * vertices of each, evenly spread), once at creation. */
+static float contact_phase(const crowd_asset *a, uint32_t c)
+{
+    const crowd_clip *clip = &a->clips[c];
+    uint32_t every = a->vertex_count / 2048u + 1u, best = 0, best_count = 0;
+    float lowest = INFINITY, p[3], n[3];
+    for (uint32_t f = 0; f < clip->frame_count; f++)
+        for (uint32_t v = 0; v < a->vertex_count; v += every)
+            if (crowd_asset_decode_vertex(a, clip->first_frame + f, v, p, n) == CROWD_OK && p[1] < lowest)
+                lowest = p[1];
+    float ground = lowest + 0.03f * clip->bound_radius;
+    for (uint32_t f = 0; f < clip->frame_count; f++) {
+        uint32_t count = 0;
+        for (uint32_t v = 0; v < a->vertex_count; v += every)
+            count += crowd_asset_decode_vertex(a, clip->first_frame + f, v, p, n) == CROWD_OK && p[1] <= ground;
+        if (count > best_count) {
+            best_count = count;
+            best = f;
+        }
+    }
+    return (float)best / (float)clip->frame_count;
+}
+
+/* Where the asset offers nothing to stand in but a gait (the fallback below took one), standing
+ * holds the slowest gait still in a contact pose instead of running in place. */
+static void stand_in_a_gait(crowd_sim *sim)
+{
+    sim->pose_phase = -1.0f;
+    const crowd_clip *idle = &sim->asset->clips[sim->gaits[0].clip];
+    if (!(idle->stride > 0.0f) && crowd_clip_role_of(idle) != CROWD_ROLE_LOCOMOTION)
+        return;
+    if (sim->gait_count > 1 && !sim->desc.spawn.idle_clip) /* (a gait named to stand in stays) */
+        sim->gaits[0].clip = sim->gaits[1].clip;
+    sim->gaits[0].authored_rate = 0.0f;
+    sim->pose_phase = contact_phase(sim->asset, sim->gaits[0].clip);
+}
+
 /* Idle, then the locomotion clips from slowest to fastest. Names are matched as people write them
  * (crowd_asset_match_clip: case-insensitive, "Armature|Idle"). Standing: the spawn options' idle
  * clip as given; else the clip named idle when its role allows, else the first idle-role clip,
- * else a pose, else anything but an action (roles first, names second). Gaits: the spawn options'
+ * else a pose, else anything but an action (roles first, names second); a gait taken so is held
+ * in a contact pose (stand_in_a_gait). Gaits: the spawn options'
  * clips, else every locomotion clip. Names were checked at creation. */
 void sim_build_gaits(crowd_sim *sim)
 {
@@ -77,7 +118,22 @@ void sim_build_gaits(crowd_sim *sim)
     }
     for (uint32_t g = 1; g + 1 < sim->gait_count; g++) /* the midpoints between natural speeds */
         sim->gait_switch[g] = 0.5f * (sim->gaits[g].speed + sim->gaits[g + 1].speed);
+    sim->stands_only = sim->gait_count <= 1;
+    stand_in_a_gait(sim);
     sim->cheer_clip = crowd_asset_match_clip(a, o->cheer_clip ? o->cheer_clip : "cheer", &found) ? (int)found : -1;
+}
+
+crowd_result crowd_sim_get_gaits(const crowd_sim *sim, crowd_sim_gaits *out)
+{
+    if (!sim || !out)
+        return CROWD_ERROR_ARGUMENT;
+    *out = (crowd_sim_gaits){.idle_clip = sim->gaits[0].clip,
+                             .gait_count = sim->gait_count - 1,
+                             .holds_pose = sim->pose_phase >= 0.0f,
+                             .pose_phase = sim->pose_phase >= 0.0f ? sim->pose_phase : 0.0f};
+    for (uint32_t g = 1; g < sim->gait_count; g++)
+        out->gait_clips[g - 1] = sim->gaits[g].clip;
+    return CROWD_OK;
 }
 
 /* Spawn options: names the asset has, ranges that make sense. */

@@ -139,6 +139,12 @@ struct crowd_sim {
     float cruise_scale[256];          /* agent cruise byte -> m/s per unit of its int16 direction */
     uint32_t gait_count;
     int cheer_clip; /* -1 when the asset has none */
+    /* No gait (gait_count 1): no scenario asks a speed, agents stand and turn in place towards
+     * their heading (sim_faces) instead of gliding on their idle. */
+    bool stands_only;
+    /* >= 0: the asset has nothing to stand in but a gait (no idle, no pose), so standing holds that
+     * gait still at this phase, its frame with the most of the body on the ground (sim_gaits.c) */
+    float pose_phase;
 
     /* The crowd as the client door shows it, read afresh at each entry (a crowd_update may have
      * moved the slot arrays since): its slots, grid and regions. */
@@ -270,6 +276,13 @@ static inline bool sim_heads_out(const sim_agent *a, const float *p, float edge)
 {
     return (fabsf(p[0]) > edge && p[0] * (float)a->direction[0] > 0.0f) ||
            (fabsf(p[2]) > edge && p[2] * (float)a->direction[1] > 0.0f);
+}
+
+/* Whether a standing agent faces its heading, as a gait-less simulation turns it (sim_step.h's
+ * turn_in_place); always true where agents walk to turn. */
+static inline bool sim_faces(const crowd_sim *sim, const crowd_record *r, const sim_agent *a)
+{
+    return !sim->stands_only || r->yaw == crowd_atan2((float)a->direction[0], (float)a->direction[1]);
 }
 
 /* sim_steer.c */

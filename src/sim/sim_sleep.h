@@ -343,7 +343,7 @@ static CROWD_ALWAYS_INLINE bool walks_on_unchanged(const sim_walk *w, const crow
         return false;
     if (r->clips & CROWD_RECORD_TURN)
         return w->far_turns;
-    return v[0] != 0.0f || v[1] != 0.0f || (a->gait == 0 && !r->velocity);
+    return v[0] != 0.0f || v[1] != 0.0f || (a->gait == 0 && !r->velocity && sim_faces(w->sim, r, a));
 }
 
 /* When a visited agent may sleep until its event (settle_visit). */

@@ -11,11 +11,12 @@
 #define PI_F 3.14159265f
 
 /* A gait's natural speed by the role it plays: 1 walk (the slowest gait), 3 run (the fastest), 2 jog
- * (the gait nearest the middle of the two). By speed, not by position: a file may have two walks. */
+ * (the gait nearest the middle of the two). By speed, not by position: a file may have two walks.
+ * Without a gait every role stands: moving would glide on the idle. */
 static float role_speed(const crowd_sim *sim, uint32_t role)
 {
     if (sim->gait_count <= 1)
-        return role ? 1.3f * (float)role : 0.0f;
+        return 0.0f;
     float slow = sim->gaits[1].speed, fast = sim->gaits[sim->gait_count - 1].speed;
     if (role <= 1 || role >= 3)
         return role == 0 ? sim->gaits[0].speed : role == 1 ? slow : fast;

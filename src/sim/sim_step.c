@@ -247,7 +247,7 @@ static CROWD_ALWAYS_INLINE void step_visited(live_walk *lw, uint32_t s, crowd_re
     bool moving = v[0] != 0.0f || v[1] != 0.0f, may_sleep = false;
     float p[3];
     uint32_t chunk;
-    if (steady && !drifting && (moving ? !lw->resync : a->gait == 0 && !r->velocity)) {
+    if (steady && !drifting && (moving ? !lw->resync : a->gait == 0 && !r->velocity && sim_faces(w->sim, r, a))) {
         chunk = step_on_record(lw, s, r, a, p, &may_sleep);
     } else if (steady && drifting && fabsf(r->position[0]) < k->half - 1.0f && fabsf(r->position[2]) < k->half - 1.0f &&
                moving) {

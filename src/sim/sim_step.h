@@ -54,14 +54,30 @@ static CROWD_ALWAYS_INLINE void update_gait(crowd_sim *sim, uint32_t slot, sim_a
     rate = clamp_rate(rate); /* a tiny agent pushed hard would otherwise leave the setters' range */
     bool fading = r->fade_rate > 0.0f;
     uint32_t showing = fading ? crowd_rec_clip_b(r) : crowd_rec_clip_a(r);
-    if (showing != clip) {
+    float current = fading ? r->rate_b : r->rate_a;
+    /* standing in a gait (no idle): its contact pose, faded to from wherever the stride was */
+    bool pose = gait == 0 && clip == g->clip && sim->pose_phase >= 0.0f;
+    if (pose && (showing != clip || current != 0.0f))
+        crowd_pose_slot(sim->crowd, slot, clip, sim->pose_phase, sim->fade_seconds);
+    else if (!pose && showing != clip)
         crowd_play_slot(sim->crowd, slot, clip, rate, sim->fade_seconds, false);
-    } else {
-        float current = fading ? r->rate_b : r->rate_a;
-        if (fabsf(rate - current) > 0.002f * current)
-            crowd_set_rate_slot(sim->crowd, slot, rate);
-    }
+    else if (!pose && fabsf(rate - current) > 0.002f * current)
+        crowd_set_rate_slot(sim->crowd, slot, rate);
     a->gait = (uint8_t)gait;
+}
+
+/* A gait-less simulation's standing agent turns towards its heading as a walker's velocity turns
+ * (by `blend` of the way, snapping when close); returns whether the record changed. */
+static CROWD_ALWAYS_INLINE bool turn_in_place(crowd_sim *sim, uint32_t slot, const sim_agent *a, float blend)
+{
+    crowd_record *r = &sim->slots.records[slot];
+    if (sim_faces(sim, r, a))
+        return false;
+    float target = crowd_atan2((float)a->direction[0], (float)a->direction[1]);
+    float turn = remainderf(target - r->yaw, 6.2831853f); /* the short way round */
+    r->yaw = fabsf(turn) < 0.01f ? target : r->yaw + turn * blend;
+    sim->slots.dirty[slot] = 1;
+    return true;
 }
 
 /* What every agent's step shares. t_now is the shader time the step starts at, t_next the one it
@@ -198,7 +214,10 @@ static CROWD_ALWAYS_INLINE step_result step_agent_from(crowd_sim *sim, const ste
     if (sim->chunk_obstacle_start[chunk] != sim->chunk_obstacle_start[chunk + 1] &&
         sim_avoid_obstacles(sim, chunk, p, v))
         steady = false;
-    return step_move(sim, k, s, p, steady, drift, target);
+    bool turned = sim->stands_only && v[0] == 0.0f && v[1] == 0.0f && turn_in_place(sim, s, &sim_agents(sim)[s], blend);
+    step_result moved = step_move(sim, k, s, p, steady, drift, target);
+    moved.wrote |= turned;
+    return moved;
 }
 
 /* The same, from where its record has it at the step's start. */
