@@ -100,6 +100,14 @@ expect 1 "is a directory" -- "$bin/crowd-bake" "$work/outdir" --out "$work/bad.c
 expect 1 "is a directory" -- "$bin/crowd-export" "$work/outdir" --out "$work/bad.glb"
 expect 1 "is a directory" -- "$bin/crowd-bench" "$work/outdir" --counts 1000 --frames 45
 [[ -e "$work/bad.crowd" || -e "$work/bad.glb" ]] && fail "a directory input left an output file"
+# a FIFO as input is refused at once: opening one that has no writer used to block forever
+for cmd in "crowd-inspect $work/fifo" "crowd-verify $work/fifo" "crowd-bake $work/fifo --out $work/bad.crowd" \
+           "crowd-bake --frames-dump $work/fifo --out $work/bad.crowd" "crowd-export $work/fifo --out $work/bad.glb" \
+           "crowd-bench $work/fifo --counts 1000 --frames 45" "crowd-verify $work/h.crowd --source $work/fifo"; do
+  # shellcheck disable=SC2086
+  expect 1 "is a FIFO (named pipe), not a regular file" -- timeout 20 "$bin"/$cmd
+done
+[[ -e "$work/bad.crowd" || -e "$work/bad.glb" ]] && fail "a FIFO input left an output file"
 
 # stdout that cannot be written is a failure, not a silent success
 if [[ -w /dev/full ]]; then

@@ -236,7 +236,7 @@ static void ignore_warning(void *user, const char *message)
 
 bool tool_is_frames_dump(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, NULL);
     char magic[8] = {0};
     bool yes = f && fread(magic, 1, 8, f) == 8 && !memcmp(magic, "CRWDFRMS", 8);
     if (f)
@@ -324,11 +324,9 @@ crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_o
 
 uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = crowd_file_open_read(path, error);
+    if (!f)
         return NULL;
-    }
     uint8_t *bytes = NULL;
     uint64_t n = 0;
     if (crowd_file_size(f, path, CROWD_MAX_FILE_BYTES, &n, error) != CROWD_OK) {

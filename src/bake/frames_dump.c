@@ -275,9 +275,9 @@ crowd_result crowd_frames_dump_read_file(const char *path, crowd_frames_dump *du
     if (!path || !dump)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_frames_dump_read_file: NULL argument");
     memset(dump, 0, sizeof *dump);
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, error);
     if (!f)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return CROWD_ERROR_IO;
     uint64_t n = 0;
     uint8_t *bytes = NULL;
     crowd_result r = crowd_file_size(f, path, CROWD_MAX_FILE_BYTES, &n, error);

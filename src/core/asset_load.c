@@ -2,7 +2,6 @@
  * sections mean (counts, ranges, indices, encodings) and builds the crowd_asset view. */
 #include "crowdbake/asset.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -777,10 +776,9 @@ crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_e
     if (!asset || !path)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_asset_load_file: NULL asset or path");
     memset(asset, 0, sizeof *asset);
-    errno = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, error);
     if (!f)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "fopen failed");
+        return CROWD_ERROR_IO; /* the error names the path and why */
 
     void *bytes = NULL;
     uint64_t size = 0;

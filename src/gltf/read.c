@@ -1,5 +1,4 @@
 /* The reader's entry points: open and validate the whole document, then build the rig. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,9 +311,9 @@ crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc,
     if (!path || !rig)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gltf_read_file: NULL path or rig");
     memset(rig, 0, sizeof *rig);
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, error);
     if (!f)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return CROWD_ERROR_IO;
     uint8_t *bytes = NULL;
     uint64_t n = 0;
     crowd_result r = crowd_file_size(f, path, CROWD_GLTF_MAX_FILE_BYTES, &n, error);
