@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "core/error.h"
@@ -24,6 +25,19 @@ bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
     if (errno || *end || v < min || v > max)
         return false;
     *out = (uint32_t)v;
+    return true;
+}
+
+bool tool_parse_u64(const char *text, uint64_t *out)
+{
+    if (!text || !(*text >= '0' && *text <= '9'))
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = (uint64_t)v;
     return true;
 }
 
@@ -81,6 +95,34 @@ bool tool_parse_size(const char *text, uint32_t min, uint32_t max, uint32_t *wid
     *width = a;
     *height = b;
     return true;
+}
+
+/* The file `path` names (*name NULL), or when there is none yet its directory and *name the last
+ * component; false when neither can be looked at. */
+static bool identify(const char *path, struct stat *info, const char **name)
+{
+    *name = NULL;
+    if (stat(path, info) == 0)
+        return true;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path) >= (int)sizeof dir)
+        return false;
+    *name = slash ? slash + 1 : path;
+    return stat(dir, info) == 0;
+}
+
+bool tool_same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return true;
+    struct stat ia, ib;
+    const char *na, *nb;
+    if (!identify(a, &ia, &na) || !identify(b, &ib, &nb) || (na == NULL) != (nb == NULL))
+        return false;
+    return ia.st_dev == ib.st_dev && ia.st_ino == ib.st_ino && (!na || !strcmp(na, nb));
 }
 
 int tool_missing_value(const char *tool, const char *flag)
