@@ -73,7 +73,7 @@ static const struct {
     {"buffer/invalid_uri_data.glb", false, "buffers[0].uri: data URI without a comma"},
     {"buffer/invalid_uri_data_bytelength.gltf", false, "buffers[0]: byteLength 2 but the URI holds 1 bytes"},
     {"buffer/no_bin_chunk.glb", false, "buffers[0]: no uri and the .glb has no BIN chunk"},
-    {"buffer/not_found.gltf", false, "buffers[0].uri: cannot open"},
+    {"buffer/not_found.gltf", false, "buffers[0].uri: " INVALID "buffer/not_found.bin: cannot open"},
     {"buffer/wrong_bytelength.glb", false, "buffers[0]: byteLength 17 but the BIN chunk has 16 bytes"},
     {"buffer/zero_bytelength.gltf", false, "buffers[0].byteLength"},
     {"buffer_view/invalid_length.gltf", false, "bufferViews[0]: bytes 0..5 lie past the end of buffers[0]"},

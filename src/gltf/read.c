@@ -151,8 +151,10 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
     if (json_size > CROWD_GLTF_MAX_JSON_BYTES)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "JSON: %zu bytes, limit %u", json_size, CROWD_GLTF_MAX_JSON_BYTES);
     const char *end = NULL;
-    cJSON_InitHooks(&(cJSON_Hooks){crowd_malloc_hook, crowd_free_hook}); /* base.h's allocator */
+    gj_install_hooks();
     doc->root = cJSON_ParseWithLengthOpts((const char *)json, json_size, &end, false);
+    if (!doc->root && gj_allocation_failed())
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "JSON: out of memory while parsing %zu bytes", json_size);
     if (!doc->root) {
         size_t at = end && end >= (const char *)json ? (size_t)(end - (const char *)json) : 0;
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "JSON: syntax error near byte %zu", at);
