@@ -162,6 +162,12 @@ expect 0 "Walking" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --ski
 expect 0 "hand" -- "$bin/crowd-inspect" "$work/robot.crowd"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/robot.crowd" --source "$assets/gltf/RobotExpressive.glb"
 expect 0 "" -- "$bin/crowd-bake" "$assets/gltf/RiggedSimple.gltf" --out "$work/simple.crowd" --quiet
+# a clip name that is not UTF-8 (byte 0xFF): crowd-inspect --json still prints valid JSON text
+cp "$assets/gltf/RiggedSimple0.bin" "$work/"
+LC_ALL=C sed '0,/"channels": \[/s//"name": "w'$'\xff''lk", "channels": [/' "$assets/gltf/RiggedSimple.gltf" > "$work/bad_name.gltf"
+expect 0 "" -- "$bin/crowd-bake" "$work/bad_name.gltf" --out "$work/bad_name.crowd" --quiet
+expect 0 '"name":"w\\ufffdlk"' -- "$bin/crowd-inspect" "$work/bad_name.crowd" --json
+LC_ALL=C grep -q $'\xff' "$work/out" && fail "crowd-inspect --json printed a byte that is not UTF-8"
 expect 0 "median of 2" -- "$bin/crowd-bake" "$assets/gltf/CesiumMan.glb" --time 2
 expect 1 "skin 2: the file has 2 skins" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --skin 2 --out "$work/bad.crowd"
 expect 1 "no node of that name" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --socket x=Nowhere --out "$work/bad.crowd"

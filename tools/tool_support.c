@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/utf8.h"
 #include "core/error.h"
 #include "core/file_read.h"
 #include "crowdbake/bake.h"
@@ -418,13 +419,21 @@ const char *tool_bytes(uint64_t bytes, char buffer[32])
 void tool_json_string(const char *text)
 {
     putchar('"');
-    for (; *text; text++) {
-        if (*text == '"' || *text == '\\')
-            printf("\\%c", *text);
-        else if ((unsigned char)*text < 32)
-            printf("\\u%04x", (unsigned)(unsigned char)*text);
-        else
-            putchar(*text);
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = strlen(text);
+    for (size_t at = 0; at < n;) {
+        size_t len = cb_utf8_sequence(s + at, n - at);
+        if (len == 0) { /* JSON is UTF-8: a byte that is not becomes U+FFFD, the replacement character */
+            printf("\\ufffd");
+            at++;
+        } else if (s[at] == '"' || s[at] == '\\') {
+            printf("\\%c", s[at++]);
+        } else if (s[at] < 32 || s[at] == 127) {
+            printf("\\u%04x", (unsigned)s[at++]);
+        } else {
+            fwrite(s + at, 1, len, stdout);
+            at += len;
+        }
     }
     putchar('"');
 }

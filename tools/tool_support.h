@@ -83,8 +83,9 @@ double tool_now_ms(void);
 int tool_compare_double(const void *a, const void *b);
 double tool_median(double *values, uint32_t count);
 
-/* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped (names
- * in assets come from glTF files and may hold anything). */
+/* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped and
+ * every byte that is not well-formed UTF-8 printed as \ufffd (names in assets come from glTF files,
+ * dumps and callers, and may hold anything): the output is always valid JSON. */
 void tool_json_string(const char *text);
 
 /* Human-readable byte count: "7.80 MB", "338.0 KB". */

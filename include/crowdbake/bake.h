@@ -145,7 +145,12 @@ typedef struct crowd_bake_output {
 
 /* Bakes `desc->rig` (which must pass crowd_rig_validate). On failure nothing is allocated and
  * `output` is zeroed. Peak memory is about 28 bytes per vertex-frame for the float frames plus
- * the textures. Single-threaded; the rig's sampler is called once per frame. */
+ * the textures. Single-threaded; the rig's sampler is called once per frame.
+ * A character less than 1 mm tall over all its frames once placed (all its vertices at one point
+ * or one height, or a size that vanishes) is refused with CROWD_ERROR_INVALID_DATA: every
+ * placement and role decision is relative to the height. The image is checked with
+ * crowd_asset_load_memory before it is handed out (a few milliseconds, a small share of a bake),
+ * so an OK bake is always a file the loader accepts. */
 CROWD_API crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error);
 
 CROWD_API void crowd_bake_output_free(crowd_bake_output *output);
@@ -191,8 +196,9 @@ typedef struct crowd_vertex_frames {
     const char *source_name; /* recorded in the asset (crowd-verify rebuilds the source from it); may be NULL */
 } crowd_vertex_frames;
 
-/* Checks every count, range and value of `frames` (finite positions, unit-able normals, indices and
- * parts in range, clips inside the frames, rates and strides sane, names unique). */
+/* Checks every count, range and value of `frames` (finite positions, normals finite and non-zero
+ * (any length: they are made unit without overflow), indices and parts in range, clips inside the
+ * frames, rates and strides sane, clip and source names well-formed UTF-8, clip names unique). */
 CROWD_API crowd_result crowd_vertex_frames_validate(const crowd_vertex_frames *frames, crowd_error *error);
 
 /* Builds a rig that plays `frames` back: one bone per part (identity, so the LOD and the rig share
