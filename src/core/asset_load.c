@@ -224,6 +224,16 @@ static crowd_result check_head_values(loader *ld, const crowd_asset *a)
     for (int i = 0; i < 3; i++)
         if (a->bounds_max[i] < a->bounds_min[i])
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bounds_max[%d] < bounds_min[%d]", i, i);
+    /* The box is the vertices' own, so a vertex lies on each of its faces and the sphere reaches
+     * every face. The vertices between are the writer's word: checking each would decode every
+     * texel of the file on every load (asset.h: sphere_radius). */
+    double reach = fmax(a->bounds_max[1] - (double)a->sphere_center_y, a->sphere_center_y - (double)a->bounds_min[1]);
+    for (int i = 0; i < 3; i += 2)
+        reach = fmax(reach, fmax(fabs(a->bounds_min[i]), fabs(a->bounds_max[i])));
+    if (a->sphere_radius < reach * (1.0 - 1e-6))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "header: sphere radius %g does not reach the decode box's faces (%g from (0, %g, 0))",
+                          (double)a->sphere_radius, reach, (double)a->sphere_center_y);
     if (a->source_kind != CROWD_SOURCE_PROCEDURAL && a->source_kind != CROWD_SOURCE_GLTF &&
         a->source_kind != CROWD_SOURCE_FRAMES)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unknown source kind %u",
