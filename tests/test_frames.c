@@ -186,7 +186,7 @@ static void dump_reader_follows_the_spec(void)
     crowd_frames_dump_bytes_free(bytes);
 }
 
-/* A character needs a size: frames that are one point, or 3.8e-37 m tall, are refused with a
+/* A character needs a size: frames that are one point, or 3.8e-37 m across, are refused with a
  * message, never baked into a file the loader then refuses (whatever crowd_bake hands out loads). */
 static void sizeless_characters_refused(void)
 {
@@ -201,8 +201,8 @@ static void sizeless_characters_refused(void)
         crowd_bake_desc desc = {.lod_count = 1};
         crowd_error err = {0};
         crowd_result r = crowd_bake_frames(&f, &desc, &out, &err);
-        CHECKF(r == CROWD_ERROR_INVALID_DATA && strstr(err.message, "m tall over all its frames"),
-               "positions x %g: %s (%s)", (double)factors[k], crowd_result_name(r), err.message);
+        CHECKF(r == CROWD_ERROR_INVALID_DATA && strstr(err.message, "m over all its frames"), "positions x %g: %s (%s)",
+               (double)factors[k], crowd_result_name(r), err.message);
         CHECK(out.bytes == NULL);
         crowd_bake_output_free(&out);
     }

@@ -146,10 +146,10 @@ typedef struct crowd_bake_output {
 /* Bakes `desc->rig` (which must pass crowd_rig_validate). On failure nothing is allocated and
  * `output` is zeroed. Peak memory is about 28 bytes per vertex-frame for the float frames plus
  * the textures. Single-threaded; the rig's sampler is called once per frame.
- * A character less than 1 mm tall over all its frames once placed (all its vertices at one point
- * or one height, or a size that vanishes) is refused with CROWD_ERROR_INVALID_DATA: every
- * placement and role decision is relative to the height. The image is checked with
- * crowd_asset_load_memory before it is handed out (a few milliseconds, a small share of a bake),
+ * A character whose frames, once placed, span less than 1 mm along every axis (all vertices at one
+ * point, or a size that vanishes) is refused with CROWD_ERROR_INVALID_DATA: every placement and
+ * role decision is relative to its size. The image is checked with
+ * crowd_asset_load_memory before it is handed out (one more pass over the image, as a load makes),
  * so an OK bake is always a file the loader accepts. */
 CROWD_API crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error);
 

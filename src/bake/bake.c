@@ -284,11 +284,12 @@ static void measure_clip_sphere(const bake_job *job, baked_clip *clip, float dec
 }
 
 /* Decode box over every vertex of every frame, and the yaw-invariant sphere around the y axis. */
-/* The least height over all frames a bake accepts, in metres after placement: every placement and
- * role test is relative to the height, and a vanishing one makes their evidence infinite. */
-#define MIN_HEIGHT 1e-3
+/* The least size a bake accepts, in metres after placement: the largest side of the box of every
+ * frame. Placement and role tests are relative to the character's size, and a vanishing one makes
+ * their evidence infinite. (A flat character, a sheet on the ground, has a size and bakes.) */
+#define MIN_EXTENT 1e-3
 
-/* The bounds and culling spheres of the placed frames; refuses a character without a height. */
+/* The bounds and culling spheres of the placed frames; refuses a character without a size. */
 static crowd_result measure_bounds(bake_job *job, crowd_error *error)
 {
     size_t count = (size_t)job->frame_count * job->rig->vertex_count;
@@ -318,13 +319,15 @@ static crowd_result measure_bounds(bake_job *job, crowd_error *error)
     job->sphere_radius = (float)sqrt(r2) + decode_error;
     for (uint32_t c = 0; c < job->clip_count; c++)
         measure_clip_sphere(job, &job->clips[c], decode_error);
-    double height = (double)job->box_max[1] - job->box_min[1];
-    if (!(height >= MIN_HEIGHT))
+    double extent = 0.0;
+    for (int k = 0; k < 3; k++)
+        extent = fmax(extent, (double)job->box_max[k] - job->box_min[k]);
+    if (!(extent >= MIN_EXTENT))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                          "bake: the character is %.3g m tall over all its frames, less than %g m: %s", height,
-                          MIN_HEIGHT,
-                          height > 0 ? "scale it up (crowd_bake_desc.scale or crowd_bake_desc.height)"
-                                     : "every vertex is at one height (are all positions the same?)");
+                          "bake: the character spans %.3g m over all its frames, less than %g m: %s", extent,
+                          MIN_EXTENT,
+                          extent > 0 ? "scale it up (crowd_bake_desc.scale or crowd_bake_desc.height)"
+                                     : "every vertex is at one point (are all positions the same?)");
     return CROWD_OK;
 }
 
