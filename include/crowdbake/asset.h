@@ -283,7 +283,8 @@ typedef struct crowd_asset {
 CROWD_API crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size, crowd_error *error);
 
 /* Reads a whole .crowd file and validates it as crowd_asset_load_memory does; the asset owns the
- * bytes. */
+ * bytes. Anything but a regular file (a directory, a FIFO, a device) is refused with
+ * CROWD_ERROR_IO before a byte is read: a FIFO without a writer would otherwise block forever. */
 CROWD_API crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_error *error);
 
 /* Releases what the loader allocated (and the file bytes for crowd_asset_load_file). Safe on a

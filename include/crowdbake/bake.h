@@ -224,9 +224,12 @@ typedef struct crowd_frames_dump {
 
 /* Decodes a dump from memory. Every count, offset and value is checked before use (hostile input
  * gets CROWD_ERROR_INVALID_DATA or _LIMIT with the field named, never a crash); on failure nothing
- * is allocated and `dump` is zeroed. Normals are normalised; absent ones stay NULL. */
+ * is allocated and `dump` is zeroed. Normals of any finite non-zero length are normalised; absent
+ * ones stay NULL. A stride flagged known must be a number, names well-formed UTF-8. */
 CROWD_API crowd_result crowd_frames_dump_read(const void *bytes, size_t size, crowd_frames_dump *dump,
                                               crowd_error *error);
+/* Reads the dump at `path` (a regular file: a FIFO or a device is refused with CROWD_ERROR_IO
+ * before it is read) and decodes it as crowd_frames_dump_read; errors start with `path`. */
 CROWD_API crowd_result crowd_frames_dump_read_file(const char *path, crowd_frames_dump *dump, crowd_error *error);
 CROWD_API void crowd_frames_dump_free(crowd_frames_dump *dump);
 
