@@ -211,6 +211,7 @@ static void sizeless_characters_refused(void)
     memcpy(positions, tiny_positions, sizeof positions);
     for (int i = 0; i < 8 * 3; i++)
         positions[i] *= 1e-41f;
+    f.positions = positions;
     crowd_bake_output out = {0};
     crowd_error err = {0};
     crowd_result r = crowd_bake_frames(&f, &(crowd_bake_desc){.lod_count = 1}, &out, &err);
