@@ -1,6 +1,7 @@
 /* The allocator hooks (base.h): every allocation of a bake, a load, a crowd and a simulation goes
  * through crowd_set_allocator's hooks and is released through them; failing the Nth allocation,
- * for every N, gives CROWD_ERROR_OUT_OF_MEMORY and leaks nothing; and the per-frame path
+ * for every N, gives CROWD_ERROR_OUT_OF_MEMORY and leaks nothing (glTF reads too: never a JSON
+ * "syntax error", a "no mesh" or an untextured success for a failed allocation); and the per-frame path
  * (crowd_update, crowd_sim_step, the setters; with CROWD_TEST_GL also crowd_gl_upload, shadows
  * and draw) allocates nothing at all. Built twice: test_alloc (core and bake, also under ASan)
  * and test_alloc_gl (the renderer on llvmpipe through EGL). */
@@ -227,6 +228,31 @@ static crowd_result op_crowd(crowd_error *error)
     return r;
 }
 
+/* glTF reads: the JSON parse's allocations too (cJSON answers NULL alike for bad syntax and for no
+ * memory), an external buffer, a .glb with morph targets, external PNG images decoded. */
+static crowd_result read_gltf(const char *path, crowd_error *error)
+{
+    crowd_rig rig;
+    crowd_result r = crowd_gltf_read_file(path, NULL, &rig, error);
+    crowd_rig_free(&rig);
+    return r;
+}
+
+static crowd_result op_gltf_external(crowd_error *error)
+{
+    return read_gltf(CROWD_ASSET_DIR "/gltf/RiggedSimple.gltf", error);
+}
+
+static crowd_result op_gltf_glb(crowd_error *error)
+{
+    return read_gltf(CROWD_ASSET_DIR "/gltf/AnimatedMorphCube.glb", error);
+}
+
+static crowd_result op_gltf_textured(crowd_error *error)
+{
+    return read_gltf(CROWD_ASSET_DIR "/gltf/MorphStressTest.gltf", error);
+}
+
 static crowd *sim_target; /* made before the hooks fail anything */
 
 static crowd_result op_sim(crowd_error *error)
@@ -285,6 +311,9 @@ static void out_of_memory_is_reported_and_leaks_nothing(void)
     fail_every_allocation("load_file", op_load_file);
     fail_every_allocation("crowd_create", op_crowd);
     fail_every_allocation("sim_create", op_sim);
+    fail_every_allocation("gltf .gltf+.bin", op_gltf_external);
+    fail_every_allocation("gltf .glb", op_gltf_glb);
+    fail_every_allocation("gltf textured", op_gltf_textured);
     crowd_destroy(sim_target);
     remove("alloc_fail.crowd");
 }

@@ -7,7 +7,9 @@
  *  - a mirror of the GPU's record buffer fed only by the frame's upload ranges holds every drawn
  *    record, and the called instance's record is crowd_get's;
  *  - the client heard of it (crowd_client_changes grew) where the call changed a record or a slot.
- * Both LOD policies, binning on one thread and on two. */
+ * Both LOD policies, binning on one thread and on two. And every change in turn on one crowd: a copy
+ * of every slot's record and owner fed only by the upload ranges is right at every live slot (slack
+ * and parked slots may change outside the ranges, as crowd.h says). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,6 +222,71 @@ static void every_change_is_seen(crowd_lod_policy policy, uint32_t threads)
     }
 }
 
+/* A consumer's copy of every slot, record and owner (slot_instances), fed only by upload ranges: what
+ * the GPU path keeps. */
+typedef struct slot_copy {
+    crowd_record *records;
+    uint32_t *owners;
+} slot_copy;
+
+static void copy_ranges(slot_copy *k, const crowd_frame *f)
+{
+    for (uint32_t u = 0; u < f->upload_count; u++) {
+        uint32_t first = f->uploads[u].first, n = f->uploads[u].count;
+        memcpy(k->records + first, f->records + first, (size_t)n * sizeof *k->records);
+        memcpy(k->owners + first, f->slot_instances + first, (size_t)n * sizeof *k->owners);
+    }
+}
+
+/* Slots where the copy is wrong about a live instance: a slot holding one whose record or owner the
+ * copy lacks, or a slot the copy says holds one that does not. Slack and parked slots (never drawn)
+ * that differ are counted in *not_live: crowd.h allows them to change outside the ranges. */
+static uint32_t copy_errors(const slot_copy *k, const crowd_frame *f, uint32_t *not_live)
+{
+    uint32_t errors = 0, live = f->stats.simulated;
+    for (uint32_t s = 0; s < f->record_count; s++) {
+        bool same = k->owners[s] == f->slot_instances[s] && !memcmp(&k->records[s], &f->records[s], sizeof *k->records);
+        if (f->slot_instances[s] < live || k->owners[s] < live)
+            errors += !same;
+        else
+            *not_live += !same;
+    }
+    return errors;
+}
+
+/* Every change of the table in turn on one crowd (each count change after the other, re-layouts,
+ * the other policy): a copy fed only by the upload ranges stays right at every live slot. */
+static void upload_ranges_keep_every_live_slot(void)
+{
+    crowd_view v = {0};
+    test_view_at(&v, 30, 14, 40, 0, 1.2f, 0);
+    for (int policy = 0; policy < 2; policy++) {
+        crowd *c = settled(policy ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE, 1);
+        slot_copy k = {calloc(crowd_record_capacity(c), sizeof *k.records),
+                       calloc(crowd_record_capacity(c), sizeof *k.owners)};
+        REQUIRE(k.records && k.owners);
+        memset(k.owners, 0xFF, crowd_record_capacity(c) * sizeof *k.owners); /* no slot holds anyone yet */
+        const crowd_frame *f = crowd_update(c, 0.05f, &v);
+        memcpy(k.records, f->records, (size_t)f->record_count * sizeof *k.records);
+        memcpy(k.owners, f->slot_instances, (size_t)f->record_count * sizeof *k.owners);
+        uint32_t errors = 0, not_live = 0;
+        for (int round = 0; round < 2; round++)
+            for (size_t n = 0; n < sizeof changes / sizeof changes[0]; n++) {
+                changes[n].call(c);
+                f = crowd_update(c, 0.05f, &v);
+                copy_ranges(&k, f);
+                uint32_t wrong = copy_errors(&k, f, &not_live);
+                CHECKF(wrong == 0, "policy %d, after %s: the copy is wrong at %u live slots", policy, changes[n].what,
+                       wrong);
+                errors += wrong;
+            }
+        printf("     policy %d: %u live slots wrong in the copy; %u slack or parked slots changed outside the ranges\n",
+               policy, errors, not_live);
+        free(k.records), free(k.owners);
+        crowd_destroy(c);
+    }
+}
+
 /* The table: each kind of change makes stale at least what its callers rely on. */
 static void table_covers_the_kinds(void)
 {
@@ -250,6 +317,7 @@ int main(void)
     RUN_TEST(table_covers_the_kinds);
     RUN_TEST(changes_distance);
     RUN_TEST(changes_coverage);
+    RUN_TEST(upload_ranges_keep_every_live_slot);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

@@ -103,6 +103,14 @@ expect 1 "is a directory" -- "$bin/crowd-bake" "$work/outdir" --out "$work/bad.c
 expect 1 "is a directory" -- "$bin/crowd-export" "$work/outdir" --out "$work/bad.glb"
 expect 1 "is a directory" -- "$bin/crowd-bench" "$work/outdir" --counts 1000 --frames 45
 [[ -e "$work/bad.crowd" || -e "$work/bad.glb" ]] && fail "a directory input left an output file"
+# a FIFO as input is refused at once: opening one that has no writer used to block forever
+for cmd in "crowd-inspect $work/fifo" "crowd-verify $work/fifo" "crowd-bake $work/fifo --out $work/bad.crowd" \
+           "crowd-bake --frames-dump $work/fifo --out $work/bad.crowd" "crowd-export $work/fifo --out $work/bad.glb" \
+           "crowd-bench $work/fifo --counts 1000 --frames 45" "crowd-verify $work/h.crowd --source $work/fifo"; do
+  # shellcheck disable=SC2086
+  expect 1 "is a FIFO (named pipe), not a regular file" -- timeout 20 "$bin"/$cmd
+done
+[[ -e "$work/bad.crowd" || -e "$work/bad.glb" ]] && fail "a FIFO input left an output file"
 
 # stdout that cannot be written is a failure, not a silent success
 if [[ -w /dev/full ]]; then
@@ -157,6 +165,12 @@ expect 0 "Walking" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --ski
 expect 0 "hand" -- "$bin/crowd-inspect" "$work/robot.crowd"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/robot.crowd" --source "$assets/gltf/RobotExpressive.glb"
 expect 0 "" -- "$bin/crowd-bake" "$assets/gltf/RiggedSimple.gltf" --out "$work/simple.crowd" --quiet
+# a clip name that is not UTF-8 (byte 0xFF): crowd-inspect --json still prints valid JSON text
+cp "$assets/gltf/RiggedSimple0.bin" "$work/"
+LC_ALL=C sed '0,/"channels": \[/s//"name": "w'$'\xff''lk", "channels": [/' "$assets/gltf/RiggedSimple.gltf" > "$work/bad_name.gltf"
+expect 0 "" -- "$bin/crowd-bake" "$work/bad_name.gltf" --out "$work/bad_name.crowd" --quiet
+expect 0 '"name":"w\\ufffdlk"' -- "$bin/crowd-inspect" "$work/bad_name.crowd" --json
+LC_ALL=C grep -q $'\xff' "$work/out" && fail "crowd-inspect --json printed a byte that is not UTF-8"
 expect 0 "median of 2" -- "$bin/crowd-bake" "$assets/gltf/CesiumMan.glb" --time 2
 expect 1 "skin 2: the file has 2 skins" -- "$bin/crowd-bake" "$assets/gltf/RobotExpressive.glb" --skin 2 --out "$work/bad.crowd"
 expect 1 "no node of that name" -- "$bin/crowd-bake" "$assets/gltf/Fox.glb" --socket x=Nowhere --out "$work/bad.crowd"
@@ -272,6 +286,32 @@ head -c 100 /dev/zero > "$work/junk.frames"
 expect 1 "bad magic" -- "$bin/crowd-bake" --frames-dump "$work/junk.frames" --out "$work/never.crowd"
 expect 1 "cannot open" -- "$bin/crowd-bake" --frames-dump "$work/missing.frames" --out "$work/never.crowd"
 [[ -e "$work/never.crowd" || -e "$work/never.frames" ]] && fail "a refused critter bake left a file"
+# one option once, no spaces inside a critter name, no 2^64 byte limit read as "no limit"
+expect 2 "--frames-dump given twice" -- "$bin/crowd-bake" --frames-dump "$work/t.frames" --frames-dump "$work/t.frames" --out "$work/never.crowd"
+expect 2 "--out given twice" -- "$bin/crowd-bake" --frames 4 --out "$work/never.crowd" --out "$work/never.crowd"
+expect 0 "" -- "$bin/crowd-bake" --frames 4 --clip-role walk=idle --clip-role run=idle --out "$work/roles.crowd" --quiet
+for spec in "blob: 1" "blob:1 " " blob:1" "blob :1" "blob:+1" "blob:18446744073709551617"; do
+  expect 2 "KIND or KIND:SEED" -- "$bin/crowd-bake" --critter "$spec" --out "$work/never.crowd"
+done
+for value in 18446744073709551616 99999999999999999999999 " 5" "5 "; do
+  expect 2 "crowd-bake: --max-bytes" -- "$bin/crowd-bake" --max-bytes "$value" --frames 4 --out "$work/never.crowd"
+done
+# an output that is an input or another output is refused before anything is written; the
+# same file through another name too ("./", a link)
+cp "$work/t.frames" "$work/keep.frames"
+expect 2 "are one file" -- "$bin/crowd-bake" --critter blob --write-dump "$work/x.crowd" --out "$work/x.crowd"
+expect 2 "are one file" -- "$bin/crowd-bake" --critter blob --write-dump "$work/./x.crowd" --out "$work/x.crowd"
+[[ -e "$work/x.crowd" ]] && fail "a refused pair of outputs left a file"
+expect 2 "is the input" -- "$bin/crowd-bake" --frames-dump "$work/keep.frames" --out "$work/keep.frames"
+ln -s keep.frames "$work/keep_link.frames"
+expect 2 "is the input" -- "$bin/crowd-bake" --frames-dump "$work/keep.frames" --write-dump "$work/keep_link.frames"
+cp "$work/t.frames" "$work/keep.crowd"
+cd "$work" || exit 1
+expect 2 "is the input" -- "$bin/crowd-bake" --frames-dump keep.crowd # the default output, keep.crowd
+cd - > /dev/null || exit 1
+cmp -s "$work/t.frames" "$work/keep.frames" || fail "a refused bake changed its input"
+cmp -s "$work/t.frames" "$work/keep.crowd" || fail "a refused bake replaced its input by its default output"
+expect 2 "is the input" -- "$bin/crowd-bake" "$work/h.glb" --out "$work/../$(basename "$work")/h.glb"
 
 if [[ -x "$bin/crowd-shot" ]]; then
   expect 0 "wrote" -- "$bin/crowd-shot" --out "$work/shot.png" --size 320x180 --count 300 --seconds 0.5
@@ -321,6 +361,14 @@ if [[ -x "$bin/crowd-shot" ]]; then
       && fail "crowd-shot > /dev/full exited 0"
   fi
   expect 0 "instances" -- "$bin/crowd-bench" --counts 1000 --frames 45
+  # imposters for vertex frames as for a rig: the atlas is in the file (its IMPS section)
+  small_atlas=(--imposter-frames 2 --imposter-views 4 --imposter-elevations 1 --imposter-tile 16)
+  expect 0 "imposters: 2 frames x 4 views" -- "$bin/crowd-bake" --critter blob "${small_atlas[@]}" --out "$work/ci.crowd"
+  grep -q IMPS "$work/ci.crowd" || fail "--critter --imposter-*: no atlas in the file"
+  expect 0 "imposters: 2 frames x 4 views" -- "$bin/crowd-bake" --frames-dump "$work/t.frames" --imposters \
+    "${small_atlas[@]}" --out "$work/ti.crowd"
+  grep -q IMPS "$work/ti.crowd" || fail "--frames-dump --imposters: no atlas in the file"
+  expect 0 "PASS" -- "$bin/crowd-verify" "$work/ti.crowd"
   # the GPU-driven path end to end, small and with GL errors checked after every pass (llvmpipe
   # has GL 4.5): the bench at its fewest frames with --render, and a shot; then refused flags
   expect 0 "instances" -- "$bin/crowd-bench" "$work/h.crowd" --render gpu --counts 1000 --frames 3 --gl-debug

@@ -1,5 +1,6 @@
 /* The .crowd container: round trip, and every way a file can be damaged is refused with the right
  * error code and no out-of-bounds read (this test also runs under AddressSanitizer). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,27 @@ static void fp16_texture_values(void)
     crowd_bake_output_free(&f16);
 }
 
+/* The HEAD sphere shrunk just inside the decode box's farthest face, and every CBND sphere made a
+ * point at its centre so they stay inside it: only the HEAD check can refuse this. */
+static void apply_short_sphere(uint8_t *bytes, void *user)
+{
+    (void)user;
+    uint8_t *head = bytes + section_offset(bytes, CROWD_TAG_HEAD, NULL);
+    float cy = crowd_rdf32(head + CROWD_HEAD_SPHERE_CENTER_Y), reach = 0.0f;
+    for (int i = 0; i < 3; i++) {
+        float lo = crowd_rdf32(head + CROWD_HEAD_BOUNDS_MIN + 4 * i),
+              hi = crowd_rdf32(head + CROWD_HEAD_BOUNDS_MAX + 4 * i);
+        reach = fmaxf(reach, i == 1 ? fmaxf(hi - cy, cy - lo) : fmaxf(fabsf(lo), fabsf(hi)));
+    }
+    crowd_wrf32(head + CROWD_HEAD_SPHERE_RADIUS, reach * 0.999f);
+    uint64_t size = 0;
+    uint8_t *bounds = bytes + section_offset(bytes, CROWD_TAG_CBND, &size);
+    for (uint64_t at = CROWD_CBND_HEADER_BYTES; at + CROWD_CBND_CLIP_BYTES <= size; at += CROWD_CBND_CLIP_BYTES) {
+        crowd_wrf32(bounds + at, 0.0f), crowd_wrf32(bounds + at + 4, cy), crowd_wrf32(bounds + at + 8, 0.0f);
+        crowd_wrf32(bounds + at + 12, 0.0f);
+    }
+}
+
 static void header_floats(void)
 {
     patch32 p = {CROWD_TAG_HEAD, CROWD_HEAD_BOUNDS_MIN, 0xFF7FFFFFu}; /* -3.4e38: every decode overflows */
@@ -345,6 +367,7 @@ static void header_floats(void)
     EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "bounds[1]");
     p = (patch32){CROWD_TAG_HEAD, CROWD_HEAD_SPHERE_RADIUS, 0x7F000000u};
     EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "sphere");
+    EXPECT_REFUSED(load_patched(&tiny, apply_short_sphere, NULL, &e_), "does not reach the decode box's faces");
     p = (patch32){CROWD_TAG_HEAD, CROWD_HEAD_BAKE_FPS, 0x7F800000u};
     EXPECT_REFUSED(load_patched(&tiny, apply_patch32, &p, &e_), "bake_fps");
 }

@@ -121,6 +121,112 @@ static void hostile_dumps(void)
     crowd_frames_dump_bytes_free(bytes);
 }
 
+/* Where docs/frames-dump.md is precise, the reader is too: a stride marked known must be a number,
+ * names must be UTF-8, and a normal of any finite non-zero length is made unit (3e38 and 1e-30
+ * overflow or vanish when squared). */
+static void dump_reader_follows_the_spec(void)
+{
+    crowd_vertex_frames f = tiny_frames();
+    float normals[6 * 8 * 3];
+    static const float lengths[] = {3e38f, 1e-30f, 1e-40f, 1.0f};
+    for (int i = 0; i < 6 * 8; i++) /* along +Y, -X and a diagonal, at each of the lengths */
+        for (int k = 0; k < 3; k++)
+            normals[3 * i + k] = lengths[i % 4] * (i % 3 == 0 ? (k == 1) : i % 3 == 1 ? -(k == 0) : 1.0f);
+    f.normals = normals;
+    uint8_t *bytes = NULL;
+    size_t size = 0;
+    crowd_error err = {0};
+    REQUIRE(crowd_frames_dump_write(&f, &bytes, &size, &err) == CROWD_OK);
+    crowd_frames_dump d;
+    CHECKF(crowd_frames_dump_read(bytes, size, &d, &err) == CROWD_OK, "%s", err.message);
+    float worst = 0.0f;
+    for (int i = 0; d.storage && i < 6 * 8; i++) {
+        const float *n = d.frames.normals + 3 * i;
+        float expect = i % 3 == 2 ? 1.0f / sqrtf(3.0f) : 1.0f;
+        worst = fmaxf(worst, fabsf(sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) - 1.0f));
+        worst = fmaxf(worst, fabsf(fabsf(n[i % 3 == 1 ? 0 : 1]) - expect));
+    }
+    CHECKF(worst < 1e-6f, "normals of length 3e38 .. 1e-40 read back %g off unit", (double)worst);
+    crowd_frames_dump_free(&d);
+    crowd_bake_output out;
+    crowd_bake_desc desc = {.lod_count = 1};
+    CHECKF(crowd_bake_frames(&f, &desc, &out, &err) == CROWD_OK, "%s", err.message);
+    crowd_bake_output_free(&out);
+    normals[4] = 0.0f, normals[3] = 0.0f, normals[5] = 0.0f; /* a zero normal stays refused */
+    CHECK(crowd_vertex_frames_validate(&f, &err) != CROWD_OK && strstr(err.message, "normal zero"));
+
+    uint8_t *copy = malloc(size);
+    REQUIRE(copy);
+    size_t clips_at = 64 + 4; /* the header, then "tiny" */
+    memcpy(copy, bytes, size);
+    memcpy(copy + clips_at + 56 + 48, &(float){NAN}, 4); /* "pose": stride known (0), now NaN */
+    CHECK(crowd_frames_dump_read(copy, size, &d, &err) != CROWD_OK && strstr(err.message, "not a number"));
+    static const char *const bad_names[] = {"s\xC3y", "\xFFway", "s\xC0\xA1y", "s\xED\xA0\x80", "s\xF4\x90\x80\x80"};
+    for (size_t k = 0; k < sizeof bad_names / sizeof *bad_names; k++) {
+        memcpy(copy, bytes, size);
+        memset(copy + clips_at, 0, 32);
+        memcpy(copy + clips_at, bad_names[k], strlen(bad_names[k]));
+        err.message[0] = '\0';
+        CHECKF(crowd_frames_dump_read(copy, size, &d, &err) != CROWD_OK && strstr(err.message, "UTF-8"),
+               "clip name %zu: %s", k, err.message);
+    }
+    memcpy(copy, bytes, size);
+    memcpy(copy + clips_at, "s\xC3\xA9\xE2\x82\xACy", 7); /* "s", e acute, the euro sign, "y": fine */
+    CHECKF(crowd_frames_dump_read(copy, size, &d, &err) == CROWD_OK, "%s", err.message);
+    crowd_frames_dump_free(&d);
+    memcpy(copy, bytes, size);
+    copy[64 + 1] = 0xFF; /* the source name "tiny" */
+    CHECK(crowd_frames_dump_read(copy, size, &d, &err) != CROWD_OK && strstr(err.message, "UTF-8"));
+    crowd_frames_clip named[2] = {tiny_clips[0], tiny_clips[1]};
+    named[1].name = "p\xFFse";
+    f.clips = named;
+    f.normals = NULL;
+    CHECK(crowd_vertex_frames_validate(&f, &err) != CROWD_OK && strstr(err.message, "UTF-8"));
+    free(copy);
+    crowd_frames_dump_bytes_free(bytes);
+}
+
+/* A character needs a size: frames that are one point, or 3.8e-37 m across, are refused with a
+ * message, never baked into a file the loader then refuses (whatever crowd_bake hands out loads). */
+static void sizeless_characters_refused(void)
+{
+    crowd_vertex_frames f = tiny_frames();
+    float positions[6 * 8 * 3];
+    static const float factors[] = {0.0f, 1e-37f, 1e-5f};
+    for (size_t k = 0; k < sizeof factors / sizeof *factors; k++) {
+        for (size_t i = 0; i < sizeof positions / sizeof *positions; i++)
+            positions[i] = tiny_positions[i] * factors[k];
+        f.positions = positions;
+        crowd_bake_output out = {0};
+        crowd_bake_desc desc = {.lod_count = 1};
+        crowd_error err = {0};
+        crowd_result r = crowd_bake_frames(&f, &desc, &out, &err);
+        CHECKF(r == CROWD_ERROR_INVALID_DATA && strstr(err.message, "m over all its frames"), "positions x %g: %s (%s)",
+               (double)factors[k], crowd_result_name(r), err.message);
+        CHECK(out.bytes == NULL);
+        crowd_bake_output_free(&out);
+    }
+    /* full size but for a rest pose (frame 0) shrunk to 1e-41 m: what the bake would write is checked
+     * by the loader before it is handed out */
+    memcpy(positions, tiny_positions, sizeof positions);
+    for (int i = 0; i < 8 * 3; i++)
+        positions[i] *= 1e-41f;
+    f.positions = positions;
+    crowd_bake_output out = {0};
+    crowd_error err = {0};
+    crowd_result r = crowd_bake_frames(&f, &(crowd_bake_desc){.lod_count = 1}, &out, &err);
+    if (r == CROWD_OK) {
+        crowd_asset a;
+        CHECKF(crowd_asset_load_memory(&a, out.bytes, out.size, &err) == CROWD_OK, "baked but refused: %s",
+               err.message);
+        crowd_asset_free(&a);
+    } else {
+        printf("  a rest pose of 1e-41 m: %s\n", err.message);
+        CHECK(out.bytes == NULL && err.message[0]);
+    }
+    crowd_bake_output_free(&out);
+}
+
 static void bones_refused(void)
 {
     crowd_vertex_frames f = tiny_frames();
@@ -368,6 +474,8 @@ int main(void)
 {
     RUN_TEST(dump_round_trip);
     RUN_TEST(hostile_dumps);
+    RUN_TEST(dump_reader_follows_the_spec);
+    RUN_TEST(sizeless_characters_refused);
     RUN_TEST(bones_refused);
     RUN_TEST(critters_are_deterministic);
     RUN_TEST(critter_names_and_plans);

@@ -51,7 +51,8 @@ static void usage(FILE *out)
             "  --compact            8 bytes per vertex-frame: 8+8-bit normals inside the position texel\n"
             "  --fp16               half-float positions and normals (for comparison; less precise)\n"
             "  --time <n>           bake n times and report median timings (nothing is written)\n"
-            "  --imposters          also render the imposter atlas through EGL (needs a GL build)\n"
+            "  --imposters          also render the imposter atlas through EGL (needs a GL build; rigs,\n"
+            "                       critters and frames dumps alike)\n"
             "  --imposter-frames <n>     key frames per cycle, 1..64 (default 8; implies --imposters)\n"
             "  --imposter-views <n>      yaw views, 1..64 (default 32)\n"
             "  --imposter-elevations <n> elevations, 1..4 (default 3: 5, 22.5, 40 degrees)\n"
@@ -60,7 +61,10 @@ static void usage(FILE *out)
             "                            last, the one cards replace where levels end at the card distance)\n"
             "  --imposter-angles a,b     the elevations in degrees, increasing, within +-89 (sets their count)\n"
             "  --quiet              no summary\n"
-            "  --help               this text\n",
+            "  --help               this text\n"
+            "\n"
+            "Each option once (--clip-role and --socket repeat). An output that is the input or the other\n"
+            "output (--write-dump x --out x, also through another name or a link) is refused.\n",
             (int)CROWD_CRITTER_KIND_COUNT, CROWD_MAX_LODS, CROWD_MAX_TEXTURE_DIM);
 }
 
@@ -100,12 +104,32 @@ static int bad_flag(const char *flag, const char *value, const char *expected)
     return 2;
 }
 
+/* True (message printed) when option `a` was given before: a second --frames-dump or --out would
+ * otherwise silently win. --clip-role and --socket are lists and may repeat. */
+static bool repeated_option(const char *a, const char **seen, uint32_t *seen_count, uint32_t capacity)
+{
+    if (a[0] != '-' || !strcmp(a, "--clip-role") || !strcmp(a, "--socket"))
+        return false;
+    for (uint32_t k = 0; k < *seen_count; k++)
+        if (!strcmp(seen[k], a)) {
+            fprintf(stderr, "crowd-bake: %s given twice (give each option once)\n", a);
+            return true;
+        }
+    if (*seen_count < capacity)
+        seen[(*seen_count)++] = a;
+    return false;
+}
+
 /* Returns 0 on success, 1 after --help, 2 on a bad command line (message printed). */
 static int parse_args(int argc, char **argv, options *o)
 {
+    const char *seen[64];
+    uint32_t seen_count = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (repeated_option(a, seen, &seen_count, 64))
+            return 2;
 #define TAKES_VALUE()                            \
     do {                                         \
         if (!v)                                  \
@@ -163,11 +187,10 @@ static int parse_args(int argc, char **argv, options *o)
             o->desc.clip_roles = o->roles;
         } else if (!strcmp(a, "--max-bytes")) {
             TAKES_VALUE();
-            char *end = NULL;
-            unsigned long long n = strtoull(v, &end, 10);
-            if (!*v || *end || v[0] == '-')
-                return bad_flag(a, v, "a byte count (0 = no limit)");
-            o->desc.max_bytes = n ? (uint64_t)n : UINT64_MAX;
+            uint64_t n = 0;
+            if (!tool_parse_u64(v, &n))
+                return bad_flag(a, v, "a byte count below 2^64 (0 = no limit)");
+            o->desc.max_bytes = n ? n : UINT64_MAX;
         } else if (!strcmp(a, "--frames")) {
             TAKES_VALUE();
             if (!tool_parse_u32(v, 1, CROWD_MAX_FRAMES_PER_CLIP, &o->desc.frames))
@@ -561,6 +584,29 @@ static void print_summary(const crowd_asset *a, const crowd_bake_stats *s, const
            read_ms, s->ms_skin, s->ms_encode, s->ms_lod, s->ms_stride, s->ms_pack);
 }
 
+/* 0 when each output names a file of its own that is no input; else 2 (message printed): the later
+ * write would silently replace the earlier output, or the file that was just read. */
+static int check_outputs(const options *o, const char *out)
+{
+    const char *inputs[2] = {o->input, o->frames_dump}, *outputs[2] = {out, o->write_dump};
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++)
+            if (outputs[k] && inputs[j] && tool_same_file(outputs[k], inputs[j])) {
+                fprintf(stderr, "crowd-bake: %s %s is the input %s (refusing to overwrite it; name another %s)\n",
+                        k ? "--write-dump" : "the output", outputs[k], inputs[j], k ? "dump" : "with --out");
+                return 2;
+            }
+    if (o->write_dump && tool_same_file(out, o->write_dump)) {
+        fprintf(stderr,
+                "crowd-bake: --write-dump %s and the output %s are one file (the bake would replace the dump)\n",
+                o->write_dump, out);
+        return 2;
+    }
+    return 0;
+}
+
+static crowd_result add_imposters(const options *o, crowd_bake_output *out, crowd_asset *asset, crowd_error *err);
+
 /* The frames path: a critter capture or a dump, optionally written out as a dump, then baked. */
 static int bake_frames(options *o)
 {
@@ -572,6 +618,10 @@ static int bake_frames(options *o)
     }
     char *out_path = o->out ? NULL : default_output(o->critter ? name : o->frames_dump);
     const char *path = o->out ? o->out : out_path;
+    if (path && check_outputs(o, path)) {
+        free(out_path);
+        return 2;
+    }
     tool_frames src = {0};
     crowd_bake_output out = {0};
     crowd_asset asset = {0};
@@ -598,6 +648,7 @@ static int bake_frames(options *o)
     if (prog.shown)
         fprintf(stderr, "\r%-40s\r", "");
     if (crowd_asset_load_memory(&asset, out.bytes, out.size, &err) != CROWD_OK ||
+        (o->imposters && add_imposters(o, &out, &asset, &err) != CROWD_OK) ||
         crowd_write_file_atomic(path, out.bytes, out.size, &err) != CROWD_OK)
         goto done;
     if (!o->quiet) {
@@ -694,6 +745,11 @@ int main(int argc, char **argv)
 
     char *out_path = o.out ? NULL : default_output(o.input);
     const char *path = o.out ? o.out : out_path;
+    if (path && check_outputs(&o, path)) {
+        free(out_path);
+        free(o.clip_list);
+        return 2;
+    }
     crowd_rig rig = {0};
     crowd_bake_output out = {0};
     crowd_asset asset = {0};

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
+#include "common/utf8.h"
 #include "core/error.h"
 #include "core/file_read.h"
 #include "crowdbake/bake.h"
@@ -24,6 +26,19 @@ bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out)
     if (errno || *end || v < min || v > max)
         return false;
     *out = (uint32_t)v;
+    return true;
+}
+
+bool tool_parse_u64(const char *text, uint64_t *out)
+{
+    if (!text || !(*text >= '0' && *text <= '9'))
+        return false;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end)
+        return false;
+    *out = (uint64_t)v;
     return true;
 }
 
@@ -81,6 +96,34 @@ bool tool_parse_size(const char *text, uint32_t min, uint32_t max, uint32_t *wid
     *width = a;
     *height = b;
     return true;
+}
+
+/* The file `path` names (*name NULL), or when there is none yet its directory and *name the last
+ * component; false when neither can be looked at. */
+static bool identify(const char *path, struct stat *info, const char **name)
+{
+    *name = NULL;
+    if (stat(path, info) == 0)
+        return true;
+    const char *slash = strrchr(path, '/');
+    char dir[4096];
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else if (snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path) >= (int)sizeof dir)
+        return false;
+    *name = slash ? slash + 1 : path;
+    return stat(dir, info) == 0;
+}
+
+bool tool_same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return true;
+    struct stat ia, ib;
+    const char *na, *nb;
+    if (!identify(a, &ia, &na) || !identify(b, &ib, &nb) || (na == NULL) != (nb == NULL))
+        return false;
+    return ia.st_dev == ib.st_dev && ia.st_ino == ib.st_ino && (!na || !strcmp(na, nb));
 }
 
 int tool_missing_value(const char *tool, const char *flag)
@@ -236,7 +279,7 @@ static void ignore_warning(void *user, const char *message)
 
 bool tool_is_frames_dump(const char *path)
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, NULL);
     char magic[8] = {0};
     bool yes = f && fread(magic, 1, 8, f) == 8 && !memcmp(magic, "CRWDFRMS", 8);
     if (f)
@@ -324,11 +367,9 @@ crowd_result tool_load_source_rig(const crowd_asset *asset, const char *source_o
 
 uint8_t *tool_read_file(const char *path, size_t *size, crowd_error *error)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+    FILE *f = crowd_file_open_read(path, error);
+    if (!f)
         return NULL;
-    }
     uint8_t *bytes = NULL;
     uint64_t n = 0;
     if (crowd_file_size(f, path, CROWD_MAX_FILE_BYTES, &n, error) != CROWD_OK) {
@@ -378,13 +419,21 @@ const char *tool_bytes(uint64_t bytes, char buffer[32])
 void tool_json_string(const char *text)
 {
     putchar('"');
-    for (; *text; text++) {
-        if (*text == '"' || *text == '\\')
-            printf("\\%c", *text);
-        else if ((unsigned char)*text < 32)
-            printf("\\u%04x", (unsigned)(unsigned char)*text);
-        else
-            putchar(*text);
+    const unsigned char *s = (const unsigned char *)text;
+    size_t n = strlen(text);
+    for (size_t at = 0; at < n;) {
+        size_t len = cb_utf8_sequence(s + at, n - at);
+        if (len == 0) { /* JSON is UTF-8: a byte that is not becomes U+FFFD, the replacement character */
+            printf("\\ufffd");
+            at++;
+        } else if (s[at] == '"' || s[at] == '\\') {
+            printf("\\%c", s[at++]);
+        } else if (s[at] < 32 || s[at] == 127) {
+            printf("\\u%04x", (unsigned)s[at++]);
+        } else {
+            fwrite(s + at, 1, len, stdout);
+            at += len;
+        }
     }
     putchar('"');
 }

@@ -14,10 +14,17 @@
 /* Strict number parsing: the whole string must be a number within [min, max]. */
 bool tool_parse_u32(const char *text, uint32_t min, uint32_t max, uint32_t *out);
 bool tool_parse_float(const char *text, float min, float max, float *out);
+/* A byte count: digits only, no sign or space, refused when it does not fit 64 bits. */
+bool tool_parse_u64(const char *text, uint64_t *out);
 /* "x,y,z": exactly `count` (<= 16) finite numbers in [min, max], nothing else. */
 bool tool_parse_floats(const char *text, uint32_t count, float min, float max, float *out);
 /* "<w>x<h>" with both in [min, max] and nothing else. */
 bool tool_parse_size(const char *text, uint32_t min, uint32_t max, uint32_t *width, uint32_t *height);
+
+/* True when `a` and `b` name one file: the same text, the same existing file (device and inode, so
+ * "./x", "dir/../x" and a link to x are x), or, for a file not yet made, the same name in the same
+ * directory. Tools refuse an output that is their input or another of their outputs. */
+bool tool_same_file(const char *a, const char *b);
 
 /* Prints "<tool>: missing value for <flag>" and returns 2 (the bad-command-line status). */
 int tool_missing_value(const char *tool, const char *flag);
@@ -76,8 +83,9 @@ double tool_now_ms(void);
 int tool_compare_double(const void *a, const void *b);
 double tool_median(double *values, uint32_t count);
 
-/* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped (names
- * in assets come from glTF files and may hold anything). */
+/* Prints `text` to stdout as a JSON string literal, quotes and control characters escaped and
+ * every byte that is not well-formed UTF-8 printed as \ufffd (names in assets come from glTF files,
+ * dumps and callers, and may hold anything): the output is always valid JSON. */
 void tool_json_string(const char *text);
 
 /* Human-readable byte count: "7.80 MB", "338.0 KB". */

@@ -105,7 +105,8 @@ typedef struct crowd_clip {
     float duration;       /* seconds of one cycle */
     float stride;         /* metres travelled per cycle at authored speed; 0 in place */
     /* Bounding sphere of the clip (CBND): holds every decoded vertex of every frame of this clip at
-     * every LOD level, model space. Files without CBND get the asset's sphere here
+     * every LOD level, model space, as the baker measured them (the loader checks it lies inside
+     * the asset sphere, not each vertex). Files without CBND get the asset's sphere here
      * ((0, sphere_center_y, 0), sphere_radius), so it is always a valid bound. */
     float bound_center[3], bound_radius;
     /* The same bound made yaw-invariant, what per-instance culling uses: a sphere around
@@ -215,9 +216,16 @@ typedef struct crowd_asset {
 
     crowd_position_encoding position_encoding;
     crowd_normal_encoding normal_encoding;
-    float bounds_min[3], bounds_max[3];   /* box of every vertex in every frame: the decode box */
-    float sphere_center_y, sphere_radius; /* sphere around (0, center_y, 0) covering that box
-                                             under any yaw: per-instance culling bound */
+    float bounds_min[3], bounds_max[3]; /* box of every vertex in every frame: the decode box
+                                           (the loader guarantees every decode lies inside) */
+    /* Sphere around (0, center_y, 0) holding every vertex of every frame under any yaw, as the
+     * baker measured them (widened by the decode error): the per-instance culling bound. It holds
+     * the vertices, not the box's corners, so it is tighter than a sphere round the box. The
+     * loader checks it reaches each face of the box (a baked box touches a vertex on each), not
+     * every vertex: that would decode every texel on every load, so a hand-made file whose sphere
+     * misses vertices between the faces loads, and culling trusts it (such instances may vanish a
+     * little early at the screen's edge; nothing unsafe). */
+    float sphere_center_y, sphere_radius;
 
     /* Vertex animation textures: texel index = frame * vertex_count + vertex, laid out row after
      * row in a texture `width` wide. positions, normals and tangents share one layout. */
@@ -275,7 +283,8 @@ typedef struct crowd_asset {
 CROWD_API crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_t size, crowd_error *error);
 
 /* Reads a whole .crowd file and validates it as crowd_asset_load_memory does; the asset owns the
- * bytes. */
+ * bytes. Anything but a regular file (a directory, a FIFO, a device) is refused with
+ * CROWD_ERROR_IO before a byte is read: a FIFO without a writer would otherwise block forever. */
 CROWD_API crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_error *error);
 
 /* Releases what the loader allocated (and the file bytes for crowd_asset_load_file). Safe on a

@@ -163,7 +163,12 @@ typedef struct crowd_bake_output {
 
 /* Bakes `desc->rig` (which must pass crowd_rig_validate). On failure nothing is allocated and
  * `output` is zeroed. Peak memory is about 28 bytes per vertex-frame for the float frames plus
- * the textures. Single-threaded; the rig's sampler is called once per frame. */
+ * the textures. Single-threaded; the rig's sampler is called once per frame.
+ * A character whose frames, once placed, span less than 1 mm along every axis (all vertices at one
+ * point, or a size that vanishes) is refused with CROWD_ERROR_INVALID_DATA: every placement and
+ * role decision is relative to its size. The image is checked with
+ * crowd_asset_load_memory before it is handed out (one more pass over the image, as a load makes),
+ * so an OK bake is always a file the loader accepts. */
 CROWD_API crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, crowd_error *error);
 
 CROWD_API void crowd_bake_output_free(crowd_bake_output *output);
@@ -209,8 +214,9 @@ typedef struct crowd_vertex_frames {
     const char *source_name; /* recorded in the asset (crowd-verify rebuilds the source from it); may be NULL */
 } crowd_vertex_frames;
 
-/* Checks every count, range and value of `frames` (finite positions, unit-able normals, indices and
- * parts in range, clips inside the frames, rates and strides sane, names unique). */
+/* Checks every count, range and value of `frames` (finite positions, normals finite and non-zero
+ * (any length: they are made unit without overflow), indices and parts in range, clips inside the
+ * frames, rates and strides sane, clip and source names well-formed UTF-8, clip names unique). */
 CROWD_API crowd_result crowd_vertex_frames_validate(const crowd_vertex_frames *frames, crowd_error *error);
 
 /* Builds a rig that plays `frames` back: one bone per part (identity, so the LOD and the rig share
@@ -236,9 +242,12 @@ typedef struct crowd_frames_dump {
 
 /* Decodes a dump from memory. Every count, offset and value is checked before use (hostile input
  * gets CROWD_ERROR_INVALID_DATA or _LIMIT with the field named, never a crash); on failure nothing
- * is allocated and `dump` is zeroed. Normals are normalised; absent ones stay NULL. */
+ * is allocated and `dump` is zeroed. Normals of any finite non-zero length are normalised; absent
+ * ones stay NULL. A stride flagged known must be a number, names well-formed UTF-8. */
 CROWD_API crowd_result crowd_frames_dump_read(const void *bytes, size_t size, crowd_frames_dump *dump,
                                               crowd_error *error);
+/* Reads the dump at `path` (a regular file: a FIFO or a device is refused with CROWD_ERROR_IO
+ * before it is read) and decodes it as crowd_frames_dump_read; errors start with `path`. */
 CROWD_API crowd_result crowd_frames_dump_read_file(const char *path, crowd_frames_dump *dump, crowd_error *error);
 CROWD_API void crowd_frames_dump_free(crowd_frames_dump *dump);
 

@@ -122,8 +122,9 @@ CROWD_API crowd_result crowd_critter_capture(const crowd_critter_desc *desc, cro
                                              crowd_error *error);
 CROWD_API void crowd_critter_free(crowd_critter *critter);
 
-/* Parses "KIND", "KIND:SEED" (decimal seed, default 1) or a recorded source name
- * ("critter KIND seed=N fps=F"). False when malformed. */
+/* Parses "KIND", "KIND:SEED" (SEED decimal digits, default 1) or a recorded source name exactly as
+ * a capture writes it ("critter KIND seed=N fps=F"). False when malformed; no spaces are skipped
+ * anywhere ("blob: 1" and "blob:1 " are both refused). */
 CROWD_API bool crowd_critter_parse(const char *text, crowd_critter_desc *desc);
 
 #ifdef __cplusplus

@@ -351,13 +351,20 @@ typedef struct crowd_frame {
     const crowd_record *records; /* the whole record array, in slot order */
     uint32_t record_count;       /* slots in use (drawn or not, slack included); at most
                                      crowd_record_capacity() */
-    const crowd_range *uploads;  /* slot ranges whose bytes changed since the previous update, or
-                                     whose owner did (slots that became slack are in them too) */
+    /* Slot ranges to copy: every slot holding a live instance (slot_instances < stats.simulated)
+     * whose bytes or owner changed since the previous update, and every slot that stopped holding
+     * one (became slack or parked). Slack and parked slots are never drawn, and when they change
+     * (a count change or a re-layout moves them) they are not always in the ranges: a copy fed by
+     * the ranges alone is exact at every live slot and may differ at the others. */
+    const crowd_range *uploads;
     uint32_t upload_count;
     /* Per slot of [0, record_count): the index of the instance whose record it holds, or a value
-     * >= stats.simulated for slack and parked slots. It changes only inside upload ranges, so a
-     * consumer can keep a copy (the GPU path does: per-instance state that follows an instance
-     * from slot to slot, and a cull over every live record without walking chunks). */
+     * >= stats.simulated for slack and parked slots. At live slots, and where a slot stops being
+     * live, it changes only inside upload ranges; a slack or parked slot's value may change outside
+     * them, never to a live index. So a consumer can keep a copy fed by the ranges (the GPU path
+     * does: per-instance state that follows an instance from slot to slot, and a cull over every
+     * live record without walking chunks), treating every value >= stats.simulated as no instance,
+     * and filling slots it has never been sent (past the last record_count) from the frame. */
     const uint32_t *slot_instances;
     float time;             /* the shader's time uniform */
     float imposter_band[2]; /* metres: the distance policy's hand-off band (CROWD_DRAW_BAND); 0, 0 without */

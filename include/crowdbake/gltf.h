@@ -137,7 +137,9 @@ typedef struct crowd_gltf_desc {
 /* Reads the glTF 2.0 file at `path` (.gltf or .glb; external files are resolved relative to its
  * directory) into `rig` (overwritten; free with crowd_rig_free). `desc` may be NULL. On failure
  * the rig is zeroed and nothing stays allocated. The rig's source_name is `path`. Cost: linear
- * in the file's size plus the decoded image. */
+ * in the file's size plus the decoded image. The file and its external files must be regular
+ * files (a FIFO or a device is refused with CROWD_ERROR_IO before it is read); a failed
+ * allocation anywhere, the JSON parse and the image decode included, is CROWD_ERROR_OUT_OF_MEMORY. */
 CROWD_API crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc, crowd_rig *rig,
                                             crowd_error *error);
 

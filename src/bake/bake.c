@@ -264,7 +264,13 @@ static void measure_clip_sphere(const bake_job *job, baked_clip *clip, float dec
 }
 
 /* Decode box over every vertex of every frame, and the yaw-invariant sphere around the y axis. */
-static void measure_bounds(bake_job *job)
+/* The least size a bake accepts, in metres after placement: the largest side of the box of every
+ * frame. Placement and role tests are relative to the character's size, and a vanishing one makes
+ * their evidence infinite. (A flat character, a sheet on the ground, has a size and bakes.) */
+#define MIN_EXTENT 1e-3
+
+/* The bounds and culling spheres of the placed frames; refuses a character without a size. */
+static crowd_result measure_bounds(bake_job *job, crowd_error *error)
 {
     size_t count = (size_t)job->frame_count * job->rig->vertex_count;
     for (int k = 0; k < 3; k++) {
@@ -293,6 +299,31 @@ static void measure_bounds(bake_job *job)
     job->sphere_radius = (float)sqrt(r2) + decode_error;
     for (uint32_t c = 0; c < job->clip_count; c++)
         measure_clip_sphere(job, &job->clips[c], decode_error);
+    double extent = 0.0;
+    for (int k = 0; k < 3; k++)
+        extent = fmax(extent, (double)job->box_max[k] - job->box_min[k]);
+    if (!(extent >= MIN_EXTENT))
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                          "bake: the character spans %.3g m over all its frames, less than %g m: %s", extent,
+                          MIN_EXTENT,
+                          extent > 0 ? "scale it up (crowd_bake_desc.scale or crowd_bake_desc.height)"
+                                     : "every vertex is at one point (are all positions the same?)");
+    return CROWD_OK;
+}
+
+/* The bake hands out only what the loader accepts: a check of the whole file, a small cost next to
+ * the bake, so no mistake here or in a caller's data becomes a file that cannot be opened. */
+static crowd_result check_loads(const crowd_bake_output *output, crowd_error *error)
+{
+    crowd_asset asset;
+    crowd_error why = {0};
+    crowd_result r = crowd_asset_load_memory(&asset, output->bytes, output->size, &why);
+    crowd_asset_free(&asset);
+    if (r == CROWD_ERROR_OUT_OF_MEMORY)
+        return crowd_fail(error, r, "bake: checking the result: %s", why.message);
+    if (r != CROWD_OK)
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "bake: the result would not load (%.400s)", why.message);
+    return CROWD_OK;
 }
 
 /* ---- textures --------------------------------------------------------------------------------- */
@@ -466,9 +497,8 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     }
     if ((r = select_clips(&job, error)) || (r = layout_textures(&job, error)) ||
         (r = predict_size(&job, &stats->predicted_bytes, error)) || (r = allocate_frames(&job, error)) ||
-        (r = skin_all_frames(&job, error)) || (r = crowd_bake_place(&job, error)))
+        (r = skin_all_frames(&job, error)) || (r = crowd_bake_place(&job, error)) || (r = measure_bounds(&job, error)))
         goto done;
-    measure_bounds(&job);
     double t1 = crowd_clock_ms();
     progress(&job, 1.0f, "lods");
     if ((r = build_lods(&job, ratios, lod_count, error)))
@@ -485,6 +515,8 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
     encode_textures(&job, &image);
     double t4 = crowd_clock_ms();
     crowd_bake_pack_finish(&image, &output->bytes, &output->size);
+    if ((r = check_loads(output, error)))
+        goto done;
     double t5 = crowd_clock_ms();
 
     fill_stats(&job, stats);

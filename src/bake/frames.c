@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cbmath.h"
+#include "common/utf8.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "crowdbake/bake.h"
@@ -57,19 +59,23 @@ crowd_result crowd_vertex_frames_validate(const crowd_vertex_frames *f, crowd_er
                               "frames: frame %zu vertex %zu position not finite or beyond 100 km", i / f->vertex_count,
                               i % f->vertex_count);
         if (f->normals) {
-            const float *n = f->normals + 3 * i;
-            if (!finite3(n) || !(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] > 1e-12f))
+            float n[3] = {f->normals[3 * i], f->normals[3 * i + 1], f->normals[3 * i + 2]};
+            if (!cb_vec3_normalize_any(n))
                 return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
                                   "frames: frame %zu vertex %zu normal zero or not finite", i / f->vertex_count,
                                   i % f->vertex_count);
         }
     }
+    if (f->source_name && !cb_utf8_valid(f->source_name, strlen(f->source_name)))
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: the source name is not valid UTF-8");
     for (uint32_t c = 0; c < f->clip_count; c++) {
         const crowd_frames_clip *clip = &f->clips[c];
         size_t len = clip->name ? strlen(clip->name) : 0;
         if (len == 0 || len > CROWD_FRAMES_NAME_MAX)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: clips[%u] name has %zu bytes (1..%u)", c, len,
                               CROWD_FRAMES_NAME_MAX);
+        if (!cb_utf8_valid(clip->name, len)) /* the name goes into the asset, JSON and the page */
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "frames: clips[%u] name is not valid UTF-8", c);
         if (clip->frame_count == 0 || clip->frame_count > CROWD_MAX_FRAMES_PER_CLIP ||
             clip->first_frame >= f->frame_count || clip->frame_count > f->frame_count - clip->first_frame)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
@@ -217,10 +223,8 @@ static void fill_mesh(const crowd_vertex_frames *f, crowd_rig *rig)
     size_t vc = f->vertex_count, frame_values = vc * 3, all_values = frame_values * f->frame_count;
     if (f->normals) {
         for (size_t i = 0; i < all_values; i += 3) {
-            const float *n = f->normals + i;
-            float len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-            for (int k = 0; k < 3; k++)
-                rig->morph_normals[i + k] = n[k] / len;
+            memcpy(rig->morph_normals + i, f->normals + i, 3 * sizeof(float));
+            cb_vec3_normalize_any(rig->morph_normals + i); /* validated: non-zero and finite */
         }
     } else {
         for (uint32_t fr = 0; fr < f->frame_count; fr++)

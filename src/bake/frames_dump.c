@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/cbmath.h"
 #include "core/alloc.h"
 #include "core/error.h"
 #include "core/file_read.h"
@@ -177,6 +178,10 @@ static crowd_result decode_clips(const uint8_t *b, const dump_layout *l, uint32_
         if ((clip_flags & ~(CLIP_LOOP | CLIP_STRIDE)) || reserved)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
                               "frames dump: clips[%u] unknown flags 0x%x or reserved %u", c, clip_flags, reserved);
+        /* in memory NAN means "unknown"; a stride the file marks known must be a number */
+        if ((clip_flags & CLIP_STRIDE) && isnan(crowd_rdf32(rec + 48)))
+            return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                              "frames dump: clips[%u] stride is marked known (flag 2) but is not a number", c);
         memcpy(s->names[c], rec, len);
         s->clips[c] = (crowd_frames_clip){.name = s->names[c],
                                           .first_frame = crowd_rd32(rec + 32),
@@ -252,10 +257,8 @@ crowd_result crowd_frames_dump_read(const void *data, size_t size, crowd_frames_
         goto fail;
     if (s.normals) { /* unit length from here on; validate refused zero and non-finite ones */
         size_t values = (size_t)h.fc * h.vc * 3;
-        for (size_t i = 0; i < values; i += 3) {
-            float *n = s.normals + i, len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-            n[0] /= len, n[1] /= len, n[2] /= len;
-        }
+        for (size_t i = 0; i < values; i += 3)
+            cb_vec3_normalize_any(s.normals + i);
     }
     dump->storage = block;
     return CROWD_OK;
@@ -275,9 +278,9 @@ crowd_result crowd_frames_dump_read_file(const char *path, crowd_frames_dump *du
     if (!path || !dump)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_frames_dump_read_file: NULL argument");
     memset(dump, 0, sizeof *dump);
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, error);
     if (!f)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return CROWD_ERROR_IO;
     uint64_t n = 0;
     uint8_t *bytes = NULL;
     crowd_result r = crowd_file_size(f, path, CROWD_MAX_FILE_BYTES, &n, error);

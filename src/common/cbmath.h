@@ -6,6 +6,7 @@
 #define CROWD_COMMON_CBMATH_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #define CB_PI 3.14159265358979323846
@@ -130,6 +131,21 @@ static inline void cb_quat_mul_conj_left(const float a[4], const float b[4], flo
 {
     const float c[4] = {-a[0], -a[1], -a[2], a[3]};
     cb_quat_mul(c, b, out);
+}
+
+/* Scales v to unit length; false (v unchanged) when it is zero or not finite. Any finite non-zero
+ * length works, 1e-40 or 3e38 alike: the components are divided by the largest first, so their
+ * squares neither overflow nor vanish. */
+static inline bool cb_vec3_normalize_any(float v[3])
+{
+    if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]))
+        return false;
+    float big = fmaxf(fabsf(v[0]), fmaxf(fabsf(v[1]), fabsf(v[2])));
+    if (!(big > 0.0f))
+        return false;
+    float x = v[0] / big, y = v[1] / big, z = v[2] / big, len = sqrtf(x * x + y * y + z * z);
+    v[0] = x / len, v[1] = y / len, v[2] = z / len;
+    return true;
 }
 
 /* Rotation part of an orthonormal 3x3 (given as columns x, y, z) -> unit quaternion. Double

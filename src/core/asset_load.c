@@ -2,7 +2,6 @@
  * sections mean (counts, ranges, indices, encodings) and builds the crowd_asset view. */
 #include "crowdbake/asset.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +224,16 @@ static crowd_result check_head_values(loader *ld, const crowd_asset *a)
     for (int i = 0; i < 3; i++)
         if (a->bounds_max[i] < a->bounds_min[i])
             return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: bounds_max[%d] < bounds_min[%d]", i, i);
+    /* The box is the vertices' own, so a vertex lies on each of its faces and the sphere reaches
+     * every face. The vertices between are the writer's word: checking each would decode every
+     * texel of the file on every load (asset.h: sphere_radius). */
+    double reach = fmax(a->bounds_max[1] - (double)a->sphere_center_y, a->sphere_center_y - (double)a->bounds_min[1]);
+    for (int i = 0; i < 3; i += 2)
+        reach = fmax(reach, fmax(fabs(a->bounds_min[i]), fabs(a->bounds_max[i])));
+    if (a->sphere_radius < reach * (1.0 - 1e-6))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "header: sphere radius %g does not reach the decode box's faces (%g from (0, %g, 0))",
+                          (double)a->sphere_radius, reach, (double)a->sphere_center_y);
     if (a->source_kind != CROWD_SOURCE_PROCEDURAL && a->source_kind != CROWD_SOURCE_GLTF &&
         a->source_kind != CROWD_SOURCE_FRAMES)
         return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "header: unknown source kind %u",
@@ -777,10 +786,9 @@ crowd_result crowd_asset_load_file(crowd_asset *asset, const char *path, crowd_e
     if (!asset || !path)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_asset_load_file: NULL asset or path");
     memset(asset, 0, sizeof *asset);
-    errno = 0;
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, error);
     if (!f)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, errno ? strerror(errno) : "fopen failed");
+        return CROWD_ERROR_IO; /* the error names the path and why */
 
     void *bytes = NULL;
     uint64_t size = 0;

@@ -1,5 +1,6 @@
-/* Internal: sizing a file opened for reading with nothing but C11 stdio, shared by the .crowd
- * loader (crowd_core, which stays libc-only), the glTF reader and the tools.
+/* Internal: opening and sizing a file for reading, shared by the .crowd loader, the glTF reader,
+ * the frames-dump reader and the tools. Opening refuses anything but a regular file before a read
+ * can block (file_open.c); sizing uses nothing but C11 stdio.
  *
  * fopen() succeeds on a directory on Linux and glibc's ftell() then reports LONG_MAX, which a
  * careless reader takes as a size and answers with "out of memory" (or an allocator abort under
@@ -16,7 +17,12 @@
 
 #include "core/error.h"
 
-/* Sizes `f` (opened "rb" from `path`) and rewinds it. Refuses a directory ("is a directory"), a
+/* Opens `path` for binary reading; NULL with the error filled ("PATH: cannot open: ...") when it
+ * cannot be opened or is not a regular file ("PATH: is a FIFO (named pipe), not a regular file"):
+ * a FIFO with no writer would block fopen() forever, a device would read without end. */
+FILE *crowd_file_open_read(const char *path, crowd_error *error);
+
+/* Sizes `f` (opened by crowd_file_open_read or fopen "rb" from `path`) and rewinds it. Refuses a directory ("is a directory"), a
  * file that cannot be read or sized, and one over `limit` bytes (CROWD_ERROR_LIMIT). Messages
  * start with `path`. */
 static inline crowd_result crowd_file_size(FILE *f, const char *path, uint64_t limit, uint64_t *size,

@@ -1,5 +1,5 @@
-/* The worker pool (pool.h) on pthreads. This is the core's one POSIX file: it asks for POSIX
- * itself (the rest of the core is plain C11), and without POSIX threads it compiles to a loop. */
+/* The worker pool (pool.h) on pthreads. With file_open.c one of the core's two POSIX files: it
+ * asks for POSIX itself (the rest of the core is plain C11), and without POSIX threads it compiles to a loop. */
 #if !defined(CROWD_NO_THREADS) && (defined(__unix__) || defined(__APPLE__)) && \
     (!defined(__EMSCRIPTEN__) || defined(__EMSCRIPTEN_PTHREADS__))
 #define CROWD_POOL_PTHREADS 1

@@ -15,9 +15,10 @@
 
 static const char *const clip_names[CLIPS] = {"idle", "walk", "run"};
 
+/* Digits only: strtoull would skip leading white space (" 1") where a trailing one is refused. */
 static bool parse_seed(const char *s, uint32_t *seed)
 {
-    if (!*s || *s == '-' || *s == '+')
+    if (!(*s >= '0' && *s <= '9'))
         return false;
     char *end = NULL;
     unsigned long long v = strtoull(s, &end, 10);
@@ -53,6 +54,13 @@ bool crowd_critter_parse(const char *text, crowd_critter_desc *desc)
     }
     if (!crowd_critter_kind_parse(kind, &d.kind) || !parse_seed(seed, &d.seed))
         return false;
+    if (d.fps != 0.0f) { /* the recorded form only as the capture writes it (sscanf skips spaces) */
+        char canonical[64];
+        snprintf(canonical, sizeof canonical, "critter %s seed=%u fps=%g", crowd_critter_kind_name(d.kind), d.seed,
+                 (double)d.fps);
+        if (strcmp(canonical, text) != 0)
+            return false;
+    }
     *desc = d;
     return true;
 }

@@ -1,6 +1,5 @@
 /* Buffers (GLB BIN chunk, base64 data: URIs, files beside the document) and buffer views. After
  * this file has run, every view lies inside a buffer whose declared bytes are all present. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,12 +104,13 @@ static crowd_result read_external(const gltf_doc *doc, const char *uri, const ch
     }
     file[o] = '\0';
     crowd_result r = CROWD_OK;
-    FILE *f = fopen(file, "rb");
+    FILE *f = crowd_file_open_read(file, error);
     uint64_t length = 0;
     *owned = NULL;
-    if (!f)
-        r = crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open \"%.200s\": %s", path, file, strerror(errno));
-    else if ((r = crowd_file_size(f, file, CROWD_GLTF_MAX_FILE_BYTES, &length, error)) != CROWD_OK)
+    if (!f) {
+        r = CROWD_ERROR_IO;
+        crowd_error_prefix(error, "%s: ", path);
+    } else if ((r = crowd_file_size(f, file, CROWD_GLTF_MAX_FILE_BYTES, &length, error)) != CROWD_OK)
         crowd_error_prefix(error, "%s: ", path);
     else if (!(*owned = crowd_malloc((size_t)length + 1)))
         r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory for %llu bytes", path,

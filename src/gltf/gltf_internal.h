@@ -49,6 +49,17 @@ crowd_result gj_string(const cJSON *parent, const char *key, const char *path, b
  * are equal but listed in another order count as different: sharing is only an optimisation. */
 bool gj_same_shape(const cJSON *a, const cJSON *b);
 
+/* Points cJSON at base.h's allocator through a hook that remembers, per thread, that an allocation
+ * failed: cJSON_Parse answers NULL alike for bad syntax and for no memory, and only the second is
+ * CROWD_ERROR_OUT_OF_MEMORY. gj_allocation_failed() says whether one failed since the install. */
+void gj_install_hooks(void);
+bool gj_allocation_failed(void);
+
+/* stb_image's allocations, watched the same way (stb_image_impl.c): reset before a decode, then
+ * ask whether one failed. */
+void gltf_image_allocation_reset(void);
+bool gltf_image_allocation_failed(void);
+
 /* ---- glb.c -------------------------------------------------------------------------------------- */
 
 typedef struct gltf_glb {

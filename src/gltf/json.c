@@ -5,8 +5,30 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/alloc.h"
 #include "core/error.h"
 #include "gltf/gltf_internal.h"
+
+static _Thread_local bool allocation_failed;
+
+static void *allocate(size_t size)
+{
+    void *p = crowd_malloc_hook(size);
+    if (!p)
+        allocation_failed = true;
+    return p;
+}
+
+void gj_install_hooks(void)
+{
+    allocation_failed = false;
+    cJSON_InitHooks(&(cJSON_Hooks){allocate, crowd_free_hook});
+}
+
+bool gj_allocation_failed(void)
+{
+    return allocation_failed;
+}
 
 static const cJSON *member(const cJSON *parent, const char *key)
 {

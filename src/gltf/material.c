@@ -123,13 +123,19 @@ crowd_result gltf_decode_image(const gltf_doc *doc, uint32_t i, uint8_t **rgba, 
             r = crowd_fail(error, CROWD_ERROR_MISSING, "%s: its buffer has no data", path);
     }
     int w = 0, h = 0, channels = 0;
+    gltf_image_allocation_reset();
     if (r == CROWD_OK && size <= INT32_MAX && stbi_info_from_memory(bytes, (int)size, &w, &h, &channels) && w > 0 &&
         h > 0 && (uint32_t)w <= CROWD_MAX_TEXTURE_DIM && (uint32_t)h <= CROWD_MAX_TEXTURE_DIM &&
         (uint64_t)w * h <= CROWD_GLTF_MAX_IMAGE_PIXELS)
         *rgba = stbi_load_from_memory(bytes, (int)size, &w, &h, &channels, 4);
-    if (r == CROWD_OK && !*rgba)
+    if (r == CROWD_OK && gltf_image_allocation_failed()) { /* even where stb found another way */
+        crowd_free(*rgba);
+        *rgba = NULL;
+        r = crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "%s: out of memory decoding it", path);
+    } else if (r == CROWD_OK && !*rgba) {
         gltf_warn(doc, "%s: cannot decode (%s, %d x %d); the asset is baked untextured", path,
                   stbi_failure_reason() ? stbi_failure_reason() : "size limit", w, h);
+    }
     crowd_free(owned);
     if (r == CROWD_ERROR_OUT_OF_MEMORY)
         return r;

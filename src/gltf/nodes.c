@@ -326,12 +326,9 @@ crowd_result gltf_parse_skins(gltf_doc *doc, crowd_error *error)
 
 /* ---- the scene ------------------------------------------------------------------------------- */
 
-static void mark_in_scene(gltf_doc *doc, uint32_t root)
+/* Iterative: the depth of a hostile hierarchy must not reach the C stack. `stack` holds node_count. */
+static void mark_in_scene(gltf_doc *doc, uint32_t root, uint32_t *stack)
 {
-    /* iterative: the depth of a hostile hierarchy must not reach the C stack */
-    uint32_t *stack = crowd_malloc(doc->node_count * sizeof *stack);
-    if (!stack)
-        return;
     uint32_t top = 0;
     if (!doc->nodes[root].in_scene)
         stack[top++] = root;
@@ -342,7 +339,6 @@ static void mark_in_scene(gltf_doc *doc, uint32_t root)
             if (!doc->nodes[n->children[c]].in_scene)
                 stack[top++] = n->children[c];
     }
-    crowd_free(stack);
 }
 
 crowd_result gltf_parse_scene(gltf_doc *doc, crowd_error *error)
@@ -389,7 +385,11 @@ crowd_result gltf_parse_scene(gltf_doc *doc, crowd_error *error)
             if (doc->nodes[n].parent < 0)
                 doc->scene_roots[k++] = n;
     }
+    uint32_t *stack = count ? crowd_malloc(doc->node_count * sizeof *stack) : NULL;
+    if (count && !stack) /* an unmarked scene would read as "no mesh to bake" */
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "scenes: out of memory");
     for (uint32_t i = 0; i < count; i++)
-        mark_in_scene(doc, doc->scene_roots[i]);
+        mark_in_scene(doc, doc->scene_roots[i], stack);
+    crowd_free(stack);
     return CROWD_OK;
 }

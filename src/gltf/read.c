@@ -1,5 +1,4 @@
 /* The reader's entry points: open and validate the whole document, then build the rig. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,8 +151,10 @@ static crowd_result parse_json(gltf_doc *doc, const uint8_t *data, size_t size, 
     if (json_size > CROWD_GLTF_MAX_JSON_BYTES)
         return crowd_fail(error, CROWD_ERROR_LIMIT, "JSON: %zu bytes, limit %u", json_size, CROWD_GLTF_MAX_JSON_BYTES);
     const char *end = NULL;
-    cJSON_InitHooks(&(cJSON_Hooks){crowd_malloc_hook, crowd_free_hook}); /* base.h's allocator */
+    gj_install_hooks();
     doc->root = cJSON_ParseWithLengthOpts((const char *)json, json_size, &end, false);
+    if (!doc->root && gj_allocation_failed())
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "JSON: out of memory while parsing %zu bytes", json_size);
     if (!doc->root) {
         size_t at = end && end >= (const char *)json ? (size_t)(end - (const char *)json) : 0;
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "JSON: syntax error near byte %zu", at);
@@ -312,9 +313,9 @@ crowd_result crowd_gltf_read_file(const char *path, const crowd_gltf_desc *desc,
     if (!path || !rig)
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gltf_read_file: NULL path or rig");
     memset(rig, 0, sizeof *rig);
-    FILE *f = fopen(path, "rb");
+    FILE *f = crowd_file_open_read(path, error);
     if (!f)
-        return crowd_fail(error, CROWD_ERROR_IO, "%s: cannot open: %s", path, strerror(errno));
+        return CROWD_ERROR_IO;
     uint8_t *bytes = NULL;
     uint64_t n = 0;
     crowd_result r = crowd_file_size(f, path, CROWD_GLTF_MAX_FILE_BYTES, &n, error);

@@ -107,13 +107,10 @@ int32_t gltf_region_of(gltf_builder *b, int32_t material, crowd_error *error)
 
 /* The image covering the most vertices becomes the albedo; regions using another are left
  * untextured (one albedo per asset; a warning names the loss). */
-static int32_t choose_image(gltf_builder *b, uint64_t *votes)
+static int32_t choose_image(gltf_builder *b, uint64_t *votes, int32_t region_image[CROWD_MAX_REGIONS])
 {
     const gltf_doc *doc = b->doc;
     const crowd_rig *rig = b->rig;
-    int32_t *region_image = crowd_malloc(CROWD_MAX_REGIONS * sizeof *region_image);
-    if (!region_image)
-        return -1;
     for (uint32_t g = 0; g < CROWD_MAX_REGIONS; g++)
         region_image[g] = -1;
     for (uint32_t m = 0; m < doc->material_count; m++) {
@@ -136,7 +133,6 @@ static int32_t choose_image(gltf_builder *b, uint64_t *votes)
                       "is baked untextured",
                       rig->regions_info[g].name, region_image[g], best);
     }
-    crowd_free(region_image);
     return best;
 }
 
@@ -146,10 +142,13 @@ crowd_result gltf_build_albedo(gltf_builder *b, crowd_error *error)
     if (!b->doc->image_count || !rig->uvs || !b->material_region)
         return CROWD_OK;
     uint64_t *votes = crowd_calloc(b->doc->image_count, sizeof *votes);
-    if (!votes)
+    int32_t *region_image = crowd_malloc(CROWD_MAX_REGIONS * sizeof *region_image);
+    if (!votes || !region_image) {
+        crowd_free(votes), crowd_free(region_image);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "images: out of memory");
-    int32_t image = choose_image(b, votes);
-    crowd_free(votes);
+    }
+    int32_t image = choose_image(b, votes, region_image);
+    crowd_free(votes), crowd_free(region_image);
     crowd_result r = CROWD_OK;
     if (image >= 0)
         r = gltf_decode_image(b->doc, (uint32_t)image, &rig->albedo, &rig->albedo_width, &rig->albedo_height, error);

@@ -446,7 +446,7 @@ crowd_result crowd_gltf_write_glb(const crowd_rig *rig, const crowd_gltf_write_d
         return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                           "crowd_gltf_write_desc.fps %g outside 1..240 (0 for the default 30)", (double)fps);
     crowd_error local = {0};
-    cJSON_InitHooks(&(cJSON_Hooks){crowd_malloc_hook, crowd_free_hook}); /* base.h's allocator */
+    gj_install_hooks(); /* base.h's allocator */
     gltf_writer w = {.rig = rig, .fps = fps, .root = cJSON_CreateObject()};
     w.failed = !w.root;
     if (!w.failed)
