@@ -41,7 +41,8 @@
  * axis under 0.6 of its height: a person, a robot), 0.05..12 m for anything else. Otherwise the
  * first of centimetres, millimetres, inches, feet and hectometres that gives a plausible size (a
  * person's 0.9..2.6 m for an upright character) is taken; when none does, an upright character is
- * scaled to 1.75 m and anything else to 1 m. That decision is sent to `warn` in one line naming
+ * scaled to 1.75 m and anything else to 1 m, unless that takes a scale outside 0.0001..10000 (a
+ * character that small is refused, see below). That decision is sent to `warn` in one line naming
  * `scale` 1 as the undo, and recorded as DETECTED. A given `scale` that makes the character
  * implausible gets a warning naming the scale that fits and the height it gives.
  *

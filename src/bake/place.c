@@ -307,7 +307,8 @@ static double guess_scale(double height, const size_band *band, bool upright, co
             *unit = source_units[k].name;
             return source_units[k].scale;
         }
-    return fmin(1e4, fmax(1e-4, (upright ? PERSON_HEIGHT : 1.0) / height));
+    double scale = (upright ? PERSON_HEIGHT : 1.0) / height;
+    return scale >= 1e-4 && scale <= 1e4 ? scale : 1.0; /* beyond any unit: left as it is (bake.h) */
 }
 
 static void say(const bake_job *job, const char *text)
