@@ -340,6 +340,16 @@ static void check_case(const char *what, crowd_dress dress, crowd_bake_up up, cr
         CHECKF(gait == (roles[k].role == CROWD_ROLE_LOCOMOTION) && gait == (a.clips[c].stride > 0),
                "%s: %s gait %d stride %g", what, a.clips[c].name, gait, (double)a.clips[c].stride);
     }
+    /* the one-shot roll travels 0.9 bind-mesh heights (the dressing's figure) and keeps that as data */
+    const crowd_rig *plain = humanoid();
+    float lo = INFINITY, hi = -INFINITY;
+    for (uint32_t v = 0; v < plain->vertex_count; v++)
+        lo = fminf(lo, plain->positions[3 * v + 1]), hi = fmaxf(hi, plain->positions[3 * v + 1]);
+    uint32_t roll = 0;
+    crowd_clip_evidence e;
+    REQUIRE(crowd_asset_match_clip(&a, "roll", &roll) && crowd_asset_clip_evidence(&a, roll, &e));
+    CHECKF(fabsf(e.root_travel - 0.9f * (hi - lo)) < 0.03f * (hi - lo), "%s: the roll travels %.4f m, not %.4f m", what,
+           (double)e.root_travel, 0.9 * (hi - lo));
     check_looks(what, &a);
     crowd_asset_free(&a);
     crowd_bake_output_free(&out);

@@ -45,9 +45,7 @@ typedef struct crowd_rig_clip {
     uint32_t key_count;
     /* Distance the root travels over one cycle of a root-motion cycle, in the rig's units; the
      * sampler takes that travel out (linearly over the cycle) so the clip plays in place and its
-     * planted feet slide as an in-place walk's do. For a clip that does not loop, how far the body
-     * (the displacement most skinned bones share) ends from where it began, kept as data: the clip
-     * plays as authored, and a caller moves the agent by it when the clip ends. 0 otherwise. */
+     * planted feet slide as an in-place walk's do. 0 for every other clip. */
     double root_travel;
     /* The travel the sampler takes out of a root-motion cycle (x, y, z in the rig's model space over
      * one cycle); zero for every other clip. root_travel is its length. */

@@ -500,6 +500,27 @@ static void place_frames(bake_job *job, const float up[16], double offset)
             job->notes.placement[4 * row + col] = job->placement[4 * col + row];
 }
 
+/* A one-shot plays as authored; how far it takes the body along the ground (the per-axis median of
+ * every vertex's way from its first frame to its last, so swinging limbs do not count) is kept as
+ * its root travel, for a caller to move the agent by when it ends. Under 5 % of the height: 0. */
+static double one_shot_travel(const bake_job *job, const baked_clip *bc, double *scratch)
+{
+    uint32_t vc = job->rig->vertex_count;
+    if (bc->frame_count < 2 || !vc)
+        return 0.0;
+    const float *first = job->positions + (size_t)bc->first_frame * vc * 3;
+    const float *last = first + (size_t)(bc->frame_count - 1) * vc * 3;
+    double moved[2];
+    for (int k = 0; k < 2; k++) {
+        for (uint32_t v = 0; v < vc; v++)
+            scratch[v] = (double)last[3 * v + 2 * k] - first[3 * v + 2 * k];
+        qsort(scratch, vc, sizeof *scratch, compare_double);
+        moved[k] = scratch[vc / 2];
+    }
+    double travel = hypot(moved[0], moved[1]);
+    return travel >= 0.05 * job->notes.height ? travel : 0.0;
+}
+
 /* 7. strides in the asset's units; only locomotion clips keep theirs. Fliers' hover. */
 static crowd_result settle_strides(bake_job *job, bool flier, double offset, crowd_error *error)
 {
@@ -524,9 +545,16 @@ static crowd_result settle_strides(bake_job *job, bool flier, double offset, cro
             hover = fmin(hover, bc->ground * job->unit_scale + offset);
     }
     job->notes.hover = flier && isfinite(hover) ? (float)hover : 0.0f;
-    for (uint32_t i = 0; i < job->clip_count; i++)
-        job->clips[i].evidence.root_travel =
-            (float)(job->rig->clips[job->clips[i].rig_clip].root_travel * job->unit_scale);
+    double *scratch = crowd_malloc(((size_t)job->rig->vertex_count + 1) * sizeof *scratch);
+    if (!scratch)
+        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "strides: out of memory");
+    for (uint32_t i = 0; i < job->clip_count; i++) {
+        baked_clip *bc = &job->clips[i];
+        const crowd_rig_clip *c = &job->rig->clips[bc->rig_clip];
+        bc->evidence.root_travel =
+            (float)(c->loop ? c->root_travel * job->unit_scale : one_shot_travel(job, bc, scratch));
+    }
+    crowd_free(scratch);
     return CROWD_OK;
 }
 

@@ -296,11 +296,10 @@ typedef struct loop_probe {
 
 /* What the rules found for one clip. */
 typedef struct clip_loop {
-    double wrap;            /* the key interval added to its duration (rule b); 0 when none */
-    double travel[3];       /* root motion over the cycle (rule c); 0 when none */
-    double data_travel;     /* how far a bone without vertices travels over the cycle; 0 when none */
-    double seam;            /* rule (d): the last pose's distance from the first, fraction of the size */
-    double one_shot_travel; /* a clip that does not loop: how far its body ends from where it began */
+    double wrap;        /* the key interval added to its duration (rule b); 0 when none */
+    double travel[3];   /* root motion over the cycle (rule c); 0 when none */
+    double data_travel; /* how far a bone without vertices travels over the cycle; 0 when none */
+    double seam;        /* rule (d): the last pose's distance from the first, fraction of the size */
 } clip_loop;
 
 /* The largest model-space distance a bone's origin moves between the poses at times ta and tb
@@ -466,10 +465,6 @@ static bool clip_loops(const loop_probe *p, const gltf_animation *an, uint32_t c
         out->data_travel = end_travel;
         return true;
     }
-    double moved[3]; /* a one-shot plays as authored; how far it takes the body is kept as data */
-    shared_displacement(p, moved);
-    double distance = hypot(hypot(moved[0], moved[1]), moved[2]);
-    out->one_shot_travel = distance >= 0.05 * p->size ? distance : 0.0;
     return false;
 }
 
@@ -516,7 +511,7 @@ static void keep_loop(crowd_rig *rig, rig_sampler *s, uint32_t c, const clip_loo
     memcpy(s->travel + 3 * (size_t)c, d, 3 * sizeof *d);
     memcpy(clip->root_motion, d, 3 * sizeof *d);
     clip->duration += found->wrap;
-    clip->root_travel = clip->loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), found->data_travel) : found->one_shot_travel;
+    clip->root_travel = clip->loop ? fmax(hypot(hypot(d[0], d[1]), d[2]), found->data_travel) : 0.0;
     clip->seam = clip->loop ? found->seam : 0.0;
     s->seam[c] = clip->seam > 0.0 ? fmin(0.25 * clip->duration, 0.25) : 0.0;
 }
