@@ -34,7 +34,8 @@ export function describeBake(name, summary, warnings) {
       (a.unitScale !== 1 ? ` (scaled by ${Number(a.unitScale.toPrecision(3))})` : '') +
       (Math.abs(n.groundOffset) > 1e-4 ? `, moved ${metres(Math.abs(n.groundOffset))} ${n.groundOffset > 0 ? 'up' : 'down'} onto the ground` : '') +
       (n.hover > 0 ? `, flying ${metres(n.hover)} above it` : '') + '.');
-    if (n.height > 20 || n.height < 0.05) lines.push(`That height looks wrong: is the file in centimetres? Set a height.`);
+    if (n.scaleDecision === 'detected')
+      lines.push(`Its size in metres was implausible, so the bake read the file in another unit (the note below says which).`);
   }
   lines.push('Clips: ' + a.clips.map((c) => `${c.name} (${roleWords[c.role] || c.role}` +
     (c.role === 'locomotion' && c.duration > 0 ? `, ${(c.stride / c.duration).toFixed(2)} m/s` : '') + ')').join(', ') + '.');
@@ -87,14 +88,14 @@ export function attachBakePanel(api, gui, statusText) {
       if (index < 0) throw new Error(api.addError());
       api.set('asset', index);
       const url = URL.createObjectURL(new Blob([bytes], { type: 'application/octet-stream' }));
-      // a centimetre file (the usual export) comes out 100 times too tall: offer the bake in metres
-      const centimetres = summary.asset.notes && summary.asset.notes.height > 20 && !override.scale && !options.height;
+      // the bake read the file in another unit (a centimetre export, the usual case): offer the undo
+      const rescaled = summary.asset.notes && summary.asset.notes.scaleDecision === 'detected';
       show(describeBake(main.name, summary, warnings).map((l) => `<div>${escape(l)}</div>`).join('') +
-        (centimetres ? '<div><a href="#" id="bake-metres">bake it again as centimetres (scale 0.01)</a></div>' : '') +
+        (rescaled ? '<div><a href="#" id="bake-as-is">bake it again at the file\'s own size (scale 1)</a></div>' : '') +
         `<div><a download="${escape(name)}" href="${url}">download ${escape(name)}</a> · <a href="#" id="bake-close">close</a></div>`);
       box.querySelector('#bake-close').onclick = (e) => { e.preventDefault(); box.style.display = 'none'; };
-      if (centimetres)
-        box.querySelector('#bake-metres').onclick = (e) => { e.preventDefault(); bakeFiles(files, { scale: 0.01 }); };
+      if (rescaled)
+        box.querySelector('#bake-as-is').onclick = (e) => { e.preventDefault(); bakeFiles(files, { scale: 1 }); };
       window.lastBake = { name, index, summary, warnings, ok: true };
     } catch (error) {
       const reason = error.name === 'AbortError' ? 'cancelled' : error.message;

@@ -167,10 +167,17 @@ try {
     const framesBefore = (await page.evaluate(() => window.crowd.stats())).frames;
     await page.setInputFiles('#bake-input', path.join(gltf, 'Fox.glb'));
     await page.waitForFunction(() => window.lastBake, null, { timeout: 120000 });
-    const giant = await page.evaluate(() => ({ height: window.lastBake.summary.asset.notes.height,
-      offer: !!document.getElementById('bake-metres') }));
-    check(giant.height > 20 && giant.offer, `demo page: the centimetre Fox (${giant.height} m) is not offered in metres`);
-    await page.evaluate(() => { window.lastBake = null; document.getElementById('bake-metres').click(); });
+    // the centimetre Fox is read as centimetres with no option given; the page offers the file's own size
+    const read = await page.evaluate(() => ({ height: window.lastBake.summary.asset.notes.height,
+      decision: window.lastBake.summary.asset.notes.scaleDecision, undo: !!document.getElementById('bake-as-is') }));
+    check(read.height > 0.5 && read.height < 1 && read.decision === 'detected' && read.undo,
+      `demo page: the centimetre Fox was not read as centimetres with the undo offered: ${JSON.stringify(read)}`);
+    await page.evaluate(() => { window.lastBake = null; document.getElementById('bake-as-is').click(); });
+    await page.waitForFunction(() => window.lastBake, null, { timeout: 120000 });
+    const asIs = await page.evaluate(() => window.lastBake.summary.asset.notes.height);
+    check(asIs > 20, `demo page: the undo did not bake Fox at the file's size (${asIs} m)`);
+    await page.evaluate(() => { window.lastBake = null; });
+    await page.setInputFiles('#bake-input', path.join(gltf, 'Fox.glb'));
     await page.waitForFunction(() => window.lastBake, null, { timeout: 120000 });
     const fox = await page.evaluate(() => ({ ...window.lastBake, asset: window.crowd.get('asset'),
       height: window.lastBake.summary.asset.notes.height,

@@ -40,6 +40,8 @@ export interface AssetInfo {
   /** What the bake decided (null for files baked before notes existed). */
   notes: null | {
     forward: string; forwardDecision: 'default' | 'detected' | 'given'; up: string; height: number;
+    /** 'detected': the bake read the file in another unit than metres (crowdbake/bake.h, UNITS). */
+    scaleDecision: 'default' | 'detected' | 'given';
     groundOffset: number; hover: number; boneMode: 'none' | 'exact' | 'approximate' | 'unavailable'; boneError: number;
   };
 }

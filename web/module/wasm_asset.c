@@ -120,9 +120,10 @@ static void put_notes(text *t, const crowd_asset *a)
         return put(t, ",\"notes\":null");
     put(t,
         ",\"notes\":{\"forward\":\"%s\",\"forwardDecision\":\"%s\",\"up\":\"%s\",\"height\":%.9g,"
-        "\"groundOffset\":%.9g,\"hover\":%.9g,\"boneMode\":\"%s\",\"boneError\":%.9g}",
+        "\"scaleDecision\":\"%s\",\"groundOffset\":%.9g,\"hover\":%.9g,\"boneMode\":\"%s\",\"boneError\":%.9g}",
         axes[(unsigned)n.forward % 6], decisions[(unsigned)n.forward_decision % 3], axes[(unsigned)n.up % 6], n.height,
-        n.ground_offset, n.hover, bone_modes[(unsigned)n.bone_mode % 4], n.bone_error);
+        decisions[(unsigned)n.scale_decision % 3], n.ground_offset, n.hover, bone_modes[(unsigned)n.bone_mode % 4],
+        n.bone_error);
 }
 
 const char *cbw_asset_json(const crowd_asset *a)
