@@ -120,9 +120,9 @@ quiet_cmake --build "$dir/build" -j "$jobs"
 quiet_cmake --install "$dir/build" --prefix "$dir/prefix"
 # every CROWD_API function of the headers, and nothing else, is exported; but libcrowd_core.so also
 # exports the internal helpers bake and gl share (the files CMakeLists.txt names in
-# CROWD_CORE_SHARED_HELPERS, declared in src/core/{alloc,error,clock,crc32,half,octahedral,container_read}.h)
-sed -n 's/^[a-z].*[ *]\(crowd_[a-z_0-9]*\)\( *(\|;\|\[\).*/\1/p' src/core/alloc.h src/core/error.h src/core/clock.h src/core/crc32.h \
-  src/core/half.h src/core/octahedral.h src/core/container_read.h | sort -u > "$work/core-helpers.txt"
+# CROWD_CORE_SHARED_HELPERS, declared in src/core/{alloc,error,clock,crc32,half,octahedral,container_read,file_read}.h)
+sed -n 's/^[A-Za-z].*[ *]\(crowd_[a-z_0-9]*\)\( *(\|;\|\[\).*/\1/p' src/core/alloc.h src/core/error.h src/core/clock.h src/core/crc32.h \
+  src/core/half.h src/core/octahedral.h src/core/container_read.h src/core/file_read.h | sort -u > "$work/core-helpers.txt"
 sed -n 's/^CROWD_API[^(]*[ *]\([a-z_0-9]*\)(.*/\1/p' include/crowdbake/*.h cmake/version.h.in | sort -u > "$work/api.txt"
 : > "$work/exported.txt"
 for lib in core bake gl; do

@@ -361,10 +361,11 @@ static bool root_motion(const loop_probe *p, double tolerance, double travel[3],
     }
     *residual = 0.0;
     for (uint32_t b = 0; b < bones; b++) {
+        if (!p->skinned[b])
+            continue; /* bones without vertices (the armature node, a root-motion bone) do not count */
         const float *a = global + 16 * (size_t)b + 12, *e = global + 16 * ((size_t)bones + b) + 12;
         double r[3] = {e[0] - a[0] - travel[0], e[1] - a[1] - travel[1], e[2] - a[2] - travel[2]};
-        if (p->skinned[b]) /* bones without vertices (the armature node, a root-motion bone) do not count */
-            *residual = fmax(*residual, hypot(hypot(r[0], r[1]), r[2]));
+        *residual = fmax(*residual, hypot(hypot(r[0], r[1]), r[2]));
     }
     if (*residual > tolerance * p->size) {
         travel[0] = travel[1] = travel[2] = 0.0;
