@@ -235,13 +235,20 @@ static void yaw_to_z(crowd_axis forward, float m[16])
     m[0] = c, m[8] = s, m[2] = -s, m[10] = c;
 }
 
+/* Hands a bake-time note or warning to the caller's warn callback, when there is one. */
+static void say(const bake_job *job, const char *text)
+{
+    if (job->desc->warn)
+        job->desc->warn(job->desc->warn_user, text);
+}
+
 static void warn(const bake_job *job, const char *format, double a, double b)
 {
     if (!job->desc->warn)
         return;
     char text[320];
     snprintf(text, sizeof text, format, a, b);
-    job->desc->warn(job->desc->warn_user, text);
+    say(job, text);
 }
 
 /* Standing height and depth (along the forward axis) in source units, after the up rotation: the
@@ -309,12 +316,6 @@ static double guess_scale(double height, const size_band *band, bool upright, co
         }
     double scale = (upright ? PERSON_HEIGHT : 1.0) / height;
     return scale >= 1e-4 && scale <= 1e4 ? scale : 1.0; /* beyond any unit: left as it is (bake.h) */
-}
-
-static void say(const bake_job *job, const char *text)
-{
-    if (job->desc->warn)
-        job->desc->warn(job->desc->warn_user, text);
 }
 
 /* No size given: the unit decided from the height and the kind (bake.h, SIZE), said in one line. */
