@@ -24,7 +24,7 @@ if(TARGET crowd_bake)
   list(APPEND crowd_headers rig.h rig_record.h bake.h gltf.h critters.h)
 endif()
 if(TARGET crowd_gl)
-  list(APPEND crowd_headers gl.h grass.h) # grass.h: the grass field, inside crowd_gl
+  list(APPEND crowd_headers gl.h grass.h gl_headless.h) # grass.h: the grass field; gl_headless.h: a windowless context
 endif()
 list(TRANSFORM crowd_headers PREPEND ${PROJECT_SOURCE_DIR}/include/crowdbake/)
 install(FILES ${crowd_headers} ${PROJECT_BINARY_DIR}/include/crowdbake/version.h

@@ -504,7 +504,7 @@ done:
     crowd_gl_destroy(r);
     crowd_sim_destroy(sim);
     crowd_destroy(c);
-    if (gl.context)
+    if (gl.headless)
         tool_gl_destroy(&gl);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);

@@ -7,11 +7,12 @@
 #include <stdint.h>
 
 #include "crowdbake/base.h"
+#include "crowdbake/gl_headless.h"
 
+/* A crowd_gl_headless context (crowdbake/gl_headless.h) as the tools and tests use it. */
 typedef struct tool_gl {
-    void *display, *context;
-    unsigned fbo, color, depth; /* multisampled target */
-    unsigned resolve_fbo, resolve_color;
+    crowd_gl_headless *headless;
+    unsigned fbo; /* crowd_gl_headless_framebuffer: the target to draw into */
     int width, height;
     bool es;
     char renderer[128];

@@ -6,8 +6,10 @@
  * depth pass, both with exactly the same vertex animation. Shaders are GLSL ES 3.00 (desktop GL gets
  * the same source with a #version 330 header), so WebGL2 and desktop draw the same pixels.
  *
- * Every function expects the caller's GL context to be current. Nothing here creates windows or
- * contexts, and nothing draws scenery: the caller draws its own ground and world around the crowd.
+ * Every function expects the caller's GL context to be current: crowd_gl_create (and
+ * crowd_grass_create) with none current return CROWD_ERROR_GL saying so. Nothing here creates windows,
+ * and nothing draws scenery: the caller draws its own ground and world around the crowd. For offline
+ * rendering and tests, crowdbake/gl_headless.h makes a windowless context (EGL surfaceless).
  *
  * A frame: crowd_gl_view (the crowd_view for crowd_update: who culls, the attachments' margin) ->
  * crowd_update -> crowd_gl_upload -> crowd_gl_cull (the GPU-driven path; nothing on the CPU path) ->
@@ -213,7 +215,9 @@ typedef struct crowd_gl_renderer crowd_gl_renderer;
 /* Creates a renderer for desc->asset in desc->mode. Refused with a message when that mode cannot
  * play the asset (crowd_gl_check_mode): bone mode without a bone texture (CROWD_ERROR_ARGUMENT), or
  * bone mode the bake recorded as unavailable (CROWD_ERROR_UNSUPPORTED): no silent fallback to VAT,
- * so a caller that asked for bones learns it at once instead of drawing frozen characters. */
+ * so a caller that asked for bones learns it at once instead of drawing frozen characters. With no
+ * GL context current on the calling thread: CROWD_ERROR_GL naming it (checked through the EGL and GLX
+ * libraries the process has loaded, before any GL call; see crowdbake/gl_headless.h for one). */
 CROWD_API crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out, crowd_error *error);
 CROWD_API void crowd_gl_destroy(crowd_gl_renderer *renderer);
 

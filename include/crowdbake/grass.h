@@ -180,7 +180,8 @@ typedef struct crowd_grass crowd_grass;
  * them (16 bytes a blade: 32 MB for 2M) and the three tier meshes, compiles the program(s). Checks GL
  * errors once at the end. Errors: CROWD_ERROR_ARGUMENT (a value out of range: negative sizes,
  * bands out of order, more than CROWD_GRASS_MAX_BLADES), CROWD_ERROR_UNSUPPORTED (path GPU on a
- * context without compute), CROWD_ERROR_GL (a shader, the GPU's texture size, out of memory). */
+ * context without compute), CROWD_ERROR_GL (no GL context current, a shader, the GPU's texture size, out
+ * of memory). */
 CROWD_API crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out, crowd_error *error);
 CROWD_API void crowd_grass_destroy(crowd_grass *grass);
 

@@ -7,6 +7,7 @@
 
 #include "core/alloc.h"
 #include "core/error.h"
+#include "gl/context_check.h"
 #include "gl/gpu_crowd.h"
 #include "gl/renderer_internal.h"
 #include "gl/shaders.h"
@@ -300,6 +301,8 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: NULL desc, out or asset");
     *out = NULL;
     crowd_result usable = crowd_gl_check_mode(desc->asset, desc->mode, error);
+    if (usable == CROWD_OK)
+        usable = crowd_gl_require_context("crowd_gl_create", error);
     if (usable != CROWD_OK)
         return usable;
     crowd_gl_renderer *r = crowd_calloc(1, sizeof *r);

@@ -8,6 +8,7 @@
 #include "common/cbmath.h"
 #include "core/alloc.h"
 #include "core/error.h"
+#include "gl/context_check.h"
 #include "gl/gl_api.h"
 #include "gl/gpu_cull.h"
 #include "gl/program.h"
@@ -449,6 +450,8 @@ crowd_result crowd_grass_create(const crowd_grass_desc *desc, crowd_grass **out,
     *out = NULL;
     crowd_grass_desc d = crowd_grass_resolve(desc);
     crowd_result r = grass_check_desc(&d, error);
+    if (r == CROWD_OK)
+        r = crowd_gl_require_context("crowd_grass_create", error);
     if (r != CROWD_OK)
         return r;
     crowd_grass *g = crowd_calloc(1, sizeof *g);
