@@ -60,7 +60,7 @@ run_consumers() { # dir: run the consumers built there
   run "$dir/consumer" "$asset"
   run "$dir/consumer_cpp" "$asset"
   run "$dir/consumer_gl"
-  step "$what: C bake + runtime, C++ runtime, gl link: ok"
+  step "$what: C bake + runtime, C++ runtime, gl: refused with no context, headless read: ok"
 }
 
 for pair in gcc:g++ clang:clang++; do
