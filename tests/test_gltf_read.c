@@ -9,8 +9,12 @@
 
 #include "check.h"
 #include "common/cbmath.h"
+#include "core/alloc.h"
+#include "gltf/atlas.h"
 #include "gltf/gltf_internal.h"
 #include "test_support.h"
+
+#include <stb/stb_image.h>
 
 #define ASSETS CROWD_ASSET_DIR "/gltf/"
 
@@ -361,6 +365,136 @@ static void texture_and_colors(void)
     crowd_rig_free(&rig);
 }
 
+/* A texel that names its tile and place, so a texel found anywhere else is caught. */
+static void pattern_texel(uint32_t tile, uint32_t x, uint32_t y, uint8_t out[4])
+{
+    out[0] = (uint8_t)(tile * 40 + 1), out[1] = (uint8_t)x, out[2] = (uint8_t)y, out[3] = (uint8_t)(x >> 8 | y >> 4);
+}
+
+/* The atlas packer alone: every tile's texels where its UVs say (repeats included), its gutter
+ * its own edge texels, and a tile too big refused. */
+static void atlas_places_every_texel(void)
+{
+    enum { N = 5 };
+    const uint32_t size[N][2] = {{37, 20}, {64, 64}, {8, 100}, {200, 13}, {1, 1}};
+    const uint32_t repeat[N][2] = {{1, 1}, {3, 2}, {1, 1}, {1, 4}, {2, 2}};
+    const int32_t origin[N][2] = {{0, 0}, {-1, 0}, {0, 0}, {0, -2}, {5, 5}};
+    gltf_atlas_tile tiles[N];
+    uint8_t *images[N];
+    for (uint32_t t = 0; t < N; t++) {
+        images[t] = malloc((size_t)size[t][0] * size[t][1] * 4);
+        REQUIRE(images[t]);
+        for (uint32_t y = 0; y < size[t][1]; y++)
+            for (uint32_t x = 0; x < size[t][0]; x++)
+                pattern_texel(t, x, y, images[t] + ((size_t)y * size[t][0] + x) * 4);
+        tiles[t] = (gltf_atlas_tile){images[t], size[t][0], size[t][1], {repeat[t][0], repeat[t][1]},
+                                    {origin[t][0], origin[t][1]}, 0, 0};
+    }
+    gltf_atlas atlas;
+    crowd_error err;
+    REQUIRE(gltf_atlas_pack(tiles, N, GLTF_ATLAS_MAX_SIDE, &atlas, &err) == CROWD_OK);
+    uint32_t wrong = 0, checked = 0, gutter_wrong = 0;
+    for (uint32_t t = 0; t < N; t++) {
+        const uint32_t w = size[t][0], h = size[t][1];
+        for (uint32_t ty = 0; ty < h * repeat[t][1]; ty++)
+            for (uint32_t tx = 0; tx < w * repeat[t][0]; tx++) { /* the centre of every texel of the tile */
+                float uv[2] = {(float)origin[t][0] + ((float)tx + 0.5f) / (float)w,
+                               (float)origin[t][1] + ((float)ty + 0.5f) / (float)h}, at[2];
+                gltf_atlas_uv(&atlas, &tiles[t], uv, at);
+                uint32_t ax = (uint32_t)floorf(at[0] * (float)atlas.width), ay = (uint32_t)floorf(at[1] * (float)atlas.height);
+                uint8_t expected[4];
+                pattern_texel(t, tx % w, ty % h, expected);
+                wrong += ax >= atlas.width || ay >= atlas.height ||
+                         memcmp(atlas.rgba + ((size_t)ay * atlas.width + ax) * 4, expected, 4) != 0;
+                checked++;
+            }
+        /* the gutter: left of the first column and above the first row, the edge texel */
+        for (uint32_t g = 1; g <= GLTF_ATLAS_GUTTER; g++) {
+            uint8_t expected[4];
+            pattern_texel(t, 0, 0, expected);
+            gutter_wrong += memcmp(atlas.rgba + ((size_t)(tiles[t].y - g) * atlas.width + tiles[t].x - g) * 4, expected, 4) != 0;
+        }
+    }
+    printf("     atlas %u x %u: %u texels checked, %u wrong, %u gutter texels wrong\n", atlas.width, atlas.height, checked,
+           wrong, gutter_wrong);
+    CHECK(wrong == 0 && gutter_wrong == 0 && checked > 20000);
+    CHECK(atlas.width <= GLTF_ATLAS_MAX_SIDE && atlas.height <= GLTF_ATLAS_MAX_SIDE);
+    crowd_free(atlas.rgba);
+    tiles[0].width = GLTF_ATLAS_MAX_SIDE; /* (its texels are never read: refused before) */
+    CHECK(gltf_atlas_pack(tiles, N, GLTF_ATLAS_MAX_SIDE, &atlas, &err) == CROWD_ERROR_LIMIT && atlas.rgba == NULL);
+    for (uint32_t t = 0; t < N; t++)
+        free(images[t]);
+}
+
+static char *whole_file(const char *path, size_t *out_size)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long size = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size > 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)) &&
+        fread(text, 1, (size_t)size, f) == (size_t)size)
+        text[size] = 0, *out_size = (size_t)size;
+    else
+        free(text), text = NULL;
+    if (f)
+        fclose(f);
+    return text;
+}
+
+/* The texel of an rgba image at a UV, nearest, repeating. */
+static const uint8_t *texel_at(const uint8_t *rgba, uint32_t w, uint32_t h, const float uv[2])
+{
+    double u = uv[0] - floor(uv[0]), v = uv[1] - floor(uv[1]);
+    uint32_t x = (uint32_t)(u * w), y = (uint32_t)(v * h);
+    return rgba + ((size_t)(y < h ? y : h - 1) * w + (x < w ? x : w - 1)) * 4;
+}
+
+/* MorphStressTest's two textured materials (a grid repeated over a plate, colour swatches on the
+ * bars) each keep their texture in the atlas: at every vertex of a region, the atlas texel at its
+ * new UV is the source image's texel at its UV as read with only that material textured. */
+static void several_materials_keep_their_textures(void)
+{
+    crowd_rig both, only[2];
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_file(ASSETS "MorphStressTest.gltf", NULL, &both, &err) == CROWD_OK);
+    CHECK(both.region_count == 2 && both.regions_info[0].textured && both.regions_info[1].textured);
+    size_t json_size = 0;
+    char *json = whole_file(ASSETS "MorphStressTest.gltf", &json_size);
+    REQUIRE(json);
+    const char *image_of[2] = {ASSETS "TinyGrid.png", ASSETS "ColorSwatches.png"};
+    const char *texture_of[2] = {"\"baseColorTexture\" : {\n                    \"index\" : 1",
+                                 "\"baseColorTexture\" : {\n                    \"index\" : 2"};
+    for (int keep = 0; keep < 2; keep++) { /* untexture the other material: no atlas, UVs as in the file */
+        char *edited = replace_once(json, texture_of[1 - keep], "\"ignoredTexture\" : {\"index\" : 0");
+        REQUIRE(edited);
+        REQUIRE(crowd_gltf_read_memory(edited, strlen(edited), "one texture", ASSETS, NULL, &only[keep], &err) ==
+                CROWD_OK);
+        free(edited);
+        int w = 0, h = 0, n = 0;
+        size_t png_size = 0;
+        char *png = whole_file(image_of[keep], &png_size);
+        uint8_t *source = png ? stbi_load_from_memory((const uint8_t *)png, (int)png_size, &w, &h, &n, 4) : NULL;
+        free(png);
+        REQUIRE(source && only[keep].vertex_count == both.vertex_count);
+        uint32_t vertices = 0, wrong = 0;
+        for (uint32_t v = 0; v < both.vertex_count; v++) {
+            if (only[keep].regions[v] != (uint8_t)keep || !only[keep].regions_info[keep].textured)
+                continue;
+            const uint8_t *want = texel_at(source, (uint32_t)w, (uint32_t)h, only[keep].uvs + 2 * v);
+            const uint8_t *got = texel_at(both.albedo, both.albedo_width, both.albedo_height, both.uvs + 2 * v);
+            wrong += memcmp(want, got, 4) != 0;
+            vertices++;
+        }
+        printf("     region %d (%s): %u vertices, %u texels differ\n", keep, both.regions_info[keep].name, vertices,
+               wrong);
+        CHECK(vertices > 20 && wrong == 0);
+        stbi_image_free(source);
+        crowd_rig_free(&only[keep]);
+    }
+    free(json);
+    crowd_rig_free(&both);
+}
+
 static void msft_lod_levels(void)
 {
     const uint16_t tri[4] = {0, 1, 3, 0};
@@ -434,6 +568,8 @@ int main(void)
     RUN_TEST(late_start_and_external_buffer);
     RUN_TEST(morph_weights_animate);
     RUN_TEST(texture_and_colors);
+    RUN_TEST(atlas_places_every_texel);
+    RUN_TEST(several_materials_keep_their_textures);
     RUN_TEST(msft_lod_levels);
     RUN_TEST(sockets_from_nodes);
     RUN_TEST(flat_normals_when_missing);

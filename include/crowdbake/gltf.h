@@ -31,10 +31,15 @@
  *     Missing normals are computed flat (each triangle gets its own three vertices), as the spec
  *     asks.
  *   - Materials become regions (name, palette[0] = baseColorFactor in sRGB rgba8, `textured`
- *     when the base-colour texture is the asset's albedo). One albedo per asset: when materials
- *     use several base-colour images, the one covering the most vertices wins and the others'
- *     regions are not textured (a warning says so). Images are decoded with stb_image (PNG and
- *     JPEG). COLOR_0 becomes vertex colours (sRGB rgba8, like the palette).
+ *     when the material has a base-colour texture). One albedo texture per asset: when materials
+ *     use several base-colour images they are packed into one atlas (each image at its own
+ *     resolution, an 8-texel gutter of its edge texels round it) and each region's UVs are moved
+ *     into its image's tile. A texture that repeats is laid out repeated over the UV range its
+ *     vertices use (up to 256 copies and a quarter of the atlas side); past that its UVs are clamped
+ *     to the tile (a warning says so). An atlas wider or taller than 8192 texels is not made: the
+ *     image covering the most vertices is kept and the other regions are not textured (a warning).
+ *     A single image is the albedo as it is (its UVs may repeat). Images are decoded with stb_image
+ *     (PNG and JPEG). COLOR_0 becomes vertex colours (sRGB rgba8, like the palette).
  *   - Animations become clips: [first key, last key] of all the animation's samplers, so clips
  *     that start after t = 0 keep their timing. LINEAR (slerp for rotations), STEP and
  *     CUBICSPLINE (Hermite with tangents scaled by the key interval, as the spec says) are
