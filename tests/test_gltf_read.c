@@ -10,6 +10,7 @@
 #include "check.h"
 #include "common/cbmath.h"
 #include "core/alloc.h"
+#include "core/format.h"
 #include "gltf/atlas.h"
 #include "gltf/gltf_internal.h"
 #include "test_support.h"
@@ -387,8 +388,8 @@ static void atlas_places_every_texel(void)
         for (uint32_t y = 0; y < size[t][1]; y++)
             for (uint32_t x = 0; x < size[t][0]; x++)
                 pattern_texel(t, x, y, images[t] + ((size_t)y * size[t][0] + x) * 4);
-        tiles[t] = (gltf_atlas_tile){images[t], size[t][0], size[t][1], {repeat[t][0], repeat[t][1]},
-                                    {origin[t][0], origin[t][1]}, 0, 0};
+        tiles[t] = (gltf_atlas_tile){
+            images[t], size[t][0], size[t][1], {repeat[t][0], repeat[t][1]}, {origin[t][0], origin[t][1]}, 0, 0};
     }
     gltf_atlas atlas;
     crowd_error err;
@@ -399,9 +400,11 @@ static void atlas_places_every_texel(void)
         for (uint32_t ty = 0; ty < h * repeat[t][1]; ty++)
             for (uint32_t tx = 0; tx < w * repeat[t][0]; tx++) { /* the centre of every texel of the tile */
                 float uv[2] = {(float)origin[t][0] + ((float)tx + 0.5f) / (float)w,
-                               (float)origin[t][1] + ((float)ty + 0.5f) / (float)h}, at[2];
+                               (float)origin[t][1] + ((float)ty + 0.5f) / (float)h},
+                      at[2];
                 gltf_atlas_uv(&atlas, &tiles[t], uv, at);
-                uint32_t ax = (uint32_t)floorf(at[0] * (float)atlas.width), ay = (uint32_t)floorf(at[1] * (float)atlas.height);
+                uint32_t ax = (uint32_t)floorf(at[0] * (float)atlas.width),
+                         ay = (uint32_t)floorf(at[1] * (float)atlas.height);
                 uint8_t expected[4];
                 pattern_texel(t, tx % w, ty % h, expected);
                 wrong += ax >= atlas.width || ay >= atlas.height ||
@@ -412,11 +415,12 @@ static void atlas_places_every_texel(void)
         for (uint32_t g = 1; g <= GLTF_ATLAS_GUTTER; g++) {
             uint8_t expected[4];
             pattern_texel(t, 0, 0, expected);
-            gutter_wrong += memcmp(atlas.rgba + ((size_t)(tiles[t].y - g) * atlas.width + tiles[t].x - g) * 4, expected, 4) != 0;
+            gutter_wrong +=
+                memcmp(atlas.rgba + ((size_t)(tiles[t].y - g) * atlas.width + tiles[t].x - g) * 4, expected, 4) != 0;
         }
     }
-    printf("     atlas %u x %u: %u texels checked, %u wrong, %u gutter texels wrong\n", atlas.width, atlas.height, checked,
-           wrong, gutter_wrong);
+    printf("     atlas %u x %u: %u texels checked, %u wrong, %u gutter texels wrong\n", atlas.width, atlas.height,
+           checked, wrong, gutter_wrong);
     CHECK(wrong == 0 && gutter_wrong == 0 && checked > 20000);
     CHECK(atlas.width <= GLTF_ATLAS_MAX_SIDE && atlas.height <= GLTF_ATLAS_MAX_SIDE);
     crowd_free(atlas.rgba);
@@ -424,21 +428,6 @@ static void atlas_places_every_texel(void)
     CHECK(gltf_atlas_pack(tiles, N, GLTF_ATLAS_MAX_SIDE, &atlas, &err) == CROWD_ERROR_LIMIT && atlas.rgba == NULL);
     for (uint32_t t = 0; t < N; t++)
         free(images[t]);
-}
-
-static char *whole_file(const char *path, size_t *out_size)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    long size = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size > 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)) &&
-        fread(text, 1, (size_t)size, f) == (size_t)size)
-        text[size] = 0, *out_size = (size_t)size;
-    else
-        free(text), text = NULL;
-    if (f)
-        fclose(f);
-    return text;
 }
 
 /* The texel of an rgba image at a UV, nearest, repeating. */
@@ -459,7 +448,7 @@ static void several_materials_keep_their_textures(void)
     REQUIRE(crowd_gltf_read_file(ASSETS "MorphStressTest.gltf", NULL, &both, &err) == CROWD_OK);
     CHECK(both.region_count == 2 && both.regions_info[0].textured && both.regions_info[1].textured);
     size_t json_size = 0;
-    char *json = whole_file(ASSETS "MorphStressTest.gltf", &json_size);
+    char *json = test_read_file(ASSETS "MorphStressTest.gltf", &json_size);
     REQUIRE(json);
     const char *image_of[2] = {ASSETS "TinyGrid.png", ASSETS "ColorSwatches.png"};
     const char *texture_of[2] = {"\"baseColorTexture\" : {\n                    \"index\" : 1",
@@ -472,7 +461,7 @@ static void several_materials_keep_their_textures(void)
         free(edited);
         int w = 0, h = 0, n = 0;
         size_t png_size = 0;
-        char *png = whole_file(image_of[keep], &png_size);
+        char *png = test_read_file(image_of[keep], &png_size);
         uint8_t *source = png ? stbi_load_from_memory((const uint8_t *)png, (int)png_size, &w, &h, &n, 4) : NULL;
         free(png);
         REQUIRE(source && only[keep].vertex_count == both.vertex_count);
@@ -493,6 +482,107 @@ static void several_materials_keep_their_textures(void)
     }
     free(json);
     crowd_rig_free(&both);
+}
+
+static uint8_t *decoded_png(const char *path, int *w, int *h)
+{
+    size_t size = 0;
+    int n = 0;
+    char *png = test_read_file(path, &size);
+    uint8_t *rgba = png ? stbi_load_from_memory((const uint8_t *)png, (int)size, w, h, &n, 4) : NULL;
+    free(png);
+    return rgba;
+}
+
+/* A copy with one PUVS value or the file's version changed (CRCs resealed): a clear refusal. */
+static void puvs_damage_refused(const uint8_t *bytes, size_t size)
+{
+    uint32_t count = crowd_rd32(bytes + 12);
+    uint64_t offset = 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (crowd_rd32(bytes + 32 + 32 * i) == CROWD_TAG_PUVS)
+            offset = crowd_rd64(bytes + 32 + 32 * i + 8);
+    REQUIRE(offset > 0);
+    const float damage[] = {NAN, INFINITY, 2e6f};
+    for (int d = 0; d < 4; d++) {
+        uint8_t *copy = aligned_copy(bytes, size);
+        if (d < 3)
+            crowd_wrf32(copy + offset + 4, damage[d]);
+        else
+            crowd_wr32(copy + 8, CROWD_VERSION_PALETTE_UV - 1);
+        reseal(copy, size);
+        crowd_asset asset;
+        crowd_error err;
+        crowd_result r = crowd_asset_load_memory(&asset, copy, size, &err);
+        CHECKF(r == CROWD_ERROR_INVALID_DATA && strstr(err.message, "PUVS"), "damage %d: %d %s", d, (int)r,
+               err.message);
+        free(copy);
+    }
+}
+
+/* Each variant of the bars samples what its material says: at every vertex, choice 0 the swatches,
+ * choice 1 the grid (another tile, through its UV transform), choice 2 the white texel; the palette
+ * holds the variants' colours; the transforms survive the bake and the load (PUVS, version 4). */
+static void material_variants_sample_their_own_tiles(void)
+{
+    char *json = test_variants_gltf(CROWD_ASSET_DIR);
+    REQUIRE(json);
+    crowd_rig rig, plain;
+    crowd_error err;
+    REQUIRE(crowd_gltf_read_memory(json, strlen(json), "variants", ASSETS, NULL, &rig, &err) == CROWD_OK);
+    free(json);
+    /* the file's UVs, from a read where only the bars are textured (no atlas) */
+    size_t size = 0;
+    char *original = test_read_file(ASSETS "MorphStressTest.gltf", &size);
+    char *one = original ? replace_once(original, "\"baseColorTexture\" : {\n                    \"index\" : 1",
+                                        "\"ignoredTexture\" : {\"index\" : 0")
+                         : NULL;
+    free(original);
+    REQUIRE(one && crowd_gltf_read_memory(one, strlen(one), "one", ASSETS, NULL, &plain, &err) == CROWD_OK);
+    free(one);
+    const crowd_rig_region *bars = &rig.regions_info[1];
+    REQUIRE(rig.region_count == 2 && bars->palette_count == 3 && bars->uv_transforms && bars->textured);
+    CHECK(bars->palette[1][0] == 255 && bars->palette[1][1] == 0 && bars->palette[2][2] == 255 &&
+          bars->palette[2][0] == 0);
+    CHECK(rig.regions_info[0].palette_count == 1 && !rig.regions_info[0].uv_transforms);
+    int gw = 0, gh = 0, sw = 0, sh = 0;
+    uint8_t *grid = decoded_png(ASSETS "TinyGrid.png", &gw, &gh),
+            *swatches = decoded_png(ASSETS "ColorSwatches.png", &sw, &sh);
+    REQUIRE(grid && swatches);
+    uint32_t vertices = 0, wrong[3] = {0, 0, 0};
+    static const uint8_t white[4] = {255, 255, 255, 255};
+    for (uint32_t v = 0; v < rig.vertex_count; v++) {
+        if (rig.regions[v] != 1)
+            continue;
+        vertices++;
+        for (int k = 0; k < 3; k++) {
+            const float *t = bars->uv_transforms[k], *uv = rig.uvs + 2 * v;
+            float at[2] = {uv[0] * t[0] + t[2], uv[1] * t[1] + t[3]};
+            const uint8_t *got = texel_at(rig.albedo, rig.albedo_width, rig.albedo_height, at);
+            const uint8_t *want = k == 0   ? texel_at(swatches, (uint32_t)sw, (uint32_t)sh, plain.uvs + 2 * v)
+                                  : k == 1 ? texel_at(grid, (uint32_t)gw, (uint32_t)gh, plain.uvs + 2 * v)
+                                           : white;
+            wrong[k] += memcmp(got, want, 4) != 0;
+        }
+    }
+    printf("     %u vertices of the bars; texels wrong: own %u, grid variant %u, plain variant %u\n", vertices,
+           wrong[0], wrong[1], wrong[2]);
+    CHECK(vertices == 1504 && wrong[0] == 0 && wrong[1] == 0 && wrong[2] == 0);
+    /* through the bake and the loader */
+    crowd_bake_output baked;
+    crowd_asset asset;
+    REQUIRE(crowd_bake(&(crowd_bake_desc){.rig = &rig, .fps = 10}, &baked, &err) == CROWD_OK);
+    REQUIRE(crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) == CROWD_OK);
+    REQUIRE(asset.palette_uv && asset.region_count == 2);
+    const float *loaded = asset.palette_uv + 4 * asset.regions_info[1].palette_first;
+    CHECK(memcmp(loaded, bars->uv_transforms, 3 * 4 * sizeof(float)) == 0);
+    CHECK(crowd_rd32(baked.bytes + 8) == CROWD_VERSION_PALETTE_UV); /* the file's version */
+    crowd_asset_free(&asset);
+    puvs_damage_refused(baked.bytes, baked.size);
+    crowd_bake_output_free(&baked);
+    stbi_image_free(grid), stbi_image_free(swatches);
+    crowd_rig_free(&plain);
+    crowd_rig_free(&rig);
 }
 
 static void msft_lod_levels(void)
@@ -570,6 +660,7 @@ int main(void)
     RUN_TEST(texture_and_colors);
     RUN_TEST(atlas_places_every_texel);
     RUN_TEST(several_materials_keep_their_textures);
+    RUN_TEST(material_variants_sample_their_own_tiles);
     RUN_TEST(msft_lod_levels);
     RUN_TEST(sockets_from_nodes);
     RUN_TEST(flat_normals_when_missing);

@@ -314,6 +314,47 @@ char *replace_once(const char *text, const char *from, const char *to)
     return out;
 }
 
+char *test_read_file(const char *path, size_t *out_size)
+{
+    FILE *f = fopen(path, "rb");
+    char *text = NULL;
+    long size = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size > 0 && fseek(f, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1)) &&
+        fread(text, 1, (size_t)size, f) == (size_t)size)
+        text[size] = 0, *out_size = (size_t)size;
+    else
+        free(text), text = NULL;
+    if (f)
+        fclose(f);
+    return text;
+}
+
+/* MorphStressTest with KHR_materials_variants: the bars' material (region 1) gets a variant with
+ * another material (red, the grid texture) and one with no texture (blue). */
+char *test_variants_gltf(const char *asset_dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/gltf/MorphStressTest.gltf", asset_dir);
+    size_t size = 0;
+    char *json = test_read_file(path, &size), *next;
+    static const char *const edits[][2] = {
+        {"\"asset\" : {",
+         "\"extensions\" : {\"KHR_materials_variants\" : {\"variants\" : [{\"name\" : \"painted\"}, "
+         "{\"name\" : \"plain\"}]}}, \"extensionsUsed\" : [\"KHR_materials_variants\"], \"asset\" : {"},
+        {"\"roughnessFactor\" : 0.5\n            }\n        }\n    ],",
+         "\"roughnessFactor\" : 0.5\n            }\n        }, {\"name\" : \"Painted\", \"pbrMetallicRoughness\" : "
+         "{\"baseColorFactor\" : [1, 0, 0, 1], \"baseColorTexture\" : {\"index\" : 1}}}, {\"name\" : \"Plain\", "
+         "\"pbrMetallicRoughness\" : {\"baseColorFactor\" : [0, 0, 1, 1]}}\n    ],"},
+        {"\"material\" : 1,", "\"material\" : 1, \"extensions\" : {\"KHR_materials_variants\" : {\"mappings\" : "
+                              "[{\"material\" : 2, \"variants\" : [0]}, {\"material\" : 3, \"variants\" : [1]}]}},"}};
+    for (size_t e = 0; json && e < sizeof edits / sizeof edits[0]; e++) {
+        next = replace_once(json, edits[e][0], edits[e][1]);
+        free(json);
+        json = next;
+    }
+    return json;
+}
+
 static void count_warning(void *user, const char *message)
 {
     (void)message;

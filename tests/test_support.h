@@ -86,5 +86,11 @@ void gltf_fixture_bin(uint8_t bin[GLTF_FIXTURE_BYTES]);
 char *gltf_fixture_json(const uint8_t *bin, size_t size);
 /* A copy of `text` with the first occurrence of `from` replaced by `to` (NULL when absent). */
 char *replace_once(const char *text, const char *from, const char *to);
+/* A whole file, NUL-terminated (malloc'ed; NULL when it cannot be read); its size in *size. */
+char *test_read_file(const char *path, size_t *size);
+/* MorphStressTest (under asset_dir/gltf) with KHR_materials_variants: the bars' material (region 1)
+ * gets variant "painted" (red, the grid texture: another tile) and "plain" (blue, untextured). Its
+ * relative URIs resolve against asset_dir/gltf. malloc'ed text, NULL when the file is missing. */
+char *test_variants_gltf(const char *asset_dir);
 /* Reads a glTF from memory (no external files); warnings are counted into *warnings when given. */
 crowd_result read_gltf_text(const char *text, crowd_rig *rig, crowd_error *error, int *warnings);

@@ -253,6 +253,11 @@ typedef struct crowd_asset {
     const crowd_socket *sockets;
     const crowd_region *regions_info;
     const uint8_t *palette; /* rgba8 colours, palette_count of them */
+    /* Where each palette colour samples the albedo (material variants whose texture is another tile
+     * of the atlas): 4 floats per colour, atlas uv = vertex uv * (t[0], t[1]) + (t[2], t[3]) (scale
+     * 0: a white texel, an untextured variant of a textured region). NULL (files without the PUVS
+     * section): every colour samples at the vertex UVs. */
+    const float *palette_uv;
 
     crowd_source_kind source_kind;
     const char *source_name;

@@ -87,7 +87,8 @@ CROWD_API void crowd_set_allocator(const crowd_allocator *allocator);
 #define CROWD_MAX_SOCKETS 256u
 #define CROWD_MAX_REGIONS 64u
 #define CROWD_MAX_PALETTE 4096u
-#define CROWD_INFLUENCES 4u /* joints/weights per vertex in bone mode */
+#define CROWD_MAX_UV_TRANSFORM 1e6f /* magnitude of a palette choice's UV transform (asset.h palette_uv) */
+#define CROWD_INFLUENCES 4u         /* joints/weights per vertex in bone mode */
 
 #ifdef __cplusplus
 }

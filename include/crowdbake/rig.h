@@ -68,6 +68,10 @@ typedef struct crowd_rig_region {
     uint32_t palette_count; /* >= 1 */
     uint8_t (*palette)[4];  /* rgba8 choices; [0] is the default (a glTF base colour factor) */
     bool textured;          /* multiplied by the rig's albedo texture at the vertex UVs */
+    /* Per palette choice, where it samples the albedo: uv * (t[0], t[1]) + (t[2], t[3]) (material
+     * variants whose texture is another tile of the atlas; scale 0 samples a white texel). NULL:
+     * every choice samples at the vertex UVs. */
+    float (*uv_transforms)[4];
 } crowd_rig_region;
 
 typedef struct crowd_rig crowd_rig;

@@ -17,6 +17,7 @@ typedef struct packed_tables {
     float *placed_normals;
     uint8_t *notes;       /* the BAKE section */
     uint8_t *clip_bounds; /* the CBND section */
+    uint8_t *palette_uv;  /* the PUVS section, or NULL when every choice samples at the vertex UVs */
 } packed_tables;
 
 static void free_tables(packed_tables *t)
@@ -33,6 +34,7 @@ static void free_tables(packed_tables *t)
     crowd_free(t->scaled_positions);
     crowd_free(t->placed_normals);
     crowd_free(t->notes);
+    crowd_free(t->palette_uv);
     crowd_free(t->clip_bounds);
 }
 
@@ -164,6 +166,11 @@ static bool allocate_tables(const bake_job *job, packed_tables *t)
     t->sockets = crowd_calloc(rig->socket_count + 1, CROWD_SOCKET_BYTES);
     t->regions = crowd_calloc(rig->region_count, CROWD_REGION_BYTES);
     t->palette = crowd_calloc(palette_total(rig), 4);
+    bool uv_transforms = false;
+    for (uint32_t g = 0; g < rig->region_count; g++)
+        uv_transforms |= rig->regions_info[g].uv_transforms != NULL;
+    if (uv_transforms && !(t->palette_uv = crowd_calloc(palette_total(rig), CROWD_PUVS_ENTRY_BYTES)))
+        return false;
     t->region_ids = crowd_malloc(rig->vertex_count);
     if (rig->colors)
         t->colors = crowd_malloc((size_t)rig->vertex_count * 4);
@@ -255,6 +262,13 @@ static void write_regions(const bake_job *job, packed_tables *t, bool *ok)
         crowd_wr32(rec + 8, region->palette_count);
         crowd_wr32(rec + 12, region->textured ? CROWD_REGION_TEXTURED : 0u);
         memcpy(t->palette + 4 * palette_cursor, region->palette, 4 * (size_t)region->palette_count);
+        for (uint32_t k = 0; t->palette_uv && k < region->palette_count; k++) {
+            static const float identity[4] = {1.0f, 1.0f, 0.0f, 0.0f};
+            const float *transform = region->uv_transforms ? region->uv_transforms[k] : identity;
+            for (int c = 0; c < 4; c++)
+                crowd_wrf32(t->palette_uv + (size_t)(palette_cursor + k) * CROWD_PUVS_ENTRY_BYTES + 4u * (unsigned)c,
+                            transform[c]);
+        }
         palette_cursor += region->palette_count;
     }
     memcpy(t->region_ids, rig->regions, rig->vertex_count);
@@ -316,6 +330,8 @@ crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, cro
     }
     crowd_container_add(b, CROWD_TAG_REGN, t.regions, (uint64_t)rig->region_count * CROWD_REGION_BYTES);
     crowd_container_add(b, CROWD_TAG_PALT, t.palette, (uint64_t)palette_total(rig) * 4);
+    if (t.palette_uv)
+        crowd_container_add(b, CROWD_TAG_PUVS, t.palette_uv, (uint64_t)palette_total(rig) * CROWD_PUVS_ENTRY_BYTES);
     crowd_container_add(b, CROWD_TAG_VPOS, t.scaled_positions, vc * 12);
     crowd_container_add(b, CROWD_TAG_VNRM, t.placed_normals, vc * 12);
     if (rig->uvs)

@@ -734,6 +734,33 @@ static crowd_result load_imposters(loader *ld, crowd_asset *a)
              : CROWD_OK;
 }
 
+/* The optional PUVS section (version 4): each palette colour's UV transform (material variants
+ * sampling other tiles of the albedo atlas). Without it every choice samples at the vertex UVs. */
+static crowd_result load_palette_uv(loader *ld, crowd_asset *a)
+{
+    const crowd_section_view *s = claim(ld, CROWD_TAG_PUVS);
+    if (!s)
+        return CROWD_OK;
+    if (ld->view.version < CROWD_VERSION_PALETTE_UV)
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                          "PUVS section in a version-%u file (palette UV transforms need version %u)", ld->view.version,
+                          CROWD_VERSION_PALETTE_UV);
+    if (!(a->flags & CROWD_ASSET_HAS_ALBEDO))
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "PUVS: UV transforms, but the asset has no albedo");
+    if (s->size != (uint64_t)a->palette_count * CROWD_PUVS_ENTRY_BYTES)
+        return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA, "PUVS: %llu bytes; %u palette colours need %llu",
+                          (unsigned long long)s->size, a->palette_count,
+                          (unsigned long long)a->palette_count * CROWD_PUVS_ENTRY_BYTES);
+    const float *values = (const float *)(const void *)s->data;
+    for (uint64_t i = 0; i < (uint64_t)a->palette_count * 4; i++)
+        if (!(fabsf(values[i]) <= CROWD_MAX_UV_TRANSFORM))
+            return crowd_fail(ld->error, CROWD_ERROR_INVALID_DATA,
+                              "PUVS: palette colour %llu: value %g not finite or past %g", (unsigned long long)(i / 4),
+                              (double)values[i], (double)CROWD_MAX_UV_TRANSFORM);
+    a->palette_uv = values;
+    return CROWD_OK;
+}
+
 /* The optional CBND section (version 3): asset_clip_bounds.c knows its layout. Without it every
  * clip falls back to the asset sphere. */
 static crowd_result load_clip_bounds(loader *ld, crowd_asset *a)
@@ -772,7 +799,7 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
         (r = load_regions(&ld, asset, s->regions)) || (r = check_texture_values(&ld, asset)) ||
         (r = load_notes(&ld, asset)) || (r = load_imposters(&ld, asset)) || (r = load_clip_bounds(&ld, asset)) ||
-        (r = check_every_section_claimed(&ld)))
+        (r = load_palette_uv(&ld, asset)) || (r = check_every_section_claimed(&ld)))
         goto fail;
     return CROWD_OK;
 

@@ -55,7 +55,9 @@ static crowd_result create_textures(crowd_gl_renderer *r, crowd_error *error)
         palette_width =
             a->regions_info[g].palette_count > palette_width ? a->regions_info[g].palette_count : palette_width;
     uint8_t *palette = crowd_calloc(4 * (size_t)palette_width * a->region_count, 1);
-    float *regions = crowd_calloc(4 * (size_t)a->region_count, sizeof(float));
+    /* row 0: per region its palette size and whether it is textured; row 1 + k: choice k's UV
+     * transform (asset.h palette_uv) */
+    float *regions = crowd_calloc(4 * (size_t)a->region_count * (1 + palette_width), sizeof(float));
     if (!clips || !palette || !regions) {
         crowd_free(clips);
         crowd_free(palette);
@@ -73,10 +75,15 @@ static crowd_result create_textures(crowd_gl_renderer *r, crowd_error *error)
                4 * (size_t)region->palette_count);
         regions[4 * g] = (float)region->palette_count;
         regions[4 * g + 1] = (region->flags & CROWD_REGION_TEXTURED) ? 1.0f : 0.0f;
+        for (uint32_t k = 0; k < region->palette_count; k++) {
+            static const float identity[4] = {1.0f, 1.0f, 0.0f, 0.0f};
+            const float *t = a->palette_uv ? a->palette_uv + 4 * (size_t)(region->palette_first + k) : identity;
+            memcpy(regions + 4 * ((size_t)(1 + k) * a->region_count + g), t, 4 * sizeof(float));
+        }
     }
     r->tex_clips = data_texture(GL_RGBA32F, a->clip_count, 1, GL_RGBA, GL_FLOAT, clips);
     r->tex_palette = data_texture(GL_RGBA8, palette_width, a->region_count, GL_RGBA, GL_UNSIGNED_BYTE, palette);
-    r->tex_regions = data_texture(GL_RGBA32F, a->region_count, 1, GL_RGBA, GL_FLOAT, regions);
+    r->tex_regions = data_texture(GL_RGBA32F, a->region_count, 1 + palette_width, GL_RGBA, GL_FLOAT, regions);
     crowd_free(clips);
     crowd_free(palette);
     crowd_free(regions);

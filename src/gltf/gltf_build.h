@@ -33,7 +33,14 @@ typedef struct gltf_builder {
     uint32_t instance_count, level_count;
     float screen_coverage[CROWD_MAX_LODS];
     int32_t *material_region; /* material -> region, or -1 until used */
+    /* KHR_materials_variants (variants.c): per region GLTF_MAX_VARIANT_CHOICES materials, -1 for the
+     * region's own; choice 0 is always its own. variant_choices: 1 + usable variants (0: none). */
+    int32_t *variant_material;
+    uint32_t variant_choices, variant_total;
 } gltf_builder;
+
+/* A region's palette choices a record addresses (4 bits of crowd_variant.region_choice). */
+#define GLTF_MAX_VARIANT_CHOICES 16u
 
 crowd_result gltf_material_info(const gltf_doc *doc, uint32_t material, gltf_material *info, crowd_error *error);
 crowd_result gltf_decode_image(const gltf_doc *doc, uint32_t image, uint8_t **rgba, uint32_t *width, uint32_t *height,
@@ -46,6 +53,8 @@ crowd_result gltf_build_mesh(gltf_builder *b, crowd_error *error);
 /* regions.c: a region per material used, the albedo texture. */
 int32_t gltf_region_of(gltf_builder *b, int32_t material, crowd_error *error);
 crowd_result gltf_build_albedo(gltf_builder *b, crowd_error *error);
+/* variants.c: KHR_materials_variants as each region's palette choices (before gltf_build_albedo). */
+crowd_result gltf_read_variants(gltf_builder *b, crowd_error *error);
 /* clips.c: clips, the sampler, loop detection; moves doc->anims into the rig. */
 crowd_result gltf_build_clips(gltf_builder *b, crowd_error *error);
 /* sockets.c */

@@ -15,8 +15,12 @@
 static const char *const compressed[] = {"KHR_draco_mesh_compression", "EXT_meshopt_compression",
                                          "KHR_meshopt_compression", "KHR_texture_basisu"};
 /* Extensions that may be required: we implement them, or ignoring them cannot change a bake. */
-static const char *const supported[] = {"KHR_mesh_quantization", "MSFT_lod", "KHR_materials_pbrSpecularGlossiness",
-                                        "KHR_materials_unlit", "KHR_materials_emissive_strength"};
+static const char *const supported[] = {"KHR_mesh_quantization",
+                                        "MSFT_lod",
+                                        "KHR_materials_pbrSpecularGlossiness",
+                                        "KHR_materials_unlit",
+                                        "KHR_materials_emissive_strength",
+                                        "KHR_materials_variants"};
 
 void gltf_warn(const gltf_doc *doc, const char *fmt, ...)
 {
@@ -266,14 +270,15 @@ void gltf_builder_free(gltf_builder *b)
     crowd_free(b->bone_node);
     crowd_free(b->instances);
     crowd_free(b->material_region);
+    crowd_free(b->variant_material);
 }
 
 static crowd_result build(gltf_builder *b, const char *name, crowd_error *error)
 {
     crowd_rig *rig = b->rig;
     crowd_result r;
-    if ((r = gltf_select(b, error)) || (r = gltf_build_mesh(b, error)) || (r = gltf_build_albedo(b, error)) ||
-        (r = gltf_build_clips(b, error)) || (r = gltf_build_sockets(b, error)))
+    if ((r = gltf_select(b, error)) || (r = gltf_build_mesh(b, error)) || (r = gltf_read_variants(b, error)) ||
+        (r = gltf_build_albedo(b, error)) || (r = gltf_build_clips(b, error)) || (r = gltf_build_sockets(b, error)))
         return r;
     rig->source = CROWD_RIG_GLTF;
     if (!(rig->source_name = crowd_malloc(strlen(name) + 1)))

@@ -116,6 +116,13 @@ crowd_result crowd_rig_validate(const crowd_rig *rig, crowd_error *error)
         if (rig->regions_info[g].textured && !rig->albedo)
             return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "rig: region \"%s\" is textured but there is no albedo",
                               rig->regions_info[g].name);
+        for (uint32_t k = 0; rig->regions_info[g].uv_transforms && k < rig->regions_info[g].palette_count; k++)
+            for (int c = 0; c < 4; c++)
+                if (!(fabsf(rig->regions_info[g].uv_transforms[k][c]) <= CROWD_MAX_UV_TRANSFORM))
+                    return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                                      "rig: region \"%s\" choice %u: UV transform value %g not finite or past %g",
+                                      rig->regions_info[g].name, k, (double)rig->regions_info[g].uv_transforms[k][c],
+                                      (double)CROWD_MAX_UV_TRANSFORM);
     }
     return CROWD_OK;
 }
@@ -148,6 +155,7 @@ void crowd_rig_free(crowd_rig *rig)
     for (uint32_t g = 0; rig->regions_info && g < rig->region_count; g++) {
         crowd_free(rig->regions_info[g].name);
         crowd_free(rig->regions_info[g].palette);
+        crowd_free(rig->regions_info[g].uv_transforms);
     }
     crowd_free(rig->regions_info);
     if (rig->sampler_free)

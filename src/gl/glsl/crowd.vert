@@ -55,7 +55,7 @@ uniform vec3 u_box_scale;                   // extent / 65535 (u16) or extent (f
 
 #ifndef DEPTH_ONLY
 uniform highp sampler2D u_palette;          // row = region, column = colour choice (sRGB rgba8)
-uniform highp sampler2D u_regions;          // per region: palette size, textured (RGBA32F, 1 row)
+uniform highp sampler2D u_regions;          // per region: palette size, textured; row 1 + choice: its UV transform
 uniform int u_tint_region;                  // -1: the tint multiplies every region
 uniform int u_flat;                         // 1: white, untextured (geometry comparisons)
 uniform mat4 u_light_view_projection;
@@ -238,14 +238,16 @@ void main()
     uint variant = record_variant(rec);
     vec4 info = texelFetch(u_regions, ivec2(region, 0), 0);
     int choice = region < 6 ? int((variant >> uint(4 * region)) & 15u) : 0;
-    vec3 palette = texelFetch(u_palette, ivec2(choice % max(int(info.x), 1), region), 0).rgb;
+    choice %= max(int(info.x), 1);
+    vec3 palette = texelFetch(u_palette, ivec2(choice, region), 0).rgb;
     uint tint_word = record_tint(rec);
     vec3 tint = vec3(float(tint_word & 255u), float((tint_word >> 8u) & 255u), float((tint_word >> 16u) & 255u)) / 255.0;
     // Tinting a whole textured or single-material body with a shirt colour would paint it; a 40 %
     // wash keeps the author's colours readable while instances still differ.
     vec3 base = region == u_tint_region ? tint : (u_tint_region < 0 ? palette * mix(vec3(1.0), tint, 0.4) : palette);
     v_base = u_flat != 0 ? vec3(1.0) : srgb_to_linear(base) * a_color.rgb;
-    v_uv = a_uv;
+    vec4 uv_transform = texelFetch(u_regions, ivec2(region, 1 + choice), 0); // the choice's tile of the atlas
+    v_uv = a_uv * uv_transform.xy + uv_transform.zw;
     v_textured = u_flat != 0 ? 0.0 : info.y;
     v_shadow = u_light_view_projection * vec4(world, 1.0);
 #endif

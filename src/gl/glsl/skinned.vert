@@ -67,12 +67,14 @@ void main()
     uint variant = u_character_look.y;
     vec4 info = texelFetch(u_regions, ivec2(region, 0), 0);
     int choice = region < 6 ? int((variant >> uint(4 * region)) & 15u) : 0;
-    vec3 palette = texelFetch(u_palette, ivec2(choice % max(int(info.x), 1), region), 0).rgb;
+    choice %= max(int(info.x), 1);
+    vec3 palette = texelFetch(u_palette, ivec2(choice, region), 0).rgb;
     uint t = u_character_look.x;
     vec3 tint = vec3(float(t & 255u), float((t >> 8u) & 255u), float((t >> 16u) & 255u)) / 255.0;
     vec3 base = region == u_tint_region ? tint : (u_tint_region < 0 ? palette * mix(vec3(1.0), tint, 0.4) : palette);
     v_base = u_flat != 0 ? vec3(1.0) : pow(base, vec3(2.2)) * a_color.rgb;
-    v_uv = a_uv;
+    vec4 uv_transform = texelFetch(u_regions, ivec2(region, 1 + choice), 0); // the choice's tile of the atlas
+    v_uv = a_uv * uv_transform.xy + uv_transform.zw;
     v_textured = u_flat != 0 ? 0.0 : info.y;
     v_shadow = u_light_view_projection * vec4(world, 1.0);
 #endif
