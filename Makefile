@@ -205,9 +205,12 @@ stale = [ ! -f $@ ] || [ $(BUILD)/crowd-bake -nt $@ ] || [ Makefile -nt $@ ]
 $(BUILD)/humanoid.crowd: build
 	@if $(stale); then $(BUILD)/crowd-bake --bones $(HUMANOID_CARDS) --out $@ --quiet; fi
 
+# The demo's fox: its file has one coat, so four more shades are added (crowd-export --add-variants)
+# and the crowd picks one per fox.
 $(BUILD)/assets/fox.crowd: build
 	@mkdir -p $(dir $@)
-	@if $(stale); then $(BUILD)/crowd-bake assets/gltf/Fox.glb --scale 0.01 --bones --out $@ --quiet; fi
+	@if $(stale); then $(BUILD)/crowd-export assets/gltf/Fox.glb --add-variants 4 --out $(BUILD)/assets/fox-coats.glb \
+		> /dev/null && $(BUILD)/crowd-bake $(BUILD)/assets/fox-coats.glb --scale 0.01 --bones --out $@ --quiet; fi
 
 # With a display: the demo in a window. Without one: say so, render a scripted run headless through
 # EGL (screenshots in build/shots) and point at the browser version.

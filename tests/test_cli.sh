@@ -186,6 +186,12 @@ expect 0 "wrote" -- "$bin/crowd-export" --out "$work/h.glb"
 expect 0 "walk" -- "$bin/crowd-bake" "$work/h.glb" --out "$work/h_rt.crowd"
 expect 0 "PASS" -- "$bin/crowd-verify" "$work/h_rt.crowd"
 expect 2 "" -- "$bin/crowd-export"
+# colour variants for a one-coat character: the fox's region carries 1 + 4 colours through the bake
+expect 0 "wrote" -- "$bin/crowd-export" "$assets/gltf/Fox.glb" --add-variants 4 --out "$work/fox4.glb"
+expect 0 "" -- "$bin/crowd-bake" "$work/fox4.glb" --quiet --frames 4 --out "$work/fox4.crowd"
+expect 0 "fox_material(5 colours)" -- "$bin/crowd-inspect" "$work/fox4.crowd"
+expect 2 "--add-variants 9: expected a count in 1..8" -- "$bin/crowd-export" --add-variants 9 --out "$work/x.glb"
+expect 2 "--add-variants 2x" -- "$bin/crowd-export" --add-variants 2x --out "$work/x.glb"
 expect 1 "cannot open" -- "$bin/crowd-export" "$work/missing.glb" --out "$work/x.glb"
 [[ -e "$work/x.glb" ]] && fail "a failed export left an output file"
 

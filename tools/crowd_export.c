@@ -1,6 +1,7 @@
 /* crowd-export: write a rig (the built-in humanoid, or a glTF file as crowdbake reads it) as an
  * animated .glb: skin, inverse binds, every clip sampled as keyframes. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crowdbake/gltf.h"
@@ -33,7 +34,9 @@ static void usage(FILE *out)
                  "                      fly-low (the wave cycle bobbing up from the ground: it brushes it)\n"
                  "  --mesh-unit <k>     the bind mesh k times larger, the inverse binds scaled back (100: a\n"
                  "                      centimetre mesh under a 0.01-scaled armature), 0.0001..10000\n"
-                 "  --blender-names     rename every clip \"Armature|Name\"\n");
+                 "  --blender-names     rename every clip \"Armature|Name\"\n"
+                 "  --add-variants <n>  1..8 more colour choices for every single-colour region (its colour\n"
+                 "                      in other shades): a crowd of it picks one per instance\n");
 }
 
 int main(int argc, char **argv)
@@ -43,6 +46,7 @@ int main(int argc, char **argv)
     float density = 0.0f;
     crowd_dress dress = {0};
     bool dressed = false;
+    uint32_t variants = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -50,7 +54,7 @@ int main(int argc, char **argv)
             return tool_finish_stdout("crowd-export", 0);
         } else if ((!strcmp(a, "--out") || !strcmp(a, "--fps") || !strcmp(a, "--density") || !strcmp(a, "--face") ||
                     !strcmp(a, "--up") || !strcmp(a, "--scale") || !strcmp(a, "--lift") || !strcmp(a, "--add-clip") ||
-                    !strcmp(a, "--mesh-unit")) &&
+                    !strcmp(a, "--mesh-unit") || !strcmp(a, "--add-variants")) &&
                    !v) {
             return tool_missing_value("crowd-export", a);
         } else if (!strcmp(a, "--out")) {
@@ -129,6 +133,15 @@ int main(int argc, char **argv)
                 return 2;
             }
             dressed = true, i++;
+        } else if (!strcmp(a, "--add-variants")) {
+            char *end = NULL;
+            unsigned long n = strtoul(v, &end, 10);
+            if (!end || *end || v[0] < '1' || v[0] > '9' || n < 1 || n > CROWD_DRESS_MAX_VARIANTS) {
+                fprintf(stderr, "crowd-export: --add-variants %s: expected a count in 1..%u\n", v,
+                        CROWD_DRESS_MAX_VARIANTS);
+                return 2;
+            }
+            variants = (uint32_t)n, i++;
         } else if (!strcmp(a, "--blender-names")) {
             dress.blender_names = dressed = true;
         } else if (a[0] == '-') {
@@ -155,6 +168,7 @@ int main(int argc, char **argv)
     dress.fps = desc.fps;
     if (tool_load_rig(input, density, NULL, &rig, &err) == CROWD_OK &&
         (!dressed || crowd_dress_rig(&rig, &dress, &err) == CROWD_OK) &&
+        (!variants || crowd_dress_variants(&rig, variants, &err) == CROWD_OK) &&
         crowd_gltf_write_file(&rig, &desc, out, &err) == CROWD_OK) {
         printf("wrote %s: %u vertices, %u bones, %u clips\n", out, rig.vertex_count, rig.bone_count, rig.clip_count);
         status = 0;

@@ -37,4 +37,9 @@ typedef struct crowd_dress {
  * is missing (open_walk, root_walk and seam_walk need a clip matching "walk"), leaving the rig as it was. */
 crowd_result crowd_dress_rig(crowd_rig *rig, const crowd_dress *dress, crowd_error *error);
 
+/* Gives every single-colour region `count` more palette choices: its colour in other shades (warm,
+ * grey, dark, pale, ...; tools/dress_variants.c). Regions with choices of their own keep them. */
+#define CROWD_DRESS_MAX_VARIANTS 8u
+crowd_result crowd_dress_variants(crowd_rig *rig, uint32_t count, crowd_error *error);
+
 #endif
