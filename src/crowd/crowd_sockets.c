@@ -163,6 +163,40 @@ crowd_result crowd_record_bone(const crowd_asset *asset, const crowd_record *rec
     return record_query(asset, record, true, bone, time, transform, error);
 }
 
+static crowd_result place_instance(crowd *c, uint32_t index, socket_target target, float time, float out[12],
+                                   const char *what)
+{
+    crowd_result result = place(c->asset, &c->records[c->slot_of_index[index]], target, time, out, &c->last_error);
+    if (result != CROWD_OK)
+        crowd_error_prefix(&c->last_error, "%s: instance %u: ", what, index);
+    return result;
+}
+
+/* Every live instance into out[12 * index]: the records read in slot order, as they lie in memory
+ * (in index order they are scattered over the array, and reading them is most of the cost), then
+ * any instance whose slot lies past the slots in use (none, as the layout keeps them; the second
+ * pass makes that no assumption of this file). */
+static crowd_result every_instance(crowd *c, socket_target target, float *out, const char *what)
+{
+    float time = (float)c->time;
+    for (uint32_t slot = 0; slot < c->slots; slot++) {
+        uint32_t index = c->index_of_slot[slot];
+        if (index >= c->count || c->slot_of_index[index] != slot)
+            continue;
+        crowd_result result = place_instance(c, index, target, time, out + 12u * (size_t)index, what);
+        if (result != CROWD_OK)
+            return result;
+    }
+    for (uint32_t index = 0; index < c->count; index++) {
+        if (c->slot_of_index[index] < c->slots)
+            continue;
+        crowd_result result = place_instance(c, index, target, time, out + 12u * (size_t)index, what);
+        if (result != CROWD_OK)
+            return result;
+    }
+    return CROWD_OK;
+}
+
 /* count instances (indices[i], or i without a list) at crowd_time into out; the refusals go to
  * the crowd's last error. */
 static crowd_result crowd_query(crowd *c, const uint32_t *indices, uint32_t count, bool is_bone, uint32_t which,
@@ -184,15 +218,14 @@ static crowd_result crowd_query(crowd *c, const uint32_t *indices, uint32_t coun
                                         index, c->count)
                            : crowd_fail(error, CROWD_ERROR_ARGUMENT, "%s: instance %u of %u", what, index, c->count);
     }
+    if (!indices && count == c->count)
+        return every_instance(c, target, out, what);
     float time = (float)c->time;
     for (uint32_t i = 0; i < count; i++) {
         uint32_t index = indices ? indices[i] : i;
-        const crowd_record *r = &c->records[c->slot_of_index[index]];
-        result = place(c->asset, r, target, time, out + 12u * (size_t)i, error);
-        if (result != CROWD_OK) {
-            crowd_error_prefix(error, "%s: instance %u: ", what, index);
+        result = place_instance(c, index, target, time, out + 12u * (size_t)i, what);
+        if (result != CROWD_OK)
             return result;
-        }
     }
     return CROWD_OK;
 }
