@@ -230,6 +230,18 @@ static void bulk_equals_single(void)
         CHECK(!memcmp(one, all + 12 * i, sizeof one));
     }
     CHECK(crowd_socket_transforms(c, NULL, 0, 0, NULL) == CROWD_OK); /* nothing asked, nothing written */
+    /* a prefix (index order), and every instance after removals moved records (no update since) */
+    float prefix[3 * 12];
+    REQUIRE(crowd_socket_transforms(c, NULL, 3, hand, prefix) == CROWD_OK);
+    REQUIRE(crowd_socket_transforms(c, NULL, COUNT, hand, all) == CROWD_OK);
+    CHECK(!memcmp(prefix, all, sizeof prefix));
+    REQUIRE(crowd_remove(c, 2) == CROWD_OK && crowd_remove(c, 0) == CROWD_OK);
+    REQUIRE(crowd_socket_transforms(c, NULL, crowd_count(c), hand, all) == CROWD_OK);
+    for (uint32_t i = 0; i < crowd_count(c); i++) {
+        float one[12];
+        REQUIRE(crowd_socket_transform(c, i, hand, one) == CROWD_OK);
+        CHECKF(!memcmp(one, all + 12 * i, sizeof one), "instance %u after the removals", i);
+    }
     crowd_destroy(c);
 }
 
