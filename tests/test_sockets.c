@@ -109,8 +109,8 @@ static crowd *states_crowd(void)
     uint32_t walk = clip_or_die(&asset, "walk"), run = clip_or_die(&asset, "run"), cheer = clip_or_die(&asset, "cheer");
     CHECK(crowd_set_count(c, COUNT) == CROWD_OK);
     for (uint32_t i = 0; i < COUNT; i++) {
-        CHECK(crowd_set_transform(c, i, -6.0f + 1.7f * (float)i, 0.1f * (float)i, 3.0f - (float)i, 0.9f * (float)i - 2.0f) ==
-              CROWD_OK);
+        CHECK(crowd_set_transform(c, i, -6.0f + 1.7f * (float)i, 0.1f * (float)i, 3.0f - (float)i,
+                                  0.9f * (float)i - 2.0f) == CROWD_OK);
         CHECK(crowd_set_scale(c, i, 0.7f + 0.15f * (float)i) == CROWD_OK);
         CHECK(crowd_play(c, i, walk, 1.0f, 0.0f) == CROWD_OK);
         CHECK(crowd_set_phase(c, i, 0.113f * (float)i + 0.031f) == CROWD_OK); /* between baked frames */
@@ -119,12 +119,12 @@ static crowd *states_crowd(void)
     memset(&v, 0, sizeof v);
     test_view_at(&v, 0, 20, 30, 0, 0, 0);
     CHECK(crowd_update(c, 0.25f, &v) != NULL);
-    CHECK(crowd_set_velocity(c, 1, 1.2f, -0.7f) == CROWD_OK);         /* walks on: extrapolated */
-    CHECK(crowd_play(c, 2, run, 1.3f, 1.0f) == CROWD_OK);             /* 0.4 s into a 1 s fade at the end */
-    CHECK(crowd_play_once(c, 3, cheer, 0.5f, 0.0f) == CROWD_OK);      /* held, 0.2 of the way through */
-    CHECK(crowd_play_once(c, 4, cheer, 4.0f, 0.0f) == CROWD_OK);      /* held after its end (0.25 s) */
-    CHECK(crowd_play_once(c, 5, cheer, 0.8f, 0.5f) == CROWD_OK);      /* fading into a one-shot (HOLD_B) */
-    crowd_record *turn = &c->records[crowd_slot_of(c, 6)];            /* turning, as the simulation writes */
+    CHECK(crowd_set_velocity(c, 1, 1.2f, -0.7f) == CROWD_OK);    /* walks on: extrapolated */
+    CHECK(crowd_play(c, 2, run, 1.3f, 1.0f) == CROWD_OK);        /* 0.4 s into a 1 s fade at the end */
+    CHECK(crowd_play_once(c, 3, cheer, 0.5f, 0.0f) == CROWD_OK); /* held, 0.2 of the way through */
+    CHECK(crowd_play_once(c, 4, cheer, 4.0f, 0.0f) == CROWD_OK); /* held after its end (0.25 s) */
+    CHECK(crowd_play_once(c, 5, cheer, 0.8f, 0.5f) == CROWD_OK); /* fading into a one-shot (HOLD_B) */
+    crowd_record *turn = &c->records[crowd_slot_of(c, 6)];       /* turning, as the simulation writes */
     turn->velocity = crowd_pack_velocity(1.4f, 0.0f);
     turn->ref_time = crowd_time(c);
     turn->offset_b = -0.3f, turn->rate_b = 1.3f, turn->fade_start = 1.5f, turn->fade_rate = 0.0f;

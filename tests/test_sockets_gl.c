@@ -32,14 +32,14 @@ static bool es;
 
 /* The attachment mesh, in socket space: a 0.2 m box's corners, a point 0.6 m up the socket's +y
  * (rotations show there) and one off to the side. */
-static const float mesh[VERTS][3] = {{-0.1f, -0.1f, -0.1f}, {0.1f, -0.1f, 0.1f},  {0.1f, 0.1f, -0.1f},
-                                     {-0.1f, 0.1f, 0.1f},   {0.0f, 0.6f, 0.0f},   {0.4f, 0.0f, -0.3f},
+static const float mesh[VERTS][3] = {{-0.1f, -0.1f, -0.1f}, {0.1f, -0.1f, 0.1f}, {0.1f, 0.1f, -0.1f},
+                                     {-0.1f, 0.1f, 0.1f},   {0.0f, 0.6f, 0.0f},  {0.4f, 0.0f, -0.3f},
                                      {0.0f, 0.0f, 0.0f},    {-0.2f, 0.3f, 0.25f}};
 
 /* Instances in every state the decode must follow at crowd_time() (each named in `what`). */
 static const char *const what[COUNT] = {
-    "loop between frames",  "walking on, yaw, scale", "mid cross-fade",       "one-shot held, before its end",
-    "one-shot after its end", "fading into a one-shot", "turning",            "turning, scale 0.5",
+    "loop between frames",       "walking on, yaw, scale", "mid cross-fade", "one-shot held, before its end",
+    "one-shot after its end",    "fading into a one-shot", "turning",        "turning, scale 0.5",
     "loop, yaw -2.5, scale 1.8", "cross-fade, walking on"};
 
 static void play_states(crowd *c)
@@ -280,8 +280,12 @@ static void cpu_transforms_match_the_gpu(void)
     crowd_gl_renderer *r = gl_fixture_renderer(&d, 0.0f);
     static const uint32_t indices[3] = {0, 1, 2};
     for (uint32_t s = 0; s < asset.socket_count && s < CROWD_GL_MAX_ATTACHMENTS; s++) {
-        crowd_gl_attachment_desc a = {.positions = &mesh[0][0], .normals = &mesh[0][0], .vertex_count = VERTS,
-                                      .indices = indices, .index_count = 3, .socket = asset.sockets[s].name};
+        crowd_gl_attachment_desc a = {.positions = &mesh[0][0],
+                                      .normals = &mesh[0][0],
+                                      .vertex_count = VERTS,
+                                      .indices = indices,
+                                      .index_count = 3,
+                                      .socket = asset.sockets[s].name};
         REQUIRE(crowd_gl_add_attachment(r, &a, NULL, NULL) == CROWD_OK);
     }
     capture k = capture_create();
@@ -299,8 +303,8 @@ static void cpu_transforms_match_the_gpu(void)
             else
                 memcpy(offset, r->attachments[s].offset, sizeof offset);
             run_capture(&k, r, records, time, b, offset, gpu);
-            crowd_result got = bone ? crowd_bone_transforms(c, NULL, COUNT, b, cpu)
-                                    : crowd_socket_transforms(c, NULL, COUNT, s, cpu);
+            crowd_result got =
+                bone ? crowd_bone_transforms(c, NULL, COUNT, b, cpu) : crowd_socket_transforms(c, NULL, COUNT, s, cpu);
             REQUIRE(got == CROWD_OK);
             for (uint32_t i = 0; i < COUNT; i++) { /* the single calls are the bulk's entries */
                 float one[12];
@@ -326,7 +330,8 @@ static void cpu_transforms_match_the_gpu(void)
            "a frame later: at least %.3g mm\n",
            r->attachment_count, COUNT, VERTS, (double)all * 1e3, (double)BOUND * 1e3, (double)control * 1e3);
     CHECKF(all < BOUND, "the CPU transforms miss the GPU's by %g m", (double)all);
-    CHECKF(control > 10.0f * BOUND, "a frame later still agrees (%g m): the comparison proves nothing", (double)control);
+    CHECKF(control > 10.0f * BOUND, "a frame later still agrees (%g m): the comparison proves nothing",
+           (double)control);
     capture_destroy(&k);
     crowd_gl_destroy(r);
     crowd_destroy(c);

@@ -87,7 +87,8 @@ static int bench_count(const crowd_asset *a, uint32_t count, uint32_t socket)
     uint32_t *list = malloc(sizeof(uint32_t) * (size_t)count);
     int status = 1;
     if (!out || !list || crowd_create(&d, &c, &err) != CROWD_OK) {
-        fprintf(stderr, "crowd-bench --sockets: %u instances: %s\n", count, out && list ? err.message : "out of memory");
+        fprintf(stderr, "crowd-bench --sockets: %u instances: %s\n", count,
+                out && list ? err.message : "out of memory");
         goto done;
     }
     spread(c, a, count);

@@ -72,8 +72,8 @@ static void compose(const float skin[12], const float offset[12], float out[12])
 }
 
 /* The whole decode into `out` (untouched on a refusal): skin, offset, scale, yaw, position. */
-static crowd_result place(const crowd_asset *a, const crowd_record *r, socket_target target, float time,
-                          float out[12], crowd_error *error)
+static crowd_result place(const crowd_asset *a, const crowd_record *r, socket_target target, float time, float out[12],
+                          crowd_error *error)
 {
     if (!isfinite(time))
         return crowd_fail(error, CROWD_ERROR_ARGUMENT, "time %g is not finite", (double)time);
@@ -135,8 +135,8 @@ static crowd_result find_target(const crowd_asset *a, bool is_bone, uint32_t whi
     return CROWD_OK;
 }
 
-static crowd_result record_query(const crowd_asset *a, const crowd_record *r, bool is_bone, uint32_t which,
-                                 float time, float out[12], crowd_error *error)
+static crowd_result record_query(const crowd_asset *a, const crowd_record *r, bool is_bone, uint32_t which, float time,
+                                 float out[12], crowd_error *error)
 {
     const char *what = is_bone ? "crowd_record_bone" : "crowd_record_socket";
     socket_target target = {0, NULL};
