@@ -21,7 +21,7 @@
 static crowd_bake_output baked;
 static crowd_asset asset;
 
-enum { COUNT = 8 };
+#define COUNT 8u
 
 /* The hand-built reference: skin (clip A, blended by B's weight while a fade runs) * offset, scaled,
  * turned and placed, in double. */

@@ -22,7 +22,8 @@
 #include "gl_fixture.h"
 #include "test_support.h"
 
-enum { COUNT = 10, VERTS = 8 };
+#define COUNT 10u
+#define VERTS 8u
 #define BOUND 1e-4f /* metres: what "agrees" means */
 
 static crowd_bake_output baked;
