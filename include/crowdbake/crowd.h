@@ -484,8 +484,8 @@ CROWD_API crowd_result crowd_record_sample(const crowd_asset *asset, const crowd
  * 0.1 mm near the origin (tests/test_sockets_gl.c captures the shader's output to prove it).
  * They need the bone texture: an asset baked without bones (VAT only) is refused with
  * CROWD_ERROR_ARGUMENT ("baked without bones: bake with --bones"). No call writes a NaN or an
- * infinity: a transform that would not be finite is refused instead. O(1) per instance (two to
- * four bone texel reads, one sin and cos); nothing allocates. */
+ * infinity: a transform that would not be finite is refused instead. O(1) per instance (two
+ * bone matrices read, four during a cross-fade; one sin and cos); nothing allocates. */
 
 /* The world transform of socket `socket` (< asset->socket_count) of the instance `record` places,
  * at shader time `time` (a crowd_frame's time, or crowd_time()). For a renderer or engine that
@@ -501,8 +501,8 @@ CROWD_API crowd_result crowd_record_bone(const crowd_asset *asset, const crowd_r
                                          float time, float transform[12], crowd_error *error);
 
 /* Socket `socket` of instance `index` (< crowd_count) now, at crowd_time(): what the next
- * crowd_update's frame draws when nothing is set in between (the GPU extrapolates from the same
- * records). CROWD_ERROR_ARGUMENT for a NULL argument, an index past the count, a socket the asset
+ * what the GPU draws of the frame crowd_update returned last (drawn at that time, from the
+ * same records), unless a setter changed the instance since. CROWD_ERROR_ARGUMENT for a NULL argument, an index past the count, a socket the asset
  * lacks, an asset without bones; crowd_last_error says why (that message is the only thing these
  * calls write in the crowd: several threads may query at once while no one writes, as long as
  * none is refused). */
@@ -515,8 +515,10 @@ CROWD_API crowd_result crowd_bone_transform(crowd *crowd, uint32_t index, uint32
  * instance indices[i], or with indices NULL the instances 0..count-1 (all live ones: count =
  * crowd_count()). Each entry equals the single call's, bit for bit. The indices are checked before
  * anything is written: an index past the count is refused (naming its position in the list) with
- * nothing written; a later refusal (a non-finite result, which accepted calls never make) leaves
- * the entries before it written. count 0 does nothing. O(count). */
+ * nothing written; a later refusal (a non-finite result, which accepted calls never make) may
+ * leave some entries written, the others untouched. count 0 does nothing. O(count); with indices
+ * NULL and count = crowd_count() the records are read in the order they lie in memory, the
+ * cheapest way to ask for everyone. */
 CROWD_API crowd_result crowd_socket_transforms(crowd *crowd, const uint32_t *indices, uint32_t count, uint32_t socket,
                                                float *transforms);
 CROWD_API crowd_result crowd_bone_transforms(crowd *crowd, const uint32_t *indices, uint32_t count, uint32_t bone,
