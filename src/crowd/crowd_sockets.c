@@ -173,12 +173,14 @@ static crowd_result place_instance(crowd *c, uint32_t index, socket_target targe
 }
 
 /* Every live instance into out[12 * index]: the records read in slot order, as they lie in memory
- * (in index order they are scattered over the array, and reading them is most of the cost), then
- * any instance whose slot lies past the slots in use (none, as the layout keeps them; the second
- * pass makes that no assumption of this file). */
+ * (in index order they are scattered over the array, and reading them is most of the cost). Each
+ * instance is met once (its slot's owner is it); a second pass, only if the first met fewer than
+ * the count, takes the rest in index order, so nothing rests on the layout keeping every live
+ * slot below the slots in use. */
 static crowd_result every_instance(crowd *c, socket_target target, float *out, const char *what)
 {
     float time = (float)c->time;
+    uint32_t met = 0;
     for (uint32_t slot = 0; slot < c->slots; slot++) {
         uint32_t index = c->index_of_slot[slot];
         if (index >= c->count || c->slot_of_index[index] != slot)
@@ -186,9 +188,11 @@ static crowd_result every_instance(crowd *c, socket_target target, float *out, c
         crowd_result result = place_instance(c, index, target, time, out + 12u * (size_t)index, what);
         if (result != CROWD_OK)
             return result;
+        met++;
     }
-    for (uint32_t index = 0; index < c->count; index++) {
-        if (c->slot_of_index[index] < c->slots)
+    for (uint32_t index = 0; met < c->count && index < c->count; index++) {
+        uint32_t slot = c->slot_of_index[index];
+        if (slot < c->slots && c->index_of_slot[slot] == index)
             continue;
         crowd_result result = place_instance(c, index, target, time, out + 12u * (size_t)index, what);
         if (result != CROWD_OK)
