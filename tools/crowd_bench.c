@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench_raycast.h"
+#include "bench_sockets.h"
 #include "bench_world.h"
 #include "common/view_matrices.h"
 #include "crowdbake/crowd.h"
@@ -51,6 +52,7 @@ static void usage(FILE *out)
                  "                   [--static] [--still] [--imposters on|off] [--imposter-distance m] [--gl-debug]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
                  "       crowd-bench [asset.crowd] --raycast [--counts 100000,1000000]\n"
+                 "       crowd-bench [asset.crowd] --sockets [--counts 10000,100000]\n"
                  "       crowd-bench [asset.crowd] --menagerie [--counts 3000,30000,90000] [--frames n]\n"
                  "\n"
                  "Runtime CPU cost per frame (simulation, chunk grid + LOD, gather, total) on the seed's\n"
@@ -71,6 +73,8 @@ static void usage(FILE *out)
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
                  "the humanoid, or its glTF source).\n"
                  "--raycast: crowd_raycast's cost per round (crowd_hits_update's per frame), against brute force.\n"
+                 "--sockets: the CPU socket query's cost per instance (crowd_socket_transforms over every live\n"
+                 "instance and over a shuffled list, crowd_socket_transform one by one, crowd_bone_transforms).\n"
                  "--menagerie: the asset and two critters in one crowd_world (the separation across kinds on\n"
                  "and off) against the asset alone with the same total, ms per frame and the ratio.\n"
                  "--coverage: the screen-coverage LOD policy (per-instance levels) instead of distance (also\n"
@@ -283,7 +287,7 @@ int main(int argc, char **argv)
     uint32_t frames = DEFAULT_FRAMES, threads[8] = {1}, thread_settings = 1;
     const char *threads_text = NULL;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
-    bool counts_given = false, raycast = false, menagerie = false, gl_debug = false;
+    bool counts_given = false, raycast = false, sockets = false, menagerie = false, gl_debug = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     bool imposters = false;
     float imposter_distance = 44.0f;
@@ -293,6 +297,8 @@ int main(int argc, char **argv)
             return tool_finish_stdout("crowd-bench", 0);
         } else if (!strcmp(argv[i], "--compare")) {
             compare = true;
+        } else if (!strcmp(argv[i], "--sockets")) {
+            sockets = true;
         } else if (!strcmp(argv[i], "--raycast")) {
             raycast = true;
         } else if (!strcmp(argv[i], "--menagerie")) {
@@ -390,6 +396,8 @@ int main(int argc, char **argv)
         counts_text = "100,300,1000,10000"; /* the seed's 300 vs 5,000 sits inside */
     if (raycast && !counts_given)
         counts_text = "100000,1000000";
+    if (sockets && !counts_given)
+        counts_text = "10000,100000";
     if (menagerie && !counts_given)
         counts_text = "3000,30000,90000";
     uint32_t n = 0;
@@ -450,6 +458,12 @@ int main(int argc, char **argv)
     }
     if (menagerie) {
         int rs = bench_world(&asset, counts, n, bench_warmup, frames);
+        crowd_asset_free(&asset);
+        crowd_bake_output_free(&baked);
+        return tool_finish_stdout("crowd-bench", rs);
+    }
+    if (sockets) {
+        int rs = bench_sockets(&asset, counts, n);
         crowd_asset_free(&asset);
         crowd_bake_output_free(&baked);
         return tool_finish_stdout("crowd-bench", rs);

@@ -459,6 +459,71 @@ CROWD_API crowd_result crowd_get(const crowd *crowd, uint32_t index, crowd_recor
 CROWD_API crowd_result crowd_record_sample(const crowd_asset *asset, const crowd_record *record, int which, float time,
                                            crowd_clip_sample *sample);
 
+/* ---- sockets and bones in world space ----------------------------------------------------------
+ *
+ * "Where is this character's hand?": the world transform of a socket or a bone of an instance,
+ * computed on the CPU exactly as the renderer's attachment shader places an attachment (float32,
+ * the same operations; docs/format.md "Playback", "Sockets and bones"), so a prop held in code,
+ * a particle spawned at a hand or a hit test on a head lines up with what the GPU draws:
+ *
+ *   skin   = mix(bone texture at frame0, at frame1, t) of clip A (crowd_record_sample: looping,
+ *            held one-shots, the frame blend), then mix(skin_A, skin_B, weight) while a cross-fade
+ *            runs (weight = clamp((time - fade_start) * fade_rate, 0, 1), fade_rate > 0)
+ *   local  = skin * offset      offset: the socket's (crowd_socket.offset), or for a bone the
+ *                               bone's bind transform (crowd_bone.bind): the bone's own frame
+ *   world  = Y(yaw) * scale * local + position, yaw and position at that time
+ *            (crowd_record_yaw, crowd_record_position: a turning record's extrapolated ones)
+ *
+ * Every output is a 3x4 row-major matrix (12 floats, the convention of crowd_socket.offset):
+ * columns 0-2 the socket's axes in world space (scaled by the instance's scale and by whatever
+ * the skin does), column 3 its origin in metres. A point q in the socket's space (an attachment's
+ * vertex) lands at (m[0] q.x + m[1] q.y + m[2] q.z + m[3], m[4] ..., m[8] ...).
+ *
+ * The values are the bone texture's (RGBA32F on the GPU, the same floats crowd_asset_bone_matrix
+ * reads): the CPU and GPU differ only by float rounding and the GPU's sin/cos/exp, well under
+ * 0.1 mm near the origin (tests/test_sockets_gl.c captures the shader's output to prove it).
+ * They need the bone texture: an asset baked without bones (VAT only) is refused with
+ * CROWD_ERROR_ARGUMENT ("baked without bones: bake with --bones"). No call writes a NaN or an
+ * infinity: a transform that would not be finite is refused instead. O(1) per instance (two
+ * bone matrices read, four during a cross-fade; one sin and cos); nothing allocates. */
+
+/* The world transform of socket `socket` (< asset->socket_count) of the instance `record` places,
+ * at shader time `time` (a crowd_frame's time, or crowd_time()). For a renderer or engine that
+ * holds records of its own. CROWD_ERROR_ARGUMENT (and a sentence in *error, which may be NULL) for
+ * a NULL argument, an asset without bones, a socket or a record's clip the asset lacks, or a
+ * non-finite time or result; `transform` is then left untouched. Reads only: any thread. */
+CROWD_API crowd_result crowd_record_socket(const crowd_asset *asset, const crowd_record *record, uint32_t socket,
+                                           float time, float transform[12], crowd_error *error);
+
+/* The same for bone `bone` (< asset->bone_count): the bone's own frame in world space (its joint
+ * at column 3, its bind-pose axes as the animation turns them), skin * crowd_bone.bind. */
+CROWD_API crowd_result crowd_record_bone(const crowd_asset *asset, const crowd_record *record, uint32_t bone,
+                                         float time, float transform[12], crowd_error *error);
+
+/* Socket `socket` of instance `index` (< crowd_count) now, at crowd_time(): what the next
+ * what the GPU draws of the frame crowd_update returned last (drawn at that time, from the
+ * same records), unless a setter changed the instance since. CROWD_ERROR_ARGUMENT for a NULL argument, an index past the count, a socket the asset
+ * lacks, an asset without bones; crowd_last_error says why (that message is the only thing these
+ * calls write in the crowd: several threads may query at once while no one writes, as long as
+ * none is refused). */
+CROWD_API crowd_result crowd_socket_transform(crowd *crowd, uint32_t index, uint32_t socket, float transform[12]);
+
+/* Bone `bone` of instance `index` now, as crowd_record_bone; refusals as crowd_socket_transform. */
+CROWD_API crowd_result crowd_bone_transform(crowd *crowd, uint32_t index, uint32_t bone, float transform[12]);
+
+/* Bulk forms: socket (or bone) of `count` instances into transforms[12 * i .. 12 * i + 11], the
+ * instance indices[i], or with indices NULL the instances 0..count-1 (all live ones: count =
+ * crowd_count()). Each entry equals the single call's, bit for bit. The indices are checked before
+ * anything is written: an index past the count is refused (naming its position in the list) with
+ * nothing written; a later refusal (a non-finite result, which accepted calls never make) may
+ * leave some entries written, the others untouched. count 0 does nothing. O(count); with indices
+ * NULL and count = crowd_count() the records are read in the order they lie in memory, the
+ * cheapest way to ask for everyone. */
+CROWD_API crowd_result crowd_socket_transforms(crowd *crowd, const uint32_t *indices, uint32_t count, uint32_t socket,
+                                               float *transforms);
+CROWD_API crowd_result crowd_bone_transforms(crowd *crowd, const uint32_t *indices, uint32_t count, uint32_t bone,
+                                             float *transforms);
+
 /* Advances time by dt seconds (non-finite or negative dt: no advance; more than 1024 s: clamped to
  * 1024), rebuilds the grid, culls, picks LODs and produces the frame, as the view's culling says.
  * Step 2 of the frame (see the top of this header). NULL for a NULL crowd or view, and for a view
