@@ -186,6 +186,11 @@ export class Crowd {
   setVelocities(velocities: Float32Array, first?: number): void;
   /** Every live instance at the crowd's time: x, y, z and yaw per instance. */
   getTransforms(): { positions: Float32Array; yaws: Float32Array };
+  /**
+   * A socket's world transform per instance at the crowd's time, as attachments are drawn: 12 numbers
+   * each (3x4 row-major, column 3 the position). Every live instance, or the given ones. Needs bones.
+   */
+  getSocketTransforms(socket: string | number, indices?: Uint32Array): Float32Array;
 
   /** Advances time and culls for the camera. Returns the frame's address in the wasm heap (for Renderer). */
   update(dt: number, camera: Camera): number;

@@ -433,6 +433,30 @@ export class Crowd {
   }
 
   /**
+   * Where a socket ("head", "hand_r": asset.sockets) of each instance is at the crowd's time, as the
+   * renderer draws attachments there (crowd_socket_transforms): a Float32Array of 12 numbers per
+   * instance, the 3x4 row-major world transform (rows x, y, z; column 3 the position). indices: a
+   * Uint32Array of instances, or every live instance. Needs an asset baked with bones.
+   */
+  getSocketTransforms(socket, indices) {
+    const names = this.asset.sockets;
+    const s = typeof socket === 'number' ? socket : names.indexOf(socket);
+    if (!(s >= 0 && s < names.length))
+      throw new CrowdbakeError('CROWD_ERROR_ARGUMENT', `crowdbake: the asset has no socket ${JSON.stringify(socket)} ` +
+        `(it has ${names.length ? names.join(', ') : 'none'})`);
+    if (indices) typed(indices, Uint32Array, indices.length, 'indices');
+    const n = indices ? indices.length : this.count;
+    const out = alloc(48 * n);
+    try {
+      checkCrowd(wasm._crowd_socket_transforms(live(this, 'crowd'), indices ? scratchCopy(0, indices) : 0, n, s, out),
+        this.ptr, 'getSocketTransforms');
+      return wasm.HEAPF32.slice(out >> 2, (out >> 2) + 12 * n);
+    } finally {
+      wasm._free(out);
+    }
+  }
+
+  /**
    * Advances time by dt seconds and culls for the camera: { view, projection } (Float32Array(16) each,
    * column-major, as three.js and gl-matrix keep them) and viewportHeight in pixels. With a Renderer
    * on this crowd (camera.renderer, else the first one made), the renderer fills in who culls and its

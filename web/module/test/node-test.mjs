@@ -91,6 +91,19 @@ throwsWith(() => crowd.setTransforms([0, 0, 0], new Float32Array(1)), null, /Flo
 crowd.setTransforms(positions, yaws); // back to the full layout after the failed call
 const transforms = crowd.getTransforms();
 check(transforms.positions.length === 3 * N && Math.abs(transforms.positions[3 * 999] - positions[3 * 999]) < 1e-3, 'getTransforms');
+// sockets: every head is over its instance, above its feet; a list gives the same numbers
+const heads = crowd.getSocketTransforms('head');
+let off = 0, lowest = Infinity;
+for (let i = 0; i < N; i++) {
+  off = Math.max(off, Math.hypot(heads[12 * i + 3] - transforms.positions[3 * i], heads[12 * i + 11] - transforms.positions[3 * i + 2]));
+  lowest = Math.min(lowest, heads[12 * i + 7] - transforms.positions[3 * i + 1]);
+}
+check(heads.length === 12 * N && off < 0.6 && lowest > 0.5, `getSocketTransforms: heads ${off} m off their instances, ${lowest} m up at least`);
+const some = crowd.getSocketTransforms('head', new Uint32Array([999, 5]));
+check(some[3] === heads[12 * 999 + 3] && some[12 + 7] === heads[12 * 5 + 7], 'getSocketTransforms: an index list');
+throwsWith(() => crowd.getSocketTransforms('tail'), 'CROWD_ERROR_ARGUMENT', /no socket "tail"/, 'an unknown socket');
+throwsWith(() => crowd.getSocketTransforms('head', new Uint32Array([N + 5])), 'CROWD_ERROR_ARGUMENT', /indices\[0\]/,
+  'a socket query for an instance out of range');
 
 // update with a camera: stats as a plain object
 const view = new Float32Array([1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -2, -40, 1]);
