@@ -15,26 +15,13 @@ static crowd_bake_output baked;
 static crowd_asset asset;
 static uint32_t walk, run, wave;
 
-/* Markers placed by hand on the asset (the runtime reads them at crowd_create): two on the walk,
- * one on the run, one at the end of the wave (sorted by clip, then time). */
-static crowd_marker markers[4];
-
-static void attach_markers(void)
-{
-    /* (phases no step lands on exactly: there float rounding decides the frame either way) */
-    crowd_marker m[4] = {{"step_a", walk, 0, 0.2137f}, {"step_b", walk, 0, 0.7071f}, {"run_x", run, 0, 0.4519f},
-                         {"wave_top", wave, 0, 0.5113f}};
-    uint32_t n = 0;
-    for (uint32_t clip = 0; clip < asset.clip_count; clip++)
-        for (int i = 0; i < 4; i++)
-            if (m[i].clip == clip) {
-                markers[n] = m[i];
-                markers[n].time = m[i].phase * asset.clips[clip].duration;
-                n++;
-            }
-    asset.markers = markers;
-    asset.marker_count = n;
-}
+/* The markers the tests read, named at bake time (crowd_bake_desc.markers, footsteps off): two on
+ * the walk, one on the run, one on the wave, at phases no step lands on exactly (there float
+ * rounding would decide the frame either way). Times are phase x the humanoid's durations. */
+static const crowd_bake_marker named_markers[] = {{"walk", "step_a", 0.2137f * 1.05f},
+                                                  {"walk", "step_b", 0.7071f * 1.05f},
+                                                  {"run", "run_x", 0.4519f * 0.70f},
+                                                  {"wave", "wave_top", 0.5113f * 1.6f}};
 
 static uint32_t marker_index(const char *name)
 {
@@ -156,7 +143,7 @@ static void loop_markers_long_steps(void)
             double m = asset.markers[marker_index(k ? "step_b" : "step_a")].phase;
             double u0 = r[i].offset_a + t0 * r[i].rate_a, u1 = r[i].offset_a + t1 * r[i].rate_a;
             double want = rates[i] > 0 ? floor(u1 - m) - floor(u0 - m) : ceil(u0 - m) - ceil(u1 - m);
-            printf("     rate %+.1f marker %.1f: %u crossings in a 3.9 s step (%.0f expected)\n", (double)rates[i], m,
+            printf("     rate %+.1f marker %.4f: %u crossings in a 3.9 s step (%.0f expected)\n", (double)rates[i], m,
                    count[i][k], want);
             mismatched += count[i][k] != (uint32_t)want;
         }
@@ -340,13 +327,76 @@ static void off_and_overflow(void)
     crowd_destroy(c);
 }
 
+/* The bake's footsteps on the humanoid (its gait plants the left foot, +X, at phase 0 and the right
+ * at 0.5): two per locomotion clip, one per foot, near those phases; over 5 whole cycles of the walk
+ * each walker reports 5 x 2 footsteps, each in the frame where its phase passes the marker's. */
+static void footsteps_once_per_foot_per_cycle(void)
+{
+    crowd_bake_output steps_baked;
+    crowd_asset steps;
+    humanoid_asset_or_die((crowd_bake_desc){0}, &steps_baked, &steps);
+    uint32_t steps_walk = clip_or_die(&steps, "walk"), first = 0;
+    REQUIRE(crowd_asset_clip_markers(&steps, steps_walk, &first) == 2);
+    for (uint32_t m = first; m < first + 2; m++) {
+        const crowd_marker *k = &steps.markers[m];
+        bool left = !strcmp(k->name, "footstep_l");
+        double d = fabs(k->phase - (left ? 0.0 : 0.5));
+        d = fmin(d, 1.0 - d);
+        printf("     walk %s at phase %.4f (%.4f from the gait's touchdown)\n", k->name, (double)k->phase, d);
+        CHECK((left || !strcmp(k->name, "footstep_r")) && d < 0.05);
+    }
+    CHECK(strcmp(steps.markers[first].name, steps.markers[first + 1].name) != 0);
+    CHECK(crowd_asset_clip_markers(&steps, clip_or_die(&steps, "run"), NULL) == 2);
+    CHECK(crowd_asset_clip_markers(&steps, clip_or_die(&steps, "wave"), NULL) == 0);
+
+    const uint32_t n = 30;
+    crowd_desc d = {.asset = &steps, .capacity = 64, .marker_events = 1, .threads = 1};
+    crowd *c = NULL;
+    crowd_error error;
+    REQUIRE(crowd_create(&d, &c, &error) == CROWD_OK);
+    crowd_set_count(c, n);
+    float duration = steps.clips[steps_walk].duration;
+    for (uint32_t i = 0; i < n; i++) {
+        crowd_play(c, i, steps_walk, 1.0f / duration, 0.0f);
+        crowd_set_phase(c, i, (float)i / (float)n + 0.0123f);
+    }
+    uint32_t per_instance[30] = {0}, wrong = 0, frames = (uint32_t)lround(5.0 * duration * 60.0);
+    for (uint32_t frame = 0; frame < frames; frame++) {
+        float t0 = crowd_time(c);
+        crowd_record before[30];
+        for (uint32_t i = 0; i < n; i++)
+            crowd_get(c, i, &before[i]);
+        const crowd_frame *f = step(c, 1.0f / 60.0f);
+        for (uint32_t e = 0; e < f->event_count; e++) {
+            const crowd_event *ev = &f->events[e];
+            REQUIRE(ev->kind == CROWD_EVENT_MARKER && ev->instance < n && ev->clip == steps_walk);
+            per_instance[ev->instance]++;
+            double m = steps.markers[ev->detail].phase;
+            wrong += !passed(shown_phase(&before[ev->instance], t0), shown_phase(&before[ev->instance], f->time), m);
+        }
+    }
+    uint32_t off = 0;
+    for (uint32_t i = 0; i < n; i++)
+        off += per_instance[i] != 10;
+    printf("     %u frames (5 walk cycles): %u of %u walkers without exactly 10 footsteps, %u in a wrong frame\n",
+           frames, off, n, wrong);
+    CHECK(off == 0 && wrong == 0);
+    crowd_destroy(c);
+    crowd_asset_free(&steps);
+    crowd_bake_output_free(&steps_baked);
+}
+
 int main(void)
 {
-    humanoid_asset_or_die((crowd_bake_desc){0}, &baked, &asset);
+    humanoid_asset_or_die((crowd_bake_desc){.markers = named_markers, .marker_count = 4, .footsteps = -1}, &baked,
+                          &asset);
     walk = clip_or_die(&asset, "walk");
     run = clip_or_die(&asset, "run");
     wave = clip_or_die(&asset, "wave");
-    attach_markers();
+    if (asset.marker_count != 4) {
+        fprintf(stderr, "the bake kept %u of 4 named markers\n", asset.marker_count);
+        return 1;
+    }
     RUN_TEST(loop_markers_small_steps);
     RUN_TEST(loop_markers_long_steps);
     RUN_TEST(one_shot_finishes);
@@ -354,8 +404,7 @@ int main(void)
     RUN_TEST(fades_report_the_clip_that_shows);
     RUN_TEST(rebase_keeps_events);
     RUN_TEST(off_and_overflow);
-    asset.markers = NULL;
-    asset.marker_count = 0;
+    RUN_TEST(footsteps_once_per_foot_per_cycle);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();
