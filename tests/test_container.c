@@ -505,8 +505,8 @@ static void older_versions_and_markers(void)
     uint32_t nan_bits, late_bits;
     memcpy(&nan_bits, &nan, 4);
     memcpy(&late_bits, &late, 4);
-    EXPECT(load_edited(mark, 0, 4, &err_), CROWD_ERROR_LIMIT);          /* no markers */
-    EXPECT(load_edited(mark, 3, 4, &err_), CROWD_ERROR_OVERFLOW);       /* more than the section holds */
+    EXPECT(load_edited(mark, 0, 4, &err_), CROWD_ERROR_LIMIT);            /* no markers */
+    EXPECT(load_edited(mark, 3, 4, &err_), CROWD_ERROR_OVERFLOW);         /* more than the section holds */
     EXPECT(load_edited(mark + 8, 1, 4, &err_), CROWD_ERROR_INVALID_DATA); /* reserved */
     EXPECT(load_edited(rec0 + 4, 1, 4, &err_), CROWD_ERROR_INVALID_DATA); /* clip 1 of 1 */
     EXPECT(load_edited(rec1 + 8, nan_bits, 4, &err_), CROWD_ERROR_INVALID_DATA);
@@ -517,8 +517,7 @@ static void older_versions_and_markers(void)
     /* the source name "tiny strip" (offset 0 of the strings) has a space: not a marker name */
     EXPECT(load_edited(rec0, 0, 4, &err_), CROWD_ERROR_INVALID_DATA);
     load_edited(rec1 + 8, late_bits, 4, &err);
-    CHECKF(strstr(err.message, "markers[1] \"hit\": time 1.5 s outside clip 0 \"bend\""), "message: %s",
-           err.message);
+    CHECKF(strstr(err.message, "markers[1] \"hit\": time 1.5 s outside clip 0 \"bend\""), "message: %s", err.message);
 }
 
 static void unknown_section(void)

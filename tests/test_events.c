@@ -10,7 +10,6 @@
 #include "crowdbake/crowd.h"
 #include "test_support.h"
 
-
 static crowd_bake_output baked;
 static crowd_asset asset;
 static uint32_t walk, run, wave;
@@ -33,8 +32,11 @@ static uint32_t marker_index(const char *name)
 
 static crowd *make_crowd(uint32_t count, int marker_events, uint32_t event_capacity)
 {
-    crowd_desc d = {.asset = &asset, .capacity = 1024, .marker_events = marker_events,
-                    .event_capacity = event_capacity, .threads = 1};
+    crowd_desc d = {.asset = &asset,
+                    .capacity = 1024,
+                    .marker_events = marker_events,
+                    .event_capacity = event_capacity,
+                    .threads = 1};
     crowd *c = NULL;
     crowd_error error;
     if (crowd_create(&d, &c, &error) != CROWD_OK) {
@@ -167,8 +169,8 @@ static void one_shot_finishes(void)
     for (int frame = 0; frame < 200; frame++) {
         float t0 = crowd_time(c);
         if (frame == 30) {
-            crowd_play(c, 1, walk, 1.0f, 0.0f);  /* replaced by a cut */
-            crowd_play(c, 2, walk, 1.0f, 0.2f);  /* replaced by a fade that ends well before */
+            crowd_play(c, 1, walk, 1.0f, 0.0f); /* replaced by a cut */
+            crowd_play(c, 2, walk, 1.0f, 0.2f); /* replaced by a fade that ends well before */
         }
         if (frame == 90) /* 0.1 s before its end: fading out at the end */
             crowd_play(c, 3, walk, 1.0f, 0.5f);
@@ -200,7 +202,7 @@ static void removed_instances_are_silent(void)
     for (uint32_t i = 0; i < 6; i++)
         crowd_play_once(c, i, wave, rate * (1.0f + 0.1f * (float)i), 0.0f);
     step(c, 0.1f);
-    crowd_remove(c, 1);   /* instance 5 (the fastest) becomes 1 */
+    crowd_remove(c, 1);    /* instance 5 (the fastest) becomes 1 */
     crowd_set_count(c, 4); /* instance 4 parked */
     uint32_t by_index[6] = {0}, fast_time_ok = 0, marker_wrong = 0;
     double start = crowd_time(c) - 0.1;
@@ -297,8 +299,8 @@ static void rebase_keeps_events(void)
             wrong += count[i][k] != want;
             total += count[i][k];
         }
-    printf("     %u marker events over 3 s through the rebase, %u (instance, marker) counts wrong; %u finish\n",
-           total, wrong, finished);
+    printf("     %u marker events over 3 s through the rebase, %u (instance, marker) counts wrong; %u finish\n", total,
+           wrong, finished);
     CHECK(wrong == 0 && total > 0 && finished == 1);
     crowd_destroy(c);
 }

@@ -220,9 +220,9 @@ typedef struct crowd_imposters {
 
 typedef struct crowd_marker {
     const char *name;
-    uint32_t clip;  /* < clip_count */
-    float time;     /* seconds from the clip's start, 0..duration */
-    float phase;    /* time / duration, 0..1: where in the cycle it sits (0 for a clip of duration 0) */
+    uint32_t clip; /* < clip_count */
+    float time;    /* seconds from the clip's start, 0..duration */
+    float phase;   /* time / duration, 0..1: where in the cycle it sits (0 for a clip of duration 0) */
 } crowd_marker;
 
 typedef struct crowd_asset {

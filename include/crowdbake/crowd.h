@@ -40,11 +40,13 @@
  * are undefined and may hold anything, NaN included; never read, cull or draw them.
  *
  * Memory: everything is reserved by crowd_create (about 200 bytes per instance of capacity plus
- * per-chunk tables; a crowd_sim adds about 100 more per instance: its agents and separation scratch);
- * crowd_update, crowd_sim_step and the setters allocate nothing.
+ * per-chunk tables, and 20 bytes per event of crowd_desc.event_capacity; a crowd_sim adds about 100
+ * more per instance: its agents and separation scratch); crowd_update, crowd_sim_step and the
+ * setters allocate nothing.
  *
  * Costs: crowd_update is O(live instances) (one pass binning them, plus O(instances that changed
- * chunk) of moves, and a full O(instances) re-layout when the camera regroups chunks); the setters
+ * chunk) of moves, and a full O(instances) re-layout when the camera regroups chunks; events: one
+ * more pass with crowd_desc.marker_events on, plus O(one-shots playing), see "Events"); the setters
  * are O(1); crowd_sim_step is one pass over the live agents (plus the separation pass when on).
  *
  * Errors: misuse (index out of range, unknown clip, bad values, or values whose products would
@@ -500,7 +502,8 @@ CROWD_API crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, f
 
 /* As crowd_play, but the clip plays once from its first frame and then holds its last frame
  * (CROWD_RECORD_HOLD_A/B in the record). Asked for the clip that already plays, it restarts it.
- * A held clip stays held until crowd_play, or crowd_play_once of another clip, replaces it. */
+ * A held clip stays held until crowd_play, or crowd_play_once of another clip, replaces it. The
+ * update in which it reaches its end reports it once (CROWD_EVENT_FINISHED, see "Events"). */
 CROWD_API crowd_result crowd_play_once(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
 
 /* Puts the playing clip (clip A) at `phase` (0..1 of its cycle) now; the rate is unchanged. Useful

@@ -497,9 +497,9 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
         goto done;
     }
     if ((r = select_clips(&job, error)) || (r = crowd_bake_check_markers(&job, error)) ||
-        (r = layout_textures(&job, error)) ||
-        (r = predict_size(&job, &stats->predicted_bytes, error)) || (r = allocate_frames(&job, error)) ||
-        (r = skin_all_frames(&job, error)) || (r = crowd_bake_place(&job, error)) || (r = measure_bounds(&job, error)) ||
+        (r = layout_textures(&job, error)) || (r = predict_size(&job, &stats->predicted_bytes, error)) ||
+        (r = allocate_frames(&job, error)) || (r = skin_all_frames(&job, error)) ||
+        (r = crowd_bake_place(&job, error)) || (r = measure_bounds(&job, error)) ||
         (r = crowd_bake_markers(&job, error)))
         goto done;
     double t1 = crowd_clock_ms();

@@ -175,8 +175,9 @@ static bool allocate_tables(const bake_job *job, packed_tables *t)
     t->clip_bounds = crowd_calloc(CROWD_CBND_HEADER_BYTES + (size_t)job->clip_count * CROWD_CBND_CLIP_BYTES, 1);
     if (job->marker_count)
         t->markers = crowd_calloc(CROWD_MARK_HEADER_BYTES + (size_t)job->marker_count * CROWD_MARK_RECORD_BYTES, 1);
-    return (!job->marker_count || t->markers) && t->clip_bounds && t->clips && t->lods && t->bones && t->sockets && t->regions && t->palette &&
-           t->region_ids && (!rig->colors || t->colors) && t->scaled_positions && t->placed_normals && t->notes;
+    return (!job->marker_count || t->markers) && t->clip_bounds && t->clips && t->lods && t->bones && t->sockets &&
+           t->regions && t->palette && t->region_ids && (!rig->colors || t->colors) && t->scaled_positions &&
+           t->placed_normals && t->notes;
 }
 
 /* The name's offset in the string table; *ok turns false when the table could not grow. */

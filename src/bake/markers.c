@@ -50,8 +50,9 @@ crowd_result crowd_bake_check_markers(const bake_job *job, crowd_error *error)
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.markers[%u] \"%s\": no clip given", i,
                               m->name);
         if (!isfinite(m->time))
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.markers[%u] \"%s\": time %g s is not finite",
-                              i, m->name, (double)m->time);
+            return crowd_fail(error, CROWD_ERROR_ARGUMENT,
+                              "crowd_bake_desc.markers[%u] \"%s\": time %g s is not finite", i, m->name,
+                              (double)m->time);
         uint32_t clip = baked_clip_named(job, m->clip);
         if (clip == UINT32_MAX)
             return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_bake_desc.markers[%u] \"%s\": no clip named \"%s\"",
@@ -59,8 +60,8 @@ crowd_result crowd_bake_check_markers(const bake_job *job, crowd_error *error)
         const crowd_rig_clip *c = &job->rig->clips[job->clips[clip].rig_clip];
         if (!(m->time >= 0.0f && m->time <= (float)c->duration)) /* false for NaN */
             return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                              "crowd_bake_desc.markers[%u] \"%s\": time %g s outside clip \"%s\" (0..%g s)", i,
-                              m->name, (double)m->time, c->name, (double)(float)c->duration);
+                              "crowd_bake_desc.markers[%u] \"%s\": time %g s outside clip \"%s\" (0..%g s)", i, m->name,
+                              (double)m->time, c->name, (double)(float)c->duration);
     }
     return CROWD_OK;
 }

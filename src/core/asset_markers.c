@@ -46,8 +46,9 @@ uint32_t crowd_asset_clip_markers(const crowd_asset *a, uint32_t clip, uint32_t 
 static crowd_result check_header(const uint8_t *d, uint64_t size, uint32_t version, crowd_error *error)
 {
     if (version < CROWD_VERSION_MARKERS)
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "MARK section in a version-%u file (markers need version %u)",
-                          version, CROWD_VERSION_MARKERS);
+        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
+                          "MARK section in a version-%u file (markers need version %u)", version,
+                          CROWD_VERSION_MARKERS);
     if (size < CROWD_MARK_HEADER_BYTES)
         return crowd_fail(error, CROWD_ERROR_TRUNCATED, "MARK: %llu bytes, shorter than its %u-byte header",
                           (unsigned long long)size, CROWD_MARK_HEADER_BYTES);
@@ -78,8 +79,8 @@ static crowd_result read_marker(const crowd_asset *a, const uint8_t *rec, uint32
     m->name = (const char *)strings + name; /* the table ends with a NUL (the loader checked) */
     if (!crowd_marker_name_ok(m->name))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                          "MARK: markers[%u]: name \"%.64s\" is not 1..%u letters, digits, '_', '-' or '.'", i,
-                          m->name, CROWD_MAX_MARKER_NAME);
+                          "MARK: markers[%u]: name \"%.64s\" is not 1..%u letters, digits, '_', '-' or '.'", i, m->name,
+                          CROWD_MAX_MARKER_NAME);
     if (crowd_rd32(rec + 12))
         return crowd_fail(error, CROWD_ERROR_INVALID_DATA, "MARK: markers[%u] \"%s\": reserved word is not zero", i,
                           m->name);
@@ -95,9 +96,10 @@ static crowd_result read_marker(const crowd_asset *a, const uint8_t *rec, uint32
     if (m->phase > 1.0f)
         m->phase = 1.0f;
     if (i > 0 && (m[-1].clip > m->clip || (m[-1].clip == m->clip && m[-1].time > m->time)))
-        return crowd_fail(error, CROWD_ERROR_INVALID_DATA,
-                          "MARK: markers[%u] \"%s\" (clip %u, %g s) comes before the marker ahead of it (clip %u, %g s)",
-                          i, m->name, m->clip, (double)m->time, m[-1].clip, (double)m[-1].time);
+        return crowd_fail(
+            error, CROWD_ERROR_INVALID_DATA,
+            "MARK: markers[%u] \"%s\" (clip %u, %g s) comes before the marker ahead of it (clip %u, %g s)", i, m->name,
+            m->clip, (double)m->time, m[-1].clip, (double)m[-1].time);
     return CROWD_OK;
 }
 

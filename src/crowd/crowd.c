@@ -103,6 +103,20 @@ static crowd_result resolve_max_lod(uint32_t *v, uint32_t fallback, const char *
     return CROWD_OK;
 }
 
+/* marker_events and event_capacity (after capacity). */
+static crowd_result resolve_events(crowd_desc *out, crowd_error *error)
+{
+    if (out->marker_events < -1 || out->marker_events > 1)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: marker_events %d: 0 (default: off), 1 or -1",
+                          out->marker_events);
+    if (out->event_capacity == 0)
+        out->event_capacity = out->capacity / 4 + 256;
+    if (out->event_capacity > CROWD_MAX_EVENT_CAPACITY)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: event_capacity %u above %u", out->event_capacity,
+                          CROWD_MAX_EVENT_CAPACITY);
+    return CROWD_OK;
+}
+
 static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *error)
 {
     *out = *in;
@@ -173,14 +187,8 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
                           (double)out->imposter_band);
     if (out->imposters > 0 && a->lod_count >= 2 && out->screen_coverage[a->lod_count - 1] == 0.0f)
         out->screen_coverage[a->lod_count - 1] = out->screen_coverage[a->lod_count - 2] / 2.5f;
-    if (out->marker_events < -1 || out->marker_events > 1)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: marker_events %d: 0 (default: off), 1 or -1",
-                          out->marker_events);
-    if (out->event_capacity == 0)
-        out->event_capacity = out->capacity / 4 + 256;
-    if (out->event_capacity > CROWD_MAX_EVENT_CAPACITY)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: event_capacity %u above %u", out->event_capacity,
-                          CROWD_MAX_EVENT_CAPACITY);
+    if ((r = resolve_events(out, error)) != CROWD_OK)
+        return r;
     if (out->far_pool == 0)
         out->far_pool = 1;
     if (out->shadows == 0)
@@ -417,8 +425,7 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
         if (count < c->count) {
             crowd_rec_anchor(r, (float)c->time); /* parked: stands where it is now */
             crowd_events_forget(c, i);           /* and reports nothing, now or when revived */
-        }
-        else
+        } else
             r->ref_time = (float)c->time; /* revived: walks on from where it was parked */
         c->dirty[c->slot_of_index[i]] = 1;
     }
@@ -667,7 +674,8 @@ crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
     r->offset_a = (float)((r->clips & CROWD_RECORD_HOLD_A) ? offset : wrap(offset));
     if (r->fade_rate == 0.0f && !crowd_rec_turning(r)) /* a turn's words stay */
         r->offset_b = r->offset_a;
-    if ((r->clips & CROWD_RECORD_HOLD_A) && r->fade_rate == 0.0f) /* a one-shot put back before its end finishes again */
+    if ((r->clips & CROWD_RECORD_HOLD_A) &&
+        r->fade_rate == 0.0f) /* a one-shot put back before its end finishes again */
         crowd_events_one_shot(c, index, crowd_rec_clip_a(r));
     return CROWD_OK;
 }

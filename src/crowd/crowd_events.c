@@ -172,14 +172,40 @@ static void cross_marker(crowd *c, crowd_event e, double m, clip_phase p, double
     }
 }
 
-/* One clip of a record over (ta, tb]: each of its markers. */
+/* floor for |x| < 2^62 without a libm call (the x86-64 baseline has no rounding instruction). */
+static inline double floor_fast(double x)
+{
+    int64_t i = (int64_t)x;
+    return (double)(i - (x < (double)i));
+}
+
+/* One clip of a record over (ta, tb]: each of its markers. The common case, a looping clip that
+ * moves less than a cycle, takes the phase's fraction once and each marker's distance ahead of it
+ * (behind it, backwards): crossed when that distance, in (0, 1], is within the step's span. The
+ * span is the difference of the two phases computed as the neighbouring steps compute them, so a
+ * crossing at a step's boundary falls in one step only. */
 static void cross_clip(crowd *c, uint32_t index, uint32_t clip, clip_phase p, double ta, double tb)
 {
     if (p.rate == 0.0 || !(tb > ta) || clip >= c->asset->clip_count)
         return;
-    for (uint32_t m = c->marker_start[clip]; m < c->marker_start[clip + 1]; m++)
-        cross_marker(c, (crowd_event){CROWD_EVENT_MARKER, index, clip, m, 0.0f}, c->asset->markers[m].phase, p,
-                     ta, tb);
+    uint32_t first = c->marker_start[clip], end = c->marker_start[clip + 1];
+    double u0 = p.offset + ta * p.rate, u1 = p.offset + tb * p.rate;
+    double span = p.rate > 0.0 ? u1 - u0 : u0 - u1;
+    if (p.hold || !(span < 1.0) || !(fabs(u0) < 1e15)) {
+        for (uint32_t m = first; m < end; m++)
+            cross_marker(c, (crowd_event){CROWD_EVENT_MARKER, index, clip, m, 0.0f}, c->asset->markers[m].phase, p, ta,
+                         tb);
+        return;
+    }
+    double f0 = u0 - floor_fast(u0), speed = fabs(p.rate);
+    for (uint32_t m = first; m < end; m++) {
+        double phase = c->asset->markers[m].phase, ahead = p.rate > 0.0 ? phase - f0 : f0 - phase;
+        ahead += ahead <= 0.0 ? 1.0 : 0.0;
+        if (ahead <= span) {
+            double t = ta + ahead / speed;
+            emit(c, (crowd_event){CROWD_EVENT_MARKER, index, clip, m, (float)(t < tb ? t : tb)});
+        }
+    }
 }
 
 /* A record's markers over (t0, t1]: clip A's, or during a fade clip A's until it is half way and

@@ -202,8 +202,8 @@ void crowd_client_scatter(crowd *c, const uint32_t *dest, uint32_t n);
 bool crowd_events_create(crowd *c);
 void crowd_events_destroy(crowd *c);
 void crowd_events_one_shot(crowd *c, uint32_t index, uint32_t clip); /* crowd_play_once */
-void crowd_events_forget(crowd *c, uint32_t index);                   /* parked: no events */
-void crowd_events_moved(crowd *c, uint32_t from, uint32_t to);        /* index from is now index to */
+void crowd_events_forget(crowd *c, uint32_t index);                  /* parked: no events */
+void crowd_events_moved(crowd *c, uint32_t from, uint32_t to);       /* index from is now index to */
 void crowd_events_collect(crowd *c, double t0, double t1);
 void crowd_events_shift(crowd *c, double by); /* this frame's event times, after a rebase */
 
