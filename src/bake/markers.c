@@ -21,10 +21,12 @@ static const char *const footstep_names[2] = {"footstep_l", "footstep_r"};
 static uint32_t baked_clip_named(const bake_job *job, const char *name)
 {
     const char *names[CROWD_MAX_CLIPS];
-    uint32_t n = job->clip_count < CROWD_MAX_CLIPS ? job->clip_count : CROWD_MAX_CLIPS, index;
-    for (uint32_t k = 0; k < n; k++)
+    uint32_t index;
+    if (job->clip_count > CROWD_MAX_CLIPS) /* select_clips keeps it within; the array's bound */
+        return UINT32_MAX;
+    for (uint32_t k = 0; k < job->clip_count; k++)
         names[k] = job->rig->clips[job->clips[k].rig_clip].name;
-    return crowd_match_clip_name(names, sizeof names[0], n, name, &index) ? index : UINT32_MAX;
+    return crowd_match_clip_name(names, sizeof names[0], job->clip_count, name, &index) ? index : UINT32_MAX;
 }
 
 crowd_result crowd_bake_check_markers(const bake_job *job, crowd_error *error)
