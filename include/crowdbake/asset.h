@@ -381,7 +381,7 @@ CROWD_API bool crowd_asset_clip_evidence(const crowd_asset *asset, uint32_t clip
 
 /* The markers of clip `clip`: their count, and in *first (may be NULL) the index of the first in
  * asset->markers (the rest follow it, in order of time). 0 (and *first untouched) for a clip
- * without markers, an index out of range or a NULL asset. O(log marker_count). */
+ * without markers, an index out of range or a NULL asset. O(log marker_count + the clip's). */
 CROWD_API uint32_t crowd_asset_clip_markers(const crowd_asset *asset, uint32_t clip, uint32_t *first);
 
 /* Whether `name` is a valid marker name (see crowd_marker). */

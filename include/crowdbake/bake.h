@@ -151,9 +151,10 @@ typedef struct crowd_bake_desc {
     void *warn_user;
     crowd_bake_progress_fn progress; /* optional */
     void *progress_user;
-    /* Clip markers (the MARK section, format version 4). Named ones are borrowed: a marker whose
-     * clip is not baked, whose time lies outside the clip or is not finite, or whose name is not
-     * valid is CROWD_ERROR_ARGUMENT before anything is sampled. Footsteps: each locomotion clip gets
+    /* Clip markers (the MARK section, format version 4). Named ones (at most 32,768) are borrowed:
+     * a marker whose clip is not baked, whose time lies outside the clip or is not finite, or whose
+     * name is not valid is CROWD_ERROR_ARGUMENT before anything is sampled. Footsteps: each looping
+     * locomotion clip gets
      * a "footstep_l" / "footstep_r" marker at the frame where that foot's contact with the ground
      * begins (the lowest point of that side of the body, +X the left, comes within 0.5 % of the
      * height of its lowest over the cycle, after being more than 2 % above it); 0 = on, -1 = off. */

@@ -247,7 +247,7 @@ typedef struct crowd_desc {
      * end, 1 at its far end; distance: linear in metres, coverage: in log coverage). 0 = 0.15,
      * CROWD_BAND_NONE = a hard switch; else in (0, 1]. See CROWD_DRAW_BAND. */
     float imposter_band;
-    /* Marker events (see "Events" below): 1 = each update reports every clip marker an instance
+    /* Marker events (see "Events", after crowd_stats): 1 = each update reports every clip marker an instance
      * crossed; 0 (the default) or -1 = none, and no per-instance work for them. Per-instance work
      * when on: one pass over the live instances (clips without markers cost a compare each). An
      * asset without markers reports none either way. crowd_configure may change it. */
@@ -359,7 +359,6 @@ typedef struct crowd_stats {
     float ms_events;         /* CPU time of the events, milliseconds */
 } crowd_stats;
 
-/* What an update produced. Pointers stay valid until the next update or destroy. */
 /* ---- Events: what happened during an update's time step ---------------------------------------
  *
  * crowd_update advances time from t0 (the previous update's frame.time, crowd_time() until this
@@ -412,6 +411,7 @@ typedef struct crowd_event {
     float time;        /* shader time of the crossing or the end */
 } crowd_event;
 
+/* What an update produced. Pointers stay valid until the next update or destroy. */
 typedef struct crowd_frame {
     const crowd_draw *draws;
     uint32_t draw_count;
@@ -441,9 +441,9 @@ typedef struct crowd_frame {
     crowd_culling culling; /* the view's: CROWD_CULLING_GPU frames have no draws */
     float cull_margin;     /* the view's */
     crowd_stats stats;
-    /* What happened to instances during this update's time step (see "Events" below):
+    /* What happened to instances during this update's time step (see "Events" above):
      * event_count entries, valid until the next update or destroy. */
-    const struct crowd_event *events;
+    const crowd_event *events;
     uint32_t event_count;
 } crowd_frame;
 
