@@ -149,7 +149,9 @@ fuzz-crowd-seeds: build
 		seed small --density 0.25 --frames 2 --clips idle,walk --lods 2 --lod-ratios 1,0.3 && \
 		seed small_bones --density 0.25 --frames 2 --clips walk --bones --tangents --tex-width 64 && \
 		seed small_fp16 --density 0.25 --frames 3 --clips wave --fp16 --lods 1 && \
-		seed small_compact --density 0.25 --frames 2 --clips run,cheer --compact --tex-width 128
+		seed small_compact --density 0.25 --frames 2 --clips run,cheer --compact --tex-width 128 && \
+		seed small_markers --density 0.25 --frames 8 --clips walk,wave --tex-width 256 --marker walk=hit@0.5 \
+			--marker wave=top@1.6
 
 fuzz-crowd: build-fuzz fuzz-crowd-seeds
 	@mkdir -p $(FUZZ_BUILD)/crowd-corpus

@@ -8,8 +8,9 @@
  * re-sealed (so a mutation inside a section reaches the semantic checks instead of dying at the
  * checksum). After a successful load every decoder runs: crowd_asset_decode_vertex on every vertex
  * of the first, a middle and the last frame, crowd_asset_bone_matrix for every bone there, the
- * position quantum, the find_* lookups, and a small crowd playing every clip through two updates;
- * any non-finite output aborts. */
+ * position quantum, the find_* lookups, and a small crowd playing every clip (and a one-shot)
+ * through two updates with marker events on; any non-finite output, or an event naming something
+ * the asset lacks, aborts. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,9 +125,23 @@ static void check_records(const crowd *c, const crowd_frame *frame, uint32_t cou
     }
 }
 
+/* The frame's events name live instances, the asset's clips and markers, at finite times. */
+static void check_events(const crowd_asset *a, const crowd_frame *frame, uint32_t count)
+{
+    for (uint32_t e = 0; e < frame->event_count; e++) {
+        const crowd_event *ev = &frame->events[e];
+        bool marker = ev->kind == CROWD_EVENT_MARKER;
+        CHECK_FINITE(ev->instance < count && ev->clip < a->clip_count && isfinite(ev->time) &&
+                         (marker ? ev->detail < a->marker_count && a->markers[ev->detail].clip == ev->clip
+                                 : ev->kind == CROWD_EVENT_FINISHED),
+                     "event %u: kind %d instance %u clip %u detail %u", e, (int)ev->kind, ev->instance, ev->clip,
+                     ev->detail);
+    }
+}
+
 static void check_crowd(const crowd_asset *a)
 {
-    crowd_desc desc = {.asset = a, .capacity = 8};
+    crowd_desc desc = {.asset = a, .capacity = 8, .marker_events = 1, .event_capacity = 16};
     crowd *c = NULL;
     crowd_error err = {0};
     if (crowd_create(&desc, &c, &err) != CROWD_OK) {
@@ -142,10 +157,15 @@ static void check_crowd(const crowd_asset *a)
     crowd_set_speed(c, 4, 1.4f);
     crowd_view view = {0};
     fuzz_view(&view);
-    check_records(c, crowd_update(c, 1.0f / 60.0f, &view), count);
+    crowd_play_once(c, 5, a->clip_count - 1, 1.0f, 0.0f);
+    const crowd_frame *frame = crowd_update(c, 1.0f / 60.0f, &view);
+    check_records(c, frame, count);
+    check_events(a, frame, count);
     crowd_play(c, 1, (1 + 1) % a->clip_count, 1.0f, 0.25f); /* a cross-fade */
     crowd_set_scale(c, 2, 0.5f);
-    check_records(c, crowd_update(c, 1.0f / 30.0f, &view), count);
+    frame = crowd_update(c, 3.0f, &view); /* cycles of every clip: its markers and the one-shot's end */
+    check_records(c, frame, count);
+    check_events(a, frame, count);
     crowd_destroy(c);
 }
 

@@ -223,6 +223,32 @@ done
 expect 1 "no clip named \"moonwalk\"" -- "$bin/crowd-bake" --clip-role moonwalk=idle --out "$work/bad.crowd"
 [[ -e "$work/bad.crowd" ]] && fail "a refused placement left a file"
 
+# clip markers: named ones and footsteps listed (text and JSON); a wrong clip, a time outside the
+# clip, a bad name, a non-finite time: refused with the reason, exit 1, no file
+expect 0 "wrote" -- "$bin/crowd-bake" --frames 16 --marker walk=hit@0.5 --marker Wave=wave.top@0.8 --out "$work/mk.crowd"
+expect 0 "walk  *hit  *0.5000  *0.4762" -- "$bin/crowd-inspect" "$work/mk.crowd"
+expect 0 "wave  *wave.top  *0.8000" -- "$bin/crowd-inspect" "$work/mk.crowd"
+expect 0 "walk  *footstep_l" -- "$bin/crowd-inspect" "$work/mk.crowd"
+expect 0 '"markers":\[{"clip":[0-9]*,"name":"' -- "$bin/crowd-inspect" "$work/mk.crowd" --json
+expect 0 '"name":"footstep_r","time":' -- "$bin/crowd-inspect" "$work/mk.crowd" --json
+expect 0 '"name":"hit","time":0.5,' -- "$bin/crowd-inspect" "$work/mk.crowd" --json
+expect 0 "MARK" -- "$bin/crowd-inspect" "$work/mk.crowd"
+expect 0 "PASS" -- "$bin/crowd-verify" "$work/mk.crowd"
+expect 0 "wrote" -- "$bin/crowd-bake" --frames 16 --no-footsteps --out "$work/nf.crowd"
+expect 0 '"markers":\[\]' -- "$bin/crowd-inspect" "$work/nf.crowd" --json
+expect 1 "no clip named \"moonwalk\"" -- "$bin/crowd-bake" --marker moonwalk=hit@0.5 --out "$work/bad.crowd"
+expect 1 "time 9 s outside clip \"walk\" (0..1.05 s)" -- "$bin/crowd-bake" --marker walk=hit@9 --out "$work/bad.crowd"
+expect 1 "time -0.1 s outside clip" -- "$bin/crowd-bake" --marker walk=hit@-0.1 --out "$work/bad.crowd"
+expect 1 "name \"bad name\" must be" -- "$bin/crowd-bake" --marker "walk=bad name@0.5" --out "$work/bad.crowd"
+expect 1 "name \"\" must be" -- "$bin/crowd-bake" --marker walk=@0.5 --out "$work/bad.crowd"
+expect 1 "time nan s is not finite" -- "$bin/crowd-bake" --marker walk=hit@nan --out "$work/bad.crowd"
+expect 1 "time inf s is not finite" -- "$bin/crowd-bake" --marker walk=hit@inf --out "$work/bad.crowd"
+for args in "--marker walk" "--marker walk=hit" "--marker =hit@0.5" "--marker walk=hit@soon" "--marker"; do
+  # shellcheck disable=SC2086
+  expect 2 "crowd-bake" -- "$bin/crowd-bake" $args --out "$work/bad.crowd"
+done
+[[ -e "$work/bad.crowd" ]] && fail "a refused marker left a file"
+
 # crowd-export's dressing: the cases a user's file brings, baked back right
 expect 0 "wrote" -- "$bin/crowd-export" --face -z --scale 100 --lift 0.2 --add-clip pose,roll,fly,walk-open,walk-root,walk-seam,fly-low \
   --blender-names --out "$work/dressed.glb"

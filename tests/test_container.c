@@ -49,6 +49,14 @@ static void round_trip(void)
     CHECK(crowd_asset_decode_vertex(&a, 0, a.vertex_count, p, n) == CROWD_ERROR_ARGUMENT);
     CHECK(crowd_asset_bone_matrix(&a, 0, 2, m) == CROWD_ERROR_ARGUMENT);
     CHECK(crowd_asset_bone_matrix(&a, 7, 1, m) == CROWD_OK);
+    /* markers sorted by time, at the times given, with their phases */
+    REQUIRE(a.marker_count == 2);
+    CHECK(!strcmp(a.markers[0].name, "start") && a.markers[0].clip == 0 && a.markers[0].time == 0.0f);
+    CHECK(!strcmp(a.markers[1].name, "hit") && a.markers[1].time == 0.5f && a.markers[1].phase == 0.5f);
+    uint32_t first = 99;
+    CHECK(crowd_asset_clip_markers(&a, 0, &first) == 2 && first == 0);
+    CHECK(crowd_asset_clip_markers(&a, 1, &first) == 0 && crowd_asset_clip_markers(NULL, 0, NULL) == 0);
+    CHECK(crowd_rd32(tiny.bytes + 8) == 4); /* MARK: version 4 */
     crowd_asset_free(&a);
     crowd_asset_free(&a); /* freeing twice is harmless */
 
@@ -151,6 +159,7 @@ static void distinct_errors(void)
     crowd_error e;
     EXPECT(load_edited(0, 'X', 1, &err_), CROWD_ERROR_BAD_MAGIC);
     EXPECT(load_edited(8, CROWD_VERSION_MAX + 1, 4, &err_), CROWD_ERROR_BAD_VERSION); /* 1 up to the newest are read */
+    EXPECT(load_edited(8, 3, 4, &err_), CROWD_ERROR_INVALID_DATA); /* a MARK section needs version 4 */
     EXPECT(load_edited(8, 2, 4, &err_), CROWD_ERROR_INVALID_DATA); /* a CBND section needs version 3 */
     EXPECT(load_edited(8, 0, 4, &err_), CROWD_ERROR_BAD_VERSION);
     EXPECT(load_edited(12, 200, 4, &err_), CROWD_ERROR_LIMIT);
@@ -442,6 +451,75 @@ static uint8_t *with_extra_section(const crowd_bake_output *image, uint32_t tag,
     return out;
 }
 
+/* A copy of `image` without its last `drop` sections (the table shrinks: every section moves back
+ * 32 bytes per entry dropped), sealed; free() it. */
+static uint8_t *without_last_sections(const uint8_t *bytes, uint32_t drop, size_t *size)
+{
+    uint32_t count = crowd_rd32(bytes + 12), keep = count - drop;
+    size_t table_end = 32 + 32 * (size_t)count, shift = 32 * (size_t)drop;
+    *size = (size_t)crowd_rd64(bytes + 32 + 32 * (size_t)keep + 8) - shift; /* where the first dropped one began */
+    uint8_t *out = aligned_alloc(16, *size);
+    memcpy(out, bytes, 32 + 32 * (size_t)keep);
+    memcpy(out + 32 + 32 * (size_t)keep, bytes + table_end, *size - (32 + 32 * (size_t)keep));
+    crowd_wr32(out + 12, keep);
+    crowd_wr64(out + 16, *size);
+    for (uint32_t i = 0; i < keep; i++)
+        crowd_wr64(out + 32 + 32 * i + 8, crowd_rd64(out + 32 + 32 * i + 8) - shift);
+    reseal(out, *size);
+    return out;
+}
+
+/* Files of every older version load: the same bake without MARK as version 3, without MARK and
+ * CBND as version 1 (no clip bounds: the asset sphere for every clip); the writer labels a bake
+ * without markers 3. The MARK section's fields are each checked. */
+static void older_versions_and_markers(void)
+{
+    crowd_error err;
+    crowd_asset a;
+    size_t size;
+    uint8_t *v3 = without_last_sections(tiny.bytes, 1, &size);
+    CHECK(crowd_asset_load_memory(&a, v3, size, &err) == CROWD_OK); /* still labelled 4: MARK is optional */
+    crowd_asset_free(&a);
+    crowd_wr32(v3 + 8, 3);
+    reseal(v3, size);
+    CHECKF(crowd_asset_load_memory(&a, v3, size, &err) == CROWD_OK, "version 3: %s", err.message);
+    CHECK(a.marker_count == 0 && !a.markers && a.has_clip_bounds);
+    crowd_asset_free(&a);
+    free(v3);
+    uint8_t *v1 = without_last_sections(tiny.bytes, 2, &size);
+    crowd_wr32(v1 + 8, 1);
+    reseal(v1, size);
+    CHECKF(crowd_asset_load_memory(&a, v1, size, &err) == CROWD_OK, "version 1: %s", err.message);
+    CHECK(a.marker_count == 0 && !a.has_clip_bounds && a.clips[0].cull_radius == a.sphere_radius);
+    crowd_asset_free(&a);
+    free(v1);
+    crowd_bake_output plain = bake_or_die(&tiny_rig, (crowd_bake_desc){.frames = 8});
+    CHECK(crowd_rd32(plain.bytes + 8) == 3);
+    crowd_bake_output_free(&plain);
+
+    uint64_t mark_size;
+    size_t mark = section_offset(tiny.bytes, CROWD_TAG_MARK, &mark_size);
+    REQUIRE(mark && mark_size == CROWD_MARK_HEADER_BYTES + 2 * CROWD_MARK_RECORD_BYTES);
+    size_t rec0 = mark + CROWD_MARK_HEADER_BYTES, rec1 = rec0 + CROWD_MARK_RECORD_BYTES;
+    float nan = NAN, late = 1.5f; /* the clip lasts 1 s */
+    uint32_t nan_bits, late_bits;
+    memcpy(&nan_bits, &nan, 4);
+    memcpy(&late_bits, &late, 4);
+    EXPECT(load_edited(mark, 0, 4, &err_), CROWD_ERROR_LIMIT);            /* no markers */
+    EXPECT(load_edited(mark, 3, 4, &err_), CROWD_ERROR_OVERFLOW);         /* more than the section holds */
+    EXPECT(load_edited(mark + 8, 1, 4, &err_), CROWD_ERROR_INVALID_DATA); /* reserved */
+    EXPECT(load_edited(rec0 + 4, 1, 4, &err_), CROWD_ERROR_INVALID_DATA); /* clip 1 of 1 */
+    EXPECT(load_edited(rec1 + 8, nan_bits, 4, &err_), CROWD_ERROR_INVALID_DATA);
+    EXPECT(load_edited(rec1 + 8, late_bits, 4, &err_), CROWD_ERROR_INVALID_DATA);
+    EXPECT(load_edited(rec0 + 8, late_bits, 4, &err_), CROWD_ERROR_INVALID_DATA); /* out of order too */
+    EXPECT(load_edited(rec0 + 12, 1, 4, &err_), CROWD_ERROR_INVALID_DATA);        /* reserved */
+    EXPECT(load_edited(rec0, 0xFFFFFF00u, 4, &err_), CROWD_ERROR_INVALID_DATA);   /* name outside STRS */
+    /* the source name "tiny strip" (offset 0 of the strings) has a space: not a marker name */
+    EXPECT(load_edited(rec0, 0, 4, &err_), CROWD_ERROR_INVALID_DATA);
+    load_edited(rec1 + 8, late_bits, 4, &err);
+    CHECKF(strstr(err.message, "markers[1] \"hit\": time 1.5 s outside clip 0 \"bend\""), "message: %s", err.message);
+}
+
 static void unknown_section(void)
 {
     const char payload[] = "data from a newer writer";
@@ -544,7 +622,14 @@ int main(void)
     crowd_error err;
     if (tiny_rig_build(&tiny_rig, &err) != CROWD_OK)
         return 1;
-    crowd_bake_desc desc = {.bones = true, .frames = 8, .lod_count = 2, .lod_ratios = (const float[]){1.0f, 0.5f}};
+    /* with two markers, so every prefix and byte corruption below reaches the MARK section too */
+    static const crowd_bake_marker marks[] = {{"bend", "hit", 0.5f}, {"bend", "start", 0.0f}};
+    crowd_bake_desc desc = {.bones = true,
+                            .frames = 8,
+                            .lod_count = 2,
+                            .lod_ratios = (const float[]){1.0f, 0.5f},
+                            .markers = marks,
+                            .marker_count = 2};
     tiny = bake_or_die(&tiny_rig, desc);
     printf("     tiny asset: %zu bytes\n", tiny.size);
     RUN_TEST(round_trip);
@@ -558,6 +643,7 @@ int main(void)
     RUN_TEST(table_floats);
     RUN_TEST(wrapping_triangle_count);
     RUN_TEST(unknown_section);
+    RUN_TEST(older_versions_and_markers);
     RUN_TEST(directory_as_input);
     RUN_TEST(verify_fails_on_nan);
     crowd_bake_output_free(&tiny);

@@ -44,6 +44,9 @@ static void usage(FILE *out)
             "  --up <axis>          +y or +z: the source's up axis (default +y)\n"
             "  --ground <mode>      auto, none or an offset in metres (default auto: planted feet at y = 0)\n"
             "  --clip-role n=role   force a clip's role: locomotion, idle, action, pose, flight (repeatable)\n"
+            "  --marker c=name@s    a marker `name` on clip c at s seconds from its start (repeatable;\n"
+            "                       names: letters, digits, _ - .); the runtime reports crossings\n"
+            "  --no-footsteps       no footstep_l / footstep_r markers on the locomotion clips\n"
             "  --max-bytes <n>      refuse bakes predicted larger (default 268435456 = 256 MB; 0 = no limit)\n"
             "  --density <f>        procedural humanoid tessellation, 0.25..4 (default 1)\n"
             "  --skin <n>           glTF: bake the character of skin n (default: the animated skinned mesh's)\n"
@@ -63,10 +66,12 @@ static void usage(FILE *out)
             "  --quiet              no summary\n"
             "  --help               this text\n"
             "\n"
-            "Each option once (--clip-role and --socket repeat). An output that is the input or the other\n"
+            "Each option once (--clip-role, --socket and --marker repeat). An output that is the input or the other\n"
             "output (--write-dump x --out x, also through another name or a link) is refused.\n",
             (int)CROWD_CRITTER_KIND_COUNT, CROWD_MAX_LODS, CROWD_MAX_TEXTURE_DIM);
 }
+
+#define MAX_CLI_MARKERS 1024u
 
 typedef struct options {
     const char *input, *out;
@@ -80,6 +85,7 @@ typedef struct options {
     crowd_gltf_desc gltf;
     crowd_gltf_socket sockets[CROWD_MAX_SOCKETS];
     crowd_bake_clip_role roles[CROWD_MAX_CLIPS];
+    crowd_bake_marker markers[MAX_CLI_MARKERS];
     const char *critter, *frames_dump, *write_dump;
     bool imposters;
     crowd_gl_imposter_desc imposter;
@@ -108,7 +114,7 @@ static int bad_flag(const char *flag, const char *value, const char *expected)
  * otherwise silently win. --clip-role and --socket are lists and may repeat. */
 static bool repeated_option(const char *a, const char **seen, uint32_t *seen_count, uint32_t capacity)
 {
-    if (a[0] != '-' || !strcmp(a, "--clip-role") || !strcmp(a, "--socket"))
+    if (a[0] != '-' || !strcmp(a, "--clip-role") || !strcmp(a, "--socket") || !strcmp(a, "--marker"))
         return false;
     for (uint32_t k = 0; k < *seen_count; k++)
         if (!strcmp(seen[k], a)) {
@@ -185,6 +191,26 @@ static int parse_args(int argc, char **argv, options *o)
             ((char *)eq)[0] = '\0'; /* argv is ours to cut */
             o->roles[o->desc.clip_role_count++] = (crowd_bake_clip_role){v, role};
             o->desc.clip_roles = o->roles;
+        } else if (!strcmp(a, "--marker")) {
+            TAKES_VALUE();
+            /* clip=name@seconds, split at the last '@' and the last '=' before it; what the parts
+             * hold (the clip, the name, a finite time inside the clip) is the bake's to refuse */
+            char *at = strrchr(v, '@'), *eq = NULL, *end = NULL;
+            for (char *p = (char *)v; at && p < at; p++)
+                eq = *p == '=' ? p : eq;
+            if (!at || !eq || eq == v || o->desc.marker_count == MAX_CLI_MARKERS)
+                return bad_flag(a, v, "clip=name@seconds (at most 1024 markers)");
+            *eq = *at = '\0'; /* argv is ours to cut */
+            float time = strtof(at + 1, &end);
+            if (end == at + 1 || *end) {
+                fprintf(stderr, "crowd-bake: --marker %s=%s@%s: the time \"%s\" is not a number of seconds\n", v,
+                        eq + 1, at + 1, at + 1);
+                return 2;
+            }
+            o->markers[o->desc.marker_count++] = (crowd_bake_marker){v, eq + 1, time};
+            o->desc.markers = o->markers;
+        } else if (!strcmp(a, "--no-footsteps")) {
+            o->desc.footsteps = -1;
         } else if (!strcmp(a, "--max-bytes")) {
             TAKES_VALUE();
             uint64_t n = 0;

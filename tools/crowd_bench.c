@@ -38,16 +38,18 @@ typedef struct bench_row {
     bool separation;
     double sim, separation_ms, chunk_lod, gather, output, total, best, p90, memcpy_ms;
     double mb_uploaded, triangles, draws, submitted;
-    double written;   /* bytes of records the simulation rewrote per frame (median) */
-    double asleep;    /* agents the simulation skipped per frame (median) */
-    double separated; /* agents the separation took per frame (median) */
+    double written;           /* bytes of records the simulation rewrote per frame (median) */
+    double asleep;            /* agents the simulation skipped per frame (median) */
+    double separated;         /* agents the separation took per frame (median) */
+    double events, events_ms; /* crowd_frame.event_count and stats.ms_events (medians) */
+    uint32_t events_dropped;  /* over every measured frame */
     uint32_t lod[CROWD_MAX_LODS];
 } bench_row;
 
 static void usage(FILE *out)
 {
     fprintf(out, "usage: crowd-bench [asset.crowd] [--counts 1000,10000,...] [--frames n] [--warmup n] "
-                 "[--threads 1,2,0] [--offscreen-interval n] [--coverage] [--json]\n"
+                 "[--threads 1,2,0] [--offscreen-interval n] [--coverage] [--events] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still] [--imposters on|off] [--imposter-distance m] [--gl-debug]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
@@ -82,6 +84,8 @@ static void usage(FILE *out)
                  "--warmup: simulated frames before the measured ones (default 15: the quiet start, before\n"
                  "the first wander decisions 2-6 s in; 420 (7 s) or more: the steady state, a third of the\n"
                  "agents turning at any time).\n"
+                 "--events: crowd_desc.marker_events on: every walker's footsteps (the bake's footstep markers)\n"
+                 "reported as events; a line per count gives the events per frame and their ms.\n"
                  "--threads: crowd_desc.threads for each run (0 = the machine's cores; default 1); with more\n"
                  "than one, every count runs at each and a scaling table follows (total ms, speed-up over\n"
                  "the first, total / memcpy of the record array).\n"
@@ -116,6 +120,7 @@ static double memcpy_ms(size_t bytes)
 }
 
 static bool bench_coverage; /* --coverage: the screen-coverage LOD policy instead of distance */
+static bool bench_events;   /* --events: crowd_desc.marker_events on (the footsteps of every walker) */
 
 static int run_count(const crowd_asset *asset, uint32_t count, int separation, uint32_t threads, uint32_t frames,
                      bench_row *row)
@@ -124,6 +129,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         .asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f, .threads = threads};
     if (bench_coverage)
         desc.lod_policy = CROWD_LOD_SCREEN_COVERAGE;
+    desc.marker_events = bench_events ? 1 : 0;
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_error err;
@@ -153,6 +159,7 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     double *t_out = calloc(frames, sizeof(double)), *t_total = calloc(frames, sizeof(double));
     double *up = calloc(frames, sizeof(double)), *wr = calloc(frames, sizeof(double));
     double *zz = calloc(frames, sizeof(double)), *sp = calloc(frames, sizeof(double));
+    double *ev = calloc(frames, sizeof(double)), *ev_ms = calloc(frames, sizeof(double));
     memset(row, 0, sizeof *row);
     row->count = count;
     row->threads = threads;
@@ -177,6 +184,9 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
         wr[i] = (double)ss->rewritten * sizeof(crowd_record);
         zz[i] = ss->asleep;
         sp[i] = ss->separated;
+        ev[i] = frame->event_count;
+        ev_ms[i] = st->ms_events;
+        row->events_dropped += st->events_dropped;
         row->best = total < row->best ? total : row->best;
         if (i == frames - 1) {
             row->triangles = (double)st->triangles;
@@ -197,6 +207,8 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     row->written = tool_median(wr, frames);
     row->asleep = tool_median(zz, frames);
     row->separated = tool_median(sp, frames);
+    row->events = tool_median(ev, frames);
+    row->events_ms = tool_median(ev_ms, frames);
     row->memcpy_ms = memcpy_ms((size_t)count * sizeof(crowd_record));
     free(t_sim);
     free(t_sep);
@@ -208,6 +220,8 @@ static int run_count(const crowd_asset *asset, uint32_t count, int separation, u
     free(wr);
     free(zz);
     free(sp);
+    free(ev);
+    free(ev_ms);
     crowd_sim_destroy(sim);
     crowd_destroy(c);
     return 0;
@@ -236,6 +250,9 @@ static void print_table(const crowd_asset *a, const bench_row *rows, uint32_t n)
             printf(" L%u:%u", l, r->lod[l]);
         printf("\n");
     }
+    for (uint32_t i = 0; bench_events && i < n; i++)
+        printf("events: %u instances: %.0f per frame (median), %.3f ms of the update (median), %u dropped\n",
+               rows[i].count, rows[i].events, rows[i].events_ms, rows[i].events_dropped);
 }
 
 /* Rows come thread setting by thread setting, each with the same counts in the same order. */
@@ -269,11 +286,11 @@ static void print_json(const crowd_asset *a, const bench_row *rows, uint32_t n)
                "instance\":%.2f,"
                "\"memcpy_ms\":%.4f,\"gather_over_memcpy\":%.3f,\"total_over_memcpy\":%.3f,\"mb_uploaded\":%.3f,"
                "\"record_bytes_written\":%.0f,\"agents_awake\":%.0f,\"agents_separated\":%.0f,\"triangles\":%.0f,"
-               "\"draws\":%.0f,\"submitted\":%.0f,\"lods\":[",
+               "\"draws\":%.0f,\"submitted\":%.0f,\"events\":%.0f,\"events_ms\":%.4f,\"events_dropped\":%u,\"lods\":[",
                i ? "," : "", r->count, r->threads, r->separation ? "true" : "false", r->sim, r->separation_ms,
                r->chunk_lod, r->gather, r->output, r->total, r->best, r->p90, r->total * 1e6 / r->count, r->memcpy_ms,
                r->gather / r->memcpy_ms, r->total / r->memcpy_ms, r->mb_uploaded, r->written, r->count - r->asleep,
-               r->separated, r->triangles, r->draws, r->submitted);
+               r->separated, r->triangles, r->draws, r->submitted, r->events, r->events_ms, r->events_dropped);
         for (uint32_t l = 0; l < a->lod_count; l++)
             printf("%s%u", l ? "," : "", r->lod[l]);
         printf("]}");
@@ -374,6 +391,8 @@ int main(int argc, char **argv)
             }
             render = true;
             render_path = !strcmp(v, "gpu") ? 2 : 1;
+        } else if (!strcmp(argv[i], "--events")) {
+            bench_events = true;
         } else if (!strcmp(argv[i], "--coverage")) {
             bench_coverage = true;
         } else if (!strcmp(argv[i], "--static")) {

@@ -31,6 +31,31 @@ static const char *normal_encoding_name(crowd_normal_encoding e)
     return "?";
 }
 
+/* The clip markers (MARK), one line each. */
+static void print_markers_text(const crowd_asset *a)
+{
+    if (!a->marker_count)
+        return;
+    printf("\nmarkers       %-16s %-20s %9s %7s\n", "clip", "name", "time s", "phase");
+    for (uint32_t m = 0; m < a->marker_count; m++) {
+        const crowd_marker *k = &a->markers[m];
+        printf("              %-16s %-20s %9.4f %7.4f\n", a->clips[k->clip].name, k->name, (double)k->time,
+               (double)k->phase);
+    }
+}
+
+static void print_markers_json(const crowd_asset *a)
+{
+    printf("\"markers\":[");
+    for (uint32_t m = 0; m < a->marker_count; m++) {
+        const crowd_marker *k = &a->markers[m];
+        printf("%s{\"clip\":%u,\"name\":", m ? "," : "", k->clip);
+        tool_json_string(k->name);
+        printf(",\"time\":%.9g,\"phase\":%.9g}", (double)k->time, (double)k->phase);
+    }
+    printf("],");
+}
+
 static void print_text(const char *path, size_t size, const crowd_asset *a, const crowd_container_view *view)
 {
     char b[32];
@@ -106,6 +131,7 @@ static void print_text(const char *path, size_t size, const crowd_asset *a, cons
     }
     if (!a->has_clip_bounds)
         printf("              (no CBND section: every clip uses the asset sphere)\n");
+    print_markers_text(a);
     printf("\nlods          %5s %10s %8s\n", "level", "triangles", "of L0");
     for (uint32_t l = 0; l < a->lod_count; l++)
         printf("              %5u %10u %7.1f%%\n", l, a->lods[l].triangle_count,
@@ -161,7 +187,9 @@ static void print_json(size_t size, const crowd_asset *a, const crowd_container_
                    e.travels ? "true" : "false", e.overridden ? "true" : "false", (double)e.root_travel);
         printf("}");
     }
-    printf("],\"lods\":[");
+    printf("],");
+    print_markers_json(a);
+    printf("\"lods\":[");
     for (uint32_t l = 0; l < a->lod_count; l++)
         printf("%s%u", l ? "," : "", a->lods[l].triangle_count);
     printf("],\"sockets\":[");

@@ -152,6 +152,7 @@ static const struct {
     {"crowd_bake_desc.height", "--height"},
     {"crowd_bake_desc.ground_offset", "--ground"},
     {"crowd_bake_desc.clip_roles", "--clip-role"},
+    {"crowd_bake_desc.markers", "--marker"},
     /* a limit keeps its name beside the flag: "exceeds --max-bytes 1000 bytes" reads as a flag */
     {"crowd_bake_desc.max_bytes", "max_bytes (--max-bytes)"},
     {"crowd_gltf_desc.skin", "--skin"},

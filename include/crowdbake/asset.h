@@ -28,10 +28,10 @@ extern "C" {
 #endif
 
 /* The newest version this build reads and writes. Version 2 adds the optional IMPS section (the
- * imposter atlas), version 3 the optional CBND section (per-clip bounding spheres); a writer uses
- * the lowest version that holds the sections it writes, so older readers keep reading what they
- * can, and this reader loads all three. */
-#define CROWD_FORMAT_VERSION 3u
+ * imposter atlas), version 3 the optional CBND section (per-clip bounding spheres), version 4 the
+ * optional MARK (clip markers) and PUVS (material variants' texture tiles) sections; a writer uses the lowest version that holds the sections it
+ * writes, so older readers keep reading what they can, and this reader loads all four. */
+#define CROWD_FORMAT_VERSION 4u
 
 /* Loader limits beyond the counts in base.h. Every length an asset stores (bounds, the sphere,
  * bind positions, bone and socket matrices, the bone texture, strides) has a magnitude of at most
@@ -207,6 +207,24 @@ typedef struct crowd_imposters {
     crowd_texture albedo, normals; /* CROWD_TEXEL_RGBA8, the same size */
 } crowd_imposters;
 
+/* ---- clip markers (optional MARK section, format version 4) ----------------------------------
+ *
+ * A marker names a moment of a clip: a footstep the bake found (a foot's contact with the ground
+ * begins: "footstep_l" for the character's left foot, on +X, "footstep_r" on -X), or a moment the
+ * bake was given (crowd_bake_desc.markers, crowd-bake --marker clip=name@seconds). The runtime
+ * reports instances crossing them (crowdbake/crowd.h, "Events"). Names are 1..CROWD_MAX_MARKER_NAME
+ * bytes of letters, digits, '_', '-' and '.' (crowd_marker_name_ok). At most CROWD_MAX_MARKERS per
+ * asset. */
+#define CROWD_MAX_MARKERS 65536u
+#define CROWD_MAX_MARKER_NAME 63u
+
+typedef struct crowd_marker {
+    const char *name;
+    uint32_t clip; /* < clip_count */
+    float time;    /* seconds from the clip's start, 0..duration */
+    float phase;   /* time / duration, 0..1: where in the cycle it sits (0 for a clip of duration 0) */
+} crowd_marker;
+
 typedef struct crowd_asset {
     uint32_t flags; /* CROWD_ASSET_* */
     uint32_t vertex_count;
@@ -279,6 +297,12 @@ typedef struct crowd_asset {
 
     /* Owned by the loader; release with crowd_asset_free. */
     void *internal_;
+
+    /* Clip markers (the optional MARK section, format version 4; see crowd_marker): marker_count
+     * of them, sorted by clip, then by time (ties keep the file's order), so each clip's markers
+     * are one run (crowd_asset_clip_markers). 0 and NULL in files without. */
+    uint32_t marker_count;
+    const crowd_marker *markers;
 } crowd_asset;
 
 /* Validates a .crowd image in memory and fills `asset`. The data is borrowed: textures, streams
@@ -359,6 +383,14 @@ CROWD_API bool crowd_asset_bake_notes(const crowd_asset *asset, crowd_bake_notes
 
 /* Fills `evidence` for clip `clip`; false without a BAKE section or for an index out of range. */
 CROWD_API bool crowd_asset_clip_evidence(const crowd_asset *asset, uint32_t clip, crowd_clip_evidence *evidence);
+
+/* The markers of clip `clip`: their count, and in *first (may be NULL) the index of the first in
+ * asset->markers (the rest follow it, in order of time). 0 (and *first untouched) for a clip
+ * without markers, an index out of range or a NULL asset. O(log marker_count + the clip's). */
+CROWD_API uint32_t crowd_asset_clip_markers(const crowd_asset *asset, uint32_t clip, uint32_t *first);
+
+/* Whether `name` is a valid marker name (see crowd_marker). */
+CROWD_API bool crowd_marker_name_ok(const char *name);
 
 /* The role stored in a clip's flags (CROWD_ROLE_UNKNOWN for files baked before roles). */
 CROWD_API crowd_clip_role crowd_clip_role_of(const crowd_clip *clip);

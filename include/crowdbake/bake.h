@@ -103,6 +103,15 @@ typedef struct crowd_bake_clip_role {
     crowd_clip_role role;
 } crowd_bake_clip_role;
 
+/* A marker named at bake time (crowdbake/asset.h, crowd_marker): `clip` matches as
+ * crowd_match_clip_name among the clips baked, `time` is seconds from the clip's start within
+ * 0..its duration, `name` as crowd_marker_name_ok. */
+typedef struct crowd_bake_marker {
+    const char *clip;
+    const char *name;
+    float time;
+} crowd_bake_marker;
+
 #define CROWD_BAKE_DEFAULT_MAX_BYTES (256ull << 20)
 
 /* Zeroed fields take the defaults listed on each line. */
@@ -142,6 +151,16 @@ typedef struct crowd_bake_desc {
     void *warn_user;
     crowd_bake_progress_fn progress; /* optional */
     void *progress_user;
+    /* Clip markers (the MARK section, format version 4). Named ones (at most 32,768) are borrowed:
+     * a marker whose clip is not baked, whose time lies outside the clip or is not finite, or whose
+     * name is not valid is CROWD_ERROR_ARGUMENT before anything is sampled. Footsteps: each looping
+     * locomotion clip gets
+     * a "footstep_l" / "footstep_r" marker at the frame where that foot's contact with the ground
+     * begins (the lowest point of that side of the body, +X the left, comes within 0.5 % of the
+     * height of its lowest over the cycle, after being more than 2 % above it); 0 = on, -1 = off. */
+    const crowd_bake_marker *markers;
+    uint32_t marker_count;
+    int footsteps;
 } crowd_bake_desc;
 
 typedef struct crowd_bake_stats {

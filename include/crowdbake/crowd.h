@@ -40,11 +40,13 @@
  * are undefined and may hold anything, NaN included; never read, cull or draw them.
  *
  * Memory: everything is reserved by crowd_create (about 200 bytes per instance of capacity plus
- * per-chunk tables; a crowd_sim adds about 100 more per instance: its agents and separation scratch);
- * crowd_update, crowd_sim_step and the setters allocate nothing.
+ * per-chunk tables, and 20 bytes per event of crowd_desc.event_capacity; a crowd_sim adds about 100
+ * more per instance: its agents and separation scratch); crowd_update, crowd_sim_step and the
+ * setters allocate nothing.
  *
  * Costs: crowd_update is O(live instances) (one pass binning them, plus O(instances that changed
- * chunk) of moves, and a full O(instances) re-layout when the camera regroups chunks); the setters
+ * chunk) of moves, and a full O(instances) re-layout when the camera regroups chunks; events: one
+ * more pass with crowd_desc.marker_events on, plus O(one-shots playing), see "Events"); the setters
  * are O(1); crowd_sim_step is one pass over the live agents (plus the separation pass when on).
  *
  * Errors: misuse (index out of range, unknown clip, bad values, or values whose products would
@@ -245,6 +247,15 @@ typedef struct crowd_desc {
      * end, 1 at its far end; distance: linear in metres, coverage: in log coverage). 0 = 0.15,
      * CROWD_BAND_NONE = a hard switch; else in (0, 1]. See CROWD_DRAW_BAND. */
     float imposter_band;
+    /* Marker events (see "Events", after crowd_stats): 1 = each update reports every clip marker an instance
+     * crossed; 0 (the default) or -1 = none, and no per-instance work for them. Per-instance work
+     * when on: one pass over the live instances (clips without markers cost a compare each). An
+     * asset without markers reports none either way. crowd_configure may change it. */
+    int marker_events;
+    /* Room for events per update (crowd_frame.events): 0 = capacity / 4 + 256; else
+     * 1..16,777,216. Events past it are dropped and counted in stats.events_dropped. Fixed at
+     * creation (crowd_configure keeps it). */
+    uint32_t event_capacity;
 } crowd_desc;
 
 #define CROWD_MAX_THREADS 64u
@@ -342,7 +353,63 @@ typedef struct crowd_stats {
      * did it), culling and LOD, keeping records in draw order ("gather": the instances that changed
      * chunk moved one by one, or a full re-layout), draws and upload ranges. */
     float ms_bin, ms_lod, ms_gather, ms_output;
+    uint32_t events;         /* this update's events (crowd_frame.event_count) */
+    uint32_t events_dropped; /* events that found no room (crowd_desc.event_capacity): lost */
+    uint32_t one_shots;      /* one-shots followed for their finish after this update */
+    float ms_events;         /* CPU time of the events, milliseconds */
 } crowd_stats;
+
+/* ---- Events: what happened during an update's time step ---------------------------------------
+ *
+ * crowd_update advances time from t0 (the previous update's frame.time, crowd_time() until this
+ * call) to t1 (this frame's time) and reports, as plain data in crowd_frame.events:
+ *
+ *  - CROWD_EVENT_FINISHED: an instance's one-shot (its latest crowd_play_once) reached its end this
+ *    step: phase 1 (phase 0 for a negative rate; such a one-shot starts at phase 0, its end, and
+ *    reports in the next update), once. `detail` says what shows then: CROWD_FINISHED_HOLDING (the
+ *    clip holds its last frame, as the runtime does until something replaces it) or
+ *    CROWD_FINISHED_FADING_OUT (a crowd_play of another clip is fading it out: it finished unseen,
+ *    or half seen). A one-shot replaced before its end (a fade away that completed, a cut, a
+ *    crowd_play of any clip, crowd_play_once of another: whoever calls, the simulation included),
+ *    removed (crowd_remove) or parked (crowd_set_count) reports nothing. Cost: O(one-shots
+ *    followed), kept in a list; nothing at all while none plays. A rate of 0 never finishes.
+ *  - CROWD_EVENT_MARKER (with crowd_desc.marker_events on): an instance's clip passed one of its
+ *    markers (crowdbake/asset.h, crowd_marker): its phase went from before the marker's phase to
+ *    at or past it (playing forwards; from after it to at or before it backwards), once per
+ *    crossing: a looping clip crosses each marker once per cycle, so one long step can report
+ *    several crossings of one marker, each with its own time. A held one-shot crosses each marker
+ *    once (a marker at phase 0 lies where a forward one-shot starts: it is not crossed). During a
+ *    cross-fade only the clip that shows more reports: the clip faded from until the fade is half
+ *    way, the clip faded to from then on, so a walk blending into a run never steps twice. A setter
+ *    acts at t0 (crowd_time()): what the step crosses is what the record says from t0 on.
+ *
+ * `instance` is the instance's index after every call made before the update (crowd_remove moves
+ * the last instance into a removed one's index: its events come under the new index); `time` is
+ * the shader time of the crossing, in [t0, t1], in this frame's time base (a rebase of the time
+ * during the update shifts it with frame.time). The time's rebase loses or doubles no event (the
+ * crossings of the step are taken before it), up to the float rounding of the rebased phase
+ * offsets: a marker within about 1e-7 of a cycle of where an instance stands at the rebase.
+ * Order: the finishes first, then the markers, instance by instance (slot order); one instance's
+ * markers are not sorted by time: sort by `time` where the order matters.
+ * Room: crowd_desc.event_capacity, reserved at creation (crowd_update allocates nothing); a step
+ * with more events keeps the first that fit and counts the rest in stats.events_dropped. */
+typedef enum crowd_event_kind {
+    CROWD_EVENT_FINISHED = 1,
+    CROWD_EVENT_MARKER = 2,
+} crowd_event_kind;
+
+enum {
+    CROWD_FINISHED_HOLDING = 1,    /* the one-shot shows, held on its last frame */
+    CROWD_FINISHED_FADING_OUT = 2, /* a fade to another clip was running at its end */
+};
+
+typedef struct crowd_event {
+    crowd_event_kind kind;
+    uint32_t instance; /* index, as crowd_get takes it */
+    uint32_t clip;     /* the one-shot's, or the marker's clip */
+    uint32_t detail;   /* FINISHED: CROWD_FINISHED_*; MARKER: the marker, an index into asset->markers */
+    float time;        /* shader time of the crossing or the end */
+} crowd_event;
 
 /* What an update produced. Pointers stay valid until the next update or destroy. */
 typedef struct crowd_frame {
@@ -374,6 +441,10 @@ typedef struct crowd_frame {
     crowd_culling culling; /* the view's: CROWD_CULLING_GPU frames have no draws */
     float cull_margin;     /* the view's */
     crowd_stats stats;
+    /* What happened to instances during this update's time step (see "Events" above):
+     * event_count entries, valid until the next update or destroy. */
+    const crowd_event *events;
+    uint32_t event_count;
 } crowd_frame;
 
 typedef struct crowd crowd;
@@ -431,7 +502,8 @@ CROWD_API crowd_result crowd_play(crowd *crowd, uint32_t index, uint32_t clip, f
 
 /* As crowd_play, but the clip plays once from its first frame and then holds its last frame
  * (CROWD_RECORD_HOLD_A/B in the record). Asked for the clip that already plays, it restarts it.
- * A held clip stays held until crowd_play, or crowd_play_once of another clip, replaces it. */
+ * A held clip stays held until crowd_play, or crowd_play_once of another clip, replaces it. The
+ * update in which it reaches its end reports it once (CROWD_EVENT_FINISHED, see "Events"). */
 CROWD_API crowd_result crowd_play_once(crowd *crowd, uint32_t index, uint32_t clip, float rate, float fade_seconds);
 
 /* Puts the playing clip (clip A) at `phase` (0..1 of its cycle) now; the rate is unchanged. Useful

@@ -422,6 +422,7 @@ static void free_job(bake_job *job)
     crowd_free(job->bone_texels);
     crowd_free(job->skin_joints);
     crowd_free(job->skin_weights);
+    crowd_free(job->markers);
     crowd_lod_chain_free(&job->lods);
 }
 
@@ -495,9 +496,11 @@ crowd_result crowd_bake(const crowd_bake_desc *desc, crowd_bake_output *output, 
                        "crowd_bake_desc.lod_count %u needs lod_ratios (defaults exist for up to 5 levels)", lod_count);
         goto done;
     }
-    if ((r = select_clips(&job, error)) || (r = layout_textures(&job, error)) ||
-        (r = predict_size(&job, &stats->predicted_bytes, error)) || (r = allocate_frames(&job, error)) ||
-        (r = skin_all_frames(&job, error)) || (r = crowd_bake_place(&job, error)) || (r = measure_bounds(&job, error)))
+    if ((r = select_clips(&job, error)) || (r = crowd_bake_check_markers(&job, error)) ||
+        (r = layout_textures(&job, error)) || (r = predict_size(&job, &stats->predicted_bytes, error)) ||
+        (r = allocate_frames(&job, error)) || (r = skin_all_frames(&job, error)) ||
+        (r = crowd_bake_place(&job, error)) || (r = measure_bounds(&job, error)) ||
+        (r = crowd_bake_markers(&job, error)))
         goto done;
     double t1 = crowd_clock_ms();
     progress(&job, 1.0f, "lods");

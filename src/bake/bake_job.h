@@ -20,6 +20,13 @@ typedef struct baked_clip {
     float sphere[4]; /* CBND: centre xyz, radius over the clip's frames (inside the asset sphere) */
 } baked_clip;
 
+/* A marker for the MARK section: a named one (its name borrowed from the desc) or a footstep. */
+typedef struct job_marker {
+    uint32_t clip; /* into bake_job.clips */
+    float time;
+    const char *name;
+} job_marker;
+
 typedef struct bake_job {
     const crowd_bake_desc *desc;
     const crowd_rig *rig;
@@ -43,6 +50,9 @@ typedef struct bake_job {
 
     uint16_t *skin_joints, *skin_weights; /* 4 per vertex, with desc->bones */
     crowd_lod_chain lods;
+
+    job_marker *markers; /* sorted by clip, then time (bake/markers.c) */
+    uint32_t marker_count;
 } bake_job;
 
 /* bake/size_advice.c: the frames a clip gets at `fps` (or `fixed` each, when not 0); the file size
@@ -56,6 +66,11 @@ typedef struct bake_size_options {
 uint32_t crowd_bake_clip_frames(const crowd_rig_clip *c, double fps, uint32_t fixed);
 uint64_t crowd_bake_predict_bytes(const bake_job *job, uint64_t frames, bake_size_options o);
 void crowd_bake_size_advice(const bake_job *job, uint64_t limit, char *out, size_t size);
+
+/* bake/markers.c: the desc's named markers checked against the clips selected (before sampling),
+ * then every marker of the bake, footsteps included, into job->markers (after placement). */
+crowd_result crowd_bake_check_markers(const bake_job *job, crowd_error *error);
+crowd_result crowd_bake_markers(bake_job *job, crowd_error *error);
 
 /* bake/place.c: roles, orientation, scale and ground, on frames skinned without any of them. */
 crowd_result crowd_bake_place(bake_job *job, crowd_error *error);

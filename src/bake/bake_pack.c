@@ -17,6 +17,7 @@ typedef struct packed_tables {
     float *placed_normals;
     uint8_t *notes;       /* the BAKE section */
     uint8_t *clip_bounds; /* the CBND section */
+    uint8_t *markers;     /* the MARK section, NULL without markers */
     uint8_t *palette_uv;  /* the PUVS section, or NULL when every choice samples at the vertex UVs */
 } packed_tables;
 
@@ -36,6 +37,7 @@ static void free_tables(packed_tables *t)
     crowd_free(t->notes);
     crowd_free(t->palette_uv);
     crowd_free(t->clip_bounds);
+    crowd_free(t->markers);
 }
 
 static uint32_t flags_of(const bake_job *job)
@@ -178,8 +180,11 @@ static bool allocate_tables(const bake_job *job, packed_tables *t)
     t->placed_normals = crowd_malloc((size_t)rig->vertex_count * 3 * sizeof(float) + 1);
     t->notes = crowd_calloc(CROWD_BAKE_NOTES_BYTES + (size_t)job->clip_count * CROWD_CLIP_EVIDENCE_BYTES, 1);
     t->clip_bounds = crowd_calloc(CROWD_CBND_HEADER_BYTES + (size_t)job->clip_count * CROWD_CBND_CLIP_BYTES, 1);
-    return t->clip_bounds && t->clips && t->lods && t->bones && t->sockets && t->regions && t->palette &&
-           t->region_ids && (!rig->colors || t->colors) && t->scaled_positions && t->placed_normals && t->notes;
+    if (job->marker_count)
+        t->markers = crowd_calloc(CROWD_MARK_HEADER_BYTES + (size_t)job->marker_count * CROWD_MARK_RECORD_BYTES, 1);
+    return (!job->marker_count || t->markers) && t->clip_bounds && t->clips && t->lods && t->bones && t->sockets &&
+           t->regions && t->palette && t->region_ids && (!rig->colors || t->colors) && t->scaled_positions &&
+           t->placed_normals && t->notes;
 }
 
 /* The name's offset in the string table; *ok turns false when the table could not grow. */
@@ -202,6 +207,19 @@ static void write_clips(const bake_job *job, packed_tables *t, bool *ok)
         crowd_wr32(rec + 12, clip_flags(bc, c));
         crowd_wrf32(rec + 16, (float)c->duration);
         crowd_wrf32(rec + 20, (float)bc->stride.stride);
+    }
+}
+
+/* The MARK section: docs/format.md (reserved words stay zero: calloc). */
+static void write_markers(const bake_job *job, packed_tables *t, bool *ok)
+{
+    crowd_wr32(t->markers, job->marker_count);
+    for (uint32_t i = 0; i < job->marker_count; i++) {
+        const job_marker *m = &job->markers[i];
+        uint8_t *rec = t->markers + CROWD_MARK_HEADER_BYTES + (size_t)i * CROWD_MARK_RECORD_BYTES;
+        crowd_wr32(rec, add_name(t, m->name, ok));
+        crowd_wr32(rec + 4, m->clip);
+        crowd_wrf32(rec + 8, m->time);
     }
 }
 
@@ -277,7 +295,7 @@ static void write_regions(const bake_job *job, packed_tables *t, bool *ok)
 }
 
 /* Every manifest table. Names enter the string table in a fixed order (source, clips, bones,
- * sockets, regions): it decides their offsets, and two bakes of one rig are byte-identical. */
+ * sockets, regions, markers): it decides their offsets, and two bakes of one rig are byte-identical. */
 static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_error *error)
 {
     const crowd_rig *rig = job->rig;
@@ -300,6 +318,8 @@ static crowd_result build_tables(const bake_job *job, packed_tables *t, crowd_er
     if (r != CROWD_OK)
         return r;
     write_regions(job, t, &ok);
+    if (job->marker_count)
+        write_markers(job, t, &ok);
     if (!ok)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "pack: out of memory for names");
     return CROWD_OK;
@@ -364,6 +384,9 @@ crowd_result crowd_bake_pack_begin(const bake_job *job, packed_image *image, cro
                         CROWD_BAKE_NOTES_BYTES + (uint64_t)job->clip_count * CROWD_CLIP_EVIDENCE_BYTES);
     crowd_container_add(b, CROWD_TAG_CBND, t.clip_bounds,
                         CROWD_CBND_HEADER_BYTES + (uint64_t)job->clip_count * CROWD_CBND_CLIP_BYTES);
+    if (job->marker_count)
+        crowd_container_add(b, CROWD_TAG_MARK, t.markers,
+                            CROWD_MARK_HEADER_BYTES + (uint64_t)job->marker_count * CROWD_MARK_RECORD_BYTES);
     r = crowd_container_allocate(b, error);
     free_tables(&t);
     if (r != CROWD_OK)

@@ -65,6 +65,7 @@ void crowd_container_seal(crowd_container_builder *builder, uint8_t **bytes, siz
     for (uint32_t i = 0; i < builder->count; i++) {
         uint32_t tag = builder->sections[i].tag;
         uint32_t needs = tag == CROWD_TAG_PUVS   ? CROWD_VERSION_PALETTE_UV
+                         : tag == CROWD_TAG_MARK ? CROWD_VERSION_MARKERS
                          : tag == CROWD_TAG_CBND ? CROWD_VERSION_CLIP_BOUNDS
                          : tag == CROWD_TAG_IMPS ? CROWD_VERSION_IMPOSTERS
                                                  : CROWD_VERSION_MIN;

@@ -10,6 +10,7 @@
 #include "core/alloc.h"
 #include "core/asset_clip_bounds.h"
 #include "core/asset_imposters.h"
+#include "core/asset_markers.h"
 #include "core/asset_notes.h"
 #include "core/container_read.h"
 #include "core/error.h"
@@ -25,6 +26,7 @@ typedef struct asset_storage {
     crowd_socket *sockets;
     crowd_region *regions;
     crowd_imposter_clip *imposter_clips;
+    crowd_marker *markers; /* MARK's table, allocated once its count is known (crowd_free'd) */
 } asset_storage;
 
 /* Parsing state: the sections and the string table. */
@@ -761,6 +763,16 @@ static crowd_result load_palette_uv(loader *ld, crowd_asset *a)
     return CROWD_OK;
 }
 
+/* The optional MARK section (version 4): asset_markers.c knows its layout. */
+static crowd_result load_markers(loader *ld, crowd_asset *a)
+{
+    const crowd_section_view *s = claim(ld, CROWD_TAG_MARK);
+    asset_storage *st = a->internal_;
+    return s ? crowd_asset_check_markers(a, s->data, s->size, ld->view.version, ld->strings, ld->strings_size,
+                                         &st->markers, ld->error)
+             : CROWD_OK;
+}
+
 /* The optional CBND section (version 3): asset_clip_bounds.c knows its layout. Without it every
  * clip falls back to the asset sphere. */
 static crowd_result load_clip_bounds(loader *ld, crowd_asset *a)
@@ -799,7 +811,8 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
         (r = load_regions(&ld, asset, s->regions)) || (r = check_texture_values(&ld, asset)) ||
         (r = load_notes(&ld, asset)) || (r = load_imposters(&ld, asset)) || (r = load_clip_bounds(&ld, asset)) ||
-        (r = load_palette_uv(&ld, asset)) || (r = check_every_section_claimed(&ld)))
+        (r = load_markers(&ld, asset)) || (r = load_palette_uv(&ld, asset)) ||
+        (r = check_every_section_claimed(&ld)))
         goto fail;
     return CROWD_OK;
 
@@ -851,6 +864,7 @@ void crowd_asset_free(crowd_asset *asset)
     asset_storage *s = asset->internal_;
     if (s) {
         crowd_aligned_free(s->file_bytes);
+        crowd_free(s->markers);
         crowd_free(s);
     }
     memset(asset, 0, sizeof *asset);

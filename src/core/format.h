@@ -39,17 +39,25 @@ enum crowd_section_tag {
     CROWD_TAG_BAKE = CROWD_TAG('B', 'A', 'K', 'E'), /* optional: placement, bone mode, clip evidence */
     CROWD_TAG_IMPS = CROWD_TAG('I', 'M', 'P', 'S'), /* optional, version 2: the imposter atlas */
     CROWD_TAG_CBND = CROWD_TAG('C', 'B', 'N', 'D'), /* optional, version 3: per-clip bounding spheres */
+    CROWD_TAG_MARK = CROWD_TAG('M', 'A', 'R', 'K'), /* optional, version 4: clip markers */
     CROWD_TAG_PUVS = CROWD_TAG('P', 'U', 'V', 'S'), /* optional, version 4: each palette choice's UV transform */
 };
 
-/* Versions: the highest any present section needs: 1 the base sections, 2 IMPS, 3 CBND, 4 PUVS (an older
+/* Versions: the highest any present section needs: 1 the base sections, 2 IMPS, 3 CBND, 4 MARK and PUVS (an older
  * reader must refuse what it would drop, so the writer raises the version only when the file needs
  * it). CROWD_VERSION_MAX is the newest this build reads. */
 #define CROWD_VERSION_MIN 1u
 #define CROWD_VERSION_IMPOSTERS 2u
 #define CROWD_VERSION_CLIP_BOUNDS 3u
+#define CROWD_VERSION_MARKERS 4u
 #define CROWD_VERSION_PALETTE_UV 4u
-#define CROWD_VERSION_MAX CROWD_VERSION_PALETTE_UV
+#define CROWD_VERSION_MAX CROWD_VERSION_MARKERS
+
+/* MARK: a CROWD_MARK_HEADER_BYTES header (u32 marker_count, u32[3] reserved zero), then
+ * marker_count records of u32 name (a STRS offset), u32 clip, f32 time (seconds), u32 reserved
+ * zero, sorted by clip, then time. */
+#define CROWD_MARK_HEADER_BYTES 16u
+#define CROWD_MARK_RECORD_BYTES 16u
 
 /* PUVS: palette_count entries of f32[4] (scale u, scale v, offset u, offset v), one per PALT colour. */
 #define CROWD_PUVS_ENTRY_BYTES 16u

@@ -9,6 +9,7 @@
 #include "crowd/crowd_internal.h"
 
 #define CROWD_MAX_CAPACITY (1u << 22)
+#define CROWD_MAX_EVENT_CAPACITY (1u << 24)
 
 static const float default_lod_distances[] = {6.0f, 14.0f, 34.0f, 80.0f};
 static const float default_coverage[] = {0.25f, 0.10f, 0.04f, 0.015f, 0.0f};
@@ -102,6 +103,20 @@ static crowd_result resolve_max_lod(uint32_t *v, uint32_t fallback, const char *
     return CROWD_OK;
 }
 
+/* marker_events and event_capacity (after capacity). */
+static crowd_result resolve_events(crowd_desc *out, crowd_error *error)
+{
+    if (out->marker_events < -1 || out->marker_events > 1)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: marker_events %d: 0 (default: off), 1 or -1",
+                          out->marker_events);
+    if (out->event_capacity == 0)
+        out->event_capacity = out->capacity / 4 + 256;
+    if (out->event_capacity > CROWD_MAX_EVENT_CAPACITY)
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd: event_capacity %u above %u", out->event_capacity,
+                          CROWD_MAX_EVENT_CAPACITY);
+    return CROWD_OK;
+}
+
 static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *error)
 {
     *out = *in;
@@ -172,6 +187,8 @@ static crowd_result resolve(const crowd_desc *in, crowd_desc *out, crowd_error *
                           (double)out->imposter_band);
     if (out->imposters > 0 && a->lod_count >= 2 && out->screen_coverage[a->lod_count - 1] == 0.0f)
         out->screen_coverage[a->lod_count - 1] = out->screen_coverage[a->lod_count - 2] / 2.5f;
+    if ((r = resolve_events(out, error)) != CROWD_OK)
+        return r;
     if (out->far_pool == 0)
         out->far_pool = 1;
     if (out->shadows == 0)
@@ -221,9 +238,10 @@ crowd_result crowd_configure(crowd *c, const crowd_desc *desc, crowd_error *erro
     crowd_result r = resolve(desc, &resolved, &c->last_error);
     if (r == CROWD_OK && (resolved.asset != c->desc.asset || resolved.capacity != c->desc.capacity ||
                           resolved.world_size != c->desc.world_size || resolved.chunk_size != c->desc.chunk_size ||
-                          resolved.threads != c->desc.threads))
+                          resolved.threads != c->desc.threads || resolved.event_capacity != c->desc.event_capacity))
         r = crowd_fail(&c->last_error, CROWD_ERROR_ARGUMENT,
-                       "crowd_configure: asset, capacity, world and chunk size and threads are fixed at creation");
+                       "crowd_configure: asset, capacity, world and chunk size, threads and event_capacity are fixed "
+                       "at creation");
     if (r != CROWD_OK) {
         if (error)
             *error = c->last_error;
@@ -262,6 +280,7 @@ void crowd_destroy(crowd *c)
     crowd_free(c->draws);
     crowd_free(c->uploads);
     crowd_tasks_destroy(c);
+    crowd_events_destroy(c);
     crowd_pool_destroy(c->pool);
     crowd_free(c);
 }
@@ -326,7 +345,7 @@ crowd_result crowd_create(const crowd_desc *desc, crowd **out, crowd_error *erro
         !c->index_back || !c->dirty || !c->dirty_back || !c->lod_of_slot || !c->lod_back || !c->slot_of_index ||
         !c->cell_of_slot || !c->cell_back || !c->rank_of_slot || !c->coverage_of_slot || !c->cells || !c->rank_start ||
         !c->rank_cursor || !c->draws || !c->uploads || !(c->pool = crowd_pool_create(c->desc.threads)) ||
-        !crowd_tasks_create(c)) {
+        !crowd_tasks_create(c) || !crowd_events_create(c)) {
         uint32_t capacity = c->capacity;
         crowd_destroy(c);
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "crowd: out of memory for %u instances", capacity);
@@ -403,9 +422,10 @@ crowd_result crowd_set_count(crowd *c, uint32_t count)
     uint32_t lo = count < c->count ? count : c->count, hi = count < c->count ? c->count : count;
     for (uint32_t i = lo; i < hi; i++) {
         crowd_record *r = &c->records[c->slot_of_index[i]];
-        if (count < c->count)
+        if (count < c->count) {
             crowd_rec_anchor(r, (float)c->time); /* parked: stands where it is now */
-        else
+            crowd_events_forget(c, i);           /* and reports nothing, now or when revived */
+        } else
             r->ref_time = (float)c->time; /* revived: walks on from where it was parked */
         c->dirty[c->slot_of_index[i]] = 1;
     }
@@ -629,6 +649,8 @@ static crowd_result play(crowd *c, uint32_t index, uint32_t clip, float rate, fl
     uint32_t slot = crowd_slot_of(c, index);
     crowd_play_slot(c, slot, clip, rate, fade_seconds, once);
     touch(c, slot, CROWD_CHANGED_LOOKS);
+    if (once) /* followed until it finishes; replacing it needs no word here (crowd_events.c) */
+        crowd_events_one_shot(c, index, clip);
     return CROWD_OK;
 }
 
@@ -652,6 +674,9 @@ crowd_result crowd_set_phase(crowd *c, uint32_t index, float phase)
     r->offset_a = (float)((r->clips & CROWD_RECORD_HOLD_A) ? offset : wrap(offset));
     if (r->fade_rate == 0.0f && !crowd_rec_turning(r)) /* a turn's words stay */
         r->offset_b = r->offset_a;
+    if ((r->clips & CROWD_RECORD_HOLD_A) &&
+        r->fade_rate == 0.0f) /* a one-shot put back before its end finishes again */
+        crowd_events_one_shot(c, index, crowd_rec_clip_a(r));
     return CROWD_OK;
 }
 
@@ -721,6 +746,7 @@ crowd_result crowd_remove(crowd *c, uint32_t index)
     c->dirty[last_slot] = 1; /* its record stays, its owner's index changed (frame.slot_instances) */
     crowd_note(c, CROWD_CHANGED_REMOVED);
     crowd_rec_anchor(&c->records[removed_slot], (float)c->time); /* parked: stands where it is now */
+    crowd_events_moved(c, last, index); /* the removed one's one-shot is forgotten, the moved one's follows it */
     c->count = last;
     if (!crowd_is_stale(
             c, CROWD_STALE_LAYOUT)) /* out of its chunk's region now, so no draw or pass over live slots sees it */

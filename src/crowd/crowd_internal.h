@@ -62,6 +62,11 @@ typedef struct crowd_client_state {
     uint64_t changes;
 } crowd_client_state;
 
+/* A one-shot followed for its finish: the instance and the clip its crowd_play_once started. */
+typedef struct crowd_one_shot {
+    uint32_t index, clip;
+} crowd_one_shot;
+
 struct crowd {
     crowd_desc desc;               /* resolved (sentinels kept, for crowd_settings) */
     uint32_t shadow_max, fade_max; /* desc's max-LOD fields as levels */
@@ -138,6 +143,15 @@ struct crowd {
     uint32_t task_mover_capacity;
     float eye[3]; /* the last update's camera (a client's level of detail) */
     bool has_eye;
+
+    /* Events (crowd_events.c): the frame's buffer, the one-shots followed for their finish (a list,
+     * so an update costs O(one-shots), nothing while none plays) and each clip's markers. */
+    crowd_event *events;
+    uint32_t event_capacity;
+    crowd_one_shot *one_shots;
+    uint32_t one_shot_count;
+    uint32_t *one_shot_of_index; /* per index: its entry in one_shots, or CROWD_HOLE */
+    uint32_t *marker_start;      /* clip_count + 1: clip k's markers are [start[k], start[k + 1]) */
 };
 
 static inline bool crowd_is_stale(const crowd *c, uint32_t what)
@@ -182,6 +196,16 @@ void crowd_client_zero(crowd *c, uint32_t slot);              /* a new instance'
 /* Every slot s of [0, n) with dest[s] != UINT32_MAX: back[dest[s]] = live[s]; then live and back
  * swap (a re-layout or sort into the back buffers). */
 void crowd_client_scatter(crowd *c, const uint32_t *dest, uint32_t n);
+
+/* crowd_events.c: the event tables (crowd_create; false: out of memory), what the setters tell
+ * them, and the update's pass over the step from t0 to t1 (before the time's rebase). */
+bool crowd_events_create(crowd *c);
+void crowd_events_destroy(crowd *c);
+void crowd_events_one_shot(crowd *c, uint32_t index, uint32_t clip); /* crowd_play_once */
+void crowd_events_forget(crowd *c, uint32_t index);                  /* parked: no events */
+void crowd_events_moved(crowd *c, uint32_t from, uint32_t to);       /* index from is now index to */
+void crowd_events_collect(crowd *c, double t0, double t1);
+void crowd_events_shift(crowd *c, double by); /* this frame's event times, after a rebase */
 
 /* crowd_lod.c */
 typedef struct crowd_camera {

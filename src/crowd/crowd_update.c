@@ -427,6 +427,24 @@ static bool view_ok(crowd *c, const crowd_view *view, const char *who)
     return true;
 }
 
+/* Time moves on by dt, and the step's events are taken from the records as the callers left them,
+ * in the time base they were written in: before a rebase moves the offsets. A step longer than the
+ * rebase interval (a resume from sleep, milliseconds passed as seconds) is clamped so one rebase
+ * always brings time back under REBASE_AFTER. */
+static void advance_time(crowd *c, float dt)
+{
+    double t0 = c->time;
+    if (dt > 0.0f && isfinite(dt))
+        c->time += dt < REBASE_BY ? dt : REBASE_BY;
+    double e0 = crowd_clock_ms();
+    crowd_events_collect(c, t0, c->time);
+    c->frame.stats.ms_events = (float)(crowd_clock_ms() - e0);
+    if (c->time > REBASE_AFTER) {
+        rebase_time(c);
+        crowd_events_shift(c, REBASE_BY);
+    }
+}
+
 const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
 {
     if (!c || !view || !view_ok(c, view, "crowd_update"))
@@ -435,25 +453,20 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
      * that ranks them) */
     c->gpu_driven = view->culling == CROWD_CULLING_GPU;
     c->cull_margin = view->cull_margin;
-    /* A step longer than the rebase interval (a resume from sleep, milliseconds passed as seconds)
-     * is clamped so one rebase always brings time back under REBASE_AFTER. */
-    if (dt > 0.0f && isfinite(dt))
-        c->time += dt < REBASE_BY ? dt : REBASE_BY;
-    if (c->time > REBASE_AFTER)
-        rebase_time(c);
+    memset(&c->frame.stats, 0, sizeof c->frame.stats);
+    c->frame.stats.budget_satisfied = true;
+    advance_time(c, dt);
 
     crowd_camera camera;
     crowd_camera_from_view(view, &camera);
     memcpy(c->eye, camera.position, sizeof c->eye);
     c->has_eye = true;
-    memset(&c->frame.stats, 0, sizeof c->frame.stats);
-    c->frame.stats.budget_satisfied = true;
     c->frame.draw_count = 0;
     bool distance = c->desc.lod_policy == CROWD_LOD_DISTANCE;
     if (!distance)
         c->stale |= CROWD_STALE_LAYOUT;
 
-    double t0 = crowd_clock_ms();
+    double t_bin = crowd_clock_ms();
     if (crowd_is_stale(c, CROWD_STALE_BINNING) && !reuse_grid(c)) /* (a walk binned this frame) */
         bin_all(c);
     c->stale |= CROWD_STALE_BINNING; /* the next frame's is the next walk's */
@@ -480,7 +493,7 @@ const crowd_frame *crowd_update(crowd *c, float dt, const crowd_view *view)
     double t4 = crowd_clock_ms();
 
     crowd_stats *st = &c->frame.stats;
-    st->ms_bin = (float)(t1 - t0);
+    st->ms_bin = (float)(t1 - t_bin);
     st->ms_lod = (float)(t2 - t1);
     st->ms_gather = (float)(t3 - t2);
     st->ms_output = (float)(t4 - t3);
