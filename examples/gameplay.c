@@ -35,7 +35,7 @@ static uint32_t footsteps_per_cycle(const crowd_asset *asset, uint32_t clip)
 typedef struct followed {
     float count_from, count_to; /* footsteps are counted in this window of shader time */
     uint32_t footsteps, finishes;
-    float finished_at;  /* shader time of the wave's finish event */
+    float finished_at;   /* shader time of the wave's finish event */
     float farthest_hand; /* metres from the body's vertical axis */
 } followed;
 
@@ -65,8 +65,13 @@ int main(void)
     crowd_bake_output baked;
     crowd_asset asset;
     crowd_error err;
-    crowd_bake_desc bake = {.bones = true}; /* sockets need the bone texture */
-    if (crowd_bake(&bake, &baked, &err) != CROWD_OK || crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err))
+    crowd_rig rig;
+    if (crowd_rig_build_humanoid(NULL, &rig, &err) != CROWD_OK)
+        return fprintf(stderr, "gameplay: %s\n", err.message), 1;
+    crowd_bake_desc bake = {.rig = &rig, .bones = true}; /* sockets need the bone texture */
+    crowd_result baked_ok = crowd_bake(&bake, &baked, &err);
+    crowd_rig_free(&rig);
+    if (baked_ok != CROWD_OK || crowd_asset_load_memory(&asset, baked.bytes, baked.size, &err) != CROWD_OK)
         return fprintf(stderr, "gameplay: %s\n", err.message), 1;
     uint32_t walk = clip_named(&asset, "walk"), wave = clip_named(&asset, "wave"), hand = 0;
     if (!crowd_asset_find_socket(&asset, "hand_r", &hand))
@@ -119,8 +124,7 @@ int main(void)
     uint32_t expected = (uint32_t)lrintf(cycles) * footsteps_per_cycle(&asset, walk);
     printf("footsteps while walking %u (the walk has %u a cycle: %u expected); wave finished %u time(s) at %.2f s; "
            "hand at most %.2f m from the body's axis\n",
-           f.footsteps, footsteps_per_cycle(&asset, walk), expected, f.finishes, f.finished_at,
-           f.farthest_hand);
+           f.footsteps, footsteps_per_cycle(&asset, walk), expected, f.finishes, f.finished_at, f.farthest_hand);
     bool ok = expected > 0 && f.footsteps == expected && f.finishes == 1 && f.farthest_hand < 1.0f;
     crowd_destroy(c);
     crowd_asset_free(&asset);

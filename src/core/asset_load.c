@@ -811,8 +811,7 @@ crowd_result crowd_asset_load_memory(crowd_asset *asset, const void *data, size_
         (r = load_bones(&ld, asset, s->bones)) || (r = load_sockets(&ld, asset, s->sockets)) ||
         (r = load_regions(&ld, asset, s->regions)) || (r = check_texture_values(&ld, asset)) ||
         (r = load_notes(&ld, asset)) || (r = load_imposters(&ld, asset)) || (r = load_clip_bounds(&ld, asset)) ||
-        (r = load_markers(&ld, asset)) || (r = load_palette_uv(&ld, asset)) ||
-        (r = check_every_section_claimed(&ld)))
+        (r = load_markers(&ld, asset)) || (r = load_palette_uv(&ld, asset)) || (r = check_every_section_claimed(&ld)))
         goto fail;
     return CROWD_OK;
 
