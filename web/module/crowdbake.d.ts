@@ -21,6 +21,8 @@ export interface ClipInfo {
   duration: number; // seconds of one cycle
   stride: number;   // metres per cycle at authored speed; 0 in place
   loop: boolean;
+  /** The clip's markers (footsteps the bake found, moments named at bake time), in time order. */
+  markers: { index: number; name: string; time: number; phase: number }[];
 }
 
 export interface AssetInfo {
@@ -85,12 +87,20 @@ export interface CrowdOptions {
   threads?: number;
   imposters?: number;
   imposterBand?: number;
+  /** 1: each update reports the clip markers instances cross (Crowd.events); default off. */
+  markerEvents?: number;
+  /** Room for events per update; 0 = capacity / 4 + 256. */
+  eventCapacity?: number;
 }
 
 export interface CrowdSettings extends Required<Omit<CrowdOptions, 'lodPolicy' | 'lodPivot'>> {
   lodPolicy: number;
   lodPivot: number;
 }
+
+export type CrowdEvent =
+  | { kind: 'finished'; instance: number; clip: number; time: number; holding: boolean }
+  | { kind: 'marker'; instance: number; clip: number; time: number; marker: string };
 
 /** Column-major 4x4 matrices (three.js's .elements, gl-matrix's mat4). */
 export interface Camera {
@@ -123,6 +133,10 @@ export interface CrowdStats {
   msLod: number;
   msGather: number;
   msOutput: number;
+  events: number;
+  eventsDropped: number;
+  oneShots: number;
+  msEvents: number;
   time: number;
   drawCount: number;
   simulation?: SimulationStats;
@@ -191,6 +205,8 @@ export class Crowd {
    * each (3x4 row-major, column 3 the position). Every live instance, or the given ones. Needs bones.
    */
   getSocketTransforms(socket: string | number, indices?: Uint32Array): Float32Array;
+  /** What happened during the last update: one-shots finished, markers crossed (with markerEvents: 1). */
+  readonly events: CrowdEvent[];
 
   /** Advances time and culls for the camera. Returns the frame's address in the wasm heap (for Renderer). */
   update(dt: number, camera: Camera): number;

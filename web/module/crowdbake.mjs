@@ -493,6 +493,28 @@ export class Crowd {
     return stats;
   }
 
+  /**
+   * What happened during the last update's time step (crowd_frame.events, crowd.h "Events"): one-shots
+   * that finished ({ kind: 'finished', instance, clip, time, holding }: holding is false when a fade to
+   * another clip was running at its end) and, with the option markerEvents: 1, clip markers crossed
+   * ({ kind: 'marker', instance, clip, time, marker }: the marker's name, e.g. "footstep_l"; see
+   * asset.clips[clip].markers). Times are the crowd's shader time of the crossing.
+   */
+  get events() {
+    if (!this.framePtr) return [];
+    const count = readValue(this.framePtr + fieldOf('crowd_frame', 'event_count')[1], 'u32');
+    const first = readValue(this.framePtr + fieldOf('crowd_frame', 'events')[1], 'ptr');
+    const markers = this.asset.info.clips.flatMap((c) => c.markers);
+    const events = [];
+    for (let i = 0; i < count; i++) {
+      const e = readStruct(first + i * layouts.crowd_event.size, 'crowd_event');
+      const common = { instance: e.instance, clip: e.clip, time: e.time };
+      events.push(e.kind === 1 ? { kind: 'finished', ...common, holding: e.detail === 1 }
+        : { kind: 'marker', ...common, marker: markers.find((m) => m.index === e.detail)?.name });
+    }
+    return events;
+  }
+
   /** Gives every byte back: the simulation and renderers on this crowd go with it. */
   destroy() {
     if (!this.ptr) return;

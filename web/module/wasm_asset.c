@@ -55,6 +55,17 @@ static void put_string(text *t, const char *s)
     put(t, "\"");
 }
 
+/* A clip's markers: {index (into the asset's markers, as events name them), name, time, phase}. */
+static void put_markers(text *t, const crowd_asset *a, uint32_t clip)
+{
+    uint32_t first = 0, count = crowd_asset_clip_markers(a, clip, &first);
+    for (uint32_t m = first; m < first + count; m++) {
+        put(t, "%s{\"index\":%u,\"name\":", m > first ? "," : "", m);
+        put_string(t, a->markers[m].name);
+        put(t, ",\"time\":%.9g,\"phase\":%.9g}", a->markers[m].time, a->markers[m].phase);
+    }
+}
+
 static void put_clips(text *t, const crowd_asset *a)
 {
     put(t, "\"clips\":[");
@@ -62,9 +73,11 @@ static void put_clips(text *t, const crowd_asset *a)
         const crowd_clip *c = &a->clips[i];
         put(t, "%s{\"name\":", i ? "," : "");
         put_string(t, c->name);
-        put(t, ",\"role\":\"%s\",\"frames\":%u,\"duration\":%.9g,\"stride\":%.9g,\"loop\":%s}",
+        put(t, ",\"role\":\"%s\",\"frames\":%u,\"duration\":%.9g,\"stride\":%.9g,\"loop\":%s,\"markers\":[",
             crowd_clip_role_name(crowd_clip_role_of(c)), c->frame_count, c->duration, c->stride,
             (c->flags & CROWD_CLIP_LOOP) ? "true" : "false");
+        put_markers(t, a, i);
+        put(t, "]}");
     }
     put(t, "]");
 }

@@ -60,6 +60,8 @@ static const field desc_fields[] = {
     F(crowd_desc, threads, "u32"),
     F(crowd_desc, imposters, "i32"),
     F(crowd_desc, imposter_band, "f32"),
+    F(crowd_desc, marker_events, "i32"),
+    F(crowd_desc, event_capacity, "u32"),
 };
 
 static const field view_fields[] = {
@@ -87,11 +89,21 @@ static const field stats_fields[] = {
     F(crowd_stats, ms_lod, "f32"),
     F(crowd_stats, ms_gather, "f32"),
     F(crowd_stats, ms_output, "f32"),
+    F(crowd_stats, events, "u32"),
+    F(crowd_stats, events_dropped, "u32"),
+    F(crowd_stats, one_shots, "u32"),
+    F(crowd_stats, ms_events, "f32"),
 };
 
 static const field frame_fields[] = {
-    F(crowd_frame, draw_count, "u32"), F(crowd_frame, record_count, "u32"), F(crowd_frame, upload_count, "u32"),
-    F(crowd_frame, time, "f32"),       F(crowd_frame, stats, "struct"),
+    F(crowd_frame, draw_count, "u32"),  F(crowd_frame, record_count, "u32"), F(crowd_frame, upload_count, "u32"),
+    F(crowd_frame, time, "f32"),        F(crowd_frame, stats, "struct"),     F(crowd_frame, events, "ptr"),
+    F(crowd_frame, event_count, "u32"),
+};
+
+static const field event_fields[] = {
+    F(crowd_event, kind, "i32"),   F(crowd_event, instance, "u32"), F(crowd_event, clip, "u32"),
+    F(crowd_event, detail, "u32"), F(crowd_event, time, "f32"),
 };
 
 static const field record_fields[] = {
@@ -179,13 +191,13 @@ static const field gl_stats_fields[] = {
 };
 
 static const layout layouts[] = {
-    LAYOUT(crowd_error, error_fields),       LAYOUT(crowd_desc, desc_fields),
-    LAYOUT(crowd_view, view_fields),         LAYOUT(crowd_stats, stats_fields),
-    LAYOUT(crowd_frame, frame_fields),       LAYOUT(crowd_record, record_fields),
-    LAYOUT(crowd_variant, variant_fields),   LAYOUT(crowd_spawn_options, spawn_fields),
-    LAYOUT(crowd_sim_desc, sim_desc_fields), LAYOUT(crowd_sim_stats, sim_stats_fields),
-    LAYOUT(crowd_gl_desc, gl_desc_fields),   LAYOUT(crowd_gl_scene, gl_scene_fields),
-    LAYOUT(crowd_gl_stats, gl_stats_fields),
+    LAYOUT(crowd_error, error_fields),         LAYOUT(crowd_desc, desc_fields),
+    LAYOUT(crowd_view, view_fields),           LAYOUT(crowd_stats, stats_fields),
+    LAYOUT(crowd_frame, frame_fields),         LAYOUT(crowd_record, record_fields),
+    LAYOUT(crowd_event, event_fields),         LAYOUT(crowd_variant, variant_fields),
+    LAYOUT(crowd_spawn_options, spawn_fields), LAYOUT(crowd_sim_desc, sim_desc_fields),
+    LAYOUT(crowd_sim_stats, sim_stats_fields), LAYOUT(crowd_gl_desc, gl_desc_fields),
+    LAYOUT(crowd_gl_scene, gl_scene_fields),   LAYOUT(crowd_gl_stats, gl_stats_fields),
 };
 
 static size_t write_layout(char *out, size_t room, const layout *l)

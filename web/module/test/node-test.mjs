@@ -116,6 +116,29 @@ throwsWith(() => crowd.update(1 / 60, { view: new Float32Array(15), projection }
 crowd.destroy();
 throwsWith(() => crowd.setTransform(0, 0, 0, 0), null, /destroyed/, 'a call after destroy');
 
+// Events: footsteps of walkers (markerEvents on) and a one-shot's finish, as plain objects.
+{
+  const walkClip = asset.findClip('walk'), waveClip = asset.findClip('wave');
+  const walkers = new cb.Crowd(asset, { capacity: 64, markerEvents: 1 });
+  walkers.count = 10;
+  walkers.playMany(new Uint32Array(10).fill(walkClip));
+  walkers.play(9, waveClip, { once: true });
+  const perCycle = asset.clips[walkClip].markers.filter((m) => m.name.startsWith('footstep')).length;
+  let steps = 0, finished = [];
+  const seconds = 3 * asset.clips[walkClip].duration; // three cycles at the authored rate
+  for (let t = 0; t < seconds - 1e-4; t += 1 / 60) {
+    walkers.update(1 / 60, { view, projection });
+    for (const e of walkers.events) {
+      if (e.kind === 'marker' && e.instance === 0 && e.marker.startsWith('footstep')) steps++;
+      if (e.kind === 'finished') finished.push(e);
+    }
+  }
+  check(perCycle === 2 && steps === 3 * perCycle, `events: ${steps} footsteps of walker 0 in three cycles (${perCycle} a cycle)`);
+  check(finished.length === 1 && finished[0].instance === 9 && finished[0].clip === waveClip && finished[0].holding,
+    `events: the wave's finish ${JSON.stringify(finished)}`);
+  walkers.destroy();
+}
+
 // The simulation: spawn, scenario, step; the crowd moves.
 const simCrowd = new cb.Crowd(asset, { capacity: 2000 });
 const sim = new cb.Simulation(simCrowd, { scenario: 'stampede', seed: 5, obstacles: [{ x: 0, z: 0, radius: 4 }] });
