@@ -106,6 +106,8 @@ void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const 
     glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     if (!shadow)
         crowd_gl_lighting_uniforms(r, p->uniforms, scene);
+    if (!shadow && r->velocity)
+        crowd_gl_velocity_uniforms(r, p->uniforms);
 }
 
 /* The crowd's draws with one program family; `shadow` selects the depth programs and the draws
@@ -300,9 +302,11 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
         r->stats.shadow_triangles = 0;
         r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
     }
+    crowd_gl_velocity_begin(r, f, view_projection, scene);
     draw_crowd(r, f, view_projection, false, scene); /* nothing here blends */
     if (!crowd_gpu_crowd_driven(r))                  /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
+    crowd_gl_velocity_end(r, f, view_projection, scene);
     glBindVertexArray(0);
     glActiveTexture(GL_TEXTURE0); /* code after us that binds a texture binds it on unit 0 */
     crowd_gl_timer_end(r, 1);

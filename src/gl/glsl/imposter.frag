@@ -22,7 +22,10 @@ uniform highp sampler2D u_imposter_normals;
 uniform vec2 u_tile_scale;
 uniform int u_flat;
 
-out vec4 o_color;
+layout(location = 0) out vec4 o_color;
+#ifdef VELOCITY
+in vec3 v_world; // the card's point, for the motion vector (output.glsl)
+#endif
 
 float lit_fraction()
 {
@@ -79,6 +82,13 @@ void main()
                   view_albedo(at2, weight.z, albedo), view_albedo(at3, weight.w, albedo));
     if (albedo.a < 0.5) // coverage of the blended views, as the mesh's edge would fall
         discard;
+#ifdef VELOCITY
+    write_velocity(v_world);
+    if (velocity_positions()) {
+        o_color = vec4(v_world, 1.0);
+        return;
+    }
+#endif
     view_normal(at0, w.x, normal);
     view_normal(at1, w.y, normal);
     view_normal(at2, w.z, normal);
