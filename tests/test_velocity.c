@@ -3,8 +3,10 @@
  *
  * Ground truth: the crowd's world positions rendered at the two times. Frame A at time t0 from
  * camera C0 writes each pixel's world position (P0); frame B at t1 from C1 writes the velocity (V),
- * and the same frame B again writes the world position now (W1) and a frame earlier (Wp: the
- * renderer's test output, output.glsl). Two checks per pixel of the crowd:
+ * and the same frame B again writes the world position now (W1) and a frame earlier (Wp). (The
+ * renderer's test output, output.glsl, writes the pixel's window position and depth now and the
+ * clip-space position then; the inverse view-projections, in double precision, take them back to
+ * world space.) Two checks per pixel of the crowd:
  *  - Wp is where the crowd really was: projected with C0 it lands on a pixel of frame A whose
  *    position P0 is Wp (within the pixel's footprint), so the decode "a frame earlier" agrees with
  *    an actual render at t0 (positions, turns, fades, one-shots, cards facing C0, attachments);
@@ -80,6 +82,54 @@ static void read_target(int which, float *out)
 {
     glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)which);
     glReadPixels(0, 0, W, H, GL_RGBA, GL_FLOAT, out);
+}
+
+/* m^-1 by Gauss-Jordan with partial pivoting, in double (column-major in and out). */
+static void invert(const float m[16], double out[16])
+{
+    double a[4][8];
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 8; c++)
+            a[r][c] = c < 4 ? (double)m[c * 4 + r] : (c - 4 == r);
+    for (int c = 0; c < 4; c++) {
+        int p = c;
+        for (int r = c + 1; r < 4; r++)
+            p = fabs(a[r][c]) > fabs(a[p][c]) ? r : p;
+        for (int k = 0; k < 8; k++) {
+            double t = a[c][k];
+            a[c][k] = a[p][k], a[p][k] = t;
+        }
+        for (int r = 0; r < 4; r++) {
+            double f = r == c ? 0.0 : a[r][c] / a[c][c];
+            for (int k = 0; k < 8; k++)
+                a[r][k] -= f * a[c][k];
+        }
+    }
+    for (int r = 0; r < 4; r++)
+        for (int c = 0; c < 4; c++)
+            out[c * 4 + r] = a[r][c + 4] / a[r][r];
+}
+
+/* An image of clip-space positions (w = 0: nothing drawn) to world positions (w = 1) through the
+ * inverse of the view-projection that made them. With `window`, the image holds window positions
+ * (x, y in pixels, depth in 0..1, w = 1) instead, taken back to NDC first. */
+static void to_world(float *image, const float view_projection[16], bool window)
+{
+    double inv[16];
+    invert(view_projection, inv);
+    for (size_t i = 0; i < (size_t)W * H; i++) {
+        float *p = image + 4 * i;
+        if (p[3] == 0.0f)
+            continue;
+        if (window)
+            p[0] = p[0] / W * 2.0f - 1.0f, p[1] = p[1] / H * 2.0f - 1.0f, p[2] = p[2] * 2.0f - 1.0f;
+        double q[4];
+        for (int r = 0; r < 4; r++)
+            q[r] = inv[r] * p[0] + inv[4 + r] * p[1] + inv[8 + r] * p[2] + inv[12 + r] * p[3];
+        for (int k = 0; k < 3; k++)
+            p[k] = (float)(q[k] / q[3]);
+        p[3] = 1.0f;
+    }
 }
 
 /* A 0.36 m box around the head socket: every near instance wears it (accessory bit 0). */
@@ -291,23 +341,25 @@ static void velocity_on(crowd_gl_path path, crowd_gl_mode mode)
     CHECK(crowd_gl_get_path(r) == path);
     const camera c0 = make_camera(0.0f, 5.0f, 14.0f, 0.0f, 1.0f, -4.0f), c1 = make_camera(0.8f, 5.3f, 13.4f, 0.4f, 1.1f, -4.0f);
     crowd_gl_scene s = test_default_scene();
-    s.shadows = false, s.velocity_pixels[0] = W, s.velocity_pixels[1] = H;
+    s.shadows = false; /* velocity in pixels (the default units) of the target viewport: W x H */
     memcpy(s.view, c0.view, sizeof s.view), memcpy(s.projection, c0.projection, sizeof s.projection);
     step(c, r, &c0, 0.5f);
     start_motions(c);
     const crowd_frame *f = step(c, r, &c0, 0.6f);
     float t0 = f->time;
-    /* the first frame has nothing earlier: every pixel 0 */
+    /* the first frame has nothing earlier: every pixel 0 (to rounding: the pixel's own position
+       against its surface point's projection) */
     draw(r, f, &s, false);
     read_target(1, velocity);
     uint32_t moving = 0, covered = 0;
     for (size_t i = 0; i < (size_t)W * H; i++) {
         covered += velocity[4 * i + 3] == 1.0f;
-        moving += velocity[4 * i] != 0.0f || velocity[4 * i + 1] != 0.0f;
+        moving += hypotf(velocity[4 * i], velocity[4 * i + 1]) > 0.01f;
     }
     CHECKF(covered > 20000 && moving == 0, "first frame: %u px of %u move", moving, covered);
     draw(r, f, &s, true); /* frame A: P0 */
     read_target(0, p0);
+    to_world(p0, c0.view_projection, true);
     /* frame B: the kept camera and time (A's), then the same frame's positions given them */
     f = step(c, r, &c1, 0.1f);
     memcpy(s.view, c1.view, sizeof s.view), memcpy(s.projection, c1.projection, sizeof s.projection);
@@ -318,12 +370,15 @@ static void velocity_on(crowd_gl_path path, crowd_gl_mode mode)
     draw(r, f, &s, true);
     read_target(0, now);
     read_target(1, then);
+    to_world(now, c1.view_projection, true);
+    to_world(then, c0.view_projection, false);
     crowd_view view;
     crowd_gl_view(r_bare, c1.view, c1.projection, H, &view);
     REQUIRE(crowd_gl_upload(r_bare, f, NULL) == CROWD_OK);
     crowd_gl_cull(r_bare, f, &view, NULL);
     draw(r_bare, f, &s, true);
     read_target(0, bare);
+    to_world(bare, c1.view_projection, true);
 
     tally t[KINDS] = {{0}};
     for (size_t i = 0; i < (size_t)W * H; i++)

@@ -101,13 +101,15 @@ typedef enum crowd_gl_upload_mode {
  *    (the framebuffer's colour attachment that glDrawBuffers maps to output 1; the caller attaches a
  *    float target there, RG16F or RG32F, and sets the draw buffers: the renderer changes neither). The
  *    value is (x, y, 0, 1): where the pixel's surface point is now minus where it was a frame earlier,
- *    both in normalized device coordinates times crowd_gl_scene.velocity_pixels / 2 (pixels, y up as
- *    GL's window y: a point moving up the screen has positive y), or plain NDC (-1..1 over the
- *    viewport, y up) when velocity_pixels is 0, 0. Bodies in VAT and bone mode, through cross-fades,
+ *    in pixels (crowd_gl_scene.velocity_units; y up as GL's window y: a point moving up the screen
+ *    has positive y) or in NDC. "Now" is the pixel itself, placed in the renderer's target viewport:
+ *    the one bound when it was created, or the last crowd_gl_set_target's, which must therefore be
+ *    the viewport the colour pass draws with (call crowd_gl_set_target after a resize, as the shadow
+ *    pass needs anyway). Bodies in VAT and bone mode, through cross-fades,
  *    turn records and held one-shots, their attachments and the imposter cards (the card's corner a
  *    frame earlier: facing the previous camera from the record's previous place), on the CPU and the
- *    GPU-driven path. Per pixel, the point is projected from interpolated world positions, so the
- *    vectors are exact for the drawn triangles, not for the triangles' corners only.
+ *    GPU-driven path. The previous position is interpolated per pixel in clip space and divided
+ *    there, so the vectors are exact for the drawn triangles, not for their corners only.
  *    A frame earlier means the same record decoded at the previous shader time (crowd_gl_scene.previous:
  *    the renderer's last crowd_gl_draw, or the caller's): its extrapolated position, turn, clip phases
  *    and fade weights then. A record rewritten this frame (a teleport, a new clip, a new velocity) is
@@ -115,8 +117,10 @@ typedef enum crowd_gl_upload_mode {
  *    new record, never a streak from where it was; a new clip shows the new clip's motion. A point
  *    that was behind the previous camera gets (0, 0). Pixels the crowd does not draw are untouched:
  *    clear the target to 0 (or write the background's own motion) first.
- *    Cost: each vertex is decoded twice (twice the animation texel fetches, the previous normal is
- *    not fetched) and each pixel projects two points; the shadow pass is unchanged. Blob shadows write
+ *    Cost: each vertex is decoded twice (twice the animation texel fetches; the previous normal is
+ *    not fetched, and a record that does not turn keeps this frame's rotation), one more vec4 is
+ *    interpolated and each pixel writes a second target; the shadow pass is unchanged
+ *    (docs/performance.md has the figures). Blob shadows write
  *    no velocity. Skinned characters (crowd_gl_skinned) write none. */
 typedef enum crowd_gl_velocity {
     CROWD_GL_VELOCITY_NONE = 0,
@@ -135,6 +139,12 @@ typedef enum crowd_gl_previous {
     CROWD_GL_PREVIOUS_KEPT = 0,
     CROWD_GL_PREVIOUS_GIVEN = 1,
 } crowd_gl_previous;
+
+/* The motion vectors' units (crowd_gl_scene.velocity_units), y up either way. */
+typedef enum crowd_gl_velocity_units {
+    CROWD_GL_VELOCITY_PIXELS = 0, /* pixels of the target viewport (the default) */
+    CROWD_GL_VELOCITY_NDC = 1,    /* normalized device coordinates: 2 across the viewport */
+} crowd_gl_velocity_units;
 
 typedef struct crowd_gl_desc {
     const crowd_asset *asset;  /* required; borrowed for the renderer's lifetime */
@@ -229,7 +239,7 @@ typedef struct crowd_gl_scene {
     crowd_gl_previous previous;         /* CROWD_GL_PREVIOUS_KEPT (0) unless set; see crowd_gl_previous */
     float previous_view_projection[16]; /* with CROWD_GL_PREVIOUS_GIVEN: projection x view, column-major */
     float previous_time;                /* with CROWD_GL_PREVIOUS_GIVEN: the previous frame's crowd_frame.time */
-    float velocity_pixels[2];           /* the viewport's width, height in pixels: velocity in pixels; 0, 0 = NDC */
+    crowd_gl_velocity_units velocity_units; /* CROWD_GL_VELOCITY_PIXELS (0) unless set */
 } crowd_gl_scene;
 
 typedef struct crowd_gl_attachment_desc {

@@ -65,6 +65,7 @@ static const char *const uniform_names[U_COUNT] = {
     [U_PREVIOUS_TIME] = "u_previous_time",
     [U_PREVIOUS_CAMERA] = "u_previous_camera",
     [U_VELOCITY] = "u_velocity",
+    [U_VELOCITY_VIEWPORT] = "u_velocity_viewport",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */

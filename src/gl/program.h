@@ -66,6 +66,7 @@ typedef enum crowd_uniform {
     U_PREVIOUS_TIME,
     U_PREVIOUS_CAMERA,
     U_VELOCITY,
+    U_VELOCITY_VIEWPORT,
     U_COUNT
 } crowd_uniform;
 

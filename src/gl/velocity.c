@@ -55,9 +55,9 @@ void crowd_gl_velocity_begin(crowd_gl_renderer *r, const crowd_frame *f, const f
         memcpy(r->previous_camera, camera, sizeof camera);
         r->previous_time = f->time;
     }
-    bool pixels = scene->velocity_pixels[0] > 0.0f && scene->velocity_pixels[1] > 0.0f;
-    r->velocity_scale[0] = pixels ? 0.5f * scene->velocity_pixels[0] : 1.0f;
-    r->velocity_scale[1] = pixels ? 0.5f * scene->velocity_pixels[1] : 1.0f;
+    bool pixels = scene->velocity_units != CROWD_GL_VELOCITY_NDC;
+    r->velocity_scale[0] = pixels ? 0.5f * (float)r->target_viewport[2] : 1.0f;
+    r->velocity_scale[1] = pixels ? 0.5f * (float)r->target_viewport[3] : 1.0f;
 }
 
 void crowd_gl_velocity_end(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
@@ -77,6 +77,8 @@ void crowd_gl_velocity_uniforms(const crowd_gl_renderer *r, const GLint *u)
     glUniform1f(u[U_PREVIOUS_TIME], r->previous_time);
     glUniform3fv(u[U_PREVIOUS_CAMERA], 1, r->previous_camera);
     glUniform3f(u[U_VELOCITY], r->velocity_scale[0], r->velocity_scale[1], r->output_positions ? 1.0f : 0.0f);
+    const GLint *v = r->target_viewport;
+    glUniform4f(u[U_VELOCITY_VIEWPORT], (float)v[0], (float)v[1], (float)v[2], (float)v[3]);
 }
 
 const char *crowd_gl_velocity_define(const crowd_gl_renderer *r)

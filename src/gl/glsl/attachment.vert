@@ -39,9 +39,10 @@ flat out float v_textured;
 out vec4 v_shadow;
 #endif
 #ifdef VELOCITY
-// Motion vectors (crowd_gl_desc.velocity): the vertex a frame earlier (output.glsl projects it).
+// Motion vectors (crowd_gl_desc.velocity): the vertex a frame earlier, in clip space (output.glsl).
 uniform float u_previous_time;
-out vec3 v_previous_world;
+uniform mat4 u_previous_view_projection;
+out vec4 v_clip_previous;
 #endif
 
 vec4 bone_texel(int i)
@@ -111,7 +112,7 @@ void main()
 #ifdef VELOCITY
     vec4 q0, q1, q2;
     socket_rows(rec, u_previous_time, q0, q1, q2);
-    v_previous_world = socket_world(rec, u_previous_time, q0, q1, q2);
+    v_clip_previous = u_previous_view_projection * vec4(socket_world(rec, u_previous_time, q0, q1, q2), 1.0);
 #endif
 #ifndef DEPTH_ONLY
     v_world = world;

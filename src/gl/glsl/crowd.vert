@@ -68,9 +68,10 @@ out vec4 v_shadow;
 #endif
 #ifdef VELOCITY
 // Motion vectors (crowd_gl_desc.velocity): the same vertex decoded at the previous frame's time;
-// the fragment stage projects it with the previous camera (output.glsl).
+// both clip positions go to the fragment stage (output.glsl).
 uniform float u_previous_time;
-out vec3 v_previous_world;
+uniform mat4 u_previous_view_projection;
+out vec4 v_clip_previous;
 #endif
 
 uniform vec3 u_camera;
@@ -216,6 +217,23 @@ vec3 place(crowd_rec rec, vec3 p, float time)
     return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, time);
 }
 
+#ifdef VELOCITY
+// place() at the previous frame's time. Only a turning record's yaw changes with time: the others
+// keep this frame's sine and cosine, and the branch spares them the turn's exp, atan2, sin and cos
+// (wherever the GPU runs a batch of vertices without a turning record).
+vec3 place_previous(crowd_rec rec, vec3 p)
+{
+    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
+    if (record_turning(rec)) {
+        float yaw = record_yaw(rec, u_previous_time);
+        s = sin(yaw);
+        c = cos(yaw);
+    }
+    p *= record_scale(rec);
+    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_previous_time);
+}
+#endif
+
 vec3 turn(crowd_rec rec, vec3 n)
 {
     float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
@@ -241,7 +259,7 @@ void main()
 #ifdef VELOCITY
     vec3 previous_p, previous_n; // the normal is not used: the compiler drops its fetches
     animated(rec, u_previous_time, previous_p, previous_n);
-    v_previous_world = place(rec, previous_p, u_previous_time);
+    v_clip_previous = u_previous_view_projection * vec4(place_previous(rec, previous_p), 1.0);
 #endif
 #ifndef DEPTH_ONLY
     v_world = world;

@@ -23,9 +23,6 @@ uniform vec2 u_tile_scale;
 uniform int u_flat;
 
 layout(location = 0) out vec4 o_color;
-#ifdef VELOCITY
-in vec3 v_world; // the card's point, for the motion vector (output.glsl)
-#endif
 
 float lit_fraction()
 {
@@ -83,11 +80,8 @@ void main()
     if (albedo.a < 0.5) // coverage of the blended views, as the mesh's edge would fall
         discard;
 #ifdef VELOCITY
-    write_velocity(v_world);
-    if (velocity_positions()) {
-        o_color = vec4(v_world, 1.0);
+    if (write_velocity(o_color))
         return;
-    }
 #endif
     view_normal(at0, w.x, normal);
     view_normal(at1, w.y, normal);

@@ -31,11 +31,11 @@ out vec4 v_shadow;
 flat out float v_fog;                       // the fog's kept fraction at the card's centre
 #ifdef VELOCITY
 // Motion vectors (crowd_gl_desc.velocity): the same corner of the card a frame earlier, the card
-// then facing the previous camera from the record's previous place (output.glsl projects both).
+// then facing the previous camera from the record's previous place, in clip space (output.glsl).
 uniform float u_previous_time;
 uniform vec3 u_previous_camera;
-out vec3 v_world;
-out vec3 v_previous_world;
+uniform mat4 u_previous_view_projection;
+out vec4 v_clip_previous;
 #endif
 
 #ifdef GPU_DRIVEN
@@ -232,7 +232,6 @@ void main()
     float fog = length(centre_world - u_camera) * u_fog_density;
     v_fog = exp(-fog * fog);
 #ifdef VELOCITY
-    v_world = world;
-    v_previous_world = card_corner(u_previous_time, u_previous_camera, k);
+    v_clip_previous = u_previous_view_projection * vec4(card_corner(u_previous_time, u_previous_camera, k), 1.0);
 #endif
 }

@@ -72,11 +72,8 @@ void main()
 void main()
 {
 #ifdef VELOCITY
-    write_velocity(v_world);
-    if (velocity_positions()) {
-        o_color = vec4(v_world, 1.0);
+    if (write_velocity(o_color))
         return;
-    }
 #endif
     vec3 n = normalize(v_normal);
     if (u_output == 1) {

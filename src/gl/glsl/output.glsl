@@ -17,29 +17,30 @@ vec3 crowd_output(vec3 c)
 
 #ifdef VELOCITY
 // Motion vectors (crowd_gl_desc.velocity, the colour pass's second target): where this pixel's
-// surface point is now minus where it was a frame earlier, both projected per pixel from the
-// interpolated world positions (exactly the projection of each surface point, which interpolated
-// window positions would not be). u_velocity: x, y scale NDC to the caller's units; z = 1 is the
-// tests' mode, world positions instead (now in colour 0 by the caller, the previous one here).
-uniform mat4 u_view_projection;
-uniform mat4 u_previous_view_projection;
+// surface point is now minus where it was a frame earlier. Now is the pixel itself (gl_FragCoord in
+// the target viewport, u_velocity_viewport); then is the previous clip position the vertex stage
+// passes, interpolated perspective-correct (so it is the clip position of this pixel's own surface
+// point a frame earlier) and divided here, per pixel: exact for the drawn triangle. One varying
+// and no matrix per pixel: each extra interpolated value costs a software rasteriser per pixel.
+// u_velocity: x, y scale NDC to the caller's units; z = 1 is the tests' mode: the positions
+// themselves (the window position now in colour 0, the previous clip position in 1).
 uniform vec3 u_velocity;
-in vec3 v_previous_world;
+uniform vec4 u_velocity_viewport; // x, y, width, height in pixels
+in vec4 v_clip_previous;
 layout(location = 1) out vec4 o_velocity;
 
-void write_velocity(vec3 now)
+// True in the tests' mode, where the caller writes nothing else (colour 0 holds the position now).
+bool write_velocity(out vec4 color)
 {
     if (u_velocity.z > 0.5) {
-        o_velocity = vec4(v_previous_world, 1.0);
-        return;
+        color = vec4(gl_FragCoord.xyz, 1.0);
+        o_velocity = v_clip_previous;
+        return true;
     }
-    vec4 a = u_view_projection * vec4(now, 1.0), b = u_previous_view_projection * vec4(v_previous_world, 1.0);
+    vec2 now = (gl_FragCoord.xy - u_velocity_viewport.xy) / u_velocity_viewport.zw * 2.0 - 1.0;
+    vec4 b = v_clip_previous;
     // a point that was behind the previous camera has no previous pixel: no motion, not infinity
-    o_velocity = vec4(b.w > 0.0 ? (a.xy / a.w - b.xy / b.w) * u_velocity.xy : vec2(0.0), 0.0, 1.0);
-}
-
-bool velocity_positions()
-{
-    return u_velocity.z > 0.5;
+    o_velocity = vec4(b.w > 0.0 ? (now - b.xy / b.w) * u_velocity.xy : vec2(0.0), 0.0, 1.0);
+    return false;
 }
 #endif
