@@ -20,8 +20,8 @@
 #include "demo/grass_view.h"
 #include "demo/gun.h"
 #include "demo/hud.h"
-#include "demo/motion_view.h"
 #include "demo/menagerie.h"
+#include "demo/motion_view.h"
 #include "demo/quality_ladder.h"
 #include "gl/gl_api.h"
 #include "showcase/looks.h"
@@ -127,7 +127,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_IMPOSTERS] = {"imposters", "imposters", 0, 1, 1, NULL, '6'},
     [DEMO_CARD_DISTANCE] = {"card_distance", "cards from (m, 0 auto)", 0, 400, 5, NULL, 0},
     [DEMO_FAR_SHADOW] = {"far_shadow", "far shadow", 0, 1, 1, "none|blob", ';'},
-    [DEMO_MOTION] = {"motion", "motion vectors", 0, 1, 1, NULL, '/'},
+    [DEMO_MOTION] = {"motion_vectors", "motion vectors (debug view)", 0, 1, 1, NULL, '/'},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -1129,7 +1129,7 @@ static GLuint bind_scene_target(demo_app *app, int width, int height)
         fbo = motion;
     } else if (motion_on(app)) {
         app->settings[DEMO_MOTION] = 0;
-        snprintf(app->error, sizeof app->error, "motion: this context cannot render to an RG16F target");
+        snprintf(app->error, sizeof app->error, "motion_vectors: this context cannot render to an RG16F target");
     }
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     if (app->renderer &&

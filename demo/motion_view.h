@@ -1,4 +1,4 @@
-/* The motion-vector debug view (the "motion" setting): the crowd's screen-space velocity, as the
+/* The motion-vector debug view (the "motion_vectors" setting): the crowd's screen-space velocity, as the
  * renderer writes it for a game's TAA (crowd_gl_desc.velocity), shown as colours over a dimmed frame. */
 #ifndef CROWD_DEMO_MOTION_VIEW_H
 #define CROWD_DEMO_MOTION_VIEW_H

@@ -42,7 +42,7 @@ static crowd_imposters atlas;
 static uint8_t *with_atlas;
 static size_t with_atlas_size;
 static GLuint fbo, targets[2], depth;
-static float *p0, *velocity, *now, *then, *bare; /* RGBA32F images, W x H, rows bottom-up */
+static float *img_p0, *img_velocity, *img_now, *img_then, *img_bare; /* RGBA32F, W x H, rows bottom-up */
 
 typedef struct camera {
     float view[16], projection[16], view_projection[16];
@@ -50,7 +50,7 @@ typedef struct camera {
 
 static camera make_camera(float ex, float ey, float ez, float tx, float ty, float tz)
 {
-    camera c;
+    camera c = {{0}};
     const float eye[3] = {ex, ey, ez}, target[3] = {tx, ty, tz}, up[3] = {0, 1, 0};
     cb_look_at(c.view, eye, target, up);
     cb_perspective(c.projection, 50.0f * 3.14159265f / 180.0f, (float)W / H, 0.1f, 500.0f);
@@ -199,7 +199,8 @@ static crowd *make_crowd(void)
     for (uint32_t i = 0; i < 96; i++) {
         bool near = i < 48;
         uint32_t group = (i % 48) / 12, k = i % 12;
-        float x = near ? -11.0f + 6.0f * (float)group + 1.7f * (float)(k % 3) : -30.0f + 60.0f * (float)test_uniform(&rng);
+        float x =
+            near ? -11.0f + 6.0f * (float)group + 1.7f * (float)(k % 3) : -30.0f + 60.0f * (float)test_uniform(&rng);
         float z = near ? -1.0f - 2.2f * (float)(k / 3) : -60.0f - 20.0f * (float)test_uniform(&rng);
         crowd_set_transform(c, i, x, 0.0f, z, (float)i * 0.7f);
         crowd_variant v = {{(uint8_t)(40 * i), (uint8_t)(200 - 13 * i), (uint8_t)(90 + 31 * i)}, {0}, near ? 1 : 0};
@@ -278,7 +279,7 @@ typedef struct tally {
 
 static int kind_of(size_t i)
 {
-    const float *w = now + 4 * i, *b = bare + 4 * i;
+    const float *w = img_now + 4 * i, *b = img_bare + 4 * i;
     if (b[3] == 0.0f || fabsf(b[0] - w[0]) + fabsf(b[1] - w[1]) + fabsf(b[2] - w[2]) > 1e-4f)
         return ATTACHMENTS; /* drawn with the box, not (or not there) without it */
     if (w[2] < -40.0f)
@@ -302,14 +303,14 @@ static int seen_at_t0(const camera *c0, const float *p)
     double nearest = 1e30;
     for (int j = -1; j <= 1; j++)
         for (int k = -1; k <= 1; k++) {
-            const float *q = p0 + 4 * ((size_t)(y + j) * W + (size_t)(x + k));
+            const float *q = img_p0 + 4 * ((size_t)(y + j) * W + (size_t)(x + k));
             double ex = (double)q[0] - p[0], ey = (double)q[1] - p[1], ez = (double)q[2] - p[2];
             if (q[3] != 0.0f)
                 nearest = fmin(nearest, sqrt(ex * ex + ey * ey + ez * ez));
         }
     if (nearest <= 2.0 * footprint)
         return 1;
-    const float *q = p0 + 4 * ((size_t)y * W + (size_t)x);
+    const float *q = img_p0 + 4 * ((size_t)y * W + (size_t)x);
     double there[2];
     return q[3] != 0.0f && project(c0->view_projection, q, there) < w - 2.0 * footprint ? 0 : -1;
 }
@@ -318,7 +319,7 @@ static int seen_at_t0(const camera *c0, const float *p)
  * and (the control) the position now against frame A. */
 static void check_pixel(size_t i, const camera *c0, const camera *c1, tally *t)
 {
-    const float *w1 = now + 4 * i, *wp = then + 4 * i, *v = velocity + 4 * i;
+    const float *w1 = img_now + 4 * i, *wp = img_then + 4 * i, *v = img_velocity + 4 * i;
     double a[2], b[2];
     project(c1->view_projection, w1, a);
     project(c0->view_projection, wp, b);
@@ -339,7 +340,8 @@ static void velocity_on(crowd_gl_path path, crowd_gl_mode mode)
     crowd *c = make_crowd();
     crowd_gl_renderer *r = make_renderer(path, mode, true), *r_bare = make_renderer(path, mode, false);
     CHECK(crowd_gl_get_path(r) == path);
-    const camera c0 = make_camera(0.0f, 5.0f, 14.0f, 0.0f, 1.0f, -4.0f), c1 = make_camera(0.8f, 5.3f, 13.4f, 0.4f, 1.1f, -4.0f);
+    const camera c0 = make_camera(0.0f, 5.0f, 14.0f, 0.0f, 1.0f, -4.0f),
+                 c1 = make_camera(0.8f, 5.3f, 13.4f, 0.4f, 1.1f, -4.0f);
     crowd_gl_scene s = test_default_scene();
     s.shadows = false; /* velocity in pixels (the default units) of the target viewport: W x H */
     memcpy(s.view, c0.view, sizeof s.view), memcpy(s.projection, c0.projection, sizeof s.projection);
@@ -350,41 +352,42 @@ static void velocity_on(crowd_gl_path path, crowd_gl_mode mode)
     /* the first frame has nothing earlier: every pixel 0 (to rounding: the pixel's own position
        against its surface point's projection) */
     draw(r, f, &s, false);
-    read_target(1, velocity);
+    read_target(1, img_velocity);
     uint32_t moving = 0, covered = 0;
     for (size_t i = 0; i < (size_t)W * H; i++) {
-        covered += velocity[4 * i + 3] == 1.0f;
-        moving += hypotf(velocity[4 * i], velocity[4 * i + 1]) > 0.01f;
+        covered += img_velocity[4 * i + 3] == 1.0f;
+        moving += hypotf(img_velocity[4 * i], img_velocity[4 * i + 1]) > 0.01f;
     }
     CHECKF(covered > 20000 && moving == 0, "first frame: %u px of %u move", moving, covered);
     draw(r, f, &s, true); /* frame A: P0 */
-    read_target(0, p0);
-    to_world(p0, c0.view_projection, true);
+    read_target(0, img_p0);
+    to_world(img_p0, c0.view_projection, true);
     /* frame B: the kept camera and time (A's), then the same frame's positions given them */
     f = step(c, r, &c1, 0.1f);
     memcpy(s.view, c1.view, sizeof s.view), memcpy(s.projection, c1.projection, sizeof s.projection);
     draw(r, f, &s, false);
-    read_target(1, velocity);
+    read_target(1, img_velocity);
     s.previous = CROWD_GL_PREVIOUS_GIVEN, s.previous_time = t0;
     memcpy(s.previous_view_projection, c0.view_projection, sizeof s.previous_view_projection);
     draw(r, f, &s, true);
-    read_target(0, now);
-    read_target(1, then);
-    to_world(now, c1.view_projection, true);
-    to_world(then, c0.view_projection, false);
+    read_target(0, img_now);
+    read_target(1, img_then);
+    to_world(img_now, c1.view_projection, true);
+    to_world(img_then, c0.view_projection, false);
     crowd_view view;
     crowd_gl_view(r_bare, c1.view, c1.projection, H, &view);
     REQUIRE(crowd_gl_upload(r_bare, f, NULL) == CROWD_OK);
     crowd_gl_cull(r_bare, f, &view, NULL);
     draw(r_bare, f, &s, true);
-    read_target(0, bare);
-    to_world(bare, c1.view_projection, true);
+    read_target(0, img_bare);
+    to_world(img_bare, c1.view_projection, true);
 
     tally t[KINDS] = {{0}};
     for (size_t i = 0; i < (size_t)W * H; i++)
-        if (now[4 * i + 3] == 1.0f)
+        if (img_now[4 * i + 3] == 1.0f)
             check_pixel(i, &c0, &c1, &t[kind_of(i)]);
-    printf("     %s path, %s:\n", path == CROWD_GL_PATH_GPU ? "GPU-driven" : "CPU", mode == CROWD_GL_BONES ? "bones" : "VAT");
+    printf("     %s path, %s:\n", path == CROWD_GL_PATH_GPU ? "GPU-driven" : "CPU",
+           mode == CROWD_GL_BONES ? "bones" : "VAT");
     for (int k = 0; k < KINDS; k++) {
         const tally *q = &t[k];
         double good = q->pixels ? (double)q->good / q->pixels : 0.0, framed = q->framed ? q->framed : 1;
@@ -407,6 +410,29 @@ static void velocity_on(crowd_gl_path path, crowd_gl_mode mode)
            t[WALKERS].missing);
     crowd_gl_destroy(r);
     crowd_gl_destroy(r_bare);
+    crowd_destroy(c);
+}
+
+/* A velocity mode, a previous-state source or units out of range: refused with a message, no draw. */
+static void bad_input_is_refused(void)
+{
+    crowd_gl_desc d = {.asset = &asset, .es = gl.es, .velocity = (crowd_gl_velocity)2};
+    crowd_gl_renderer *r = NULL;
+    crowd_error err = {0};
+    CHECK(crowd_gl_create(&d, &r, &err) == CROWD_ERROR_ARGUMENT && r == NULL && strstr(err.message, "velocity"));
+    crowd *c = make_crowd();
+    r = make_renderer(CROWD_GL_PATH_CPU, CROWD_GL_VAT, false);
+    const camera c0 = make_camera(0.0f, 5.0f, 14.0f, 0.0f, 1.0f, -4.0f);
+    const crowd_frame *f = step(c, r, &c0, 0.1f);
+    crowd_gl_scene s = test_default_scene();
+    memcpy(s.view, c0.view, sizeof s.view), memcpy(s.projection, c0.projection, sizeof s.projection);
+    s.previous = (crowd_gl_previous)5;
+    CHECK(crowd_gl_draw(r, f, &s) == CROWD_ERROR_ARGUMENT && strstr(crowd_gl_last_error(r), "previous"));
+    s.previous = CROWD_GL_PREVIOUS_KEPT, s.velocity_units = (crowd_gl_velocity_units)9;
+    CHECK(crowd_gl_draw(r, f, &s) == CROWD_ERROR_ARGUMENT);
+    s.velocity_units = CROWD_GL_VELOCITY_NDC;
+    CHECK(crowd_gl_draw(r, f, &s) == CROWD_OK);
+    crowd_gl_destroy(r);
     crowd_destroy(c);
 }
 
@@ -443,10 +469,11 @@ int main(int argc, char **argv)
         return 1;
     }
     make_targets();
-    float **images[5] = {&p0, &velocity, &now, &then, &bare};
+    float **slots[5] = {&img_p0, &img_velocity, &img_now, &img_then, &img_bare};
     for (int i = 0; i < 5; i++)
-        if (!(*images[i] = malloc((size_t)W * H * 16)))
+        if (!(*slots[i] = malloc((size_t)W * H * 16)))
             return 1;
+    RUN_TEST(bad_input_is_refused);
     RUN_TEST(cpu_vat);
     RUN_TEST(cpu_bones);
     if (desktop) {
@@ -454,7 +481,7 @@ int main(int argc, char **argv)
         RUN_TEST(gpu_bones);
     }
     for (int i = 0; i < 5; i++)
-        free(*images[i]);
+        free(*slots[i]);
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(2, targets);
     glDeleteRenderbuffers(1, &depth);

@@ -79,8 +79,8 @@ typedef struct velocity_run {
     uint32_t ratio_count;
 } velocity_run;
 
-static crowd_result make_run(velocity_run *run, const crowd_asset *asset, uint32_t count,
-                             const bench_render_options *o, crowd_error *err)
+static crowd_result make_run(velocity_run *run, const crowd_asset *asset, uint32_t count, const bench_render_options *o,
+                             crowd_error *err)
 {
     bool gpu = o->path == CROWD_GL_PATH_GPU;
     crowd_desc cd = {.asset = asset,

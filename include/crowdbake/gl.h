@@ -41,6 +41,8 @@
  *    renderer's buffers; texture units 0..7 hold the renderer's textures (active unit 7, TEXTURE_2D
  *    targets); UNPACK_ALIGNMENT 4 after set-up calls; the generic value of vertex attribute 2 is
  *    white when the asset has no vertex colours. With timer queries on, no query is left active.
+ *  - draw buffers: never changed; with velocity (crowd_gl_desc.velocity) the colour pass writes
+ *    fragment output 1 too, wherever the caller's glDrawBuffers sends it (nowhere: discarded).
  * Shadow map size, uploads, programs: all GPU memory is sized at creation except the instance
  * buffer, which grows on upload to the frame's record count (see crowd_gl_upload).
  *
@@ -105,10 +107,9 @@ typedef enum crowd_gl_upload_mode {
  *    has positive y) or in NDC. "Now" is the pixel itself, placed in the renderer's target viewport:
  *    the one bound when it was created, or the last crowd_gl_set_target's, which must therefore be
  *    the viewport the colour pass draws with (call crowd_gl_set_target after a resize, as the shadow
- *    pass needs anyway). Bodies in VAT and bone mode, through cross-fades,
- *    turn records and held one-shots, their attachments and the imposter cards (the card's corner a
- *    frame earlier: facing the previous camera from the record's previous place), on the CPU and the
- *    GPU-driven path. The previous position is interpolated per pixel in clip space and divided
+ *    pass needs anyway). Bodies in VAT and bone mode, through cross-fades, turn records and
+ *    held one-shots, their attachments and the imposter cards (the card's corner a frame earlier:
+ *    facing the previous camera from the record's previous place), on the CPU and the GPU-driven path. The previous position is interpolated per pixel in clip space and divided
  *    there, so the vectors are exact for the drawn triangles, not for their corners only.
  *    A frame earlier means the same record decoded at the previous shader time (crowd_gl_scene.previous:
  *    the renderer's last crowd_gl_draw, or the caller's): its extrapolated position, turn, clip phases
@@ -120,8 +121,9 @@ typedef enum crowd_gl_upload_mode {
  *    Cost: each vertex is decoded twice (twice the animation texel fetches; the previous normal is
  *    not fetched, and a record that does not turn keeps this frame's rotation), one more vec4 is
  *    interpolated and each pixel writes a second target; the shadow pass is unchanged
- *    (docs/performance.md has the figures). Blob shadows write
- *    no velocity. Skinned characters (crowd_gl_skinned) write none. */
+ *    (docs/performance.md has the figures). Blob shadows write no velocity; skinned characters
+ *    (crowd_gl_skinned) write none. crowd_gl_draw refuses a scene whose previous or velocity_units
+ *    is out of range (CROWD_ERROR_ARGUMENT, crowd_gl_last_error says which). */
 typedef enum crowd_gl_velocity {
     CROWD_GL_VELOCITY_NONE = 0,
     CROWD_GL_VELOCITY_MRT = 1,
@@ -236,9 +238,9 @@ typedef struct crowd_gl_scene {
     float exposure;                 /* with CROWD_GL_OUTPUT_ACES_SRGB: 0 = 1 */
     crowd_gl_far_shadow far_shadow; /* CROWD_GL_FAR_SHADOW_NONE (0) unless set; see crowd_gl_far_shadow */
     /* Motion vectors (read only by a renderer created with crowd_gl_desc.velocity) */
-    crowd_gl_previous previous;         /* CROWD_GL_PREVIOUS_KEPT (0) unless set; see crowd_gl_previous */
-    float previous_view_projection[16]; /* with CROWD_GL_PREVIOUS_GIVEN: projection x view, column-major */
-    float previous_time;                /* with CROWD_GL_PREVIOUS_GIVEN: the previous frame's crowd_frame.time */
+    crowd_gl_previous previous;             /* CROWD_GL_PREVIOUS_KEPT (0) unless set; see crowd_gl_previous */
+    float previous_view_projection[16];     /* with CROWD_GL_PREVIOUS_GIVEN: projection x view, column-major */
+    float previous_time;                    /* with CROWD_GL_PREVIOUS_GIVEN: the previous frame's crowd_frame.time */
     crowd_gl_velocity_units velocity_units; /* CROWD_GL_VELOCITY_PIXELS (0) unless set */
 } crowd_gl_scene;
 

@@ -288,6 +288,13 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     crowd_result culled = check_culling(r, f, "crowd_gl_draw");
     if (culled != CROWD_OK)
         return culled;
+    if (r->velocity && ((unsigned)scene->previous > CROWD_GL_PREVIOUS_GIVEN ||
+                        (unsigned)scene->velocity_units > CROWD_GL_VELOCITY_NDC)) {
+        snprintf(r->last_error, sizeof r->last_error,
+                 "crowd_gl_draw: scene previous %d / velocity_units %d out of range", (int)scene->previous,
+                 (int)scene->velocity_units);
+        return CROWD_ERROR_ARGUMENT;
+    }
     float view_projection[16];
     cb_mat4_mul(view_projection, scene->projection, scene->view);
     crowd_gl_timer_begin(r, 1);

@@ -337,8 +337,8 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
                             "crowd_gl_create: tint %d / tint_region %u / upload %d out of range (%u regions)",
                             (int)desc->tint, desc->tint_region, (int)desc->upload, desc->asset->region_count);
     if (result == CROWD_OK && (unsigned)desc->velocity > CROWD_GL_VELOCITY_MRT)
-        result = crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: velocity %d out of range",
-                            (int)desc->velocity);
+        result =
+            crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: velocity %d out of range", (int)desc->velocity);
     if (result == CROWD_OK)
         result = create_textures(r, error);
     if (result == CROWD_OK && desc->shadow_source) {

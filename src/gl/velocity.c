@@ -26,7 +26,8 @@ static bool eye_of_view_projection(const float m[16], float eye[3])
         memcpy(c, a, sizeof c);
         for (int i = 0; i < 3; i++)
             c[i][k] = b[i];
-        double dk = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) - c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0]) +
+        double dk = c[0][0] * (c[1][1] * c[2][2] - c[1][2] * c[2][1]) -
+                    c[0][1] * (c[1][0] * c[2][2] - c[1][2] * c[2][0]) +
                     c[0][2] * (c[1][0] * c[2][1] - c[1][1] * c[2][0]);
         eye[k] = (float)(dk / det);
     }
