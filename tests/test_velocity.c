@@ -78,6 +78,14 @@ static void make_targets(void)
     glViewport(0, 0, W, H);
 }
 
+static float *new_image(void)
+{
+    float *image = malloc((size_t)W * H * 16);
+    if (!image)
+        exit(1);
+    return image;
+}
+
 static void read_target(int which, float *out)
 {
     glReadBuffer(GL_COLOR_ATTACHMENT0 + (GLenum)which);
@@ -469,10 +477,8 @@ int main(int argc, char **argv)
         return 1;
     }
     make_targets();
-    float **slots[5] = {&img_p0, &img_velocity, &img_now, &img_then, &img_bare};
-    for (int i = 0; i < 5; i++)
-        if (!(*slots[i] = malloc((size_t)W * H * 16)))
-            return 1;
+    img_p0 = new_image(), img_velocity = new_image(), img_now = new_image(), img_then = new_image();
+    img_bare = new_image();
     RUN_TEST(bad_input_is_refused);
     RUN_TEST(cpu_vat);
     RUN_TEST(cpu_bones);
@@ -480,8 +486,7 @@ int main(int argc, char **argv)
         RUN_TEST(gpu_vat);
         RUN_TEST(gpu_bones);
     }
-    for (int i = 0; i < 5; i++)
-        free(*slots[i]);
+    free(img_p0), free(img_velocity), free(img_now), free(img_then), free(img_bare);
     glDeleteFramebuffers(1, &fbo);
     glDeleteTextures(2, targets);
     glDeleteRenderbuffers(1, &depth);
