@@ -118,9 +118,11 @@ typedef enum crowd_gl_upload_mode {
  *    new record, never a streak from where it was; a new clip shows the new clip's motion. A point
  *    that was behind the previous camera gets (0, 0). Pixels the crowd does not draw are untouched:
  *    clear the target to 0 (or write the background's own motion) first.
- *    Cost: each vertex is decoded twice (twice the animation texel fetches; the previous normal is
- *    not fetched, and a record that does not turn keeps this frame's rotation), one more vec4 is
- *    interpolated and each pixel writes a second target; the shadow pass is unchanged
+ *    The previous yaw of a body is exact for a record that does not turn; a turning one faces along
+ *    its previous velocity, whose direction stands in for the runtime's atan2 polynomial (within
+ *    about 1e-5 rad). Cost: each vertex is decoded twice (twice the animation texel fetches; the
+ *    previous normal is not fetched, nor any sine or cosine), one more vec4 is interpolated and
+ *    each pixel writes a second target; the shadow pass is unchanged
  *    (docs/performance.md has the figures). Blob shadows write no velocity; skinned characters
  *    (crowd_gl_skinned) write none. crowd_gl_draw refuses a scene whose previous or velocity_units
  *    is out of range (CROWD_ERROR_ARGUMENT, crowd_gl_last_error says which). */

@@ -218,19 +218,20 @@ vec3 place(crowd_rec rec, vec3 p, float time)
 }
 
 #ifdef VELOCITY
-// place() at the previous frame's time. Only a turning record's yaw changes with time: the others
-// keep this frame's sine and cosine, and the branch spares them the turn's exp, atan2, sin and cos
-// (wherever the GPU runs a batch of vertices without a turning record).
+// place() at the previous frame's time, with no branch (a software rasteriser runs both sides of
+// one) and no trigonometry: a record that does not turn keeps this frame's sine and cosine; a
+// turning one faces along its velocity then, whose direction is that sine and cosine (within the
+// runtime's atan2 polynomial, about 1e-5 rad; while slower than 0.05 m/s it keeps this frame's).
 vec3 place_previous(crowd_rec rec, vec3 p)
 {
-    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
-    if (record_turning(rec)) {
-        float yaw = record_yaw(rec, u_previous_time);
-        s = sin(yaw);
-        c = cos(yaw);
-    }
+    float yaw = record_yaw(rec, u_time), s = sin(yaw), c = cos(yaw);
+    vec2 v0 = record_velocity(rec), d = rec.play_b.xy;
+    vec2 v = d + (v0 - d) * exp(-rec.play_b.z * (u_previous_time - rec.play_a.w));
+    float speed2 = dot(v, v);
+    vec2 facing = record_turning(rec) && speed2 > 0.0025 ? v * inversesqrt(speed2) : vec2(s, c);
     p *= record_scale(rec);
-    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_previous_time);
+    return vec3(facing.y * p.x + facing.x * p.z, p.y, -facing.x * p.x + facing.y * p.z) +
+           record_position(rec, u_previous_time);
 }
 #endif
 
