@@ -68,7 +68,7 @@ out vec4 v_shadow;
 #endif
 #ifdef VELOCITY
 // Motion vectors (crowd_gl_desc.velocity): the same vertex decoded at the previous frame's time;
-// both clip positions go to the fragment stage (output.glsl).
+// its clip position goes to the fragment stage, which takes "now" from the pixel (output.glsl).
 uniform float u_previous_time;
 uniform mat4 u_previous_view_projection;
 out vec4 v_clip_previous;
