@@ -21,6 +21,7 @@
 #include "demo/gun.h"
 #include "demo/hud.h"
 #include "demo/menagerie.h"
+#include "demo/motion_view.h"
 #include "demo/quality_ladder.h"
 #include "gl/gl_api.h"
 #include "showcase/looks.h"
@@ -126,6 +127,7 @@ static const demo_setting_info settings_table[DEMO_SETTING_COUNT] = {
     [DEMO_IMPOSTERS] = {"imposters", "imposters", 0, 1, 1, NULL, '6'},
     [DEMO_CARD_DISTANCE] = {"card_distance", "cards from (m, 0 auto)", 0, 400, 5, NULL, 0},
     [DEMO_FAR_SHADOW] = {"far_shadow", "far shadow", 0, 1, 1, "none|blob", ';'},
+    [DEMO_MOTION] = {"motion_vectors", "motion vectors (debug view)", 0, 1, 1, NULL, '/'},
 };
 
 const demo_setting_info *demo_setting_table(void)
@@ -156,6 +158,7 @@ struct demo_app {
     crowd_sim *sim;
     crowd_gl_renderer *renderer;
     demo_hud *hud;
+    demo_motion *motion; /* made the first time the motion view is asked for */
     crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
     demo_camera camera;
     crowd_gl_scene scene;
@@ -254,7 +257,8 @@ static crowd_result build_crowd(demo_app *app, crowd_error *error)
                         .timers = app->desc.gl_timers,
                         .upload = (crowd_gl_upload_mode)app->desc.gl_upload,
                         .path = path_of(app->settings[DEMO_PATH]),
-                        .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT};
+                        .mode = app->settings[DEMO_MODE] > 0.5 ? CROWD_GL_BONES : CROWD_GL_VAT,
+                        .velocity = app->settings[DEMO_MOTION] > 0.5 ? CROWD_GL_VELOCITY_MRT : CROWD_GL_VELOCITY_NONE};
     crowd_result r = crowd_create(&cd, &app->crowd, error);
     if (r == CROWD_OK) {
         sd.target = app->crowd;
@@ -374,6 +378,7 @@ void demo_destroy(demo_app *app)
     demo_grass_destroy(app->grass);
     showcase_stage_destroy(app->stage);
     demo_hud_destroy(app->hud);
+    demo_motion_destroy(app->motion);
     release_msaa(app);
     for (uint32_t i = 0; i < app->asset_count; i++) {
         crowd_asset_free(&app->assets[i].asset);
@@ -603,6 +608,12 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     case DEMO_GUN:
         r = gun_toggle(app, value > 0.5, &err);
         break;
+    case DEMO_MOTION: /* the renderer's colour programs are built with or without velocity */
+        if (value > 0.5 && !app->motion)
+            r = demo_motion_create(app->desc.es, &app->motion, &err);
+        if (r == CROWD_OK)
+            r = build_crowd(app, &err);
+        break;
     case DEMO_CHUNK:
     case DEMO_PATH:
         r = build_crowd(app, &err);
@@ -659,7 +670,7 @@ crowd_result demo_set(demo_app *app, demo_setting s, double value)
     if (r != CROWD_OK) {
         snprintf(app->error, sizeof app->error, "%s: %.200s", info->name, err.message[0] ? err.message : "refused");
         app->settings[s] = previous;
-        if (s == DEMO_PATH) /* not available here (the GPU path in a browser): back on the path that was */
+        if (s == DEMO_PATH || s == DEMO_MOTION) /* not available here (the GPU path in a browser): back as it was */
             build_crowd(app, &err);
     }
     return r;
@@ -1092,6 +1103,12 @@ static bool ensure_msaa(demo_app *app, int samples, int width, int height)
     return true;
 }
 
+/* The motion view is on and has its program (the main crowd's renderer writes velocity then). */
+static bool motion_on(const demo_app *app)
+{
+    return app->motion && app->settings[DEMO_MOTION] > 0.5;
+}
+
 /* Binds where the scene is drawn (the MSAA target or desc.framebuffer) and tells the renderer when
  * that changes, so the shadow pass returns there without asking the driver. */
 static GLuint bind_scene_target(demo_app *app, int width, int height)
@@ -1107,6 +1124,13 @@ static GLuint bind_scene_target(demo_app *app, int width, int height)
     if (!samples && app->msaa_fbo)
         release_msaa(app);
     GLuint fbo = samples ? app->msaa_fbo : app->desc.framebuffer;
+    GLuint motion = motion_on(app) ? demo_motion_begin(app->motion, width, height) : 0;
+    if (motion) { /* the motion view draws single-sampled into its own target */
+        fbo = motion;
+    } else if (motion_on(app)) {
+        app->settings[DEMO_MOTION] = 0;
+        snprintf(app->error, sizeof app->error, "motion_vectors: this context cannot render to an RG16F target");
+    }
     glBindFramebuffer(GL_FRAMEBUFFER, fbo);
     if (app->renderer &&
         (!app->target_valid || app->target_fbo != fbo || app->target_width != width || app->target_height != height)) {
@@ -1126,6 +1150,10 @@ static GLuint bind_scene_target(demo_app *app, int width, int height)
 /* MSAA on: resolve into desc.framebuffer, where the HUD then draws. */
 static void present(demo_app *app, GLuint scene_fbo, int width, int height)
 {
+    if (motion_on(app)) {
+        demo_motion_present(app->motion, app->desc.framebuffer, width, height);
+        return;
+    }
     if (scene_fbo == app->desc.framebuffer)
         return;
     glBindFramebuffer(GL_READ_FRAMEBUFFER, scene_fbo);
@@ -1362,7 +1390,11 @@ void demo_frame(demo_app *app, double seconds, int width, int height, const demo
     }
     /* the minigun's floor paint lies on the ground (or on the grass, which samples it itself) */
     showcase_stage_set_ground_paint(app->stage, demo_gun_paint_texture(app->gun), WORLD_SIZE);
+    if (motion_on(app))
+        demo_motion_crowd_begin(app->motion);
     debug_check(app, crowd_gl_draw(app->renderer, app->frame, &app->scene), "colour pass");
+    if (motion_on(app))
+        demo_motion_crowd_done(app->motion);
     showcase_stage_draw(app->stage, app->renderer, &app->scene); /* after the crowd: hidden ground fails early */
     /* paused: the wind stands still too */
     app->grass_time += seconds > 0.0 && app->settings[DEMO_PAUSED] < 0.5 ? seconds : 0.0;

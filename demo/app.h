@@ -51,6 +51,7 @@ typedef enum demo_setting {
     DEMO_IMPOSTERS,       /* 0/1: cards past the last mesh level, for an asset with an atlas (demo/cards.c) */
     DEMO_CARD_DISTANCE,   /* metres the cards start at, 0..400; 0 = where a tile spans its pixels */
     DEMO_FAR_SHADOW,      /* 0 none, 1 blob: what cards and levels past shadow_max_lod cast (crowd_gl_far_shadow) */
+    DEMO_MOTION, /* 0/1 ("motion_vectors"): the motion-vector debug view (crowd_gl_desc.velocity, demo/motion_view.c) */
     DEMO_SETTING_COUNT
 } demo_setting;
 

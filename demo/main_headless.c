@@ -84,6 +84,8 @@ static const step script[] = {
     {NULL, DEMO_ASSET, 0},
     {"paused", DEMO_PAUSED, 1},
     {NULL, DEMO_PAUSED, 0},
+    {"motion_vectors", DEMO_MOTION, 1},
+    {NULL, DEMO_MOTION, 0},
     {"compare", DEMO_COMPARE, 1},
     {NULL, DEMO_COMPARE, 0},
     {"no_grass", DEMO_GRASS, 0},

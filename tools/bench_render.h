@@ -16,6 +16,7 @@ typedef struct bench_render_options {
                        trip per call: the timings are then not the release path's) */
     float imposter_distance; /* > 0: the imposter level from there (the asset's atlas, or one baked
                                 here with the defaults), earlier level ends clamped to it; 0: none */
+    bool velocity;           /* the colour pass with motion vectors off and on instead (bench_velocity.c) */
 } bench_render_options;
 
 /* Draws every frame of the benchmark scene for each count and prints a table; returns non-zero on

@@ -23,6 +23,7 @@
 #ifdef CROWD_BENCH_RENDER
 #include "bench_compare.h"
 #include "bench_render.h"
+#include "bench_velocity.h"
 #endif
 
 /* Warm-up frames (--warmup). The default 15 keeps numbers comparable with earlier sessions, but it
@@ -52,6 +53,7 @@ static void usage(FILE *out)
                  "[--threads 1,2,0] [--offscreen-interval n] [--coverage] [--events] [--json]\n"
                  "       crowd-bench [asset.crowd] --render cpu|gpu [--path cpu|gpu] [--counts ...] [--frames n]\n"
                  "                   [--static] [--still] [--imposters on|off] [--imposter-distance m] [--gl-debug]\n"
+                 "                   [--velocity]\n"
                  "       crowd-bench [asset.crowd] --compare [--counts 100,300,1000,10000] [--frames n]\n"
                  "       crowd-bench [asset.crowd] --raycast [--counts 100000,1000000]\n"
                  "       crowd-bench [asset.crowd] --sockets [--counts 10000,100000]\n"
@@ -71,6 +73,8 @@ static void usage(FILE *out)
                  "an atlas gets one baked first (crowd-bake --imposters' defaults). Default off.\n"
                  "--gl-debug (with --render): GL errors checked after every upload and pass, as crowd-shot's and\n"
                  "crowd-demo's; the first error fails the run (each check is a round trip: slower timings).\n"
+                 "--velocity (with --render): the colour pass's GPU ms with motion vectors (crowd_gl_desc.velocity)\n"
+                 "off and on, two renderers alternated frame by frame, timed by their own timer queries.\n"
                  "--compare: classic skinning (each agent posed on the CPU from the rig's clips, its own palette\n"
                  "and draw call) against the VAT crowd, CPU ms per frame and the ratio (needs the asset's rig:\n"
                  "the humanoid, or its glTF source).\n"
@@ -304,7 +308,8 @@ int main(int argc, char **argv)
     uint32_t frames = DEFAULT_FRAMES, threads[8] = {1}, thread_settings = 1;
     const char *threads_text = NULL;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
-    bool counts_given = false, raycast = false, sockets = false, menagerie = false, gl_debug = false;
+    bool counts_given = false, raycast = false, sockets = false, menagerie = false, gl_debug = false,
+         velocity = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     bool imposters = false;
     float imposter_distance = 44.0f;
@@ -401,6 +406,8 @@ int main(int argc, char **argv)
             still = true;
         } else if (!strcmp(argv[i], "--gl-debug")) {
             gl_debug = true;
+        } else if (!strcmp(argv[i], "--velocity")) {
+            velocity = true;
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "crowd-bench: unknown option %s (see --help)\n", argv[i]);
             return 2;
@@ -443,6 +450,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (velocity && !render) {
+        fprintf(stderr, "crowd-bench: --velocity measures the render path: it needs --render cpu|gpu\n");
+        return 2;
+    }
     if (gl_debug && !render) {
         fprintf(stderr, "crowd-bench: --gl-debug checks the render path: it needs --render cpu|gpu\n");
         return 2;
@@ -457,7 +468,7 @@ int main(int argc, char **argv)
         return 2;
     }
     (void)render_path, (void)frames_given, (void)sim_on, (void)still, (void)imposters, (void)imposter_distance,
-        (void)gl_debug; /* --render's settings */
+        (void)gl_debug, (void)velocity; /* --render's settings */
 #endif
     crowd_asset asset;
     crowd_error err;
@@ -507,8 +518,9 @@ int main(int argc, char **argv)
                                    .still = still,
                                    .coverage = bench_coverage,
                                    .gl_debug = gl_debug,
-                                   .imposter_distance = imposters ? imposter_distance : 0.0f};
-        int rs = bench_render(&asset, counts, n, &ro);
+                                   .imposter_distance = imposters ? imposter_distance : 0.0f,
+                                   .velocity = velocity};
+        int rs = velocity ? bench_velocity(&asset, counts, n, &ro) : bench_render(&asset, counts, n, &ro);
         crowd_asset_free(&asset);
         crowd_bake_output_free(&baked);
         return rs;

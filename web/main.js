@@ -41,7 +41,7 @@
   // top, so the panel fits a 720 px window; names not listed here stay at the top too.
   const folderOf = {
     auto_quality: 'look', mode: 'look', cross_fade: 'look', shadows: 'look', fog: 'look', grass: 'look', grass_budget: 'look', grass_distance: 'look', wind: 'look',
-    tone: 'look', msaa: 'look', far_shadow: 'look', imposters: 'look', card_distance: 'look',
+    tone: 'look', msaa: 'look', far_shadow: 'look', imposters: 'look', card_distance: 'look', motion_vectors: 'look',
     chunk: 'level of detail', lod_policy: 'level of detail', lod_bias: 'level of detail',
     vertex_budget: 'level of detail', shadow_max_lod: 'level of detail', far_pool: 'level of detail',
     path: 'level of detail',

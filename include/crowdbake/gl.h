@@ -43,6 +43,8 @@
  *    renderer's buffers; texture units 0..7 hold the renderer's textures (active unit 7, TEXTURE_2D
  *    targets); UNPACK_ALIGNMENT 4 after set-up calls; the generic value of vertex attribute 2 is
  *    white when the asset has no vertex colours. With timer queries on, no query is left active.
+ *  - draw buffers: never changed; with velocity (crowd_gl_desc.velocity) the colour pass writes
+ *    fragment output 1 too, wherever the caller's glDrawBuffers sends it (nowhere: discarded).
  * Shadow map size, uploads, programs: all GPU memory is sized at creation except the instance
  * buffer, which grows on upload to the frame's record count (see crowd_gl_upload).
  *
@@ -96,6 +98,60 @@ typedef enum crowd_gl_upload_mode {
     CROWD_GL_UPLOAD_IN_PLACE,    /* glBufferSubData of the dirty ranges into one buffer (may stall) */
 } crowd_gl_upload_mode;
 
+/* Motion vectors for temporal anti-aliasing and upscalers (crowd_gl_desc.velocity).
+ *  - NONE (0, the default): the colour pass writes colour only; its programs are exactly the ones
+ *    without this setting.
+ *  - MRT: crowd_gl_draw also writes each pixel's screen-space velocity to fragment output location 1
+ *    (the framebuffer's colour attachment that glDrawBuffers maps to output 1; the caller attaches a
+ *    float target there, RG16F or RG32F, and sets the draw buffers: the renderer changes neither). The
+ *    value is (x, y, 0, 1): where the pixel's surface point is now minus where it was a frame earlier,
+ *    in pixels (crowd_gl_scene.velocity_units; y up as GL's window y: a point moving up the screen
+ *    has positive y) or in NDC. "Now" is the pixel itself, placed in the renderer's target viewport:
+ *    the one bound when it was created, or the last crowd_gl_set_target's, which must therefore be
+ *    the viewport the colour pass draws with (call crowd_gl_set_target after a resize, as the shadow
+ *    pass needs anyway). Bodies in VAT and bone mode, through cross-fades, turn records and
+ *    held one-shots, their attachments and the imposter cards (the card's corner a frame earlier:
+ *    facing the previous camera from the record's previous place), on the CPU and the GPU-driven path. The previous position is interpolated per pixel in clip space and divided
+ *    there, so the vectors are exact for the drawn triangles, not for their corners only.
+ *    A frame earlier means the same record decoded at the previous shader time (crowd_gl_scene.previous:
+ *    the renderer's last crowd_gl_draw, or the caller's): its extrapolated position, turn, clip phases
+ *    and fade weights then. A record rewritten this frame (a teleport, a new clip, a new velocity) is
+ *    therefore decoded backwards from its new state, so a teleported instance shows the motion of its
+ *    new record, never a streak from where it was; a new clip shows the new clip's motion. A point
+ *    that was behind the previous camera gets (0, 0). Pixels the crowd does not draw are untouched:
+ *    clear the target to 0 (or write the background's own motion) first.
+ *    The previous yaw of a body is exact for a record that does not turn; a turning one faces along
+ *    its previous velocity, whose direction stands in for the runtime's atan2 polynomial (within
+ *    about 1e-5 rad). Cost: each vertex is decoded twice (twice the animation texel fetches; the
+ *    previous normal is not fetched, nor any sine or cosine), one more vec4 is interpolated and
+ *    each pixel writes a second target; the shadow pass is unchanged
+ *    (docs/performance.md has the figures). Blob shadows write no velocity; skinned characters
+ *    (crowd_gl_skinned) write none. crowd_gl_draw refuses a scene whose previous or velocity_units
+ *    is out of range (CROWD_ERROR_ARGUMENT, crowd_gl_last_error says which). */
+typedef enum crowd_gl_velocity {
+    CROWD_GL_VELOCITY_NONE = 0,
+    CROWD_GL_VELOCITY_MRT = 1,
+} crowd_gl_velocity;
+
+/* Where a frame's "a frame earlier" comes from (crowd_gl_scene.previous), with velocity on.
+ *  - KEPT (0, the default): the camera (projection x view) and frame time of this renderer's last
+ *    crowd_gl_draw. On the renderer's first crowd_gl_draw there is none: the frame's own are used,
+ *    so every velocity is 0 then. A renderer that draws a frame twice (two views) should be given
+ *    its previous state instead.
+ *  - GIVEN: crowd_gl_scene.previous_view_projection and previous_time (e.g. the game's own previous
+ *    camera, jittered or not as its TAA wants; previous_time = this frame's time for camera-only
+ *    motion). */
+typedef enum crowd_gl_previous {
+    CROWD_GL_PREVIOUS_KEPT = 0,
+    CROWD_GL_PREVIOUS_GIVEN = 1,
+} crowd_gl_previous;
+
+/* The motion vectors' units (crowd_gl_scene.velocity_units), y up either way. */
+typedef enum crowd_gl_velocity_units {
+    CROWD_GL_VELOCITY_PIXELS = 0, /* pixels of the target viewport (the default) */
+    CROWD_GL_VELOCITY_NDC = 1,    /* normalized device coordinates: 2 across the viewport */
+} crowd_gl_velocity_units;
+
 typedef struct crowd_gl_desc {
     const crowd_asset *asset;  /* required; borrowed for the renderer's lifetime */
     const crowd *sizing_crowd; /* optional: sizes the instance buffer to
@@ -129,6 +185,9 @@ typedef struct crowd_gl_desc {
      * browser the answer only changes between frames anyway). Off by default so a frame makes no
      * query at all. */
     bool timers;
+    /* Motion vectors from the colour pass (see crowd_gl_velocity); 0 = none. Fixed at creation: the
+     * colour programs are built with it. */
+    crowd_gl_velocity velocity;
 } crowd_gl_desc;
 
 /* Light and atmosphere for a frame. Directions are unit vectors in world space. */
@@ -182,6 +241,11 @@ typedef struct crowd_gl_scene {
     crowd_gl_output output;         /* CROWD_GL_OUTPUT_GAMMA (0) unless set */
     float exposure;                 /* with CROWD_GL_OUTPUT_ACES_SRGB: 0 = 1 */
     crowd_gl_far_shadow far_shadow; /* CROWD_GL_FAR_SHADOW_NONE (0) unless set; see crowd_gl_far_shadow */
+    /* Motion vectors (read only by a renderer created with crowd_gl_desc.velocity) */
+    crowd_gl_previous previous;             /* CROWD_GL_PREVIOUS_KEPT (0) unless set; see crowd_gl_previous */
+    float previous_view_projection[16];     /* with CROWD_GL_PREVIOUS_GIVEN: projection x view, column-major */
+    float previous_time;                    /* with CROWD_GL_PREVIOUS_GIVEN: the previous frame's crowd_frame.time */
+    crowd_gl_velocity_units velocity_units; /* CROWD_GL_VELOCITY_PIXELS (0) unless set */
 } crowd_gl_scene;
 
 typedef struct crowd_gl_attachment_desc {

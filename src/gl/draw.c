@@ -106,6 +106,8 @@ void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const 
     glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     if (!shadow)
         crowd_gl_lighting_uniforms(r, p->uniforms, scene);
+    if (!shadow && r->velocity)
+        crowd_gl_velocity_uniforms(r, p->uniforms);
 }
 
 /* The crowd's draws with one program family; `shadow` selects the depth programs and the draws
@@ -286,6 +288,13 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     crowd_result culled = check_culling(r, f, "crowd_gl_draw");
     if (culled != CROWD_OK)
         return culled;
+    if (r->velocity && ((unsigned)scene->previous > CROWD_GL_PREVIOUS_GIVEN ||
+                        (unsigned)scene->velocity_units > CROWD_GL_VELOCITY_NDC)) {
+        snprintf(r->last_error, sizeof r->last_error,
+                 "crowd_gl_draw: scene previous %d / velocity_units %d out of range", (int)scene->previous,
+                 (int)scene->velocity_units);
+        return CROWD_ERROR_ARGUMENT;
+    }
     float view_projection[16];
     cb_mat4_mul(view_projection, scene->projection, scene->view);
     crowd_gl_timer_begin(r, 1);
@@ -300,9 +309,11 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
         r->stats.shadow_triangles = 0;
         r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
     }
+    crowd_gl_velocity_begin(r, f, view_projection, scene);
     draw_crowd(r, f, view_projection, false, scene); /* nothing here blends */
     if (!crowd_gpu_crowd_driven(r))                  /* the GPU path's cards come with its partitions */
         crowd_gl_imposter_draw(r, f, view_projection, scene);
+    crowd_gl_velocity_end(r, f, view_projection, scene);
     glBindVertexArray(0);
     glActiveTexture(GL_TEXTURE0); /* code after us that binds a texture binds it on unit 0 */
     crowd_gl_timer_end(r, 1);

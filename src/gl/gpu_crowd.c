@@ -268,23 +268,24 @@ static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd 
             for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
                 char defines[160];
                 snprintf(defines, sizeof defines, "%s%s%s%s", encoding, bones ? "BONES\n" : "",
-                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : "");
+                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : crowd_gl_velocity_define(r));
                 result = crowd_program_build_with(&g->programs[bones][fade][depth], "crowd (GPU-driven)",
                                                   "#version 430 core\n", defines, crowd_glsl_crowd_vert,
                                                   depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
             }
     }
+    const char *colour = r->velocity ? "GPU_DRIVEN\nVELOCITY\n" : "GPU_DRIVEN\n"; /* the colour programs' */
     for (int depth = 0; depth < 2 && result == CROWD_OK && a->bones.data; depth++)
         result =
             crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)", "#version 430 core\n",
-                                     depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : "GPU_DRIVEN\n", crowd_glsl_attachment_vert,
+                                     depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : colour, crowd_glsl_attachment_vert,
                                      depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     if (result == CROWD_OK)
         result = crowd_program_build_with(&g->blob_program, "blob shadow (GPU-driven)", "#version 430 core\n",
                                           "GPU_DRIVEN\n", crowd_glsl_blob_vert, crowd_glsl_blob_frag, error);
     if (result == CROWD_OK && g->atlas)
-        result = crowd_program_build_with(&g->card_program, "imposter (GPU-driven)", "#version 430 core\n",
-                                          "GPU_DRIVEN\n", crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
+        result = crowd_program_build_with(&g->card_program, "imposter (GPU-driven)", "#version 430 core\n", colour,
+                                          crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
     if (result == CROWD_OK)
         for (int i = 0; i < C_COUNT; i++)
             g->u[i] = glGetUniformLocation(g->cull, cull_uniform_names[i]);

@@ -38,7 +38,8 @@ crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error)
     const crowd_imposters *m = &r->asset->imposters;
     if (!m->frames || !m->clips)
         return CROWD_OK;
-    crowd_result result = crowd_program_build(&r->imposter, "imposter", r->desc.es, "RECORD_TEXTURE\n",
+    crowd_result result = crowd_program_build(&r->imposter, "imposter", r->desc.es,
+                                              r->velocity ? "RECORD_TEXTURE\nVELOCITY\n" : "RECORD_TEXTURE\n",
                                               crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
     if (result != CROWD_OK)
         return result;

@@ -61,6 +61,11 @@ static const char *const uniform_names[U_COUNT] = {
     [U_BLOB] = "u_blob",
     [U_RUNS] = "u_runs",
     [U_RUN_COUNT] = "u_run_count",
+    [U_PREVIOUS_VIEW_PROJECTION] = "u_previous_view_projection",
+    [U_PREVIOUS_TIME] = "u_previous_time",
+    [U_PREVIOUS_CAMERA] = "u_previous_camera",
+    [U_VELOCITY] = "u_velocity",
+    [U_VELOCITY_VIEWPORT] = "u_velocity_viewport",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */

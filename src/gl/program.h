@@ -62,6 +62,11 @@ typedef enum crowd_uniform {
     U_BLOB,
     U_RUNS,
     U_RUN_COUNT,
+    U_PREVIOUS_VIEW_PROJECTION,
+    U_PREVIOUS_TIME,
+    U_PREVIOUS_CAMERA,
+    U_VELOCITY,
+    U_VELOCITY_VIEWPORT,
     U_COUNT
 } crowd_uniform;
 

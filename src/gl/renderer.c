@@ -240,7 +240,7 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
             for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
                 char defines[160], name[64];
                 snprintf(defines, sizeof defines, "%s%s%s%s", encoding, bones ? "BONES\n" : "",
-                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : "");
+                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : crowd_gl_velocity_define(r));
                 snprintf(name, sizeof name, "crowd (%s%s%s)", bones ? "bones" : "vat", fade ? ", cross-fade" : "",
                          depth ? ", depth" : "");
                 result = crowd_program_build(&r->crowd[bones][fade][depth], name, es, defines, crowd_glsl_crowd_vert,
@@ -248,7 +248,7 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
             }
     }
     for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
-        const char *defines = depth ? "DEPTH_ONLY\n" : NULL;
+        const char *defines = depth ? "DEPTH_ONLY\n" : crowd_gl_velocity_define(r);
         if (a->bones.data)
             result = crowd_program_build(&r->attachment[depth], "attachment", es, defines, crowd_glsl_attachment_vert,
                                          depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
@@ -319,6 +319,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->asset = desc->asset;
     r->mode = desc->mode;
     r->cross_fade = true;
+    r->velocity = desc->velocity == CROWD_GL_VELOCITY_MRT;
     r->capacity = desc->capacity       ? desc->capacity
                   : desc->sizing_crowd ? crowd_record_capacity(desc->sizing_crowd)
                                        : 1024;
@@ -345,6 +346,9 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
         result = crowd_fail(error, CROWD_ERROR_ARGUMENT,
                             "crowd_gl_create: tint %d / tint_region %u / upload %d out of range (%u regions)",
                             (int)desc->tint, desc->tint_region, (int)desc->upload, desc->asset->region_count);
+    if (result == CROWD_OK && (unsigned)desc->velocity > CROWD_GL_VELOCITY_MRT)
+        result =
+            crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: velocity %d out of range", (int)desc->velocity);
     if (result == CROWD_OK)
         result = create_textures(r, error);
     if (result == CROWD_OK && desc->shadow_source) {

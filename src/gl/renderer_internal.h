@@ -122,7 +122,26 @@ struct crowd_gl_renderer {
     /* far-shadow blobs on the CPU path (blob_shadow.c): program and an empty vertex array */
     crowd_program blob;
     GLuint blob_vao;
+
+    /* motion vectors (velocity.c; crowd_gl_desc.velocity): the colour pass's "a frame earlier",
+       resolved by crowd_gl_draw, and the last pass's own camera and time, kept for the next */
+    bool velocity;
+    float previous_view_projection[16], previous_camera[3], previous_time, velocity_scale[2];
+    float kept_view_projection[16], kept_camera[3], kept_time;
+    bool kept;
+    bool output_positions; /* tests: world positions now (colour 0) and then (output 1), output.glsl */
 };
+
+/* velocity.c: the colour pass's previous camera and time from the scene (or the kept ones), before
+ * its draws; keeping this pass's for the next, after them; a program's uniforms (begin_program).
+ * Nothing without velocity. No GL call but the uniforms. */
+void crowd_gl_velocity_begin(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                             const crowd_gl_scene *scene);
+void crowd_gl_velocity_end(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
+                           const crowd_gl_scene *scene);
+void crowd_gl_velocity_uniforms(const crowd_gl_renderer *r, const GLint *uniforms);
+/* The colour programs' extra #define line: "VELOCITY\n" with velocity on, else "". */
+const char *crowd_gl_velocity_define(const crowd_gl_renderer *r);
 
 /* imposter.c: creation (nothing for an asset without an atlas), release, and the colour pass's
  * cards (draws flagged CROWD_DRAW_IMPOSTER); draw.c calls it. */

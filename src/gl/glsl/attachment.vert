@@ -38,6 +38,12 @@ out vec2 v_uv;
 flat out float v_textured;
 out vec4 v_shadow;
 #endif
+#ifdef VELOCITY
+// Motion vectors (crowd_gl_desc.velocity): the vertex a frame earlier, in clip space (output.glsl).
+uniform float u_previous_time;
+uniform mat4 u_previous_view_projection;
+out vec4 v_clip_previous;
+#endif
 
 vec4 bone_texel(int i)
 {
@@ -46,12 +52,12 @@ vec4 bone_texel(int i)
 
 // The socket bone's matrix at a clip's phase, frames blended (phase as crowd.vert's clip_sample:
 // wrapped, or clamped and held on the last frame).
-void bone_rows(uint clip, float offset, float rate, bool hold, out vec4 r0, out vec4 r1, out vec4 r2)
+void bone_rows(uint clip, float offset, float rate, bool hold, float time, out vec4 r0, out vec4 r1, out vec4 r2)
 {
     vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
     int n = int(c.y);
     bool loops = c.z > 0.5;
-    float p = offset + u_time * rate;
+    float p = offset + time * rate;
     float f = (hold ? clamp(p, 0.0, 1.0) : fract(p)) * float(loops ? n : max(n - 1, 0));
     if (hold)
         f = min(f, float(max(n - 1, 0)));
@@ -62,6 +68,27 @@ void bone_rows(uint clip, float offset, float rate, bool hold, out vec4 r0, out 
     r0 = mix(bone_texel(a), bone_texel(b), t);
     r1 = mix(bone_texel(a + 1), bone_texel(b + 1), t);
     r2 = mix(bone_texel(a + 2), bone_texel(b + 2), t);
+}
+
+// The socket bone's matrix at shader time `time`, through the record's cross-fade.
+void socket_rows(crowd_rec rec, float time, out vec4 r0, out vec4 r1, out vec4 r2)
+{
+    bone_rows(record_clip_a(rec), rec.play_a.x, rec.play_a.y, record_hold_a(rec), time, r0, r1, r2);
+    if (record_fade_rate(rec) > 0.0) {
+        vec4 s0, s1, s2;
+        bone_rows(record_clip_b(rec), rec.play_b.x, rec.play_b.y, record_hold_b(rec), time, s0, s1, s2);
+        float w = record_fade_weight(rec, time);
+        r0 = mix(r0, s0, w); r1 = mix(r1, s1, w); r2 = mix(r2, s2, w);
+    }
+}
+
+// This vertex in world space at shader time `time`, given the socket's rows then.
+vec3 socket_world(crowd_rec rec, float time, vec4 r0, vec4 r1, vec4 r2)
+{
+    vec4 local = u_offset * vec4(a_position, 1.0);
+    vec3 p = vec3(dot(r0, local), dot(r1, local), dot(r2, local)) * record_scale(rec);
+    float s = sin(record_yaw(rec, time)), c = cos(record_yaw(rec, time));
+    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, time);
 }
 
 void main()
@@ -75,22 +102,18 @@ void main()
 #endif
         return;
     }
-    vec4 local = u_offset * vec4(a_position, 1.0);
     vec3 nl = mat3(u_offset) * a_normal;
     vec4 r0, r1, r2;
-    bone_rows(record_clip_a(rec), rec.play_a.x, rec.play_a.y, record_hold_a(rec), r0, r1, r2);
-    if (record_fade_rate(rec) > 0.0) {
-        vec4 s0, s1, s2;
-        bone_rows(record_clip_b(rec), rec.play_b.x, rec.play_b.y, record_hold_b(rec), s0, s1, s2);
-        float w = record_fade_weight(rec, u_time);
-        r0 = mix(r0, s0, w); r1 = mix(r1, s1, w); r2 = mix(r2, s2, w);
-    }
-    vec3 p = vec3(dot(r0, local), dot(r1, local), dot(r2, local));
+    socket_rows(rec, u_time, r0, r1, r2);
+    vec3 world = socket_world(rec, u_time, r0, r1, r2);
     vec3 n = vec3(dot(r0.xyz, nl), dot(r1.xyz, nl), dot(r2.xyz, nl));
     float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
-    p *= record_scale(rec);
-    vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
     gl_Position = u_view_projection * vec4(world, 1.0);
+#ifdef VELOCITY
+    vec4 q0, q1, q2;
+    socket_rows(rec, u_previous_time, q0, q1, q2);
+    v_clip_previous = u_previous_view_projection * vec4(socket_world(rec, u_previous_time, q0, q1, q2), 1.0);
+#endif
 #ifndef DEPTH_ONLY
     v_world = world;
     v_normal = vec3(c * n.x + s * n.z, n.y, -s * n.x + c * n.z);

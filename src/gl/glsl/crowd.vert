@@ -66,6 +66,13 @@ out vec2 v_uv;
 flat out float v_textured;
 out vec4 v_shadow;
 #endif
+#ifdef VELOCITY
+// Motion vectors (crowd_gl_desc.velocity): the same vertex decoded at the previous frame's time;
+// its clip position goes to the fragment stage, which takes "now" from the pixel (output.glsl).
+uniform float u_previous_time;
+uniform mat4 u_previous_view_projection;
+out vec4 v_clip_previous;
+#endif
 
 uniform vec3 u_camera;
 uniform vec3 u_band;                        // imposter hand-off: near, far (metres), mode (0 off, 2 keep the mesh's share)
@@ -95,11 +102,11 @@ bool band_card(crowd_rec rec)
 
 // A looping play wraps its phase; a held one (played once) clamps it and stays on the last frame,
 // never blending back towards frame 0. crowd_record_sample (crowd.c) mirrors this on the CPU.
-ClipSample clip_sample(uint clip, float offset, float rate, bool hold)
+ClipSample clip_sample(uint clip, float offset, float rate, bool hold, float time)
 {
     vec4 c = texelFetch(u_clips, ivec2(int(clip), 0), 0);
     int n = int(c.y);
-    float p = offset + u_time * rate;
+    float p = offset + time * rate;
     float phase = hold ? clamp(p, 0.0, 1.0) : fract(p);
     bool loops = c.z > 0.5;
     float f = phase * float(loops ? n : max(n - 1, 0));
@@ -188,26 +195,45 @@ void pose(ClipSample s, out vec3 p, out vec3 n)
 }
 #endif
 
-void animated(crowd_rec rec, out vec3 p, out vec3 n)
+// The pose at shader time `time` (u_time, or the previous frame's for motion vectors).
+void animated(crowd_rec rec, float time, out vec3 p, out vec3 n)
 {
-    pose(clip_sample(record_clip_a(rec), rec.play_a.x, rec.play_a.y, record_hold_a(rec)), p, n);
+    pose(clip_sample(record_clip_a(rec), rec.play_a.x, rec.play_a.y, record_hold_a(rec), time), p, n);
 #ifdef CROSS_FADE
     if (record_fade_rate(rec) > 0.0) {
-        float w = record_fade_weight(rec, u_time);
+        float w = record_fade_weight(rec, time);
         vec3 pb, nb;
-        pose(clip_sample(record_clip_b(rec), rec.play_b.x, rec.play_b.y, record_hold_b(rec)), pb, nb);
+        pose(clip_sample(record_clip_b(rec), rec.play_b.x, rec.play_b.y, record_hold_b(rec), time), pb, nb);
         p = mix(p, pb, w);
         n = mix(n, nb, w);
     }
 #endif
 }
 
-vec3 place(crowd_rec rec, vec3 p)
+vec3 place(crowd_rec rec, vec3 p, float time)
 {
-    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
+    float s = sin(record_yaw(rec, time)), c = cos(record_yaw(rec, time));
     p *= record_scale(rec);
-    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
+    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, time);
 }
+
+#ifdef VELOCITY
+// place() at the previous frame's time, with no branch (a software rasteriser runs both sides of
+// one) and no trigonometry: a record that does not turn keeps this frame's sine and cosine; a
+// turning one faces along its velocity then, whose direction is that sine and cosine (within the
+// runtime's atan2 polynomial, about 1e-5 rad; while slower than 0.05 m/s it keeps this frame's).
+vec3 place_previous(crowd_rec rec, vec3 p)
+{
+    float yaw = record_yaw(rec, u_time), s = sin(yaw), c = cos(yaw);
+    vec2 v0 = record_velocity(rec), d = rec.play_b.xy;
+    vec2 v = d + (v0 - d) * exp(-rec.play_b.z * (u_previous_time - rec.play_a.w));
+    float speed2 = dot(v, v);
+    vec2 facing = record_turning(rec) && speed2 > 0.0025 ? v * inversesqrt(speed2) : vec2(s, c);
+    p *= record_scale(rec);
+    return vec3(facing.y * p.x + facing.x * p.z, p.y, -facing.x * p.x + facing.y * p.z) +
+           record_position(rec, u_previous_time);
+}
+#endif
 
 vec3 turn(crowd_rec rec, vec3 n)
 {
@@ -228,9 +254,14 @@ void main()
         return;
     }
     vec3 p, n;
-    animated(rec, p, n);
-    vec3 world = place(rec, p);
+    animated(rec, u_time, p, n);
+    vec3 world = place(rec, p, u_time);
     gl_Position = u_view_projection * vec4(world, 1.0);
+#ifdef VELOCITY
+    vec3 previous_p, previous_n; // the normal is not used: the compiler drops its fetches
+    animated(rec, u_previous_time, previous_p, previous_n);
+    v_clip_previous = u_previous_view_projection * vec4(place_previous(rec, previous_p), 1.0);
+#endif
 #ifndef DEPTH_ONLY
     v_world = world;
     v_normal = turn(rec, n);

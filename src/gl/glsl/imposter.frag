@@ -22,7 +22,7 @@ uniform highp sampler2D u_imposter_normals;
 uniform vec2 u_tile_scale;
 uniform int u_flat;
 
-out vec4 o_color;
+layout(location = 0) out vec4 o_color;
 
 float lit_fraction()
 {
@@ -79,6 +79,10 @@ void main()
                   view_albedo(at2, weight.z, albedo), view_albedo(at3, weight.w, albedo));
     if (albedo.a < 0.5) // coverage of the blended views, as the mesh's edge would fall
         discard;
+#ifdef VELOCITY
+    if (write_velocity(o_color))
+        return;
+#endif
     view_normal(at0, w.x, normal);
     view_normal(at1, w.y, normal);
     view_normal(at2, w.z, normal);

@@ -29,6 +29,14 @@ flat out vec2 v_turn;                       // sin, cos of the yaw: model -> wor
 flat out vec3 v_tint;                       // sRGB
 out vec4 v_shadow;
 flat out float v_fog;                       // the fog's kept fraction at the card's centre
+#ifdef VELOCITY
+// Motion vectors (crowd_gl_desc.velocity): the same corner of the card a frame earlier, the card
+// then facing the previous camera from the record's previous place, in clip space (output.glsl).
+uniform float u_previous_time;
+uniform vec3 u_previous_camera;
+uniform mat4 u_previous_view_projection;
+out vec4 v_clip_previous;
+#endif
 
 #ifdef GPU_DRIVEN
 // The GPU-driven path (gpu_crowd.c): the cull pass wrote this card's slot into the card partition.
@@ -59,12 +67,12 @@ float instance_scale() { return record_scale(instance_record()); }
 
 // The clip showing and its phase: clip A, or clip B once a cross-fade is past half way; the
 // same fract / clamp as crowd.vert's clip_sample.
-void instance_clip(out int clip, out float phase)
+void instance_clip(float time, out int clip, out float phase)
 {
     crowd_rec r = instance_record();
-    bool b = record_fade_weight(r, u_time) > 0.5;
+    bool b = record_fade_weight(r, time) > 0.5;
     bool hold = b ? record_hold_b(r) : record_hold_a(r);
-    float p = b ? r.play_b.x + u_time * r.play_b.y : r.play_a.x + u_time * r.play_a.y;
+    float p = b ? r.play_b.x + time * r.play_b.y : r.play_a.x + time * r.play_a.y;
     clip = int(b ? record_clip_b(r) : record_clip_a(r));
     phase = hold ? clamp(p, 0.0, 1.0) : fract(p);
 }
@@ -111,6 +119,28 @@ vec2 tile_uv(vec3 q, float yaw, float elevation, vec3 lo, vec3 hi)
     return vec2((dot(q, right) - r.x) / (r.z - r.x), (r.w - dot(q, up)) / (r.w - r.y));
 }
 
+#ifdef VELOCITY
+// Corner k of the card at shader time `time` seen from `camera`, in world space: main's geometry
+// (the clip's box, the facing, the yaw, the place) at that time, without its texturing.
+vec3 card_corner(float time, vec3 camera, vec2 k)
+{
+    crowd_rec rec = instance_record();
+    vec3 pos = record_position(rec, time);
+    float yaw = record_yaw(rec, time), scale = record_scale(rec), s = sin(yaw), c = cos(yaw);
+    int clip;
+    float phase;
+    instance_clip(time, clip, phase);
+    vec3 lo = texelFetch(u_imposter_clips, ivec2(0, clip), 0).xyz, hi = texelFetch(u_imposter_clips, ivec2(1, clip), 0).xyz;
+    vec3 centre = 0.5 * (lo + hi), w = (camera - pos) / scale;
+    vec3 d = normalize(vec3(c * w.x - s * w.z, w.y, s * w.x + c * w.z) - centre);
+    vec3 side = vec3(d.z, 0.0, -d.x);
+    vec3 right = dot(side, side) > 1e-8 ? normalize(side) : vec3(1.0, 0.0, 0.0), up = cross(d, right);
+    vec4 r = box_rect(lo, hi, right, up);
+    vec3 p = (right * mix(r.x, r.z, k.x) + up * mix(r.y, r.w, k.y) + d * dot(centre, d)) * scale;
+    return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + pos;
+}
+#endif
+
 void main()
 {
 #if defined(RECORD_TEXTURE) && !defined(GPU_DRIVEN)
@@ -128,7 +158,7 @@ void main()
     }
     int clip;
     float phase;
-    instance_clip(clip, phase);
+    instance_clip(u_time, clip, phase);
     vec4 t0 = texelFetch(u_imposter_clips, ivec2(0, clip), 0), t1 = texelFetch(u_imposter_clips, ivec2(1, clip), 0);
     vec3 lo = t0.xyz, hi = t1.xyz, centre = 0.5 * (lo + hi);
 
@@ -201,4 +231,7 @@ void main()
     // 0.2 / 255 out to 400 m (the slope grows with density x distance).
     float fog = length(centre_world - u_camera) * u_fog_density;
     v_fog = exp(-fog * fog);
+#ifdef VELOCITY
+    v_clip_previous = u_previous_view_projection * vec4(card_corner(u_previous_time, u_previous_camera, k), 1.0);
+#endif
 }

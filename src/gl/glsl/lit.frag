@@ -31,7 +31,7 @@ uniform highp sampler2D u_ground_paint_map; // premultiplied RGBA, display-encod
 uniform float u_ground_paint_half;
 #endif
 
-out vec4 o_color;
+layout(location = 0) out vec4 o_color;
 
 float lit_fraction()
 {
@@ -71,6 +71,10 @@ void main()
 #else
 void main()
 {
+#ifdef VELOCITY
+    if (write_velocity(o_color))
+        return;
+#endif
     vec3 n = normalize(v_normal);
     if (u_output == 1) {
         o_color = vec4(n * 0.5 + 0.5, 1.0);

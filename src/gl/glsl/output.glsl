@@ -14,3 +14,33 @@ vec3 crowd_output(vec3 c)
     vec3 s1 = sqrt(c), s2 = sqrt(s1);
     return mix(c * 12.92, 0.585122381 * s1 + 0.783140355 * s2 - 0.368262736 * sqrt(s2), step(vec3(0.0031308), c));
 }
+
+#ifdef VELOCITY
+// Motion vectors (crowd_gl_desc.velocity, the colour pass's second target): where this pixel's
+// surface point is now minus where it was a frame earlier. Now is the pixel itself (gl_FragCoord in
+// the target viewport, u_velocity_viewport); then is the previous clip position the vertex stage
+// passes, interpolated perspective-correct (so it is the clip position of this pixel's own surface
+// point a frame earlier) and divided here, per pixel: exact for the drawn triangle. One varying
+// and no matrix per pixel: each extra interpolated value costs a software rasteriser per pixel.
+// u_velocity: x, y scale NDC to the caller's units; z = 1 is the tests' mode: the positions
+// themselves (the window position now in colour 0, the previous clip position in 1).
+uniform vec3 u_velocity;
+uniform vec4 u_velocity_viewport; // x, y, width, height in pixels
+in vec4 v_clip_previous;
+layout(location = 1) out vec4 o_velocity;
+
+// True in the tests' mode, where the caller writes nothing else (colour 0 holds the position now).
+bool write_velocity(out vec4 color)
+{
+    if (u_velocity.z > 0.5) {
+        color = vec4(gl_FragCoord.xyz, 1.0);
+        o_velocity = v_clip_previous;
+        return true;
+    }
+    vec2 now = (gl_FragCoord.xy - u_velocity_viewport.xy) / u_velocity_viewport.zw * 2.0 - 1.0;
+    vec4 b = v_clip_previous;
+    // a point that was behind the previous camera has no previous pixel: no motion, not infinity
+    o_velocity = vec4(b.w > 0.0 ? (now - b.xy / b.w) * u_velocity.xy : vec2(0.0), 0.0, 1.0);
+    return false;
+}
+#endif
