@@ -530,6 +530,135 @@ static void attachments_sit_on_the_head(void)
     crowd_destroy(c);
 }
 
+/* A cube of half-size h on the socket, lifted by `lift`, each face mapped to the whole texture. */
+typedef struct cube_mesh {
+    float p[72], n[72], uv[48];
+    uint32_t i[36];
+} cube_mesh;
+
+static void make_cube(cube_mesh *m, float h, float lift)
+{
+    for (int face = 0; face < 6; face++) {
+        int axis = face / 2;
+        float sign = face % 2 ? -1.0f : 1.0f;
+        for (int k = 0; k < 4; k++) {
+            float a = (k == 1 || k == 2) ? 1.0f : -1.0f, b = k >= 2 ? 1.0f : -1.0f, c[3];
+            c[axis] = sign, c[(axis + 1) % 3] = a, c[(axis + 2) % 3] = b;
+            for (int j = 0; j < 3; j++) {
+                m->p[(face * 4 + k) * 3 + j] = c[j] * h + (j == 1 ? lift : 0.0f);
+                m->n[(face * 4 + k) * 3 + j] = j == axis ? sign : 0.0f;
+            }
+            m->uv[(face * 4 + k) * 2] = (a + 1.0f) * 0.5f;
+            m->uv[(face * 4 + k) * 2 + 1] = (b + 1.0f) * 0.5f;
+        }
+        static const uint32_t quad[6] = {0, 1, 2, 0, 2, 3};
+        for (int q = 0; q < 6; q++) /* both windings' faces show: back faces are culled per face sign */
+            m->i[face * 6 + q] = (uint32_t)(face * 4) + (face % 2 ? quad[5 - q] : quad[q]);
+    }
+}
+
+typedef struct hues {
+    uint32_t red, green, blue;
+} hues;
+
+/* Hues of `rgb` where it differs from `without` (what the attachments cover), in columns x0..x1. */
+static hues count_hues(const uint8_t *rgb, const uint8_t *without, int x0, int x1)
+{
+    hues h = {0, 0, 0};
+    for (int y = 0; y < H; y++)
+        for (int x = x0; x < x1; x++) {
+            const uint8_t *q = rgb + 3 * (y * W + x), *o = without + 3 * (y * W + x);
+            if (abs(q[0] - o[0]) + abs(q[1] - o[1]) + abs(q[2] - o[2]) < 24)
+                continue;
+            h.red += q[0] > q[1] + 60 && q[0] > q[2] + 60;
+            h.green += q[1] > q[0] + 60 && q[1] > q[2] + 60;
+            h.blue += q[2] > q[0] + 60 && q[2] > q[1] + 60;
+        }
+    return h;
+}
+
+/* Attachments' looks: one with its own texture (a 2 x 2 of red, green, blue, white) shows the
+ * texture's colours; a white one tinted per instance shows the instance's tint (blue). */
+static void attachments_with_texture_and_tint(void)
+{
+    crowd *c = make_crowd(2);
+    crowd_gl_renderer *r = make_renderer(c);
+    static cube_mesh cube;
+    make_cube(&cube, 0.12f, 0.12f);
+    static const uint8_t texture[16] = {255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255};
+    crowd_gl_attachment_desc textured = {cube.p,  cube.n,  24, cube.i, 36,    "head", {255, 255, 255, 255}, 0, 0,
+                                         cube.uv, texture, 2,  2,      false, 0.0f};
+    crowd_gl_attachment_desc tinted = {cube.p, cube.n, 24, cube.i, 36,   "head", {255, 255, 255, 255}, 1, 0,
+                                       NULL,   NULL,   0,  0,      true, 0.0f};
+    REQUIRE(crowd_gl_add_attachment(r, &textured, NULL, NULL) == CROWD_OK);
+    REQUIRE(crowd_gl_add_attachment(r, &tinted, NULL, NULL) == CROWD_OK);
+    crowd_variant bare = {{255, 255, 255}, {0}, 0}, cap = {{255, 255, 255}, {0}, 1};
+    crowd_variant blue_bare = {{0, 0, 255}, {0}, 0}, blue_cap = {{0, 0, 255}, {0}, 2};
+    crowd_set_transform(c, 0, -0.8f, 0, 0, 0.6f);
+    crowd_set_transform(c, 1, 0.8f, 0, 0, -0.6f);
+    crowd_gl_scene s = test_default_scene();
+    s.shadows = false;
+    look(s.view, s.projection, 0, 2.6f, 2.6f, 0, 1.6f, 0);
+    crowd_set_variant(c, 0, &bare);
+    crowd_set_variant(c, 1, &blue_bare);
+    render(c, r, &s, 0.0f, pixels2);
+    crowd_set_variant(c, 0, &cap);
+    crowd_set_variant(c, 1, &blue_cap);
+    render(c, r, &s, 0.0f, pixels);
+    save("attachment_looks", pixels);
+    hues left = count_hues(pixels, pixels2, 0, W / 2), right = count_hues(pixels, pixels2, W / 2, W);
+    printf("     textured cap: %u red, %u green, %u blue px; tinted cap: %u blue (%u red, %u green)\n", left.red,
+           left.green, left.blue, right.blue, right.red, right.green);
+    CHECK(left.red > 30 && left.green > 30 && left.blue > 30);
+    CHECK(right.blue > 100 && right.red < 10 && right.green < 10);
+    CHECK(left.blue < left.red + left.green + left.blue); /* (the texture, not one colour) */
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
+/* Pixels that differ between the instance wearing accessory `bit` and not. */
+static uint32_t worn_pixels(crowd *c, crowd_gl_renderer *r, crowd_gl_scene *s, uint8_t bit)
+{
+    crowd_variant bare = {{255, 255, 255}, {0}, 0}, wearing = {{255, 255, 255}, {0}, (uint8_t)(1u << bit)};
+    crowd_set_variant(c, 0, &bare);
+    render(c, r, s, 0.0f, pixels);
+    crowd_set_variant(c, 0, &wearing);
+    render(c, r, s, 0.0f, pixels2);
+    return compare(pixels, pixels2, 12).over;
+}
+
+/* Far away (a coarse mesh level) a big attachment still shows when it may draw at every level and is
+ * larger than its size test; max_lod 1 or a size test larger than it hide it. */
+static void attachments_at_far_levels(void)
+{
+    crowd *c = make_crowd(1);
+    crowd_gl_renderer *r = make_renderer(c);
+    static cube_mesh ball;
+    make_cube(&ball, 0.3f, 0.4f);
+    crowd_gl_attachment_desc every = {
+        ball.p, ball.n, 24, ball.i, 36,    "head", {255, 40, 40, 255}, 0, CROWD_MAX_LOD_ALL,
+        NULL,   NULL,   0,  0,      false, 0.0f};
+    crowd_gl_attachment_desc near_only = every, large_test = every;
+    near_only.accessory_bit = 1, near_only.max_lod = 1;
+    large_test.accessory_bit = 2, large_test.min_pixels = 200.0f;
+    REQUIRE(crowd_gl_add_attachment(r, &every, NULL, NULL) == CROWD_OK);
+    REQUIRE(crowd_gl_add_attachment(r, &near_only, NULL, NULL) == CROWD_OK);
+    REQUIRE(crowd_gl_add_attachment(r, &large_test, NULL, NULL) == CROWD_OK);
+    crowd_set_transform(c, 0, 0, 0, -40.0f, 0);
+    crowd_gl_scene s = test_default_scene();
+    s.shadows = false;
+    look(s.view, s.projection, 0, 2.0f, 10.0f, 0, 1.5f, -40.0f);
+    render(c, r, &s, 0.0f, pixels);
+    const crowd_frame *f = crowd_update(c, 0.0f, &(crowd_view){.viewport_height = H});
+    uint32_t level = f && f->draw_count ? f->draws[0].lod : 0;
+    uint32_t shown = worn_pixels(c, r, &s, 0), capped = worn_pixels(c, r, &s, 1), tested = worn_pixels(c, r, &s, 2);
+    printf("     at 50 m (mesh level %u): every level %u px, max_lod 1 %u px, min_pixels 200 %u px\n", level, shown,
+           capped, tested);
+    CHECK(level >= 2 && shown > 20 && capped == 0 && tested == 0);
+    crowd_gl_destroy(r);
+    crowd_destroy(c);
+}
+
 /* A renderer from a desc, for the contract tests (NULL on failure, with the message printed). */
 static crowd_gl_renderer *renderer_with(crowd_gl_desc d)
 {
@@ -881,6 +1010,8 @@ int main(int argc, char **argv)
     RUN_TEST(ground_paint_is_lit_and_shadowed);
     RUN_TEST(cross_fade_halfway);
     RUN_TEST(attachments_sit_on_the_head);
+    RUN_TEST(attachments_with_texture_and_tint);
+    RUN_TEST(attachments_at_far_levels);
     RUN_TEST(turn_records_render_where_the_cpu_says);
     RUN_TEST(upload_modes_agree_and_buffers_grow);
     RUN_TEST(tint_region_sentinel);

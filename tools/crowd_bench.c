@@ -308,8 +308,7 @@ int main(int argc, char **argv)
     uint32_t frames = DEFAULT_FRAMES, threads[8] = {1}, thread_settings = 1;
     const char *threads_text = NULL;
     bool json = false, frames_given = false, render = false, sim_on = true, still = false, compare = false;
-    bool counts_given = false, raycast = false, sockets = false, menagerie = false, gl_debug = false,
-         velocity = false;
+    bool counts_given = false, raycast = false, sockets = false, menagerie = false, gl_debug = false, velocity = false;
     int render_path = 0; /* 1 cpu, 2 gpu */
     bool imposters = false;
     float imposter_distance = 44.0f;

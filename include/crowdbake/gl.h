@@ -257,7 +257,20 @@ typedef struct crowd_gl_attachment_desc {
     const char *socket;     /* a socket name of the asset ("head") */
     uint8_t color[4];       /* sRGB */
     uint32_t accessory_bit; /* worn by instances whose variant has this accessory bit (0..7) */
-    uint32_t max_lod;       /* chunks past this LOD do not draw it */
+    /* Chunks past this LOD do not draw it: a level, or CROWD_MAX_LOD_ALL for every mesh level, the
+     * size test (min_pixels) deciding; 0 is LOD 0 only. Never on the imposter cards. */
+    uint32_t max_lod;
+    /* Optional: its own texture, multiplied with `color`: texture_width x texture_height sRGB RGBA8
+     * texels, the top row first (1..4096 each way), sampled at `uvs` (2 per vertex, glTF's
+     * convention: v down). NULL: one colour. `uvs` without a texture is ignored. */
+    const float *uvs;
+    const uint8_t *texture;
+    uint32_t texture_width, texture_height;
+    bool tinted; /* the colour is also multiplied by the record's tint (a cap in the shirt's colour) */
+    /* Drawn only where larger than this many pixels across (its bounding sphere about the socket,
+     * at the instance's scale, projected on the target viewport); 0 = 1 pixel. The colour pass
+     * only: shadows are cast at every level it draws at. */
+    float min_pixels;
 } crowd_gl_attachment_desc;
 
 typedef struct crowd_gl_stats {

@@ -97,6 +97,24 @@ void crowd_gl_get_shadow_map(const crowd_gl_renderer *r, crowd_gl_shadow_map *ou
 
 /* Binds a program for the crowd or an attachment and sets what both share: textures, the asset's
  * decode uniforms, the camera and (colour pass only) the lighting. */
+void crowd_gl_attachment_begin(const crowd_gl_renderer *r, const crowd_program *p, const crowd_gl_attachment *at,
+                               bool shadow, const crowd_gl_scene *scene)
+{
+    glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
+    glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
+    glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);
+    /* the size test: pixels across per metre at a view depth of 1 m (the projection's y scale times
+       half the viewport's height); 0 turns it off (the shadow pass) */
+    float per_metre = shadow || !scene ? 0.0f : scene->projection[5] * 0.5f * (float)r->target_viewport[3];
+    glUniform3f(p->uniforms[U_ATTACHMENT], at->radius, at->min_pixels, per_metre);
+    if (shadow)
+        return;
+    glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
+    glUniform2f(p->uniforms[U_ATTACHMENT_LOOK], at->texture ? 1.0f : 0.0f, at->tinted ? 1.0f : 0.0f);
+    glActiveTexture(GL_TEXTURE0 + UNIT_ALBEDO); /* its texture where the body's albedo was bound */
+    glBindTexture(GL_TEXTURE_2D, at->texture ? at->texture : r->tex_albedo);
+}
+
 void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
                             const float view_projection[16], bool shadow, const crowd_gl_scene *scene)
 {
@@ -160,18 +178,17 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
         for (uint32_t d = 0; d < f->draw_count; d++) {
             const crowd_draw *draw = &f->draws[d];
             if (draw->lod > at->max_lod || (shadow && !(draw->flags & CROWD_DRAW_SHADOW)) ||
-                (draw->flags & (CROWD_DRAW_IMPOSTER | CROWD_DRAW_BAND)))
-                continue; /* none on cards, nor in the hand-off band (part of it is cards) */
+                (draw->flags & CROWD_DRAW_IMPOSTER))
+                continue; /* none on the cards */
             if (!used) {
                 crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
-                glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
-                glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
-                glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);
-                if (!shadow)
-                    glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
+                crowd_gl_attachment_begin(r, p, at, shadow, scene);
                 glBindVertexArray(at->vao);
                 used = true;
             }
+            /* a band chunk: worn by the instances the mesh keeps (the cards take the others) */
+            bool band = !shadow && (draw->flags & CROWD_DRAW_BAND);
+            glUniform3f(p->uniforms[U_BAND], f->imposter_band[0], f->imposter_band[1], band ? 2.0f : 0.0f);
             crowd_gl_bind_instances(r, draw->first);
             glDrawElementsInstanced(GL_TRIANGLES, (GLsizei)at->index_count, GL_UNSIGNED_INT, NULL,
                                     (GLsizei)draw->count);

@@ -560,6 +560,11 @@ static void prepare_attachments(crowd_gl_renderer *r, struct crowd_gpu_crowd *g)
         glBindBuffer(GL_ARRAY_BUFFER, at->normals);
         glEnableVertexAttribArray(1);
         glVertexAttribPointer(1, 3, GL_FLOAT, GL_FALSE, 0, NULL);
+        if (at->uvs) {
+            glBindBuffer(GL_ARRAY_BUFFER, at->uvs);
+            glEnableVertexAttribArray(2);
+            glVertexAttribPointer(2, 2, GL_FLOAT, GL_FALSE, 0, NULL);
+        }
         glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, at->indices);
         glBindBuffer(GL_ARRAY_BUFFER, g->layer.ids);
         glEnableVertexAttribArray(12);
@@ -844,11 +849,8 @@ void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, cons
         uint32_t base = i * CROWD_GPU_MAX_PARTITIONS + (shadow ? g->levels : 0);
         crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
-        glUniform1i(p->uniforms[U_BONE], (GLint)at->bone);
-        glUniformMatrix4fv(p->uniforms[U_OFFSET], 1, GL_FALSE, at->offset);
-        glUniform1ui(p->uniforms[U_ACCESSORY_BIT], at->accessory_bit);
-        if (!shadow)
-            glUniform3fv(p->uniforms[U_COLOR], 1, at->color);
+        crowd_gl_attachment_begin(r, p, at, shadow, scene);
+        glUniform3f(p->uniforms[U_BAND], 0.0f, 0.0f, 0.0f); /* the partitions already hold the mesh's share */
         glBindVertexArray(g->attachment_vaos[i]);
         glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)(base * 5u * 4u), top + 1,
                                     0);

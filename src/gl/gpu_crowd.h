@@ -8,6 +8,10 @@
 
 /* draw.c: binds a crowd or attachment program with its textures, the asset's uniforms, the camera
  * and (colour pass) the lighting. Declared here, next to its one user outside draw.c. */
+/* One attachment's uniforms (socket, size test, look) and its texture, after crowd_gl_begin_program:
+ * both paths draw attachments with it (draw.c). */
+void crowd_gl_attachment_begin(const crowd_gl_renderer *r, const crowd_program *p, const crowd_gl_attachment *at,
+                               bool shadow, const crowd_gl_scene *scene);
 void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const crowd_frame *f,
                             const float view_projection[16], bool shadow, const crowd_gl_scene *scene);
 

@@ -66,6 +66,8 @@ static const char *const uniform_names[U_COUNT] = {
     [U_PREVIOUS_CAMERA] = "u_previous_camera",
     [U_VELOCITY] = "u_velocity",
     [U_VELOCITY_VIEWPORT] = "u_velocity_viewport",
+    [U_ATTACHMENT] = "u_attachment",
+    [U_ATTACHMENT_LOOK] = "u_attachment_look",
 };
 
 /* "A\nB\n" -> "#define A\n#define B\n" */

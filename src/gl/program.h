@@ -67,6 +67,8 @@ typedef enum crowd_uniform {
     U_PREVIOUS_CAMERA,
     U_VELOCITY,
     U_VELOCITY_VIEWPORT,
+    U_ATTACHMENT,
+    U_ATTACHMENT_LOOK,
     U_COUNT
 } crowd_uniform;
 

@@ -165,7 +165,7 @@ static void integer_attribute(GLuint location, GLuint vbo, GLint size, GLenum ty
     glVertexAttribIPointer(location, size, type, 0, NULL);
 }
 
-static void instance_attributes_enable(void)
+void crowd_gl_instance_attributes_enable(void)
 {
     for (GLuint loc = 8; loc <= 11; loc++) {
         glEnableVertexAttribArray(loc);
@@ -214,7 +214,7 @@ static void create_crowd_buffers(crowd_gl_renderer *r)
     for (uint32_t i = 0; i < r->ring_count; i++)
         r->ring[i] = buffer(GL_ARRAY_BUFFER, (size_t)r->capacity * sizeof(crowd_record), NULL, GL_DYNAMIC_DRAW);
     r->instances = r->ring[0];
-    instance_attributes_enable();
+    crowd_gl_instance_attributes_enable();
     crowd_gl_bind_instances(r, 0);
     glBindVertexArray(0);
 }
@@ -411,8 +411,9 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
     glDeleteVertexArrays(1, &r->vao);
     for (uint32_t i = 0; i < r->attachment_count; i++) {
         crowd_gl_attachment *at = &r->attachments[i];
-        GLuint ab[3] = {at->positions, at->normals, at->indices};
-        glDeleteBuffers(3, ab);
+        GLuint ab[4] = {at->positions, at->normals, at->indices, at->uvs};
+        glDeleteBuffers(4, ab);
+        glDeleteTextures(1, &at->texture);
         glDeleteVertexArrays(1, &at->vao);
     }
     crowd_free(r->attachment_reach);
@@ -698,73 +699,4 @@ crowd_result crowd_gl_set_target(crowd_gl_renderer *r, uint32_t framebuffer, int
     r->target_fbo = framebuffer;
     r->target_viewport[0] = x, r->target_viewport[1] = y, r->target_viewport[2] = width, r->target_viewport[3] = height;
     return crowd_gl_check("crowd_gl_set_target", error);
-}
-
-/* ---- attachments -------------------------------------------------------------------- */
-
-static void mat34_to_mat4(const float m[12], float out[16])
-{
-    for (int row = 0; row < 3; row++)
-        for (int col = 0; col < 4; col++)
-            out[col * 4 + row] = m[row * 4 + col];
-    out[3] = out[7] = out[11] = 0.0f;
-    out[15] = 1.0f;
-}
-
-static float srgb_to_linear(uint8_t c)
-{
-    return powf(c / 255.0f, 2.2f);
-}
-
-crowd_result crowd_gl_add_attachment(crowd_gl_renderer *r, const crowd_gl_attachment_desc *d, uint32_t *index,
-                                     crowd_error *error)
-{
-    if (!r || !d || !d->positions || !d->normals || !d->indices || !d->vertex_count || !d->index_count ||
-        d->index_count % 3 || d->accessory_bit > 7)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: incomplete mesh or accessory bit > 7");
-    if (!r->asset->bones.data)
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT,
-                          "attachments need an asset with a bone texture (baked with crowd_bake_desc.bones)");
-    if (r->attachment_count == CROWD_GL_MAX_ATTACHMENTS)
-        return crowd_fail(error, CROWD_ERROR_LIMIT, "at most %d attachments", CROWD_GL_MAX_ATTACHMENTS);
-    uint32_t socket;
-    if (!crowd_asset_find_socket(r->asset, d->socket, &socket))
-        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: the asset has no socket \"%s\"",
-                          d->socket ? d->socket : "(null)");
-    for (uint32_t i = 0; i < d->index_count; i++)
-        if (d->indices[i] >= d->vertex_count)
-            return crowd_fail(error, CROWD_ERROR_ARGUMENT, "attachment: index %u out of range", i);
-    if (!r->attachment_reach)
-        r->attachment_reach = crowd_calloc((size_t)r->asset->clip_count + 1, sizeof *r->attachment_reach);
-    if (!r->attachment_reach)
-        return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "attachment: out of memory");
-    crowd_gl_attachment *at = &r->attachments[r->attachment_count];
-    memset(at, 0, sizeof *at);
-    at->bone = r->asset->sockets[socket].bone;
-    mat34_to_mat4(r->asset->sockets[socket].offset, at->offset);
-    for (int k = 0; k < 3; k++)
-        at->color[k] = srgb_to_linear(d->color[k]);
-    at->accessory_bit = d->accessory_bit;
-    at->max_lod = d->max_lod;
-    at->index_count = d->index_count;
-    glGenVertexArrays(1, &at->vao);
-    glBindVertexArray(at->vao);
-    at->positions = buffer(GL_ARRAY_BUFFER, (size_t)d->vertex_count * 12, d->positions, GL_STATIC_DRAW);
-    float_attribute(0, at->positions, 3, GL_FLOAT, false);
-    at->normals = buffer(GL_ARRAY_BUFFER, (size_t)d->vertex_count * 12, d->normals, GL_STATIC_DRAW);
-    float_attribute(1, at->normals, 3, GL_FLOAT, false);
-    at->indices = buffer(GL_ELEMENT_ARRAY_BUFFER, (size_t)d->index_count * 4, d->indices, GL_STATIC_DRAW);
-    instance_attributes_enable();
-    crowd_gl_bind_instances(r, 0);
-    glBindVertexArray(0);
-    crowd_result result = crowd_gl_check("attachment", error);
-    if (result != CROWD_OK)
-        return result;
-    /* culling must hold the mesh: the GPU path grows its clip spheres by this, the CPU path's crowd
-       takes crowd_gl_attachment_reach as its margin */
-    crowd_gl_measure_reach(r->asset, &r->asset->sockets[socket], d->positions, d->vertex_count, r->attachment_reach);
-    if (index)
-        *index = r->attachment_count;
-    r->attachment_count++;
-    return CROWD_OK;
 }

@@ -47,7 +47,14 @@ typedef struct crowd_gl_attachment {
     float offset[16]; /* socket offset (bind-pose model space), column-major */
     float color[3];   /* linear */
     uint32_t accessory_bit, max_lod;
+    GLuint uvs, texture; /* 0 without a texture */
+    bool tinted;
+    float radius;     /* metres from the socket's origin to its farthest vertex, in model space */
+    float min_pixels; /* the size test: pixels across */
 } crowd_gl_attachment;
+
+/* renderer.c: the record attributes (locations 8-11, one per instance) on the bound vertex array. */
+void crowd_gl_instance_attributes_enable(void);
 
 /* attachment_reach.c: raises reach[k] (clip_count + 1 entries, see crowd_gl_renderer) to how far
  * the mesh on `socket` gets past clip k's culling sphere and past the asset's. O(frames x vertices). */

@@ -90,7 +90,13 @@ static crowd_result add_attachment(crowd_gl_renderer *r, const float (*profile)[
                                   socket,
                                   {color[0], color[1], color[2], color[3]},
                                   bit,
-                                  1};
+                                  CROWD_MAX_LOD_ALL, /* at every mesh level while a pixel or more */
+                                  NULL,
+                                  NULL,
+                                  0,
+                                  0,
+                                  false,
+                                  0.0f};
     crowd_result result = crowd_gl_add_attachment(r, &d, NULL, error);
     free_mesh(&m);
     return result;

@@ -1,5 +1,6 @@
 layout(location = 0) in vec3 a_position;
 layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec2 a_uv;         // with its own texture (crowd_gl_attachment_desc.texture)
 // The instance's record (record.glsl), as crowd.vert reads it (see there).
 layout(location = 8) in vec4 i_transform;
 layout(location = 9) in vec4 i_play_a;
@@ -28,8 +29,14 @@ uniform int u_bone_count;
 uniform int u_bone;                // the socket's bone
 uniform mat4 u_offset;             // socket offset in bind-pose model space
 uniform uint u_accessory_bit;
+uniform vec3 u_camera;
+uniform vec3 u_band;               // as crowd.vert's: worn by the instances a band chunk's mesh keeps
+// x: metres from the socket's origin to the farthest vertex (at scale 1); y: the smallest size drawn,
+// pixels across; z: pixels across per metre at a view depth of 1 m (0: no size test)
+uniform vec3 u_attachment;
 #ifndef DEPTH_ONLY
 uniform vec3 u_color;              // linear
+uniform vec2 u_attachment_look;    // x: its texture is bound as u_albedo; y: times the record's tint
 uniform mat4 u_light_view_projection;
 out vec3 v_normal;
 out vec3 v_world;
@@ -91,11 +98,32 @@ vec3 socket_world(crowd_rec rec, float time, vec4 r0, vec4 r1, vec4 r2)
     return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, time);
 }
 
+// Smaller on screen than u_attachment.y pixels: its bounding sphere about the socket's origin,
+// projected at the origin's view depth (clip w).
+bool too_small(crowd_rec rec, vec4 r0, vec4 r1, vec4 r2)
+{
+    if (u_attachment.z <= 0.0)
+        return false;
+    vec4 origin = u_offset * vec4(0.0, 0.0, 0.0, 1.0);
+    vec3 p = vec3(dot(r0, origin), dot(r1, origin), dot(r2, origin)) * record_scale(rec);
+    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
+    vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
+    float depth = max((u_view_projection * vec4(world, 1.0)).w, 1e-4);
+    return 2.0 * u_attachment.x * record_scale(rec) * u_attachment.z / depth < u_attachment.y;
+}
+
 void main()
 {
     crowd_rec rec = instance_record();
-    if ((record_variant(rec) >> (24u + u_accessory_bit) & 1u) == 0u) {
-        gl_Position = vec4(0.0, 0.0, 0.0, 1.0); // not worn: a degenerate triangle, nothing drawn
+    vec4 r0, r1, r2;
+    socket_rows(rec, u_time, r0, r1, r2);
+    // not worn, worn by a card of the hand-off band, or under the size test: a degenerate triangle
+    if ((record_variant(rec) >> (24u + u_accessory_bit) & 1u) == 0u || record_band_card(rec, u_band, u_camera, u_time) ||
+        too_small(rec, r0, r1, r2)) {
+        gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
+#ifdef VELOCITY
+        v_clip_previous = vec4(0.0, 0.0, 0.0, 1.0);
+#endif
 #ifndef DEPTH_ONLY
         v_normal = vec3(0.0, 1.0, 0.0); v_world = vec3(0.0); v_base = vec3(0.0); v_uv = vec2(0.0);
         v_textured = 0.0; v_shadow = vec4(0.0);
@@ -103,8 +131,6 @@ void main()
         return;
     }
     vec3 nl = mat3(u_offset) * a_normal;
-    vec4 r0, r1, r2;
-    socket_rows(rec, u_time, r0, r1, r2);
     vec3 world = socket_world(rec, u_time, r0, r1, r2);
     vec3 n = vec3(dot(r0.xyz, nl), dot(r1.xyz, nl), dot(r2.xyz, nl));
     float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
@@ -117,9 +143,11 @@ void main()
 #ifndef DEPTH_ONLY
     v_world = world;
     v_normal = vec3(c * n.x + s * n.z, n.y, -s * n.x + c * n.z);
-    v_base = u_color;
-    v_uv = vec2(0.0);
-    v_textured = 0.0;
+    uint tint = record_tint(rec);
+    vec3 tint_srgb = vec3(float(tint & 255u), float((tint >> 8u) & 255u), float((tint >> 16u) & 255u)) / 255.0;
+    v_base = u_attachment_look.y > 0.5 ? u_color * pow(tint_srgb, vec3(2.2)) : u_color;
+    v_uv = a_uv;
+    v_textured = u_attachment_look.x;
     v_shadow = u_light_view_projection * vec4(world, 1.0);
 #endif
 }

@@ -79,25 +79,10 @@ uniform vec3 u_band;                        // imposter hand-off: near, far (met
 
 struct ClipSample { int row0; int row1; float t; };
 
-// crowd_band_random (crowd.h): the fixed per-instance value of the imposter hand-off.
-float band_random(crowd_rec rec)
-{
-    uint h = record_tint(rec) * 0x9E3779B1u ^ record_variant(rec);
-    h ^= h >> 15u;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 12u;
-    h *= 0x297A2D39u;
-    h ^= h >> 15u;
-    return float(h >> 8u) * (1.0 / 16777216.0);
-}
-
 // In a band chunk the cards draw the same records (imposter.vert): the mesh keeps the others.
 bool band_card(crowd_rec rec)
 {
-    if (u_band.z < 0.5)
-        return false;
-    float f = clamp((length(u_camera - record_position(rec, u_time)) - u_band.x) / max(u_band.y - u_band.x, 1e-6), 0.0, 1.0);
-    return band_random(rec) < f;
+    return record_band_card(rec, u_band, u_camera, u_time);
 }
 
 // A looping play wraps its phase; a held one (played once) clamps it and stays on the last frame,

@@ -76,16 +76,9 @@ float instance_random(uint s)
     return float(s >> 8u) * (1.0 / 16777216.0);
 }
 
-// crowd_band_random (crowd.h): the imposter hand-off's fixed value, a hash of tint and variant.
 float band_random(crowd_rec r)
 {
-    uint h = record_tint(r) * 0x9E3779B1u ^ record_variant(r);
-    h ^= h >> 15u;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 12u;
-    h *= 0x297A2D39u;
-    h ^= h >> 15u;
-    return float(h >> 8u) * (1.0 / 16777216.0);
+    return record_band_random(r);
 }
 
 // From the hand-off's mesh side (u_card_from) on: the cards or that level, as crowd_lod.c decides it per instance.

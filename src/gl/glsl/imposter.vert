@@ -79,13 +79,7 @@ void instance_clip(float time, out int clip, out float phase)
 
 float band_random()
 {
-    uint h = record_tint(instance_record()) * 0x9E3779B1u ^ record_variant(instance_record());
-    h ^= h >> 15u;
-    h *= 0x2C1B3C6Du;
-    h ^= h >> 12u;
-    h *= 0x297A2D39u;
-    h ^= h >> 15u;
-    return float(h >> 8u) * (1.0 / 16777216.0);
+    return record_band_random(instance_record());
 }
 
 void view_axes(float yaw, float elevation, out vec3 right, out vec3 up)

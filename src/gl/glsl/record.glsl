@@ -121,3 +121,26 @@ uint record_variant(crowd_rec r)
 {
     return r.look.w;
 }
+
+// crowd_band_random (crowd.h): the imposter hand-off's fixed value per instance, a hash of its tint
+// and variant.
+float record_band_random(crowd_rec r)
+{
+    uint h = record_tint(r) * 0x9E3779B1u ^ record_variant(r);
+    h ^= h >> 15u;
+    h *= 0x2C1B3C6Du;
+    h ^= h >> 12u;
+    h *= 0x297A2D39u;
+    h ^= h >> 15u;
+    return float(h >> 8u) * (1.0 / 16777216.0);
+}
+
+// A band chunk's instance the cards take (CROWD_DRAW_BAND): band = (near, far, mode); mode 2 asks,
+// anything under 0.5 means no band. The mesh (and what it wears) keeps the others.
+bool record_band_card(crowd_rec r, vec3 band, vec3 camera, float time)
+{
+    if (band.z < 0.5)
+        return false;
+    float f = clamp((length(camera - record_position(r, time)) - band.x) / max(band.y - band.x, 1e-6), 0.0, 1.0);
+    return record_band_random(r) < f;
+}
