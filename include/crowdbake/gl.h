@@ -127,7 +127,12 @@ typedef enum crowd_gl_upload_mode {
  *    each pixel writes a second target; the shadow pass is unchanged
  *    (docs/performance.md has the figures). Blob shadows write no velocity; skinned characters
  *    (crowd_gl_skinned) write none. crowd_gl_draw refuses a scene whose previous or velocity_units
- *    is out of range (CROWD_ERROR_ARGUMENT, crowd_gl_last_error says which). */
+ *    is out of range (CROWD_ERROR_ARGUMENT, crowd_gl_last_error says which).
+ *    As a separate pass instead (an engine whose colour pass has no room for a second target): a
+ *    second crowd_gl_draw of the same frame into a framebuffer whose draw buffers are {GL_NONE,
+ *    the velocity target} with its own depth buffer cleared first: the same vectors, for a second
+ *    run of the crowd's vertex and fragment work; give that draw scene.previous = GIVEN with the
+ *    first draw's previous state (a KEPT renderer would take the first draw as "a frame earlier"). */
 typedef enum crowd_gl_velocity {
     CROWD_GL_VELOCITY_NONE = 0,
     CROWD_GL_VELOCITY_MRT = 1,
