@@ -278,6 +278,11 @@ export interface RendererOptions {
   upload?: 'default' | 'orphan' | 'ring' | 'in-place';
   debug?: boolean;
   timers?: boolean;
+  /**
+   * 1: the colour pass also writes motion vectors to fragment output 1 (crowd_gl_velocity: bind a
+   * framebuffer with an RG16F attachment there and drawBuffers; needs EXT_color_buffer_float).
+   */
+  velocity?: 0 | 1;
 }
 
 /** crowd_gl_scene, with linear colours; absent fields take defaultLighting's. */
@@ -299,6 +304,12 @@ export interface SceneOptions {
   output?: 0 | 1;
   exposure?: number;
   farShadow?: 0 | 1;
+  /** Motion vectors' "a frame earlier": 0 the renderer's last draw (default), 1 the two fields below. */
+  previous?: 0 | 1;
+  previousViewProjection?: ArrayLike<number>;
+  previousTime?: number;
+  /** 0: pixels (default); 1: NDC. */
+  velocityUnits?: 0 | 1;
 }
 
 export const defaultLighting: Readonly<Required<Pick<SceneOptions,

@@ -170,6 +170,7 @@ static const field gl_desc_fields[] = {
     F(crowd_gl_desc, es, "bool"),
     F(crowd_gl_desc, debug, "bool"),
     F(crowd_gl_desc, timers, "bool"),
+    F(crowd_gl_desc, velocity, "i32"),
 };
 
 static const field gl_scene_fields[] = {
@@ -180,6 +181,10 @@ static const field gl_scene_fields[] = {
     F(crowd_gl_scene, shadows, "bool"),         F(crowd_gl_scene, flat_color, "bool"),
     F(crowd_gl_scene, output, "i32"),           F(crowd_gl_scene, exposure, "f32"),
     F(crowd_gl_scene, far_shadow, "i32"),
+    F(crowd_gl_scene, previous, "i32"),
+    A(crowd_gl_scene, previous_view_projection, "f32", 16),
+    F(crowd_gl_scene, previous_time, "f32"),
+    F(crowd_gl_scene, velocity_units, "i32"),
 };
 
 static const field gl_stats_fields[] = {
