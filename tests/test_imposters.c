@@ -836,6 +836,64 @@ static void far_shadow_blobs(void)
     }
 }
 
+/* The highest covered texel of tile 0 (walk, key frame 0, the lowest elevation, view 0), as a
+ * height in model space, and how many of its covered texels are red (the cap's colour). */
+static float tile_top(const crowd_imposters *m, uint32_t *red)
+{
+    const crowd_imposter_clip *k = &m->clips[0];
+    const uint8_t *albedo = m->albedo.data;
+    float top = -1e30f;
+    *red = 0;
+    for (uint32_t y = 0; y < m->tile; y++)
+        for (uint32_t x = 0; x < m->tile; x++) {
+            const uint8_t *t = albedo + ((size_t)y * m->albedo.width + x) * 4;
+            if (t[3] < 128)
+                continue;
+            /* the tile spans the box's height from the top row down (view 0 looks along -Z, almost level) */
+            top = fmaxf(top, k->box_max[1] - ((float)y + 0.5f) / (float)m->tile * (k->box_max[1] - k->box_min[1]));
+            *red += t[0] > t[1] + 60 && t[0] > t[2] + 60;
+        }
+    return top;
+}
+
+/* Cards baked with an attachment wear it: the tile's framing grows to hold a cap 0.3 m over the head
+ * socket and its red texels are there; without it the tile tops out at the head. */
+static void cards_wear_their_attachments(void)
+{
+    static const char *const walk[1] = {"walk"};
+    crowd_bake_output bones =
+        bake_or_die(humanoid(), (crowd_bake_desc){.bones = true, .clip_names = walk, .clip_name_count = 1, .fps = 10});
+    crowd_asset a = {0};
+    crowd_error err;
+    REQUIRE(crowd_asset_load_memory(&a, bones.bytes, bones.size, &err) == CROWD_OK);
+    static const float p[] = {-0.12f, 0.1f,   -0.12f, 0.12f, 0.1f, -0.12f, 0.12f, 0.1f,
+                              0.12f,  -0.12f, 0.1f,   0.12f, 0,    0.3f,   0};
+    static const float n[] = {-0.6f, 0.5f, -0.6f, 0.6f, 0.5f, -0.6f, 0.6f, 0.5f, 0.6f, -0.6f, 0.5f, 0.6f, 0, 1, 0};
+    static const uint32_t i[] = {0, 2, 1, 0, 3, 2, 0, 4, 3, 3, 4, 2, 2, 4, 1, 1, 4, 0};
+    crowd_gl_attachment_desc cap = {p, n, 5, i, 18, "head", {255, 0, 0, 255}, 5, 0, NULL, NULL, 0, 0, false, 0.0f};
+    crowd_gl_imposter_desc plain = {.frames = 2, .views = 4, .elevations = 1, .tile = 48, .supersample = 2};
+    crowd_gl_imposter_desc capped = plain;
+    capped.attachments = &cap, capped.attachment_count = 1;
+    crowd_imposters bare = {0}, worn = {0};
+    CHECKF(crowd_gl_bake_imposters(&a, &plain, gl.es, &bare, &err) == CROWD_OK, "%s", err.message);
+    CHECKF(crowd_gl_bake_imposters(&a, &capped, gl.es, &worn, &err) == CROWD_OK, "%s", err.message);
+    if (bare.clips && worn.clips) {
+        uint32_t red_bare = 0, red_worn = 0;
+        float top_bare = tile_top(&bare, &red_bare), top_worn = tile_top(&worn, &red_worn);
+        printf("     card tops: %.3f m bare, %.3f m with the cap (box top %.3f -> %.3f m); red texels %u -> %u\n",
+               (double)top_bare, (double)top_worn, (double)bare.clips[0].box_max[1], (double)worn.clips[0].box_max[1],
+               red_bare, red_worn);
+        CHECK(worn.clips[0].box_max[1] > bare.clips[0].box_max[1] + 0.2f);
+        CHECK(top_worn > top_bare + 0.2f && red_worn > 20 && red_bare == 0);
+    }
+    crowd_gl_imposters_free(&bare);
+    crowd_gl_imposters_free(&worn);
+    capped.attachments = NULL; /* a count without the list */
+    CHECK(crowd_gl_bake_imposters(&a, &capped, gl.es, &worn, &err) == CROWD_ERROR_ARGUMENT);
+    crowd_asset_free(&a);
+    crowd_bake_output_free(&bones);
+}
+
 int main(int argc, char **argv)
 {
     bool desktop = argc > 1 && !strcmp(argv[1], "--desktop");
@@ -878,6 +936,7 @@ int main(int argc, char **argv)
     RUN_TEST(gpu_cards_match_the_cpu);
     RUN_TEST(gpu_band_follows_the_chain);
     RUN_TEST(far_shadow_blobs);
+    RUN_TEST(cards_wear_their_attachments); /* last: its bakes leave their own framebuffer bound */
     free(pixels);
     free(pixels2);
     crowd_asset_free(&asset);

@@ -508,7 +508,16 @@ typedef struct crowd_gl_imposter_desc {
      * baked from it agrees with it far better than one baked from LOD 0 (tests/test_imposters
      * card_matches_mesh). CROWD_MAX_LOD_ZERO = LOD 0; else a level in 1..lod_count - 1. */
     uint32_t lod;
+    /* Attachments the cards wear (as crowd_gl_add_attachment takes them; at most
+     * CROWD_GL_MAX_IMPOSTER_ATTACHMENTS; their accessory bit, max_lod and min_pixels are ignored): the
+     * atlas shows the character wearing all of them, so every card shows them, whatever its
+     * instance's accessories. Bake with what the far crowd mostly wears, or none. Each clip's box
+     * (the tiles' framing) grows to hold them. */
+    const crowd_gl_attachment_desc *attachments;
+    uint32_t attachment_count;
 } crowd_gl_imposter_desc;
+
+#define CROWD_GL_MAX_IMPOSTER_ATTACHMENTS 8u
 
 /* Renders `asset`'s imposter atlas with this renderer (VAT mode, its own framebuffer) into `out`
  * (owned; crowd_gl_imposters_free): every clip at desc->frames key frames, from desc->views x

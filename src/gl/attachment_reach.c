@@ -53,6 +53,23 @@ void crowd_gl_measure_reach(const crowd_asset *a, const crowd_socket *socket, co
     reach[a->clip_count] = fmaxf(reach[a->clip_count], (float)(asset_far * (1.0 + REACH_SLACK) - a->sphere_radius));
 }
 
+void crowd_gl_attachment_box(const crowd_asset *a, const crowd_socket *socket, const float *positions,
+                             uint32_t vertex_count, uint32_t clip, float box_min[3], float box_max[3])
+{
+    const crowd_clip *c = &a->clips[clip];
+    for (uint32_t f = 0; f < c->frame_count; f++) {
+        float b[12];
+        if (crowd_asset_bone_matrix(a, c->first_frame + f, socket->bone, b) != CROWD_OK)
+            continue;
+        for (uint32_t v = 0; v < vertex_count; v++) {
+            double p[3];
+            place(b, socket->offset, positions + 3 * (size_t)v, p);
+            for (int i = 0; i < 3; i++)
+                box_min[i] = fminf(box_min[i], (float)p[i]), box_max[i] = fmaxf(box_max[i], (float)p[i]);
+        }
+    }
+}
+
 float crowd_gl_attachment_reach(const crowd_gl_renderer *r)
 {
     float most = 0.0f;

@@ -122,12 +122,14 @@ typedef struct bake_state {
     GLuint fbo, color, depth;
     uint32_t side;
     uint8_t *pass[3];
+    uint8_t accessories; /* the cards' attachments, worn in every tile */
 } bake_state;
 
 static void render_pass(bake_state *s, const tile_view *t, int which, uint8_t *out)
 {
     crowd_variant look = {0};
     memset(look.tint, which == 1 ? 0 : 255, 3);
+    look.accessories = s->accessories;
     crowd_set_variant(s->crowd, 0, &look);
     crowd_view view = {.viewport_height = (float)s->side};
     memcpy(view.view, t->view, sizeof view.view);
@@ -180,6 +182,8 @@ static crowd_result setup(bake_state *s, const crowd_asset *a, uint32_t lod, boo
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, s->depth);
     if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
         return crowd_fail(error, CROWD_ERROR_GL, "crowd_gl_bake_imposters: tile framebuffer incomplete");
+    if ((r = crowd_gl_set_target(s->renderer, s->fbo, 0, 0, (int)s->side, (int)s->side, error)) != CROWD_OK)
+        return r;
     size_t bytes = (size_t)s->side * s->side * 4;
     for (int i = 0; i < 3; i++)
         if (!(s->pass[i] = crowd_malloc(bytes)))
@@ -238,6 +242,32 @@ static crowd_result check_desc(const crowd_asset *a, const crowd_gl_imposter_des
         if (!(fabsf(d->elevation_deg[e]) <= 89.0f) || (e && !(d->elevation_deg[e] > d->elevation_deg[e - 1])))
             return crowd_fail(error, CROWD_ERROR_ARGUMENT,
                               "crowd_gl_imposter_desc.elevation_deg: increasing angles within +-89 degrees");
+    if (d->attachment_count > CROWD_GL_MAX_IMPOSTER_ATTACHMENTS || (d->attachment_count && !d->attachments))
+        return crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_imposter_desc: %u attachments (at most %u, non-NULL)",
+                          d->attachment_count, CROWD_GL_MAX_IMPOSTER_ATTACHMENTS);
+    return CROWD_OK;
+}
+
+/* The cards' attachments: on the bake's renderer, each worn (accessory bit k for the k-th) at every
+ * level, and the clips' boxes grown to hold them. */
+static crowd_result dress_cards(bake_state *s, const crowd_asset *a, const crowd_gl_imposter_desc *d,
+                                crowd_imposter_clip *clips, crowd_error *error)
+{
+    for (uint32_t k = 0; k < d->attachment_count; k++) {
+        crowd_gl_attachment_desc at = d->attachments[k];
+        at.accessory_bit = k, at.max_lod = CROWD_MAX_LOD_ALL, at.min_pixels = 0.0f;
+        crowd_result r = crowd_gl_add_attachment(s->renderer, &at, NULL, error);
+        if (r != CROWD_OK) {
+            crowd_error_prefix(error, "crowd_gl_imposter_desc.attachments[%u]: ", k);
+            return r;
+        }
+        uint32_t socket = 0;
+        crowd_asset_find_socket(a, at.socket, &socket); /* (the renderer found it) */
+        for (uint32_t c = 0; c < a->clip_count; c++)
+            crowd_gl_attachment_box(a, &a->sockets[socket], at.positions, at.vertex_count, c, clips[c].box_min,
+                                    clips[c].box_max);
+        s->accessories |= (uint8_t)(1u << k);
+    }
     return CROWD_OK;
 }
 
@@ -314,7 +344,8 @@ crowd_result crowd_gl_bake_imposters(const crowd_asset *a, const crowd_gl_impost
                        2 * l.bytes);
         goto fail;
     }
-    if ((r = clip_boxes(a, clips, error)) || (r = setup(&s, a, lod, es, error)))
+    if ((r = clip_boxes(a, clips, error)) || (r = setup(&s, a, lod, es, error)) ||
+        (r = dress_cards(&s, a, &d, clips, error)))
         goto fail;
     for (uint32_t c = 0; c < a->clip_count; c++) {
         clips[c].first_tile = (uint32_t)(per_clip * c);

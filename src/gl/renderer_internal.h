@@ -53,6 +53,11 @@ typedef struct crowd_gl_attachment {
     float min_pixels; /* the size test: pixels across */
 } crowd_gl_attachment;
 
+/* attachment_reach.c: grows a model-space box to hold the mesh on `socket` on every frame of `clip`
+ * (the imposter bake frames tiles with it). */
+void crowd_gl_attachment_box(const crowd_asset *asset, const crowd_socket *socket, const float *positions,
+                             uint32_t vertex_count, uint32_t clip, float box_min[3], float box_max[3]);
+
 /* renderer.c: the record attributes (locations 8-11, one per instance) on the bound vertex array. */
 void crowd_gl_instance_attributes_enable(void);
 
