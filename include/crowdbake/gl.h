@@ -273,8 +273,8 @@ typedef struct crowd_gl_attachment_desc {
     uint32_t texture_width, texture_height;
     bool tinted; /* the colour is also multiplied by the record's tint (a cap in the shirt's colour) */
     /* Drawn only where larger than this many pixels across (its bounding sphere about the socket,
-     * at the instance's scale, projected on the target viewport); 0 = 1 pixel. The colour pass
-     * only: shadows are cast at every level it draws at. */
+     * at the instance's scale, projected at the view depth of the instance's position on the target
+     * viewport); 0 = 1 pixel. The colour pass only: shadows are cast at every level it draws at. */
     float min_pixels;
 } crowd_gl_attachment_desc;
 

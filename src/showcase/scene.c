@@ -74,13 +74,13 @@ static const float balloon_profile[][2] = {{0.0f, 0.0f},   {0.006f, 0.02f}, {0.0
 
 #define ROWS(a) (int)(sizeof(a) / sizeof((a)[0]))
 
-/* Natively the caps and balloons show at every mesh level while a pixel or more (the size test);
- * the page keeps them to the first two levels: SwiftShader is bound by vertex work, and the size test
- * collapses the far ones only after their vertices ran. */
+/* Natively the caps and balloons show to the fourth mesh level (80 m at the default distances), the
+ * page to the second: a software rasteriser pays every attachment vertex it runs, and every level
+ * (CROWD_MAX_LOD_ALL) cost the benchmark scene's colour pass several times more (docs/performance.md). */
 #ifdef __EMSCRIPTEN__
 #define SHOWCASE_ATTACHMENT_MAX_LOD 1u
 #else
-#define SHOWCASE_ATTACHMENT_MAX_LOD CROWD_MAX_LOD_ALL
+#define SHOWCASE_ATTACHMENT_MAX_LOD 3u
 #endif
 
 static crowd_result add_attachment(crowd_gl_renderer *r, const float (*profile)[2], int rings, const char *socket,

@@ -98,28 +98,23 @@ vec3 socket_world(crowd_rec rec, float time, vec4 r0, vec4 r1, vec4 r2)
     return vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, time);
 }
 
-// Smaller on screen than u_attachment.y pixels: its bounding sphere about the socket's origin,
-// projected at the origin's view depth (clip w).
-bool too_small(crowd_rec rec, vec4 r0, vec4 r1, vec4 r2)
+// Smaller on screen than u_attachment.y pixels: its bounding sphere projected at the view depth
+// (clip w) of the instance's position. Tested before the socket's bone rows are fetched, so the far
+// ones cost a record decode a vertex, not the pose.
+bool too_small(crowd_rec rec)
 {
     if (u_attachment.z <= 0.0)
         return false;
-    vec4 origin = u_offset * vec4(0.0, 0.0, 0.0, 1.0);
-    vec3 p = vec3(dot(r0, origin), dot(r1, origin), dot(r2, origin)) * record_scale(rec);
-    float s = sin(record_yaw(rec, u_time)), c = cos(record_yaw(rec, u_time));
-    vec3 world = vec3(c * p.x + s * p.z, p.y, -s * p.x + c * p.z) + record_position(rec, u_time);
-    float depth = max((u_view_projection * vec4(world, 1.0)).w, 1e-4);
+    float depth = max((u_view_projection * vec4(record_position(rec, u_time), 1.0)).w, 1e-4);
     return 2.0 * u_attachment.x * record_scale(rec) * u_attachment.z / depth < u_attachment.y;
 }
 
 void main()
 {
     crowd_rec rec = instance_record();
-    vec4 r0, r1, r2;
-    socket_rows(rec, u_time, r0, r1, r2);
     // not worn, worn by a card of the hand-off band, or under the size test: a degenerate triangle
     if ((record_variant(rec) >> (24u + u_accessory_bit) & 1u) == 0u || record_band_card(rec, u_band, u_camera, u_time) ||
-        too_small(rec, r0, r1, r2)) {
+        too_small(rec)) {
         gl_Position = vec4(0.0, 0.0, 0.0, 1.0);
 #ifdef VELOCITY
         v_clip_previous = vec4(0.0, 0.0, 0.0, 1.0);
@@ -130,6 +125,8 @@ void main()
 #endif
         return;
     }
+    vec4 r0, r1, r2;
+    socket_rows(rec, u_time, r0, r1, r2);
     vec3 nl = mat3(u_offset) * a_normal;
     vec3 world = socket_world(rec, u_time, r0, r1, r2);
     vec3 n = vec3(dot(r0.xyz, nl), dot(r1.xyz, nl), dot(r2.xyz, nl));
