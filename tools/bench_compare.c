@@ -15,6 +15,7 @@
  * Caveat: Mesa llvmpipe runs vertex shaders on the CPU inside the draw call, so "submit" holds
  * vertex work for both paths there; "pose" and "update" are driver-free. */
 #include "bench_compare.h"
+#include "bench_render.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -82,13 +83,7 @@ typedef struct compare_row {
 static int run_count(const crowd_asset *asset, const crowd_rig *rig, uint32_t count, uint32_t frames, compare_row *row)
 {
     crowd_desc cd = {.asset = asset, .capacity = count, .world_size = 420.0f, .chunk_size = 24.0f};
-    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
-    showcase_scene_obstacles(obstacles);
-    crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
-                         .obstacles = obstacles,
-                         .obstacle_count = SHOWCASE_OBSTACLES,
-                         .seed = 7,
-                         .spawn = showcase_spawn_look(asset)};
+    crowd_sim_desc sd = bench_scene_sim(asset);
     crowd *c = NULL;
     crowd_sim *sim = NULL;
     crowd_gl_renderer *r = NULL;

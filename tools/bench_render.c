@@ -39,6 +39,17 @@ static void orbit_view(const crowd_gl_renderer *r, crowd_view *view, crowd_gl_sc
     crowd_gl_view(r, scene->view, scene->projection, 720.0f, view);
 }
 
+crowd_sim_desc bench_scene_sim(const crowd_asset *asset)
+{
+    static crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
+    showcase_scene_obstacles(obstacles);
+    return (crowd_sim_desc){.scenario = CROWD_SCENARIO_WANDER,
+                            .obstacles = obstacles,
+                            .obstacle_count = SHOWCASE_OBSTACLES,
+                            .seed = 7,
+                            .spawn = showcase_spawn_look(asset)};
+}
+
 int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, const bench_render_options *o)
 {
     const crowd_gl_path path = o->path;
@@ -99,13 +110,7 @@ int bench_render(const crowd_asset *asset, const uint32_t *counts, uint32_t n, c
             }
             cd.lod_distances[asset->lod_count - 1] = imposter_distance;
         }
-        crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
-        showcase_scene_obstacles(obstacles);
-        crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
-                             .obstacles = obstacles,
-                             .obstacle_count = SHOWCASE_OBSTACLES,
-                             .seed = 7,
-                             .spawn = showcase_spawn_look(asset)};
+        crowd_sim_desc sd = bench_scene_sim(asset);
         crowd *c = NULL;
         crowd_sim *sim = NULL;
         crowd_gl_renderer *r = NULL;

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "crowdbake/gl.h"
+#include "crowdbake/sim.h"
 
 typedef struct bench_render_options {
     crowd_gl_path path; /* CPU or GPU */
@@ -18,6 +19,10 @@ typedef struct bench_render_options {
                                 here with the defaults), earlier level ends clamped to it; 0: none */
     bool velocity;           /* the colour pass with motion vectors off and on instead (bench_velocity.c) */
 } bench_render_options;
+
+/* The benchmark scene's simulation: wander among the showcase's pillars, seed 7, the demo's looks;
+ * the caller sets .target. Its obstacles live in static storage (crowd_sim_create copies them). */
+crowd_sim_desc bench_scene_sim(const crowd_asset *asset);
 
 /* Draws every frame of the benchmark scene for each count and prints a table; returns non-zero on
  * failure (the first GL error under gl_debug fails the run). */

@@ -90,13 +90,7 @@ static crowd_result make_run(velocity_run *run, const crowd_asset *asset, uint32
                      .far_pool = gpu ? -1 : 0,
                      .imposters = -1,
                      .lod_policy = o->coverage ? CROWD_LOD_SCREEN_COVERAGE : CROWD_LOD_DISTANCE};
-    crowd_obstacle obstacles[SHOWCASE_OBSTACLES];
-    showcase_scene_obstacles(obstacles);
-    crowd_sim_desc sd = {.scenario = CROWD_SCENARIO_WANDER,
-                         .obstacles = obstacles,
-                         .obstacle_count = SHOWCASE_OBSTACLES,
-                         .seed = 7,
-                         .spawn = showcase_spawn_look(asset)};
+    crowd_sim_desc sd = bench_scene_sim(asset);
     crowd_result r = crowd_create(&cd, &run->crowd, err);
     if (r == CROWD_OK && (sd.target = run->crowd, r = crowd_sim_create(&sd, &run->sim, err)) == CROWD_OK)
         r = crowd_sim_spawn(run->sim, count);
