@@ -70,11 +70,6 @@ static bool all_finite(const float *m, size_t n)
     return true;
 }
 
-static float fade_weight(const crowd_record *r, float t)
-{
-    return r->fade_rate > 0.0f ? fminf(fmaxf((t - r->fade_start) * r->fade_rate, 0.0f), 1.0f) : 0.0f;
-}
-
 /* The states states_crowd claims, checked on the records (a test that missed them would prove less). */
 static void states_are_as_named(const crowd *c)
 {
@@ -85,7 +80,7 @@ static void states_are_as_named(const crowd *c)
     crowd_clip_sample s;
     CHECK(crowd_record_sample(&asset, &r[0], 0, t, &s) == CROWD_OK && s.t > 0.05f && s.t < 0.95f);
     CHECK(r[1].velocity != 0u && r[1].yaw != 0.0f && r[1].scale != 1.0f);
-    float w2 = fade_weight(&r[2], t), w5 = fade_weight(&r[5], t);
+    float w2 = test_fade_weight(&r[2], t), w5 = test_fade_weight(&r[5], t);
     CHECKF(w2 > 0.2f && w2 < 0.8f, "instance 2's fade weight %g", (double)w2);
     CHECK((r[3].clips & CROWD_RECORD_HOLD_A) && r[3].offset_a + t * r[3].rate_a < 0.9f);
     CHECK((r[4].clips & CROWD_RECORD_HOLD_A) && r[4].offset_a + t * r[4].rate_a > 1.2f);

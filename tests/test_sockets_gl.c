@@ -66,11 +66,6 @@ static void play_states(crowd *c)
     }
 }
 
-static float fade_weight(const crowd_record *r, float t)
-{
-    return r->fade_rate > 0.0f ? fminf(fmaxf((t - r->fade_start) * r->fade_rate, 0.0f), 1.0f) : 0.0f;
-}
-
 /* The states `what` names, read back from the records (a test that missed them would prove less). */
 static void states_are_as_named(const crowd *c)
 {
@@ -83,11 +78,11 @@ static void states_are_as_named(const crowd *c)
     CHECK(r[0].yaw == 0.0f && r[0].scale == 1.0f && r[8].scale == 1.8f);
     CHECK(r[1].velocity != 0u && r[9].velocity != 0u);
     for (uint32_t i = 2; i <= 9; i += 7)
-        CHECKF(fade_weight(&r[i], t) > 0.2f && fade_weight(&r[i], t) < 0.8f, "instance %u's fade weight %g", i,
-               (double)fade_weight(&r[i], t));
+        CHECKF(test_fade_weight(&r[i], t) > 0.2f && test_fade_weight(&r[i], t) < 0.8f, "instance %u's fade weight %g",
+               i, (double)test_fade_weight(&r[i], t));
     CHECK((r[3].clips & CROWD_RECORD_HOLD_A) && r[3].offset_a + t * r[3].rate_a < 0.9f);
     CHECK((r[4].clips & CROWD_RECORD_HOLD_A) && r[4].offset_a + t * r[4].rate_a > 1.2f);
-    CHECK((r[5].clips & CROWD_RECORD_HOLD_B) && fade_weight(&r[5], t) > 0.2f && fade_weight(&r[5], t) < 0.9f);
+    CHECK((r[5].clips & CROWD_RECORD_HOLD_B) && test_fade_weight(&r[5], t) > 0.2f && test_fade_weight(&r[5], t) < 0.9f);
     for (uint32_t i = 6; i <= 7; i++)
         CHECK((r[i].clips & CROWD_RECORD_TURN) && fabsf(crowd_record_yaw(&r[i], t) - r[i].yaw) > 0.1f);
 }

@@ -420,3 +420,8 @@ bool test_pose_record(crowd_rig_poser *poser, const crowd_record *r, float time,
     crowd_rig_blend blend = crowd_rig_blend_of_record(r, time);
     return crowd_rig_pose_blend(poser, &blend, rows);
 }
+
+float test_fade_weight(const crowd_record *r, float t)
+{
+    return r->fade_rate > 0.0f ? fminf(fmaxf((t - r->fade_start) * r->fade_rate, 0.0f), 1.0f) : 0.0f;
+}

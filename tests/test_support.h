@@ -60,6 +60,9 @@ crowd_gl_scene test_default_scene(void);
 uint32_t test_count_darker(const uint8_t *a, const uint8_t *b, int pixels, int darker_by, int lighter_by,
                            uint32_t *lighter);
 
+/* Clip B's weight in a record at shader time t (0 when no fade runs), as record.glsl computes it. */
+float test_fade_weight(const crowd_record *record, float t);
+
 /* Poses a crowd record at shader time `time`: the record decoded into the poser's blend (clips,
  * phases, holds, fade weight; crowdbake/rig.h crowd_rig_blend), then crowd_rig_pose_blend. */
 bool test_pose_record(crowd_rig_poser *poser, const crowd_record *record, float time, float *rows);
