@@ -128,14 +128,20 @@ typedef enum crowd_gl_upload_mode {
  *    (docs/performance.md has the figures). Blob shadows write no velocity; skinned characters
  *    (crowd_gl_skinned) write none. crowd_gl_draw refuses a scene whose previous or velocity_units
  *    is out of range (CROWD_ERROR_ARGUMENT, crowd_gl_last_error says which).
- *    As a separate pass instead (an engine whose colour pass has no room for a second target): a
- *    second crowd_gl_draw of the same frame into a framebuffer whose draw buffers are {GL_NONE,
- *    the velocity target} with its own depth buffer cleared first: the same vectors, for a second
- *    run of the crowd's vertex and fragment work; give that draw scene.previous = GIVEN with the
- *    first draw's previous state (a KEPT renderer would take the first draw as "a frame earlier"). */
+ *  - PASS: a separate velocity pass, for an engine whose colour pass has no room for a second
+ *    target. crowd_gl_draw draws colour only, with NONE's programs (their positions declared
+ *    invariant); crowd_gl_draw_velocity then draws the same frame's vectors (MRT's values) to
+ *    fragment output 0 of the bound framebuffer: the caller's velocity target as its colour
+ *    attachment 0 (GLES maps output 0 to attachment 0 only), with the colour pass's depth buffer
+ *    (the depth test LEQUAL then passes the surfaces the colour pass kept; where two surfaces meet at
+ *    one depth the later one's vector wins) or a depth buffer of its own, cleared (the pass writes
+ *    depth). It runs the crowd's vertex work a second time; its fragments do no lighting. Its
+ *    programs are built at creation beside the colour ones. KEPT (see crowd_gl_previous) means this
+ *    renderer's last crowd_gl_draw_velocity. */
 typedef enum crowd_gl_velocity {
     CROWD_GL_VELOCITY_NONE = 0,
     CROWD_GL_VELOCITY_MRT = 1,
+    CROWD_GL_VELOCITY_PASS = 2,
 } crowd_gl_velocity;
 
 /* Where a frame's "a frame earlier" comes from (crowd_gl_scene.previous), with velocity on.
@@ -372,6 +378,14 @@ CROWD_API crowd_result crowd_gl_render_shadows(crowd_gl_renderer *renderer, cons
  * then crowd_gl_draw_far_shadows onto it. Returns as crowd_gl_render_shadows does. */
 CROWD_API crowd_result crowd_gl_draw(crowd_gl_renderer *renderer, const crowd_frame *frame,
                                      const crowd_gl_scene *scene);
+
+/* The separate velocity pass (crowd_gl_desc.velocity = CROWD_GL_VELOCITY_PASS; see
+ * crowd_gl_velocity): the motion vectors of `frame` as crowd_gl_draw drew it (same scene, after it),
+ * into fragment output 0 of the bound framebuffer, depth func LEQUAL with depth writes on, GL state
+ * afterwards as crowd_gl_draw leaves it. The stats stay the colour pass's. CROWD_ERROR_ARGUMENT for a
+ * renderer created without PASS, and as crowd_gl_draw returns otherwise. */
+CROWD_API crowd_result crowd_gl_draw_velocity(crowd_gl_renderer *renderer, const crowd_frame *frame,
+                                              const crowd_gl_scene *scene);
 
 CROWD_API const crowd_gl_stats *crowd_gl_get_stats(const crowd_gl_renderer *renderer);
 

@@ -124,7 +124,7 @@ void crowd_gl_begin_program(crowd_gl_renderer *r, const crowd_program *p, const 
     glUniformMatrix4fv(p->uniforms[U_VIEW_PROJECTION], 1, GL_FALSE, view_projection);
     if (!shadow)
         crowd_gl_lighting_uniforms(r, p->uniforms, scene);
-    if (!shadow && r->velocity)
+    if (!shadow && crowd_gl_velocity_written(r))
         crowd_gl_velocity_uniforms(r, p->uniforms);
 }
 
@@ -141,7 +141,7 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
     if (gpu) /* GPU-driven path: the body from the cull pass's partitions */
         crowd_gpu_crowd_draw(r, f, view_projection, shadow, scene);
     for (int fade = 0; fade < 2 && !gpu; fade++) {
-        const crowd_program *p = &r->crowd[bones][fade][shadow];
+        const crowd_program *p = &r->crowd[bones][fade][crowd_gl_program_variant(r, shadow)];
         bool used = false;
         for (uint32_t d = 0; d < f->draw_count; d++) {
             const crowd_draw *draw = &f->draws[d];
@@ -173,7 +173,7 @@ static void draw_crowd(crowd_gl_renderer *r, const crowd_frame *f, const float v
     }
     for (uint32_t i = 0; i < r->attachment_count; i++) {
         const crowd_gl_attachment *at = &r->attachments[i];
-        const crowd_program *p = &r->attachment[shadow];
+        const crowd_program *p = &r->attachment[crowd_gl_program_variant(r, shadow)];
         bool used = false;
         for (uint32_t d = 0; d < f->draw_count; d++) {
             const crowd_draw *draw = &f->draws[d];
@@ -298,34 +298,32 @@ crowd_result crowd_gl_render_shadows(crowd_gl_renderer *r, const crowd_frame *f,
     return crowd_gl_debug_check(r, "shadow pass");
 }
 
-crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
+/* A frame's draw refused before any GL call: culling missing, or the velocity fields out of range. */
+static crowd_result check_draw(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene,
+                               const char *what)
 {
     if (!r || !f || !scene)
         return CROWD_ERROR_ARGUMENT;
-    crowd_result culled = check_culling(r, f, "crowd_gl_draw");
+    crowd_result culled = check_culling(r, f, what);
     if (culled != CROWD_OK)
         return culled;
-    if (r->velocity && ((unsigned)scene->previous > CROWD_GL_PREVIOUS_GIVEN ||
-                        (unsigned)scene->velocity_units > CROWD_GL_VELOCITY_NDC)) {
-        snprintf(r->last_error, sizeof r->last_error,
-                 "crowd_gl_draw: scene previous %d / velocity_units %d out of range", (int)scene->previous,
-                 (int)scene->velocity_units);
+    if ((r->velocity || r->velocity_pass) && ((unsigned)scene->previous > CROWD_GL_PREVIOUS_GIVEN ||
+                                              (unsigned)scene->velocity_units > CROWD_GL_VELOCITY_NDC)) {
+        snprintf(r->last_error, sizeof r->last_error, "%s: scene previous %d / velocity_units %d out of range", what,
+                 (int)scene->previous, (int)scene->velocity_units);
         return CROWD_ERROR_ARGUMENT;
     }
+    return CROWD_OK;
+}
+
+/* The crowd's bodies, attachments and cards with the colour family's programs (the velocity pass's
+ * inside crowd_gl_draw_velocity), resolving "a frame earlier" around them where velocity is written. */
+static void draw_colour_family(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
+{
     float view_projection[16];
     cb_mat4_mul(view_projection, scene->projection, scene->view);
-    crowd_gl_timer_begin(r, 1);
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(GL_LESS);
     glEnable(GL_CULL_FACE);
     glCullFace(GL_BACK);
-    r->stats.draws = 0;
-    r->stats.triangles = 0;
-    if (!scene->shadows) { /* no shadow pass feeds this frame: its figures must not linger */
-        r->stats.shadow_draws = 0;
-        r->stats.shadow_triangles = 0;
-        r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
-    }
     crowd_gl_velocity_begin(r, f, view_projection, scene);
     draw_crowd(r, f, view_projection, false, scene); /* nothing here blends */
     if (!crowd_gpu_crowd_driven(r))                  /* the GPU path's cards come with its partitions */
@@ -333,6 +331,50 @@ crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const cro
     crowd_gl_velocity_end(r, f, view_projection, scene);
     glBindVertexArray(0);
     glActiveTexture(GL_TEXTURE0); /* code after us that binds a texture binds it on unit 0 */
+}
+
+crowd_result crowd_gl_draw(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
+{
+    crowd_result checked = check_draw(r, f, scene, "crowd_gl_draw");
+    if (checked != CROWD_OK)
+        return checked;
+    crowd_gl_timer_begin(r, 1);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    r->stats.draws = 0;
+    r->stats.triangles = 0;
+    if (!scene->shadows) { /* no shadow pass feeds this frame: its figures must not linger */
+        r->stats.shadow_draws = 0;
+        r->stats.shadow_triangles = 0;
+        r->stats.gpu_shadow_ms = r->timers ? 0.0 : -1.0;
+    }
+    draw_colour_family(r, f, scene);
     crowd_gl_timer_end(r, 1);
     return crowd_gl_debug_check(r, "colour pass");
+}
+
+crowd_result crowd_gl_draw_velocity(crowd_gl_renderer *r, const crowd_frame *f, const crowd_gl_scene *scene)
+{
+    crowd_result checked = check_draw(r, f, scene, "crowd_gl_draw_velocity");
+    if (checked == CROWD_OK && !r->velocity_pass) {
+        snprintf(r->last_error, sizeof r->last_error,
+                 "crowd_gl_draw_velocity: the renderer was created with velocity %d, not CROWD_GL_VELOCITY_PASS",
+                 (int)r->desc.velocity);
+        checked = CROWD_ERROR_ARGUMENT;
+    }
+    if (checked != CROWD_OK)
+        return checked;
+    /* the same surfaces as the colour pass (invariant positions): LEQUAL passes them against its
+       depth, or against a depth buffer of the caller's own this pass writes */
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LEQUAL);
+    glDepthMask(GL_TRUE);
+    uint32_t draws = r->stats.draws;
+    uint64_t triangles = r->stats.triangles;
+    r->drawing_velocity = true;
+    draw_colour_family(r, f, scene);
+    r->drawing_velocity = false;
+    r->stats.draws = draws, r->stats.triangles = triangles; /* the stats stay the colour pass's */
+    glDepthFunc(GL_LESS);
+    return crowd_gl_debug_check(r, "velocity pass");
 }

@@ -156,14 +156,14 @@ struct crowd_gpu_crowd {
     crowd_gpu_layer layer;
     GLuint cull;
     GLint u[C_COUNT];
-    crowd_program programs[2][2][2]; /* [bones][cross-fade][depth only] */
+    crowd_program programs[2][2][PROGRAM_VARIANTS]; /* [bones][cross-fade][variant] */
     GLuint vao;
 
     /* attachments: programs, one VAO each (mesh + slot attribute), 16 commands each */
-    crowd_program attachment_programs[2]; /* [depth only] */
+    crowd_program attachment_programs[PROGRAM_VARIANTS];
     /* the cards (imposter.vert with GPU_DRIVEN): six indices 0..5 and the slot attribute; the
        far-shadow blobs (blob.vert) draw through the same vertex array */
-    crowd_program card_program;
+    crowd_program card_programs[PROGRAM_VARIANTS]; /* colour and velocity (no depth-only one) */
     GLuint card_vao, card_ibo;
     /* the blobs: a command per colour level and one for the cards (6 indices, the partition's
        baseInstance), instance counts copied from the layer's commands on the GPU once per pass */
@@ -265,27 +265,32 @@ static crowd_result build_programs(crowd_gl_renderer *r, struct crowd_gpu_crowd 
         if (bones && !a->bones.data)
             break;
         for (int fade = 0; fade < 2 && result == CROWD_OK; fade++)
-            for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
+            for (int v = 0; v < PROGRAM_VARIANTS && result == CROWD_OK; v++) {
+                const char *variant = crowd_gl_variant_defines(r, v);
                 char defines[160];
                 snprintf(defines, sizeof defines, "%s%s%s%s", encoding, bones ? "BONES\n" : "",
-                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : crowd_gl_velocity_define(r));
-                result = crowd_program_build_with(&g->programs[bones][fade][depth], "crowd (GPU-driven)",
-                                                  "#version 430 core\n", defines, crowd_glsl_crowd_vert,
-                                                  depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+                         fade ? "CROSS_FADE\n" : "", variant ? variant : "");
+                if (variant)
+                    result = crowd_program_build_with(
+                        &g->programs[bones][fade][v], "crowd (GPU-driven)", "#version 430 core\n", defines,
+                        crowd_glsl_crowd_vert, v == PROGRAM_DEPTH ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
             }
     }
-    const char *colour = r->velocity ? "GPU_DRIVEN\nVELOCITY\n" : "GPU_DRIVEN\n"; /* the colour programs' */
-    for (int depth = 0; depth < 2 && result == CROWD_OK && a->bones.data; depth++)
-        result =
-            crowd_program_build_with(&g->attachment_programs[depth], "attachment (GPU-driven)", "#version 430 core\n",
-                                     depth ? "GPU_DRIVEN\nDEPTH_ONLY\n" : colour, crowd_glsl_attachment_vert,
-                                     depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+    for (int v = 0; v < PROGRAM_VARIANTS && result == CROWD_OK; v++) {
+        const char *variant = crowd_gl_variant_defines(r, v);
+        char defines[96];
+        snprintf(defines, sizeof defines, "GPU_DRIVEN\n%s", variant ? variant : "");
+        if (variant && a->bones.data)
+            result = crowd_program_build_with(&g->attachment_programs[v], "attachment (GPU-driven)",
+                                              "#version 430 core\n", defines, crowd_glsl_attachment_vert,
+                                              v == PROGRAM_DEPTH ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+        if (variant && v != PROGRAM_DEPTH && g->atlas && result == CROWD_OK)
+            result = crowd_program_build_with(&g->card_programs[v], "imposter (GPU-driven)", "#version 430 core\n",
+                                              defines, crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
+    }
     if (result == CROWD_OK)
         result = crowd_program_build_with(&g->blob_program, "blob shadow (GPU-driven)", "#version 430 core\n",
                                           "GPU_DRIVEN\n", crowd_glsl_blob_vert, crowd_glsl_blob_frag, error);
-    if (result == CROWD_OK && g->atlas)
-        result = crowd_program_build_with(&g->card_program, "imposter (GPU-driven)", "#version 430 core\n", colour,
-                                          crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
     if (result == CROWD_OK)
         for (int i = 0; i < C_COUNT; i++)
             g->u[i] = glGetUniformLocation(g->cull, cull_uniform_names[i]);
@@ -438,7 +443,8 @@ crowd_result crowd_gpu_crowd_create(crowd_gl_renderer *r, crowd_error *error)
         return crowd_fail(error, CROWD_ERROR_OUT_OF_MEMORY, "GPU path: out of memory");
     r->gpu = g;
     g->levels = a->lod_count < CROWD_MAX_LODS ? a->lod_count : CROWD_MAX_LODS;
-    g->atlas = r->imposter.id != 0 && a->lod_count < CROWD_MAX_LODS && 2 * a->lod_count + 1 <= CROWD_GPU_MAX_PARTITIONS;
+    g->atlas = r->imposter[PROGRAM_COLOUR].id != 0 && a->lod_count < CROWD_MAX_LODS &&
+               2 * a->lod_count + 1 <= CROWD_GPU_MAX_PARTITIONS;
     crowd_result result = size_layer(r, g, r->capacity, error);
     if (result != CROWD_OK)
         return result;
@@ -466,14 +472,15 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
     crowd_gpu_layer_destroy(&g->layer);
     for (int b = 0; b < 2; b++)
         for (int f = 0; f < 2; f++)
-            for (int d = 0; d < 2; d++)
-                crowd_program_release(&g->programs[b][f][d]);
+            for (int v = 0; v < PROGRAM_VARIANTS; v++)
+                crowd_program_release(&g->programs[b][f][v]);
     if (g->cull)
         glDeleteProgram(g->cull);
     glDeleteVertexArrays(1, &g->vao);
     glDeleteVertexArrays(1, &g->card_vao);
     glDeleteBuffers(1, &g->card_ibo);
-    crowd_program_release(&g->card_program);
+    for (int v = 0; v < PROGRAM_VARIANTS; v++)
+        crowd_program_release(&g->card_programs[v]);
     crowd_program_release(&g->blob_program);
     glDeleteBuffers(1, &g->blob_commands);
     glDeleteBuffers(1, &g->slot_ids);
@@ -481,8 +488,8 @@ void crowd_gpu_crowd_destroy(crowd_gl_renderer *r)
     glDeleteBuffers(1, &g->clip_spheres);
     glDeleteBuffers(1, &g->attachment_commands);
     glDeleteVertexArrays(CROWD_GL_MAX_ATTACHMENTS, g->attachment_vaos);
-    for (int d = 0; d < 2; d++)
-        crowd_program_release(&g->attachment_programs[d]);
+    for (int v = 0; v < PROGRAM_VARIANTS; v++)
+        crowd_program_release(&g->attachment_programs[v]);
     crowd_free(g);
     r->gpu = NULL;
 }
@@ -765,7 +772,7 @@ void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const floa
         int32_t lo = fade ? 0 : fade_top + 1, hi = fade ? (fade_top < top ? fade_top : top) : top;
         if (lo > hi)
             continue;
-        const crowd_program *p = &g->programs[bones][fade][shadow];
+        const crowd_program *p = &g->programs[bones][fade][crowd_gl_program_variant(r, shadow)];
         crowd_gl_begin_program(r, p, f, view_projection, shadow, scene);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
         if (!r->asset->colors)
@@ -778,8 +785,9 @@ void crowd_gpu_crowd_draw(crowd_gl_renderer *r, const crowd_frame *f, const floa
         else
             r->stats.draws++;
     }
-    if (!shadow && s->cards && g->card_program.id) { /* the card partition: one indirect draw */
-        crowd_gl_imposter_begin(r, &g->card_program, f, view_projection, scene);
+    const crowd_program *cards = &g->card_programs[crowd_gl_program_variant(r, shadow)];
+    if (!shadow && s->cards && cards->id) { /* the card partition: one indirect draw */
+        crowd_gl_imposter_begin(r, cards, f, view_projection, scene);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, r->instances);
         glBindVertexArray(g->card_vao);
         glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT,
@@ -836,7 +844,7 @@ void crowd_gpu_attachments_draw(crowd_gl_renderer *r, const crowd_frame *f, cons
 {
     struct crowd_gpu_crowd *g = r->gpu;
     const cull_settings *s = &g->settings;
-    const crowd_program *p = &g->attachment_programs[shadow];
+    const crowd_program *p = &g->attachment_programs[crowd_gl_program_variant(r, shadow)];
     if (!p->id || g->attachments_ready != r->attachment_count || (shadow && s->shadow_max_lod < 0))
         return;
     glBindBuffer(GL_DRAW_INDIRECT_BUFFER, g->attachment_commands);

@@ -1,5 +1,6 @@
 /* The imposter level on the CPU path: the atlas and per-clip boxes as textures, one program, and
  * one indexed draw (4 corners, 6 indices a card) per card draw of the frame (CROWD_DRAW_IMPOSTER). */
+#include <stdio.h>
 #include <string.h>
 
 #include "core/alloc.h"
@@ -38,9 +39,15 @@ crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error)
     const crowd_imposters *m = &r->asset->imposters;
     if (!m->frames || !m->clips)
         return CROWD_OK;
-    crowd_result result = crowd_program_build(&r->imposter, "imposter", r->desc.es,
-                                              r->velocity ? "RECORD_TEXTURE\nVELOCITY\n" : "RECORD_TEXTURE\n",
-                                              crowd_glsl_imposter_vert, crowd_glsl_imposter_frag, error);
+    crowd_result result = CROWD_OK;
+    for (int v = PROGRAM_COLOUR; v < PROGRAM_VARIANTS && result == CROWD_OK; v++) {
+        const char *variant = v == PROGRAM_DEPTH ? NULL : crowd_gl_variant_defines(r, v);
+        char defines[96];
+        snprintf(defines, sizeof defines, "RECORD_TEXTURE\n%s", variant ? variant : "");
+        if (variant)
+            result = crowd_program_build(&r->imposter[v], "imposter", r->desc.es, defines, crowd_glsl_imposter_vert,
+                                         crowd_glsl_imposter_frag, error);
+    }
     if (result != CROWD_OK)
         return result;
     float *boxes = crowd_calloc((size_t)m->clip_count * 8, sizeof *boxes);
@@ -65,7 +72,8 @@ crowd_result crowd_gl_imposter_create(crowd_gl_renderer *r, crowd_error *error)
 
 void crowd_gl_imposter_destroy(crowd_gl_renderer *r)
 {
-    crowd_program_release(&r->imposter);
+    for (int v = 0; v < PROGRAM_VARIANTS; v++)
+        crowd_program_release(&r->imposter[v]);
     GLuint textures[4] = {r->tex_imposter_clips, r->tex_imposter_albedo, r->tex_imposter_normals, r->tex_records};
     glDeleteTextures(4, textures);
     glDeleteVertexArrays(1, &r->imposter_vao);
@@ -173,7 +181,7 @@ void crowd_gl_records_bind(crowd_gl_renderer *r)
 void crowd_gl_imposter_draw(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                             const crowd_gl_scene *scene)
 {
-    const crowd_program *p = &r->imposter;
+    const crowd_program *p = &r->imposter[crowd_gl_program_variant(r, false)];
     bool used = false;
     for (uint32_t d = 0; d < f->draw_count && p->id; d++) {
         const crowd_draw *draw = &f->draws[d];

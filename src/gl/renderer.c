@@ -233,25 +233,29 @@ static crowd_result build_programs(crowd_gl_renderer *r, crowd_error *error)
     if (a->normal_encoding == CROWD_NORMAL_OCT_F16)
         strcat(encoding, "NORMAL_F16\n");
     crowd_result result = CROWD_OK;
+    static const char *const variant_names[PROGRAM_VARIANTS] = {"", ", depth", ", velocity"};
     for (int bones = 0; bones < 2 && result == CROWD_OK; bones++) {
         if (bones && !a->bones.data)
             break;
         for (int fade = 0; fade < 2 && result == CROWD_OK; fade++)
-            for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
+            for (int v = 0; v < PROGRAM_VARIANTS && result == CROWD_OK; v++) {
+                const char *variant = crowd_gl_variant_defines(r, v);
+                if (!variant)
+                    continue;
                 char defines[160], name[64];
                 snprintf(defines, sizeof defines, "%s%s%s%s", encoding, bones ? "BONES\n" : "",
-                         fade ? "CROSS_FADE\n" : "", depth ? "DEPTH_ONLY\n" : crowd_gl_velocity_define(r));
+                         fade ? "CROSS_FADE\n" : "", variant);
                 snprintf(name, sizeof name, "crowd (%s%s%s)", bones ? "bones" : "vat", fade ? ", cross-fade" : "",
-                         depth ? ", depth" : "");
-                result = crowd_program_build(&r->crowd[bones][fade][depth], name, es, defines, crowd_glsl_crowd_vert,
-                                             depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+                         variant_names[v]);
+                result = crowd_program_build(&r->crowd[bones][fade][v], name, es, defines, crowd_glsl_crowd_vert,
+                                             v == PROGRAM_DEPTH ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
             }
     }
-    for (int depth = 0; depth < 2 && result == CROWD_OK; depth++) {
-        const char *defines = depth ? "DEPTH_ONLY\n" : crowd_gl_velocity_define(r);
-        if (a->bones.data)
-            result = crowd_program_build(&r->attachment[depth], "attachment", es, defines, crowd_glsl_attachment_vert,
-                                         depth ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
+    for (int v = 0; v < PROGRAM_VARIANTS && result == CROWD_OK && a->bones.data; v++) {
+        const char *defines = crowd_gl_variant_defines(r, v);
+        if (defines)
+            result = crowd_program_build(&r->attachment[v], "attachment", es, defines, crowd_glsl_attachment_vert,
+                                         v == PROGRAM_DEPTH ? crowd_glsl_depth_frag : crowd_glsl_lit_frag, error);
     }
     return result;
 }
@@ -320,6 +324,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
     r->mode = desc->mode;
     r->cross_fade = true;
     r->velocity = desc->velocity == CROWD_GL_VELOCITY_MRT;
+    r->velocity_pass = desc->velocity == CROWD_GL_VELOCITY_PASS;
     r->capacity = desc->capacity       ? desc->capacity
                   : desc->sizing_crowd ? crowd_record_capacity(desc->sizing_crowd)
                                        : 1024;
@@ -346,7 +351,7 @@ crowd_result crowd_gl_create(const crowd_gl_desc *desc, crowd_gl_renderer **out,
         result = crowd_fail(error, CROWD_ERROR_ARGUMENT,
                             "crowd_gl_create: tint %d / tint_region %u / upload %d out of range (%u regions)",
                             (int)desc->tint, desc->tint_region, (int)desc->upload, desc->asset->region_count);
-    if (result == CROWD_OK && (unsigned)desc->velocity > CROWD_GL_VELOCITY_MRT)
+    if (result == CROWD_OK && (unsigned)desc->velocity > CROWD_GL_VELOCITY_PASS)
         result =
             crowd_fail(error, CROWD_ERROR_ARGUMENT, "crowd_gl_create: velocity %d out of range", (int)desc->velocity);
     if (result == CROWD_OK)
@@ -391,10 +396,10 @@ void crowd_gl_destroy(crowd_gl_renderer *r)
     crowd_gl_blob_destroy(r);
     for (int b = 0; b < 2; b++)
         for (int f = 0; f < 2; f++)
-            for (int d = 0; d < 2; d++)
-                crowd_program_release(&r->crowd[b][f][d]);
-    for (int d = 0; d < 2; d++)
-        crowd_program_release(&r->attachment[d]);
+            for (int v = 0; v < PROGRAM_VARIANTS; v++)
+                crowd_program_release(&r->crowd[b][f][v]);
+    for (int v = 0; v < PROGRAM_VARIANTS; v++)
+        crowd_program_release(&r->attachment[v]);
     GLuint textures[8] = {r->tex_clips,   r->tex_positions, r->tex_normals, r->tex_bones,
                           r->tex_palette, r->tex_regions,   r->tex_albedo,  r->shadow_shared ? 0 : r->shadow_depth};
     glDeleteTextures(8, textures);

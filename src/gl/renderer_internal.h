@@ -66,6 +66,10 @@ void crowd_gl_instance_attributes_enable(void);
 void crowd_gl_measure_reach(const crowd_asset *asset, const crowd_socket *socket, const float *positions,
                             uint32_t vertex_count, float *reach);
 
+/* The programs of one family (body, attachment, card) a pass draws with: the colour pass's, the
+ * shadow pass's depth-only one, or the separate velocity pass's (CROWD_GL_VELOCITY_PASS). */
+enum { PROGRAM_COLOUR, PROGRAM_DEPTH, PROGRAM_VELOCITY, PROGRAM_VARIANTS };
+
 struct crowd_gl_renderer {
     crowd_gl_desc desc;
     const crowd_asset *asset;
@@ -73,9 +77,9 @@ struct crowd_gl_renderer {
     bool cross_fade;
     int tint_region;
 
-    crowd_program crowd[2][2][2]; /* [bones][cross-fade][depth only] */
-    crowd_program attachment[2];  /* [depth only] */
-    struct crowd_gpu_crowd *gpu;  /* the GPU-driven path (gpu_crowd.c); NULL on the CPU path */
+    crowd_program crowd[2][2][PROGRAM_VARIANTS]; /* [bones][cross-fade][variant] */
+    crowd_program attachment[PROGRAM_VARIANTS];
+    struct crowd_gpu_crowd *gpu; /* the GPU-driven path (gpu_crowd.c); NULL on the CPU path */
 
     GLuint tex_clips, tex_positions, tex_normals, tex_bones, tex_palette, tex_regions, tex_albedo;
     GLuint shadow_depth, shadow_fbo;
@@ -114,7 +118,7 @@ struct crowd_gl_renderer {
     crowd_gl_stats stats;
 
     /* the imposter level (imposter.c): program, atlases, per-clip boxes; program.id 0 without */
-    crowd_program imposter;
+    crowd_program imposter[PROGRAM_VARIANTS]; /* colour and velocity (no depth-only one) */
     GLuint imposter_vao, tex_imposter_clips, tex_imposter_albedo, tex_imposter_normals;
     GLuint imposter_indices;       /* the CPU path's cards: 6 indices per card over 4 corners (imposter.c) */
     uint32_t imposter_index_cards; /* cards the index buffer spans */
@@ -137,23 +141,32 @@ struct crowd_gl_renderer {
 
     /* motion vectors (velocity.c; crowd_gl_desc.velocity): the colour pass's "a frame earlier",
        resolved by crowd_gl_draw, and the last pass's own camera and time, kept for the next */
-    bool velocity;
+    bool velocity;         /* MRT: the colour programs write it */
+    bool velocity_pass;    /* PASS: the renderer has velocity programs (crowd_gl_draw_velocity) */
+    bool drawing_velocity; /* inside crowd_gl_draw_velocity: the colour pass's draws use them */
     float previous_view_projection[16], previous_camera[3], previous_time, velocity_scale[2];
     float kept_view_projection[16], kept_camera[3], kept_time;
     bool kept;
     bool output_positions; /* tests: world positions now (colour 0) and then (output 1), output.glsl */
 };
 
-/* velocity.c: the colour pass's previous camera and time from the scene (or the kept ones), before
- * its draws; keeping this pass's for the next, after them; a program's uniforms (begin_program).
- * Nothing without velocity. No GL call but the uniforms. */
+/* velocity.c: the previous camera and time from the scene (or the kept ones), before the draws of
+ * the pass that writes velocity (the colour pass with MRT, crowd_gl_draw_velocity with PASS);
+ * keeping that pass's for the next, after them; a program's uniforms (begin_program). Nothing in a
+ * pass that writes none. No GL call but the uniforms. */
 void crowd_gl_velocity_begin(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                              const crowd_gl_scene *scene);
 void crowd_gl_velocity_end(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                            const crowd_gl_scene *scene);
+bool crowd_gl_velocity_written(const crowd_gl_renderer *r);
 void crowd_gl_velocity_uniforms(const crowd_gl_renderer *r, const GLint *uniforms);
-/* The colour programs' extra #define line: "VELOCITY\n" with velocity on, else "". */
-const char *crowd_gl_velocity_define(const crowd_gl_renderer *r);
+/* A program variant's #define lines: DEPTH_ONLY, the velocity pass's, or the colour programs'
+ * (VELOCITY with MRT, INVARIANT_POSITION with PASS, else none); NULL for a variant this renderer
+ * does not build. */
+const char *crowd_gl_variant_defines(const crowd_gl_renderer *r, int variant);
+/* The variant the family's draws use now: depth in the shadow pass, velocity inside
+ * crowd_gl_draw_velocity, else colour. */
+int crowd_gl_program_variant(const crowd_gl_renderer *r, bool shadow);
 
 /* imposter.c: creation (nothing for an asset without an atlas), release, and the colour pass's
  * cards (draws flagged CROWD_DRAW_IMPOSTER); draw.c calls it. */

@@ -1,5 +1,6 @@
-/* Motion vectors (crowd_gl_desc.velocity): which camera and time "a frame earlier" means for a
- * colour pass, and the uniforms that carry them to the shaders (output.glsl projects). */
+/* Motion vectors (crowd_gl_desc.velocity): which camera and time "a frame earlier" means for the
+ * pass that writes them, the uniforms that carry them to the shaders (output.glsl projects), and
+ * which programs each pass draws with. */
 #include <math.h>
 #include <string.h>
 
@@ -34,10 +35,15 @@ static bool eye_of_view_projection(const float m[16], float eye[3])
     return true;
 }
 
+bool crowd_gl_velocity_written(const crowd_gl_renderer *r)
+{
+    return r->velocity || r->drawing_velocity;
+}
+
 void crowd_gl_velocity_begin(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                              const crowd_gl_scene *scene)
 {
-    if (!r->velocity)
+    if (!crowd_gl_velocity_written(r))
         return;
     float camera[3];
     crowd_gl_eye_of(scene->view, camera);
@@ -64,7 +70,7 @@ void crowd_gl_velocity_begin(crowd_gl_renderer *r, const crowd_frame *f, const f
 void crowd_gl_velocity_end(crowd_gl_renderer *r, const crowd_frame *f, const float view_projection[16],
                            const crowd_gl_scene *scene)
 {
-    if (!r->velocity)
+    if (!crowd_gl_velocity_written(r))
         return;
     memcpy(r->kept_view_projection, view_projection, sizeof r->kept_view_projection);
     crowd_gl_eye_of(scene->view, r->kept_camera);
@@ -82,7 +88,16 @@ void crowd_gl_velocity_uniforms(const crowd_gl_renderer *r, const GLint *u)
     glUniform4f(u[U_VELOCITY_VIEWPORT], (float)v[0], (float)v[1], (float)v[2], (float)v[3]);
 }
 
-const char *crowd_gl_velocity_define(const crowd_gl_renderer *r)
+const char *crowd_gl_variant_defines(const crowd_gl_renderer *r, int variant)
 {
-    return r->velocity ? "VELOCITY\n" : "";
+    if (variant == PROGRAM_DEPTH)
+        return "DEPTH_ONLY\n";
+    if (variant == PROGRAM_VELOCITY)
+        return r->velocity_pass ? "VELOCITY\nVELOCITY_PASS\nINVARIANT_POSITION\n" : NULL;
+    return r->velocity ? "VELOCITY\n" : r->velocity_pass ? "INVARIANT_POSITION\n" : "";
+}
+
+int crowd_gl_program_variant(const crowd_gl_renderer *r, bool shadow)
+{
+    return shadow ? PROGRAM_DEPTH : r->drawing_velocity ? PROGRAM_VELOCITY : PROGRAM_COLOUR;
 }

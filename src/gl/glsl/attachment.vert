@@ -20,6 +20,12 @@ crowd_rec instance_record()
 }
 #endif
 
+#ifdef INVARIANT_POSITION
+// The separate velocity pass (CROWD_GL_VELOCITY_PASS) depth-tests against the colour pass's depth
+// with other programs: the same position computed the same way must land on the same depth.
+invariant gl_Position;
+#endif
+
 uniform mat4 u_view_projection;
 uniform float u_time;
 uniform highp sampler2D u_clips;

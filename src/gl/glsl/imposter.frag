@@ -22,7 +22,7 @@ uniform highp sampler2D u_imposter_normals;
 uniform vec2 u_tile_scale;
 uniform int u_flat;
 
-layout(location = 0) out vec4 o_color;
+CROWD_COLOR_OUTPUT // output.glsl: output 0, or a plain variable in the velocity pass
 
 float lit_fraction()
 {

@@ -6,6 +6,12 @@ layout(location = 9) in vec4 i_play_a;      // words 4-7
 layout(location = 10) in vec4 i_play_b;     // words 8-11
 layout(location = 11) in uvec4 i_look;      // words 12-15
 
+#ifdef INVARIANT_POSITION
+// The separate velocity pass (CROWD_GL_VELOCITY_PASS) depth-tests against the colour pass's depth
+// with other programs: the same position computed the same way must land on the same depth.
+invariant gl_Position;
+#endif
+
 uniform mat4 u_view_projection;
 uniform float u_time;
 uniform vec3 u_camera;

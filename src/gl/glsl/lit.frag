@@ -31,7 +31,7 @@ uniform highp sampler2D u_ground_paint_map; // premultiplied RGBA, display-encod
 uniform float u_ground_paint_half;
 #endif
 
-layout(location = 0) out vec4 o_color;
+CROWD_COLOR_OUTPUT // output.glsl: output 0, or a plain variable in the velocity pass
 
 float lit_fraction()
 {
