@@ -63,8 +63,10 @@ build: setup
 	@$(CMAKE) -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release > /dev/null
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
+# ASan + UBSan: the tests labelled core and bake (make test), so neither the GL layer nor the examples.
 build-asan: setup
-	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON -DCROWD_GL=OFF > /dev/null
+	@$(CMAKE) -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DCROWD_SANITIZE=ON -DCROWD_GL=OFF -DCROWD_EXAMPLES=OFF \
+		> /dev/null
 	@$(CMAKE) --build $(ASAN_BUILD) -j $(JOBS)
 
 # ThreadSanitizer: the runtime's worker threads (crowd_desc.threads) under the tests that run them

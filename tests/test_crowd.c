@@ -1871,6 +1871,7 @@ static void sleepers_exact(sleep_case mode)
     }
 }
 
+/* The sleep cases in two halves, each its own part of ThreadSanitizer's run (main). */
 static void sleepers_keep_chunks_exact(void)
 {
     sleepers_exact(SLEEP_NEAR_VIEW);
@@ -1880,6 +1881,10 @@ static void sleepers_keep_chunks_exact(void)
     sleepers_exact(SLEEP_FAR_MOVING);
     sleepers_exact(SLEEP_FAR_UNEVEN);
     sleepers_exact(SLEEP_FAR_LATE);
+}
+
+static void separated_sleepers_keep_chunks_exact(void)
+{
     sleepers_exact(SLEEP_SEPARATED);
     sleepers_exact(SLEEP_SEPARATED_POOL);
     sleepers_exact(SLEEP_SEPARATED_MOVING);
@@ -2105,47 +2110,64 @@ static void wanderers_stay_in_the_world(void)
     }
 }
 
-int main(void)
+/* --part 1, 2 or 3 runs one part of the cases, no argument all of them. ThreadSanitizer's tree runs
+ * test_crowd_threads as the three parts (tests/CMakeLists.txt): the sleep cases are most of its time
+ * there, and as one test they ran on one core while the tree's other tests finished on the other. */
+static int part;
+#define RUN_PART(p, fn)               \
+    do {                              \
+        if (part == 0 || part == (p)) \
+            RUN_TEST(fn);             \
+    } while (0)
+
+int main(int argc, char **argv)
 {
+    if (argc == 3 && !strcmp(argv[1], "--part") && argv[2][0] >= '1' && argv[2][0] <= '3' && !argv[2][1])
+        part = argv[2][0] - '0';
+    else if (argc != 1) {
+        fprintf(stderr, "usage: test_crowd [--part 1|2|3]\n");
+        return 2;
+    }
     humanoid_asset_or_die((crowd_bake_desc){.bones = true}, &baked, &asset);
-    RUN_TEST(culling_matches_brute_force);
-    RUN_TEST(lod_histogram_for_a_known_camera);
-    RUN_TEST(far_pool_and_single_chunk);
-    RUN_TEST(dirty_tracking_and_flags);
-    RUN_TEST(fades_fold_and_phase_continuity);
-    RUN_TEST(remove_count_and_misuse);
-    RUN_TEST(hostile_calls);
-    RUN_TEST(coverage_lod_and_budget);
+    RUN_PART(3, culling_matches_brute_force);
+    RUN_PART(3, lod_histogram_for_a_known_camera);
+    RUN_PART(3, far_pool_and_single_chunk);
+    RUN_PART(3, dirty_tracking_and_flags);
+    RUN_PART(3, fades_fold_and_phase_continuity);
+    RUN_PART(3, remove_count_and_misuse);
+    RUN_PART(3, hostile_calls);
+    RUN_PART(3, coverage_lod_and_budget);
     /* Under ThreadSanitizer (CROWD_TEST_SMALL) these two take 68 s of the tree's 88 and never reach a
      * worker: 2,000-8,000 agents, below the 2 x MIN_TASK_SLOTS (8,192) live slots at which the work is
      * split into tasks (crowd_tasks.c). The Release, threads-on Release and ASan runs keep them. */
     const bool single_threaded_only = getenv("CROWD_TEST_SMALL") != NULL;
-    if (single_threaded_only)
+    if (single_threaded_only && (part == 0 || part == 3))
         printf("skip simulation (2,000 agents: one task; run in the other trees)\n");
     else
-        RUN_TEST(simulation);
-    RUN_TEST(feet_do_not_slide);
-    RUN_TEST(separation_keeps_space);
-    RUN_TEST(far_separation_keeps_space);
-    RUN_TEST(offscreen_interval_keeps_most_space);
-    RUN_TEST(offscreen_interval_keeps_the_view);
-    RUN_TEST(passive_neighbours_cover_every_pair);
-    if (single_threaded_only)
+        RUN_PART(3, simulation);
+    RUN_PART(3, feet_do_not_slide);
+    RUN_PART(3, separation_keeps_space);
+    RUN_PART(3, far_separation_keeps_space);
+    RUN_PART(3, offscreen_interval_keeps_most_space);
+    RUN_PART(3, offscreen_interval_keeps_the_view);
+    RUN_PART(3, passive_neighbours_cover_every_pair);
+    if (single_threaded_only && (part == 0 || part == 3))
         printf("skip regions_under_motion (6,000-8,000 agents: one task; run in the other trees)\n");
     else
-        RUN_TEST(regions_under_motion);
-    RUN_TEST(regions_at_the_limits);
-    RUN_TEST(settings_contracts);
-    RUN_TEST(hostile_products);
-    RUN_TEST(huge_steps_stay_finite);
-    RUN_TEST(one_shot_clips);
-    RUN_TEST(sim_state_and_spawn_options);
-    RUN_TEST(get_is_const);
-    RUN_TEST(extrapolated_motion);
-    RUN_TEST(sleepers_keep_chunks_exact);
-    RUN_TEST(far_turns_follow_the_steering);
-    RUN_TEST(far_gaits_cut_where_fades_cannot_show);
-    RUN_TEST(wanderers_stay_in_the_world);
+        RUN_PART(3, regions_under_motion);
+    RUN_PART(3, regions_at_the_limits);
+    RUN_PART(3, settings_contracts);
+    RUN_PART(3, hostile_products);
+    RUN_PART(3, huge_steps_stay_finite);
+    RUN_PART(3, one_shot_clips);
+    RUN_PART(3, sim_state_and_spawn_options);
+    RUN_PART(3, get_is_const);
+    RUN_PART(3, extrapolated_motion);
+    RUN_PART(1, sleepers_keep_chunks_exact);
+    RUN_PART(2, separated_sleepers_keep_chunks_exact);
+    RUN_PART(3, far_turns_follow_the_steering);
+    RUN_PART(3, far_gaits_cut_where_fades_cannot_show);
+    RUN_PART(3, wanderers_stay_in_the_world);
     crowd_asset_free(&asset);
     crowd_bake_output_free(&baked);
     TEST_MAIN_END();

@@ -3,7 +3,7 @@
 //  - depth shared with three.js (web/module/test/occlusion.mjs): a box in front hides the crowd, the
 //    crowd hides a box behind it, and three draws every other pixel as it would without the crowd;
 //    then the same with three's state reset skipped, to measure whether it is needed;
-//  - the module in a page of its own (module.mjs): bulk setters at 100k, 100 crowds with renderers
+//  - the module in a page of its own (module.mjs): bulk setters at 100k, 20 crowds with renderers
 //    made and destroyed with the heap back to its size, two contexts, a bad call's C message;
 //  - the bake in a worker (bake.mjs) against the native crowd-bake on the same file: clips, roles,
 //    strides, placement and LODs, a .gltf with its .bin, refusals, the size cap, a cancel;
@@ -125,7 +125,7 @@ try {
     await page.waitForFunction(() => window.moduleResults, null, { timeout: 120000 });
     const r = await page.evaluate(() => window.moduleResults);
     console.log(`module in the page: 100k bulk set in ${r.bulkMs.toFixed(1)} ms, ${r.litPixels} pixels drawn, ` +
-      `heap ${r.heapBefore} -> ${r.heapAfter} after 100 crowds with renderers; bad call: ${r.badCall}`);
+      `heap ${r.heapBefore} -> ${r.heapAfter} after ${r.cycles} crowds with renderers; bad call: ${r.badCall}`);
     for (const f of r.failures) check(false, 'module page: ' + f);
     check(!errors.length, `module page: console errors: ${errors.join(' | ')}`);
     await page.close();
