@@ -18,6 +18,7 @@ enum { PARAMS, RECORDS, TIMES, CLIPS, DECODED, BUFFERS };
 struct crowd_webgpu_decode {
     uint32_t capacity, count;
     crowd_wgpu_handle shader, pipeline, group, readback;
+    crowd_wgpu_handle args; /* the dispatch's workgroup counts (x, y, z) */
     crowd_wgpu_handle buffers[BUFFERS];
 };
 
@@ -56,10 +57,11 @@ static bool make_buffers(crowd_webgpu_decode *d, uint32_t clip_count)
     d->buffers[CLIPS] = crowd_wgpu_buffer_create(clip_count * (uint32_t)sizeof(crowd_webgpu_clip), storage);
     d->buffers[DECODED] = crowd_wgpu_buffer_create(decoded_bytes, CROWD_WGPU_STORAGE | CROWD_WGPU_COPY_SRC);
     d->readback = crowd_wgpu_buffer_create(decoded_bytes, CROWD_WGPU_MAP_READ | CROWD_WGPU_COPY_DST);
+    d->args = crowd_wgpu_buffer_create(12, CROWD_WGPU_INDIRECT | CROWD_WGPU_COPY_DST);
     for (int i = 0; i < BUFFERS; i++)
         if (!d->buffers[i])
             return false;
-    return d->readback != 0;
+    return d->readback && d->args;
 }
 
 crowd_result crowd_webgpu_decode_create(const crowd_webgpu_clip *clips, uint32_t clip_count, uint32_t capacity,
@@ -104,12 +106,15 @@ void crowd_webgpu_decode_destroy(crowd_webgpu_decode *d)
     crowd_wgpu_release(d->pipeline);
     crowd_wgpu_release(d->shader);
     crowd_wgpu_release(d->readback);
+    crowd_wgpu_release(d->args);
     for (int i = 0; i < BUFFERS; i++)
         crowd_wgpu_release(d->buffers[i]);
     free(d);
 }
 
-/* The pass and the copy into the read-back buffer, in one encoder. */
+/* The pass and the copy into the read-back buffer, in one encoder. The dispatch is indirect, its
+ * counts written from here: the GPU-driven passes to come write theirs on the GPU, and this way the
+ * record decode test runs the binding's indirect path too. */
 static bool encode(crowd_webgpu_decode *d)
 {
     crowd_wgpu_handle encoder = crowd_wgpu_encoder_create();
@@ -118,7 +123,7 @@ static bool encode(crowd_webgpu_decode *d)
         return false;
     crowd_wgpu_pass_set_pipeline(pass, d->pipeline);
     crowd_wgpu_pass_set_bind_group(pass, 0, d->group);
-    crowd_wgpu_pass_dispatch(pass, (d->count + DECODE_WORKGROUP - 1) / DECODE_WORKGROUP, 1, 1);
+    crowd_wgpu_pass_dispatch_indirect(pass, d->args, 0);
     crowd_wgpu_pass_end(pass);
     uint32_t bytes = d->count * CROWD_WEBGPU_DECODED_FLOATS * 4u;
     crowd_wgpu_encoder_copy_buffer(encoder, d->buffers[DECODED], 0, d->readback, 0, bytes);
@@ -137,7 +142,9 @@ crowd_result crowd_webgpu_decode_start(crowd_webgpu_decode *d, const crowd_recor
         float band[4], camera[4];
         uint32_t count[4];
     } params = {{band[0], band[1], band[2], 0.0f}, {camera[0], camera[1], camera[2], 0.0f}, {count, 0, 0, 0}};
+    const uint32_t groups[3] = {(count + DECODE_WORKGROUP - 1) / DECODE_WORKGROUP, 1, 1};
     d->count = count;
+    crowd_wgpu_buffer_write(d->args, 0, groups, sizeof groups);
     crowd_wgpu_buffer_write(d->buffers[PARAMS], 0, &params, sizeof params);
     crowd_wgpu_buffer_write(d->buffers[RECORDS], 0, records, count * (uint32_t)sizeof *records);
     crowd_wgpu_buffer_write(d->buffers[TIMES], 0, times, count * 4u);
