@@ -1056,9 +1056,9 @@ static void write_status(demo_app *app)
     write_details(app);
     text_out t = {app->status, sizeof app->status, 0};
     write_plain(app, &t);
-    if (app->renderer_line[0])
-        put(&t, "\n%s", app->renderer_line);
     app->plain_length = t.n;
+    if (app->settings[DEMO_HUD] > 1.5 && app->renderer_line[0]) /* the plain words' panel is full */
+        put(&t, "\n%s", app->renderer_line);
     if (app->settings[DEMO_HUD] > 1.5)
         put(&t, "\n%s", app->details);
     if (app->help)

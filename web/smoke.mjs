@@ -593,7 +593,10 @@ async function grass(page) {
 // This browser runs without the WebGPU flags: the page (?renderer=auto by default) draws with WebGL2
 // and its HUD and stats say why WebGPU is not there.
 async function rendererFallback(page) {
+  await set(page, 'hud', 2);
+  await frames(page, 1);
   const [words, stats] = await page.evaluate(() => [window.crowd.status(), window.crowd.stats()]);
+  await set(page, 'hud', 1);
   const line = /^renderer: WebGL2 \(WebGPU unavailable: .+\)$/m.exec(words);
   check(line && stats.renderer === line[0],
         `renderer: the HUD says ${JSON.stringify(words.split('\n').filter((l) => l.startsWith('renderer')))}, ` +
