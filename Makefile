@@ -184,12 +184,15 @@ web-single: build-web $(WEB_ASSETS)
 serve: web
 	@node web/serve.mjs dist $(PORT)
 
-# The static server against hostile requests; the JavaScript package in Node, then in Chromium
+# The static server against hostile requests; the WGSL record decode against the C decode (WebGPU
+# on SwiftShader's Vulkan, web/webgpu-test.mjs); the JavaScript package in Node, then in Chromium
 # (SwiftShader WebGL2) with the three.js example; the demo site from a subdirectory, an absolute-base
 # build without the trailing slash, and the single file from file://. The site is built as `make web`
 # builds it, less the compressed-size report (80 s of brotli, nothing to test).
 test-web: build-web $(WEB_ASSETS) web-single
 	@node web/serve-test.mjs
+	@$(BUILD)/tests/record_vectors $(BUILD)/humanoid.crowd $(BUILD)/record_vectors.bin
+	@node web/webgpu-test.mjs --web $(WEB_BUILD) --vectors $(BUILD)/record_vectors.bin
 	@node web/build.mjs --web $(WEB_BUILD) --out dist --assets $(ASSETS) --no-compressed-sizes
 	@node web/build.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs --assets $(ASSETS) --base /demo/ --no-compressed-sizes > /dev/null
 	@node web/package.mjs --web $(WEB_BUILD) --out $(BUILD)/dist-abs > /dev/null

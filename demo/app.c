@@ -195,6 +195,7 @@ struct demo_app {
     char details[2048];  /* every figure, always written (demo_status_details) */
     size_t plain_length; /* where the plain words end in status */
     char error[256];
+    char renderer_line[256]; /* which renderer draws, and why (demo_set_renderer_line); "" natively */
 };
 
 static void release_msaa(demo_app *app);
@@ -1056,6 +1057,8 @@ static void write_status(demo_app *app)
     text_out t = {app->status, sizeof app->status, 0};
     write_plain(app, &t);
     app->plain_length = t.n;
+    if (app->settings[DEMO_HUD] > 1.5 && app->renderer_line[0]) /* the plain words' panel is full */
+        put(&t, "\n%s", app->renderer_line);
     if (app->settings[DEMO_HUD] > 1.5)
         put(&t, "\n%s", app->details);
     if (app->help)
@@ -1498,14 +1501,21 @@ const char *demo_stats_json(const demo_app *app)
              "\"submitted\":%u,\"rasterised\":%u,\"draws\":%u,\"shadow_draws\":%u,\"triangles\":%llu,"
              "\"shadow_triangles\":%llu,\"msaa\":%u,\"hud_width\":%d,\"hud_height\":%d,\"frames\":%u,"
              "\"gl_errors\":%d,\"compare\":%d,\"classic_instances\":%u,\"classic_draws\":%u,"
-             "\"vat_instances\":%u,\"vat_draws\":%u,\"gpu_frames_late\":%d,\"shadow_casters\":%u}",
+             "\"vat_instances\":%u,\"vat_draws\":%u,\"gpu_frames_late\":%d,\"shadow_casters\":%u,"
+             "\"renderer\":\"%s\"}",
              st.frame_ms, st.main_ms, st.last_frame_ms, st.last_main_ms,
              st.frame_ms > 0 ? st.main_ms / st.frame_ms : 0.0, st.gpu_shadow_ms, st.gpu_color_ms, st.instances,
              st.submitted, st.rasterised, st.draws, st.shadow_draws, (unsigned long long)st.triangles,
              (unsigned long long)st.shadow_triangles, st.msaa, st.hud_width, st.hud_height, st.frames, st.gl_errors,
              app && app->compare ? 1 : 0, st.compare_instances[0], st.compare_draws[0], st.compare_instances[1],
-             st.compare_draws[1], st.gpu_frames_late, st.shadow_casters);
+             st.compare_draws[1], st.gpu_frames_late, st.shadow_casters, app ? app->renderer_line : "");
     return json;
+}
+
+void demo_set_renderer_line(demo_app *app, const char *line)
+{
+    if (app)
+        snprintf(app->renderer_line, sizeof app->renderer_line, "%s", line ? line : "");
 }
 
 const char *demo_status(const demo_app *app)

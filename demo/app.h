@@ -148,6 +148,9 @@ double demo_measure_update(demo_app *app, uint32_t count, uint32_t frames);
  * characters simulated and drawn, meshes and cards, what the grass and the shadows do, the keys
  * that matter now), then with the "hud" setting at details every figure of demo_status_details. */
 const char *demo_status(const demo_app *app);
+/* A line the HUD shows with hud = details (before the figures) and the stats carry as "renderer" (the web page: which
+ * renderer draws and why; no quotes or backslashes, it stands in JSON). "" or NULL: none. */
+void demo_set_renderer_line(demo_app *app, const char *line);
 /* Every figure, whatever the HUD shows (window.crowd.details()): frame, main and GPU ms, live,
  * submitted, rasterised, draws, triangles, the LOD histogram and cards, the settings, the render
  * path, the grass field's counters, compare mode's and the gun's tallies. For tools and tests. */

@@ -19,6 +19,7 @@
 
 #include "demo/scene_probe.h"
 #include "demo/web_api.h"
+#include "webgpu/renderer_choice.h"
 #define EXPORT EMSCRIPTEN_KEEPALIVE
 #else
 #define EXPORT
@@ -131,6 +132,23 @@ static float key_axis(int positive, int negative)
            (glfwGetKey(window, negative) == GLFW_PRESS ? 1.0f : 0.0f);
 }
 
+#ifdef __EMSCRIPTEN__
+/* The page's renderer choice (web_renderer) and the HUD line that says what draws: rewritten only
+ * when its words change (the device arrives, or is refused, a few frames after the start). */
+static crowd_renderer_choice renderer_choice;
+static char renderer_line[256];
+
+static void renderer_frame(void)
+{
+    char line[sizeof renderer_line];
+    crowd_renderer_label(renderer_choice, line, sizeof line);
+    if (strcmp(line, renderer_line) != 0) {
+        memcpy(renderer_line, line, sizeof line);
+        demo_set_renderer_line(app, renderer_line);
+    }
+}
+#endif
+
 static void frame(void)
 {
     double now = glfwGetTime(), x, y;
@@ -164,7 +182,9 @@ static void frame(void)
     glfwGetFramebufferSize(window, &width, &height);
     demo_frame(app, now - last_time, width, height, &input);
     last_time = now;
-#ifndef __EMSCRIPTEN__
+#ifdef __EMSCRIPTEN__
+    renderer_frame();
+#else
     frame_drawn(width, height);
 #endif
     glfwSwapBuffers(window);
@@ -245,6 +265,13 @@ EXPORT int web_add_asset(const uint8_t *bytes, int size, const char *name)
     return pending_count++;
 }
 
+EXPORT int web_renderer(const char *name)
+{
+    int choice = crowd_renderer_parse(name);
+    renderer_choice = choice < 0 ? CROWD_RENDERER_AUTO : (crowd_renderer_choice)choice;
+    return choice < 0 ? -1 : 0;
+}
+
 EXPORT int web_start(int debug, int timers, int upload)
 {
     if (open_window(true, 1280, 720))
@@ -266,6 +293,7 @@ EXPORT int web_start(int debug, int timers, int upload)
             fprintf(stderr, "crowd-demo: %s\n", err.message);
         free(pending[i].bytes);
     }
+    crowd_renderer_start(renderer_choice);
     last_time = glfwGetTime();
     emscripten_set_main_loop(frame, 0, 0);
     return 0;

@@ -8,6 +8,8 @@
 int web_add_asset(const uint8_t *bytes, int size, const char *name); /* copied; index or -1 (after web_start:
                                                                         joins the asset menu; web_add_error says why not) */
 const char *web_add_error(void);
+/* ?renderer=webgpu|webgl2|auto, before web_start: 0, or -1 for another name (auto then). */
+int web_renderer(const char *name);
 int web_start(int debug, int timers, int upload); /* opens the canvas, starts the loop; 0 = ok.
                                                           debug: GL errors checked every frame (?debug=1);
                                                           timers: GPU timer queries (?timers=1);

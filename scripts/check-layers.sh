@@ -27,6 +27,7 @@ RULES = {
     "gl": ({"gl", "core", "common"}, {"sim.h", "grass.h"}),
     "grass": ({"grass", "gl", "core", "common"}, {"sim.h"}),
     "showcase": ({"showcase", "gl", "core", "common"}, set()),
+    "webgpu": ({"webgpu", "core", "common"}, OFFLINE | DRAWING | {"sim.h"}),
 }
 
 def allowed(path, internal):

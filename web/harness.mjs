@@ -20,11 +20,16 @@ export function serve(root, ...flags) {
   });
 }
 
-export function launchChromium() {
+// WebGPU on SwiftShader's Vulkan, for a page served from 127.0.0.1 (a secure context): with
+// { webgpu: true }. Without it navigator.gpu gives no device, which the fallback tests rely on.
+const WEBGPU_ARGS = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-vulkan=swiftshader',
+  '--use-webgpu-adapter=swiftshader'];
+
+export function launchChromium({ webgpu = false } = {}) {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--headless=new', '--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
            '--ignore-gpu-blocklist', '--disable-quic', '--no-first-run', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync'],
+           '--disable-component-update', '--disable-sync', ...(webgpu ? WEBGPU_ARGS : [])],
   });
 }

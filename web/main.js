@@ -113,6 +113,11 @@
     const params = new URLSearchParams(window.location.search);
     const flag = (name) => (params.get(name) === '1' ? 1 : 0);
     const upload = { orphan: 1, ring: 2, 'in-place': 3 }[params.get('upload')] || 0; // for measuring
+    // ?renderer=webgpu|webgl2|auto (auto by default): WebGL2 draws; the HUD and stats say whether
+    // WebGPU is there and, when it is not, why
+    const renderer = params.get('renderer') || 'auto';
+    if (Module.ccall('web_renderer', 'number', ['string'], [renderer]) !== 0)
+      console.warn('crowdbake: ?renderer=' + renderer + ': not webgpu, webgl2 or auto; auto it is');
     if (Module.ccall('web_start', 'number', ['number', 'number', 'number'],
                      [flag('debug'), flag('timers'), upload]) !== 0) {
       return fail('the demo could not start');

@@ -125,7 +125,8 @@ try {
     await page.waitForFunction(() => window.moduleResults, null, { timeout: 120000 });
     const r = await page.evaluate(() => window.moduleResults);
     console.log(`module in the page: 100k bulk set in ${r.bulkMs.toFixed(1)} ms, ${r.litPixels} pixels drawn, ` +
-      `heap ${r.heapBefore} -> ${r.heapAfter} after ${r.cycles} crowds with renderers; bad call: ${r.badCall}`);
+      `heap ${r.heapBefore} -> ${r.heapAfter} after ${r.cycles} crowds with renderers; bad call: ${r.badCall}; ` +
+      `${r.rendererStatus}`);
     for (const f of r.failures) check(false, 'module page: ' + f);
     check(!errors.length, `module page: console errors: ${errors.join(' | ')}`);
     await page.close();

@@ -10,7 +10,8 @@
 // ?debug=1 must check (and find no) errors. The no-sync rule holds in the menagerie, compare and
 // gun modes (aiming and firing) too. Gun mode is fired with the mouse (pointer lock where Chromium
 // grants it, the page's fallback where not), compare mode draws both halves under large titles,
-// and the benchmark records in the menagerie.
+// and the benchmark records in the menagerie. Without the WebGPU flags the page says it draws with
+// WebGL2 and why WebGPU is unavailable.
 //   node web/smoke.mjs --dist dist --single dist-single/index.html --abs build/dist-abs --shots build/shots/web
 import fs from 'node:fs';
 import path from 'node:path';
@@ -589,6 +590,20 @@ async function grass(page) {
     `${(100 * unshadowed).toFixed(1)} % with shadows off`);
 }
 
+// This browser runs without the WebGPU flags: the page (?renderer=auto by default) draws with WebGL2
+// and its HUD and stats say why WebGPU is not there.
+async function rendererFallback(page) {
+  await set(page, 'hud', 2);
+  await frames(page, 1);
+  const [words, stats] = await page.evaluate(() => [window.crowd.status(), window.crowd.stats()]);
+  await set(page, 'hud', 1);
+  const line = /^renderer: WebGL2 \(WebGPU unavailable: .+\)$/m.exec(words);
+  check(line && stats.renderer === line[0],
+        `renderer: the HUD says ${JSON.stringify(words.split('\n').filter((l) => l.startsWith('renderer')))}, ` +
+        `the stats ${JSON.stringify(stats.renderer)}`);
+  console.log(`renderer without the WebGPU flags: ${stats.renderer}`);
+}
+
 // Each step's wall-clock seconds, printed at the end: they say where the test's time goes (never judged).
 const phaseTimes = [];
 async function timed(name, step) {
@@ -611,6 +626,7 @@ async function main() {
       await frames(page, 2);
       judge(await shot(page, 'site'), 'site');
     });
+    await rendererFallback(page);
     // the panel in folders fits a 720 px window
     const panel = await page.evaluate(() => window.crowd.panel.gui.domElement.getBoundingClientRect().height);
     check(panel <= 700, `the panel is ${panel.toFixed(0)} px tall: it runs past a 720 px window`);

@@ -527,6 +527,13 @@ CROWD_API crowd_result crowd_remove(crowd *crowd, uint32_t index);
  * writes. */
 CROWD_API crowd_result crowd_get(const crowd *crowd, uint32_t index, crowd_record *record);
 
+/* Clip A's (which 0) or clip B's (which 1) phase at shader time `time`, as the shaders compute it:
+ * fract(offset + time * rate) for a looping play, clamp(offset + time * rate, 0, 1) for a held one
+ * (CROWD_RECORD_HOLD_A/B); a turning record's clip B is clip A (its words hold the turn). The
+ * phase crowd_record_sample turns into frames. 0 for a NULL record, `which` not 0 or 1, or a
+ * phase that is not finite. O(1), reads only. */
+CROWD_API float crowd_record_phase(const crowd_record *record, int which, float time);
+
 /* See crowd_clip_sample above. */
 CROWD_API crowd_result crowd_record_sample(const crowd_asset *asset, const crowd_record *record, int which, float time,
                                            crowd_clip_sample *sample);

@@ -778,10 +778,9 @@ crowd_result crowd_record_sample(const crowd_asset *a, const crowd_record *r, in
     int n = (int)cl->frame_count, last = n - 1 > 0 ? n - 1 : 0;
     bool loops = (cl->flags & CROWD_CLIP_LOOP) != 0;
     /* crowd.vert's clip_sample, line for line */
-    float p = offset + time * rate;
-    if (!isfinite(p))
+    if (!isfinite(offset + time * rate))
         return CROWD_ERROR_ARGUMENT;
-    float phase = hold ? (p < 0.0f ? 0.0f : p > 1.0f ? 1.0f : p) : p - floorf(p);
+    float phase = crowd_rec_phase(offset, rate, hold, time);
     float f = phase * (float)(loops ? n : last);
     if (hold && f > (float)last)
         f = (float)last;
@@ -815,6 +814,17 @@ void crowd_record_position(const crowd_record *r, float time, float out[3])
 float crowd_record_yaw(const crowd_record *r, float time)
 {
     return r ? crowd_rec_yaw(r, time) : 0.0f;
+}
+
+float crowd_record_phase(const crowd_record *r, int which, float time)
+{
+    if (!r || (which != 0 && which != 1))
+        return 0.0f;
+    if (crowd_rec_turning(r)) /* clip B's words hold the turn: clip B is clip A */
+        which = 0;
+    bool hold = r->clips & (which ? CROWD_RECORD_HOLD_B : CROWD_RECORD_HOLD_A);
+    float phase = crowd_rec_phase(which ? r->offset_b : r->offset_a, which ? r->rate_b : r->rate_a, hold, time);
+    return isfinite(phase) ? phase : 0.0f;
 }
 
 float crowd_time(const crowd *c)

@@ -76,6 +76,14 @@ static inline void crowd_rec_position(const crowd_record *r, float t, float out[
     out[1] = r->position[1];
     out[2] = r->position[2] + vz * dt;
 }
+/* A clip's phase at shader time t from its offset and rate: fract for a looping play, clamped to
+ * [0, 1] for a held one (crowd.vert's clip_sample, record.wgsl's record_phase, operation for
+ * operation; fract is p - floor(p) in all three). */
+static inline float crowd_rec_phase(float offset, float rate, bool hold, float t)
+{
+    float p = offset + t * rate;
+    return hold ? (p < 0.0f ? 0.0f : p > 1.0f ? 1.0f : p) : p - floorf(p);
+}
 /* A turning record's velocity at t (record.glsl's record_turn_velocity). */
 static inline void crowd_rec_turn_velocity(const crowd_record *r, float t, float v[2])
 {

@@ -283,6 +283,11 @@ export interface RendererOptions {
    * framebuffer with an RG16F attachment there and drawBuffers; needs EXT_color_buffer_float).
    */
   velocity?: 0 | 1;
+  /**
+   * Which renderer draws (default 'auto'). WebGL2 draws in this version; 'auto' and 'webgpu' ask the
+   * browser for a WebGPU device, and Renderer.rendererStatus says whether it came and, when not, why.
+   */
+  renderer?: 'auto' | 'webgpu' | 'webgl2';
 }
 
 /** crowd_gl_scene, with linear colours; absent fields take defaultLighting's. */
@@ -337,6 +342,10 @@ export class Renderer {
   /** Uploads the crowd's last update and draws it into the bound framebuffer. */
   render(scene: SceneOptions): void;
   readonly stats: RendererStats;
+  /** What draws: 'webgl2' in this version. */
+  readonly backend: 'webgl2';
+  /** The renderer option's outcome: "renderer: WebGL2 (WebGPU unavailable: no adapter)" and the like. */
+  readonly rendererStatus: string;
   makeCurrent(): void;
   destroy(): void;
 }

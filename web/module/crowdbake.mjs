@@ -605,6 +605,9 @@ const contexts = new WeakMap(); // WebGL2RenderingContext -> { handle, users }
 const modes = { vat: 0, bones: 1 };
 const tints = { default: 0, region: 1, wash: 2 };
 const uploads = { default: 0, orphan: 1, ring: 2, 'in-place': 3 };
+// What draws: WebGL2 in this version whatever the choice; 'auto' and 'webgpu' ask the browser for a
+// WebGPU device and rendererStatus says whether it came and, when not, why.
+const rendererChoices = { auto: 0, webgpu: 1, webgl2: 2 };
 
 /** Daylight as the demo lights it: linear colours, the sun high in the south-east. */
 export const defaultLighting = Object.freeze({
@@ -630,10 +633,13 @@ export class Renderer {
     this.context = context;
     this.crowd = crowd;
     this.makeCurrent();
-    const { mode = 'vat', tint = 'default', upload = 'default', ...rest } = options;
+    const { mode = 'vat', tint = 'default', upload = 'default', renderer = 'auto', ...rest } = options;
     const desc = allocStruct('crowd_gl_desc');
     const out = alloc(4);
     try {
+      this.rendererChoice = enumValue(rendererChoices, renderer, 'renderer');
+      if (wasm._cbw_renderer_start(this.rendererChoice) !== 0)
+        throw new TypeError(`crowdbake: renderer is one of ${Object.keys(rendererChoices).join(', ')}`);
       writeStruct(desc, 'crowd_gl_desc', { ...rest, mode: enumValue(modes, mode, 'mode'),
         tint: enumValue(tints, tint, 'tint'), upload: enumValue(uploads, upload, 'upload'), es: true }, 'Renderer options');
       writeValue(desc + fieldOf('crowd_gl_desc', 'asset')[1], 'ptr', live(crowd.asset, 'asset'));
@@ -707,6 +713,16 @@ export class Renderer {
 
   /** Figures of the last passes (crowd_gl_stats), camelCase. */
   get stats() { return readStruct(wasm._crowd_gl_get_stats(live(this, 'renderer')), 'crowd_gl_stats'); }
+
+  /** What draws (always 'webgl2' in this version). */
+  get backend() { return 'webgl2'; }
+
+  /**
+   * The renderer option's outcome in words, as the demo page's HUD says it: "renderer: WebGL2
+   * (WebGPU unavailable: no adapter)", "... (WebGPU: asking for a device)" while the browser answers,
+   * "... (chosen)" for 'webgl2'.
+   */
+  get rendererStatus() { return wasm.UTF8ToString(wasm._cbw_renderer_label(this.rendererChoice)); }
 
   #release() {
     if (--this.context.users === 0) {

@@ -28,6 +28,11 @@ crowd_result cbw_set_phases(crowd *crowd, uint32_t first, uint32_t count, const 
 /* Positions (xyz) and yaws of every live instance at the crowd's time, in instance order: one call
  * to read a crowd for game logic or a minimap. Writes crowd_count() entries. */
 void cbw_get_transforms(const crowd *crowd, float *xyz, float *yaw);
+/* The Renderer's renderer option (0 auto, 1 webgpu, 2 webgl2; wasm_renderer.c): start asks for a
+ * WebGPU device unless WebGL2 is chosen (0, or -1 for another value); the label says what draws
+ * and why ("renderer: WebGL2 (WebGPU unavailable: no adapter)"), valid until the next call. */
+int cbw_renderer_start(int choice);
+const char *cbw_renderer_label(int choice);
 
 /* The baker (bake-worker.mjs; only in the bake module): `source` is a glTF file in the worker's file
  * system or "critter:KIND:SEED", options are crowd_bake_desc's fields as JSON. On CROWD_OK the .crowd

@@ -1,6 +1,7 @@
 // The module in a page with its own WebGL2 context, no three.js: bulk setters at 100k, CYCLES crowds each
 // with a renderer made, drawn and destroyed (the heap comes back to its size), two renderers on two
-// contexts, a bad call throwing the C message. window.moduleResults holds what was measured.
+// contexts, a bad call throwing the C message, the renderer option's fallback saying why WebGPU is
+// unavailable. window.moduleResults holds what was measured.
 import { init, Asset, Crowd, Simulation, Renderer, CrowdbakeError, heapInUse } from '../pkg/crowdbake.mjs';
 
 const results = { failures: [] };
@@ -83,6 +84,24 @@ try {
     results.badCall = `${error.code}: ${error.message}`;
     check(error instanceof CrowdbakeError && /tint_region 99/.test(error.message), `bad call: ${error}`);
   }
+
+  // the renderer option: WebGL2 draws; this browser runs without the WebGPU flags, so 'auto' says
+  // why WebGPU is unavailable once the browser has answered, and a misspelt choice is refused
+  const small = new Crowd(asset, { capacity: 4 });
+  const auto = new Renderer(gl, small), chosen = new Renderer(gl, small, { renderer: 'webgl2' });
+  for (let i = 0; i < 100 && /asking for a device/.test(auto.rendererStatus); i++)
+    await new Promise((done) => setTimeout(done, 50));
+  results.rendererStatus = auto.rendererStatus;
+  check(auto.backend === 'webgl2' && /^renderer: WebGL2 \(WebGPU unavailable: .+\)$/.test(auto.rendererStatus),
+        `renderer auto without WebGPU: ${auto.backend}, ${auto.rendererStatus}`);
+  check(chosen.rendererStatus === 'renderer: WebGL2 (chosen)', `renderer webgl2: ${chosen.rendererStatus}`);
+  try {
+    new Renderer(gl, small, { renderer: 'vulkan' });
+    check(false, 'renderer: vulkan was accepted');
+  } catch (error) {
+    check(error instanceof TypeError && /renderer is one of auto, webgpu, webgl2/.test(error.message), `renderer: ${error}`);
+  }
+  small.destroy();
 } catch (error) {
   results.failures.push(`threw: ${error && error.stack || error}`);
 }

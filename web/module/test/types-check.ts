@@ -40,7 +40,9 @@ export async function everyCall(gl: WebGL2RenderingContext, three: THREE.WebGLRe
   sim.scenario = 'mill';
   sim.separation = 'auto';
   sim.step(1 / 60);
-  const renderer = new Renderer(gl, crowd, { mode: 'bones', upload: 'ring' });
+  const renderer = new Renderer(gl, crowd, { mode: 'bones', upload: 'ring', renderer: 'auto' });
+  const backend: 'webgl2' = renderer.backend;
+  const rendererStatus: string = renderer.rendererStatus + backend;
   renderer.setTarget(null, 0, 0, 640, 360);
   const view = new Float32Array(16), projection = new Float32Array(16);
   crowd.update(1 / 60, { view, projection, viewportHeight: 360, renderer });
