@@ -66,12 +66,12 @@ static void hand_spawn(crowd *c)
  * late enough that its fades and one-shots are still running when the rebase comes. */
 static void hand_changes(crowd *c, int batch)
 {
-    uint32_t run = clip_or_die(&asset, "run"), cheer = clip_or_die(&asset, "cheer");
-    float run_rate = 1.0f / asset.clips[run].duration, cheer_rate = 1.0f / asset.clips[cheer].duration;
+    uint32_t run_clip = clip_or_die(&asset, "run_clip"), cheer = clip_or_die(&asset, "cheer");
+    float run_rate = 1.0f / asset.clips[run_clip].duration, cheer_rate = 1.0f / asset.clips[cheer].duration;
     for (uint32_t i = (uint32_t)batch; i < HAND_COUNT; i += 2) {
         switch ((i / 2) % 6) {
         case 0:
-            crowd_play(c, i, run, run_rate, batch ? 3.0f : 2.0f);
+            crowd_play(c, i, run_clip, run_rate, batch ? 3.0f : 2.0f);
             break;
         case 1:
             crowd_play_once(c, i, cheer, cheer_rate * 0.3f, 0.0f);
