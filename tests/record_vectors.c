@@ -66,7 +66,7 @@ static void hand_spawn(crowd *c)
  * late enough that its fades and one-shots are still running when the rebase comes. */
 static void hand_changes(crowd *c, int batch)
 {
-    uint32_t run_clip = clip_or_die(&asset, "run_clip"), cheer = clip_or_die(&asset, "cheer");
+    uint32_t run_clip = clip_or_die(&asset, "run"), cheer = clip_or_die(&asset, "cheer");
     float run_rate = 1.0f / asset.clips[run_clip].duration, cheer_rate = 1.0f / asset.clips[cheer].duration;
     for (uint32_t i = (uint32_t)batch; i < HAND_COUNT; i += 2) {
         switch ((i / 2) % 6) {
